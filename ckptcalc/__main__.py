@@ -1,0 +1,6 @@
+"""``python -m ckptcalc``."""
+
+from ckptcalc.cli import main
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,287 @@
+"""The command line: parse, call the model, hand the result to a renderer.
+
+Heavy modules (Rich, numpy, tomli_w, matplotlib) are imported inside the
+commands that need them, so ``ckptcalc optimize --json`` starts almost as
+fast as an empty Typer app.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Callable, Optional
+
+import typer
+from typer.core import TyperGroup
+
+from . import __version__
+from .errors import CkptError
+from .scenario import FIELDS, Field, Scenario, merge, parse_value
+
+DEFAULT_PRESET = "llama3-405b"
+
+EXIT_USAGE = 2
+EXIT_CHECK = 3
+
+
+class _Group(TyperGroup):
+    """Turns every user mistake, ours or Typer's, into one plain line and exit 2."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        from typer._click import exceptions as click_exceptions
+
+        kwargs["standalone_mode"] = False
+        try:
+            code = super().main(*args, **kwargs)
+        except CkptError as error:
+            _fail(str(error))
+        except click_exceptions.NoArgsIsHelpError as error:
+            typer.echo(error.ctx.get_help())
+            sys.exit(0)
+        except click_exceptions.UsageError as error:
+            command = error.ctx.command_path if error.ctx is not None else "ckptcalc"
+            _fail(f"{error.format_message()} (see '{command} --help')")
+        except typer.Abort:
+            typer.echo("aborted", err=True)
+            sys.exit(1)
+        except BrokenPipeError:
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+def _fail(message: str) -> None:
+    first = " ".join(message.split())
+    sys.stderr.write(f"error: {first}\n")
+    sys.exit(EXIT_USAGE)
+
+
+app = typer.Typer(
+    cls=_Group,
+    name="ckptcalc",
+    help="How often should a training job checkpoint, and where does its time go?",
+    epilog="Examples: ckptcalc optimize --params 405e9 --bw 2TB/s  ·  ckptcalc presets list",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+presets_app = typer.Typer(cls=_Group, help="List and show the presets.", no_args_is_help=True)
+app.add_typer(presets_app, name="presets")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"ckptcalc {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """How often should a training job checkpoint, and where does its time go?
+
+    Sizes, rates and durations take units: 6.5TB, 500GiB, 2TB/s, 100Gbps, 10min, 3.1h, 1h30m.
+    """
+
+
+# ------------------------------------------------------------ model options
+
+
+@dataclass(frozen=True)
+class ModelArgs:
+    """What a command was told about the job: a preset and raw flag values."""
+
+    preset: str | None
+    raw: dict[str, str]
+
+    def scenario(self) -> tuple[Scenario, str, bool]:
+        """The merged scenario, the preset's label, and whether it was the default."""
+        from . import presets
+
+        name = self.preset or DEFAULT_PRESET
+        base = presets.load(name)
+        overrides = {spec.name: parse_value(spec, text) for spec, text in self._given()}
+        return merge(base, overrides), name, self.preset is None
+
+    def _given(self) -> list[tuple[Field, str]]:
+        by_name = {f.name: f for f in FIELDS}
+        return [(by_name[name], text) for name, text in self.raw.items()]
+
+
+_PANELS = {
+    "checkpoint": "Checkpoint",
+    "storage": "Storage",
+    "failures": "Failures",
+    "cluster": "Cluster",
+    "memory": "In-memory replica",
+    "training": "Training",
+    "cost": "Cost",
+}
+
+
+def model_options(*, skip: tuple[str, ...] = ()) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Add ``--preset`` and one option per input of :data:`FIELDS` to a command.
+
+    The command receives them gathered in a ``model: ModelArgs`` argument.
+    """
+
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        signature = inspect.signature(func, eval_str=True)
+        own = [p for p in signature.parameters.values() if p.name != "model"]
+        extra = [
+            inspect.Parameter(
+                "preset",
+                inspect.Parameter.KEYWORD_ONLY,
+                default=None,
+                annotation=Annotated[
+                    Optional[str],
+                    typer.Option(
+                        "--preset",
+                        "-p",
+                        help=f"Preset name or TOML path to start from [default: {DEFAULT_PRESET}].",
+                        show_default=False,
+                        rich_help_panel="Job",
+                    ),
+                ],
+            )
+        ]
+        for spec in FIELDS:
+            if spec.flag in skip:
+                continue
+            extra.append(
+                inspect.Parameter(
+                    spec.name,
+                    inspect.Parameter.KEYWORD_ONLY,
+                    default=None,
+                    annotation=Annotated[
+                        Optional[str],
+                        typer.Option(
+                            f"--{spec.flag}",
+                            help=spec.help,
+                            show_default=False,
+                            rich_help_panel=_PANELS[spec.section],
+                            metavar=spec.kind.upper(),
+                        ),
+                    ],
+                )
+            )
+        names = {p.name for p in extra}
+
+        @functools.wraps(func)
+        def wrapper(**kwargs: Any) -> Any:
+            raw = {name: kwargs.pop(name) for name in list(kwargs) if name in names and name != "preset"}
+            model = ModelArgs(kwargs.pop("preset"), {k: v for k, v in raw.items() if v is not None})
+            return func(model=model, **kwargs)
+
+        wrapper.__signature__ = signature.replace(  # type: ignore[attr-defined]
+            parameters=[*(p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own), *extra]
+        )
+        wrapper.__annotations__ = {p.name: p.annotation for p in [*own, *extra]}
+        return wrapper
+
+    return decorate
+
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document (SI units) instead of a table.")]
+
+
+def _print_json(document: dict[str, Any]) -> None:
+    from . import report
+
+    text = report.dumps(document)
+    for message in document.get("warnings", []):
+        sys.stderr.write(f"warning: {message}\n")
+    sys.stdout.write(text + "\n")
+
+
+# ------------------------------------------------------------------ commands
+
+
+@app.command(
+    epilog=(
+        "Examples:  ckptcalc optimize --params 405e9 --bw 2TB/s  ·  "
+        "ckptcalc optimize --preset llama3-405b --restart 2min --json  ·  "
+        "ckptcalc optimize --size 6.5TB --bw 20GB/s --mtbf 3.1h --restart 10min --interval 30min"
+    )
+)
+@model_options()
+def optimize(
+    model: ModelArgs,
+    json_output: JsonOpt = False,
+    save_preset: Annotated[
+        Optional[Path],
+        typer.Option("--save-preset", help="Write the effective configuration to this TOML file.", metavar="FILE"),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Let --save-preset overwrite an existing file.")] = False,
+) -> None:
+    """Find the optimal checkpoint interval and show where the time goes.
+
+    Starts from the llama3-405b preset unless --preset says otherwise; every flag overrides it.
+    """
+    from . import report
+    from .model import evaluate
+    from .scenario import resolve
+
+    scenario, label, default = model.scenario()
+    job = resolve(scenario)
+    result = evaluate(job.config)
+    optimum = result if job.config.optimal() == job.config else evaluate(job.config.optimal())
+    if save_preset is not None:
+        _save(scenario, label, model, save_preset, force)
+    if json_output:
+        _print_json(report.optimize(job, result, optimum, label))
+        return
+    from . import render
+
+    render.optimize(job, result, optimum, label, default)
+
+
+def _save(scenario: Scenario, label: str, model: ModelArgs, path: Path, force: bool) -> None:
+    from dataclasses import replace
+
+    from . import presets
+
+    changes = " ".join(f"--{f.flag} {text}" for f, text in model._given())
+    description = f"{label}" + (f" with {changes}" if changes else "")
+    saved = replace(scenario, name=path.stem, description=description, source=scenario.source)
+    presets.save(saved, path, force=force)
+
+
+@presets_app.command("list")
+def presets_list(json_output: JsonOpt = False) -> None:
+    """List the presets found by name (CKPTCALC_PRESET_PATH, then the shipped ones)."""
+    from . import presets
+
+    rows = presets.available()
+    if json_output:
+        from . import report
+
+        documents = [{"name": r.name, "description": r.description, "path": str(r.path)} for r in rows]
+        _print_json({"schema_version": report.SCHEMA_VERSION, "command": "presets list", "presets": documents})
+        return
+    from . import render
+
+    render.presets_list(rows)
+
+
+@presets_app.command("show")
+def presets_show(
+    name: Annotated[str, typer.Argument(help="Preset name or TOML path.", show_default=False)],
+) -> None:
+    """Print a preset's TOML."""
+    from . import presets
+
+    path = presets.find(name)
+    text = presets.read_text(path, name)
+    presets.parse(text, name)
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+def main() -> None:
+    """Entry point of the ``ckptcalc`` script."""
+    app(prog_name="ckptcalc")

@@ -1,0 +1,413 @@
+"""The checkpoint model: pure arithmetic in SI units, on floats or numpy arrays.
+
+Nothing here reads files, parses units or prints. Every function accepts plain
+floats and numpy arrays alike (arrays broadcast), so a sweep of a million
+points goes through the same code as a single ``optimize``; numpy is imported
+only when an array is actually passed.
+
+The general model (one or more checkpoint levels, each with a stall ``s``, a
+lag ``P``, an interval ``τ``, a restart ``r`` and a share ``q`` of the
+failures, at job failure interval ``M``) loses, per unit of elapsed time::
+
+    Σ s/τ  +  Σ q·(τ/2 + P + r)/M
+
+A single synchronous level (``s = δ``, ``P = 0``, ``q = 1``) is Young's
+first-order model, δ/τ + τ/2M + r/M, smallest at τ* = √(2δM).
+
+>>> result = evaluate(Config(checkpoint_bytes=6.48e12, bandwidth=2e12, mtbf_s=11160.0, restart_s=600.0))
+>>> round(result.optimal_interval_s, 1), round(result.effective, 4), TERMS[result.dominant]
+(268.9, 0.9221, 'restart')
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Union
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Num = Union[float, npt.NDArray[np.float64]]
+else:
+    Num = Any
+
+#: The three kinds of loss, in the order used for ``dominant`` indices.
+TERMS: tuple[str, str, str] = ("write", "rework", "restart")
+
+#: Above this ratio (stall or interval to MTBF) the first-order model is unreliable.
+FIRST_ORDER_LIMIT = 0.05
+
+#: Above this relative distance the Young interval is flagged as far from the exact one.
+EXACT_DRIFT_LIMIT = 0.05
+
+
+def _scalar(*values: object) -> bool:
+    return all(isinstance(v, (int, float)) for v in values)
+
+
+def _lib(*values: object) -> Any:
+    """``math`` for plain numbers, ``numpy`` as soon as an array is involved."""
+    if _scalar(*values):
+        return math
+    import numpy
+
+    return numpy
+
+
+def _maximum(a: Num, b: Num) -> Num:
+    if _scalar(a, b):
+        return max(a, b)
+    import numpy
+
+    return numpy.maximum(a, b)
+
+
+def _count(mask: Any) -> int:
+    """How many points a boolean (scalar or array) marks."""
+    if isinstance(mask, bool):
+        return int(mask)
+    return int(mask.sum())
+
+
+# ---------------------------------------------------------------- first order
+
+
+def write_time(checkpoint_bytes: Num, bandwidth: Num) -> Num:
+    """Time to write a checkpoint, δ = S / B (seconds)."""
+    return checkpoint_bytes / bandwidth
+
+
+def young_interval(stall_s: Num, mtbf_s: Num, share: Num = 1.0) -> Num:
+    """Young's first-order optimum √(2 s M / q); with ``share`` 1 this is √(2δM)."""
+    return (2.0 * stall_s * mtbf_s / share) ** 0.5
+
+
+def optimal_interval(stall_s: Num, lag_s: Num, mtbf_s: Num, share: Num = 1.0) -> Num:
+    """Optimum of one level, bounded below by its lag: max(√(2 s M / q), P)."""
+    return _maximum(young_interval(stall_s, mtbf_s, share), lag_s)
+
+
+def level_loss(
+    *, stall_s: Num, lag_s: Num, interval_s: Num, restart_s: Num, share: Num, mtbf_s: Num
+) -> tuple[Num, Num, Num]:
+    """The (write, rework, restart) shares of elapsed time lost to one level.
+
+    write = s/τ, rework = q·(τ/2 + P)/M, restart = q·r/M.
+    """
+    write = stall_s / interval_s
+    rework = share * (interval_s / 2.0 + lag_s) / mtbf_s
+    restart = share * restart_s / mtbf_s
+    return write, rework, restart
+
+
+def first_order_loss(delta_s: Num, interval_s: Num, mtbf_s: Num, restart_s: Num) -> tuple[Num, Num, Num]:
+    """The three terms of Young's model for a single synchronous level."""
+    return level_loss(stall_s=delta_s, lag_s=0.0, interval_s=interval_s, restart_s=restart_s, share=1.0, mtbf_s=mtbf_s)
+
+
+def dominant(write: Num, rework: Num, restart: Num) -> Any:
+    """Index into :data:`TERMS` of the largest term (an int, or an int array)."""
+    if _scalar(write, rework, restart):
+        terms = (write, rework, restart)
+        return terms.index(max(terms))
+    import numpy
+
+    return numpy.argmax(numpy.stack(numpy.broadcast_arrays(write, rework, restart)), axis=0)
+
+
+# ------------------------------------------------------- Daly and the exact model
+
+
+def daly_interval(delta_s: Num, mtbf_s: Num) -> Num:
+    """Daly's higher-order optimum (2006, eq. 37).
+
+    τ_D = √(2δM)·(1 + √x/3 + x/9) − δ with x = δ/2M, while δ < 2M; M otherwise.
+    """
+    x = delta_s / (2.0 * mtbf_s)
+    series = (2.0 * delta_s * mtbf_s) ** 0.5 * (1.0 + x**0.5 / 3.0 + x / 9.0) - delta_s
+    if _scalar(delta_s, mtbf_s):
+        return series if x < 1.0 else mtbf_s
+    import numpy
+
+    return numpy.where(x < 1.0, series, mtbf_s + 0.0 * x)
+
+
+def lambert_w0_plus_one(eps: Num) -> Num:
+    """1 + W₀(−e^{−(1+ε)}) for ε > 0, computed without cancellation.
+
+    Writing 1 + W = 1 − e^{−t}, the defining equation W·e^W = −e^{−1−ε} becomes
+    t − 1 + e^{−t} = ε, which is concave and decreasing in t after the sign
+    flip; Newton's method started above the root (t₀ = 1 + ε) converges to it
+    monotonically. ``t + expm1(−t)`` keeps full relative precision for tiny ε.
+    """
+    lib = _lib(eps)
+    t = 1.0 + eps
+    for _ in range(200):
+        h = eps - (t + lib.expm1(-t))
+        step = h / (lib.exp(-t) - 1.0)
+        t = t - step
+        if _scalar(step, t):
+            if abs(step) <= 1e-15 * t:
+                break
+        elif bool((abs(step) <= 1e-15 * t).all()):
+            break
+    return -lib.expm1(-t)
+
+
+def exact_interval(delta_s: Num, mtbf_s: Num) -> Num:
+    """Exact optimum for exponential failures: M·(1 + W₀(−e^{−(1 + δ/M)})).
+
+    It does not depend on the restart time.
+    """
+    return mtbf_s * lambert_w0_plus_one(delta_s / mtbf_s)
+
+
+def exact_effective(interval_s: Num, delta_s: Num, restart_s: Num, mtbf_s: Num) -> Num:
+    """Share of time spent on kept work when failures are exponential and may
+    strike during writes and restarts: τ / (M·e^{r/M}·(e^{(τ+δ)/M} − 1))."""
+    lib = _lib(interval_s, delta_s, restart_s, mtbf_s)
+    return interval_s / (mtbf_s * lib.exp(restart_s / mtbf_s) * lib.expm1((interval_s + delta_s) / mtbf_s))
+
+
+# ------------------------------------------------------------ configurations
+
+
+@dataclass(frozen=True)
+class Level:
+    """One checkpoint level: where a checkpoint goes and which failures it serves."""
+
+    name: str
+    stall_s: Num
+    lag_s: Num
+    restart_s: Num
+    share: Num
+    interval_s: Num | None = None
+
+    def optimal_interval(self, mtbf_s: Num) -> Num:
+        return optimal_interval(self.stall_s, self.lag_s, mtbf_s, self.share)
+
+
+@dataclass(frozen=True)
+class Config:
+    """A training job's checkpointing, in SI units (fields may be numpy arrays).
+
+    ``snapshot_bandwidth`` makes storage checkpoints asynchronous (snapshot to
+    host memory, persist in the background). ``replica_survival`` with
+    ``memory_bandwidth`` and ``memory_restart_s`` adds an in-memory replica level
+    that serves that share of failures. Intervals left ``None`` are optimised.
+    """
+
+    checkpoint_bytes: Num
+    bandwidth: Num
+    mtbf_s: Num
+    restart_s: Num
+    snapshot_bandwidth: Num | None = None
+    replica_survival: Num | None = None
+    memory_bandwidth: Num | None = None
+    memory_restart_s: Num | None = None
+    interval_s: Num | None = None
+    memory_interval_s: Num | None = None
+
+    @property
+    def write_s(self) -> Num:
+        """Time to make a checkpoint durable in storage, S / B, in every mode."""
+        return write_time(self.checkpoint_bytes, self.bandwidth)
+
+    @property
+    def is_async(self) -> bool:
+        return self.snapshot_bandwidth is not None
+
+    @property
+    def has_memory(self) -> bool:
+        return self.replica_survival is not None
+
+    @property
+    def is_single_sync(self) -> bool:
+        return not (self.is_async or self.has_memory)
+
+    def levels(self) -> tuple[Level, ...]:
+        """The levels of MODEL.md §4, memory first when there is one."""
+        levels: list[Level] = []
+        storage_share: Num = 1.0
+        if self.replica_survival is not None:
+            assert self.memory_bandwidth is not None and self.memory_restart_s is not None
+            levels.append(
+                Level(
+                    name="memory",
+                    stall_s=write_time(self.checkpoint_bytes, self.memory_bandwidth),
+                    lag_s=0.0,
+                    restart_s=self.memory_restart_s,
+                    share=self.replica_survival,
+                    interval_s=self.memory_interval_s,
+                )
+            )
+            storage_share = 1.0 - self.replica_survival
+        if self.snapshot_bandwidth is not None:
+            stall, lag = write_time(self.checkpoint_bytes, self.snapshot_bandwidth), self.write_s
+        else:
+            stall, lag = self.write_s, 0.0
+        levels.append(
+            Level(
+                name="storage",
+                stall_s=stall,
+                lag_s=lag,
+                restart_s=self.restart_s,
+                share=storage_share,
+                interval_s=self.interval_s,
+            )
+        )
+        return tuple(levels)
+
+    def optimal(self) -> Config:
+        """The same configuration with every interval left to the optimiser."""
+        return replace(self, interval_s=None, memory_interval_s=None)
+
+
+@dataclass(frozen=True)
+class Caveat:
+    """Something the user should know about a result; ``render`` words it.
+
+    kinds: ``first_order_stall`` / ``first_order_interval`` (ratio to MTBF
+    above :data:`FIRST_ORDER_LIMIT`), ``loss_clamped`` (loss ≥ 1),
+    ``exact_drift`` (Young's interval more than :data:`EXACT_DRIFT_LIMIT` from
+    the exact one), ``lag_bound`` (the optimum is held up by the persist time),
+    ``no_closed_form`` (async or multi-level: simulation is the check).
+    ``value`` is the worst ratio seen; ``count`` the points affected in a sweep.
+    """
+
+    kind: str
+    level: str | None = None
+    value: float | None = None
+    count: int = 1
+
+
+@dataclass(frozen=True)
+class LevelResult:
+    level: Level
+    interval_s: Num
+    optimal_interval_s: Num
+    write: Num
+    rework: Num
+    restart: Num
+
+    @property
+    def loss(self) -> Num:
+        return self.write + self.rework + self.restart
+
+
+@dataclass(frozen=True)
+class Result:
+    """Loss, effective time and intervals for one configuration (or a grid)."""
+
+    config: Config
+    levels: tuple[LevelResult, ...]
+    write: Num
+    rework: Num
+    restart: Num
+    total: Num
+    effective: Num
+    dominant: Any
+    daly_interval_s: Num | None
+    exact_interval_s: Num | None
+    exact_effective: Num | None
+    caveats: tuple[Caveat, ...] = field(default=())
+
+    @property
+    def storage(self) -> LevelResult:
+        return self.levels[-1]
+
+    @property
+    def interval_s(self) -> Num:
+        return self.storage.interval_s
+
+    @property
+    def optimal_interval_s(self) -> Num:
+        return self.storage.optimal_interval_s
+
+
+def _worst(ratio: Num) -> float:
+    return float(ratio) if _scalar(ratio) else float(ratio.max())
+
+
+def evaluate(config: Config) -> Result:
+    """Evaluate ``config`` at its given intervals (optimal where none is given)."""
+    mtbf = config.mtbf_s
+    caveats: list[Caveat] = []
+    results: list[LevelResult] = []
+    for level in config.levels():
+        best = level.optimal_interval(mtbf)
+        interval = best if level.interval_s is None else level.interval_s
+        write, rework, restart = level_loss(
+            stall_s=level.stall_s,
+            lag_s=level.lag_s,
+            interval_s=interval,
+            restart_s=level.restart_s,
+            share=level.share,
+            mtbf_s=mtbf,
+        )
+        results.append(LevelResult(level, interval, best, write, rework, restart))
+        name = level.name if not config.is_single_sync else None
+        stall_ratio = level.stall_s / mtbf
+        interval_ratio = level.share * interval / mtbf
+        for kind, ratio in (("first_order_stall", stall_ratio), ("first_order_interval", interval_ratio)):
+            hits = _count(ratio > FIRST_ORDER_LIMIT)
+            if hits:
+                caveats.append(Caveat(kind, name, _worst(ratio), hits))
+        if level.interval_s is None:
+            young = young_interval(level.stall_s, mtbf, level.share)
+            bound = _count((level.lag_s > 0) & (level.lag_s >= young))
+            if bound:
+                caveats.append(Caveat("lag_bound", level.name, None, bound))
+
+    write, rework, restart = results[0].write, results[0].rework, results[0].restart
+    for extra in results[1:]:
+        write, rework, restart = write + extra.write, rework + extra.rework, restart + extra.restart
+    total = write + rework + restart
+    clamped = _count(total >= 1.0)
+    if clamped:
+        caveats.append(Caveat("loss_clamped", None, _worst(total), clamped))
+    effective = _maximum(1.0 - total, 0.0)
+
+    daly = exact = exact_eff = None
+    if config.is_single_sync:
+        delta = config.write_s
+        daly = daly_interval(delta, mtbf)
+        exact = exact_interval(delta, mtbf)
+        exact_eff = exact_effective(results[0].interval_s, delta, config.restart_s, mtbf)
+        drift = abs(results[0].optimal_interval_s - exact) / exact
+        hits = _count(drift > EXACT_DRIFT_LIMIT)
+        if hits:
+            caveats.append(Caveat("exact_drift", None, _worst(drift), hits))
+    else:
+        caveats.append(Caveat("no_closed_form"))
+
+    return Result(
+        config=config,
+        levels=tuple(results),
+        write=write,
+        rework=rework,
+        restart=restart,
+        total=total,
+        effective=effective,
+        dominant=dominant(write, rework, restart),
+        daly_interval_s=daly,
+        exact_interval_s=exact,
+        exact_effective=exact_eff,
+        caveats=tuple(caveats),
+    )
+
+
+def interval_comparison(config: Config) -> list[tuple[str, float, float]] | None:
+    """(name, interval, exact effective time) for Young's, Daly's and the exact
+    optimum of a single synchronous level; ``None`` when no closed form exists."""
+    if not config.is_single_sync:
+        return None
+    delta, mtbf, restart = config.write_s, config.mtbf_s, config.restart_s
+    rows = [
+        ("young", young_interval(delta, mtbf)),
+        ("daly", daly_interval(delta, mtbf)),
+        ("exact", exact_interval(delta, mtbf)),
+    ]
+    return [(name, tau, exact_effective(tau, delta, restart, mtbf)) for name, tau in rows]

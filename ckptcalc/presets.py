@@ -1,0 +1,297 @@
+"""Presets: TOML files describing a job, loaded into a :class:`Scenario`.
+
+A preset looks like this (every table and key optional except as noted)::
+
+    schema_version = 1
+    name = "llama3-405b"
+    description = "..."
+    source = "arXiv:2407.21783 §3.3"
+
+    [checkpoint]
+    params = 405e9            # or size = "6.48TB"
+    bytes_per_param = 16
+
+    [storage]
+    bandwidth = "2TB/s"
+    snapshot_bandwidth = "400TB/s"   # asynchronous checkpoints
+
+    [failures]
+    mtbf = "3.1h"             # or gpu_mtbf, or count + window
+    restart = "10min"
+
+    [cluster]
+    gpus = 16384
+
+    [memory]                  # an in-memory replica level
+    replica_survival = 0.99
+    bandwidth = "2TB/s"
+    restart = "1min"
+
+Rates and durations are strings with their unit; sizes, counts and fractions
+may also be bare numbers (bytes, units, 0-1). Unknown tables or keys are
+errors, reported as ``file: table.key``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import units
+from .errors import CkptError, PresetError
+from .scenario import BY_NAME, FIELDS, PARSERS, Scenario
+
+#: Version of the preset format this ckptcalc writes and the newest it reads.
+SCHEMA_VERSION = 1
+
+#: Directories searched for presets by name before the shipped ones (os.pathsep separated).
+PATH_VARIABLE = "CKPTCALC_PRESET_PATH"
+
+_META = ("schema_version", "name", "description", "source")
+_SECTIONS = {f.section for f in FIELDS}
+_BY_PATH = {f.path: f for f in FIELDS}
+_NEEDS_UNIT = {"rate": "2TB/s", "duration": "10min"}
+
+
+@dataclass(frozen=True)
+class PresetInfo:
+    name: str
+    description: str
+    path: Path
+
+
+def shipped_dir() -> Path:
+    """Where the shipped presets live: inside the package when installed,
+    beside it in a source checkout."""
+    here = Path(__file__).resolve().parent
+    packaged = here / "presets"
+    return packaged if packaged.is_dir() else here.parent / "presets"
+
+
+def search_dirs() -> list[Path]:
+    extra = os.environ.get(PATH_VARIABLE, "")
+    return [Path(p) for p in extra.split(os.pathsep) if p] + [shipped_dir()]
+
+
+def is_path(ref: str) -> bool:
+    return ref.endswith(".toml") or os.sep in ref or "/" in ref
+
+
+def find(ref: str) -> Path:
+    """The file a preset reference (a name or a path) points to."""
+    if is_path(ref):
+        return Path(ref)
+    for directory in search_dirs():
+        candidate = directory / f"{ref}.toml"
+        if candidate.is_file():
+            return candidate
+    known = ", ".join(p.name for p in available()) or "none"
+    raise PresetError(f"unknown preset {ref!r} (known: {known})", where="--preset")
+
+
+def available() -> list[PresetInfo]:
+    """Every preset found by name, first occurrence wins."""
+    seen: dict[str, PresetInfo] = {}
+    for directory in search_dirs():
+        for path in sorted(directory.glob("*.toml")) if directory.is_dir() else []:
+            if path.stem in seen:
+                continue
+            try:
+                scenario = load_file(path)
+            except CkptError:
+                continue
+            seen[path.stem] = PresetInfo(path.stem, scenario.description or "", path)
+    return list(seen.values())
+
+
+def load(ref: str) -> Scenario:
+    """Load a preset by name or path."""
+    path = find(ref)
+    scenario = load_file(path, label=ref if is_path(ref) else path.name)
+    return scenario if scenario.name else _named(scenario, path.stem)
+
+
+def _named(scenario: Scenario, name: str) -> Scenario:
+    from dataclasses import replace
+
+    return replace(scenario, name=name)
+
+
+def read_text(path: Path, label: str | None = None) -> str:
+    label = label or str(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise PresetError("no such file", where=label) from None
+    except IsADirectoryError:
+        raise PresetError("is a directory, not a preset file", where=label) from None
+    except OSError as error:
+        raise PresetError(f"cannot read: {error.strerror}", where=label) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise PresetError(f"not UTF-8 text (byte {error.start})", where=label) from None
+
+
+def load_file(path: Path, label: str | None = None) -> Scenario:
+    """Read and validate one preset file."""
+    label = label or str(path)
+    return parse(read_text(path, label), label)
+
+
+def parse(text: str, label: str) -> Scenario:
+    """Validate the TOML document ``text``; ``label`` names it in messages."""
+    import tomllib
+
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise PresetError(f"invalid TOML: {error}", where=label) from None
+    except RecursionError:
+        raise PresetError("invalid TOML: nested too deeply", where=label) from None
+    return from_document(document, label)
+
+
+def from_document(document: dict[str, Any], label: str) -> Scenario:
+    meta: dict[str, Any] = {}
+    values: dict[str, float] = {}
+    origin: dict[str, str] = {}
+    for key, value in document.items():
+        if key in _META:
+            meta[key] = _meta(key, value, label)
+        elif key in _SECTIONS:
+            if not isinstance(value, dict):
+                raise PresetError(f"must be a table ([{key}])", where=f"{label}: {key}")
+            for sub, raw in value.items():
+                spec = _BY_PATH.get(f"{key}.{sub}")
+                where = f"{label}: {key}.{sub}"
+                if spec is None:
+                    known = ", ".join(f.key for f in FIELDS if f.section == key)
+                    raise PresetError(f"unknown key (known in [{key}]: {known})", where=where)
+                values[spec.name] = _value(spec.kind, raw, where)
+                origin[spec.name] = where
+        else:
+            known = ", ".join([*_META, *sorted(_SECTIONS)])
+            raise PresetError(f"unknown key (known: {known})", where=f"{label}: {key}")
+    version = meta.get("schema_version", SCHEMA_VERSION)
+    if version > SCHEMA_VERSION:
+        raise PresetError(
+            f"schema_version {version} is newer than this ckptcalc reads ({SCHEMA_VERSION}); upgrade ckptcalc",
+            where=f"{label}: schema_version",
+        )
+    return Scenario(
+        name=meta.get("name"),
+        description=meta.get("description"),
+        source=meta.get("source"),
+        origin=origin,
+        **values,
+    )
+
+
+def _meta(key: str, value: Any, label: str) -> Any:
+    where = f"{label}: {key}"
+    if key == "schema_version":
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise PresetError("must be a positive integer", where=where)
+        return value
+    if not isinstance(value, str):
+        raise PresetError(f"must be a string, got {_type(value)}", where=where)
+    return value
+
+
+def _type(value: Any) -> str:
+    names = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "an array", dict: "a table"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _value(kind: str, raw: Any, where: str) -> float:
+    if isinstance(raw, str):
+        try:
+            return float(PARSERS[kind](raw))
+        except CkptError as error:
+            raise PresetError(error.message, where=where) from None
+    if isinstance(raw, (int, float)) and not isinstance(raw, bool):
+        if kind in _NEEDS_UNIT:
+            raise PresetError(
+                f"a {kind} needs its unit: write it as a string such as \"{_NEEDS_UNIT[kind]}\"", where=where
+            )
+        try:
+            return float(raw)
+        except OverflowError:
+            raise PresetError("number too large", where=where) from None
+    raise PresetError(f"expected a {kind}, got {_type(raw)}", where=where)
+
+
+# ------------------------------------------------------------------ writing
+
+_OUT_UNITS = {
+    "size": (units.SIZE_UNITS, ["PB", "TB", "GB", "MB", "kB", "B"], ""),
+    "rate": (units.SIZE_UNITS, ["PB", "TB", "GB", "MB", "kB", "B"], "/s"),
+    "duration": (units.DURATION_UNITS, ["d", "h", "min", "s"], ""),
+}
+
+
+def to_document(scenario: Scenario) -> dict[str, Any]:
+    """The TOML document for ``scenario``; it loads back to the same numbers."""
+    document: dict[str, Any] = {"schema_version": SCHEMA_VERSION}
+    for key in ("name", "description", "source"):
+        if getattr(scenario, key):
+            document[key] = getattr(scenario, key)
+    for name, value in scenario.values().items():
+        spec = BY_NAME[name]
+        document.setdefault(spec.section, {})[spec.key] = _written(spec.kind, value)
+    return document
+
+
+def _written(kind: str, value: float) -> Any:
+    if kind in _OUT_UNITS:
+        table, choices, suffix = _OUT_UNITS[kind]
+        return units.exact(value, table, choices) + suffix
+    if value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    return value
+
+
+def dumps(scenario: Scenario) -> str:
+    import tomli_w
+
+    return tomli_w.dumps(to_document(scenario))
+
+
+def save(scenario: Scenario, path: Path, *, force: bool = False, where: str = "--save-preset") -> None:
+    """Write ``scenario`` to ``path`` atomically; refuse to overwrite without ``force``."""
+    text = dumps(scenario)
+    if path.is_dir():
+        raise PresetError(f"{str(path)!r} is a directory", where=where)
+    if path.exists() and not force:
+        raise PresetError(f"{str(path)!r} exists; add --force to overwrite it", where=where)
+    atomic_write(path, text.encode("utf-8"), force=force, where=where)
+
+
+def atomic_write(path: Path, data: bytes, *, force: bool, where: str) -> None:
+    """Write via a temporary file in the same directory, then link or rename it
+    into place, so a reader never sees half a file and nothing is clobbered
+    unless ``force``."""
+    import tempfile
+
+    directory = path.parent if str(path.parent) else Path(".")
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    except OSError as error:
+        raise PresetError(f"cannot write {str(path)!r}: {error.strerror}", where=where) from None
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        if force:
+            os.replace(temporary, path)
+        else:
+            os.link(temporary, path)
+    except FileExistsError:
+        raise PresetError(f"{str(path)!r} exists; add --force to overwrite it", where=where) from None
+    except OSError as error:
+        raise PresetError(f"cannot write {str(path)!r}: {error.strerror}", where=where) from None
+    finally:
+        if os.path.exists(temporary):
+            os.unlink(temporary)

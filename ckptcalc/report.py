@@ -1,0 +1,155 @@
+"""Results as JSON documents and as words: no Rich, no numpy at import.
+
+The JSON documents carry full precision in SI units; :func:`dumps` refuses
+NaN and infinities. :func:`caveat_text` words a :class:`ckptcalc.model.Caveat`
+for both the JSON ``warnings`` list and the tables.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from . import units
+from .model import FIRST_ORDER_LIMIT, TERMS, Caveat, LevelResult, Result
+from .scenario import Job
+
+#: Version of every JSON document ckptcalc prints. Keys are only ever added
+#: within a version; a key that changes meaning or goes away bumps it.
+SCHEMA_VERSION = 1
+
+
+def caveat_text(caveat: Caveat) -> str:
+    """One sentence for a caveat."""
+    level = f"{caveat.level} level: " if caveat.level else ""
+    where = f" at {caveat.count} points" if caveat.count > 1 else ""
+    ratio = f"{units.sig(caveat.value or 0.0)}" if caveat.value is not None else ""
+    limit = units.sig(FIRST_ORDER_LIMIT, 2)
+    if caveat.kind == "first_order_stall":
+        return (
+            f"{level}checkpoint stall / MTBF = {ratio} exceeds {limit}{where}: the first-order model is"
+            " unreliable; see the exact model (or simulate)"
+        )
+    if caveat.kind == "first_order_interval":
+        return (
+            f"{level}interval / MTBF = {ratio} exceeds {limit}{where}: the first-order model is"
+            " unreliable; see the exact model (or simulate)"
+        )
+    if caveat.kind == "loss_clamped":
+        return f"loss {ratio} is at least 1{where}: no useful work gets done; effective time clamped at 0"
+    if caveat.kind == "exact_drift":
+        return (
+            f"Young's interval is {units.sig((caveat.value or 0.0) * 100)} % from the exact optimum{where}:"
+            " prefer the exact interval"
+        )
+    if caveat.kind == "lag_bound":
+        return f"{level}the optimal interval is bound by the persist time (a checkpoint must be durable before the next){where}"
+    if caveat.kind == "no_closed_form":
+        return "Daly's and the exact model cover a single synchronous level only: simulation is the check here"
+    return caveat.kind  # pragma: no cover - every kind is worded above
+
+
+def warnings(result: Result) -> list[str]:
+    return [caveat_text(c) for c in result.caveats]
+
+
+def _f(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def inputs(job: Job) -> dict[str, Any]:
+    """The normalised inputs, SI units, as echoed in every JSON document."""
+    s, c = job.scenario, job.config
+    return {
+        "params": _f(s.params) if s.checkpoint_bytes is None else None,
+        "bytes_per_param": _f(s.bytes_per_param or 16.0) if s.checkpoint_bytes is None else None,
+        "checkpoint_bytes": _f(c.checkpoint_bytes),
+        "bandwidth_bytes_per_s": _f(c.bandwidth),
+        "mtbf_s": _f(c.mtbf_s),
+        "mtbf_source": job.mtbf_source,
+        "restart_s": _f(c.restart_s),
+        "gpus": _f(job.gpus),
+        "gpu_mtbf_s": _f(job.gpu_mtbf_s),
+        "snapshot_bandwidth_bytes_per_s": _f(c.snapshot_bandwidth),
+        "replica_survival": _f(c.replica_survival),
+        "memory_bandwidth_bytes_per_s": _f(c.memory_bandwidth),
+        "memory_restart_s": _f(c.memory_restart_s),
+    }
+
+
+def loss(result: Result | LevelResult) -> dict[str, float]:
+    parts = {"write": result.write, "rework": result.rework, "restart": result.restart}
+    if isinstance(result, Result):
+        parts["total"] = result.total
+    return {k: float(v) for k, v in parts.items()}
+
+
+def level(item: LevelResult) -> dict[str, Any]:
+    lv = item.level
+    return {
+        "name": lv.name,
+        "stall_s": float(lv.stall_s),
+        "lag_s": float(lv.lag_s),
+        "interval_s": float(item.interval_s),
+        "optimal_interval_s": float(item.optimal_interval_s),
+        "share_of_failures": float(lv.share),
+        "restart_s": float(lv.restart_s),
+        "loss": loss(item),
+    }
+
+
+def evaluation(job: Job, result: Result) -> dict[str, Any]:
+    """The fields shared by ``optimize`` and each ``compare`` scenario."""
+    return {
+        "inputs": inputs(job),
+        "write_s": float(job.config.write_s),
+        "optimal_interval_s": float(result.optimal_interval_s),
+        "interval_s": float(result.interval_s),
+        "loss": loss(result),
+        "effective": float(result.effective),
+        "dominant": TERMS[int(result.dominant)],
+        "daly_interval_s": _f(result.daly_interval_s),
+        "exact_interval_s": _f(result.exact_interval_s),
+        "exact_effective": _f(result.exact_effective),
+        "levels": [level(item) for item in result.levels],
+        "warnings": warnings(result),
+    }
+
+
+def optimize(job: Job, result: Result, optimum: Result, preset: str | None) -> dict[str, Any]:
+    document: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "command": "optimize", "preset": preset}
+    document.update(evaluation(job, result))
+    document["optimal_effective"] = float(optimum.effective)
+    document["interval_penalty_pp"] = float((optimum.effective - result.effective) * 100.0)
+    return document
+
+
+def dumps(document: dict[str, Any]) -> str:
+    """One JSON document, no NaN or infinity."""
+    return json.dumps(document, indent=2, allow_nan=False)
+
+
+def value_at(document: dict[str, Any], path: str) -> Any:
+    """The value at a dotted path (``loss.restart``, ``levels.0.interval_s``), or KeyError."""
+    node: Any = document
+    for part in path.split("."):
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            raise KeyError(path)
+    return node
+
+
+def scalar_paths(document: Any, prefix: str = "") -> list[str]:
+    """Every dotted path in ``document`` that leads to a number."""
+    paths: list[str] = []
+    items = document.items() if isinstance(document, dict) else enumerate(document) if isinstance(document, list) else []
+    for key, value in items:
+        path = f"{prefix}{key}"
+        if isinstance(value, (dict, list)):
+            paths.extend(scalar_paths(value, path + "."))
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            paths.append(path)
+    return paths

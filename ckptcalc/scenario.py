@@ -1,0 +1,297 @@
+"""A job's inputs as a user states them, and their resolution into a model.
+
+A :class:`Scenario` holds what a preset file or the command line said, in SI
+units, each field remembering where it came from (``--bw`` or
+``cluster.toml: storage.bandwidth``) so that an out-of-range value is reported
+against the right culprit. :func:`resolve` checks ranges and combinations and
+builds the :class:`ckptcalc.model.Config` the model evaluates.
+
+The table :data:`FIELDS` is the single description of every input: its unit
+kind, its command-line flag, its key in a preset file. The parsers, the preset
+loader and writer, ``--what-if`` and ``sweep --over`` are all driven by it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from . import units
+from .errors import InputError, UnitError
+from .model import Config
+
+
+@dataclass(frozen=True)
+class Field:
+    """How one input is written on the command line and in a preset."""
+
+    name: str  # attribute of Scenario (SI)
+    kind: str  # size, rate, duration, count, fraction, number
+    flag: str  # command-line option, also the --what-if and --over key
+    section: str  # preset TOML table
+    key: str  # key inside that table
+    help: str
+
+    @property
+    def path(self) -> str:
+        return f"{self.section}.{self.key}"
+
+
+FIELDS: tuple[Field, ...] = (
+    Field("params", "count", "params", "checkpoint", "params", 'Model parameters, e.g. 405e9, 405B, 70b.'),
+    Field("bytes_per_param", "number", "bytes-per-param", "checkpoint", "bytes_per_param", 'Bytes of checkpointed state per parameter [default: 16].'),
+    Field("checkpoint_bytes", "size", "size", "checkpoint", "size", 'Checkpoint size instead of params, e.g. 6.5TB, 500GiB.'),
+    Field("bandwidth", "rate", "bw", "storage", "bandwidth", 'Aggregate storage write bandwidth, e.g. 2TB/s, 100Gbps.'),
+    Field("snapshot_bandwidth", "rate", "snapshot-bw", "storage", "snapshot_bandwidth", 'Device-to-host snapshot bandwidth: makes checkpoints asynchronous.'),
+    Field("interval_s", "duration", "interval", "storage", "interval", 'Evaluate this storage checkpoint interval, e.g. 30min.'),
+    Field("mtbf_s", "duration", "mtbf", "failures", "mtbf", 'Job mean time between failures, e.g. 3.1h.'),
+    Field("gpu_mtbf_s", "duration", "gpu-mtbf", "failures", "gpu_mtbf", 'Per-GPU mean time between failures (M = this / GPUs).'),
+    Field("failures", "count", "failures", "failures", "count", 'Failures observed in --window (M = window / failures).'),
+    Field("window_s", "duration", "window", "failures", "window", 'Observation window for --failures, e.g. 54d.'),
+    Field("restart_s", "duration", "restart", "failures", "restart", 'Restart time after a failure, e.g. 10min.'),
+    Field("gpus", "count", "gpus", "cluster", "gpus", 'GPU count; alone, it rescales M holding the per-GPU rate.'),
+    Field("replica_survival", "fraction", "replica-survival", "memory", "replica_survival", 'Share of failures an in-memory replica survives, e.g. 0.99.'),
+    Field("memory_bandwidth", "rate", "memory-bw", "memory", "bandwidth", 'Aggregate bandwidth of the in-memory replica copy.'),
+    Field("memory_restart_s", "duration", "memory-restart", "memory", "restart", 'Restart time when recovering from memory, e.g. 1min.'),
+    Field("memory_interval_s", "duration", "memory-interval", "memory", "interval", 'Evaluate this in-memory checkpoint interval.'),
+    Field("step_time_s", "duration", "step-time", "training", "step_time", 'Training step time: intervals become whole steps.'),
+    Field("discard", "fraction", "discard", "training", "discard", 'Share of steps later thrown away (goodput).'),
+    Field("gpu_hour_cost", "number", "gpu-hour-cost", "cost", "gpu_hour", 'Cost of one GPU-hour, any currency.'),
+)
+
+BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}
+BY_FLAG: dict[str, Field] = {f.flag: f for f in FIELDS}
+
+PARSERS: dict[str, Any] = {
+    "size": units.parse_size,
+    "rate": units.parse_rate,
+    "duration": units.parse_duration,
+    "count": units.parse_count,
+    "fraction": units.parse_fraction,
+    "number": units.parse_number,
+}
+
+DEFAULT_BYTES_PER_PARAM = 16.0
+
+_MTBF_SOURCES = ("mtbf_s", "gpu_mtbf_s", "failures", "window_s")
+_SIZE_SOURCES = ("params", "bytes_per_param", "checkpoint_bytes")
+
+
+def parse_value(spec: Field, raw: str) -> float:
+    """Parse ``raw`` with the unit kind of ``spec``; errors name its flag."""
+    try:
+        return float(PARSERS[spec.kind](raw))
+    except UnitError as error:
+        raise error.located(f"--{spec.flag}") from None
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """Inputs as stated, SI units, ``None`` where unstated.
+
+    ``origin`` maps a field name to where its value came from, for messages.
+    """
+
+    name: str | None = None
+    description: str | None = None
+    source: str | None = None
+    params: float | None = None
+    bytes_per_param: float | None = None
+    checkpoint_bytes: float | None = None
+    bandwidth: float | None = None
+    snapshot_bandwidth: float | None = None
+    interval_s: float | None = None
+    mtbf_s: float | None = None
+    gpu_mtbf_s: float | None = None
+    failures: float | None = None
+    window_s: float | None = None
+    restart_s: float | None = None
+    gpus: float | None = None
+    replica_survival: float | None = None
+    memory_bandwidth: float | None = None
+    memory_restart_s: float | None = None
+    memory_interval_s: float | None = None
+    step_time_s: float | None = None
+    discard: float | None = None
+    gpu_hour_cost: float | None = None
+    origin: dict[str, str] = field(default_factory=dict, compare=False)
+
+    def values(self) -> dict[str, float]:
+        """The stated inputs, by field name."""
+        return {f.name: getattr(self, f.name) for f in FIELDS if getattr(self, f.name) is not None}
+
+    def where(self, name: str) -> str:
+        return self.origin.get(name, f"--{BY_NAME[name].flag}")
+
+
+def _stated_mtbf_sources(values: dict[str, float]) -> list[str]:
+    sources = []
+    if "mtbf_s" in values:
+        sources.append("--mtbf")
+    if "gpu_mtbf_s" in values:
+        sources.append("--gpu-mtbf")
+    if "failures" in values or "window_s" in values:
+        sources.append("--failures/--window")
+    return sources
+
+
+def merge(base: Scenario, overrides: dict[str, float], origin: dict[str, str] | None = None) -> Scenario:
+    """Apply overrides (field name → SI value) on top of ``base``.
+
+    Stating the checkpoint size directly replaces parameters and vice versa;
+    stating any failure-interval source replaces the base's. Changing only the
+    GPU count holds the base's per-GPU failure rate: M × GPUs stays constant.
+    """
+    origin = dict(origin or {f: f"--{BY_NAME[f].flag}" for f in overrides})
+    stated = _stated_mtbf_sources(overrides)
+    if len(stated) > 1:
+        raise InputError(f"give the failure interval one way only, not {' and '.join(stated)}", where=stated[1])
+    cleared: dict[str, Any] = {}
+    if "checkpoint_bytes" in overrides:
+        cleared.update(params=None, bytes_per_param=None)
+    elif "params" in overrides or "bytes_per_param" in overrides:
+        cleared.update(checkpoint_bytes=None)
+    if stated:
+        cleared.update({name: None for name in _MTBF_SOURCES})
+    elif "gpus" in overrides and overrides["gpus"] != base.gpus:
+        per_gpu = per_gpu_mtbf(base)
+        if per_gpu is None:
+            raise InputError(
+                "cannot rescale the failure interval: the base configuration has no GPU count;"
+                " give --mtbf, --gpu-mtbf or --failures/--window",
+                where="--gpus",
+            )
+        cleared.update({name: None for name in _MTBF_SOURCES})
+        cleared["gpu_mtbf_s"] = per_gpu
+        origin["gpu_mtbf_s"] = "--gpus"
+    merged_origin = {k: v for k, v in base.origin.items() if k not in cleared and k not in overrides}
+    merged_origin.update(origin)
+    return replace(base, **{**cleared, **overrides}, origin=merged_origin)
+
+
+def per_gpu_mtbf(scenario: Scenario) -> float | None:
+    """The per-GPU failure interval implied by a scenario, if its GPU count is known."""
+    if scenario.gpus is None:
+        return None
+    if scenario.gpu_mtbf_s is not None:
+        return scenario.gpu_mtbf_s
+    try:
+        job_mtbf, _ = _mtbf(scenario)
+    except InputError:
+        return None
+    return job_mtbf * scenario.gpus
+
+
+@dataclass(frozen=True)
+class Job:
+    """A resolved scenario: the model configuration plus what the CLI reports beside it."""
+
+    scenario: Scenario
+    config: Config
+    mtbf_source: str  # mtbf, gpu_mtbf, failures, scaled
+    gpu_mtbf_s: float | None
+
+    @property
+    def gpus(self) -> float | None:
+        return self.scenario.gpus
+
+
+def _check_positive(scenario: Scenario, name: str, value: float) -> None:
+    if not math.isfinite(value):
+        raise InputError(f"{value} is not a finite number", where=scenario.where(name))
+    if value <= 0:
+        raise InputError(f"must be positive, got {_echo(name, value)}", where=scenario.where(name))
+
+
+def _echo(name: str, value: float) -> str:
+    kind = BY_NAME[name].kind
+    if kind in ("size", "rate", "duration") and value != 0:
+        formatter = {"size": units.format_size, "rate": units.format_rate, "duration": units.format_duration}
+        return formatter[kind](value)
+    return f"{value:g}"
+
+
+def _mtbf(scenario: Scenario) -> tuple[float, str]:
+    if scenario.mtbf_s is not None:
+        return scenario.mtbf_s, "mtbf"
+    if scenario.gpu_mtbf_s is not None:
+        if scenario.gpus is None:
+            raise InputError("a per-GPU MTBF needs the GPU count (--gpus)", where=scenario.where("gpu_mtbf_s"))
+        source = "scaled" if scenario.origin.get("gpu_mtbf_s") == "--gpus" else "gpu_mtbf"
+        return scenario.gpu_mtbf_s / scenario.gpus, source
+    if scenario.failures is not None or scenario.window_s is not None:
+        if scenario.failures is None:
+            raise InputError("--window needs --failures (failures seen in that window)", where=scenario.where("window_s"))
+        if scenario.window_s is None:
+            raise InputError("--failures needs --window (the time they were seen in)", where=scenario.where("failures"))
+        return scenario.window_s / scenario.failures, "failures"
+    raise InputError("no failure interval: give --mtbf, --gpu-mtbf or --failures with --window", where="--mtbf")
+
+
+def resolve(scenario: Scenario) -> Job:
+    """Check ranges and combinations, and build the model configuration."""
+    values = scenario.values()
+    for name, value in values.items():
+        if name == "discard":
+            if not (math.isfinite(value) and 0 <= value < 1):
+                raise InputError(f"must be a share in [0, 1), got {value:g}", where=scenario.where(name))
+        elif name == "replica_survival":
+            if not (math.isfinite(value) and 0 < value < 1):
+                raise InputError(f"must lie strictly between 0 and 1, got {value:g}", where=scenario.where(name))
+        else:
+            _check_positive(scenario, name, value)
+    for name in ("gpus", "failures"):
+        if name in values and not float(values[name]).is_integer():
+            raise InputError(f"must be a whole number, got {values[name]:g}", where=scenario.where(name))
+
+    if scenario.checkpoint_bytes is not None:
+        size = scenario.checkpoint_bytes
+    elif scenario.params is not None:
+        size = scenario.params * (scenario.bytes_per_param or DEFAULT_BYTES_PER_PARAM)
+    else:
+        raise InputError("no checkpoint size: give --params or --size", where="--size")
+    if scenario.bandwidth is None:
+        raise InputError("no storage bandwidth given", where="--bw")
+    if scenario.restart_s is None:
+        raise InputError("no restart time given", where="--restart")
+    mtbf, source = _mtbf(scenario)
+
+    memory = ("memory_bandwidth", "memory_restart_s", "memory_interval_s")
+    if scenario.replica_survival is None:
+        for name in memory:
+            if name in values:
+                raise InputError("needs --replica-survival (the in-memory level)", where=scenario.where(name))
+    else:
+        for name in ("memory_bandwidth", "memory_restart_s"):
+            if name not in values:
+                flag = BY_NAME[name].flag
+                raise InputError(f"an in-memory level needs --{flag} too", where=scenario.where("replica_survival"))
+    if scenario.snapshot_bandwidth is not None and scenario.snapshot_bandwidth <= scenario.bandwidth:
+        raise InputError(
+            f"snapshot bandwidth {units.format_rate(scenario.snapshot_bandwidth)} is not above the storage"
+            f" bandwidth {units.format_rate(scenario.bandwidth)}: asynchronous would be no faster",
+            where=scenario.where("snapshot_bandwidth"),
+        )
+    config = Config(
+        checkpoint_bytes=size,
+        bandwidth=scenario.bandwidth,
+        mtbf_s=mtbf,
+        restart_s=scenario.restart_s,
+        snapshot_bandwidth=scenario.snapshot_bandwidth,
+        replica_survival=scenario.replica_survival,
+        memory_bandwidth=scenario.memory_bandwidth,
+        memory_restart_s=scenario.memory_restart_s,
+        interval_s=scenario.interval_s,
+        memory_interval_s=scenario.memory_interval_s,
+    )
+    if scenario.interval_s is not None and config.is_async and scenario.interval_s < config.write_s:
+        raise InputError(
+            f"interval {units.format_duration(scenario.interval_s)} is shorter than the persist time"
+            f" {units.format_duration(config.write_s)}: a checkpoint cannot start before the last is durable",
+            where=scenario.where("interval_s"),
+        )
+    gpu_mtbf = scenario.gpu_mtbf_s if scenario.gpu_mtbf_s is not None else (
+        mtbf * scenario.gpus if scenario.gpus is not None else None
+    )
+    return Job(scenario=scenario, config=config, mtbf_source=source, gpu_mtbf_s=gpu_mtbf)
