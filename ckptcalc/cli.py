@@ -10,9 +10,10 @@ from __future__ import annotations
 import functools
 import inspect
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Callable, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 from typer.core import TyperGroup

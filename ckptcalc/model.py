@@ -23,15 +23,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Union
+from typing import Any, TypeAlias
 
-if TYPE_CHECKING:
-    import numpy as np
-    import numpy.typing as npt
-
-    Num = Union[float, npt.NDArray[np.float64]]
-else:
-    Num = Any
+#: A float or a numpy array of floats: every function here takes either.
+Num: TypeAlias = Any
 
 #: The three kinds of loss, in the order used for ``dominant`` indices.
 TERMS: tuple[str, str, str] = ("write", "rework", "restart")

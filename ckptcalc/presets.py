@@ -41,6 +41,7 @@ from typing import Any
 
 from . import units
 from .errors import CkptError, PresetError
+from .files import atomic_write
 from .scenario import BY_NAME, FIELDS, PARSERS, Scenario
 
 #: Version of the preset format this ckptcalc writes and the newest it reads.
@@ -202,7 +203,14 @@ def _meta(key: str, value: Any, label: str) -> Any:
 
 
 def _type(value: Any) -> str:
-    names = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "an array", dict: "a table"}
+    names = {
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        list: "an array",
+        dict: "a table",
+    }
     return names.get(type(value), type(value).__name__)
 
 
@@ -268,30 +276,3 @@ def save(scenario: Scenario, path: Path, *, force: bool = False, where: str = "-
     if path.exists() and not force:
         raise PresetError(f"{str(path)!r} exists; add --force to overwrite it", where=where)
     atomic_write(path, text.encode("utf-8"), force=force, where=where)
-
-
-def atomic_write(path: Path, data: bytes, *, force: bool, where: str) -> None:
-    """Write via a temporary file in the same directory, then link or rename it
-    into place, so a reader never sees half a file and nothing is clobbered
-    unless ``force``."""
-    import tempfile
-
-    directory = path.parent if str(path.parent) else Path(".")
-    try:
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    except OSError as error:
-        raise PresetError(f"cannot write {str(path)!r}: {error.strerror}", where=where) from None
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        if force:
-            os.replace(temporary, path)
-        else:
-            os.link(temporary, path)
-    except FileExistsError:
-        raise PresetError(f"{str(path)!r} exists; add --force to overwrite it", where=where) from None
-    except OSError as error:
-        raise PresetError(f"cannot write {str(path)!r}: {error.strerror}", where=where) from None
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)

@@ -43,7 +43,10 @@ def caveat_text(caveat: Caveat) -> str:
             " prefer the exact interval"
         )
     if caveat.kind == "lag_bound":
-        return f"{level}the optimal interval is bound by the persist time (a checkpoint must be durable before the next){where}"
+        return (
+            f"{level}the optimal interval is bound by the persist time"
+            f" (a checkpoint must be durable before the next){where}"
+        )
     if caveat.kind == "no_closed_form":
         return "Daly's and the exact model cover a single synchronous level only: simulation is the check here"
     return caveat.kind  # pragma: no cover - every kind is worded above
@@ -145,7 +148,12 @@ def value_at(document: dict[str, Any], path: str) -> Any:
 def scalar_paths(document: Any, prefix: str = "") -> list[str]:
     """Every dotted path in ``document`` that leads to a number."""
     paths: list[str] = []
-    items = document.items() if isinstance(document, dict) else enumerate(document) if isinstance(document, list) else []
+    if isinstance(document, dict):
+        items = list(document.items())
+    elif isinstance(document, list):
+        items = list(enumerate(document))
+    else:
+        items = []
     for key, value in items:
         path = f"{prefix}{key}"
         if isinstance(value, (dict, list)):

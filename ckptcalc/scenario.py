@@ -39,25 +39,44 @@ class Field:
 
 
 FIELDS: tuple[Field, ...] = (
-    Field("params", "count", "params", "checkpoint", "params", 'Model parameters, e.g. 405e9, 405B, 70b.'),
-    Field("bytes_per_param", "number", "bytes-per-param", "checkpoint", "bytes_per_param", 'Bytes of checkpointed state per parameter [default: 16].'),
-    Field("checkpoint_bytes", "size", "size", "checkpoint", "size", 'Checkpoint size instead of params, e.g. 6.5TB, 500GiB.'),
-    Field("bandwidth", "rate", "bw", "storage", "bandwidth", 'Aggregate storage write bandwidth, e.g. 2TB/s, 100Gbps.'),
-    Field("snapshot_bandwidth", "rate", "snapshot-bw", "storage", "snapshot_bandwidth", 'Device-to-host snapshot bandwidth: makes checkpoints asynchronous.'),
-    Field("interval_s", "duration", "interval", "storage", "interval", 'Evaluate this storage checkpoint interval, e.g. 30min.'),
-    Field("mtbf_s", "duration", "mtbf", "failures", "mtbf", 'Job mean time between failures, e.g. 3.1h.'),
-    Field("gpu_mtbf_s", "duration", "gpu-mtbf", "failures", "gpu_mtbf", 'Per-GPU mean time between failures (M = this / GPUs).'),
-    Field("failures", "count", "failures", "failures", "count", 'Failures observed in --window (M = window / failures).'),
-    Field("window_s", "duration", "window", "failures", "window", 'Observation window for --failures, e.g. 54d.'),
-    Field("restart_s", "duration", "restart", "failures", "restart", 'Restart time after a failure, e.g. 10min.'),
-    Field("gpus", "count", "gpus", "cluster", "gpus", 'GPU count; alone, it rescales M holding the per-GPU rate.'),
-    Field("replica_survival", "fraction", "replica-survival", "memory", "replica_survival", 'Share of failures an in-memory replica survives, e.g. 0.99.'),
-    Field("memory_bandwidth", "rate", "memory-bw", "memory", "bandwidth", 'Aggregate bandwidth of the in-memory replica copy.'),
-    Field("memory_restart_s", "duration", "memory-restart", "memory", "restart", 'Restart time when recovering from memory, e.g. 1min.'),
-    Field("memory_interval_s", "duration", "memory-interval", "memory", "interval", 'Evaluate this in-memory checkpoint interval.'),
-    Field("step_time_s", "duration", "step-time", "training", "step_time", 'Training step time: intervals become whole steps.'),
-    Field("discard", "fraction", "discard", "training", "discard", 'Share of steps later thrown away (goodput).'),
-    Field("gpu_hour_cost", "number", "gpu-hour-cost", "cost", "gpu_hour", 'Cost of one GPU-hour, any currency.'),
+    Field("params", "count", "params", "checkpoint", "params",
+          "Model parameters, e.g. 405e9, 405B, 70b."),
+    Field("bytes_per_param", "number", "bytes-per-param", "checkpoint", "bytes_per_param",
+          "Bytes of checkpointed state per parameter [default: 16]."),
+    Field("checkpoint_bytes", "size", "size", "checkpoint", "size",
+          "Checkpoint size instead of params, e.g. 6.5TB, 500GiB."),
+    Field("bandwidth", "rate", "bw", "storage", "bandwidth",
+          "Aggregate storage write bandwidth, e.g. 2TB/s, 100Gbps."),
+    Field("snapshot_bandwidth", "rate", "snapshot-bw", "storage", "snapshot_bandwidth",
+          "Device-to-host snapshot bandwidth: makes checkpoints asynchronous."),
+    Field("interval_s", "duration", "interval", "storage", "interval",
+          "Evaluate this storage checkpoint interval, e.g. 30min."),
+    Field("mtbf_s", "duration", "mtbf", "failures", "mtbf",
+          "Job mean time between failures, e.g. 3.1h."),
+    Field("gpu_mtbf_s", "duration", "gpu-mtbf", "failures", "gpu_mtbf",
+          "Per-GPU mean time between failures (M = this / GPUs)."),
+    Field("failures", "count", "failures", "failures", "count",
+          "Failures observed in --window (M = window / failures)."),
+    Field("window_s", "duration", "window", "failures", "window",
+          "Observation window for --failures, e.g. 54d."),
+    Field("restart_s", "duration", "restart", "failures", "restart",
+          "Restart time after a failure, e.g. 10min."),
+    Field("gpus", "count", "gpus", "cluster", "gpus",
+          "GPU count; alone, it rescales M holding the per-GPU rate."),
+    Field("replica_survival", "fraction", "replica-survival", "memory", "replica_survival",
+          "Share of failures an in-memory replica survives, e.g. 0.99."),
+    Field("memory_bandwidth", "rate", "memory-bw", "memory", "bandwidth",
+          "Aggregate bandwidth of the in-memory replica copy."),
+    Field("memory_restart_s", "duration", "memory-restart", "memory", "restart",
+          "Restart time when recovering from memory, e.g. 1min."),
+    Field("memory_interval_s", "duration", "memory-interval", "memory", "interval",
+          "Evaluate this in-memory checkpoint interval."),
+    Field("step_time_s", "duration", "step-time", "training", "step_time",
+          "Training step time: intervals become whole steps."),
+    Field("discard", "fraction", "discard", "training", "discard",
+          "Share of steps later thrown away (goodput)."),
+    Field("gpu_hour_cost", "number", "gpu-hour-cost", "cost", "gpu_hour",
+          "Cost of one GPU-hour, any currency."),
 )
 
 BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}
@@ -222,7 +241,9 @@ def _mtbf(scenario: Scenario) -> tuple[float, str]:
         return scenario.gpu_mtbf_s / scenario.gpus, source
     if scenario.failures is not None or scenario.window_s is not None:
         if scenario.failures is None:
-            raise InputError("--window needs --failures (failures seen in that window)", where=scenario.where("window_s"))
+            raise InputError(
+                "--window needs --failures (failures seen in that window)", where=scenario.where("window_s")
+            )
         if scenario.window_s is None:
             raise InputError("--failures needs --window (the time they were seen in)", where=scenario.where("failures"))
         return scenario.window_s / scenario.failures, "failures"
