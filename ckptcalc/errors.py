@@ -21,12 +21,6 @@ class CkptError(Exception):
         self.message = message
         self.where = where
 
-    def located(self, where: str) -> CkptError:
-        """Return the same error attributed to ``where`` (keeps an existing, more precise place)."""
-        if self.where is None:
-            self.where = where
-        return self
-
     def __str__(self) -> str:
         return f"{self.where}: {self.message}" if self.where else self.message
 

@@ -152,6 +152,8 @@ def parse(text: str, label: str) -> Scenario:
         raise PresetError(f"invalid TOML: {error}", where=label) from None
     except RecursionError:
         raise PresetError("invalid TOML: nested too deeply", where=label) from None
+    except ValueError as error:  # e.g. an integer beyond Python's digit limit
+        raise PresetError(f"invalid TOML: {error}", where=label) from None
     return from_document(document, label)
 
 
@@ -223,7 +225,7 @@ def _value(kind: str, raw: Any, where: str) -> float:
     if isinstance(raw, (int, float)) and not isinstance(raw, bool):
         if kind in _NEEDS_UNIT:
             raise PresetError(
-                f"a {kind} needs its unit: write it as a string such as \"{_NEEDS_UNIT[kind]}\"", where=where
+                f'a {kind} needs its unit: write it as a string such as "{_NEEDS_UNIT[kind]}"', where=where
             )
         try:
             return float(raw)

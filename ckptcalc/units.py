@@ -107,13 +107,21 @@ def parse_size(raw: str) -> float:
     """Parse a size to bytes: ``6.5TB``, ``500GiB``, ``800Gb`` (bits), ``6.48e12`` (bytes)."""
     expected = "a size such as 6.5TB, 500GiB or 6.48e12 (bytes)"
     value, unit = _split(raw, expected)
+    if unit == "":
+        return value
     if unit not in SIZE_UNITS:
         if unit.endswith(("/s", "ps")):
             raise UnitError(f"{raw!r} is a rate, expected a size such as 6.5TB")
         if unit in DURATION_UNITS:
             raise UnitError(f"{raw!r} is a duration, expected a size such as 6.5TB")
         raise UnitError(f"unknown size unit {unit!r} in {raw!r}: expected {expected}")
-    return value * SIZE_UNITS[unit]
+    return _finite(value * SIZE_UNITS[unit], raw)
+
+
+def _finite(value: float, raw: str) -> float:
+    if not math.isfinite(value):
+        raise UnitError(f"{raw!r} is too large to be a finite number")
+    return value
 
 
 def parse_rate(raw: str) -> float:
@@ -122,7 +130,7 @@ def parse_rate(raw: str) -> float:
     value, unit = _split(raw, expected)
     for tail in ("/s", "ps"):
         if unit.endswith(tail) and unit[: -len(tail)] in SIZE_UNITS and unit[: -len(tail)]:
-            return value * SIZE_UNITS[unit[: -len(tail)]]
+            return _finite(value * SIZE_UNITS[unit[: -len(tail)]], raw)
     if unit == "":
         raise UnitError(f"{raw!r} has no unit: a rate needs one, e.g. {raw.strip()}GB/s")
     if unit in SIZE_UNITS:
@@ -211,6 +219,9 @@ def sig(value: float, digits: int = 3) -> str:
     if magnitude >= 9 or magnitude < -4:
         return f"{value:.{digits - 1}e}"
     decimals = max(digits - 1 - magnitude, 0)
+    if magnitude >= digits:
+        # Whole numbers wider than ``digits``: round away the extra digits (2116 -> 2120).
+        return f"{round(value, digits - 1 - magnitude):.0f}"
     text = f"{value:.{decimals}f}"
     # Rounding can carry into a new digit (999.6 -> 1000): recount once.
     if decimals > 0 and len(text.lstrip("-").replace(".", "").lstrip("0")) > digits:

@@ -1,0 +1,587 @@
+"""Presets: the shipped files, saving and loading, and every way a preset file can be wrong."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+import tomli_w
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from ckptcalc import files, presets
+from ckptcalc.errors import CkptError, InputError, PresetError
+from ckptcalc.scenario import FIELDS, Scenario, resolve
+
+SHIPPED = sorted(presets.shipped_dir().glob("*.toml"))
+
+LLAMA = """\
+schema_version = 1
+name = "llama3-405b"
+description = "test"
+source = "test"
+
+[checkpoint]
+params = 405e9
+bytes_per_param = 16
+
+[storage]
+bandwidth = "2TB/s"
+
+[failures]
+mtbf = "3.1h"
+restart = "10min"
+
+[cluster]
+gpus = 16384
+"""
+
+
+def _leftovers(directory: Path, name: str) -> list[Path]:
+    return sorted(directory.glob(f".{name}.*.tmp"))
+
+
+# ---------------------------------------------------------------- shipped presets
+
+
+def test_presets_are_shipped() -> None:
+    assert presets.shipped_dir().is_dir()
+    assert {p.stem for p in SHIPPED} >= {"llama3-405b", "bloom-176b"}
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])
+def test_shipped_preset_loads_and_resolves(path: Path) -> None:
+    scenario = presets.load_file(path)
+    assert scenario.name == path.stem
+    assert isinstance(scenario.description, str) and scenario.description.strip()
+    assert isinstance(scenario.source, str) and scenario.source.strip()
+    job = resolve(scenario)
+    assert job.config.checkpoint_bytes > 0
+    # Loading by name finds the same file and the same numbers.
+    assert presets.load(path.stem).values() == scenario.values()
+
+
+def test_available_lists_shipped_presets() -> None:
+    names = [info.name for info in presets.available()]
+    assert "llama3-405b" in names
+    assert "bloom-176b" in names
+    for info in presets.available():
+        assert info.path.stem == info.name
+        assert info.description
+
+
+def test_llama3_reference_numbers() -> None:
+    job = resolve(presets.load("llama3-405b"))
+    assert job.config.checkpoint_bytes == pytest.approx(405e9 * 16, rel=1e-12)
+    assert job.config.checkpoint_bytes == pytest.approx(6.48e12, rel=1e-12)
+    assert job.config.bandwidth == pytest.approx(2e12, rel=1e-12)
+    assert job.config.mtbf_s == pytest.approx(3.1 * 3600, rel=1e-12)
+    assert job.config.restart_s == pytest.approx(10 * 60, rel=1e-12)
+    assert job.scenario.gpus == 16384
+    assert job.config.write_s == pytest.approx(6.48e12 / 2e12, rel=1e-12)
+
+
+# ---------------------------------------------------------------- round trips
+
+
+def test_llama3_save_load_round_trip(tmp_path: Path) -> None:
+    original = presets.load("llama3-405b")
+    path = tmp_path / "copy.toml"
+    presets.save(original, path)
+    loaded = presets.load(str(path))
+    assert loaded.values() == original.values()
+    assert (loaded.name, loaded.description, loaded.source) == (original.name, original.description, original.source)
+    assert _leftovers(tmp_path, path.name) == []
+
+
+def test_parse_of_literal_document() -> None:
+    scenario = presets.parse(LLAMA, "x.toml")
+    assert scenario.values() == {
+        "params": 405e9,
+        "bytes_per_param": 16.0,
+        "bandwidth": 2e12,
+        "mtbf_s": 3.1 * 3600,
+        "restart_s": 600.0,
+        "gpus": 16384.0,
+    }
+    assert scenario.where("bandwidth") == "x.toml: storage.bandwidth"
+
+
+POSITIVE = st.floats(min_value=0.0, exclude_min=True, allow_nan=False, allow_infinity=False)
+WHOLE = st.integers(min_value=1, max_value=2**53).map(float) | st.floats(min_value=1, max_value=1e300).map(
+    lambda x: float(math.floor(x))
+)
+SHARE = st.floats(min_value=0.0, max_value=1.0, exclude_min=True, exclude_max=True)
+BY_KIND: dict[str, st.SearchStrategy[float]] = {
+    "size": POSITIVE,
+    "rate": POSITIVE,
+    "duration": POSITIVE,
+    "count": WHOLE | POSITIVE,
+    "fraction": SHARE,
+    "number": POSITIVE,
+}
+FIELD_VALUES = {f.name: BY_KIND[f.kind] for f in FIELDS}
+FIELD_VALUES["gpus"] = WHOLE
+FIELD_VALUES["failures"] = WHOLE
+
+
+@st.composite
+def scenarios(draw: st.DrawFn) -> Scenario:
+    values = {name: draw(st.none() | strategy) for name, strategy in FIELD_VALUES.items()}
+    meta = {key: draw(st.none() | st.text(min_size=1)) for key in ("name", "description", "source")}
+    return Scenario(**meta, **{k: v for k, v in values.items() if v is not None})
+
+
+@settings(max_examples=300, deadline=None)
+@given(scenario=scenarios())
+def test_dumps_parse_round_trip(scenario: Scenario) -> None:
+    text = presets.dumps(scenario)
+    loaded = presets.parse(text, "x.toml")
+    assert loaded.values() == scenario.values(), text
+    assert (loaded.name, loaded.description, loaded.source) == (scenario.name, scenario.description, scenario.source)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    scenario=scenarios().filter(lambda s: all(t is None or t.isprintable() for t in (s.name, s.description, s.source)))
+)
+def test_save_load_round_trip(scenario: Scenario) -> None:
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "generated.toml"
+        presets.save(scenario, path)
+        loaded = presets.load_file(path)
+        assert loaded.values() == scenario.values()
+        assert _leftovers(Path(directory), path.name) == []
+
+
+# ---------------------------------------------------------------- saving safely
+
+
+@pytest.fixture
+def umask_022() -> Any:
+    previous = os.umask(0o022)
+    try:
+        yield
+    finally:
+        os.umask(previous)
+
+
+def test_save_refuses_to_overwrite(tmp_path: Path, umask_022: None) -> None:
+    path = tmp_path / "mine.toml"
+    path.write_bytes(b"precious = true\n")
+    os.utime(path, ns=(1_000_000_000, 1_000_000_000))
+    before = path.stat()
+    with pytest.raises(CkptError) as info:
+        presets.save(presets.load("llama3-405b"), path)
+    assert "--save-preset" in str(info.value)
+    assert info.value.where == "--save-preset"
+    assert "--force" in str(info.value)
+    assert path.read_bytes() == b"precious = true\n"
+    assert path.stat().st_mtime_ns == before.st_mtime_ns
+    assert _leftovers(tmp_path, path.name) == []
+
+
+def test_save_with_force_replaces(tmp_path: Path, umask_022: None) -> None:
+    path = tmp_path / "mine.toml"
+    path.write_bytes(b"precious = true\n")
+    scenario = presets.load("llama3-405b")
+    presets.save(scenario, path, force=True)
+    assert path.read_text(encoding="utf-8") == presets.dumps(scenario)
+    assert presets.load_file(path).values() == scenario.values()
+    assert _leftovers(tmp_path, path.name) == []
+    assert path.stat().st_mode & 0o777 == 0o666 & ~0o022
+
+
+def test_save_new_file_permissions(tmp_path: Path, umask_022: None) -> None:
+    path = tmp_path / "new.toml"
+    presets.save(presets.load("bloom-176b"), path)
+    mode = path.stat().st_mode & 0o777
+    assert mode == 0o644
+    assert mode & 0o044  # group and others can read: not mkstemp's 0600
+    assert _leftovers(tmp_path, path.name) == []
+
+
+def test_atomic_write_never_clobbers(tmp_path: Path) -> None:
+    # The race save() cannot see: the file appears between its check and the write.
+    path = tmp_path / "raced.toml"
+    path.write_bytes(b"first\n")
+    with pytest.raises(CkptError) as info:
+        files.atomic_write(path, b"second\n", force=False, where="--save-preset")
+    assert str(info.value).startswith("--save-preset: ")
+    assert path.read_bytes() == b"first\n"
+    assert _leftovers(tmp_path, path.name) == []
+
+
+def test_save_into_directory_refused(tmp_path: Path) -> None:
+    with pytest.raises(CkptError) as info:
+        presets.save(presets.load("llama3-405b"), tmp_path)
+    assert info.value.where == "--save-preset"
+
+
+# ---------------------------------------------------------------- bad files
+
+
+def _preset_error(text: str, label: str = "bad.toml") -> PresetError:
+    with pytest.raises(PresetError) as info:
+        presets.parse(text, label)
+    assert isinstance(info.value, CkptError)
+    assert str(info.value).startswith(f"{label}: ")
+    return info.value
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("[storage\nbandwidth = '2TB/s'\n", ["invalid TOML"]),
+        ("bandwidth = = 2\n", ["invalid TOML"]),
+        ("bogus = 1\n", ["bogus", "unknown key", "checkpoint", "storage"]),
+        ("[bogus]\nx = 1\n", ["bogus", "unknown key"]),
+        ("[storage]\nbandwith = '2TB/s'\n", ["storage.bandwith", "unknown key", "bandwidth", "snapshot_bandwidth"]),
+        ("storage = 5\n", ["storage", "table"]),
+        ("storage = '2TB/s'\n", ["storage", "table"]),
+        ("[storage]\nbandwidth = 5\n", ["storage.bandwidth", "needs its unit", '"2TB/s"']),
+        ("[failures]\nrestart = 600\n", ["failures.restart", "needs its unit"]),
+        ("[cluster]\ngpus = true\n", ["cluster.gpus", "boolean"]),
+        ("[cluster]\ngpus = [1, 2]\n", ["cluster.gpus", "array"]),
+        ("[storage]\nbandwidth = {value = 2}\n", ["storage.bandwidth", "table"]),
+        ('[storage]\nbandwidth = "2TB"\n', ["storage.bandwidth", "size"]),
+        ('[checkpoint]\nsize = "2TB/s"\n', ["checkpoint.size", "rate"]),
+        ('[failures]\nmtbf = "3.1"\n', ["failures.mtbf", "no unit"]),
+        ("name = 5\n", ["name", "string", "integer"]),
+        ('description = ["a"]\n', ["description", "string", "array"]),
+        (f"schema_version = {presets.SCHEMA_VERSION + 1}\n", ["schema_version", "newer"]),
+        ('schema_version = "1"\n', ["schema_version", "integer"]),
+        ("schema_version = 1.0\n", ["schema_version", "integer"]),
+        ("schema_version = true\n", ["schema_version", "integer"]),
+        ("schema_version = 0\n", ["schema_version", "integer"]),
+    ],
+)
+def test_bad_documents(text: str, words: list[str]) -> None:
+    message = str(_preset_error(text))
+    for word in words:
+        assert word in message
+
+
+def test_newer_schema_names_both_versions() -> None:
+    newer = presets.SCHEMA_VERSION + 1
+    message = str(_preset_error(f"schema_version = {newer}\n"))
+    assert str(newer) in message
+    assert str(presets.SCHEMA_VERSION) in message
+    assert message.startswith("bad.toml: schema_version: ")
+
+
+def test_not_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "binary.toml"
+    path.write_bytes(b"\xff\xfe")
+    with pytest.raises(PresetError) as info:
+        presets.load_file(path)
+    assert str(info.value).startswith(f"{path}: ")
+    assert "UTF-8" in str(info.value)
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    path = tmp_path / "missing.toml"
+    with pytest.raises(PresetError) as info:
+        presets.load(str(path))
+    assert str(info.value).startswith(f"{path}: ")
+    assert "no such file" in str(info.value)
+
+
+def test_directory_as_preset(tmp_path: Path) -> None:
+    directory = tmp_path / "dir.toml"
+    directory.mkdir()
+    for ref in (str(directory), str(tmp_path)):
+        with pytest.raises(PresetError) as info:
+            presets.load(ref)
+        assert str(info.value).startswith(f"{ref}: ")
+        assert "directory" in str(info.value)
+
+
+def test_unknown_preset_name() -> None:
+    with pytest.raises(PresetError) as info:
+        presets.find("nope")
+    assert info.value.where == "--preset"
+    message = str(info.value)
+    assert message.startswith("--preset: ")
+    assert "'nope'" in message
+    assert "llama3-405b" in message
+    assert "bloom-176b" in message
+
+
+@pytest.mark.parametrize(
+    ("section", "key", "value", "words"),
+    [
+        ("failures", "mtbf", '"-1h"', ["positive"]),
+        ("failures", "restart", '"0s"', ["positive"]),
+        ("cluster", "gpus", "1.5", ["whole number", "1.5"]),
+        ("cluster", "gpus", "-4", ["positive"]),
+        ("memory", "replica_survival", "1.5", ["between 0 and 1", "1.5"]),
+        ("memory", "replica_survival", '"150%"', ["between 0 and 1", "1.5"]),
+        ("checkpoint", "params", "inf", ["finite"]),
+        ("checkpoint", "params", "nan", ["finite"]),
+        ("training", "discard", "1.0", ["[0, 1)"]),
+    ],
+)
+def test_out_of_range_values_load_but_do_not_resolve(
+    tmp_path: Path, section: str, key: str, value: str, words: list[str]
+) -> None:
+    document = _with_value(LLAMA, section, key, value)
+    path = tmp_path / "range.toml"
+    path.write_text(document, encoding="utf-8")
+    scenario = presets.load(str(path))  # parses fine
+    with pytest.raises(InputError) as info:
+        resolve(scenario)
+    message = str(info.value)
+    assert message.startswith(f"{path}: {section}.{key}: "), message
+    for word in words:
+        assert word in message
+
+
+def _with_value(document: str, section: str, key: str, value: str) -> str:
+    """``document`` with ``[section] key`` set to the raw TOML ``value`` (added if absent)."""
+    lines = document.splitlines()
+    header = f"[{section}]"
+    if header not in lines:
+        return f"{document}\n{header}\n{key} = {value}\n"
+    start = lines.index(header) + 1
+    end = start
+    while end < len(lines) and not lines[end].startswith("["):
+        end += 1
+    body = [line for line in lines[start:end] if not line.startswith(f"{key} =")]
+    lines[start:end] = [f"{key} = {value}", *body]
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- hostile documents and fuzz
+
+
+def _loads_or_ckpterror(text: str) -> None:
+    try:
+        scenario = presets.parse(text, "fuzz.toml")
+    except CkptError as error:
+        assert str(error).startswith("fuzz.toml: ")
+        return
+    assert isinstance(scenario, Scenario)
+    with contextlib.suppress(CkptError):
+        resolve(scenario)
+
+
+HOSTILE = [
+    "a = " + "[" * 5000,
+    "a = " + "{b = " * 5000,
+    "[checkpoint]\nparams = " + "[" * 5000,
+    "[cluster]\ngpus = 1" + "0" * 400,
+    "[cluster]\ngpus = -1" + "0" * 400,
+    "schema_version = 1" + "0" * 400,
+    "[checkpoint]\nparams = 1e400",
+    "[checkpoint]\nsize = -1e400",
+    '[checkpoint]\nparams = nan\n[storage]\nbandwidth = "2TB/s"',
+    '[storage]\nbandwidth = "1e308kB/s"',
+    '[checkpoint]\nsize = "1e308PB"',
+    "\x00",
+    "[storage]\n[storage]\n",
+    '[[storage]]\nbandwidth = "2TB/s"',
+    LLAMA + "[checkpoint.extra]\nx = 1\n",
+    LLAMA.replace("gpus = 16384", "gpus = 1e400"),
+    LLAMA.replace("params = 405e9", 'params = 1e308\nsize = "1e308PB"'),
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE, ids=[repr(t[:40]) for t in HOSTILE])
+def test_hostile_documents(text: str) -> None:
+    _loads_or_ckpterror(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["[cluster]\ngpus = 1" + "0" * 5000, "schema_version = 1" + "0" * 5000],
+    ids=["gpus-5001-digits", "schema_version-5001-digits"],
+)
+def test_integer_beyond_python_digit_limit(text: str) -> None:
+    # tomllib raises ValueError for integers over sys.get_int_max_str_digits() digits.
+    with pytest.raises(PresetError) as info:
+        presets.parse(text, "big.toml")
+    assert str(info.value).startswith("big.toml: ")
+
+
+KNOWN_SECTIONS = sorted({f.section for f in FIELDS})
+KNOWN_KEYS = {section: sorted(f.key for f in FIELDS if f.section == section) for section in KNOWN_SECTIONS}
+NAMES = st.text(min_size=1, max_size=12)
+
+UNIT_STRINGS = st.sampled_from(
+    [
+        "2TB/s",
+        "100Gbps",
+        "3.1h",
+        "10min",
+        "6.48TB",
+        "405B",
+        "0.95",
+        "95%",
+        "-1h",
+        "0s",
+        "nan",
+        "inf",
+        "1e999",
+        "1e308kB",
+        "1h30m",
+        "",
+        " ",
+        "2TB",
+        "5parsecs",
+        "16384",
+        "1.5",
+    ]
+)
+SCALARS = (
+    UNIT_STRINGS
+    | st.text(max_size=20)
+    | st.integers(min_value=-(10**400), max_value=10**400)
+    | st.floats()
+    | st.booleans()
+    | st.datetimes()
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(NAMES, inner, max_size=3),
+    max_leaves=8,
+)
+
+
+KIND_OF = {f.path: f.kind for f in FIELDS}
+PLAUSIBLE = {
+    "size": st.sampled_from(["6.48TB", "500GiB", "2.3e12B", "-1TB"]) | st.floats(min_value=-1e20, max_value=1e20),
+    "rate": st.sampled_from(["2TB/s", "100Gbps", "57.5GB/s", "0B/s", "400TB/s"]),
+    "duration": st.sampled_from(["3.1h", "10min", "1h30m", "-1h", "0s", "54d", "1ms", "1e300w"]),
+    "count": st.sampled_from(["405B", "16384", "8k", "1.5"]) | st.integers(-10, 10**20) | st.floats(),
+    "fraction": st.sampled_from(["95%", "0.99", "1.5", "0"]) | st.floats(),
+    "number": st.sampled_from(["2.5", "16"]) | st.integers(-10, 10**6) | st.floats(),
+}
+
+
+OFTEN = st.sampled_from([True, True, True, True, False])  # four times in five
+RARELY = st.sampled_from([True] + [False] * 9)  # one time in ten
+
+
+@st.composite
+def documents(draw: st.DrawFn) -> dict[str, Any]:
+    """A TOML document, mostly of known tables and keys with plausible values, salted with wrong ones."""
+    document: dict[str, Any] = {}
+    for _ in range(draw(st.integers(0, 6))):
+        section = draw(st.sampled_from(KNOWN_SECTIONS) if draw(OFTEN) else NAMES)
+        if draw(RARELY):
+            document[section] = draw(VALUES)  # a section that is not a table
+            continue
+        table: dict[str, Any] = {}
+        for _ in range(draw(st.integers(0, 5))):
+            known = KNOWN_KEYS.get(section, [])
+            key = draw(st.sampled_from(known) if known and draw(OFTEN) else NAMES)
+            kind = KIND_OF.get(f"{section}.{key}")
+            table[key] = draw(PLAUSIBLE[kind] if kind and draw(OFTEN) else VALUES)
+        document[section] = table
+    for key in ("schema_version", "name", "description", "source"):
+        if draw(st.booleans()):
+            good = st.just(presets.SCHEMA_VERSION) if key == "schema_version" else st.text()
+            document[key] = draw(good if draw(OFTEN) else SCALARS)
+    return document
+
+
+def _render(document: dict[str, Any]) -> str | None:
+    try:
+        return tomli_w.dumps(document)
+    except (TypeError, ValueError):  # tomli_w cannot write every value (e.g. nested arrays of tables)
+        return None
+
+
+@settings(max_examples=300, deadline=None)
+@given(document=documents())
+def test_fuzz_generated_documents(document: dict[str, Any]) -> None:
+    text = _render(document)
+    if text is not None:
+        _loads_or_ckpterror(text)
+
+
+FRAGMENTS = st.sampled_from(
+    [
+        "\n",
+        " ",
+        "=",
+        "[",
+        "]",
+        "[[",
+        "]]",
+        "{",
+        "}",
+        ",",
+        ".",
+        '"',
+        "'",
+        "#",
+        "\\",
+        "\x00",
+        "\xff",
+        "checkpoint",
+        "storage",
+        "failures",
+        "cluster",
+        "memory",
+        "training",
+        "cost",
+        "params",
+        "size",
+        "bandwidth",
+        "mtbf",
+        "gpus",
+        "restart",
+        "replica_survival",
+        "schema_version",
+        "name",
+        "1",
+        "0",
+        "-",
+        "1e400",
+        "inf",
+        "nan",
+        "true",
+        "1979-05-27",
+        '"2TB/s"',
+        '"3.1h"',
+        '"-1h"',
+        "16384",
+        "1.5",
+    ]
+)
+TOMLISH = st.lists(FRAGMENTS, max_size=40).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text() | TOMLISH)
+@example(text="a = " + "[" * 5000)
+@example(text="[cluster]\ngpus = 1" + "0" * 400)
+@example(text="[checkpoint]\nparams = 1e400")
+def test_fuzz_text(text: str) -> None:
+    _loads_or_ckpterror(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.binary() | TOMLISH.map(lambda t: t.encode("utf-8", "surrogatepass")))
+@example(data=b"\xff\xfe")
+@example(data=LLAMA.encode("utf-16"))
+@example(data=LLAMA.encode("utf-8"))
+def test_fuzz_bytes(data: bytes) -> None:
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "fuzz.toml"
+        path.write_bytes(data)
+        try:
+            scenario = presets.load_file(path, label="fuzz.toml")
+        except CkptError as error:
+            assert str(error).startswith("fuzz.toml: ")
+            return
+        assert isinstance(scenario, Scenario)
+        with contextlib.suppress(CkptError):
+            resolve(scenario)
