@@ -253,6 +253,140 @@ def _save(scenario: Scenario, label: str, model: ModelArgs, path: Path, force: b
     presets.save(saved, path, force=force)
 
 
+@app.command(
+    epilog=(
+        "Examples:  ckptcalc sweep  ·  ckptcalc sweep --over bw --from 100GB/s --to 10TB/s --points 30 --log  ·  "
+        "ckptcalc sweep --over mtbf --from 30min --to 2d --json  ·  ckptcalc sweep --plot loss.png"
+    )
+)
+@model_options()
+def sweep(
+    model: ModelArgs,
+    over: Annotated[
+        str, typer.Option("--over", help="Input to vary: interval, bw, size, params, mtbf, restart, gpus, ...")
+    ] = "interval",
+    start: Annotated[
+        Optional[str], typer.Option("--from", help="First value, with the unit of --over [default: base / 10].")
+    ] = None,
+    stop: Annotated[
+        Optional[str], typer.Option("--to", help="Last value, with the unit of --over [default: base × 10].")
+    ] = None,
+    points: Annotated[int, typer.Option("--points", help="Number of points (2 to 10^7).")] = 21,
+    log: Annotated[
+        Optional[bool],
+        typer.Option("--log/--linear", help="Spacing [default: log, or linear when --from/--to are given]."),
+    ] = None,
+    json_output: JsonOpt = False,
+    csv_output: Annotated[bool, typer.Option("--csv", help="Print CSV: a header row, then one row per point.")] = False,
+    plot: Annotated[
+        Optional[Path],
+        typer.Option("--plot", help="Draw the loss split to a PNG or SVG file (needs ckptcalc[plot]).", metavar="FILE"),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Let --plot overwrite an existing file.")] = False,
+) -> None:
+    """Show the loss curve around the optimum, or how the optimum moves with one input."""
+    from . import report
+    from . import sweep as sweeps
+    from .errors import InputError
+    from .model import evaluate
+    from .scenario import BY_FLAG, resolve
+
+    if json_output and csv_output:
+        raise InputError("choose one of --json and --csv", where="--csv")
+    if over not in sweeps.OVER:
+        raise InputError(f"cannot sweep {over!r}; choose one of {', '.join(sweeps.OVER)}", where="--over")
+    if plot is not None:
+        from . import plot as plots
+
+        plots.check_target(plot, force)
+    scenario, label, _ = model.scenario()
+    job = resolve(scenario)
+    spec = BY_FLAG[over]
+    low = parse_value(spec, start, "--from") if start is not None else None
+    high = parse_value(spec, stop, "--to") if stop is not None else None
+    if low is None or high is None:
+        default_low, default_high = sweeps.default_range(over, job, evaluate(job.config.optimal()))
+        low = default_low if low is None else low
+        high = default_high if high is None else high
+    spacing = log if log is not None else (start is None and stop is None)
+    values = sweeps.grid(low, high, points, spacing)
+    run = sweeps.run(job, over, values, spacing)
+    if plot is not None:
+        plots.draw(run, plot, force=force)
+    if json_output:
+        _print_json(report.sweep(job, run, label))
+    elif csv_output:
+        sys.stdout.write(report.sweep_csv(run))
+    else:
+        from . import render
+
+        render.sweep(job, run, label)
+
+
+@app.command(
+    epilog=(
+        "Examples:  ckptcalc compare llama3-405b bloom-176b ./infra/cluster.toml  ·  "
+        "ckptcalc compare llama3-405b --what-if restart=2min --what-if bw=20GB/s --what-if mtbf=24h"
+    )
+)
+def compare(
+    presets_: Annotated[
+        Optional[list[str]],
+        typer.Argument(
+            metavar="PRESET...", help="Preset names or TOML paths [default: llama3-405b].", show_default=False
+        ),
+    ] = None,
+    what_if: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--what-if", help="KEY=VALUE: a column from the first preset with one input changed (repeatable)."
+        ),
+    ] = None,
+    json_output: JsonOpt = False,
+) -> None:
+    """Compare presets side by side, and what-if variations of the first."""
+    from . import presets, report
+    from .model import evaluate
+    from .scenario import resolve
+
+    names = list(presets_ or [DEFAULT_PRESET])
+    columns: list[tuple[str, Scenario]] = [(name, presets.load(name)) for name in names]
+    for text in what_if or []:
+        columns.append((text, _what_if(columns[0][1], text)))
+    rows = []
+    for name, scenario in columns:
+        job = resolve(scenario)
+        rows.append((name, job, evaluate(job.config)))
+    if json_output:
+        scenarios = [{"name": name, **report.evaluation(job, result)} for name, job, result in rows]
+        _print_json({"schema_version": report.SCHEMA_VERSION, "command": "compare", "scenarios": scenarios})
+        return
+    from . import render
+
+    render.compare(rows)
+
+
+def _what_if(base: Scenario, text: str) -> Scenario:
+    from .errors import InputError
+    from .scenario import BY_FLAG
+
+    where = f"--what-if {text}"
+    key, sep, raw = text.partition("=")
+    key = key.strip().removeprefix("--")
+    if not sep or not raw.strip():
+        raise InputError("expected KEY=VALUE, e.g. restart=2min", where=where)
+    spec = BY_FLAG.get(key)
+    if spec is None:
+        raise InputError(f"unknown key {key!r}; known: {', '.join(BY_FLAG)}", where=where)
+    value = parse_value(spec, raw.strip(), where)
+    changed = merge(base, {spec.name: value}, origin={spec.name: where})
+    if spec.name in ("interval_s", "memory_interval_s"):
+        return changed
+    from dataclasses import replace
+
+    return replace(changed, interval_s=None, memory_interval_s=None)
+
+
 @presets_app.command("list")
 def presets_list(json_output: JsonOpt = False) -> None:
     """List the presets found by name (CKPTCALC_PRESET_PATH, then the shipped ones)."""

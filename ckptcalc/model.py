@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any, TypeAlias
 
 #: A float or a numpy array of floats: every function here takes either.
@@ -92,8 +93,11 @@ def level_loss(
     write = s/τ, rework = q·(τ/2 + P)/M, restart = q·r/M.
     """
     write = stall_s / interval_s
-    rework = share * (interval_s / 2.0 + lag_s) / mtbf_s
-    restart = share * restart_s / mtbf_s
+    # Grouped so that scalar factors are combined before touching an array.
+    rework = interval_s * (0.5 * share / mtbf_s)
+    if not (_scalar(lag_s) and lag_s == 0):
+        rework = rework + lag_s * (share / mtbf_s)
+    restart = restart_s * (share / mtbf_s)
     return write, rework, restart
 
 
@@ -109,7 +113,9 @@ def dominant(write: Num, rework: Num, restart: Num) -> Any:
         return terms.index(max(terms))
     import numpy
 
-    return numpy.argmax(numpy.stack(numpy.broadcast_arrays(write, rework, restart)), axis=0)
+    # Two comparisons instead of stacking and argmax: ties go to the earlier term, as with argmax.
+    index = numpy.where(rework > write, 1, 0)
+    return numpy.where(restart > numpy.maximum(write, rework), 2, index)
 
 
 # ------------------------------------------------------- Daly and the exact model
@@ -306,8 +312,15 @@ class Result:
     dominant: Any
     daly_interval_s: Num | None
     exact_interval_s: Num | None
-    exact_effective: Num | None
     caveats: tuple[Caveat, ...] = field(default=())
+
+    @cached_property
+    def exact_effective(self) -> Num | None:
+        """Effective time at the evaluated interval under the exact model (single synchronous level)."""
+        c = self.config
+        if not c.is_single_sync:
+            return None
+        return exact_effective(self.interval_s, c.write_s, c.restart_s, c.mtbf_s)
 
     @property
     def storage(self) -> LevelResult:
@@ -344,12 +357,10 @@ def evaluate(config: Config) -> Result:
         )
         results.append(LevelResult(level, interval, best, write, rework, restart))
         name = level.name if not config.is_single_sync else None
-        stall_ratio = level.stall_s / mtbf
-        interval_ratio = level.share * interval / mtbf
-        for kind, ratio in (("first_order_stall", stall_ratio), ("first_order_interval", interval_ratio)):
-            hits = _count(ratio > FIRST_ORDER_LIMIT)
+        for kind, quantity in (("first_order_stall", level.stall_s), ("first_order_interval", level.share * interval)):
+            hits = _count(quantity > FIRST_ORDER_LIMIT * mtbf)
             if hits:
-                caveats.append(Caveat(kind, name, _worst(ratio), hits))
+                caveats.append(Caveat(kind, name, _worst(quantity / mtbf), hits))
         if level.interval_s is None:
             young = young_interval(level.stall_s, mtbf, level.share)
             bound = _count((level.lag_s > 0) & (level.lag_s >= young))
@@ -365,12 +376,11 @@ def evaluate(config: Config) -> Result:
         caveats.append(Caveat("loss_clamped", None, _worst(total), clamped))
     effective = _maximum(1.0 - total, 0.0)
 
-    daly = exact = exact_eff = None
+    daly = exact = None
     if config.is_single_sync:
         delta = config.write_s
         daly = daly_interval(delta, mtbf)
         exact = exact_interval(delta, mtbf)
-        exact_eff = exact_effective(results[0].interval_s, delta, config.restart_s, mtbf)
         drift = abs(results[0].optimal_interval_s - exact) / exact
         hits = _count(drift > EXACT_DRIFT_LIMIT)
         if hits:
@@ -389,7 +399,6 @@ def evaluate(config: Config) -> Result:
         dominant=dominant(write, rework, restart),
         daly_interval_s=daly,
         exact_interval_s=exact,
-        exact_effective=exact_eff,
         caveats=tuple(caveats),
     )
 

@@ -194,3 +194,158 @@ def presets_list(rows: list[Any]) -> None:
     for info in rows:
         table.add_row(info.name, info.description)
     out.print(table)
+
+
+GLYPH = {"write": "█", "rework": "▒", "restart": "░"}
+MAX_ROWS = 60
+
+
+def _formatter(kind: str) -> Any:
+    return {
+        "size": units.format_size,
+        "rate": units.format_rate,
+        "duration": units.format_duration,
+        "count": units.format_count,
+        "fraction": lambda v: units.sig(v, 4),
+    }[kind]
+
+
+def bar(write: float, rework: float, restart: float, scale: float, width: int) -> Text:
+    """A horizontal stacked bar: one glyph and colour per term, ``scale`` fills ``width``."""
+    text = Text()
+    cells = [
+        (term, value / scale * width if scale > 0 else 0.0)
+        for term, value in zip(TERMS, (write, rework, restart), strict=True)
+    ]
+    used = 0
+    running = 0.0
+    for term, length in cells:
+        running += length
+        count = min(round(running), width) - used
+        if count > 0:
+            text.append(GLYPH[term] * count, style=TERM_STYLE[term])
+            used += count
+    return text
+
+
+def legend() -> Text:
+    text = Text("legend:")
+    for term in TERMS:
+        text.append("  ")
+        text.append(GLYPH[term] * 2, style=TERM_STYLE[term])
+        text.append(f" {term}")
+    return text
+
+
+def sweep(job: Job, run: Any, preset: str | None) -> None:
+    from .sweep import kind
+
+    out = console()
+    result = run.result
+    n = len(run.values)
+    rows = list(range(n)) if n <= MAX_ROWS else sorted({round(i * (n - 1) / (MAX_ROWS - 1)) for i in range(MAX_ROWS)})
+    nearest = run.nearest_optimum
+    if nearest >= 0 and nearest not in rows:
+        rows = sorted({*rows, nearest})
+    fmt = _formatter(kind(run.over))
+    reoptimised = run.over != "interval"
+    spacing = "log" if run.log else "linear"
+    out.print(Text(f"ckptcalc sweep over {run.over}: {n} points, {spacing} spacing; preset {preset}", style="bold"))
+    if not reoptimised:
+        out.print(f"Young–Daly optimum τ* = {dur(run.base.optimal_interval_s)} (marked ◀)")
+    else:
+        out.print("Each row re-optimises the checkpoint interval.")
+
+    def column(name: str) -> Any:
+        import numpy
+
+        return numpy.broadcast_to(getattr(result, name), (n,))
+
+    columns = {name: column(name) for name in ("write", "rework", "restart", "total", "effective")}
+    import numpy
+
+    intervals = numpy.broadcast_to(result.interval_s, (n,))
+    dominant = numpy.broadcast_to(result.dominant, (n,))
+    scale = float(columns["total"][rows].max())
+    cells_by_row = []
+    for i in rows:
+        cells: list[Any] = [fmt(float(run.values[i]))]
+        if reoptimised:
+            cells.append(dur(float(intervals[i])))
+        cells += [
+            units.sig(float(columns[name][i]) * 100.0) for name in ("write", "rework", "restart", "total", "effective")
+        ]
+        if reoptimised:
+            cells.append(TERMS[int(dominant[i])])
+        cells_by_row.append(cells)
+    headers = [run.over, *(["interval"] if reoptimised else []), "write", "rework", "restart", "total", "effect."]
+    headers += ["dominant"] if reoptimised else []
+    narrow = out.width < (100 if reoptimised else 80)
+    if narrow and reoptimised:
+        # The bar already shows which term dominates; keep room for it.
+        headers.pop()
+        cells_by_row = [cells[:-1] for cells in cells_by_row]
+    gap = 1 if narrow else 2
+    widths = [max(len(h), *(len(str(row[k])) for row in cells_by_row)) for k, h in enumerate(headers)]
+    width = min(40, out.width - sum(widths) - gap * (len(widths) + 1) - 4)
+    bars = width >= 6
+
+    table = Table(box=box.SIMPLE_HEAD, padding=(0, gap, 0, 0), pad_edge=False, show_edge=False)
+    for header, size in zip(headers, widths, strict=True):
+        table.add_column(header, justify="left" if header == "dominant" else "right", no_wrap=True, min_width=size)
+    if bars:
+        table.add_column("loss", no_wrap=True, min_width=width + 2)
+    for i, cells in zip(rows, cells_by_row, strict=True):
+        line = bar(float(columns["write"][i]), float(columns["rework"][i]), float(columns["restart"][i]), scale, width)
+        if i == nearest:
+            line.append(" ◀")
+        table.add_row(*cells, *([line] if bars else []), style="bold reverse" if i == nearest else None)
+    out.print("Shares of elapsed time, in %.")
+    out.print(table)
+    if len(rows) < n:
+        out.print(f"({len(rows)} of {n} rows shown; --json or --csv give every point)")
+    out.print(legend() if bars else "(the terminal is too narrow for the loss bars)")
+    warn(report.warnings(result))
+
+
+def compare(rows: list[tuple[str, Job, Result]]) -> None:
+    out = console()
+    table = _grid()
+    table.add_column("")
+    for name, _, _ in rows:
+        table.add_column(name, justify="right", overflow="fold")
+    best = max(range(len(rows)), key=lambda i: float(rows[i][2].effective))
+    first = float(rows[0][2].effective)
+
+    def line(label: str, cells: list[str]) -> None:
+        table.add_row(label, *cells)
+
+    line("checkpoint size", [units.format_size(j.config.checkpoint_bytes) for _, j, _ in rows])
+    line("write time δ", [dur(j.config.write_s) for _, j, _ in rows])
+    line("MTBF", [dur(j.config.mtbf_s) for _, j, _ in rows])
+    line("restart", [dur(j.config.restart_s) for _, j, _ in rows])
+    line(
+        "levels",
+        [
+            "+".join(item.level.name for item in r.levels) + (" (async)" if j.config.is_async else "")
+            for _, j, r in rows
+        ],
+    )
+    line("optimal interval", [dur(r.optimal_interval_s) for _, _, r in rows])
+    table.add_section()
+    for term in TERMS:
+        line(f"{term} loss", [pct(float(getattr(r, term))) for _, _, r in rows])
+    line("total loss", [pct(r.total) for _, _, r in rows])
+    table.add_section()
+    effective = [Text(pct(r.effective), style="bold green" if i == best else "") for i, (_, _, r) in enumerate(rows)]
+    table.add_row("effective", *effective)
+    line(
+        "vs first (pp)",
+        ["-" if i == 0 else f"{(float(r.effective) - first) * 100:+.2f}" for i, (_, _, r) in enumerate(rows)],
+    )
+    line("dominant", [TERMS[int(r.dominant)] for _, _, r in rows])
+    out.print(Text("ckptcalc compare", style="bold"))
+    out.print(table)
+    out.print(f"best: {rows[best][0]} ({pct(rows[best][2].effective)} effective)")
+    for name, _, result in rows:
+        warn([f"{name}: {message}" for message in report.warnings(result)])

@@ -161,3 +161,73 @@ def scalar_paths(document: Any, prefix: str = "") -> list[str]:
         elif isinstance(value, (int, float)) and not isinstance(value, bool):
             paths.append(path)
     return paths
+
+
+def _column(values: Any) -> list[float]:
+    return [float(v) for v in values]
+
+
+def _broadcast(value: Any, like: Any) -> Any:
+    import numpy
+
+    return numpy.broadcast_to(numpy.asarray(value, dtype=float), numpy.shape(like))
+
+
+def sweep(job: Job, run: Any, preset: str | None) -> dict[str, Any]:
+    """Columns of equal length, one entry per swept point."""
+    import numpy
+
+    from .sweep import SI_NAME
+
+    result = run.result
+    values = run.values
+    dominant = numpy.broadcast_to(result.dominant, numpy.shape(values))
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "command": "sweep",
+        "preset": preset,
+        "inputs": inputs(job),
+        "over": run.over,
+        "values_name": SI_NAME[run.over],
+        "log": run.log,
+        "base_optimal_interval_s": float(run.base.optimal_interval_s),
+        "base_effective": float(run.base.effective),
+        "values": _column(values),
+        "interval_s": _column(_broadcast(result.interval_s, values)),
+        "optimal_interval_s": _column(_broadcast(result.optimal_interval_s, values)),
+        "write_s": _column(_broadcast(result.config.write_s, values)),
+        "loss": {k: _column(_broadcast(getattr(result, k), values)) for k in ("write", "rework", "restart", "total")},
+        "effective": _column(_broadcast(result.effective, values)),
+        "dominant": [TERMS[int(i)] for i in dominant],
+        "warnings": warnings(result),
+    }
+
+
+def sweep_csv(run: Any) -> str:
+    """Header row and one row per point; SI units in the column names."""
+    import io
+
+    import numpy
+
+    from .sweep import SI_NAME
+
+    result = run.result
+    values = run.values
+    columns: dict[str, Any] = {SI_NAME[run.over]: values}
+    for name, value in (
+        ("interval_s", result.interval_s),
+        ("write_s", result.config.write_s),
+        ("loss_write", result.write),
+        ("loss_rework", result.rework),
+        ("loss_restart", result.restart),
+        ("loss_total", result.total),
+        ("effective", result.effective),
+    ):
+        columns.setdefault(name, _broadcast(value, values))
+    names = numpy.asarray(TERMS)[numpy.broadcast_to(result.dominant, numpy.shape(values))]
+    buffer = io.StringIO()
+    buffer.write(",".join([*columns, "dominant"]) + "\n")
+    table = numpy.column_stack(list(columns.values()))
+    for row, name in zip(table.tolist(), names.tolist(), strict=True):
+        buffer.write(",".join(repr(x) for x in row) + f",{name}\n")
+    return buffer.getvalue()

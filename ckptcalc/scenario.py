@@ -39,44 +39,97 @@ class Field:
 
 
 FIELDS: tuple[Field, ...] = (
-    Field("params", "count", "params", "checkpoint", "params",
-          "Model parameters, e.g. 405e9, 405B, 70b."),
-    Field("bytes_per_param", "number", "bytes-per-param", "checkpoint", "bytes_per_param",
-          "Bytes of checkpointed state per parameter [default: 16]."),
-    Field("checkpoint_bytes", "size", "size", "checkpoint", "size",
-          "Checkpoint size instead of params, e.g. 6.5TB, 500GiB."),
-    Field("bandwidth", "rate", "bw", "storage", "bandwidth",
-          "Aggregate storage write bandwidth, e.g. 2TB/s, 100Gbps."),
-    Field("snapshot_bandwidth", "rate", "snapshot-bw", "storage", "snapshot_bandwidth",
-          "Device-to-host snapshot bandwidth: makes checkpoints asynchronous."),
-    Field("interval_s", "duration", "interval", "storage", "interval",
-          "Evaluate this storage checkpoint interval, e.g. 30min."),
-    Field("mtbf_s", "duration", "mtbf", "failures", "mtbf",
-          "Job mean time between failures, e.g. 3.1h."),
-    Field("gpu_mtbf_s", "duration", "gpu-mtbf", "failures", "gpu_mtbf",
-          "Per-GPU mean time between failures (M = this / GPUs)."),
-    Field("failures", "count", "failures", "failures", "count",
-          "Failures observed in --window (M = window / failures)."),
-    Field("window_s", "duration", "window", "failures", "window",
-          "Observation window for --failures, e.g. 54d."),
-    Field("restart_s", "duration", "restart", "failures", "restart",
-          "Restart time after a failure, e.g. 10min."),
-    Field("gpus", "count", "gpus", "cluster", "gpus",
-          "GPU count; alone, it rescales M holding the per-GPU rate."),
-    Field("replica_survival", "fraction", "replica-survival", "memory", "replica_survival",
-          "Share of failures an in-memory replica survives, e.g. 0.99."),
-    Field("memory_bandwidth", "rate", "memory-bw", "memory", "bandwidth",
-          "Aggregate bandwidth of the in-memory replica copy."),
-    Field("memory_restart_s", "duration", "memory-restart", "memory", "restart",
-          "Restart time when recovering from memory, e.g. 1min."),
-    Field("memory_interval_s", "duration", "memory-interval", "memory", "interval",
-          "Evaluate this in-memory checkpoint interval."),
-    Field("step_time_s", "duration", "step-time", "training", "step_time",
-          "Training step time: intervals become whole steps."),
-    Field("discard", "fraction", "discard", "training", "discard",
-          "Share of steps later thrown away (goodput)."),
-    Field("gpu_hour_cost", "number", "gpu-hour-cost", "cost", "gpu_hour",
-          "Cost of one GPU-hour, any currency."),
+    Field("params", "count", "params", "checkpoint", "params", "Model parameters, e.g. 405e9, 405B, 70b."),
+    Field(
+        "bytes_per_param",
+        "number",
+        "bytes-per-param",
+        "checkpoint",
+        "bytes_per_param",
+        "Bytes of checkpointed state per parameter [default: 16].",
+    ),
+    Field(
+        "checkpoint_bytes",
+        "size",
+        "size",
+        "checkpoint",
+        "size",
+        "Checkpoint size instead of params, e.g. 6.5TB, 500GiB.",
+    ),
+    Field("bandwidth", "rate", "bw", "storage", "bandwidth", "Aggregate storage write bandwidth, e.g. 2TB/s, 100Gbps."),
+    Field(
+        "snapshot_bandwidth",
+        "rate",
+        "snapshot-bw",
+        "storage",
+        "snapshot_bandwidth",
+        "Device-to-host snapshot bandwidth: makes checkpoints asynchronous.",
+    ),
+    Field(
+        "interval_s",
+        "duration",
+        "interval",
+        "storage",
+        "interval",
+        "Evaluate this storage checkpoint interval, e.g. 30min.",
+    ),
+    Field("mtbf_s", "duration", "mtbf", "failures", "mtbf", "Job mean time between failures, e.g. 3.1h."),
+    Field(
+        "gpu_mtbf_s",
+        "duration",
+        "gpu-mtbf",
+        "failures",
+        "gpu_mtbf",
+        "Per-GPU mean time between failures (M = this / GPUs).",
+    ),
+    Field(
+        "failures", "count", "failures", "failures", "count", "Failures observed in --window (M = window / failures)."
+    ),
+    Field("window_s", "duration", "window", "failures", "window", "Observation window for --failures, e.g. 54d."),
+    Field("restart_s", "duration", "restart", "failures", "restart", "Restart time after a failure, e.g. 10min."),
+    Field("gpus", "count", "gpus", "cluster", "gpus", "GPU count; alone, it rescales M holding the per-GPU rate."),
+    Field(
+        "replica_survival",
+        "fraction",
+        "replica-survival",
+        "memory",
+        "replica_survival",
+        "Share of failures an in-memory replica survives, e.g. 0.99.",
+    ),
+    Field(
+        "memory_bandwidth",
+        "rate",
+        "memory-bw",
+        "memory",
+        "bandwidth",
+        "Aggregate bandwidth of the in-memory replica copy.",
+    ),
+    Field(
+        "memory_restart_s",
+        "duration",
+        "memory-restart",
+        "memory",
+        "restart",
+        "Restart time when recovering from memory, e.g. 1min.",
+    ),
+    Field(
+        "memory_interval_s",
+        "duration",
+        "memory-interval",
+        "memory",
+        "interval",
+        "Evaluate this in-memory checkpoint interval.",
+    ),
+    Field(
+        "step_time_s",
+        "duration",
+        "step-time",
+        "training",
+        "step_time",
+        "Training step time: intervals become whole steps.",
+    ),
+    Field("discard", "fraction", "discard", "training", "discard", "Share of steps later thrown away (goodput)."),
+    Field("gpu_hour_cost", "number", "gpu-hour-cost", "cost", "gpu_hour", "Cost of one GPU-hour, any currency."),
 )
 
 BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}
@@ -97,12 +150,12 @@ _MTBF_SOURCES = ("mtbf_s", "gpu_mtbf_s", "failures", "window_s")
 _SIZE_SOURCES = ("params", "bytes_per_param", "checkpoint_bytes")
 
 
-def parse_value(spec: Field, raw: str) -> float:
-    """Parse ``raw`` with the unit kind of ``spec``; errors name its flag."""
+def parse_value(spec: Field, raw: str, where: str | None = None) -> float:
+    """Parse ``raw`` with the unit kind of ``spec``; errors name ``where`` (its flag by default)."""
     try:
         return float(PARSERS[spec.kind](raw))
     except UnitError as error:
-        raise error.located(f"--{spec.flag}") from None
+        raise UnitError(error.message, where=where or f"--{spec.flag}") from None
 
 
 @dataclass(frozen=True)
@@ -312,7 +365,9 @@ def resolve(scenario: Scenario) -> Job:
             f" {units.format_duration(config.write_s)}: a checkpoint cannot start before the last is durable",
             where=scenario.where("interval_s"),
         )
-    gpu_mtbf = scenario.gpu_mtbf_s if scenario.gpu_mtbf_s is not None else (
-        mtbf * scenario.gpus if scenario.gpus is not None else None
+    gpu_mtbf = (
+        scenario.gpu_mtbf_s
+        if scenario.gpu_mtbf_s is not None
+        else (mtbf * scenario.gpus if scenario.gpus is not None else None)
     )
     return Job(scenario=scenario, config=config, mtbf_source=source, gpu_mtbf_s=gpu_mtbf)

@@ -1,0 +1,134 @@
+"""The picture of a sweep: lost time split in three stacked areas.
+
+matplotlib is an optional extra (``pip install 'ckptcalc[plot]'``) and is
+imported only here, only when ``--plot`` is given.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+from . import units
+from .errors import InputError
+from .files import atomic_write
+from .model import TERMS
+
+FORMATS = {".png": "png", ".svg": "svg"}
+COLOURS = {"write": "#1f9bd1", "rework": "#e8b10c", "restart": "#b4479b"}
+AXIS = {
+    "interval": "checkpoint interval",
+    "bw": "storage bandwidth",
+    "size": "checkpoint size",
+    "params": "parameters",
+    "mtbf": "job MTBF",
+    "restart": "restart time",
+    "gpus": "GPUs",
+    "snapshot-bw": "snapshot bandwidth",
+    "replica-survival": "replica survival",
+    "memory-bw": "memory bandwidth",
+    "memory-restart": "memory restart time",
+}
+
+
+def check_target(path: Path, force: bool) -> None:
+    """Fail early, before any work, if ``path`` cannot be written."""
+    if path.suffix.lower() not in FORMATS:
+        raise InputError(f"{str(path)!r}: the extension must be .png or .svg", where="--plot")
+    if path.is_dir():
+        raise InputError(f"{str(path)!r} is a directory", where="--plot")
+    if path.exists() and not force:
+        raise InputError(f"{str(path)!r} exists; add --force to overwrite it", where="--plot")
+    if not path.parent.is_dir():
+        raise InputError(f"no directory {str(path.parent)!r}", where="--plot")
+    _matplotlib()
+
+
+def _matplotlib() -> Any:
+    try:
+        import matplotlib
+    except ImportError:
+        raise InputError("drawing needs matplotlib: pip install 'ckptcalc[plot]'", where="--plot") from None
+    matplotlib.use("Agg")
+    matplotlib.rcParams["svg.fonttype"] = "none"  # keep text as text: searchable, smaller
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _unit(over: str, values: Any) -> tuple[str, float]:
+    """A display unit for the x axis and its size in SI."""
+    kind = {
+        "interval": "duration",
+        "mtbf": "duration",
+        "restart": "duration",
+        "memory-restart": "duration",
+        "bw": "rate",
+        "snapshot-bw": "rate",
+        "memory-bw": "rate",
+        "size": "size",
+    }.get(over)
+    middle = float(values[len(values) // 2])
+    if kind == "duration":
+        for name, factor in (("d", 86400.0), ("h", 3600.0), ("min", 60.0), ("s", 1.0)):
+            if middle >= factor:
+                return name, factor
+        return "s", 1.0
+    if kind in ("rate", "size"):
+        suffix = "/s" if kind == "rate" else ""
+        for name, factor in (("PB", 1e15), ("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
+            if middle >= factor:
+                return name + suffix, factor
+        return "B" + suffix, 1.0
+    return "", 1.0
+
+
+def draw(run: Any, path: Path, *, force: bool) -> None:
+    """Draw ``run`` (a :class:`ckptcalc.sweep.Sweep`) to ``path``, atomically."""
+    import numpy
+
+    plt = _matplotlib()
+    result, values = run.result, run.values
+    n = len(values)
+    unit, factor = _unit(run.over, values)
+    x = values / factor
+    layers = [numpy.broadcast_to(getattr(result, term), (n,)) * 100.0 for term in TERMS]
+    figure, axes = plt.subplots(figsize=(8, 4.8), dpi=110)
+    axes.stackplot(x, *layers, labels=[f"{t}" for t in TERMS], colors=[COLOURS[t] for t in TERMS], alpha=0.85)
+    axes.plot(x, numpy.broadcast_to(result.total, (n,)) * 100.0, color="black", linewidth=1.4, label="total")
+    if run.over == "interval":
+        best = float(run.base.optimal_interval_s)
+        label = f"Young–Daly τ* = {units.format_duration(best)}"
+        loss_at_best = float(run.base.total) * 100.0
+    else:
+        best = float(values[run.nearest_optimum]) if run.nearest_optimum >= 0 else float(values[0])
+        label = "base configuration"
+        loss_at_best = float(numpy.broadcast_to(result.total, (n,))[run.nearest_optimum]) * 100.0
+    axes.axvline(best / factor, color="black", linestyle="--", linewidth=1)
+    axes.plot([best / factor], [loss_at_best], marker="o", color="black", gid="optimum")
+    axes.annotate(
+        label,
+        (best / factor, loss_at_best),
+        xytext=(8, -16),
+        textcoords="offset points",
+        fontsize=9,
+        gid="optimum-label",
+    )
+    if run.log:
+        from matplotlib.ticker import ScalarFormatter
+
+        axes.set_xscale("log")
+        axes.xaxis.set_major_formatter(ScalarFormatter())
+    axes.set_xlabel(f"{AXIS[run.over]} ({unit})" if unit else AXIS[run.over])
+    axes.set_ylabel("share of time lost (%)")
+    axes.set_title("Time lost to checkpointing and failures" + ("" if run.over == "interval" else ", re-optimised"))
+    axes.set_xlim(float(x[0]), float(x[-1]))
+    axes.set_ylim(0, float(numpy.max(numpy.broadcast_to(result.total, (n,)))) * 110.0)
+    axes.legend(loc="upper center", ncols=4, fontsize=9)
+    axes.grid(alpha=0.3)
+    figure.tight_layout()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format=FORMATS[path.suffix.lower()])
+    plt.close(figure)
+    atomic_write(path, buffer.getvalue(), force=force, where="--plot")

@@ -1,0 +1,183 @@
+"""Sweeps: one input varied over a grid, the whole grid in one numpy evaluation.
+
+:func:`grid` builds the values, :func:`run` evaluates them. Sweeping the
+interval evaluates the loss curve of one configuration; sweeping any other
+input re-optimises the interval at every point.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .errors import InputError
+from .model import Config, Result, evaluate
+from .scenario import BY_FLAG, Job
+
+#: What ``--over`` accepts: the flag names of the inputs a sweep can vary.
+OVER = (
+    "interval",
+    "bw",
+    "size",
+    "params",
+    "mtbf",
+    "restart",
+    "gpus",
+    "snapshot-bw",
+    "replica-survival",
+    "memory-bw",
+    "memory-restart",
+)
+
+#: The largest grid a sweep evaluates (memory stays below about 2 GB).
+MAX_POINTS = 10_000_000
+
+#: JSON and CSV name of the swept column, by ``--over``.
+SI_NAME = {
+    "interval": "interval_s",
+    "bw": "bandwidth_bytes_per_s",
+    "size": "checkpoint_bytes",
+    "params": "params",
+    "mtbf": "mtbf_s",
+    "restart": "restart_s",
+    "gpus": "gpus",
+    "snapshot-bw": "snapshot_bandwidth_bytes_per_s",
+    "replica-survival": "replica_survival",
+    "memory-bw": "memory_bandwidth_bytes_per_s",
+    "memory-restart": "memory_restart_s",
+}
+
+
+@dataclass(frozen=True)
+class Sweep:
+    over: str
+    values: Any  # numpy array, SI units
+    log: bool
+    result: Result
+    base: Result  # the configuration the sweep starts from, evaluated at its optimum
+
+    @property
+    def nearest_optimum(self) -> int:
+        """Index of the row nearest the base optimum (interval sweeps) or the base value."""
+        import numpy
+
+        target = self.base.optimal_interval_s if self.over == "interval" else base_value(self.over, self.base, None)
+        if target is None:
+            return -1
+        distance = numpy.abs(numpy.log(self.values / target)) if self.log else numpy.abs(self.values - target)
+        return int(numpy.argmin(distance))
+
+
+def base_value(over: str, base: Result, job: Job | None) -> float | None:
+    """The value the base configuration has for the swept input."""
+    c = base.config
+    values: dict[str, Any] = {
+        "interval": base.optimal_interval_s,
+        "bw": c.bandwidth,
+        "size": c.checkpoint_bytes,
+        "mtbf": c.mtbf_s,
+        "restart": c.restart_s,
+        "snapshot-bw": c.snapshot_bandwidth,
+        "replica-survival": c.replica_survival,
+        "memory-bw": c.memory_bandwidth,
+        "memory-restart": c.memory_restart_s,
+    }
+    if job is not None:
+        values["params"] = job.scenario.params
+        values["gpus"] = job.gpus
+    value = values.get(over)
+    return None if value is None else float(value)
+
+
+def default_range(over: str, job: Job, base: Result) -> tuple[float, float]:
+    """A tenth to ten times the base value (survival: from 0.5 to 0.999)."""
+    if over == "replica-survival":
+        return 0.5, 0.999
+    value = base_value(over, base, job)
+    if value is None:
+        raise InputError(f"the configuration has no {over} to sweep around; give --from and --to", where="--over")
+    return value / 10.0, value * 10.0
+
+
+def grid(start: float, stop: float, points: int, log: bool) -> Any:
+    """``points`` values from ``start`` to ``stop``, evenly or log-spaced."""
+    import numpy
+
+    if points < 2:
+        raise InputError(f"must be at least 2, got {points}", where="--points")
+    if points > MAX_POINTS:
+        raise InputError(f"at most {MAX_POINTS:.0e} points, got {points}", where="--points")
+    if not start < stop:
+        raise InputError(f"must be below --to ({start:g} ≥ {stop:g} in SI units)", where="--from")
+    if log:
+        if start <= 0:
+            raise InputError("a log sweep needs positive bounds", where="--from")
+        return numpy.geomspace(start, stop, points)
+    return numpy.linspace(start, stop, points)
+
+
+def _check(over: str, values: Any, job: Job) -> None:
+    low, high = float(values.min()), float(values.max())
+    where = "--from"
+    if not (math.isfinite(low) and math.isfinite(high)):
+        raise InputError("bounds must be finite", where=where)
+    if over == "replica-survival":
+        if low <= 0 or high >= 1:
+            raise InputError("replica survival must lie strictly between 0 and 1", where=where)
+    elif low <= 0:
+        raise InputError(f"{over} must be positive over the whole sweep", where=where)
+    if over in ("gpus",) and job.gpus is None and job.gpu_mtbf_s is None:
+        raise InputError("sweeping GPUs needs a GPU count in the base configuration (--gpus)", where="--over")
+    c = job.config
+    if over == "interval" and c.is_async and low < float(c.write_s):
+        raise InputError("the sweep starts below the persist time of the asynchronous checkpoint", where=where)
+    if over == "snapshot-bw" and low <= float(c.bandwidth):
+        raise InputError("snapshot bandwidth must stay above the storage bandwidth", where=where)
+    if over in ("replica-survival", "memory-bw", "memory-restart") and not c.has_memory:
+        raise InputError(f"sweeping {over} needs an in-memory level (--replica-survival)", where="--over")
+
+
+def vary(job: Job, over: str, values: Any) -> Config:
+    """The job's configuration with ``over`` set to the array ``values``."""
+    c = job.config
+    free = {"interval_s": None, "memory_interval_s": None}
+    if over == "interval":
+        return replace(c, interval_s=values)
+    if over == "bw":
+        return replace(c, bandwidth=values, **free)
+    if over == "size":
+        return replace(c, checkpoint_bytes=values, **free)
+    if over == "params":
+        bytes_per_param = job.scenario.bytes_per_param or 16.0
+        return replace(c, checkpoint_bytes=values * bytes_per_param, **free)
+    if over == "mtbf":
+        return replace(c, mtbf_s=values, **free)
+    if over == "restart":
+        return replace(c, restart_s=values, **free)
+    if over == "gpus":
+        assert job.gpu_mtbf_s is not None
+        return replace(c, mtbf_s=job.gpu_mtbf_s / values, **free)
+    if over == "snapshot-bw":
+        return replace(c, snapshot_bandwidth=values, **free)
+    if over == "replica-survival":
+        return replace(c, replica_survival=values, **free)
+    if over == "memory-bw":
+        return replace(c, memory_bandwidth=values, **free)
+    if over == "memory-restart":
+        return replace(c, memory_restart_s=values, **free)
+    raise InputError(f"cannot sweep {over!r}; choose one of {', '.join(OVER)}", where="--over")
+
+
+def run(job: Job, over: str, values: Any, log: bool) -> Sweep:
+    """Evaluate the job at every value of ``over``, in one vectorised pass."""
+    if over not in OVER:
+        raise InputError(f"cannot sweep {over!r}; choose one of {', '.join(OVER)}", where="--over")
+    _check(over, values, job)
+    base = evaluate(job.config.optimal())
+    return Sweep(over=over, values=values, log=log, result=evaluate(vary(job, over, values)), base=base)
+
+
+def kind(over: str) -> str:
+    """The unit kind of a swept input (for parsing --from/--to and printing)."""
+    return BY_FLAG[over].kind
