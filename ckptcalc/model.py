@@ -60,6 +60,16 @@ def _maximum(a: Num, b: Num) -> Num:
     return numpy.maximum(a, b)
 
 
+def _share(part: Num, whole: Num) -> Num:
+    """part / whole, taken as 0 where ``part`` is 0 (a free checkpoint taken continuously)."""
+    if _scalar(part, whole):
+        return part / whole if part else 0.0
+    import numpy
+
+    with numpy.errstate(divide="ignore", invalid="ignore"):
+        return numpy.where(numpy.asarray(part) == 0, 0.0, part / whole)
+
+
 def _count(mask: Any) -> int:
     """How many points a boolean (scalar or array) marks."""
     if isinstance(mask, bool):
@@ -92,7 +102,7 @@ def level_loss(
 
     write = s/τ, rework = q·(τ/2 + P)/M, restart = q·r/M.
     """
-    write = stall_s / interval_s
+    write = _share(stall_s, interval_s)
     # Grouped so that scalar factors are combined before touching an array.
     rework = interval_s * (0.5 * share / mtbf_s)
     if not (_scalar(lag_s) and lag_s == 0):

@@ -43,14 +43,24 @@ def console(stderr: bool = False) -> Console:
     )
 
 
-def _grid(title: str | None = None) -> Table:
-    table = Table(box=box.SIMPLE_HEAD, title=title, title_justify="left", title_style="bold", pad_edge=False)
+def _grid(title: str | None = None, narrow: bool = False) -> Table:
+    """A borderless table; ``narrow`` keeps one space between columns for terminals under 80 columns."""
+    table = Table(
+        padding=(0, 0) if narrow else (0, 1),
+        box=box.SIMPLE_HEAD,
+        title=title,
+        title_justify="left",
+        title_style="bold",
+        pad_edge=False,
+        show_edge=False,
+        collapse_padding=True,
+    )
     return table
 
 
-def inputs_table(job: Job) -> Table:
+def inputs_table(job: Job, narrow: bool = False) -> Table:
     s, c = job.scenario, job.config
-    table = _grid("Inputs")
+    table = _grid("Inputs", narrow)
     table.add_column("input")
     table.add_column("value", justify="right")
     table.add_column("note", overflow="fold")
@@ -75,18 +85,21 @@ def inputs_table(job: Job) -> Table:
     return table
 
 
-def levels_table(result: Result) -> Table:
-    table = _grid("Levels")
-    for name in ("level", "stall", "lag", "interval", "optimal", "failures", "restart", "loss"):
-        table.add_column(name, justify="left" if name == "level" else "right")
+def levels_table(result: Result, narrow: bool = False) -> Table:
+    given = any(item.level.interval_s is not None for item in result.levels)
+    table = _grid("Levels", narrow)
+    names = ["level", "stall", "persist", "interval", *(["optimal"] if given else []), "serves", "restart", "loss"]
+    for name in names:
+        table.add_column(name, justify="left" if name == "level" else "right", no_wrap=True)
     for item in result.levels:
         lv = item.level
+        optimal = [dur(item.optimal_interval_s)] if given else []
         table.add_row(
             lv.name,
             dur(lv.stall_s),
             dur(lv.lag_s) if lv.lag_s else "-",
             dur(item.interval_s),
-            dur(item.optimal_interval_s),
+            *optimal,
             pct(lv.share),
             dur(lv.restart_s),
             pct(item.loss),
@@ -94,8 +107,8 @@ def levels_table(result: Result) -> Table:
     return table
 
 
-def loss_table(result: Result, title: str) -> Table:
-    table = _grid(title)
+def loss_table(result: Result, title: str, narrow: bool = False) -> Table:
+    table = _grid(title, narrow)
     table.add_column("term")
     table.add_column("formula", style="dim")
     table.add_column("of time", justify="right")
@@ -116,11 +129,11 @@ def loss_table(result: Result, title: str) -> Table:
     return table
 
 
-def exact_table(result: Result) -> Table | None:
+def exact_table(result: Result, narrow: bool = False) -> Table | None:
     rows = interval_comparison(result.config)
     if rows is None:
         return None
-    table = _grid("Interval by model (effective: exact model)")
+    table = _grid("Interval by model (effective: exact model)", narrow)
     table.add_column("model")
     table.add_column("interval", justify="right")
     table.add_column("effective", justify="right")
@@ -135,17 +148,25 @@ def exact_table(result: Result) -> Table | None:
 def verdict(result: Result) -> str:
     """One line naming the dominant term and the lever that addresses it."""
     top = TERMS[int(result.dominant)]
-    share = pct(float(getattr(result, top)) / float(result.total)) if result.total else "0 %"
-    at_optimum = all(item.interval_s == item.optimal_interval_s for item in result.levels)
+    total = float(result.total)
+
+    def share(value: Any) -> str:
+        return pct(float(value) / total) if total else "0 %"
+
+    at_optimum = all(item.level.interval_s is None for item in result.levels)
     if top == "restart":
-        lever = "no checkpoint interval can reduce it: shorten the restart, or recover from an in-memory replica"
-    elif at_optimum:
-        lever = "checkpoint cost dominates: faster writes (bandwidth, asynchronous snapshots) pay"
-    elif top == "write":
-        lever = "the interval is too short for the write time: checkpoint less often"
-    else:
-        lever = "the interval is too long: checkpoint more often"
-    return f"{top} dominates ({share} of the loss); {lever}."
+        return (
+            f"restart dominates ({share(result.restart)} of the loss): no checkpoint interval can reduce it;"
+            " shorten the restart, or recover from an in-memory replica."
+        )
+    if at_optimum:
+        return (
+            f"checkpoint cost dominates (write + rework: {share(result.write + result.rework)} of the loss):"
+            " faster writes pay (more bandwidth, asynchronous snapshots)."
+        )
+    if top == "write":
+        return f"write dominates ({share(result.write)} of the loss): the interval is too short, checkpoint less often."
+    return f"rework dominates ({share(result.rework)} of the loss): the interval is too long, checkpoint more often."
 
 
 def optimize(job: Job, result: Result, optimum: Result, preset: str | None, default_preset: bool) -> None:
@@ -154,9 +175,12 @@ def optimize(job: Job, result: Result, optimum: Result, preset: str | None, defa
     if default_preset:
         header += " (the default; flags override it)"
     out.print(Text(f"ckptcalc optimize: {header}", style="bold"))
-    out.print(inputs_table(job))
+    narrow = out.width < 80
+    out.print(inputs_table(job, narrow))
+    out.print()
     if len(result.levels) > 1 or job.config.is_async:
-        out.print(levels_table(result))
+        out.print(levels_table(result, narrow))
+        out.print()
     storage = result.storage
     line = f"Optimal storage interval: {dur(storage.optimal_interval_s)}"
     if job.config.is_single_sync:
@@ -165,16 +189,18 @@ def optimize(job: Job, result: Result, optimum: Result, preset: str | None, defa
     title = "Loss at the optimal interval"
     if result.config.interval_s is not None or result.config.memory_interval_s is not None:
         title = f"Loss at the given interval ({dur(storage.interval_s)})"
-    out.print(loss_table(result, title))
+    out.print(loss_table(result, title, narrow))
+    out.print()
     if result is not optimum:
         penalty = (float(optimum.effective) - float(result.effective)) * 100.0
         out.print(
             f"The given interval costs {units.sig(penalty)} percentage points against the optimum"
             f" ({pct(result.effective)} vs {pct(optimum.effective)})."
         )
-    table = exact_table(result)
+    table = exact_table(result, narrow)
     if table is not None:
         out.print(table)
+        out.print()
     out.print(Text(f"verdict: {verdict(result)}", style="bold"))
     warn(report.warnings(result))
 
