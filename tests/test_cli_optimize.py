@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import assert_usage_error
 
 from ckptcalc import __version__
 
@@ -177,14 +178,7 @@ BAD = [
 
 @pytest.mark.parametrize(("args", "culprit"), BAD)
 def test_bad_input(run: Run, args: list[str], culprit: str) -> None:
-    result = run("optimize", *args, "--json")
-    assert result.exit_code == 2
-    assert result.stdout == ""
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("error: ")
-    assert culprit in lines[0]
-    assert "Traceback" not in result.stderr
+    assert_usage_error(run("optimize", *args, "--json"), culprit)
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from cli_helpers import assert_usage_error
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -325,9 +326,4 @@ LEVEL_BAD = [
 
 @pytest.mark.parametrize(("args", "culprit"), LEVEL_BAD)
 def test_level_bad_input(run: Run, args: list[str], culprit: str) -> None:
-    result = run("optimize", *args, "--json")
-    assert result.exit_code == 2
-    assert result.stdout == ""
-    line = result.stderr.strip()
-    assert line.startswith("error: ") and "\n" not in line
-    assert culprit in line
+    assert_usage_error(run("optimize", *args, "--json"), culprit)

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from cli_helpers import assert_usage_error
 
 from ckptcalc import presets
 from ckptcalc import sweep as sweeps
@@ -206,12 +207,7 @@ def test_sweep_bad_input(
     run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], culprit: str
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    result = run("sweep", *args, "--json")
-    assert result.exit_code == 2, result.stdout
-    assert result.stdout == ""
-    line = result.stderr.strip()
-    assert line.startswith("error: ") and "\n" not in line
-    assert culprit in line
+    assert_usage_error(run("sweep", *args, "--json"), culprit)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -269,9 +265,4 @@ COMPARE_BAD = [
 
 @pytest.mark.parametrize(("args", "culprit"), COMPARE_BAD)
 def test_compare_bad_input(run: Run, args: list[str], culprit: str) -> None:
-    result = run("compare", *args, "--json")
-    assert result.exit_code == 2
-    assert result.stdout == ""
-    line = result.stderr.strip()
-    assert line.startswith("error: ") and "\n" not in line
-    assert culprit in line
+    assert_usage_error(run("compare", *args, "--json"), culprit)
