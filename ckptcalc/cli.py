@@ -207,39 +207,156 @@ def _print_json(document: dict[str, Any]) -> None:
     epilog=(
         "Examples:  ckptcalc optimize --params 405e9 --bw 2TB/s  ·  "
         "ckptcalc optimize --preset llama3-405b --restart 2min --json  ·  "
-        "ckptcalc optimize --size 6.5TB --bw 20GB/s --mtbf 3.1h --restart 10min --interval 30min"
+        "ckptcalc optimize --size 6.5TB --bw 20GB/s --mtbf 3.1h --restart 10min --interval 30min  ·  "
+        "ckptcalc optimize --gpus 100000  ·  ckptcalc optimize --target 0.95  ·  "
+        "ckptcalc optimize --value optimal_interval_s"
     )
 )
 @model_options()
 def optimize(
     model: ModelArgs,
-    json_output: JsonOpt = False,
+    target: Annotated[
+        Optional[str],
+        typer.Option(
+            "--target",
+            help="Solve what each input must reach for this effective time, e.g. 0.95.",
+            metavar="FRACTION",
+            rich_help_panel="Decisions",
+        ),
+    ] = None,
+    value: Annotated[
+        Optional[str],
+        typer.Option(
+            "--value",
+            help="Print one bare value from the JSON, by dotted path (e.g. loss.restart).",
+            metavar="KEY",
+            rich_help_panel="Output",
+        ),
+    ] = None,
+    json_output: Annotated[
+        bool,
+        typer.Option("--json", help="Print one JSON document (SI units) instead of a table.", rich_help_panel="Output"),
+    ] = False,
     save_preset: Annotated[
         Optional[Path],
-        typer.Option("--save-preset", help="Write the effective configuration to this TOML file.", metavar="FILE"),
+        typer.Option(
+            "--save-preset",
+            help="Write the effective configuration to this TOML file.",
+            metavar="FILE",
+            rich_help_panel="Output",
+        ),
     ] = None,
-    force: Annotated[bool, typer.Option("--force", help="Let --save-preset overwrite an existing file.")] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Let --save-preset overwrite an existing file.", rich_help_panel="Output")
+    ] = False,
 ) -> None:
     """Find the optimal checkpoint interval and show where the time goes.
 
     Starts from the llama3-405b preset unless --preset says otherwise; every flag overrides it.
     """
-    from . import report
+    from . import decide, presets, report
     from .model import evaluate
     from .scenario import resolve
 
+    goal = _target(target) if target is not None else None
     scenario, label, default = model.scenario()
     job = resolve(scenario)
     result = evaluate(job.config)
     optimum = result if job.config.optimal() == job.config else evaluate(job.config.optimal())
+    levers = decide.levers(job.config, job.gpus, presets.lever_assumptions())
+    targets = decide.targets(job.config, goal, job.gpu_mtbf_s) if goal is not None else None
+    document = report.optimize(job, result, optimum, label, levers=levers, target=goal, targets=targets)
+    picked = _pick(document, value) if value is not None else None
     if save_preset is not None:
         _save(scenario, label, model, save_preset, force)
+    if value is not None:
+        sys.stdout.write(f"{picked}\n")
+        return
     if json_output:
-        _print_json(report.optimize(job, result, optimum, label))
+        _print_json(document)
         return
     from . import render
 
-    render.optimize(job, result, optimum, label, default)
+    render.optimize(job, result, optimum, label, default, document)
+
+
+def _target(text: str) -> float:
+    from .errors import InputError
+    from .units import parse_fraction
+
+    try:
+        goal = parse_fraction(text)
+    except CkptError as error:
+        raise InputError(error.message, where="--target") from None
+    if not 0 < goal < 1:
+        raise InputError(f"must lie strictly between 0 and 1, got {goal:g}", where="--target")
+    return goal
+
+
+def _pick(document: dict[str, Any], key: str) -> str:
+    """One value of ``document`` as bare text, for ``$(...)``."""
+    from . import report
+    from .errors import InputError
+
+    try:
+        picked = report.value_at(document, key)
+    except KeyError:
+        valid = ", ".join(report.scalar_paths(document))
+        raise InputError(f"unknown key {key!r}; valid keys: {valid}", where="--value") from None
+    if isinstance(picked, (dict, list)):
+        raise InputError(f"{key!r} is not a single value; pick one inside it, e.g. {key}.0", where="--value")
+    if picked is None:
+        raise InputError(f"{key!r} has no value for this configuration (null)", where="--value")
+    if isinstance(picked, float) and picked.is_integer() and abs(picked) < 2**53:
+        return str(int(picked))
+    return repr(picked) if isinstance(picked, float) else str(picked)
+
+
+@app.command(epilog="Example:  ckptcalc check presets/*.toml --min-effective 0.9")
+def check(
+    files: Annotated[list[str], typer.Argument(metavar="PRESET...", help="Preset names or TOML paths.")],
+    min_effective: Annotated[
+        str,
+        typer.Option("--min-effective", help="Lowest acceptable effective time, e.g. 0.9 or 90%.", metavar="FRACTION"),
+    ],
+    json_output: JsonOpt = False,
+) -> None:
+    """Check presets at their optimum against a floor: exit 3 when any falls below."""
+    from . import presets, report
+    from .errors import InputError
+    from .model import evaluate
+    from .scenario import resolve
+
+    try:
+        floor = _target(min_effective)
+    except InputError as error:
+        raise InputError(error.message, where="--min-effective") from None
+    rows: list[dict[str, Any]] = []
+    for name in files:
+        job = resolve(presets.load(name))
+        effective = float(evaluate(job.config.optimal()).effective)
+        rows.append({"preset": name, "effective": effective, "passed": effective >= floor})
+    failed = [row for row in rows if not row["passed"]]
+    if json_output:
+        _print_json(
+            {
+                "schema_version": report.SCHEMA_VERSION,
+                "command": "check",
+                "min_effective": floor,
+                "results": rows,
+                "passed": not failed,
+            }
+        )
+    else:
+        from .units import format_percent
+
+        for row in rows:
+            verdict = "ok  " if row["passed"] else "FAIL"
+            typer.echo(f"{verdict} {row['preset']}: {format_percent(row['effective'])} effective")
+        summary = f"{len(failed)} of {len(rows)} below {format_percent(floor)}" if failed else "all pass"
+        typer.echo(summary)
+    if failed:
+        raise typer.Exit(EXIT_CHECK)
 
 
 def _save(scenario: Scenario, label: str, model: ModelArgs, path: Path, force: bool) -> None:

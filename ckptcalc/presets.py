@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from . import units
+from .decide import LeverAssumptions
 from .errors import CkptError, PresetError
 from .files import atomic_write
 from .scenario import BY_NAME, FIELDS, PARSERS, Scenario
@@ -278,3 +279,24 @@ def save(scenario: Scenario, path: Path, *, force: bool = False, where: str = "-
     if path.exists() and not force:
         raise PresetError(f"{str(path)!r} exists; add --force to overwrite it", where=where)
     atomic_write(path, text.encode("utf-8"), force=force, where=where)
+
+
+#: The shipped presets whose assumptions the asynchronous and in-memory levers borrow.
+ASYNC_PRESET = "llama3-405b-async"
+MEMORY_PRESET = "gemini-inmemory"
+
+
+def lever_assumptions() -> LeverAssumptions:
+    """Per-GPU snapshot and replica figures from the shipped async and in-memory presets."""
+    directory = shipped_dir()
+    snapshot = load_file(directory / f"{ASYNC_PRESET}.toml", f"{ASYNC_PRESET}.toml")
+    memory = load_file(directory / f"{MEMORY_PRESET}.toml", f"{MEMORY_PRESET}.toml")
+    # The shipped files carry every one of these (tested); the asserts narrow the types.
+    assert snapshot.snapshot_bandwidth and snapshot.gpus and memory.replica_survival
+    assert memory.memory_bandwidth and memory.gpus and memory.memory_restart_s
+    return LeverAssumptions(
+        snapshot_bandwidth_per_gpu=snapshot.snapshot_bandwidth / snapshot.gpus,
+        replica_survival=memory.replica_survival,
+        memory_bandwidth_per_gpu=memory.memory_bandwidth / memory.gpus,
+        memory_restart_s=memory.memory_restart_s,
+    )

@@ -58,6 +58,18 @@ def _grid(title: str | None = None, narrow: bool = False) -> Table:
     return table
 
 
+def mtbf_note(job: Job) -> str:
+    """Where the failure interval came from, with its arithmetic."""
+    s = job.scenario
+    gpus = units.format_count(job.gpus) if job.gpus is not None else "?"
+    if job.mtbf_source == "failures" and s.window_s is not None and s.failures is not None:
+        return f"{dur(s.window_s)} / {units.format_count(s.failures)} failures"
+    if job.mtbf_source in ("gpu_mtbf", "scaled") and job.gpu_mtbf_s is not None:
+        note = f"{dur(job.gpu_mtbf_s)} per GPU / {gpus} GPUs"
+        return note + (", rate held" if job.mtbf_source == "scaled" else "")
+    return MTBF_SOURCE[job.mtbf_source]
+
+
 def inputs_table(job: Job, narrow: bool = False) -> Table:
     s, c = job.scenario, job.config
     table = _grid("Inputs", narrow)
@@ -77,10 +89,9 @@ def inputs_table(job: Job, narrow: bool = False) -> Table:
         table.add_row("replica survival", pct(c.replica_survival), "of failures")
         table.add_row("memory bandwidth", units.format_rate(c.memory_bandwidth), "")
         table.add_row("memory restart", dur(c.memory_restart_s), "")
-    table.add_row("MTBF", dur(c.mtbf_s), MTBF_SOURCE[job.mtbf_source])
+    table.add_row("MTBF", dur(c.mtbf_s), mtbf_note(job))
     if job.gpus is not None:
-        per_gpu = f"per-GPU MTBF {dur(job.gpu_mtbf_s)}" if job.gpu_mtbf_s is not None else ""
-        table.add_row("GPUs", units.format_count(job.gpus), per_gpu)
+        table.add_row("GPUs", units.format_count(job.gpus), "")
     table.add_row("restart", dur(c.restart_s), "")
     return table
 
@@ -169,7 +180,9 @@ def verdict(result: Result) -> str:
     return f"rework dominates ({share(result.rework)} of the loss): the interval is too long, checkpoint more often."
 
 
-def optimize(job: Job, result: Result, optimum: Result, preset: str | None, default_preset: bool) -> None:
+def optimize(
+    job: Job, result: Result, optimum: Result, preset: str | None, default_preset: bool, document: dict[str, Any]
+) -> None:
     out = console()
     header = f"preset {preset}" if preset else "no preset"
     if default_preset:
@@ -201,8 +214,77 @@ def optimize(job: Job, result: Result, optimum: Result, preset: str | None, defa
     if table is not None:
         out.print(table)
         out.print()
-    out.print(Text(f"verdict: {verdict(result)}", style="bold"))
+    decisions(out, job, document, narrow)
+    line = verdict(result)
+    if document["levers"] and document["levers"][0]["gain_pp"] > 0:
+        best = document["levers"][0]
+        line += f" Largest single gain: {best['name']}, {best['gain_pp']:+.2f} pp."
+    out.print(Text(f"verdict: {line}", style="bold"))
     warn(report.warnings(result))
+
+
+def amount(value: float) -> str:
+    """3 significant figures with thousands separators: 929880.4 -> '930,000'."""
+    if abs(value) < 1000:
+        return units.sig(value)
+    digits = len(str(int(abs(value))))
+    return f"{round(value, 3 - digits):,.0f}"
+
+
+def decisions(out: Console, job: Job, document: dict[str, Any], narrow: bool) -> None:
+    """Goodput, cost, steps, levers and targets, as far as the document has them."""
+    if document["discard"]:
+        out.print(
+            f"Goodput: {pct(document['goodput'])} (effective {pct(document['effective'])}"
+            f" × (1 − {pct(document['discard'])} discarded))"
+        )
+    if document["lost_gpu_hours_per_day"] is not None:
+        line = f"Lost: {amount(document['lost_gpu_hours_per_day'])} GPU-hours per day"
+        if document["lost_cost_per_day"] is not None:
+            line += (
+                f", costing {amount(document['lost_cost_per_day'])} per day"
+                f" and {amount(document['lost_cost_per_30_days'])} per 30 days"
+            )
+        out.print(line + ".")
+    if document["optimal_interval_steps"] is not None:
+        steps = document["optimal_interval_steps"]
+        out.print(f"Checkpoint to storage every {steps} steps ({dur(document['step_time_s'])} a step).")
+        if len(document["levels"]) > 1:
+            out.print(f"Checkpoint to memory every {document['levels'][0]['optimal_interval_steps']} steps.")
+        for name, setting in document["settings"].items():
+            out.print(Text(f"  {name:<16} {setting}"))
+    if document["lost_gpu_hours_per_day"] is not None or document["optimal_interval_steps"] is not None:
+        out.print()
+    if document["levers"]:
+        table = _grid("Levers (one change at a time, re-optimised)", narrow)
+        table.add_column("lever", overflow="fold")
+        table.add_column("effective", justify="right", no_wrap=True)
+        table.add_column("gain", justify="right", no_wrap=True)
+        for lever in document["levers"]:
+            table.add_row(lever["name"], pct(lever["effective"]), f"{lever['gain_pp']:+.2f} pp")
+        out.print(table)
+        out.print()
+    if document["targets"] is not None:
+        goal = pct(document["target"])
+        table = _grid(f"Targets: what each input alone must reach for {goal} effective", narrow)
+        table.add_column("input")
+        table.add_column("needed", justify="right", no_wrap=True)
+        table.add_column("now", justify="right", no_wrap=True)
+        c = job.config
+        found = document["targets"]
+        rows = [
+            ("storage bandwidth", found["bandwidth_bytes_per_s"], units.format_rate, c.bandwidth, "at least"),
+            ("restart", found["restart_s"], dur, c.restart_s, "at most"),
+            ("MTBF", found["mtbf_s"], dur, c.mtbf_s, "at least"),
+            ("GPUs", found["gpus"], units.format_count, job.gpus, "at most"),
+        ]
+        for name, value, fmt, now, bound in rows:
+            if name == "GPUs" and now is None:
+                continue
+            needed = f"{bound} {fmt(value)}" if value is not None else "not reachable"
+            table.add_row(name, needed, fmt(now) if now is not None else "-")
+        out.print(table)
+        out.print()
 
 
 def warn(messages: list[str]) -> None:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from . import units
+from . import decide, units
+from .decide import Lever, Targets
 from .model import FIRST_ORDER_LIMIT, TERMS, Caveat, LevelResult, Result
 from .scenario import Job
 
@@ -87,8 +88,9 @@ def loss(result: Result | LevelResult) -> dict[str, float]:
     return {k: float(v) for k, v in parts.items()}
 
 
-def level(item: LevelResult) -> dict[str, Any]:
+def level(item: LevelResult, step_time_s: float | None = None) -> dict[str, Any]:
     lv = item.level
+    steps = decide.steps(float(item.optimal_interval_s), step_time_s) if step_time_s is not None else None
     return {
         "name": lv.name,
         "stall_s": float(lv.stall_s),
@@ -98,6 +100,7 @@ def level(item: LevelResult) -> dict[str, Any]:
         "share_of_failures": float(lv.share),
         "restart_s": float(lv.restart_s),
         "loss": loss(item),
+        "optimal_interval_steps": steps,
     }
 
 
@@ -114,17 +117,79 @@ def evaluation(job: Job, result: Result) -> dict[str, Any]:
         "daly_interval_s": _f(result.daly_interval_s),
         "exact_interval_s": _f(result.exact_interval_s),
         "exact_effective": _f(result.exact_effective),
-        "levels": [level(item) for item in result.levels],
+        "levels": [level(item, job.scenario.step_time_s) for item in result.levels],
         "warnings": warnings(result),
     }
 
 
-def optimize(job: Job, result: Result, optimum: Result, preset: str | None) -> dict[str, Any]:
+def optimize(
+    job: Job,
+    result: Result,
+    optimum: Result,
+    preset: str | None,
+    *,
+    levers: list[Lever],
+    target: float | None = None,
+    targets: Targets | None = None,
+) -> dict[str, Any]:
+    """Everything ``optimize --json`` prints."""
     document: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "command": "optimize", "preset": preset}
     document.update(evaluation(job, result))
     document["optimal_effective"] = float(optimum.effective)
     document["interval_penalty_pp"] = float((optimum.effective - result.effective) * 100.0)
+    document.update(decisions(job, result, levers=levers, target=target, targets=targets))
     return document
+
+
+def decisions(
+    job: Job, result: Result, *, levers: list[Lever], target: float | None, targets: Targets | None
+) -> dict[str, Any]:
+    """Levers, targets, cost, steps and goodput for one evaluated job."""
+    s = job.scenario
+    discard = s.discard or 0.0
+    document: dict[str, Any] = {
+        "levers": [{"key": v.key, "name": v.name, "effective": v.effective, "gain_pp": v.gain_pp} for v in levers],
+        "discard": discard,
+        "goodput": float(result.effective) * (1.0 - discard),
+        "target": target,
+        "targets": None,
+        "lost_gpu_hours_per_day": None,
+        "lost_cost_per_day": None,
+        "lost_cost_per_30_days": None,
+        "step_time_s": s.step_time_s,
+        "optimal_interval_steps": None,
+    }
+    if targets is not None:
+        document["targets"] = {
+            "bandwidth_bytes_per_s": targets.bandwidth,
+            "restart_s": targets.restart_s,
+            "mtbf_s": targets.mtbf_s,
+            "gpus": targets.gpus,
+        }
+    if job.gpus is not None:
+        lost = decide.cost(result, job.gpus, s.gpu_hour_cost)
+        document["lost_gpu_hours_per_day"] = lost.lost_gpu_hours_per_day
+        document["lost_cost_per_day"] = lost.lost_cost_per_day
+        document["lost_cost_per_30_days"] = lost.lost_cost_per_30_days
+    if s.step_time_s is not None:
+        document["optimal_interval_steps"] = decide.steps(float(result.optimal_interval_s), s.step_time_s)
+        document["settings"] = settings(result, s.step_time_s)
+    return document
+
+
+def settings(result: Result, step_time_s: float) -> dict[str, str]:
+    """Lines to paste into common training frameworks, for the optimal intervals."""
+    storage = result.storage
+    steps = decide.steps(float(storage.optimal_interval_s), step_time_s)
+    lines = {
+        "megatron": f"--save-interval {steps}",
+        "torchtitan": f"[checkpoint] interval = {steps}",
+        "scr": f"SCR_CHECKPOINT_SECONDS={round(float(storage.optimal_interval_s))}",
+    }
+    if len(result.levels) > 1:
+        memory_steps = decide.steps(float(result.levels[0].optimal_interval_s), step_time_s)
+        lines["megatron_memory"] = f"--non-persistent-save-interval {memory_steps}"
+    return lines
 
 
 def dumps(document: dict[str, Any]) -> str:
@@ -133,7 +198,7 @@ def dumps(document: dict[str, Any]) -> str:
 
 
 def value_at(document: dict[str, Any], path: str) -> Any:
-    """The value at a dotted path (``loss.restart``, ``levels.0.interval_s``), or KeyError."""
+    """The value at a dotted path (``loss.restart``, ``levels.0.interval_s``); KeyError if none."""
     node: Any = document
     for part in path.split("."):
         if isinstance(node, dict) and part in node:
@@ -146,7 +211,7 @@ def value_at(document: dict[str, Any], path: str) -> Any:
 
 
 def scalar_paths(document: Any, prefix: str = "") -> list[str]:
-    """Every dotted path in ``document`` that leads to a number."""
+    """Every dotted path in ``document`` that leads to a single value (number, string or null)."""
     paths: list[str] = []
     if isinstance(document, dict):
         items = list(document.items())
@@ -158,7 +223,7 @@ def scalar_paths(document: Any, prefix: str = "") -> list[str]:
         path = f"{prefix}{key}"
         if isinstance(value, (dict, list)):
             paths.extend(scalar_paths(value, path + "."))
-        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        elif not isinstance(value, bool):
             paths.append(path)
     return paths
 

@@ -319,6 +319,13 @@ def resolve(scenario: Scenario) -> Job:
         if name in values and not float(values[name]).is_integer():
             raise InputError(f"must be a whole number, got {values[name]:g}", where=scenario.where(name))
 
+    if scenario.gpu_hour_cost is not None and scenario.gpus is None:
+        raise InputError("a GPU-hour cost needs the GPU count (--gpus)", where=scenario.where("gpu_hour_cost"))
+    sources = _stated_mtbf_sources(values)
+    if len(sources) > 1:
+        raise InputError(
+            f"give the failure interval one way only, not {' and '.join(sources)}", where=scenario.where("mtbf_s")
+        )
     if scenario.checkpoint_bytes is not None:
         size = scenario.checkpoint_bytes
     elif scenario.params is not None:

@@ -1,0 +1,199 @@
+"""From numbers to decisions: levers, targets, cost, steps. Pure, SI units.
+
+* :func:`levers` re-optimises the job with one change at a time and reports
+  what each buys in percentage points of effective time.
+* :func:`targets` solves, for one input at a time, the value that reaches a
+  target effective time; closed forms where the model has them, bisection on
+  a log scale otherwise.
+* :func:`cost` and :func:`steps` turn a result into GPU-hours and training
+  steps.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from . import units
+from .model import Config, Result, evaluate
+
+
+@dataclass(frozen=True)
+class LeverAssumptions:
+    """What the asynchronous and in-memory levers assume, per GPU where it scales."""
+
+    snapshot_bandwidth_per_gpu: float
+    replica_survival: float
+    memory_bandwidth_per_gpu: float
+    memory_restart_s: float
+
+
+@dataclass(frozen=True)
+class Lever:
+    key: str
+    name: str
+    effective: float
+    gain_pp: float
+
+
+def _effective(config: Config) -> float:
+    return float(evaluate(config.optimal()).effective)
+
+
+def levers(config: Config, gpus: float | None, assume: LeverAssumptions | None) -> list[Lever]:
+    """Each single change, re-optimised, sorted by gain (largest first).
+
+    The asynchronous and in-memory levers appear only where the configuration
+    does not already use them and the GPU count is known (their bandwidths
+    scale with it).
+    """
+    base = _effective(config)
+    options: list[tuple[str, str, Config]] = [
+        ("bandwidth_x2", f"storage bandwidth ×2 ({units.format_rate(config.bandwidth * 2)})",
+         replace(config, bandwidth=config.bandwidth * 2)),
+        ("restart_half", f"restart ÷2 ({units.format_duration(config.restart_s / 2)})",
+         replace(config, restart_s=config.restart_s / 2)),
+        ("mtbf_x2", f"MTBF ×2 ({units.format_duration(config.mtbf_s * 2)})", replace(config, mtbf_s=config.mtbf_s * 2)),
+    ]  # fmt: skip
+    if assume is not None and gpus is not None:
+        snapshot = assume.snapshot_bandwidth_per_gpu * gpus
+        if not config.is_async and snapshot > config.bandwidth:
+            options.append(
+                (
+                    "async",
+                    f"asynchronous snapshots ({units.format_rate(assume.snapshot_bandwidth_per_gpu)} per GPU)",
+                    replace(config, snapshot_bandwidth=snapshot),
+                )
+            )
+        if not config.has_memory:
+            memory_bw = assume.memory_bandwidth_per_gpu * gpus
+            options.append(
+                (
+                    "memory_replica",
+                    f"in-memory replica ({units.format_percent(assume.replica_survival)} of failures,"
+                    f" {units.format_rate(assume.memory_bandwidth_per_gpu)} per GPU,"
+                    f" {units.format_duration(assume.memory_restart_s)} restart)",
+                    replace(
+                        config,
+                        replica_survival=assume.replica_survival,
+                        memory_bandwidth=memory_bw,
+                        memory_restart_s=assume.memory_restart_s,
+                    ),
+                )
+            )
+    found = []
+    for key, name, changed in options:
+        effective = _effective(changed)
+        found.append(Lever(key, name, effective, (effective - base) * 100.0))
+    return sorted(found, key=lambda lever: -lever.gain_pp)
+
+
+# ------------------------------------------------------------------ targets
+
+
+@dataclass(frozen=True)
+class Targets:
+    """The value of each input that alone reaches the target (None: no value does)."""
+
+    bandwidth: float | None
+    restart_s: float | None
+    mtbf_s: float | None
+    gpus: float | None
+
+
+def _bisect(reach: Callable[[float], bool], low: float, high: float) -> float:
+    """The boundary between ``low`` (not reaching) and ``high`` (reaching), on a log scale."""
+    for _ in range(200):
+        middle = math.sqrt(low * high)
+        if reach(middle):
+            high = middle
+        else:
+            low = middle
+        if high / low - 1 < 1e-13:
+            break
+    return high
+
+
+def _solve(make: Callable[[float], Config], target: float, start: float) -> float | None:
+    """The smallest x with effective(make(x)) ≥ ``target``, for an input effective time grows with.
+
+    Brackets from ``start`` by factors of 4 (up to 48 decades), then bisects;
+    None when no value in that range reaches the target.
+    """
+
+    def reach(x: float) -> bool:
+        return _effective(make(x)) >= target
+
+    low = high = start
+    if reach(start):
+        for _ in range(80):
+            low /= 4.0
+            if not reach(low):
+                break
+        else:
+            return low
+    else:
+        for _ in range(80):
+            low, high = high, high * 4.0
+            if reach(high):
+                break
+        else:
+            return None
+    return _bisect(reach, low, high)
+
+
+def targets(config: Config, target: float, gpu_mtbf_s: float | None) -> Targets:
+    """Solve for bandwidth, restart, MTBF and GPU count, one at a time."""
+    config = config.optimal()
+    loss = 1.0 - target
+    mtbf, restart = float(config.mtbf_s), float(config.restart_s)
+
+    if config.is_single_sync:
+        size = float(config.checkpoint_bytes)
+        # loss = √(2δ/M) + r/M  →  δ = (loss − r/M)² · M / 2
+        room = loss - restart / mtbf
+        bandwidth = size / (room * room * mtbf / 2.0) if room > 0 else None
+        # r·x² + √(2δ)·x − loss = 0 with x = 1/√M
+        delta = float(config.write_s)
+        x = (-math.sqrt(2 * delta) + math.sqrt(2 * delta + 4 * restart * loss)) / (2 * restart)
+        mtbf_target: float | None = 1.0 / (x * x)
+    else:
+        limit = config.snapshot_bandwidth if config.snapshot_bandwidth is not None else math.inf
+        bandwidth = _solve(lambda b: replace(config, bandwidth=b), target, float(config.bandwidth))
+        if bandwidth is not None and bandwidth >= limit:
+            bandwidth = None
+        mtbf_target = _solve(lambda m: replace(config, mtbf_s=m), target, mtbf)
+
+    # Loss is linear in the storage restart with slope q/M, whatever the levels.
+    at_zero = float(evaluate(replace(config, restart_s=0.0)).total)
+    share = float(config.levels()[-1].share)
+    restart_target = (loss - at_zero) * mtbf / share if loss > at_zero else None
+
+    gpus = None
+    if gpu_mtbf_s is not None and mtbf_target is not None:
+        count = math.floor(gpu_mtbf_s / mtbf_target)
+        gpus = float(count) if count >= 1 else None
+    return Targets(bandwidth=bandwidth, restart_s=restart_target, mtbf_s=mtbf_target, gpus=gpus)
+
+
+# ------------------------------------------------------------- cost and steps
+
+
+@dataclass(frozen=True)
+class Cost:
+    lost_gpu_hours_per_day: float
+    lost_cost_per_day: float | None
+    lost_cost_per_30_days: float | None
+
+
+def cost(result: Result, gpus: float, gpu_hour_cost: float | None) -> Cost:
+    """GPU-hours lost per day (loss × GPUs × 24) and, with a price, what they cost."""
+    hours = float(result.total) * gpus * 24.0
+    per_day = hours * gpu_hour_cost if gpu_hour_cost is not None else None
+    return Cost(hours, per_day, per_day * 30.0 if per_day is not None else None)
+
+
+def steps(interval_s: float, step_time_s: float) -> int:
+    """An interval as a whole number of training steps, at least one."""
+    return max(1, round(interval_s / step_time_s))

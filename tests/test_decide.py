@@ -1,0 +1,290 @@
+"""Cluster scale, levers, targets, cost, steps, goodput and scripting (MODEL.md §5, §6).
+
+Expected values are worked by hand from the formulas; comments show how.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_helpers import assert_usage_error
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ckptcalc import decide, presets
+from ckptcalc.model import Config, evaluate
+from ckptcalc.scenario import resolve
+
+Run = Callable[..., Any]
+RunJson = Callable[..., dict[str, Any]]
+
+LLAMA = Config(checkpoint_bytes=6.48e12, bandwidth=2e12, mtbf_s=11160.0, restart_s=600.0)
+PER_GPU = 11160.0 * 16384  # the Llama 3 per-GPU failure interval held by --gpus
+
+
+# ------------------------------------------------------------ failure interval
+
+
+def test_gpus_hold_per_gpu_rate(run_json: RunJson) -> None:
+    doc = run_json("optimize", "--gpus", "100000")
+    mtbf = 11160 * 16384 / 100000  # ≈ 30.5 min
+    assert doc["inputs"]["mtbf_s"] == pytest.approx(mtbf)
+    assert mtbf / 60 == pytest.approx(30.5, abs=0.05)
+    assert doc["inputs"]["mtbf_source"] == "scaled"
+    assert doc["inputs"]["gpus"] == 100000
+    assert doc["inputs"]["gpu_mtbf_s"] == pytest.approx(PER_GPU)
+    # the 10-minute restart alone costs about a third of the run
+    assert doc["loss"]["restart"] == pytest.approx(600 / mtbf)
+    assert doc["loss"]["restart"] == pytest.approx(1 / 3, abs=0.02)
+
+
+def test_gpu_mtbf(run_json: RunJson) -> None:
+    doc = run_json("optimize", "--gpus", "16384", "--gpu-mtbf", "50700h")
+    assert doc["inputs"]["mtbf_s"] == pytest.approx(50700 * 3600 / 16384)  # 3.09 h
+    assert doc["inputs"]["mtbf_source"] == "gpu_mtbf"
+
+
+def test_failures_in_window(run: Run, run_json: RunJson) -> None:
+    doc = run_json("optimize", "--failures", "419", "--window", "54d", "--gpus", "16384")
+    assert doc["inputs"]["mtbf_s"] == pytest.approx(54 * 86400 / 419)  # MODEL.md §2: ≈ 3.09 h
+    assert doc["inputs"]["mtbf_source"] == "failures"
+    assert doc["inputs"]["gpu_mtbf_s"] == pytest.approx(54 * 86400 / 419 * 16384)
+    table = run("optimize", "--failures", "419", "--window", "54d").stdout
+    assert "54.0 d / 419 failures" in table
+
+
+def test_rsc_presets_match_the_paper_projection() -> None:
+    # arXiv:2410.21680: 6.50 failures per 1000 node-days, 8 GPUs a node → MTTF 1.8 h at 16k, 0.23 h at 131k.
+    for name, gpus, hours in (("rsc1-16k", 16384, 1.8), ("rsc1-131k", 131072, 0.23)):
+        job = resolve(presets.load(name))
+        assert job.config.mtbf_s / 3600 == pytest.approx(hours, abs=0.01)
+        assert job.config.mtbf_s == pytest.approx(8 * 1000 / 6.5 * 86400 / gpus, rel=1e-6)
+        assert job.config.restart_s == 300
+
+
+# ------------------------------------------------------------------ levers
+
+
+def test_levers_by_hand() -> None:
+    assume = presets.lever_assumptions()
+    assert assume.snapshot_bandwidth_per_gpu == pytest.approx(25e9)
+    assert assume.memory_bandwidth_per_gpu == pytest.approx(2.16e12 / 16384)
+    found = {lever.key: lever for lever in decide.levers(LLAMA, 16384, assume)}
+    assert set(found) == {"bandwidth_x2", "restart_half", "mtbf_x2", "async", "memory_replica"}
+    base = 1 - (2 * math.sqrt(3.24 / (2 * 11160)) + 600 / 11160)
+    # bandwidth ×2: δ = 1.62 s
+    assert found["bandwidth_x2"].effective == pytest.approx(1 - (2 * math.sqrt(1.62 / 22320) + 600 / 11160))
+    # restart ÷2: 300 s
+    assert found["restart_half"].gain_pp == pytest.approx(300 / 11160 * 100)
+    # MTBF ×2: M = 22320 s
+    assert found["mtbf_x2"].effective == pytest.approx(1 - (2 * math.sqrt(3.24 / 44640) + 600 / 22320))
+    # async at 25 GB/s × 16384: s = 6.48e12/409.6e12, P = 3.24 s, τ = √(2sM)
+    s = 6.48e12 / 409.6e12
+    tau = math.sqrt(2 * s * 11160)
+    assert found["async"].effective == pytest.approx(1 - (s / tau + (tau / 2 + 3.24) / 11160 + 600 / 11160))
+    for lever in found.values():
+        assert lever.gain_pp == pytest.approx((lever.effective - base) * 100)
+    gains = [lever.gain_pp for lever in decide.levers(LLAMA, 16384, assume)]
+    assert gains == sorted(gains, reverse=True)
+
+
+def test_levers_skip_what_is_already_used() -> None:
+    assume = presets.lever_assumptions()
+    job = resolve(presets.load("gemini-inmemory"))
+    keys = {lever.key for lever in decide.levers(job.config, job.gpus, assume)}
+    assert "memory_replica" not in keys and "async" in keys
+    asynchronous = resolve(presets.load("llama3-405b-async"))
+    keys = {lever.key for lever in decide.levers(asynchronous.config, asynchronous.gpus, assume)}
+    assert "async" not in keys
+    assert {lever.key for lever in decide.levers(LLAMA, None, assume)} == {"bandwidth_x2", "restart_half", "mtbf_x2"}
+
+
+def test_levers_in_json_and_verdict(run: Run, run_json: RunJson) -> None:
+    doc = run_json("optimize")
+    assert [set(lever) for lever in doc["levers"]] == [{"key", "name", "effective", "gain_pp"}] * 5
+    best = doc["levers"][0]
+    table = run("optimize").stdout
+    assert f"Largest single gain: {best['name']}" in " ".join(table.split())
+    assert "25.0 GB/s per GPU" in table
+
+
+# ------------------------------------------------------------------ targets
+
+
+def test_targets_closed_forms_llama() -> None:
+    found = decide.targets(LLAMA, 0.95, PER_GPU)
+    # No bandwidth reaches 95 %: the restart term alone is 5.38 % > 5 %.
+    assert found.bandwidth is None
+    # restart: loss = √(2δ/M) + r/M = 0.05 → r = M·(0.05 − √(2·3.24/11160))
+    assert found.restart_s == pytest.approx(11160 * (0.05 - math.sqrt(2 * 3.24 / 11160)))
+    # MTBF: 600·x² + √6.48·x − 0.05 = 0 with x = 1/√M
+    x = (-math.sqrt(6.48) + math.sqrt(6.48 + 4 * 600 * 0.05)) / (2 * 600)
+    assert found.mtbf_s == pytest.approx(1 / x**2)
+    assert found.gpus == math.floor(PER_GPU / found.mtbf_s)
+    for value, change in (
+        (found.restart_s, {"restart_s": found.restart_s}),
+        (found.mtbf_s, {"mtbf_s": found.mtbf_s}),
+    ):
+        assert value is not None
+        assert evaluate(replace(LLAMA, **change)).effective == pytest.approx(0.95, abs=1e-12)
+
+
+def test_targets_bandwidth_when_reachable() -> None:
+    found = decide.targets(LLAMA, 0.92, None)
+    assert found.bandwidth is not None
+    # δ = (0.08 − 600/11160)² · 11160 / 2
+    assert found.bandwidth == pytest.approx(6.48e12 / ((0.08 - 600 / 11160) ** 2 * 11160 / 2))
+    assert evaluate(replace(LLAMA, bandwidth=found.bandwidth)).effective == pytest.approx(0.92, abs=1e-12)
+    assert found.gpus is None  # no per-GPU rate without a GPU count
+
+
+def test_targets_restart_for_levels_is_linear() -> None:
+    job = resolve(presets.load("gemini-inmemory"))
+    found = decide.targets(job.config, 0.9642, None)
+    assert found.restart_s is not None
+    assert evaluate(replace(job.config, restart_s=found.restart_s)).effective == pytest.approx(0.9642, abs=1e-12)
+
+
+def test_targets_bisection_for_levels() -> None:
+    job = resolve(presets.load("gemini-inmemory"))
+    found = decide.targets(job.config, 0.965, job.gpu_mtbf_s)
+    assert found.bandwidth is not None and found.mtbf_s is not None
+    # Storage serves 1 % of failures: even a zero storage restart leaves the loss above 3.5 %.
+    assert found.restart_s is None
+    assert evaluate(replace(job.config, restart_s=0.0)).total > 0.035
+    for change in ({"bandwidth": found.bandwidth}, {"mtbf_s": found.mtbf_s}):
+        assert evaluate(replace(job.config, **change)).effective == pytest.approx(0.965, abs=1e-9)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    delta=st.floats(0.1, 300.0), mtbf=st.floats(3600.0, 1e6), restart=st.floats(1.0, 3600.0), goal=st.floats(0.5, 0.99)
+)
+def test_closed_forms_agree_with_bisection(delta: float, mtbf: float, restart: float, goal: float) -> None:
+    config = Config(checkpoint_bytes=delta * 1e9, bandwidth=1e9, mtbf_s=mtbf, restart_s=restart)
+    closed = decide.targets(config, goal, None)
+    assert closed.mtbf_s is not None
+    assert decide._solve(lambda m: replace(config, mtbf_s=m), goal, mtbf) == pytest.approx(closed.mtbf_s, rel=1e-9)
+    if closed.bandwidth is not None:
+        solved = decide._solve(lambda b: replace(config, bandwidth=b), goal, 1e9)
+        assert solved == pytest.approx(closed.bandwidth, rel=1e-9)
+
+
+def test_targets_cli(run: Run, run_json: RunJson) -> None:
+    doc = run_json("optimize", "--preset", "llama3-405b", "--target", "0.95")
+    assert doc["target"] == 0.95
+    assert set(doc["targets"]) == {"bandwidth_bytes_per_s", "restart_s", "mtbf_s", "gpus"}
+    assert doc["targets"]["bandwidth_bytes_per_s"] is None
+    assert doc["targets"]["restart_s"] == pytest.approx(11160 * (0.05 - math.sqrt(2 * 3.24 / 11160)))
+    table = run("optimize", "--target", "95%").stdout
+    assert "not reachable" in table
+
+
+# ------------------------------------------------------------ cost and steps
+
+
+def test_cost(run_json: RunJson) -> None:
+    doc = run_json("optimize", "--preset", "llama3-405b", "--gpu-hour-cost", "2.5")
+    hours = doc["loss"]["total"] * 16384 * 24  # 0.07786 × 16384 × 24 ≈ 30 616 GPU-hours a day
+    assert doc["lost_gpu_hours_per_day"] == pytest.approx(hours)
+    assert hours == pytest.approx(30616, abs=5)
+    assert doc["lost_cost_per_day"] == pytest.approx(hours * 2.5)
+    assert doc["lost_cost_per_30_days"] == pytest.approx(hours * 2.5 * 30)
+
+
+def test_no_cost_without_gpus(run_json: RunJson) -> None:
+    doc = run_json("optimize", "--preset", "gemini-storage-only", "--gpus", "16384")
+    assert doc["lost_gpu_hours_per_day"] is not None
+    assert doc["lost_cost_per_day"] is None
+
+
+def test_steps_and_settings(run: Run, run_json: RunJson) -> None:
+    doc = run_json("optimize", "--preset", "llama3-405b", "--step-time", "12s")
+    assert doc["optimal_interval_steps"] == round(math.sqrt(2 * 3.24 * 11160) / 12)  # 268.9 s / 12 s → 22
+    assert doc["levels"][0]["optimal_interval_steps"] == 22
+    assert doc["settings"]["megatron"] == "--save-interval 22"
+    assert doc["settings"]["torchtitan"] == "[checkpoint] interval = 22"
+    assert doc["settings"]["scr"] == "SCR_CHECKPOINT_SECONDS=269"
+    table = run("optimize", "--step-time", "12s").stdout
+    assert "--save-interval 22" in table and "[checkpoint] interval = 22" in table
+    assert run_json("optimize", "--step-time", "1h")["optimal_interval_steps"] == 1  # at least one step
+
+
+def test_steps_per_level(run_json: RunJson) -> None:
+    doc = run_json("optimize", "--preset", "gemini-inmemory", "--step-time", "10s")
+    memory, storage = doc["levels"]
+    assert memory["optimal_interval_steps"] == round(memory["optimal_interval_s"] / 10)
+    assert doc["optimal_interval_steps"] == round(storage["optimal_interval_s"] / 10)
+    assert doc["settings"]["megatron_memory"] == f"--non-persistent-save-interval {memory['optimal_interval_steps']}"
+
+
+def test_goodput(run: Run, run_json: RunJson) -> None:
+    doc = run_json("optimize", "--discard", "0.05")
+    assert doc["goodput"] == pytest.approx(doc["effective"] * 0.95)
+    assert "Goodput: 87.6 %" in run("optimize", "--discard", "5%").stdout  # 0.9221 × 0.95
+
+
+# ---------------------------------------------------------------- scripting
+
+
+def test_value(run: Run) -> None:
+    result = run("optimize", "--preset", "llama3-405b", "--value", "optimal_interval_s")
+    assert result.exit_code == 0
+    assert float(result.stdout) == pytest.approx(math.sqrt(2 * 3.24 * 11160))
+    assert result.stdout.count("\n") == 1
+    assert run("optimize", "--value", "loss.restart").stdout.strip() == repr(600 / 11160)
+    assert run("optimize", "--value", "dominant").stdout.strip() == "restart"
+    assert run("optimize", "--value", "inputs.gpus").stdout.strip() == "16384"
+
+
+def test_check(run: Run, tmp_path: Path) -> None:
+    shipped = sorted(str(p) for p in presets.shipped_dir().glob("*.toml"))
+    result = run("check", *shipped, "--min-effective", "0.9")
+    assert result.exit_code == 3
+    failing = {line.split()[1].rstrip(":") for line in result.stdout.splitlines() if line.startswith("FAIL")}
+    expected = {p for p in shipped if float(evaluate(resolve(presets.load(p)).config.optimal()).effective) < 0.9}
+    assert failing == expected and failing
+    passing = run("check", "llama3-405b", "bloom-176b", "--min-effective", "0.9")
+    assert passing.exit_code == 0
+    assert "all pass" in passing.stdout
+    doc = json.loads(run("check", "llama3-405b", "rsc1-131k", "--min-effective", "90%", "--json").stdout)
+    assert doc["passed"] is False
+    assert [r["passed"] for r in doc["results"]] == [True, False]
+
+
+DECIDE_BAD = [
+    (["optimize", "--gpus", "1.5"], "--gpus"),
+    (["optimize", "--gpus", "-3"], "--gpus"),
+    (["optimize", "--gpus", "0"], "--gpus"),
+    (["optimize", "--failures", "0", "--window", "54d"], "--failures"),
+    (["optimize", "--failures", "2.5", "--window", "54d"], "--failures"),
+    (["optimize", "--failures", "10"], "--failures"),
+    (["optimize", "--window", "54d"], "--window"),
+    (["optimize", "--mtbf", "3h", "--gpu-mtbf", "50700h"], "--gpu-mtbf"),
+    (["optimize", "--mtbf", "3h", "--failures", "4", "--window", "1d"], "--failures"),
+    (["optimize", "--target", "1.2"], "--target"),
+    (["optimize", "--target", "0"], "--target"),
+    (["optimize", "--target", "abc"], "--target"),
+    (["optimize", "--value", "nope"], "--value"),
+    (["optimize", "--value", "loss"], "--value"),
+    (["optimize", "--value", "targets.mtbf_s"], "--value"),
+    (["optimize", "--size", "1TB", "--preset", "{tmp}/nogpus.toml", "--gpu-hour-cost", "2"], "--gpu-hour-cost"),
+    (["optimize", "--gpu-hour-cost", "two"], "--gpu-hour-cost"),
+    (["optimize", "--step-time", "12"], "--step-time"),
+    (["optimize", "--discard", "1"], "--discard"),
+    (["check", "llama3-405b", "--min-effective", "2"], "--min-effective"),
+    (["check", "llama3-405b"], "--min-effective"),
+]
+
+
+@pytest.mark.parametrize(("args", "culprit"), DECIDE_BAD)
+def test_decide_bad_input(run: Run, tmp_path: Path, args: list[str], culprit: str) -> None:
+    (tmp_path / "nogpus.toml").write_text('[storage]\nbandwidth = "1TB/s"\n[failures]\nmtbf = "3h"\nrestart = "5min"\n')
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    assert_usage_error(run(*args, "--json"), culprit)
