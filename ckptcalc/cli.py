@@ -504,6 +504,99 @@ def _what_if(base: Scenario, text: str) -> Scenario:
     return replace(changed, interval_s=None, memory_interval_s=None)
 
 
+@app.command(
+    epilog=(
+        "Examples:  ckptcalc simulate  ·  ckptcalc simulate --preset gemini-inmemory --cycles 2e6 --seed 7 --json  ·  "
+        "ckptcalc simulate --failure-dist weibull --shape 0.7 --optimize  ·  "
+        "ckptcalc simulate --size 6.5TB --bw 20GB/s --mtbf 15min --interval 5min"
+    )
+)
+@model_options()
+def simulate(
+    model: ModelArgs,
+    cycles: Annotated[
+        str,
+        typer.Option(
+            "--cycles", help="Failure cycles to simulate, e.g. 1e6 (at most 1e9).", rich_help_panel="Simulation"
+        ),
+    ] = "1e6",
+    seed: Annotated[
+        Optional[int],
+        typer.Option(
+            "--seed",
+            help="Random seed; the same seed gives the same result bit for bit.",
+            rich_help_panel="Simulation",
+            show_default=False,
+        ),
+    ] = None,
+    failure_dist: Annotated[
+        str,
+        typer.Option("--failure-dist", help="exponential or weibull (mean: the MTBF).", rich_help_panel="Simulation"),
+    ] = "exponential",
+    shape: Annotated[
+        Optional[str],
+        typer.Option(
+            "--shape", help="Weibull shape k (below 1: decreasing hazard).", metavar="K", rich_help_panel="Simulation"
+        ),
+    ] = None,
+    search: Annotated[
+        bool,
+        typer.Option(
+            "--optimize",
+            help="Search the interval that maximises simulated effective time.",
+            rich_help_panel="Simulation",
+        ),
+    ] = False,
+    json_output: JsonOpt = False,
+) -> None:
+    """Run the training timeline itself (Monte Carlo) to check the formulas, or where none exists."""
+    from . import report
+    from . import simulate as sim
+    from .errors import InputError
+    from .scenario import resolve
+    from .units import parse_count, parse_number
+
+    try:
+        count = parse_count(cycles)
+    except CkptError as error:
+        raise InputError(error.message, where="--cycles") from None
+    if failure_dist not in ("exponential", "weibull"):
+        raise InputError(f"choose exponential or weibull, not {failure_dist!r}", where="--failure-dist")
+    k: float | None = None
+    if shape is not None:
+        if failure_dist != "weibull":
+            raise InputError("--shape applies to --failure-dist weibull", where="--shape")
+        try:
+            k = parse_number(shape)
+        except CkptError as error:
+            raise InputError(error.message, where="--shape") from None
+    elif failure_dist == "weibull":
+        raise InputError("--failure-dist weibull needs --shape K", where="--shape")
+    if seed is not None and seed < 0:
+        raise InputError(f"must be a non-negative integer, got {seed}", where="--seed")
+    total = sim.check(count, k)
+    scenario, label, _ = model.scenario()
+    job = resolve(scenario)
+    failures = sim.Failures(float(job.config.mtbf_s), k)
+    chosen = sim.DEFAULT_SEED if seed is None else seed
+    show_progress = not json_output and sys.stderr.isatty()
+    if show_progress:
+        from . import render
+
+        with render.progress("simulating") as update:
+            outcome = sim.run(job.config, failures, cycles=total, seed=chosen, progress=update)
+    else:
+        outcome = sim.run(job.config, failures, cycles=total, seed=chosen)
+    found = sim.optimize(job.config, failures, cycles=total, seed=chosen) if search else None
+    document = report.simulation(job, outcome, failures, label, found)
+    if json_output:
+        _print_json(document)
+        return
+    from . import render
+
+    render.simulation(document)
+
+
 @presets_app.command("list")
 def presets_list(json_output: JsonOpt = False) -> None:
     """List the presets found by name (CKPTCALC_PRESET_PATH, then the shipped ones)."""

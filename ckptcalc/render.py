@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from rich import box
@@ -54,6 +56,7 @@ def _grid(title: str | None = None, narrow: bool = False) -> Table:
         pad_edge=False,
         show_edge=False,
         collapse_padding=True,
+        min_width=len(title) if title else None,
     )
     return table
 
@@ -457,3 +460,101 @@ def compare(rows: list[tuple[str, Job, Result]]) -> None:
     out.print(f"best: {rows[best][0]} ({pct(rows[best][2].effective)} effective)")
     for name, _, result in rows:
         warn([f"{name}: {message}" for message in report.warnings(result)])
+
+
+@contextmanager
+def progress(label: str) -> Iterator[Callable[[float], None]]:
+    """A progress bar on stderr that appears only once a run has taken a second."""
+    import time
+
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TimeRemainingColumn
+
+    started = time.monotonic()
+    state: dict[str, Any] = {}
+
+    def update(fraction: float) -> None:
+        if "bar" not in state:
+            if time.monotonic() - started < 1.0:
+                return
+            bar = Progress(
+                label, BarColumn(), TaskProgressColumn(), TimeRemainingColumn(), console=console(stderr=True),
+                transient=True,
+            )  # fmt: skip
+            bar.start()
+            state["bar"], state["task"] = bar, bar.add_task(label, total=1.0)
+        state["bar"].update(state["task"], completed=fraction)
+
+    try:
+        yield update
+    finally:
+        if "bar" in state:
+            state["bar"].stop()
+
+
+def simulation(document: dict[str, Any]) -> None:
+    out = console()
+    narrow = out.width < 80
+    shape = f", shape {units.sig(document['shape'])}" if document["shape"] is not None else ""
+    out.print(
+        Text(
+            f"ckptcalc simulate: preset {document['preset']}, {document['failure_dist']} failures{shape},"
+            f" {document['cycles']:,} cycles, seed {document['seed']}",
+            style="bold",
+        )
+    )
+    line = f"Storage interval {dur(document['interval_s'])}"
+    if document["memory_interval_s"] is not None:
+        line += (
+            f"; memory interval {dur(document['memory_interval_s'])}"
+            f" (storage every {document['storage_every']} memory checkpoints)"
+        )
+    out.print(line)
+    low, high = document["effective_ci95"]
+    out.print(
+        Text(f"Simulated effective time: {pct(document['effective'], 4)} (95 % CI {pct(low, 4)} – {pct(high, 4)})",
+             style="bold")
+    )  # fmt: skip
+    out.print()
+    table = _grid("Measured split of elapsed time", narrow)
+    table.add_column("")
+    table.add_column("share", justify="right")
+    for key, name in (("useful", "useful work"), ("write", "checkpoint stalls"), ("rework", "rework"),
+                      ("restart", "restarts")):  # fmt: skip
+        table.add_row(name, pct(document["split"][key], 4))
+    out.print(table)
+    out.print(f"Failures: {document['failures']:,} ({document['failures_in_restart']:,} during a restart)")
+    out.print()
+    table = _grid("Against the analytic model", narrow)
+    table.add_column("model")
+    table.add_column("effective", justify="right")
+    table.add_column("verdict")
+    names = {"first_order": "first order (Young)", "exact": "exact" if document["shape"] is None else "renewal series"}
+    for key in ("first_order", "exact"):
+        value = document["analytic"][key]
+        if value is None:
+            table.add_row(names[key], "-", "no closed form: the simulation is the answer")
+            continue
+        agreement = document["agreement"][key]
+        verdict = (
+            "agrees within the interval"
+            if agreement["agrees"]
+            else f"does not agree: off by {agreement['difference_pp']:+.3f} pp"
+        )
+        table.add_row(names[key], pct(value, 4), verdict)
+    out.print(table)
+    found = document["optimize"]
+    if found is not None:
+        out.print()
+        table = _grid("Best interval", narrow)
+        table.add_column("method")
+        table.add_column("interval", justify="right")
+        table.add_row("simulation (golden section)", dur(found["interval_s"]))
+        table.add_row("Young (first order)", dur(found["young_interval_s"]))
+        if found["exact_interval_s"] is not None:
+            table.add_row("exact (exponential)", dur(found["exact_interval_s"]))
+        out.print(table)
+        out.print(
+            f"Simulated effective time at the best interval: {pct(found['effective'], 4)}"
+            f" ({found['evaluations']} evaluations, common random numbers)."
+        )
+    warn(document["warnings"])

@@ -296,3 +296,63 @@ def sweep_csv(run: Any) -> str:
     for row, name in zip(table.tolist(), names.tolist(), strict=True):
         buffer.write(",".join(repr(x) for x in row) + f",{name}\n")
     return buffer.getvalue()
+
+
+def _agreement(value: float | None, low: float, high: float, simulated: float) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    return {"agrees": low <= value <= high, "difference_pp": (value - simulated) * 100.0}
+
+
+def simulation(job: Job, outcome: Any, failures: Any, preset: str | None, search: Any) -> dict[str, Any]:
+    """Everything ``simulate --json`` prints."""
+    from dataclasses import replace
+
+    from . import simulate
+    from .model import evaluate, exact_interval
+
+    config = replace(job.config, interval_s=outcome.interval_s, memory_interval_s=outcome.memory_interval_s)
+    first, exact = simulate.analytic(config, failures)
+    low, high = outcome.ci95
+    result = evaluate(config)
+    document: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "command": "simulate",
+        "preset": preset,
+        "inputs": inputs(job),
+        "failure_dist": "exponential" if failures.shape is None else "weibull",
+        "shape": failures.shape,
+        "seed": outcome.seed,
+        "cycles": outcome.cycles,
+        "interval_s": outcome.interval_s,
+        "memory_interval_s": outcome.memory_interval_s,
+        "storage_every": outcome.storage_every,
+        "effective": outcome.effective,
+        "effective_ci95": [low, high],
+        "split": {
+            "useful": outcome.split.useful,
+            "write": outcome.split.write,
+            "rework": outcome.split.rework,
+            "restart": outcome.split.restart,
+        },
+        "failures": outcome.failures,
+        "failures_in_restart": outcome.failures_in_restart,
+        "analytic": {"first_order": first, "exact": exact},
+        "agreement": {
+            "first_order": _agreement(first, low, high, outcome.effective),
+            "exact": _agreement(exact, low, high, outcome.effective),
+        },
+        "optimize": None,
+        "warnings": warnings(result),
+    }
+    if search is not None:
+        young = float(evaluate(job.config.optimal()).optimal_interval_s)
+        exact_tau = float(exact_interval(job.config.write_s, job.config.mtbf_s)) if job.config.is_single_sync else None
+        document["optimize"] = {
+            "interval_s": search.interval_s,
+            "effective": search.effective,
+            "evaluations": search.evaluations,
+            "young_interval_s": young,
+            "exact_interval_s": exact_tau,
+        }
+    return document
