@@ -5,8 +5,6 @@ commands that need them, so ``ckptcalc optimize --json`` starts almost as
 fast as an empty Typer app.
 """
 
-from __future__ import annotations
-
 import functools
 import inspect
 import sys
@@ -104,7 +102,7 @@ class ModelArgs:
         """The merged scenario, the preset's label, and whether it was the default."""
         from . import presets
 
-        name = self.preset or DEFAULT_PRESET
+        name = DEFAULT_PRESET if self.preset is None else self.preset
         base = presets.load(name)
         overrides = {spec.name: parse_value(spec, text) for spec, text in self._given()}
         return merge(base, overrides), name, self.preset is None
@@ -333,7 +331,7 @@ def check(
         raise InputError(error.message, where="--min-effective") from None
     rows: list[dict[str, Any]] = []
     for name in files:
-        job = resolve(presets.load(name))
+        job = resolve(presets.load(name, "PRESET"))
         effective = float(evaluate(job.config.optimal()).effective)
         rows.append({"preset": name, "effective": effective, "passed": effective >= floor})
     failed = [row for row in rows if not row["passed"]]
@@ -467,7 +465,7 @@ def compare(
     from .scenario import resolve
 
     names = list(presets_ or [DEFAULT_PRESET])
-    columns: list[tuple[str, Scenario]] = [(name, presets.load(name)) for name in names]
+    columns: list[tuple[str, Scenario]] = [(name, presets.load(name, "PRESET")) for name in names]
     for text in what_if or []:
         columns.append((text, _what_if(columns[0][1], text)))
     rows = []
@@ -597,6 +595,31 @@ def simulate(
     render.simulation(document)
 
 
+@app.command(epilog="Examples:  ckptcalc schema optimize  ·  ckptcalc schema > ckptcalc.schema.json")
+def schema(
+    command: Annotated[
+        Optional[str],
+        typer.Argument(
+            help="optimize, sweep, compare, simulate, check or presets-list [default: all, under $defs].",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Print the JSON Schema (draft 2020-12) of a command's --json output."""
+    import json
+
+    from . import schema as schemas
+    from .errors import InputError
+
+    if command is None:
+        document = schemas.everything()
+    elif command.replace(" ", "-") in schemas.SCHEMAS:
+        document = schemas.for_command(command)
+    else:
+        raise InputError(f"unknown command {command!r}; choose one of {', '.join(schemas.SCHEMAS)}", where="schema")
+    sys.stdout.write(json.dumps(document, indent=2) + "\n")
+
+
 @presets_app.command("list")
 def presets_list(json_output: JsonOpt = False) -> None:
     """List the presets found by name (CKPTCALC_PRESET_PATH, then the shipped ones)."""
@@ -621,7 +644,7 @@ def presets_show(
     """Print a preset's TOML."""
     from . import presets
 
-    path = presets.find(name)
+    path = presets.find(name, "NAME")
     text = presets.read_text(path, name)
     presets.parse(text, name)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")

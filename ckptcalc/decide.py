@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from typing import NamedTuple
 
 from . import units
 from .model import Config, Result, evaluate
 
 
-@dataclass(frozen=True)
-class LeverAssumptions:
+class LeverAssumptions(NamedTuple):
     """What the asynchronous and in-memory levers assume, per GPU where it scales."""
 
     snapshot_bandwidth_per_gpu: float
@@ -29,8 +29,7 @@ class LeverAssumptions:
     memory_restart_s: float
 
 
-@dataclass(frozen=True)
-class Lever:
+class Lever(NamedTuple):
     key: str
     name: str
     effective: float
@@ -92,8 +91,7 @@ def levers(config: Config, gpus: float | None, assume: LeverAssumptions | None) 
 # ------------------------------------------------------------------ targets
 
 
-@dataclass(frozen=True)
-class Targets:
+class Targets(NamedTuple):
     """The value of each input that alone reaches the target (None: no value does)."""
 
     bandwidth: float | None
@@ -180,8 +178,7 @@ def targets(config: Config, target: float, gpu_mtbf_s: float | None) -> Targets:
 # ------------------------------------------------------------- cost and steps
 
 
-@dataclass(frozen=True)
-class Cost:
+class Cost(NamedTuple):
     lost_gpu_hours_per_day: float
     lost_cost_per_day: float | None
     lost_cost_per_30_days: float | None

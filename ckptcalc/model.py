@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any, TypeAlias
+from typing import Any, NamedTuple, TypeAlias
 
 #: A float or a numpy array of floats: every function here takes either.
 Num: TypeAlias = Any
@@ -177,16 +177,27 @@ def exact_interval(delta_s: Num, mtbf_s: Num) -> Num:
 
 def exact_effective(interval_s: Num, delta_s: Num, restart_s: Num, mtbf_s: Num) -> Num:
     """Share of time spent on kept work when failures are exponential and may
-    strike during writes and restarts: τ / (M·e^{r/M}·(e^{(τ+δ)/M} − 1))."""
+    strike during writes and restarts: τ / (M·e^{r/M}·(e^{(τ+δ)/M} − 1)).
+
+    Written as (τ/M)·e^{−r/M}/(e^x − 1) with x = (τ+δ)/M, and as
+    (τ/M)·e^{−r/M−x} once e^x would overflow, so it tends to 0 instead of failing.
+    """
     lib = _lib(interval_s, delta_s, restart_s, mtbf_s)
-    return interval_s / (mtbf_s * lib.exp(restart_s / mtbf_s) * lib.expm1((interval_s + delta_s) / mtbf_s))
+    x = (interval_s + delta_s) / mtbf_s
+    scale = interval_s / mtbf_s
+    if lib is math:
+        if x > 700.0:
+            return scale * math.exp(-restart_s / mtbf_s - x)
+        return scale * math.exp(-restart_s / mtbf_s) / math.expm1(x)
+    safe = lib.minimum(x, 700.0)
+    direct = scale * lib.exp(-restart_s / mtbf_s) / lib.expm1(safe)
+    return lib.where(x > 700.0, scale * lib.exp(-restart_s / mtbf_s - x), direct)
 
 
 # ------------------------------------------------------------ configurations
 
 
-@dataclass(frozen=True)
-class Level:
+class Level(NamedTuple):
     """One checkpoint level: where a checkpoint goes and which failures it serves."""
 
     name: str
@@ -276,8 +287,7 @@ class Config:
         return replace(self, interval_s=None, memory_interval_s=None)
 
 
-@dataclass(frozen=True)
-class Caveat:
+class Caveat(NamedTuple):
     """Something the user should know about a result; ``render`` words it.
 
     kinds: ``first_order_stall`` / ``first_order_interval`` (ratio to MTBF
@@ -285,17 +295,16 @@ class Caveat:
     ``exact_drift`` (Young's interval more than :data:`EXACT_DRIFT_LIMIT` from
     the exact one), ``lag_bound`` (the optimum is held up by the persist time),
     ``no_closed_form`` (async or multi-level: simulation is the check).
-    ``value`` is the worst ratio seen; ``count`` the points affected in a sweep.
+    ``value`` is the worst ratio seen; ``points`` how many points of a sweep it affects.
     """
 
     kind: str
     level: str | None = None
     value: float | None = None
-    count: int = 1
+    points: int = 1
 
 
-@dataclass(frozen=True)
-class LevelResult:
+class LevelResult(NamedTuple):
     level: Level
     interval_s: Num
     optimal_interval_s: Num

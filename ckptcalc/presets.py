@@ -35,9 +35,8 @@ errors, reported as ``file: table.key``.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import units
 from .decide import LeverAssumptions
@@ -57,8 +56,7 @@ _BY_PATH = {f.path: f for f in FIELDS}
 _NEEDS_UNIT = {"rate": "2TB/s", "duration": "10min"}
 
 
-@dataclass(frozen=True)
-class PresetInfo:
+class PresetInfo(NamedTuple):
     name: str
     description: str
     path: Path
@@ -81,8 +79,10 @@ def is_path(ref: str) -> bool:
     return ref.endswith(".toml") or os.sep in ref or "/" in ref
 
 
-def find(ref: str) -> Path:
-    """The file a preset reference (a name or a path) points to."""
+def find(ref: str, where: str = "--preset") -> Path:
+    """The file a preset reference (a name or a path) points to; errors name ``where``."""
+    if not ref.strip():
+        raise PresetError("empty preset name", where=where)
     if is_path(ref):
         return Path(ref)
     for directory in search_dirs():
@@ -90,7 +90,7 @@ def find(ref: str) -> Path:
         if candidate.is_file():
             return candidate
     known = ", ".join(p.name for p in available()) or "none"
-    raise PresetError(f"unknown preset {ref!r} (known: {known})", where="--preset")
+    raise PresetError(f"unknown preset {ref!r} (known: {known})", where=where)
 
 
 def available() -> list[PresetInfo]:
@@ -108,9 +108,9 @@ def available() -> list[PresetInfo]:
     return list(seen.values())
 
 
-def load(ref: str) -> Scenario:
+def load(ref: str, where: str = "--preset") -> Scenario:
     """Load a preset by name or path."""
-    path = find(ref)
+    path = find(ref, where)
     scenario = load_file(path, label=ref if is_path(ref) else path.name)
     return scenario if scenario.name else _named(scenario, path.stem)
 

@@ -510,10 +510,8 @@ def simulation(document: dict[str, Any]) -> None:
         )
     out.print(line)
     low, high = document["effective_ci95"]
-    out.print(
-        Text(f"Simulated effective time: {pct(document['effective'], 4)} (95 % CI {pct(low, 4)} – {pct(high, 4)})",
-             style="bold")
-    )  # fmt: skip
+    out.print(Text(f"Simulated effective time: {pct(document['effective'], 4)}", style="bold"))
+    out.print(f"95 % confidence interval: {pct(low, 4)} – {pct(high, 4)}")
     out.print()
     table = _grid("Measured split of elapsed time", narrow)
     table.add_column("")
@@ -535,11 +533,7 @@ def simulation(document: dict[str, Any]) -> None:
             table.add_row(names[key], "-", "no closed form: the simulation is the answer")
             continue
         agreement = document["agreement"][key]
-        verdict = (
-            "agrees within the interval"
-            if agreement["agrees"]
-            else f"does not agree: off by {agreement['difference_pp']:+.3f} pp"
-        )
+        verdict = "agrees (inside the CI)" if agreement["agrees"] else f"off by {agreement['difference_pp']:+.3f} pp"
         table.add_row(names[key], pct(value, 4), verdict)
     out.print(table)
     found = document["optimize"]

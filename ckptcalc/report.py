@@ -23,7 +23,7 @@ SCHEMA_VERSION = 1
 def caveat_text(caveat: Caveat) -> str:
     """One sentence for a caveat."""
     level = f"{caveat.level} level: " if caveat.level else ""
-    where = f" at {caveat.count} points" if caveat.count > 1 else ""
+    where = f" at {caveat.points} points" if caveat.points > 1 else ""
     ratio = f"{units.sig(caveat.value or 0.0)}" if caveat.value is not None else ""
     limit = units.sig(FIRST_ORDER_LIMIT, 2)
     if caveat.kind == "first_order_stall":

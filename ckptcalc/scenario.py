@@ -15,15 +15,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import units
 from .errors import InputError, UnitError
 from .model import Config
 
 
-@dataclass(frozen=True)
-class Field:
+class Field(NamedTuple):
     """How one input is written on the command line and in a preset."""
 
     name: str  # attribute of Scenario (SI)
@@ -146,6 +145,10 @@ PARSERS: dict[str, Any] = {
 
 DEFAULT_BYTES_PER_PARAM = 16.0
 
+#: Every input must lie in this range (SI units): wide enough for any real
+#: cluster, narrow enough that no product or exponential overflows.
+SMALLEST, LARGEST = 1e-9, 1e21
+
 _MTBF_SOURCES = ("mtbf_s", "gpu_mtbf_s", "failures", "window_s")
 _SIZE_SOURCES = ("params", "bytes_per_param", "checkpoint_bytes")
 
@@ -255,8 +258,7 @@ def per_gpu_mtbf(scenario: Scenario) -> float | None:
     return job_mtbf * scenario.gpus
 
 
-@dataclass(frozen=True)
-class Job:
+class Job(NamedTuple):
     """A resolved scenario: the model configuration plus what the CLI reports beside it."""
 
     scenario: Scenario
@@ -274,6 +276,11 @@ def _check_positive(scenario: Scenario, name: str, value: float) -> None:
         raise InputError(f"{value} is not a finite number", where=scenario.where(name))
     if value <= 0:
         raise InputError(f"must be positive, got {_echo(name, value)}", where=scenario.where(name))
+    if not SMALLEST <= value <= LARGEST:
+        raise InputError(
+            f"{_echo(name, value)} is out of range ({SMALLEST:g} to {LARGEST:g} in SI units)",
+            where=scenario.where(name),
+        )
 
 
 def _echo(name: str, value: float) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 
 from .errors import InputError
 from .model import Config, Result, evaluate
-from .scenario import BY_FLAG, Job
+from .scenario import BY_FLAG, LARGEST, SMALLEST, Job
 
 #: What ``--over`` accepts: the flag names of the inputs a sweep can vary.
 OVER = (
@@ -127,6 +127,8 @@ def _check(over: str, values: Any, job: Job) -> None:
             raise InputError("replica survival must lie strictly between 0 and 1", where=where)
     elif low <= 0:
         raise InputError(f"{over} must be positive over the whole sweep", where=where)
+    elif low < SMALLEST or high > LARGEST:
+        raise InputError(f"the sweep must stay within {SMALLEST:g} to {LARGEST:g} in SI units", where=where)
     if over in ("gpus",) and job.gpus is None and job.gpu_mtbf_s is None:
         raise InputError("sweeping GPUs needs a GPU count in the base configuration (--gpus)", where="--over")
     c = job.config

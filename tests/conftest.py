@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from ckptcalc import schema as ckptcalc_schema
 from ckptcalc.cli import app
 
 
@@ -19,13 +20,39 @@ def _isolated_presets(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.
     monkeypatch.setenv("COLUMNS", "100")
 
 
+_VALIDATORS: dict[str, Any] = {}
+
+
+def validate(document: dict[str, Any]) -> None:
+    """Check a --json document against the schema ckptcalc publishes for its command."""
+    from jsonschema import Draft202012Validator
+
+    command = document["command"]
+    if command not in _VALIDATORS:
+        schema = ckptcalc_schema.for_command(command)
+        Draft202012Validator.check_schema(schema)
+        _VALIDATORS[command] = Draft202012Validator(schema)
+    _VALIDATORS[command].validate(document)
+    VALIDATED[command] = VALIDATED.get(command, 0) + 1
+
+
+#: How many documents of each command the session validated (see test_schema.py).
+VALIDATED: dict[str, int] = {}
+
+
 @pytest.fixture
 def run() -> Callable[..., Any]:
-    """Invoke ckptcalc with a list of arguments; returns the CliRunner result."""
+    """Invoke ckptcalc with a list of arguments; returns the CliRunner result.
+
+    Every successful ``--json`` output is validated against the published schema.
+    """
     runner = CliRunner()
 
     def invoke(*args: str, **kwargs: Any) -> Any:
-        return runner.invoke(app, list(args), **kwargs)
+        result = runner.invoke(app, list(args), **kwargs)
+        if result.exit_code in (0, 3) and "--json" in args and "--value" not in args:
+            validate(json.loads(result.stdout))
+        return result
 
     return invoke
 

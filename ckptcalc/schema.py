@@ -1,0 +1,261 @@
+"""JSON Schemas (draft 2020-12) of every ``--json`` document ckptcalc prints.
+
+The promise: within one ``schema_version`` keys are only ever added, never
+removed or changed in meaning. So the schemas list every key as required and
+allow additional ones.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .report import SCHEMA_VERSION
+
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+
+NUMBER: dict[str, Any] = {"type": "number"}
+FRACTION: dict[str, Any] = {"type": "number", "minimum": 0, "maximum": 1}
+SECONDS: dict[str, Any] = {"type": "number", "minimum": 0, "description": "seconds"}
+MAYBE_NUMBER: dict[str, Any] = {"type": ["number", "null"]}
+MAYBE_SECONDS: dict[str, Any] = {"type": ["number", "null"], "minimum": 0, "description": "seconds"}
+TERM: dict[str, Any] = {"enum": ["write", "rework", "restart"]}
+WARNINGS: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
+
+
+def _object(properties: dict[str, Any], description: str | None = None) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "object", "properties": properties, "required": list(properties)}
+    if description:
+        schema["description"] = description
+    return schema
+
+
+def _loss(total: bool) -> dict[str, Any]:
+    parts = {"write": FRACTION, "rework": FRACTION, "restart": FRACTION}
+    if total:
+        parts["total"] = {"type": "number", "minimum": 0}
+    return _object(parts, "shares of elapsed time lost")
+
+
+INPUTS = _object(
+    {
+        "params": MAYBE_NUMBER,
+        "bytes_per_param": MAYBE_NUMBER,
+        "checkpoint_bytes": NUMBER,
+        "bandwidth_bytes_per_s": NUMBER,
+        "mtbf_s": SECONDS,
+        "mtbf_source": {"enum": ["mtbf", "gpu_mtbf", "failures", "scaled"]},
+        "restart_s": SECONDS,
+        "gpus": MAYBE_NUMBER,
+        "gpu_mtbf_s": MAYBE_SECONDS,
+        "snapshot_bandwidth_bytes_per_s": MAYBE_NUMBER,
+        "replica_survival": MAYBE_NUMBER,
+        "memory_bandwidth_bytes_per_s": MAYBE_NUMBER,
+        "memory_restart_s": MAYBE_SECONDS,
+    },
+    "normalised inputs, SI units; null where unused",
+)
+
+LEVEL = _object(
+    {
+        "name": {"enum": ["memory", "storage"]},
+        "stall_s": SECONDS,
+        "lag_s": SECONDS,
+        "interval_s": SECONDS,
+        "optimal_interval_s": SECONDS,
+        "share_of_failures": FRACTION,
+        "restart_s": SECONDS,
+        "loss": _loss(total=False),
+        "optimal_interval_steps": {"type": ["integer", "null"], "minimum": 1},
+    }
+)
+
+EVALUATION: dict[str, Any] = {
+    "inputs": INPUTS,
+    "write_s": SECONDS,
+    "optimal_interval_s": SECONDS,
+    "interval_s": SECONDS,
+    "loss": _loss(total=True),
+    "effective": FRACTION,
+    "dominant": TERM,
+    "daly_interval_s": MAYBE_SECONDS,
+    "exact_interval_s": MAYBE_SECONDS,
+    "exact_effective": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+    "levels": {"type": "array", "items": LEVEL, "minItems": 1, "maxItems": 2},
+    "warnings": WARNINGS,
+}
+
+HEADER: dict[str, Any] = {"schema_version": {"const": SCHEMA_VERSION}}
+
+
+def _document(command: str, title: str, properties: dict[str, Any]) -> dict[str, Any]:
+    schema = _object({**HEADER, "command": {"const": command}, **properties})
+    return {
+        "$schema": DRAFT,
+        "$id": f"ckptcalc:{command.replace(' ', '-')}:v{SCHEMA_VERSION}",
+        "title": title,
+        **schema,
+    }
+
+
+def _with_optional(schema: dict[str, Any], optional: dict[str, Any]) -> dict[str, Any]:
+    """Add properties that appear only with some flags (not required)."""
+    schema["properties"] = {**schema["properties"], **optional}
+    return schema
+
+
+def optimize() -> dict[str, Any]:
+    lever = _object(
+        {
+            "key": {"enum": ["bandwidth_x2", "restart_half", "mtbf_x2", "async", "memory_replica"]},
+            "name": {"type": "string"},
+            "effective": FRACTION,
+            "gain_pp": NUMBER,
+        }
+    )
+    targets = _object(
+        {
+            "bandwidth_bytes_per_s": MAYBE_NUMBER,
+            "restart_s": MAYBE_SECONDS,
+            "mtbf_s": MAYBE_SECONDS,
+            "gpus": MAYBE_NUMBER,
+        },
+        "the value each input alone must reach for the target; null where none does",
+    )
+    document = _document(
+        "optimize",
+        "ckptcalc optimize --json",
+        {
+            "preset": {"type": ["string", "null"]},
+            **EVALUATION,
+            "optimal_effective": FRACTION,
+            "interval_penalty_pp": NUMBER,
+            "levers": {"type": "array", "items": lever},
+            "discard": FRACTION,
+            "goodput": FRACTION,
+            "target": {"type": ["number", "null"], "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+            "targets": {"oneOf": [targets, {"type": "null"}]},
+            "lost_gpu_hours_per_day": MAYBE_NUMBER,
+            "lost_cost_per_day": MAYBE_NUMBER,
+            "lost_cost_per_30_days": MAYBE_NUMBER,
+            "step_time_s": MAYBE_SECONDS,
+            "optimal_interval_steps": {"type": ["integer", "null"], "minimum": 1},
+        },
+    )
+    settings = {
+        "type": "object",
+        "description": "lines to paste into training frameworks (with --step-time)",
+        "additionalProperties": {"type": "string"},
+    }
+    return _with_optional(document, {"settings": settings})
+
+
+def sweep() -> dict[str, Any]:
+    column: dict[str, Any] = {"type": "array", "items": NUMBER}
+    return _document(
+        "sweep",
+        "ckptcalc sweep --json",
+        {
+            "preset": {"type": ["string", "null"]},
+            "inputs": INPUTS,
+            "over": {"type": "string"},
+            "values_name": {"type": "string"},
+            "log": {"type": "boolean"},
+            "base_optimal_interval_s": SECONDS,
+            "base_effective": FRACTION,
+            "values": column,
+            "interval_s": column,
+            "optimal_interval_s": column,
+            "write_s": column,
+            "loss": _object({k: column for k in ("write", "rework", "restart", "total")}),
+            "effective": {"type": "array", "items": FRACTION},
+            "dominant": {"type": "array", "items": TERM},
+            "warnings": WARNINGS,
+        },
+    )
+
+
+def compare() -> dict[str, Any]:
+    scenario = _object({"name": {"type": "string"}, **EVALUATION})
+    return _document(
+        "compare", "ckptcalc compare --json", {"scenarios": {"type": "array", "items": scenario, "minItems": 1}}
+    )
+
+
+def simulate() -> dict[str, Any]:
+    agreement = {
+        "oneOf": [_object({"agrees": {"type": "boolean"}, "difference_pp": NUMBER}), {"type": "null"}],
+    }
+    search = _object(
+        {
+            "interval_s": SECONDS,
+            "effective": FRACTION,
+            "evaluations": {"type": "integer", "minimum": 1},
+            "young_interval_s": SECONDS,
+            "exact_interval_s": MAYBE_SECONDS,
+        }
+    )
+    return _document(
+        "simulate",
+        "ckptcalc simulate --json",
+        {
+            "preset": {"type": ["string", "null"]},
+            "inputs": INPUTS,
+            "failure_dist": {"enum": ["exponential", "weibull"]},
+            "shape": {"type": ["number", "null"], "exclusiveMinimum": 0},
+            "seed": {"type": "integer", "minimum": 0},
+            "cycles": {"type": "integer", "minimum": 1},
+            "interval_s": SECONDS,
+            "memory_interval_s": MAYBE_SECONDS,
+            "storage_every": {"type": ["integer", "null"], "minimum": 1},
+            "effective": FRACTION,
+            "effective_ci95": {"type": "array", "items": NUMBER, "minItems": 2, "maxItems": 2},
+            "split": _object({k: FRACTION for k in ("useful", "write", "rework", "restart")}),
+            "failures": {"type": "integer", "minimum": 0},
+            "failures_in_restart": {"type": "integer", "minimum": 0},
+            "analytic": _object({"first_order": FRACTION, "exact": {"type": ["number", "null"]}}),
+            "agreement": _object({"first_order": agreement, "exact": agreement}),
+            "optimize": {"oneOf": [search, {"type": "null"}]},
+            "warnings": WARNINGS,
+        },
+    )
+
+
+def check() -> dict[str, Any]:
+    row = _object({"preset": {"type": "string"}, "effective": FRACTION, "passed": {"type": "boolean"}})
+    return _document(
+        "check",
+        "ckptcalc check --json",
+        {"min_effective": FRACTION, "results": {"type": "array", "items": row}, "passed": {"type": "boolean"}},
+    )
+
+
+def presets_list() -> dict[str, Any]:
+    row = _object({"name": {"type": "string"}, "description": {"type": "string"}, "path": {"type": "string"}})
+    return _document("presets list", "ckptcalc presets list --json", {"presets": {"type": "array", "items": row}})
+
+
+#: Schema builders by command name, as ``ckptcalc schema COMMAND`` takes them.
+SCHEMAS = {
+    "optimize": optimize,
+    "sweep": sweep,
+    "compare": compare,
+    "simulate": simulate,
+    "check": check,
+    "presets-list": presets_list,
+}
+
+
+def for_command(command: str) -> dict[str, Any]:
+    """The schema of one command's ``--json`` output (``presets list`` is ``presets-list``)."""
+    return SCHEMAS[command.replace(" ", "-")]()
+
+
+def everything() -> dict[str, Any]:
+    """All schemas in one document, under ``$defs``, keyed by command."""
+    return {
+        "$schema": DRAFT,
+        "$id": f"ckptcalc:all:v{SCHEMA_VERSION}",
+        "title": "ckptcalc --json documents",
+        "$defs": {name: build() for name, build in SCHEMAS.items()},
+        "oneOf": [{"$ref": f"#/$defs/{name}"} for name in SCHEMAS],
+    }
