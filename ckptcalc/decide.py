@@ -152,9 +152,9 @@ def targets(config: Config, target: float, gpu_mtbf_s: float | None) -> Targets:
         # loss = √(2δ/M) + r/M  →  δ = (loss − r/M)² · M / 2
         room = loss - restart / mtbf
         bandwidth = size / (room * room * mtbf / 2.0) if room > 0 else None
-        # r·x² + √(2δ)·x − loss = 0 with x = 1/√M
+        # r·x² + √(2δ)·x − loss = 0 with x = 1/√M; the root in the form without cancellation
         delta = float(config.write_s)
-        x = (-math.sqrt(2 * delta) + math.sqrt(2 * delta + 4 * restart * loss)) / (2 * restart)
+        x = 2 * loss / (math.sqrt(2 * delta) + math.sqrt(2 * delta + 4 * restart * loss))
         mtbf_target: float | None = 1.0 / (x * x)
     else:
         limit = config.snapshot_bandwidth if config.snapshot_bandwidth is not None else math.inf

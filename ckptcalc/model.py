@@ -145,24 +145,41 @@ def daly_interval(delta_s: Num, mtbf_s: Num) -> Num:
     return numpy.where(x < 1.0, series, mtbf_s + 0.0 * x)
 
 
+def _excess(t: Num, lib: Any) -> Num:
+    """t − 1 + e^{−t}, to full relative precision even for tiny t (a series below 0.1)."""
+    series = t * t / 2.0
+    horner = 1.0 - t / 12.0
+    for k in range(11, 2, -1):
+        horner = 1.0 - t / k * horner
+    series = series * horner
+    direct = t + lib.expm1(-t)
+    if lib is math:
+        return series if t < 0.1 else direct
+    return lib.where(t < 0.1, series, direct)
+
+
 def lambert_w0_plus_one(eps: Num) -> Num:
-    """1 + W₀(−e^{−(1+ε)}) for ε > 0, computed without cancellation.
+    """1 + W₀(−e^{−(1+ε)}) for ε > 0, to full relative precision.
 
     Writing 1 + W = 1 − e^{−t}, the defining equation W·e^W = −e^{−1−ε} becomes
-    t − 1 + e^{−t} = ε, which is concave and decreasing in t after the sign
-    flip; Newton's method started above the root (t₀ = 1 + ε) converges to it
-    monotonically. ``t + expm1(−t)`` keeps full relative precision for tiny ε.
+    t − 1 + e^{−t} = ε: increasing and convex in t, so Newton's method started
+    above the root converges to it monotonically. The start √(3ε) is above the
+    root while ε < 0.3 (there t²/3 ≤ t − 1 + e^{−t}); 1 + ε always is.
     """
     lib = _lib(eps)
-    t = 1.0 + eps
-    for _ in range(200):
-        h = eps - (t + lib.expm1(-t))
-        step = h / (lib.exp(-t) - 1.0)
+    if lib is math:
+        if eps <= 0:
+            return 0.0
+        t = math.sqrt(3.0 * eps) if eps < 0.3 else 1.0 + eps
+    else:
+        t = lib.where(eps < 0.3, lib.sqrt(3.0 * eps), 1.0 + eps)
+    for _ in range(100):
+        step = (_excess(t, lib) - eps) / -lib.expm1(-t)
         t = t - step
-        if _scalar(step, t):
-            if abs(step) <= 1e-15 * t:
+        if lib is math:
+            if abs(step) <= 1e-16 * t:
                 break
-        elif bool((abs(step) <= 1e-15 * t).all()):
+        elif bool((abs(step) <= 1e-16 * t).all()):
             break
     return -lib.expm1(-t)
 

@@ -235,3 +235,17 @@ def test_optimize_table_imports_rich_but_not_numpy() -> None:
     loaded = _modules_loaded("optimize")
     assert "rich" in loaded
     assert "numpy" not in loaded
+
+
+@pytest.mark.parametrize(
+    ("args", "absent"),
+    [
+        (["sweep", "--json"], {"rich", "matplotlib", "tomli_w"}),
+        (["simulate", "--cycles", "1e4", "--json"], {"rich", "matplotlib", "tomli_w"}),
+        (["compare", "--json"], {"rich", "numpy", "tomli_w"}),
+        (["schema"], {"rich", "numpy", "tomli_w"}),
+        (["sweep"], {"matplotlib"}),
+    ],
+)
+def test_commands_import_only_what_they_need(args: list[str], absent: set[str]) -> None:
+    assert not (_modules_loaded(*args) & absent)
