@@ -123,67 +123,66 @@ _PANELS = {
 }
 
 
-def model_options(*, skip: tuple[str, ...] = ()) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+@functools.cache
+def _model_parameters() -> tuple[inspect.Parameter, ...]:
+    """``--preset`` and one option per input of :data:`FIELDS`, built once for every command."""
+    preset = inspect.Parameter(
+        "preset",
+        inspect.Parameter.KEYWORD_ONLY,
+        default=None,
+        annotation=Annotated[
+            Optional[str],
+            typer.Option(
+                "--preset",
+                "-p",
+                help=f"Preset name or TOML path to start from [default: {DEFAULT_PRESET}].",
+                show_default=False,
+                rich_help_panel="Job",
+            ),
+        ],
+    )
+    fields = (
+        inspect.Parameter(
+            spec.name,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=None,
+            annotation=Annotated[
+                Optional[str],
+                typer.Option(
+                    f"--{spec.flag}",
+                    help=spec.help,
+                    show_default=False,
+                    rich_help_panel=_PANELS[spec.section],
+                    metavar=spec.kind.upper(),
+                ),
+            ],
+        )
+        for spec in FIELDS
+    )
+    return (preset, *fields)
+
+
+def model_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """Add ``--preset`` and one option per input of :data:`FIELDS` to a command.
 
     The command receives them gathered in a ``model: ModelArgs`` argument.
     """
+    signature = inspect.signature(func)
+    own = [p for p in signature.parameters.values() if p.name != "model"]
+    extra = _model_parameters()
+    names = {p.name for p in extra}
 
-    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
-        signature = inspect.signature(func, eval_str=True)
-        own = [p for p in signature.parameters.values() if p.name != "model"]
-        extra = [
-            inspect.Parameter(
-                "preset",
-                inspect.Parameter.KEYWORD_ONLY,
-                default=None,
-                annotation=Annotated[
-                    Optional[str],
-                    typer.Option(
-                        "--preset",
-                        "-p",
-                        help=f"Preset name or TOML path to start from [default: {DEFAULT_PRESET}].",
-                        show_default=False,
-                        rich_help_panel="Job",
-                    ),
-                ],
-            )
-        ]
-        for spec in FIELDS:
-            if spec.flag in skip:
-                continue
-            extra.append(
-                inspect.Parameter(
-                    spec.name,
-                    inspect.Parameter.KEYWORD_ONLY,
-                    default=None,
-                    annotation=Annotated[
-                        Optional[str],
-                        typer.Option(
-                            f"--{spec.flag}",
-                            help=spec.help,
-                            show_default=False,
-                            rich_help_panel=_PANELS[spec.section],
-                            metavar=spec.kind.upper(),
-                        ),
-                    ],
-                )
-            )
-        names = {p.name for p in extra}
+    @functools.wraps(func)
+    def wrapper(**kwargs: Any) -> Any:
+        raw = {name: kwargs.pop(name) for name in list(kwargs) if name in names and name != "preset"}
+        model = ModelArgs(kwargs.pop("preset"), {k: v for k, v in raw.items() if v is not None})
+        return func(model=model, **kwargs)
 
-        @functools.wraps(func)
-        def wrapper(**kwargs: Any) -> Any:
-            raw = {name: kwargs.pop(name) for name in list(kwargs) if name in names and name != "preset"}
-            model = ModelArgs(kwargs.pop("preset"), {k: v for k, v in raw.items() if v is not None})
-            return func(model=model, **kwargs)
-
-        wrapper.__signature__ = signature.replace(  # type: ignore[attr-defined]
-            parameters=[*(p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own), *extra]
-        )
-        wrapper.__annotations__ = {p.name: p.annotation for p in [*own, *extra]}
-        return wrapper
-
-    return decorate
+    wrapper.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=[*(p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own), *extra]
+    )
+    wrapper.__annotations__ = {p.name: p.annotation for p in [*own, *extra]}
+    return wrapper
 
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document (SI units) instead of a table.")]
@@ -210,7 +209,7 @@ def _print_json(document: dict[str, Any]) -> None:
         "ckptcalc optimize --value optimal_interval_s"
     )
 )
-@model_options()
+@model_options
 def optimize(
     model: ModelArgs,
     target: Annotated[
@@ -374,7 +373,7 @@ def _save(scenario: Scenario, label: str, model: ModelArgs, path: Path, force: b
         "ckptcalc sweep --over mtbf --from 30min --to 2d --json  ·  ckptcalc sweep --plot loss.png"
     )
 )
-@model_options()
+@model_options
 def sweep(
     model: ModelArgs,
     over: Annotated[
@@ -509,7 +508,7 @@ def _what_if(base: Scenario, text: str) -> Scenario:
         "ckptcalc simulate --size 6.5TB --bw 20GB/s --mtbf 15min --interval 5min"
     )
 )
-@model_options()
+@model_options
 def simulate(
     model: ModelArgs,
     cycles: Annotated[
@@ -650,6 +649,24 @@ def presets_show(
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
+def _build_only(args: list[str]) -> None:
+    """Keep only the command about to run.
+
+    Typer converts the parameters of every registered command at start-up;
+    for a one-shot process only the invoked one matters. Anything else (no
+    command, an option first, an unknown name) keeps the full app, so help and
+    error messages still list every command.
+    """
+    if not args or args[0].startswith("-"):
+        return
+    commands = [c for c in app.registered_commands if c.callback is not None and c.callback.__name__ == args[0]]
+    groups = [g for g in app.registered_groups if g.name == args[0]]
+    if commands or groups:
+        app.registered_commands[:] = commands
+        app.registered_groups[:] = groups
+
+
 def main() -> None:
     """Entry point of the ``ckptcalc`` script."""
+    _build_only(sys.argv[1:])
     app(prog_name="ckptcalc")

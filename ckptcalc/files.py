@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 from .errors import CkptError
@@ -19,6 +18,8 @@ def atomic_write(path: Path, data: bytes, *, force: bool, where: str) -> None:
     """Write via a temporary file in the same directory, then link or rename it
     into place, so a reader never sees half a file and nothing is clobbered
     unless ``force``. Failures raise :class:`CkptError` attributed to ``where``."""
+
+    import tempfile
 
     directory = path.parent if str(path.parent) else Path(".")
     try:

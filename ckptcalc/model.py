@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any, NamedTuple, TypeAlias
+from typing import Any, TypeAlias
 
 #: A float or a numpy array of floats: every function here takes either.
 Num: TypeAlias = Any
@@ -37,6 +37,25 @@ FIRST_ORDER_LIMIT = 0.05
 
 #: Above this relative distance the Young interval is flagged as far from the exact one.
 EXACT_DRIFT_LIMIT = 0.05
+
+
+class Record:
+    """Base of the small records here: fields in ``__slots__``, equality and repr from them.
+
+    Cheaper to define than dataclasses or named tuples, which matters for a
+    command line that starts in a fraction of a second.
+    """
+
+    __slots__: tuple[str, ...] = ()
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"{type(self).__name__}({fields})"
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and all(getattr(self, n) == getattr(other, n) for n in self.__slots__)
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 def _scalar(*values: object) -> bool:
@@ -214,15 +233,26 @@ def exact_effective(interval_s: Num, delta_s: Num, restart_s: Num, mtbf_s: Num) 
 # ------------------------------------------------------------ configurations
 
 
-class Level(NamedTuple):
+class Level(Record):
     """One checkpoint level: where a checkpoint goes and which failures it serves."""
 
+    __slots__ = ("interval_s", "lag_s", "name", "restart_s", "share", "stall_s")
     name: str
     stall_s: Num
     lag_s: Num
     restart_s: Num
     share: Num
-    interval_s: Num | None = None
+    interval_s: Num | None
+
+    def __init__(
+        self, name: str, stall_s: Num, lag_s: Num, restart_s: Num, share: Num, interval_s: Num | None = None
+    ) -> None:
+        self.name = name
+        self.stall_s = stall_s
+        self.lag_s = lag_s
+        self.restart_s = restart_s
+        self.share = share
+        self.interval_s = interval_s
 
     def optimal_interval(self, mtbf_s: Num) -> Num:
         return optimal_interval(self.stall_s, self.lag_s, mtbf_s, self.share)
@@ -304,7 +334,7 @@ class Config:
         return replace(self, interval_s=None, memory_interval_s=None)
 
 
-class Caveat(NamedTuple):
+class Caveat(Record):
     """Something the user should know about a result; ``render`` words it.
 
     kinds: ``first_order_stall`` / ``first_order_interval`` (ratio to MTBF
@@ -315,19 +345,37 @@ class Caveat(NamedTuple):
     ``value`` is the worst ratio seen; ``points`` how many points of a sweep it affects.
     """
 
+    __slots__ = ("kind", "level", "points", "value")
     kind: str
-    level: str | None = None
-    value: float | None = None
-    points: int = 1
+    level: str | None
+    value: float | None
+    points: int
+
+    def __init__(self, kind: str, level: str | None = None, value: float | None = None, points: int = 1) -> None:
+        self.kind = kind
+        self.level = level
+        self.value = value
+        self.points = points
 
 
-class LevelResult(NamedTuple):
+class LevelResult(Record):
+    __slots__ = ("interval_s", "level", "optimal_interval_s", "restart", "rework", "write")
     level: Level
     interval_s: Num
     optimal_interval_s: Num
     write: Num
     rework: Num
     restart: Num
+
+    def __init__(
+        self, level: Level, interval_s: Num, optimal_interval_s: Num, write: Num, rework: Num, restart: Num
+    ) -> None:
+        self.level = level
+        self.interval_s = interval_s
+        self.optimal_interval_s = optimal_interval_s
+        self.write = write
+        self.rework = rework
+        self.restart = restart
 
     @property
     def loss(self) -> Num:

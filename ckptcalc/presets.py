@@ -36,12 +36,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from . import units
 from .decide import LeverAssumptions
 from .errors import CkptError, PresetError
 from .files import atomic_write
+from .model import Record
 from .scenario import BY_NAME, FIELDS, PARSERS, Scenario
 
 #: Version of the preset format this ckptcalc writes and the newest it reads.
@@ -56,10 +57,16 @@ _BY_PATH = {f.path: f for f in FIELDS}
 _NEEDS_UNIT = {"rate": "2TB/s", "duration": "10min"}
 
 
-class PresetInfo(NamedTuple):
+class PresetInfo(Record):
+    __slots__ = ("description", "name", "path")
     name: str
     description: str
     path: Path
+
+    def __init__(self, name: str, description: str, path: Path) -> None:
+        self.name = name
+        self.description = description
+        self.path = path
 
 
 def shipped_dir() -> Path:

@@ -39,6 +39,8 @@ def console(stderr: bool = False) -> Console:
     return Console(
         stderr=stderr,
         highlight=False,
+        markup=False,  # user text (preset names, settings like "[checkpoint]") prints as written
+        emoji=False,
         no_color="NO_COLOR" in os.environ,
         soft_wrap=False,
         file=sys.stderr if stderr else sys.stdout,
@@ -76,8 +78,8 @@ def mtbf_note(job: Job) -> str:
 def inputs_table(job: Job, narrow: bool = False) -> Table:
     s, c = job.scenario, job.config
     table = _grid("Inputs", narrow)
-    table.add_column("input")
-    table.add_column("value", justify="right")
+    table.add_column("input", no_wrap=True)
+    table.add_column("value", justify="right", no_wrap=True)
     table.add_column("note", overflow="fold")
     note = ""
     if s.checkpoint_bytes is None and s.params is not None:
@@ -123,11 +125,11 @@ def levels_table(result: Result, narrow: bool = False) -> Table:
 
 def loss_table(result: Result, title: str, narrow: bool = False) -> Table:
     table = _grid(title, narrow)
-    table.add_column("term")
-    table.add_column("formula", style="dim")
-    table.add_column("of time", justify="right")
-    table.add_column("of loss", justify="right")
-    table.add_column("")
+    table.add_column("term", no_wrap=True)
+    table.add_column("formula", style="dim", no_wrap=True)
+    table.add_column("of time", justify="right", no_wrap=True)
+    table.add_column("of loss", justify="right", no_wrap=True)
+    table.add_column("", no_wrap=True)
     top = TERMS[int(result.dominant)]
     for term in TERMS:
         value = float(getattr(result, term))
@@ -148,9 +150,9 @@ def exact_table(result: Result, narrow: bool = False) -> Table | None:
     if rows is None:
         return None
     table = _grid("Interval by model (effective: exact model)", narrow)
-    table.add_column("model")
-    table.add_column("interval", justify="right")
-    table.add_column("effective", justify="right")
+    table.add_column("model", no_wrap=True)
+    table.add_column("interval", justify="right", no_wrap=True)
+    table.add_column("effective", justify="right", no_wrap=True)
     names = {"young": "Young (first order)", "daly": "Daly (higher order)", "exact": "exact (Lambert W)"}
     for name, tau, eff in rows:
         table.add_row(names[name], dur(tau), pct(eff))

@@ -7,7 +7,6 @@ for both the JSON ``warnings`` list and the tables.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from . import decide, units
@@ -194,6 +193,8 @@ def settings(result: Result, step_time_s: float) -> dict[str, str]:
 
 def dumps(document: dict[str, Any]) -> str:
     """One JSON document, no NaN or infinity."""
+    import json
+
     return json.dumps(document, indent=2, allow_nan=False)
 
 

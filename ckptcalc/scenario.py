@@ -15,22 +15,31 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import Any, NamedTuple
+from typing import Any
 
 from . import units
 from .errors import InputError, UnitError
-from .model import Config
+from .model import Config, Record
 
 
-class Field(NamedTuple):
+class Field(Record):
     """How one input is written on the command line and in a preset."""
 
+    __slots__ = ("flag", "help", "key", "kind", "name", "section")
     name: str  # attribute of Scenario (SI)
     kind: str  # size, rate, duration, count, fraction, number
     flag: str  # command-line option, also the --what-if and --over key
     section: str  # preset TOML table
     key: str  # key inside that table
     help: str
+
+    def __init__(self, name: str, kind: str, flag: str, section: str, key: str, help: str) -> None:
+        self.name = name
+        self.kind = kind
+        self.flag = flag
+        self.section = section
+        self.key = key
+        self.help = help
 
     @property
     def path(self) -> str:
@@ -258,13 +267,20 @@ def per_gpu_mtbf(scenario: Scenario) -> float | None:
     return job_mtbf * scenario.gpus
 
 
-class Job(NamedTuple):
+class Job(Record):
     """A resolved scenario: the model configuration plus what the CLI reports beside it."""
 
+    __slots__ = ("config", "gpu_mtbf_s", "mtbf_source", "scenario")
     scenario: Scenario
     config: Config
     mtbf_source: str  # mtbf, gpu_mtbf, failures, scaled
     gpu_mtbf_s: float | None
+
+    def __init__(self, scenario: Scenario, config: Config, mtbf_source: str, gpu_mtbf_s: float | None) -> None:
+        self.scenario = scenario
+        self.config = config
+        self.mtbf_source = mtbf_source
+        self.gpu_mtbf_s = gpu_mtbf_s
 
     @property
     def gpus(self) -> float | None:
