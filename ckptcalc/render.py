@@ -198,6 +198,13 @@ def optimize(
     out.print()
     if len(result.levels) > 1 or job.config.is_async:
         out.print(levels_table(result, narrow))
+        for caveat in result.caveats:
+            if caveat.kind == "lag_bound":
+                level = next(item for item in result.levels if item.level.name == caveat.level)
+                out.print(
+                    f"The {caveat.level} interval is bound by the persist time ({dur(level.level.lag_s)}):"
+                    " a checkpoint must be durable before the next starts."
+                )
         out.print()
     storage = result.storage
     line = f"Optimal storage interval: {dur(storage.optimal_interval_s)}"

@@ -63,6 +63,17 @@ def test_async_case_agrees_with_first_order_when_small() -> None:
     assert no_lag.effective > run.effective  # a durable lag only loses work
 
 
+def test_async_agrees_with_the_exact_formula() -> None:
+    # For one asynchronous level, checkpoint k is durable once k(τ+s) + P of work time has passed,
+    # so the renewal series is (τ/M)·Σ S(r + P + k(τ+s)): MODEL.md's exact formula with δ → s, r → r + P.
+    config = replace(LLAMA, snapshot_bandwidth=50e12, bandwidth=200e9, interval_s=120.0)
+    stall, lag = 6.48e12 / 50e12, 6.48e12 / 200e9  # 0.1296 s, 32.4 s
+    exact = exact_effective(120.0, stall, 600.0 + lag, 11160.0)
+    run = sim.run(config, sim.Failures(11160.0), cycles=2_000_000, seed=11)
+    assert _inside(exact, run)
+    assert not _inside(float(evaluate(config).effective), run)
+
+
 def test_async_lag_by_hand() -> None:
     # One deterministic check of the lag rule, on a tiny instance: with failures far apart relative to
     # the interval, rework per failure ≈ τ/2 + P, so the simulated rework share ≈ (τ/2 + P)/M.
