@@ -9,7 +9,6 @@ import functools
 import inspect
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -18,6 +17,7 @@ from typer.core import TyperGroup
 
 from . import __version__
 from .errors import CkptError
+from .model import Record
 from .scenario import FIELDS, Field, Scenario, merge, parse_value
 
 DEFAULT_PRESET = "llama3-405b"
@@ -91,12 +91,16 @@ def _main(
 # ------------------------------------------------------------ model options
 
 
-@dataclass(frozen=True)
-class ModelArgs:
+class ModelArgs(Record):
     """What a command was told about the job: a preset and raw flag values."""
 
+    __slots__ = ("preset", "raw")
     preset: str | None
     raw: dict[str, str]
+
+    def __init__(self, preset: str | None, raw: dict[str, str]) -> None:
+        self.preset = preset
+        self.raw = raw
 
     def scenario(self) -> tuple[Scenario, str, bool]:
         """The merged scenario, the preset's label, and whether it was the default."""
@@ -357,9 +361,8 @@ def check(
 
 
 def _save(scenario: Scenario, label: str, model: ModelArgs, path: Path, force: bool) -> None:
-    from dataclasses import replace
-
     from . import presets
+    from .model import replace
 
     changes = " ".join(f"--{f.flag} {text}" for f, text in model._given())
     description = f"{label}" + (f" with {changes}" if changes else "")
@@ -496,7 +499,7 @@ def _what_if(base: Scenario, text: str) -> Scenario:
     changed = merge(base, {spec.name: value}, origin={spec.name: where})
     if spec.name in ("interval_s", "memory_interval_s"):
         return changed
-    from dataclasses import replace
+    from .model import replace
 
     return replace(changed, interval_s=None, memory_interval_s=None)
 

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import replace
 
 from . import units
-from .model import Config, Record, Result, evaluate
+from .model import Config, Record, Result, evaluate, replace
 
 
 class LeverAssumptions(Record):

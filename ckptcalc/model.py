@@ -22,9 +22,7 @@ first-order model, δ/τ + τ/2M + r/M, smallest at τ* = √(2δM).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
-from functools import cached_property
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, TypeVar
 
 #: A float or a numpy array of floats: every function here takes either.
 Num: TypeAlias = Any
@@ -56,6 +54,24 @@ class Record:
         return type(self) is type(other) and all(getattr(self, n) == getattr(other, n) for n in self.__slots__)
 
     __hash__ = None  # type: ignore[assignment]
+
+    def replace(self: _R, **changes: Any) -> _R:
+        """A copy with some fields changed, like :func:`dataclasses.replace`."""
+        unknown = set(changes) - set(self.__slots__)
+        if unknown:
+            raise TypeError(f"{type(self).__name__} has no field {', '.join(sorted(unknown))}")
+        copy = object.__new__(type(self))
+        for name in self.__slots__:
+            object.__setattr__(copy, name, changes.get(name, getattr(self, name)))
+        return copy
+
+
+_R = TypeVar("_R", bound=Record)
+
+
+def replace(record: _R, **changes: Any) -> _R:
+    """A copy of ``record`` with some fields changed."""
+    return record.replace(**changes)
 
 
 def _scalar(*values: object) -> bool:
@@ -258,8 +274,7 @@ class Level(Record):
         return optimal_interval(self.stall_s, self.lag_s, mtbf_s, self.share)
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(Record):
     """A training job's checkpointing, in SI units (fields may be numpy arrays).
 
     ``snapshot_bandwidth`` makes storage checkpoints asynchronous (snapshot to
@@ -268,16 +283,52 @@ class Config:
     that serves that share of failures. Intervals left ``None`` are optimised.
     """
 
+    __slots__ = (
+        "bandwidth",
+        "checkpoint_bytes",
+        "interval_s",
+        "memory_bandwidth",
+        "memory_interval_s",
+        "memory_restart_s",
+        "mtbf_s",
+        "replica_survival",
+        "restart_s",
+        "snapshot_bandwidth",
+    )
     checkpoint_bytes: Num
     bandwidth: Num
     mtbf_s: Num
     restart_s: Num
-    snapshot_bandwidth: Num | None = None
-    replica_survival: Num | None = None
-    memory_bandwidth: Num | None = None
-    memory_restart_s: Num | None = None
-    interval_s: Num | None = None
-    memory_interval_s: Num | None = None
+    snapshot_bandwidth: Num | None
+    replica_survival: Num | None
+    memory_bandwidth: Num | None
+    memory_restart_s: Num | None
+    interval_s: Num | None
+    memory_interval_s: Num | None
+
+    def __init__(
+        self,
+        checkpoint_bytes: Num,
+        bandwidth: Num,
+        mtbf_s: Num,
+        restart_s: Num,
+        snapshot_bandwidth: Num | None = None,
+        replica_survival: Num | None = None,
+        memory_bandwidth: Num | None = None,
+        memory_restart_s: Num | None = None,
+        interval_s: Num | None = None,
+        memory_interval_s: Num | None = None,
+    ) -> None:
+        self.checkpoint_bytes = checkpoint_bytes
+        self.bandwidth = bandwidth
+        self.mtbf_s = mtbf_s
+        self.restart_s = restart_s
+        self.snapshot_bandwidth = snapshot_bandwidth
+        self.replica_survival = replica_survival
+        self.memory_bandwidth = memory_bandwidth
+        self.memory_restart_s = memory_restart_s
+        self.interval_s = interval_s
+        self.memory_interval_s = memory_interval_s
 
     @property
     def write_s(self) -> Num:
@@ -331,7 +382,7 @@ class Config:
 
     def optimal(self) -> Config:
         """The same configuration with every interval left to the optimiser."""
-        return replace(self, interval_s=None, memory_interval_s=None)
+        return self.replace(interval_s=None, memory_interval_s=None)
 
 
 class Caveat(Record):
@@ -382,10 +433,22 @@ class LevelResult(Record):
         return self.write + self.rework + self.restart
 
 
-@dataclass(frozen=True)
-class Result:
+class Result(Record):
     """Loss, effective time and intervals for one configuration (or a grid)."""
 
+    __slots__ = (
+        "caveats",
+        "config",
+        "daly_interval_s",
+        "dominant",
+        "effective",
+        "exact_interval_s",
+        "levels",
+        "restart",
+        "rework",
+        "total",
+        "write",
+    )
     config: Config
     levels: tuple[LevelResult, ...]
     write: Num
@@ -396,9 +459,35 @@ class Result:
     dominant: Any
     daly_interval_s: Num | None
     exact_interval_s: Num | None
-    caveats: tuple[Caveat, ...] = field(default=())
+    caveats: tuple[Caveat, ...]
 
-    @cached_property
+    def __init__(
+        self,
+        config: Config,
+        levels: tuple[LevelResult, ...],
+        write: Num,
+        rework: Num,
+        restart: Num,
+        total: Num,
+        effective: Num,
+        dominant: Any,
+        daly_interval_s: Num | None,
+        exact_interval_s: Num | None,
+        caveats: tuple[Caveat, ...] = (),
+    ) -> None:
+        self.config = config
+        self.levels = levels
+        self.write = write
+        self.rework = rework
+        self.restart = restart
+        self.total = total
+        self.effective = effective
+        self.dominant = dominant
+        self.daly_interval_s = daly_interval_s
+        self.exact_interval_s = exact_interval_s
+        self.caveats = caveats
+
+    @property
     def exact_effective(self) -> Num | None:
         """Effective time at the evaluated interval under the exact model (single synchronous level)."""
         c = self.config

@@ -123,7 +123,7 @@ def load(ref: str, where: str = "--preset") -> Scenario:
 
 
 def _named(scenario: Scenario, name: str) -> Scenario:
-    from dataclasses import replace
+    from .model import replace
 
     return replace(scenario, name=name)
 

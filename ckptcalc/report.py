@@ -307,10 +307,8 @@ def _agreement(value: float | None, low: float, high: float, simulated: float) -
 
 def simulation(job: Job, outcome: Any, failures: Any, preset: str | None, search: Any) -> dict[str, Any]:
     """Everything ``simulate --json`` prints."""
-    from dataclasses import replace
-
     from . import simulate
-    from .model import evaluate, exact_interval
+    from .model import evaluate, exact_interval, replace
 
     config = replace(job.config, interval_s=outcome.interval_s, memory_interval_s=outcome.memory_interval_s)
     first, exact = simulate.analytic(config, failures)

@@ -14,12 +14,11 @@ loader and writer, ``--what-if`` and ``sweep --over`` are all driven by it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import units
 from .errors import InputError, UnitError
-from .model import Config, Record
+from .model import Config, Record, replace
 
 
 class Field(Record):
@@ -170,36 +169,116 @@ def parse_value(spec: Field, raw: str, where: str | None = None) -> float:
         raise UnitError(error.message, where=where or f"--{spec.flag}") from None
 
 
-@dataclass(frozen=True)
-class Scenario:
+class Scenario(Record):
     """Inputs as stated, SI units, ``None`` where unstated.
 
     ``origin`` maps a field name to where its value came from, for messages.
     """
 
-    name: str | None = None
-    description: str | None = None
-    source: str | None = None
-    params: float | None = None
-    bytes_per_param: float | None = None
-    checkpoint_bytes: float | None = None
-    bandwidth: float | None = None
-    snapshot_bandwidth: float | None = None
-    interval_s: float | None = None
-    mtbf_s: float | None = None
-    gpu_mtbf_s: float | None = None
-    failures: float | None = None
-    window_s: float | None = None
-    restart_s: float | None = None
-    gpus: float | None = None
-    replica_survival: float | None = None
-    memory_bandwidth: float | None = None
-    memory_restart_s: float | None = None
-    memory_interval_s: float | None = None
-    step_time_s: float | None = None
-    discard: float | None = None
-    gpu_hour_cost: float | None = None
-    origin: dict[str, str] = field(default_factory=dict, compare=False)
+    __slots__ = (
+        "bandwidth",
+        "bytes_per_param",
+        "checkpoint_bytes",
+        "description",
+        "discard",
+        "failures",
+        "gpu_hour_cost",
+        "gpu_mtbf_s",
+        "gpus",
+        "interval_s",
+        "memory_bandwidth",
+        "memory_interval_s",
+        "memory_restart_s",
+        "mtbf_s",
+        "name",
+        "origin",
+        "params",
+        "replica_survival",
+        "restart_s",
+        "snapshot_bandwidth",
+        "source",
+        "step_time_s",
+        "window_s",
+    )
+    name: str | None
+    description: str | None
+    source: str | None
+    params: float | None
+    bytes_per_param: float | None
+    checkpoint_bytes: float | None
+    bandwidth: float | None
+    snapshot_bandwidth: float | None
+    interval_s: float | None
+    mtbf_s: float | None
+    gpu_mtbf_s: float | None
+    failures: float | None
+    window_s: float | None
+    restart_s: float | None
+    gpus: float | None
+    replica_survival: float | None
+    memory_bandwidth: float | None
+    memory_restart_s: float | None
+    memory_interval_s: float | None
+    step_time_s: float | None
+    discard: float | None
+    gpu_hour_cost: float | None
+    origin: dict[str, str]
+
+    def __init__(
+        self,
+        name: str | None = None,
+        description: str | None = None,
+        source: str | None = None,
+        params: float | None = None,
+        bytes_per_param: float | None = None,
+        checkpoint_bytes: float | None = None,
+        bandwidth: float | None = None,
+        snapshot_bandwidth: float | None = None,
+        interval_s: float | None = None,
+        mtbf_s: float | None = None,
+        gpu_mtbf_s: float | None = None,
+        failures: float | None = None,
+        window_s: float | None = None,
+        restart_s: float | None = None,
+        gpus: float | None = None,
+        replica_survival: float | None = None,
+        memory_bandwidth: float | None = None,
+        memory_restart_s: float | None = None,
+        memory_interval_s: float | None = None,
+        step_time_s: float | None = None,
+        discard: float | None = None,
+        gpu_hour_cost: float | None = None,
+        origin: dict[str, str] | None = None,
+    ) -> None:
+        self.name = name
+        self.description = description
+        self.source = source
+        self.params = params
+        self.bytes_per_param = bytes_per_param
+        self.checkpoint_bytes = checkpoint_bytes
+        self.bandwidth = bandwidth
+        self.snapshot_bandwidth = snapshot_bandwidth
+        self.interval_s = interval_s
+        self.mtbf_s = mtbf_s
+        self.gpu_mtbf_s = gpu_mtbf_s
+        self.failures = failures
+        self.window_s = window_s
+        self.restart_s = restart_s
+        self.gpus = gpus
+        self.replica_survival = replica_survival
+        self.memory_bandwidth = memory_bandwidth
+        self.memory_restart_s = memory_restart_s
+        self.memory_interval_s = memory_interval_s
+        self.step_time_s = step_time_s
+        self.discard = discard
+        self.gpu_hour_cost = gpu_hour_cost
+        self.origin = {} if origin is None else origin
+
+    def __eq__(self, other: object) -> bool:
+        # Where a value came from is not part of its identity.
+        return isinstance(other, Scenario) and all(
+            getattr(self, name) == getattr(other, name) for name in self.__slots__ if name != "origin"
+        )
 
     def values(self) -> dict[str, float]:
         """The stated inputs, by field name."""

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from .errors import InputError
-from .model import Config, evaluate, exact_effective
+from .model import Config, evaluate, exact_effective, replace
 
 #: The fixed default seed, printed with every result.
 DEFAULT_SEED = 20240601

@@ -8,11 +8,11 @@ input re-optimises the interval at every point.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from .errors import InputError
-from .model import Config, Result, evaluate
+from .model import Config, Result, evaluate, replace
 from .scenario import BY_FLAG, LARGEST, SMALLEST, Job
 
 #: What ``--over`` accepts: the flag names of the inputs a sweep can vary.

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import replace
 from decimal import Decimal, getcontext
 from typing import Any
 
@@ -19,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ckptcalc import model, presets
-from ckptcalc.model import Config, evaluate
+from ckptcalc.model import Config, evaluate, replace
 from ckptcalc.scenario import resolve
 
 Run = Callable[..., Any]

@@ -42,13 +42,13 @@ def test_llama3_reference() -> None:
     ],
 )
 def test_llama3_what_ifs(change: dict[str, float], effective: float) -> None:
-    from dataclasses import replace
+    from ckptcalc.model import replace
 
     assert evaluate(replace(LLAMA, **change)).effective == pytest.approx(effective, abs=5e-5)
 
 
 def test_bandwidth_divided_by_100_details() -> None:
-    from dataclasses import replace
+    from ckptcalc.model import replace
 
     result = evaluate(replace(LLAMA, bandwidth=2e10))
     assert result.config.write_s == pytest.approx(324.0)
@@ -64,7 +64,7 @@ def test_at_optimum_write_equals_rework_and_loss_formula() -> None:
 
 
 def test_given_interval_is_evaluated() -> None:
-    from dataclasses import replace
+    from ckptcalc.model import replace
 
     # --size 6.5TB --bw 20GB/s --mtbf 3.1h --restart 10min --interval 30min
     config = Config(checkpoint_bytes=6.5e12, bandwidth=20e9, mtbf_s=11160.0, restart_s=600.0, interval_s=1800.0)

@@ -8,9 +8,7 @@ replica survival 0.001..0.999, all drawn log-uniformly so that every decade is e
 
 from __future__ import annotations
 
-import dataclasses
 import math
-from dataclasses import replace
 from decimal import Decimal, localcontext
 from functools import cache
 from typing import Any
@@ -22,7 +20,7 @@ from hypothesis import strategies as st
 
 from ckptcalc import decide, model, presets, units
 from ckptcalc.decide import LeverAssumptions
-from ckptcalc.model import Config, Result, evaluate
+from ckptcalc.model import Config, Result, evaluate, replace
 from ckptcalc.scenario import Scenario, resolve
 
 REL = 1e-12  # float noise allowed when two computations of one quantity are compared
@@ -307,10 +305,10 @@ def test_multi_level_terms_are_level_loss_of_each_level(config: Config) -> None:
 def _stack(items: list[Config]) -> Config:
     """One configuration whose fields are arrays of the fields of ``items``."""
     stacked: dict[str, Any] = {}
-    for f in dataclasses.fields(Config):
-        values = [getattr(c, f.name) for c in items]
+    for name in Config.__slots__:
+        values = [getattr(c, name) for c in items]
         assert all(v is None for v in values) or all(v is not None for v in values)
-        stacked[f.name] = None if values[0] is None else np.array(values, dtype=float)
+        stacked[name] = None if values[0] is None else np.array(values, dtype=float)
     return Config(**stacked)
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -12,7 +11,7 @@ import pytest
 from cli_helpers import assert_usage_error
 
 from ckptcalc import simulate as sim
-from ckptcalc.model import Config, evaluate, exact_effective
+from ckptcalc.model import Config, evaluate, exact_effective, replace
 
 Run = Callable[..., Any]
 RunJson = Callable[..., dict[str, Any]]

@@ -76,7 +76,7 @@ def test_interval_table_highlights_optimum_and_draws_bars(run: Run) -> None:
 def test_sweep_over_inputs_matches_optimize(
     run_json: RunJson, over: str, start: str, stop: str, change: Callable[[float], dict[str, float]]
 ) -> None:
-    from dataclasses import replace
+    from ckptcalc.model import replace
 
     doc = run_json("sweep", "--over", over, "--from", start, "--to", stop, "--points", "7", "--log")
     base = resolve(presets.load("llama3-405b")).config
