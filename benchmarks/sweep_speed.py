@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import replace
 
 import numpy as np
 
 from ckptcalc import model, presets
+from ckptcalc.model import replace
 from ckptcalc.scenario import resolve
 
 
