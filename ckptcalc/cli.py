@@ -16,7 +16,7 @@ import typer
 from typer.core import TyperGroup
 
 from . import __version__
-from .errors import CkptError
+from .errors import CkptError, InputError
 from .model import Record
 from .scenario import FIELDS, Field, Scenario, merge, parse_value
 
@@ -259,7 +259,7 @@ def optimize(
     from .model import evaluate
     from .scenario import resolve
 
-    goal = _target(target) if target is not None else None
+    goal = _share(target, "--target") if target is not None else None
     scenario, label, default = model.scenario()
     job = resolve(scenario)
     result = evaluate(job.config)
@@ -281,23 +281,28 @@ def optimize(
     render.optimize(job, result, optimum, label, default, document)
 
 
-def _target(text: str) -> float:
-    from .errors import InputError
-    from .units import parse_fraction
+def _parse(parser: Callable[[str], float], text: str, where: str) -> float:
+    """Parse an option's text with ``parser``; a unit error names ``where``."""
 
     try:
-        goal = parse_fraction(text)
+        return parser(text)
     except CkptError as error:
-        raise InputError(error.message, where="--target") from None
-    if not 0 < goal < 1:
-        raise InputError(f"must lie strictly between 0 and 1, got {goal:g}", where="--target")
-    return goal
+        raise InputError(error.message, where=where) from None
+
+
+def _share(text: str, where: str) -> float:
+    """A fraction strictly between 0 and 1 (``0.95`` or ``95%``)."""
+    from .units import parse_fraction
+
+    value = _parse(parse_fraction, text, where)
+    if not 0 < value < 1:
+        raise InputError(f"must lie strictly between 0 and 1, got {value:g}", where=where)
+    return value
 
 
 def _pick(document: dict[str, Any], key: str) -> str:
     """One value of ``document`` as bare text, for ``$(...)``."""
     from . import report
-    from .errors import InputError
 
     try:
         picked = report.value_at(document, key)
@@ -324,14 +329,10 @@ def check(
 ) -> None:
     """Check presets at their optimum against a floor: exit 3 when any falls below."""
     from . import presets, report
-    from .errors import InputError
     from .model import evaluate
     from .scenario import resolve
 
-    try:
-        floor = _target(min_effective)
-    except InputError as error:
-        raise InputError(error.message, where="--min-effective") from None
+    floor = _share(min_effective, "--min-effective")
     rows: list[dict[str, Any]] = []
     for name in files:
         job = resolve(presets.load(name, "PRESET"))
@@ -404,7 +405,6 @@ def sweep(
     """Show the loss curve around the optimum, or how the optimum moves with one input."""
     from . import report
     from . import sweep as sweeps
-    from .errors import InputError
     from .model import evaluate
     from .scenario import BY_FLAG, resolve
 
@@ -484,7 +484,6 @@ def compare(
 
 
 def _what_if(base: Scenario, text: str) -> Scenario:
-    from .errors import InputError
     from .scenario import BY_FLAG
 
     where = f"--what-if {text}"
@@ -552,24 +551,17 @@ def simulate(
     """Run the training timeline itself (Monte Carlo) to check the formulas, or where none exists."""
     from . import report
     from . import simulate as sim
-    from .errors import InputError
     from .scenario import resolve
     from .units import parse_count, parse_number
 
-    try:
-        count = parse_count(cycles)
-    except CkptError as error:
-        raise InputError(error.message, where="--cycles") from None
+    count = _parse(parse_count, cycles, "--cycles")
     if failure_dist not in ("exponential", "weibull"):
         raise InputError(f"choose exponential or weibull, not {failure_dist!r}", where="--failure-dist")
     k: float | None = None
     if shape is not None:
         if failure_dist != "weibull":
             raise InputError("--shape applies to --failure-dist weibull", where="--shape")
-        try:
-            k = parse_number(shape)
-        except CkptError as error:
-            raise InputError(error.message, where="--shape") from None
+        k = _parse(parse_number, shape, "--shape")
     elif failure_dist == "weibull":
         raise InputError("--failure-dist weibull needs --shape K", where="--shape")
     if seed is not None and seed < 0:
@@ -611,7 +603,6 @@ def schema(
     import json
 
     from . import schema as schemas
-    from .errors import InputError
 
     if command is None:
         document = schemas.everything()
