@@ -139,7 +139,7 @@ def _model_parameters() -> tuple[inspect.Parameter, ...]:
             typer.Option(
                 "--preset",
                 "-p",
-                help=f"Preset name or TOML path to start from [default: {DEFAULT_PRESET}].",
+                help=f"Preset name or TOML path to start from (default: {DEFAULT_PRESET}).",
                 show_default=False,
                 rich_help_panel="Job",
             ),
@@ -183,7 +183,7 @@ def model_options(func: Callable[..., Any]) -> Callable[..., Any]:
         return func(model=model, **kwargs)
 
     wrapper.__signature__ = signature.replace(  # type: ignore[attr-defined]
-        parameters=[*(p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own), *extra]
+        parameters=[*extra, *(p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own)]
     )
     wrapper.__annotations__ = {p.name: p.annotation for p in [*own, *extra]}
     return wrapper
@@ -381,24 +381,35 @@ def _save(scenario: Scenario, label: str, model: ModelArgs, path: Path, force: b
 def sweep(
     model: ModelArgs,
     over: Annotated[
-        str, typer.Option("--over", help="Input to vary: interval, bw, size, params, mtbf, restart, gpus, ...")
+        str,
+        typer.Option(
+            "--over",
+            help=(
+                "Input to vary: interval, bw, size, params, mtbf, restart, gpus, snapshot-bw,"
+                " replica-survival, memory-bw or memory-restart."
+            ),
+        ),
     ] = "interval",
     start: Annotated[
-        Optional[str], typer.Option("--from", help="First value, with the unit of --over [default: base / 10].")
+        Optional[str], typer.Option("--from", help="First value, with the unit of --over (default: base / 10).")
     ] = None,
     stop: Annotated[
-        Optional[str], typer.Option("--to", help="Last value, with the unit of --over [default: base × 10].")
+        Optional[str], typer.Option("--to", help="Last value, with the unit of --over (default: base × 10).")
     ] = None,
     points: Annotated[int, typer.Option("--points", help="Number of points (2 to 10^7).")] = 21,
     log: Annotated[
         Optional[bool],
-        typer.Option("--log/--linear", help="Spacing [default: log, or linear when --from/--to are given]."),
+        typer.Option("--log/--linear", help="Spacing (default: log, or linear when --from/--to are given)."),
     ] = None,
     json_output: JsonOpt = False,
     csv_output: Annotated[bool, typer.Option("--csv", help="Print CSV: a header row, then one row per point.")] = False,
     plot: Annotated[
         Optional[Path],
-        typer.Option("--plot", help="Draw the loss split to a PNG or SVG file (needs ckptcalc[plot]).", metavar="FILE"),
+        typer.Option(
+            "--plot",
+            help="Draw the loss split to a PNG or SVG file (needs the plot extra: ckptcalc\\[plot]).",
+            metavar="FILE",
+        ),
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Let --plot overwrite an existing file.")] = False,
 ) -> None:
@@ -450,7 +461,7 @@ def compare(
     presets_: Annotated[
         Optional[list[str]],
         typer.Argument(
-            metavar="PRESET...", help="Preset names or TOML paths [default: llama3-405b].", show_default=False
+            metavar="PRESET...", help="Preset names or TOML paths (default: llama3-405b).", show_default=False
         ),
     ] = None,
     what_if: Annotated[
@@ -594,7 +605,7 @@ def schema(
     command: Annotated[
         Optional[str],
         typer.Argument(
-            help="optimize, sweep, compare, simulate, check or presets-list [default: all, under $defs].",
+            help="optimize, sweep, compare, simulate, check or presets-list (default: all, under $defs).",
             show_default=False,
         ),
     ] = None,

@@ -53,7 +53,7 @@ FIELDS: tuple[Field, ...] = (
         "bytes-per-param",
         "checkpoint",
         "bytes_per_param",
-        "Bytes of checkpointed state per parameter [default: 16].",
+        "Bytes of checkpointed state per parameter (default: 16).",
     ),
     Field(
         "checkpoint_bytes",
