@@ -33,11 +33,6 @@ def validate(document: dict[str, Any]) -> None:
         Draft202012Validator.check_schema(schema)
         _VALIDATORS[command] = Draft202012Validator(schema)
     _VALIDATORS[command].validate(document)
-    VALIDATED[command] = VALIDATED.get(command, 0) + 1
-
-
-#: How many documents of each command the session validated (see test_schema.py).
-VALIDATED: dict[str, int] = {}
 
 
 @pytest.fixture
