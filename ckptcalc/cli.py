@@ -18,7 +18,7 @@ from typer.core import TyperGroup
 from . import __version__
 from .errors import CkptError, InputError
 from .model import Record
-from .scenario import FIELDS, Field, Scenario, merge, parse_value
+from .scenario import BY_NAME, FIELDS, Field, Scenario, merge, parse_value
 
 DEFAULT_PRESET = "llama3-405b"
 
@@ -112,8 +112,7 @@ class ModelArgs(Record):
         return merge(base, overrides), name, self.preset is None
 
     def _given(self) -> list[tuple[Field, str]]:
-        by_name = {f.name: f for f in FIELDS}
-        return [(by_name[name], text) for name, text in self.raw.items()]
+        return [(BY_NAME[name], text) for name, text in self.raw.items()]
 
 
 _PANELS = {

@@ -14,6 +14,7 @@ from . import units
 from .errors import InputError
 from .files import atomic_write
 from .model import TERMS
+from .sweep import kind
 
 FORMATS = {".png": "png", ".svg": "svg"}
 COLOURS = {"write": "#1f9bd1", "rework": "#e8b10c", "restart": "#b4479b"}
@@ -57,33 +58,6 @@ def _matplotlib() -> Any:
     return plt
 
 
-def _unit(over: str, values: Any) -> tuple[str, float]:
-    """A display unit for the x axis and its size in SI."""
-    kind = {
-        "interval": "duration",
-        "mtbf": "duration",
-        "restart": "duration",
-        "memory-restart": "duration",
-        "bw": "rate",
-        "snapshot-bw": "rate",
-        "memory-bw": "rate",
-        "size": "size",
-    }.get(over)
-    middle = float(values[len(values) // 2])
-    if kind == "duration":
-        for name, factor in (("d", 86400.0), ("h", 3600.0), ("min", 60.0), ("s", 1.0)):
-            if middle >= factor:
-                return name, factor
-        return "s", 1.0
-    if kind in ("rate", "size"):
-        suffix = "/s" if kind == "rate" else ""
-        for name, factor in (("PB", 1e15), ("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
-            if middle >= factor:
-                return name + suffix, factor
-        return "B" + suffix, 1.0
-    return "", 1.0
-
-
 def draw(run: Any, path: Path, *, force: bool) -> None:
     """Draw ``run`` (a :class:`ckptcalc.sweep.Sweep`) to ``path``, atomically."""
     import numpy
@@ -91,7 +65,7 @@ def draw(run: Any, path: Path, *, force: bool) -> None:
     plt = _matplotlib()
     result, values = run.result, run.values
     n = len(values)
-    unit, factor = _unit(run.over, values)
+    unit, factor = units.display_unit(float(values[len(values) // 2]), kind(run.over))
     x = values / factor
     layers = [numpy.broadcast_to(getattr(result, term), (n,)) * 100.0 for term in TERMS]
     figure, axes = plt.subplots(figsize=(8, 4.8), dpi=110)

@@ -229,12 +229,30 @@ def sig(value: float, digits: int = 3) -> str:
     return text
 
 
-def _scaled(value: float, table: list[tuple[str, float]], digits: int, space: str) -> str:
+def _pick(value: float, table: list[tuple[str, float]]) -> tuple[str, float]:
+    """The largest unit of ``table`` that keeps ``value`` at least 1 (once rounded)."""
     for unit, factor in table:
         if abs(value) >= factor * 0.9995:
-            return f"{sig(value / factor, digits)}{space}{unit}".rstrip()
-    unit, factor = table[-1]
+            return unit, factor
+    return table[-1]
+
+
+def _scaled(value: float, table: list[tuple[str, float]], digits: int, space: str) -> str:
+    unit, factor = _pick(value, table)
     return f"{sig(value / factor, digits)}{space}{unit}".rstrip()
+
+
+def display_unit(value: float, kind: str) -> tuple[str, float]:
+    """The unit the formatters would print ``value`` in, and its size in SI (``('min', 60.0)``).
+
+    Sizes, rates and durations get units; any other kind is printed as it is: ``('', 1.0)``.
+    """
+    if kind == "duration":
+        return _pick(value, _DURATION_OUT)
+    if kind in ("size", "rate"):
+        unit, factor = _pick(value, _SIZE_OUT)
+        return unit + ("/s" if kind == "rate" else ""), factor
+    return "", 1.0
 
 
 def format_size(value: float, digits: int = 3) -> str:
