@@ -582,14 +582,19 @@ def simulate(
     failures = sim.Failures(float(job.config.mtbf_s), k)
     chosen = sim.DEFAULT_SEED if seed is None else seed
     show_progress = not json_output and sys.stderr.isatty()
-    if show_progress:
-        from . import render
+    try:
+        if show_progress:
+            from . import render
 
-        with render.progress("simulating") as update:
-            outcome = sim.run(job.config, failures, cycles=total, seed=chosen, progress=update)
-    else:
-        outcome = sim.run(job.config, failures, cycles=total, seed=chosen)
-    found = sim.optimize(job.config, failures, cycles=total, seed=chosen) if search else None
+            with render.progress("simulating") as update:
+                outcome = sim.run(job.config, failures, cycles=total, seed=chosen, progress=update)
+        else:
+            outcome = sim.run(job.config, failures, cycles=total, seed=chosen)
+        found = sim.optimize(job.config, failures, cycles=total, seed=chosen) if search else None
+    except InputError as error:
+        if error.where not in BY_NAME:
+            raise
+        raise InputError(error.message, where=scenario.where(error.where)) from None  # the flag or preset key
     document = report.simulation(job, outcome, failures, label, found)
     if json_output:
         _print_json(document)

@@ -3,20 +3,32 @@
 Renewal assumption (as the analytic model): the failure clock starts afresh at
 each failure, so the time X to the next failure counts from the moment the
 restart begins, and a restart can itself be interrupted. One *cycle* is the
-time between two failures: a restart, then segments of τ useful work each
-followed by a checkpoint stall, until the failure; the work since the last
-durable checkpoint of the level that serves the failure is lost.
+time between two failures: a restart, then the job runs its schedule (work,
+checkpoint stalls) until the failure, and rolls back to the last checkpoint
+of the level that serves the failure. ``--cycles N`` is exactly N cycles of
+one timeline, which starts with a restart from storage.
 
-* One level (synchronous or asynchronous): cycles are independent, so every
-  cycle is one draw and the whole run is array arithmetic, in chunks.
-* Memory + storage: what a storage failure loses depends on earlier cycles,
-  so independent timelines advance in lockstep, one cycle per step, each step
-  vectorised across the timelines. Storage checkpoints are taken at every
-  k-th memory checkpoint (k = storage interval / memory interval, rounded).
+A :class:`Schedule` is what runs: :func:`run_schedule` simulates one, and
+:func:`run` maps a model :class:`~ckptcalc.model.Config` to one
+(:func:`schedule_for`) first.
+
+* One level (synchronous or asynchronous): every cycle starts from a durable
+  checkpoint, so cycles are independent, one draw each, and the whole run is
+  array arithmetic on cache-sized pieces.
+* Memory + storage: what a failure loses depends on earlier cycles (where the
+  job stands in the storage period, whether a persist is in flight). But a
+  failure served by storage always leaves the job in the same state, so the
+  timeline splits there into independent epochs, which run side by side, one
+  cycle per step, each step vectorised across the epochs.
 
 Everything is driven by an explicit ``numpy.random.Generator``; the same seed
-gives the same result bit for bit, and the same draws whatever the interval
+gives the same result bit for bit, and the same draws whatever the schedule
 (common random numbers).
+
+>>> schedule = Schedule(interval_s=300.0, stall_s=10.0, restart_s=900.0, storage_every=5,
+...                     storage_stall_s=100.0, memory_restart_s=60.0, memory_share=0.7)
+>>> schedule.storage_interval_s, schedule.memory_interval_s
+(1500.0, 300.0)
 """
 
 from __future__ import annotations
@@ -27,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import InputError
-from .model import Config, evaluate, exact_effective, replace
+from .model import Config, Result, evaluate, exact_effective, replace
 
 #: The fixed default seed, printed with every result.
 DEFAULT_SEED = 20240601
@@ -46,6 +58,15 @@ BLOCK = 1 << 20
 
 #: Cycles worked on at once: 4 float buffers of this size stay in a core's cache.
 LEAF = 1 << 15
+
+#: Two levels: cycles drawn at once, their epochs run side by side.
+WINDOW = 1 << 20
+
+#: Two levels: once this few epochs are still running, they finish cycle by cycle
+#: in plain Python, cheaper than numpy's per-call cost on tiny arrays.
+FEW_LANES = 8
+
+Progress = Callable[[float], None]
 
 
 @dataclass(frozen=True)
@@ -85,6 +106,80 @@ class Failures:
 
 
 @dataclass(frozen=True)
+class Schedule:
+    """The checkpoint schedule a simulation runs, in seconds.
+
+    One level (``storage_every`` None): a checkpoint after every
+    ``interval_s`` of useful work, stalling the job ``stall_s``, durable once
+    the job has progressed ``lag_s`` past the end of that stall (0:
+    synchronous); a failure restarts in ``restart_s`` from the last durable
+    checkpoint. Needs ``interval_s ≥ lag_s``.
+
+    Two levels (``storage_every`` = m): a memory checkpoint after every
+    ``interval_s`` (τ₁) of useful work, stalling ``stall_s`` (s₁); every m-th
+    one is also a storage checkpoint, stalling ``stall_s + storage_stall_s``
+    (s₁ + s₂), durable once the job's position is ``lag_s`` (P₂) past the end
+    of that stall. A failure is served by memory with probability
+    ``memory_share`` (q): restart ``memory_restart_s`` (r₁), back to the last
+    memory checkpoint; otherwise by storage: restart ``restart_s`` (r₂), back
+    to the last durable storage checkpoint. The storage interval is exactly
+    m·τ₁ of useful work, and must be at least P₂.
+
+    Invalid values raise :class:`~ckptcalc.errors.InputError` naming the field.
+    """
+
+    interval_s: float
+    stall_s: float
+    restart_s: float
+    lag_s: float = 0.0
+    storage_every: int | None = None
+    storage_stall_s: float = 0.0
+    memory_restart_s: float = 0.0
+    memory_share: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.interval_s) and self.interval_s > 0):
+            raise InputError(f"must be a positive number of seconds, got {self.interval_s:g}", where="interval_s")
+        for name in ("stall_s", "restart_s", "lag_s", "storage_stall_s", "memory_restart_s"):
+            value = getattr(self, name)
+            if not (math.isfinite(value) and value >= 0):
+                raise InputError(f"must be a non-negative number of seconds, got {value:g}", where=name)
+        if not 0.0 <= self.memory_share <= 1.0:
+            raise InputError(f"must be a share in [0, 1], got {self.memory_share:g}", where="memory_share")
+        every = self.storage_every
+        if every is None:
+            if self.memory_share or self.memory_restart_s or self.storage_stall_s:
+                raise InputError("a memory level needs storage_every", where="storage_every")
+            if self.interval_s < self.lag_s:
+                raise InputError(
+                    f"interval {self.interval_s:g} s is shorter than the persist lag {self.lag_s:g} s:"
+                    " a checkpoint cannot start before the last one is durable",
+                    where="interval_s",
+                )
+            return
+        if isinstance(every, bool) or not isinstance(every, int) or every < 1:
+            raise InputError(f"must be a positive whole number, got {every!r}", where="storage_every")
+        if self.storage_interval_s < self.lag_s:
+            raise InputError(
+                f"storage interval {every} × {self.interval_s:g} s = {self.storage_interval_s:g} s is shorter"
+                f" than the persist lag {self.lag_s:g} s: a storage checkpoint cannot start before the last"
+                " one is durable",
+                where="interval_s",
+            )
+
+    @property
+    def storage_interval_s(self) -> float:
+        """Useful work between two storage checkpoints: m·τ₁, or τ for one level."""
+        if self.storage_every is None:
+            return self.interval_s
+        return self.storage_every * self.interval_s
+
+    @property
+    def memory_interval_s(self) -> float | None:
+        return None if self.storage_every is None else self.interval_s
+
+
+@dataclass(frozen=True)
 class Split:
     useful: float
     write: float
@@ -101,9 +196,11 @@ class Simulation:
     failures_in_restart: int
     cycles: int
     seed: int
-    interval_s: float
+    interval_s: float  # storage interval: m·τ₁ with two levels
     memory_interval_s: float | None
     storage_every: int | None  # memory checkpoints per storage checkpoint
+    schedule: Schedule
+    batch_effective: tuple[float, ...]  # effective time of each batch behind ci95
 
 
 def renewal_effective(interval_s: float, delta_s: float, restart_s: float, failures: Failures) -> float:
@@ -154,22 +251,82 @@ def check(cycles: float, shape: float | None) -> int:
     return int(cycles)
 
 
+def storage_every(result: Result) -> int:
+    """Memory checkpoints per storage checkpoint for an evaluated two-level configuration.
+
+    The storage interval over the memory interval, rounded to a whole number, at least 1.
+    """
+    memory, storage = result.levels
+    return max(1, round(float(storage.interval_s) / float(memory.interval_s)))
+
+
+def schedule_for(config: Config) -> Schedule:
+    """The schedule ``config`` describes, at its intervals (optimal where unset)."""
+    result = evaluate(config)
+    return _schedule(result, storage_every(result) if config.has_memory else None)
+
+
+def _schedule(result: Result, every: int | None) -> Schedule:
+    if every is None:
+        (level,) = result.levels
+        return Schedule(
+            interval_s=float(level.interval_s),
+            stall_s=float(level.level.stall_s),
+            restart_s=float(level.level.restart_s),
+            lag_s=float(level.level.lag_s),
+        )
+    memory, storage = result.levels
+    return Schedule(
+        interval_s=float(memory.interval_s),
+        stall_s=float(memory.level.stall_s),
+        restart_s=float(storage.level.restart_s),
+        lag_s=float(storage.level.lag_s),
+        storage_every=every,
+        storage_stall_s=float(storage.level.stall_s),
+        memory_restart_s=float(memory.level.restart_s),
+        memory_share=float(memory.level.share),
+    )
+
+
 def run(
     config: Config,
     failures: Failures,
     *,
     cycles: int,
     seed: int = DEFAULT_SEED,
-    progress: Callable[[float], None] | None = None,
+    progress: Progress | None = None,
 ) -> Simulation:
     """Simulate ``cycles`` failure cycles of ``config`` at its intervals (optimal where unset)."""
-    result = evaluate(config)
-    if config.has_memory:
-        return _run_levels(config, result, failures, cycles, seed, progress)
-    return _run_single(config, result, failures, cycles, seed, progress)
+    return run_schedule(schedule_for(config), failures, cycles=cycles, seed=seed, progress=progress)
 
 
-def _summary(sums: Any, batch_effective: Any, cycles: int, in_restart: int, seed: int, **intervals: Any) -> Simulation:
+def run_schedule(
+    schedule: Schedule,
+    failures: Failures,
+    *,
+    cycles: int,
+    seed: int = DEFAULT_SEED,
+    progress: Progress | None = None,
+) -> Simulation:
+    """Simulate exactly ``cycles`` failure cycles of one timeline running ``schedule``.
+
+    >>> schedule = Schedule(interval_s=600.0, stall_s=60.0, restart_s=300.0)
+    >>> run_schedule(schedule, Failures(3600.0), cycles=200, seed=1).cycles
+    200
+    """
+    if schedule.storage_every is None:
+        return _one_level(schedule, failures, cycles, seed, progress)
+    return _two_levels(schedule, failures, cycles, seed, progress, FEW_LANES)
+
+
+def _batch_sizes(cycles: int) -> list[int]:
+    per_batch = cycles // BATCHES
+    return [per_batch + (1 if i < cycles % BATCHES else 0) for i in range(BATCHES)]
+
+
+def _summary(
+    sums: Any, batch_effective: Any, cycles: int, in_restart: int, seed: int, schedule: Schedule
+) -> Simulation:
     import numpy
 
     time = float(sums[0])
@@ -186,18 +343,18 @@ def _summary(sums: Any, batch_effective: Any, cycles: int, in_restart: int, seed
         failures_in_restart=in_restart,
         cycles=cycles,
         seed=seed,
-        **intervals,
+        interval_s=schedule.storage_interval_s,
+        memory_interval_s=schedule.memory_interval_s,
+        storage_every=schedule.storage_every,
+        schedule=schedule,
+        batch_effective=tuple(float(v) for v in batch_effective),
     )
 
 
-def _run_single(
-    config: Config, result: Any, failures: Failures, cycles: int, seed: int, progress: Callable[[float], None] | None
-) -> Simulation:
+def _one_level(schedule: Schedule, failures: Failures, cycles: int, seed: int, progress: Progress | None) -> Simulation:
     import numpy
 
-    (level,) = result.levels
-    tau = float(level.interval_s)
-    stall, lag, restart = float(level.level.stall_s), float(level.level.lag_s), float(level.level.restart_s)
+    tau, stall, lag, restart = schedule.interval_s, schedule.stall_s, schedule.lag_s, schedule.restart_s
     segment = tau + stall
     rng = numpy.random.default_rng(seed)
     # Four reusable leaf buffers, small enough to stay in cache while a leaf is worked on.
@@ -245,12 +402,10 @@ def _run_single(
         a, b = block(half), block(n - half)
         return a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3]
 
-    per_batch = cycles // BATCHES
-    sizes = [per_batch + (1 if i < cycles % BATCHES else 0) for i in range(BATCHES)]
     totals = numpy.zeros(4)  # time, useful, write, restart
     batch_effective = numpy.empty(BATCHES)
     done = 0
-    for b, size in enumerate(sizes):
+    for b, size in enumerate(_batch_sizes(cycles)):
         batch = numpy.zeros(4)
         left = size
         while left:
@@ -262,76 +417,198 @@ def _run_single(
                 progress(done / cycles)
         totals += batch
         batch_effective[b] = batch[1] / batch[0]
-    return _summary(totals, batch_effective, cycles, in_restart, seed, interval_s=tau, memory_interval_s=None,
-                    storage_every=None)  # fmt: skip
+    return _summary(totals, batch_effective, cycles, in_restart, seed, schedule)
 
 
-def _run_levels(
-    config: Config, result: Any, failures: Failures, cycles: int, seed: int, progress: Callable[[float], None] | None
+def _two_levels(
+    schedule: Schedule, failures: Failures, cycles: int, seed: int, progress: Progress | None, few_lanes: int
 ) -> Simulation:
+    """Memory + storage: one timeline of exactly ``cycles`` cycles, drawn a window at a time.
+
+    The state carried from one cycle to the next: the phase c (memory
+    checkpoints from the start of the current storage period to the point the
+    restart recovers to), whether that period's storage snapshot is still in
+    flight, and the length of the restart.
+    """
     import numpy
 
-    memory, storage = result.levels
-    tau = float(memory.interval_s)
-    every = max(1, round(float(storage.interval_s) / tau))
-    s1, s2 = float(memory.level.stall_s), float(storage.level.stall_s)
-    lag = float(storage.level.lag_s)
-    r1, r2 = float(memory.level.restart_s), float(storage.level.restart_s)
-    survival = float(memory.level.share)
-    segment = tau + s1
-    period = every * segment + s2  # one storage checkpoint's worth of memory segments
-
     rng = numpy.random.default_rng(seed)
-    streams = BATCHES * 64
-    steps = -(-cycles // streams)
-    burn_in = min(2000, int(5.0 / max(1.0 - survival, 1e-3)))
-    phase = numpy.zeros(streams, dtype=numpy.int64)  # memory checkpoints since the last storage one
-    from_memory = numpy.zeros(streams, dtype=bool)  # how the restart at the start of the cycle recovers
-    sums = numpy.zeros((4, streams))  # time, useful, write, restart
+    edges = numpy.cumsum([0, *_batch_sizes(cycles)])
+    sums = numpy.zeros((4, BATCHES))  # time, kept (in memory intervals), stalls, restarts
+    state = (0.0, False, schedule.restart_s)  # the job starts as after a storage failure
     in_restart = 0
-    counted = 0
-    for step in range(burn_in + steps):
-        live = step >= burn_in
-        x = failures.draw(rng, streams)
-        served_by_memory = rng.random(streams) < survival
-        restart = numpy.where(from_memory, r1, r2)
-        work = x - restart
-        interrupted = work < 0
-        numpy.maximum(work, 0.0, out=work)
-        # Completed memory checkpoints j from phase c: checkpoint u = c + j ends at
-        # (u − c)·segment + s2·⌊u/k⌋; the largest u within the work time:
-        shifted = work + phase * segment
-        rounds = numpy.floor(shifted / period)
-        rest = numpy.minimum(every - 1, numpy.floor((shifted - rounds * period) / segment))
-        done_u = (rounds * every + rest).astype(numpy.int64)
-        done = done_u - phase
-        used = done * segment + rounds * s2
-        tail = work - used
-        stalls = done * s1 + rounds * s2 + numpy.clip(tail - tau, 0.0, s1 + s2)
-        # Memory failure: back to the last memory checkpoint. Storage failure: back
-        # to the last durable storage checkpoint, possibly from earlier cycles.
-        last_storage = rounds * every  # in u; durable unless within ``lag`` of the failure
-        since_storage = work - ((last_storage - phase) * segment + rounds * s2)
-        durable = rounds - ((since_storage < lag) & (rounds > 0))
-        kept_storage = numpy.where(durable > 0, (durable * every - phase) * tau, -phase * tau)
-        kept = numpy.where(served_by_memory, done * tau, kept_storage)
-        kept = numpy.where(interrupted, numpy.where(served_by_memory, 0.0, -phase * tau), kept)
-        stalls = numpy.where(interrupted, 0.0, stalls)
-        new_phase = numpy.where(served_by_memory, done_u % every, 0)
-        phase = numpy.where(interrupted, numpy.where(served_by_memory, phase, 0), new_phase)
-        from_memory = served_by_memory
-        if live:
-            sums[0] += x
-            sums[1] += kept
-            sums[2] += stalls
-            sums[3] += numpy.minimum(x, restart)
-            in_restart += int(numpy.count_nonzero(interrupted))
-            counted += streams
-            if progress is not None:
-                progress(counted / (steps * streams))
-    by_batch = sums.reshape(4, BATCHES, -1).sum(axis=2)
-    return _summary(sums.sum(axis=1), by_batch[1] / by_batch[0], counted, in_restart, seed,
-                    interval_s=float(storage.interval_s), memory_interval_s=tau, storage_every=every)  # fmt: skip
+    start = 0
+    while start < cycles:
+        n = min(WINDOW, cycles - start)
+        x = failures.draw(rng, n)
+        by_memory = rng.random(n) < schedule.memory_share
+        kept, stalls, restarts, state = _window(schedule, x, by_memory, state, few_lanes)
+        in_restart += int(numpy.count_nonzero(x < restarts))
+        numpy.minimum(restarts, x, out=restarts)  # a restart cut short by a failure
+        inside = edges[(edges > start) & (edges < start + n)] - start
+        offsets = numpy.concatenate(([0], inside))
+        first = int(numpy.searchsorted(edges, start, side="right")) - 1
+        for row, values in enumerate((x, kept, stalls, restarts)):
+            sums[row, first : first + offsets.size] += numpy.add.reduceat(values, offsets)
+        start += n
+        if progress is not None:
+            progress(start / cycles)
+    sums[1] *= schedule.interval_s
+    return _summary(sums.sum(axis=1), sums[1] / sums[0], cycles, in_restart, seed, schedule)
+
+
+def _window(
+    schedule: Schedule, x: Any, by_memory: Any, state: tuple[float, bool, float], few_lanes: int
+) -> tuple[Any, Any, Any, tuple[float, bool, float]]:
+    """Run the cycles of one window: kept work (in memory intervals), stalls and restart length per cycle.
+
+    A failure served by storage always leaves the job in the same state: a
+    restart of r₂ towards a durable storage checkpoint, phase 0, nothing in
+    flight. So the window splits after each such failure into epochs that
+    depend on nothing before them; only the first continues ``state`` from the
+    last window. The epochs run side by side, longest first, one cycle per step.
+    """
+    import numpy
+
+    n = x.size
+    starts = numpy.concatenate(([0], numpy.flatnonzero(~by_memory[:-1]) + 1))
+    lengths = numpy.diff(numpy.append(starts, n))
+    order = numpy.argsort(-lengths, kind="stable")
+    starts, lengths = starts[order], lengths[order]
+    lanes = starts.size
+    phase = numpy.zeros(lanes)
+    pending = numpy.zeros(lanes, dtype=bool)
+    restart = numpy.full(lanes, schedule.restart_s)
+    first = int(numpy.flatnonzero(order == 0)[0])
+    phase[first], pending[first], restart[first] = state
+    kept, stalls, restarts = numpy.empty(n), numpy.empty(n), numpy.empty(n)
+    step_lanes = _vector_step(schedule)
+    active = lanes
+    for step in range(int(lengths[0])):
+        while lengths[active - 1] <= step:
+            active -= 1
+        if active <= few_lanes:
+            for lane in range(active):
+                begin, end = int(starts[lane]) + step, int(starts[lane] + lengths[lane])
+                phase[lane], pending[lane], restart[lane] = _scalar_lane(
+                    schedule, x, by_memory, begin, end, (phase[lane], pending[lane], restart[lane]),
+                    kept, stalls, restarts,
+                )  # fmt: skip
+            break
+        index = starts[:active] + step
+        step_lanes(x[index], by_memory[index], phase[:active], pending[:active], restart[:active],
+                   index, kept, stalls, restarts)  # fmt: skip
+    last = int(numpy.flatnonzero(order == lanes - 1)[0])  # the epoch still open at the window's end
+    return kept, stalls, restarts, (float(phase[last]), bool(pending[last]), float(restart[last]))
+
+
+def _vector_step(schedule: Schedule) -> Callable[..., None]:
+    """One cycle of every running epoch, as array arithmetic; updates the state in place.
+
+    From phase c the job resumes at the end of memory checkpoint c of the
+    current storage period; the next storage checkpoint ends D = (m − c)·(τ₁+s₁) + s₂
+    of progress later. Progress w = max(X − r, 0) (0: the failure struck the
+    restart, which then resumes towards the same point or, served by storage,
+    goes back to the last durable storage checkpoint).
+    """
+    import numpy
+
+    tau, s1, s2, lag = schedule.interval_s, schedule.stall_s, schedule.storage_stall_s, schedule.lag_s
+    r1, r2 = schedule.memory_restart_s, schedule.restart_s
+    every = schedule.storage_every
+    assert every is not None
+    segment = tau + s1
+    period = every * segment + s2
+    m = float(every)
+
+    def step(x: Any, memory: Any, c: Any, pending: Any, r: Any, index: Any, kept: Any, stalls: Any,
+             restarts: Any) -> None:  # fmt: skip
+        w = x - r
+        numpy.maximum(w, 0.0, out=w)
+        e = (every - c) * segment
+        e += s2
+        numpy.subtract(w, e, out=e)
+        passed = e >= 0.0  # at least one storage checkpoint completed
+        numpy.maximum(e, 0.0, out=e)
+        extra = numpy.floor(e / period)  # storage checkpoints completed after the first
+        e -= extra * period
+        numpy.maximum(e, 0.0, out=e)  # progress since the last one (rounding kept it ≥ 0)
+        base = numpy.where(passed, e, w)  # progress since the point the memory count starts from
+        done = numpy.floor(base / segment)
+        numpy.minimum(done, numpy.where(passed, m - 1.0, (m - 1.0) - c), out=done)
+        rounds = numpy.where(passed, extra + 1.0, 0.0)
+        new_phase = numpy.where(passed, done, c + done)
+        reached = rounds * m + new_phase  # last memory checkpoint, counted from the old period's start
+        partial = base - done * segment - tau
+        numpy.maximum(partial, 0.0, out=partial)  # the stall cut short by the failure
+        stalls[index] = (reached - c) * s1 + rounds * s2 + partial
+        back = rounds * m  # the last storage checkpoint
+        if lag > 0:
+            position = numpy.where(passed, e, c * segment + w)  # past the end of the last storage stall
+            durable = (position >= lag) | ~(passed | pending)
+            back -= numpy.where(durable, 0.0, m)  # not durable yet: the one before
+            pending[...] = memory & ~durable
+        kept[index] = numpy.where(memory, reached, back) - c
+        restarts[index] = r
+        c[...] = numpy.where(memory, new_phase, 0.0)
+        r[...] = numpy.where(memory, r1, r2)
+
+    return step
+
+
+def _scalar_lane(
+    schedule: Schedule,
+    x: Any,
+    by_memory: Any,
+    begin: int,
+    end: int,
+    state: tuple[float, bool, float],
+    kept: Any,
+    stalls: Any,
+    restarts: Any,
+) -> tuple[float, bool, float]:
+    """Cycles ``begin:end`` of one epoch in plain Python: the same operations as :func:`_vector_step`."""
+    tau, s1, s2, lag = schedule.interval_s, schedule.stall_s, schedule.storage_stall_s, schedule.lag_s
+    r1, r2 = schedule.memory_restart_s, schedule.restart_s
+    every = schedule.storage_every
+    assert every is not None
+    segment = tau + s1
+    period = every * segment + s2
+    m = float(every)
+    c, pending, r = float(state[0]), bool(state[1]), float(state[2])
+    out_kept, out_stalls, out_restarts = [], [], []
+    for failure, memory in zip(x[begin:end].tolist(), by_memory[begin:end].tolist(), strict=True):
+        w = max(failure - r, 0.0)
+        e = (every - c) * segment
+        e += s2
+        e = w - e
+        passed = e >= 0.0
+        e = max(e, 0.0)
+        extra = float(math.floor(e / period))
+        e -= extra * period
+        e = max(e, 0.0)
+        base = e if passed else w
+        done = min(float(math.floor(base / segment)), m - 1.0 if passed else (m - 1.0) - c)
+        rounds = extra + 1.0 if passed else 0.0
+        new_phase = done if passed else c + done
+        reached = rounds * m + new_phase
+        partial = max(base - done * segment - tau, 0.0)
+        out_stalls.append((reached - c) * s1 + rounds * s2 + partial)
+        back = rounds * m
+        if lag > 0:
+            position = e if passed else c * segment + w
+            durable = position >= lag or not (passed or pending)
+            back -= 0.0 if durable else m
+            pending = memory and not durable
+        out_kept.append((reached if memory else back) - c)
+        out_restarts.append(r)
+        c = new_phase if memory else 0.0
+        r = r1 if memory else r2
+    kept[begin:end], stalls[begin:end], restarts[begin:end] = out_kept, out_stalls, out_restarts
+    return c, pending, r
+
+
+# ---------------------------------------------------------------- search
 
 
 @dataclass(frozen=True)
