@@ -349,6 +349,8 @@ def simulation(job: Job, outcome: Any, failures: Any, preset: str | None, search
         exact_tau = float(exact_interval(job.config.write_s, job.config.mtbf_s)) if job.config.is_single_sync else None
         document["optimize"] = {
             "interval_s": search.interval_s,
+            "memory_interval_s": search.memory_interval_s,
+            "storage_every": search.storage_every,
             "effective": search.effective,
             "evaluations": search.evaluations,
             "young_interval_s": young,

@@ -33,13 +33,14 @@ gives the same result bit for bit, and the same draws whatever the schedule
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from .errors import InputError
-from .model import Config, Result, evaluate, exact_effective, replace
+from .model import Config, Result, evaluate, exact_effective, optimal_interval
 
 #: The fixed default seed, printed with every result.
 DEFAULT_SEED = 20240601
@@ -613,44 +614,153 @@ def _scalar_lane(
 
 @dataclass(frozen=True)
 class Search:
-    interval_s: float
+    """The schedule a search found, its simulated effective time, and how many simulations it took."""
+
+    schedule: Schedule
     effective: float
     evaluations: int
+
+    @property
+    def interval_s(self) -> float:
+        """The storage interval found (m·τ₁ with two levels)."""
+        return self.schedule.storage_interval_s
+
+    @property
+    def memory_interval_s(self) -> float | None:
+        return self.schedule.memory_interval_s
+
+    @property
+    def storage_every(self) -> int | None:
+        return self.schedule.storage_every
+
+
+#: The search tries no more memory checkpoints per storage checkpoint than this.
+MAX_STORAGE_EVERY = 1 << 16
+
+#: Golden section on log τ₁ for each m stops at this relative width.
+MEMORY_TOLERANCE = 0.02
+
+_GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
 
 
 def optimize(
     config: Config, failures: Failures, *, cycles: int, seed: int = DEFAULT_SEED, iterations: int = 40
 ) -> Search:
-    """Golden-section search of the storage interval on a log scale, common random numbers throughout."""
-    base = evaluate(config.optimal())
-    young = float(base.optimal_interval_s)
-    lag = float(base.storage.level.lag_s)
-    memory = float(base.levels[0].optimal_interval_s) if config.has_memory else None
-    low = max(young / 20.0, lag, memory or 0.0)
-    high = max(young * 20.0, low * 4.0)
-    if failures.shape is not None:
-        high = max(high, failures.mtbf_s)
+    """Search the schedule that maximises simulated effective time, common random numbers throughout.
 
-    def value(tau: float) -> float:
-        changed = replace(config, interval_s=tau, memory_interval_s=memory)
-        return run(changed, failures, cycles=cycles, seed=seed).effective
+    One level: the interval τ, by golden section on a log scale, no shorter
+    than the persist lag. Two levels: the memory interval τ₁ and the whole
+    number m of memory checkpoints per storage checkpoint jointly (for each m
+    the best τ₁, then the best m), with m·τ₁ no shorter than the lag.
+    """
+    result = evaluate(config.optimal())
+    every = None
+    if config.has_memory:
+        # Only a starting point: the first-order m, raised if needed so that m·τ₁ covers the lag.
+        memory, storage = result.levels
+        lag, tau = float(storage.level.lag_s), float(memory.interval_s)
+        every = max(storage_every(result), math.ceil(lag / tau))
+        while every * tau < lag:
+            every += 1
+    return optimize_schedule(_schedule(result, every), failures, cycles=cycles, seed=seed, iterations=iterations)
 
-    ratio = (math.sqrt(5.0) - 1.0) / 2.0
+
+def optimize_schedule(
+    schedule: Schedule, failures: Failures, *, cycles: int, seed: int = DEFAULT_SEED, iterations: int = 40
+) -> Search:
+    """:func:`optimize` starting from ``schedule``'s stalls, restarts and shares (its intervals are ignored)."""
+    runs: dict[tuple[float, int | None], float] = {}
+
+    def value(tau: float, every: int | None) -> float:
+        key = (tau, every)
+        if key not in runs:
+            trial = dataclasses.replace(schedule, interval_s=tau, storage_every=every)
+            runs[key] = run_schedule(trial, failures, cycles=cycles, seed=seed).effective
+        return runs[key]
+
+    mtbf = failures.mtbf_s
+    if schedule.storage_every is None:
+        young = float(optimal_interval(schedule.stall_s, schedule.lag_s, mtbf))
+        low = max(young / 20.0, schedule.lag_s)
+        high = max(young * 20.0, low * 4.0)
+        if failures.shape is not None:
+            high = max(high, mtbf)
+        best = max(math.exp(_golden(lambda log_tau: value(max(math.exp(log_tau), low), None), low, high, 1e-3,
+                                    iterations)), low)  # fmt: skip
+        effective = value(best, None)
+        return Search(dataclasses.replace(schedule, interval_s=best), effective, len(runs))
+
+    s1, s2, q, lag = schedule.stall_s, schedule.storage_stall_s, schedule.memory_share, schedule.lag_s
+    spread = 8.0 if failures.shape is None else 20.0
+    memory_best: dict[int, tuple[float, float]] = {}
+
+    def best_memory_interval(every: int) -> float:
+        """The best τ₁ for this m (memoised); returns its effective time."""
+        if every not in memory_best:
+            # First order with m fixed: loss (s₁ + s₂/m)/τ₁ + (q + (1−q)·m)·τ₁/2M + constants.
+            guess = math.sqrt(2.0 * mtbf * (s1 + s2 / every) / (q + (1.0 - q) * every)) or 1.0
+            low = max(guess / spread, _at_least(lag, every))
+            high = max(guess * spread, low * 4.0)
+            tried: list[tuple[float, float]] = []
+
+            def at(log_tau: float) -> float:
+                tau = max(math.exp(log_tau), low)
+                tried.append((value(tau, every), tau))
+                return tried[-1][0]
+
+            _golden(at, low, high, MEMORY_TOLERANCE, iterations)
+            effective, tau = max(tried)
+            memory_best[every] = (effective, tau)
+        return memory_best[every][0]
+
+    first = schedule.storage_every or 1
+    every = _integer_peak(best_memory_interval, 1, max(8, 4 * first), MAX_STORAGE_EVERY)
+    effective, tau = memory_best[every]
+    return Search(dataclasses.replace(schedule, interval_s=tau, storage_every=every), effective, len(runs))
+
+
+def _at_least(lag: float, every: int) -> float:
+    """The shortest τ₁ with every·τ₁ ≥ lag in floating point."""
+    tau = lag / every
+    while every * tau < lag:
+        tau = math.nextafter(tau, math.inf)
+    return tau
+
+
+def _golden(value: Callable[[float], float], low: float, high: float, tolerance: float, iterations: int) -> float:
+    """Golden-section search for the maximum of ``value(log τ)`` over [ln low, ln high]; the midpoint found."""
     a, b = math.log(low), math.log(high)
-    c, d = b - ratio * (b - a), a + ratio * (b - a)
-    fc, fd = value(math.exp(c)), value(math.exp(d))
-    evaluations = 2
+    c, d = b - _GOLDEN * (b - a), a + _GOLDEN * (b - a)
+    fc, fd = value(c), value(d)
     for _ in range(iterations):
         if fc >= fd:
             b, d, fd = d, c, fc
-            c = b - ratio * (b - a)
-            fc = value(math.exp(c))
+            c = b - _GOLDEN * (b - a)
+            fc = value(c)
         else:
             a, c, fc = c, d, fd
-            d = a + ratio * (b - a)
-            fd = value(math.exp(d))
-        evaluations += 1
-        if b - a < 1e-3:
+            d = a + _GOLDEN * (b - a)
+            fd = value(d)
+        if b - a < tolerance:
             break
-    best = math.exp((a + b) / 2.0)
-    return Search(best, value(best), evaluations + 1)
+    return (a + b) / 2.0
+
+
+def _integer_peak(value: Callable[[int], float], low: int, high: int, cap: int) -> int:
+    """The whole number in [low, high] maximising a unimodal ``value``.
+
+    While the peak is at the top of the range, the range moves up and doubles, up to ``cap``.
+    """
+    while True:
+        a, b = low, high
+        while b - a > 3:
+            left = a + round((b - a) * (1.0 - _GOLDEN))
+            right = max(left + 1, a + round((b - a) * _GOLDEN))
+            if value(left) >= value(right):
+                b = right
+            else:
+                a = left
+        best = max(range(a, b + 1), key=lambda k: (value(k), -k))
+        if best < high or high >= cap:
+            return best
+        low, high = high, min(2 * high, cap)

@@ -413,6 +413,74 @@ def test_async_two_levels_refuse_storage_interval_below_lag() -> None:
     assert run.storage_every == 5 and run.interval_s == 100.0
 
 
+# ------------------------------------------------------------- search
+
+
+def test_search_finds_every_checkpoint_to_storage_when_storage_is_cheap() -> None:
+    # Storage stall 1 s, memory stall 10 s, memory serves only 10 % of failures: every memory checkpoint
+    # should also go to storage (m = 1), at an interval near √(2·M·(s₁+s₂)) = 703 s, far shorter than the
+    # first-order memory interval √(2·s₁·M/q) = 2683 s (the old search's lower bound).
+    schedule = sim.Schedule(
+        interval_s=1.0,
+        stall_s=10.0,
+        restart_s=300.0,
+        storage_every=1,
+        storage_stall_s=1.0,
+        memory_restart_s=60.0,
+        memory_share=0.1,
+    )
+    found = sim.optimize_schedule(schedule, sim.Failures(36000.0), cycles=200_000, seed=6)
+    assert found.storage_every == 1
+    assert found.memory_interval_s is not None and found.memory_interval_s < 0.5 * math.sqrt(2 * 10 * 36000 / 0.1)
+    assert found.memory_interval_s == pytest.approx(math.sqrt(2 * 36000 * 11), rel=0.2)
+    assert found.interval_s == found.memory_interval_s
+    # common random numbers: the search's figure is the run of the schedule it returns, with the same seed
+    again = sim.run_schedule(found.schedule, sim.Failures(36000.0), cycles=200_000, seed=6)
+    assert again.effective == found.effective
+
+
+def test_search_lands_on_the_exact_joint_optimum() -> None:
+    # MODEL.md §8: the joint optimum of the §4 case is τ₁ ≈ 292.5 s, m = 54, effective 0.96438. The
+    # simulated surface is flat there; the schedule found must be within 0.01 pp of it by the exact model.
+    config = Config(
+        checkpoint_bytes=90.0,
+        bandwidth=1.0,
+        mtbf_s=14400.0,
+        restart_s=600.0,
+        replica_survival=0.99,
+        memory_bandwidth=30.0,
+        memory_restart_s=60.0,
+    )
+    found = sim.optimize(config, sim.Failures(14400.0), cycles=100_000, seed=1)
+    assert found.storage_every is not None and found.memory_interval_s is not None
+    best = exact_memory_sync(292.5, 54, 3.0, 90.0, 0.99, 60.0, 600.0, 14400.0)
+    there = exact_memory_sync(found.memory_interval_s, found.storage_every, 3.0, 90.0, 0.99, 60.0, 600.0, 14400.0)
+    assert best - there < 1e-4
+    assert found.interval_s == found.storage_every * found.memory_interval_s
+
+
+def test_search_keeps_async_storage_above_its_lag() -> None:
+    schedule = sim.Schedule(
+        interval_s=100.0,
+        stall_s=1.0,
+        restart_s=600.0,
+        lag_s=2000.0,
+        storage_every=20,
+        storage_stall_s=2.0,
+        memory_restart_s=60.0,
+        memory_share=0.9,
+    )
+    found = sim.optimize_schedule(schedule, sim.Failures(7200.0), cycles=50_000, seed=2)
+    assert found.interval_s >= 2000.0
+
+
+def test_one_level_search_is_bounded_by_the_lag() -> None:
+    # Young's √(2·0.01·11160) = 15 s is far below the 300 s lag: the search must stay at or above it.
+    schedule = sim.Schedule(interval_s=300.0, stall_s=0.01, restart_s=600.0, lag_s=300.0)
+    found = sim.optimize_schedule(schedule, sim.Failures(11160.0), cycles=50_000, seed=2)
+    assert found.interval_s >= 300.0 and found.storage_every is None
+
+
 # ------------------------------------------------------------- CLI
 
 
@@ -420,6 +488,13 @@ def test_cli_two_levels_run_exactly_the_cycles_asked(run_json: RunJson) -> None:
     doc = run_json("simulate", "--preset", "gemini-inmemory", "--cycles", "200", "--seed", "7")
     assert doc["cycles"] == doc["failures"] == 200
     assert doc["interval_s"] == doc["storage_every"] * doc["memory_interval_s"]
+
+
+def test_cli_two_levels_optimize_reports_the_schedule(run_json: RunJson) -> None:
+    doc = run_json("simulate", "--preset", "gemini-inmemory", "--cycles", "2e4", "--optimize")
+    found = doc["optimize"]
+    assert isinstance(found["storage_every"], int) and found["storage_every"] >= 1
+    assert found["interval_s"] == found["storage_every"] * found["memory_interval_s"]
 
 
 def test_cli_async_two_levels_refuse_short_storage_interval(run: Run) -> None:
