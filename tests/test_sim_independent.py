@@ -1,0 +1,262 @@
+"""simulate against an independent, deliberately simple simulator written from the semantics alone.
+
+The reference below walks the timeline event by event in plain Python: one
+failure at a time, one piece of work or stall at a time, keeping the last
+memory checkpoint, the last durable storage checkpoint and the snapshot in
+flight as (position, useful work) pairs. It shares no code with
+``ckptcalc.simulate`` (which works on phases and whole arrays), so the two
+agreeing is evidence that both follow the semantics:
+
+* renewal: the failure clock restarts at each failure, the time to the next
+  one counts from the start of the restart, and restarts can be interrupted;
+* a memory checkpoint after every τ₁ of useful work (stall s₁); every m-th is
+  also a storage checkpoint (stall s₁ + s₂); one level is m = 1, s₁ = 0,
+  every failure served by storage;
+* a storage snapshot is durable once the job's position (work and stalls,
+  restarts excluded) has reached P past the end of its stall; positions roll
+  back with failures, so repeated work must be regained first;
+* a failure is served by memory with probability q (restart r₁, back to the
+  last memory checkpoint), else by storage (restart r₂, back to the last
+  durable storage checkpoint, the memory copy reset to it); a failure during
+  a restart draws its level afresh, and memory resumes towards wherever the
+  interrupted restart was going;
+* split: useful = kept work, write = stalls (also those cut short),
+  restart = restarts (also those cut short), rework = the rest.
+
+Fixed seeds throughout: not flaky.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from ckptcalc import simulate as sim
+
+BATCHES = 20
+
+
+@dataclass(frozen=True)
+class Strategy:
+    work: float  # τ₁: useful work between checkpoints
+    stall: float  # s₁: stall of every checkpoint
+    storage_stall: float  # s₂: added at every storage checkpoint
+    every: int  # m: checkpoints per storage checkpoint
+    lag: float  # P: position past the storage stall's end before the snapshot is durable
+    restart_memory: float  # r₁
+    restart_storage: float  # r₂
+    share: float  # q: probability that memory serves a failure
+
+
+def one_level(tau: float, stall: float, restart: float, lag: float = 0.0) -> Strategy:
+    return Strategy(tau, 0.0, stall, 1, lag, restart, restart, 0.0)
+
+
+def t_975(df: int) -> float:
+    """Student's t quantile at 0.975, from its density by Simpson's rule and bisection (no shared table)."""
+    norm = math.gamma((df + 1) / 2) / (math.sqrt(df * math.pi) * math.gamma(df / 2))
+
+    def cdf(t: float) -> float:
+        steps = 2000
+        h = t / steps
+        total = 0.0
+        for i in range(steps + 1):
+            weight = 1 if i in (0, steps) else (4 if i % 2 else 2)
+            total += weight * (1 + (i * h) ** 2 / df) ** (-(df + 1) / 2)
+        return 0.5 + norm * total * h / 3
+
+    low, high = 1.0, 5.0
+    for _ in range(60):
+        mid = (low + high) / 2
+        low, high = (mid, high) if cdf(mid) < 0.975 else (low, mid)
+    return (low + high) / 2
+
+
+T_19 = t_975(BATCHES - 1)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    effective: float
+    half_width: float
+    split: dict[str, float]
+    split_half_width: dict[str, float]
+    in_restart: int
+
+
+def reference(strategy: Strategy, draws: Iterator[tuple[float, bool]], cycles: int) -> Outcome:
+    """Walk ``cycles`` failures of the timeline; ``draws`` gives (time to failure, served by memory) per failure."""
+    s = strategy
+    start = (0.0, 0.0, 0)  # checkpoints: (position, useful work, checkpoints taken up to it)
+    durable = memory = target = start
+    in_flight: tuple[tuple[float, float, int], float] | None = None  # snapshot, position at which it is durable
+    restart = s.restart_storage  # the timeline opens with a restart from storage
+    sizes = [cycles // BATCHES + (1 if i < cycles % BATCHES else 0) for i in range(BATCHES)]
+    rows = []
+    in_restart = 0
+    for size in sizes:
+        kept_before = target[1]
+        time = write = restarting = 0.0
+        for _ in range(size):
+            x, by_memory = next(draws)
+            time += x
+            if x < restart:  # the restart itself fails
+                restarting += x
+                in_restart += 1
+            else:
+                restarting += restart
+                left = x - restart
+                position, done, count = target
+                while True:
+                    if left < s.work:  # fails during work
+                        position += left
+                        break
+                    left -= s.work
+                    position += s.work
+                    done += s.work
+                    if in_flight is not None and position >= in_flight[1]:
+                        durable, in_flight = in_flight[0], None
+                    stall = s.stall + (s.storage_stall if (count + 1) % s.every == 0 else 0.0)
+                    if left < stall:  # fails during the stall
+                        position += left
+                        write += left
+                        break
+                    left -= stall
+                    position += stall
+                    write += stall
+                    count += 1
+                    memory = (position, done, count)
+                    if in_flight is not None and position >= in_flight[1]:
+                        durable, in_flight = in_flight[0], None
+                    if count % s.every == 0:
+                        if s.lag == 0:
+                            durable = memory
+                        else:
+                            assert in_flight is None, "a persist still in flight when the next starts"
+                            in_flight = (memory, position + s.lag)
+                if in_flight is not None and position >= in_flight[1]:
+                    durable, in_flight = in_flight[0], None
+            if by_memory:
+                target = memory  # a failed restart keeps going where it was going: memory is that point
+                restart = s.restart_memory
+            else:
+                target = memory = durable
+                in_flight = None
+                restart = s.restart_storage
+        rows.append((time, target[1] - kept_before, write, restarting))
+    return _outcome(rows, in_restart)
+
+
+def _outcome(rows: list[tuple[float, float, float, float]], in_restart: int) -> Outcome:
+    time = sum(r[0] for r in rows)
+    useful, write, restart = (sum(r[i] for r in rows) for i in (1, 2, 3))
+    split = {"useful": useful / time, "write": write / time, "restart": restart / time}
+    split["rework"] = 1.0 - split["useful"] - split["write"] - split["restart"]
+    half: dict[str, float] = {}
+    for key, column in (("useful", 1), ("write", 2), ("restart", 3), ("rework", None)):
+        shares = [(r[column] if column is not None else r[0] - r[1] - r[2] - r[3]) / r[0] for r in rows]
+        mean = sum(shares) / len(shares)
+        sd = math.sqrt(sum((v - mean) ** 2 for v in shares) / (len(shares) - 1))
+        half[key] = T_19 * sd / math.sqrt(len(shares))
+    return Outcome(split["useful"], half["useful"], split, half, in_restart)
+
+
+def python_draws(strategy: Strategy, mtbf: float, shape: float | None, seed: int) -> Iterator[tuple[float, bool]]:
+    """Failure times and service levels from Python's own generator, independent of numpy's."""
+    rng = random.Random(seed)
+    scale = mtbf / math.gamma(1 + 1 / shape) if shape is not None else 0.0
+    while True:
+        x = rng.expovariate(1 / mtbf) if shape is None else rng.weibullvariate(scale, shape)
+        yield x, rng.random() < strategy.share
+
+
+def to_schedule(s: Strategy) -> sim.Schedule:
+    if s.share == 0.0 and s.every == 1 and s.stall == 0.0 and s.restart_memory == s.restart_storage:
+        return sim.Schedule(interval_s=s.work, stall_s=s.storage_stall, restart_s=s.restart_storage, lag_s=s.lag)
+    return sim.Schedule(
+        interval_s=s.work,
+        stall_s=s.stall,
+        restart_s=s.restart_storage,
+        lag_s=s.lag,
+        storage_every=s.every,
+        storage_stall_s=s.storage_stall,
+        memory_restart_s=s.restart_memory,
+        memory_share=s.share,
+    )
+
+
+def two_levels(
+    tau: float, every: int, s1: float, s2: float, q: float, r1: float, r2: float, lag: float = 0.0
+) -> Strategy:
+    return Strategy(tau, s1, s2, every, lag, r1, r2, q)
+
+
+# (id, strategy, MTBF, Weibull shape or None). Few checkpoints per failure, so the walk stays quick.
+CASES = [
+    ("sync", one_level(600.0, 60.0, 300.0), 3600.0, None),
+    ("sync-weibull", one_level(600.0, 60.0, 300.0), 3600.0, 0.7),
+    ("async", one_level(600.0, 5.0, 300.0, lag=400.0), 3600.0, None),
+    ("async-lag-equals-interval", one_level(500.0, 20.0, 900.0, lag=500.0), 2400.0, 0.8),
+    # MODEL.md §8: τ₁ 300 s, m 5, s₁ 10, s₂ 100, q 0.7, r₁ 60, r₂ 900, M 3600
+    ("memory+sync", two_levels(300.0, 5, 10.0, 100.0, 0.7, 60.0, 900.0), 3600.0, None),
+    ("memory+sync-m1", two_levels(400.0, 1, 10.0, 60.0, 0.5, 60.0, 600.0), 3000.0, None),
+    ("memory+sync-weibull", two_levels(250.0, 3, 10.0, 60.0, 0.8, 60.0, 600.0), 3000.0, 0.6),
+    ("memory+async", two_levels(200.0, 4, 5.0, 20.0, 0.8, 60.0, 600.0, lag=500.0), 3000.0, None),
+    ("memory+async-long-lag", two_levels(250.0, 2, 10.0, 40.0, 0.6, 30.0, 300.0, lag=500.0), 2500.0, None),
+    ("memory+async-weibull", two_levels(150.0, 6, 5.0, 30.0, 0.9, 40.0, 500.0, lag=700.0), 2000.0, 0.7),
+]
+
+
+@pytest.mark.parametrize(("strategy", "mtbf", "shape"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_agrees_with_the_event_by_event_reference(strategy: Strategy, mtbf: float, shape: float | None) -> None:
+    walked = reference(strategy, python_draws(strategy, mtbf, shape, seed=17), 100_000)
+    run = sim.run_schedule(to_schedule(strategy), sim.Failures(mtbf, shape), cycles=1_000_000, seed=17)
+    half = (run.ci95[1] - run.ci95[0]) / 2
+    combined = math.hypot(half, walked.half_width)
+    assert abs(run.effective - walked.effective) <= combined, (run.effective, walked.effective, combined)
+    for key in ("write", "rework", "restart"):
+        # The vectorised run has 10x the cycles, so its own spread is about a third of the walk's.
+        tolerance = 2.0 * math.hypot(walked.split_half_width[key], walked.split_half_width[key] / math.sqrt(10))
+        assert abs(getattr(run.split, key) - walked.split[key]) <= tolerance, key
+
+
+def numpy_draws(strategy: Strategy, mtbf: float, seed: int, cycles: int) -> Iterator[tuple[float, bool]]:
+    """The very draws ``simulate`` makes, in its documented order (one window of failure times, then its levels)."""
+    rng = np.random.default_rng(seed)
+    x = rng.exponential(mtbf, cycles)
+    by_memory = rng.random(cycles) < strategy.share if to_schedule(strategy).storage_every is not None else None
+    for i in range(cycles):
+        yield float(x[i]), bool(by_memory[i]) if by_memory is not None else False
+
+
+@pytest.mark.parametrize(
+    ("strategy", "mtbf"), [c[1:3] for c in CASES if c[3] is None], ids=[c[0] for c in CASES if c[3] is None]
+)
+def test_same_draws_same_timeline(strategy: Strategy, mtbf: float) -> None:
+    # Fed the same failure times and levels, the walk and the vectorised phases must tell the same story,
+    # up to rounding: every rollback, stall and interrupted restart of 20 000 cycles.
+    cycles = 20_000
+    walked = reference(strategy, numpy_draws(strategy, mtbf, 5, cycles), cycles)
+    run = sim.run_schedule(to_schedule(strategy), sim.Failures(mtbf), cycles=cycles, seed=5)
+    assert run.failures_in_restart == walked.in_restart
+    assert run.effective == pytest.approx(walked.effective, rel=1e-9)
+    for key in ("write", "rework", "restart"):
+        assert getattr(run.split, key) == pytest.approx(walked.split[key], rel=1e-9, abs=1e-12)
+
+
+def test_reference_walk_matches_daly_exactly_enough() -> None:
+    # The reference itself against MODEL.md §3's exact formula, so that agreement above means something:
+    # τ/(M·e^{r/M}·(e^{(τ+δ)/M} − 1)) at τ 600, δ 60, r 300, M 3600.
+    strategy = one_level(600.0, 60.0, 300.0)
+    exact = 600.0 / (3600.0 * math.exp(300.0 / 3600.0) * math.expm1(660.0 / 3600.0))
+    walked = reference(strategy, python_draws(strategy, 3600.0, None, seed=3), 100_000)
+    assert abs(walked.effective - exact) <= walked.half_width
+
+
+def test_t_quantile_is_the_textbook_value() -> None:
+    assert abs(T_19 - 2.093) < 5e-4  # tables of Student's t, 19 degrees of freedom, 97.5 %
