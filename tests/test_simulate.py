@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 from cli_helpers import assert_usage_error
+from test_sim_independent import t_975
 
 from ckptcalc import simulate as sim
 from ckptcalc.errors import InputError
@@ -288,6 +289,70 @@ def test_single_level_async_reference() -> None:
     exact = exact_effective(run.interval_s, stall, 600.0 + lag, 11160.0)
     assert run.interval_s == pytest.approx(18.8, abs=0.05) and exact == pytest.approx(0.9458, abs=5e-5)
     _inside_or_report(exact, run)
+
+
+# ------------------------------------------------------------- the confidence interval
+
+
+@pytest.mark.parametrize(
+    "schedule",
+    [
+        sim.Schedule(interval_s=269.0, stall_s=3.24, restart_s=600.0),
+        sim.Schedule(
+            interval_s=300.0,
+            stall_s=10.0,
+            restart_s=900.0,
+            storage_every=5,
+            storage_stall_s=100.0,
+            memory_restart_s=60.0,
+            memory_share=0.7,
+        ),
+    ],
+    ids=["one-level", "two-levels"],
+)
+def test_half_width_is_t_times_the_standard_error_of_the_batches(schedule: sim.Schedule) -> None:
+    run = sim.run_schedule(schedule, sim.Failures(3600.0), cycles=400_000, seed=8)
+    batches = np.array(run.batch_effective)
+    assert batches.size == 20
+    half = t_975(19) * batches.std(ddof=1) / math.sqrt(20)
+    low, high = run.ci95
+    assert (high - low) / 2 == pytest.approx(half, rel=1e-4)
+    assert (low + high) / 2 == pytest.approx(run.effective, rel=1e-12)
+    assert np.mean(batches) == pytest.approx(run.effective, rel=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("schedule", "mtbf", "exact"),
+    [
+        (
+            sim.Schedule(interval_s=600.0, stall_s=60.0, restart_s=300.0),
+            3600.0,
+            exact_effective(600.0, 60.0, 300.0, 3600.0),
+        ),
+        (
+            sim.Schedule(
+                interval_s=300.0,
+                stall_s=10.0,
+                restart_s=900.0,
+                storage_every=5,
+                storage_stall_s=100.0,
+                memory_restart_s=60.0,
+                memory_share=0.7,
+            ),
+            3600.0,
+            exact_memory_sync(300.0, 5, 10.0, 100.0, 0.7, 60.0, 900.0, 3600.0),
+        ),
+    ],
+    ids=["one-level", "two-levels"],
+)
+def test_half_width_matches_the_spread_over_seeds(schedule: sim.Schedule, mtbf: float, exact: float) -> None:
+    # 30 independent runs: the standard error each one claims (half-width / t) should match the standard
+    # deviation of their results, and their intervals should cover the exact value about 95 % of the time.
+    runs = [sim.run_schedule(schedule, sim.Failures(mtbf), cycles=100_000, seed=100 + i) for i in range(30)]
+    spread = float(np.std([r.effective for r in runs], ddof=1))
+    claimed = float(np.mean([(r.ci95[1] - r.ci95[0]) / 2 for r in runs])) / t_975(19)
+    assert 0.7 < claimed / spread < 1.4  # the sample SD of 30 values is good to about ±13 %
+    assert sum(_inside(exact, r) for r in runs) >= 25
 
 
 # ------------------------------------------------------------- the schedule that runs
