@@ -484,10 +484,10 @@ def _window(
     phase[first], pending[first], restart[first] = state
     kept, stalls, restarts = numpy.empty(n), numpy.empty(n), numpy.empty(n)
     step_lanes = _vector_step(schedule)
-    active = lanes
-    for step in range(int(lengths[0])):
-        while lengths[active - 1] <= step:
-            active -= 1
+    steps = int(lengths[0])
+    # Epochs still running at each step (lengths are sorted longest first).
+    running = numpy.searchsorted(-lengths, -numpy.arange(steps), side="left").tolist()
+    for step, active in enumerate(running):
         if active <= few_lanes:
             for lane in range(active):
                 begin, end = int(starts[lane]) + step, int(starts[lane] + lengths[lane])
