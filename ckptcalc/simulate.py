@@ -372,9 +372,9 @@ def _one_level(schedule: Schedule, failures: Failures, cycles: int, seed: int, p
         numpy.subtract(xv, restart, out=wv)
         numpy.less(wv, 0.0, out=fv)  # the failure struck during the restart
         in_restart += int(numpy.count_nonzero(fv))
-        numpy.minimum(xv, restart, out=xv)
+        numpy.clip(xv, -math.inf, restart, out=xv)  # clip: no NaN checks, faster than minimum
         restarting = float(xv.sum())
-        numpy.maximum(wv, 0.0, out=wv)
+        numpy.clip(wv, 0.0, math.inf, out=wv)
         numpy.divide(wv, segment, out=cv)
         numpy.floor(cv, out=cv)  # completed checkpoints
         numpy.multiply(cv, segment, out=tv)
@@ -388,7 +388,7 @@ def _one_level(schedule: Schedule, failures: Failures, cycles: int, seed: int, p
         kept = float(wv.sum())
         numpy.multiply(cv, stall, out=cv)
         numpy.subtract(tv, tau, out=tv)
-        numpy.maximum(tv, 0.0, out=tv)  # the stall cut short by the failure
+        numpy.clip(tv, 0.0, math.inf, out=tv)  # the stall cut short by the failure
         numpy.add(cv, tv, out=cv)
         return elapsed, kept, float(cv.sum()), restarting
 
