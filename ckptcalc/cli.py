@@ -17,7 +17,7 @@ from typer.core import TyperGroup
 
 from . import __version__
 from .errors import CkptError, InputError
-from .model import Record
+from .records import Record
 from .scenario import BY_NAME, FIELDS, Field, Scenario, merge, parse_value
 
 DEFAULT_PRESET = "llama3-405b"
@@ -262,10 +262,9 @@ def optimize(
     scenario, label, default = model.scenario()
     job = resolve(scenario)
     result = evaluate(job.config)
-    optimum = result if job.config.optimal() == job.config else evaluate(job.config.optimal())
     levers = decide.levers(job.config, job.gpus, presets.lever_assumptions())
     targets = decide.targets(job.config, goal, job.gpu_mtbf_s) if goal is not None else None
-    document = report.optimize(job, result, optimum, label, levers=levers, target=goal, targets=targets)
+    document = report.optimize(job, result, label, levers=levers, target=goal, targets=targets)
     picked = _pick(document, value) if value is not None else None
     if save_preset is not None:
         _save(scenario, label, model, save_preset, force)
@@ -277,7 +276,7 @@ def optimize(
         return
     from . import render
 
-    render.optimize(job, result, optimum, label, default, document)
+    render.optimize(job, result, label, default, document)
 
 
 def _parse(parser: Callable[[str], float], text: str, where: str) -> float:
@@ -326,7 +325,7 @@ def check(
     ],
     json_output: JsonOpt = False,
 ) -> None:
-    """Check presets at their optimum against a floor: exit 3 when any falls below."""
+    """Check presets against a floor, at the interval each pins or its optimum: exit 3 when any falls below."""
     from . import presets, report
     from .model import evaluate
     from .scenario import resolve
@@ -335,8 +334,18 @@ def check(
     rows: list[dict[str, Any]] = []
     for name in files:
         job = resolve(presets.load(name, "PRESET"))
-        effective = float(evaluate(job.config.optimal()).effective)
-        rows.append({"preset": name, "effective": effective, "passed": effective >= floor})
+        result = evaluate(job.config)
+        effective = float(result.effective)
+        pinned = job.config.interval_s is not None or job.config.memory_interval_s is not None
+        rows.append(
+            {
+                "preset": name,
+                "effective": effective,
+                "interval_s": float(result.interval_s),
+                "interval_pinned": pinned,
+                "passed": effective >= floor,
+            }
+        )
     failed = [row for row in rows if not row["passed"]]
     if json_output:
         _print_json(
@@ -353,7 +362,8 @@ def check(
 
         for row in rows:
             verdict = "ok  " if row["passed"] else "FAIL"
-            typer.echo(f"{verdict} {row['preset']}: {format_percent(row['effective'])} effective")
+            at = "pinned interval" if row["interval_pinned"] else "optimum"
+            typer.echo(f"{verdict} {row['preset']}: {format_percent(row['effective'])} effective at its {at}")
         summary = f"{len(failed)} of {len(rows)} below {format_percent(floor)}" if failed else "all pass"
         typer.echo(summary)
     if failed:

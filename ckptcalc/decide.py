@@ -15,7 +15,11 @@ import math
 from collections.abc import Callable
 
 from . import units
-from .model import Config, Record, Result, evaluate, replace
+from .model import Config, Result, evaluate, replace
+from .records import Record
+
+#: Beyond this (SI units) no input is physical: a target that needs more is "not reachable".
+LARGEST = 1e21
 
 
 class LeverAssumptions(Record):
@@ -135,7 +139,7 @@ def _bisect(reach: Callable[[float], bool], low: float, high: float) -> float:
             high = middle
         else:
             low = middle
-        if high / low - 1 < 1e-13:
+        if high / low - 1 < 1e-11:
             break
     return high
 
@@ -169,31 +173,27 @@ def _solve(make: Callable[[float], Config], target: float, start: float) -> floa
 
 
 def targets(config: Config, target: float, gpu_mtbf_s: float | None) -> Targets:
-    """Solve for bandwidth, restart, MTBF and GPU count, one at a time."""
+    """Solve for bandwidth, restart, MTBF and GPU count, one at a time, on the exact model at its optimum."""
     config = config.optimal()
-    loss = 1.0 - target
     mtbf, restart = float(config.mtbf_s), float(config.restart_s)
 
-    if config.is_single_sync:
-        size = float(config.checkpoint_bytes)
-        # loss = √(2δ/M) + r/M  →  δ = (loss − r/M)² · M / 2
-        room = loss - restart / mtbf
-        bandwidth = size / (room * room * mtbf / 2.0) if room > 0 else None
-        # r·x² + √(2δ)·x − loss = 0 with x = 1/√M; the root in the form without cancellation
-        delta = float(config.write_s)
-        x = 2 * loss / (math.sqrt(2 * delta) + math.sqrt(2 * delta + 4 * restart * loss))
-        mtbf_target: float | None = 1.0 / (x * x)
-    else:
-        limit = config.snapshot_bandwidth if config.snapshot_bandwidth is not None else math.inf
-        bandwidth = _solve(lambda b: replace(config, bandwidth=b), target, float(config.bandwidth))
-        if bandwidth is not None and bandwidth >= limit:
-            bandwidth = None
-        mtbf_target = _solve(lambda m: replace(config, mtbf_s=m), target, mtbf)
+    limit = float(config.snapshot_bandwidth) if config.snapshot_bandwidth is not None else LARGEST
+    bandwidth = _solve(lambda b: replace(config, bandwidth=b), target, float(config.bandwidth))
+    if bandwidth is not None and bandwidth >= limit:
+        bandwidth = None
+    mtbf_target = _solve(lambda m: replace(config, mtbf_s=m), target, mtbf)
+    if mtbf_target is not None and mtbf_target > LARGEST:
+        mtbf_target = None
 
-    # Loss is linear in the storage restart with slope q/M, whatever the levels.
-    at_zero = float(evaluate(replace(config, restart_s=0.0)).total)
-    share = float(config.levels()[-1].share)
-    restart_target = (loss - at_zero) * mtbf / share if loss > at_zero else None
+    if config.is_single_sync:
+        # The exact optimum does not depend on r and effective time scales with e^{−r/M}:
+        # r = M·ln(effective at r = 0 / target).
+        at_zero = _effective(replace(config, restart_s=0.0))
+        restart_target = mtbf * math.log(at_zero / target) if at_zero > target else None
+    else:
+        # Effective time falls as the restart grows: solve on its reciprocal.
+        found = _solve(lambda x: replace(config, restart_s=1.0 / x), target, 1.0 / restart)
+        restart_target = 1.0 / found if found is not None and found > 1.0 / LARGEST else None
 
     gpus = None
     if gpu_mtbf_s is not None and mtbf_target is not None:
@@ -220,7 +220,8 @@ class Cost(Record):
 
 
 def cost(result: Result, gpus: float, gpu_hour_cost: float | None) -> Cost:
-    """GPU-hours lost per day (loss × GPUs × 24) and, with a price, what they cost."""
+    """GPU-hours lost per day ((1 − effective) × GPUs × 24, never more than exist) and, with a price,
+    what they cost."""
     hours = float(result.total) * gpus * 24.0
     per_day = hours * gpu_hour_cost if gpu_hour_cost is not None else None
     return Cost(hours, per_day, per_day * 30.0 if per_day is not None else None)

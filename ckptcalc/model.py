@@ -5,24 +5,35 @@ floats and numpy arrays alike (arrays broadcast), so a sweep of a million
 points goes through the same code as a single ``optimize``; numpy is imported
 only when an array is actually passed.
 
-The general model (one or more checkpoint levels, each with a stall ``s``, a
-lag ``P``, an interval ``τ``, a restart ``r`` and a share ``q`` of the
-failures, at job failure interval ``M``) loses, per unit of elapsed time::
+Decisions come from the exact model (:mod:`ckptcalc.exact`, docs/model.md
+§8): failures strike during work, stalls and restarts, and losses are
+shares of elapsed time. First order stays beside it as the explanation: one
+or more checkpoint levels, each with a stall ``s``, a lag ``P``, an interval
+``τ``, a restart ``r`` and a share ``q`` of the failures, at job failure
+interval ``M``, lose per unit of useful time::
 
     Σ s/τ  +  Σ q·(τ/2 + P + r)/M
 
-A single synchronous level (``s = δ``, ``P = 0``, ``q = 1``) is Young's
-first-order model, δ/τ + τ/2M + r/M, smallest at τ* = √(2δM).
+and a single synchronous level (``s = δ``, ``P = 0``, ``q = 1``) is Young's
+δ/τ + τ/2M + r/M, smallest at τ* = √(2δM).
 
 >>> result = evaluate(Config(checkpoint_bytes=6.48e12, bandwidth=2e12, mtbf_s=11160.0, restart_s=600.0))
 >>> round(result.optimal_interval_s, 1), round(result.effective, 4), TERMS[result.dominant]
-(268.9, 0.9221, 'restart')
+(266.8, 0.925, 'restart')
+>>> round(result.young_interval_s, 1), round(result.first_order.effective, 4)
+(268.9, 0.9221)
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any, TypeAlias, TypeVar
+from typing import Any, TypeAlias
+
+from . import exact
+from .exact import lambert_interval
+from .exact import lambert_w0_plus_one as lambert_w0_plus_one
+from .records import Record
+from .records import replace as replace
 
 #: A float or a numpy array of floats: every function here takes either.
 Num: TypeAlias = Any
@@ -30,48 +41,6 @@ Num: TypeAlias = Any
 #: The three kinds of loss, in the order used for ``dominant`` indices.
 TERMS: tuple[str, str, str] = ("write", "rework", "restart")
 
-#: Above this ratio (stall or interval to MTBF) the first-order model is unreliable.
-FIRST_ORDER_LIMIT = 0.05
-
-#: Above this relative distance the Young interval is flagged as far from the exact one.
-EXACT_DRIFT_LIMIT = 0.05
-
-
-class Record:
-    """Base of the small records here: fields in ``__slots__``, equality and repr from them.
-
-    Cheaper to define than dataclasses or named tuples, which matters for a
-    command line that starts in a fraction of a second.
-    """
-
-    __slots__: tuple[str, ...] = ()
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
-        return f"{type(self).__name__}({fields})"
-
-    def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and all(getattr(self, n) == getattr(other, n) for n in self.__slots__)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def replace(self: _R, **changes: Any) -> _R:
-        """A copy with some fields changed, like :func:`dataclasses.replace`."""
-        unknown = set(changes) - set(self.__slots__)
-        if unknown:
-            raise TypeError(f"{type(self).__name__} has no field {', '.join(sorted(unknown))}")
-        copy = object.__new__(type(self))
-        for name in self.__slots__:
-            object.__setattr__(copy, name, changes.get(name, getattr(self, name)))
-        return copy
-
-
-_R = TypeVar("_R", bound=Record)
-
-
-def replace(record: _R, **changes: Any) -> _R:
-    """A copy of ``record`` with some fields changed."""
-    return record.replace(**changes)
 
 
 def _scalar(*values: object) -> bool:
@@ -151,18 +120,6 @@ def first_order_loss(delta_s: Num, interval_s: Num, mtbf_s: Num, restart_s: Num)
     return level_loss(stall_s=delta_s, lag_s=0.0, interval_s=interval_s, restart_s=restart_s, share=1.0, mtbf_s=mtbf_s)
 
 
-def dominant(write: Num, rework: Num, restart: Num) -> Any:
-    """Index into :data:`TERMS` of the largest term (an int, or an int array)."""
-    if _scalar(write, rework, restart):
-        terms = (write, rework, restart)
-        return terms.index(max(terms))
-    import numpy
-
-    # Two comparisons instead of stacking and argmax: ties go to the earlier term, as with argmax.
-    index = numpy.where(rework > write, 1, 0)
-    return numpy.where(restart > numpy.maximum(write, rework), 2, index)
-
-
 # ------------------------------------------------------- Daly and the exact model
 
 
@@ -180,51 +137,12 @@ def daly_interval(delta_s: Num, mtbf_s: Num) -> Num:
     return numpy.where(x < 1.0, series, mtbf_s + 0.0 * x)
 
 
-def _excess(t: Num, lib: Any) -> Num:
-    """t − 1 + e^{−t}, to full relative precision even for tiny t (a series below 0.1)."""
-    series = t * t / 2.0
-    horner = 1.0 - t / 12.0
-    for k in range(11, 2, -1):
-        horner = 1.0 - t / k * horner
-    series = series * horner
-    direct = t + lib.expm1(-t)
-    if lib is math:
-        return series if t < 0.1 else direct
-    return lib.where(t < 0.1, series, direct)
-
-
-def lambert_w0_plus_one(eps: Num) -> Num:
-    """1 + W₀(−e^{−(1+ε)}) for ε > 0, to full relative precision.
-
-    Writing 1 + W = 1 − e^{−t}, the defining equation W·e^W = −e^{−1−ε} becomes
-    t − 1 + e^{−t} = ε: increasing and convex in t, so Newton's method started
-    above the root converges to it monotonically. The start √(3ε) is above the
-    root while ε < 0.3 (there t²/3 ≤ t − 1 + e^{−t}); 1 + ε always is.
-    """
-    lib = _lib(eps)
-    if lib is math:
-        if eps <= 0:
-            return 0.0
-        t = math.sqrt(3.0 * eps) if eps < 0.3 else 1.0 + eps
-    else:
-        t = lib.where(eps < 0.3, lib.sqrt(3.0 * eps), 1.0 + eps)
-    for _ in range(100):
-        step = (_excess(t, lib) - eps) / -lib.expm1(-t)
-        t = t - step
-        if lib is math:
-            if abs(step) <= 1e-16 * t:
-                break
-        elif bool((abs(step) <= 1e-16 * t).all()):
-            break
-    return -lib.expm1(-t)
-
-
 def exact_interval(delta_s: Num, mtbf_s: Num) -> Num:
     """Exact optimum for exponential failures: M·(1 + W₀(−e^{−(1 + δ/M)})).
 
     It does not depend on the restart time.
     """
-    return mtbf_s * lambert_w0_plus_one(delta_s / mtbf_s)
+    return lambert_interval(delta_s, mtbf_s)
 
 
 def exact_effective(interval_s: Num, delta_s: Num, restart_s: Num, mtbf_s: Num) -> Num:
@@ -385,15 +303,15 @@ class Config(Record):
         return self.replace(interval_s=None, memory_interval_s=None)
 
 
-class Caveat(Record):
-    """Something the user should know about a result; ``render`` words it.
 
-    kinds: ``first_order_stall`` / ``first_order_interval`` (ratio to MTBF
-    above :data:`FIRST_ORDER_LIMIT`), ``loss_clamped`` (loss ≥ 1),
-    ``exact_drift`` (Young's interval more than :data:`EXACT_DRIFT_LIMIT` from
-    the exact one), ``lag_bound`` (the optimum is held up by the persist time),
-    ``no_closed_form`` (async or multi-level: simulation is the check).
-    ``value`` is the worst ratio seen; ``points`` how many points of a sweep it affects.
+class Caveat(Record):
+    """Something the user should know about a result; the wording lives with the output.
+
+    kinds: ``lag_bound`` (the optimum is held up by the persist time: a
+    checkpoint must be durable before the next starts), ``storage_rounded``
+    (a given storage interval that is not a whole number of memory intervals
+    was rounded to one; ``value`` is the interval given).
+    ``points`` is how many points of a sweep it affects.
     """
 
     __slots__ = ("kind", "level", "points", "value")
@@ -410,6 +328,8 @@ class Caveat(Record):
 
 
 class LevelResult(Record):
+    """One level under the first-order model: its interval and its three loss terms."""
+
     __slots__ = ("interval_s", "level", "optimal_interval_s", "restart", "rework", "write")
     level: Level
     interval_s: Num
@@ -433,22 +353,14 @@ class LevelResult(Record):
         return self.write + self.rework + self.restart
 
 
-class Result(Record):
-    """Loss, effective time and intervals for one configuration (or a grid)."""
+class FirstOrder(Record):
+    """Young's first-order model of a configuration: the explanation, not the decision.
 
-    __slots__ = (
-        "caveats",
-        "config",
-        "daly_interval_s",
-        "dominant",
-        "effective",
-        "exact_interval_s",
-        "levels",
-        "restart",
-        "rework",
-        "total",
-        "write",
-    )
+    Losses are charged per unit of useful time, so ``total`` may exceed 1
+    (``effective`` is then clamped at 0).
+    """
+
+    __slots__ = ("config", "effective", "levels", "restart", "rework", "total", "write")
     config: Config
     levels: tuple[LevelResult, ...]
     write: Num
@@ -456,10 +368,6 @@ class Result(Record):
     restart: Num
     total: Num
     effective: Num
-    dominant: Any
-    daly_interval_s: Num | None
-    exact_interval_s: Num | None
-    caveats: tuple[Caveat, ...]
 
     def __init__(
         self,
@@ -470,10 +378,6 @@ class Result(Record):
         restart: Num,
         total: Num,
         effective: Num,
-        dominant: Any,
-        daly_interval_s: Num | None,
-        exact_interval_s: Num | None,
-        caveats: tuple[Caveat, ...] = (),
     ) -> None:
         self.config = config
         self.levels = levels
@@ -482,18 +386,6 @@ class Result(Record):
         self.restart = restart
         self.total = total
         self.effective = effective
-        self.dominant = dominant
-        self.daly_interval_s = daly_interval_s
-        self.exact_interval_s = exact_interval_s
-        self.caveats = caveats
-
-    @property
-    def exact_effective(self) -> Num | None:
-        """Effective time at the evaluated interval under the exact model (single synchronous level)."""
-        c = self.config
-        if not c.is_single_sync:
-            return None
-        return exact_effective(self.interval_s, c.write_s, c.restart_s, c.mtbf_s)
 
     @property
     def storage(self) -> LevelResult:
@@ -505,17 +397,13 @@ class Result(Record):
 
     @property
     def optimal_interval_s(self) -> Num:
+        """Young's interval of the storage level (bounded below by its lag)."""
         return self.storage.optimal_interval_s
 
 
-def _worst(ratio: Num) -> float:
-    return float(ratio) if _scalar(ratio) else float(ratio.max())
-
-
-def evaluate(config: Config) -> Result:
-    """Evaluate ``config`` at its given intervals (optimal where none is given)."""
+def first_order(config: Config) -> FirstOrder:
+    """Young's model of ``config`` at its given intervals (its own optimum where none is given)."""
     mtbf = config.mtbf_s
-    caveats: list[Caveat] = []
     results: list[LevelResult] = []
     for level in config.levels():
         best = level.optimal_interval(mtbf)
@@ -529,49 +417,206 @@ def evaluate(config: Config) -> Result:
             mtbf_s=mtbf,
         )
         results.append(LevelResult(level, interval, best, write, rework, restart))
-        name = level.name if not config.is_single_sync else None
-        for kind, quantity in (("first_order_stall", level.stall_s), ("first_order_interval", level.share * interval)):
-            hits = _count(quantity > FIRST_ORDER_LIMIT * mtbf)
-            if hits:
-                caveats.append(Caveat(kind, name, _worst(quantity / mtbf), hits))
-        if level.interval_s is None:
-            young = young_interval(level.stall_s, mtbf, level.share)
-            bound = _count((level.lag_s > 0) & (level.lag_s >= young))
-            if bound:
-                caveats.append(Caveat("lag_bound", level.name, None, bound))
-
     write, rework, restart = results[0].write, results[0].rework, results[0].restart
     for extra in results[1:]:
         write, rework, restart = write + extra.write, rework + extra.rework, restart + extra.restart
     total = write + rework + restart
-    clamped = _count(total >= 1.0)
-    if clamped:
-        caveats.append(Caveat("loss_clamped", None, _worst(total), clamped))
-    effective = _maximum(1.0 - total, 0.0)
+    return FirstOrder(config, tuple(results), write, rework, restart, total, _maximum(1.0 - total, 0.0))
 
-    daly = exact = None
-    if config.is_single_sync:
-        delta = config.write_s
-        daly = daly_interval(delta, mtbf)
-        exact = exact_interval(delta, mtbf)
-        drift = abs(results[0].optimal_interval_s - exact) / exact
-        hits = _count(drift > EXACT_DRIFT_LIMIT)
-        if hits:
-            caveats.append(Caveat("exact_drift", None, _worst(drift), hits))
-    else:
-        caveats.append(Caveat("no_closed_form"))
 
+# ------------------------------------------------------------- the exact model
+
+
+class Plan(Record):
+    """The schedule a level runs: its interval, and the optimum for comparison."""
+
+    __slots__ = ("interval_s", "level", "optimal_interval_s")
+    level: Level
+    interval_s: Num
+    optimal_interval_s: Num
+
+    def __init__(self, level: Level, interval_s: Num, optimal_interval_s: Num) -> None:
+        self.level = level
+        self.interval_s = interval_s
+        self.optimal_interval_s = optimal_interval_s
+
+
+class Result(Record):
+    """The exact model of one configuration (or a grid of them), with first order beside it.
+
+    ``effective`` and the split ``write``/``rework``/``restart`` are shares
+    of elapsed time (they sum to 1 with ``effective``; ``total`` is the
+    loss, 1 − effective) at the schedule actually run: ``interval_s``
+    between storage checkpoints and, with a memory level, ``memory_interval_s``
+    with storage every ``storage_every``-th memory checkpoint (so
+    ``interval_s`` = ``storage_every`` × ``memory_interval_s`` exactly).
+    The ``optimal_*`` fields describe the exact optimum. ``young_interval_s``
+    is the first-order optimum of the storage level, ``daly_interval_s``
+    Daly's higher-order one (a single synchronous level only).
+    """
+
+    __slots__ = (
+        "caveats",
+        "config",
+        "daly_interval_s",
+        "dominant",
+        "effective",
+        "first_order",
+        "interval_s",
+        "levels",
+        "memory_interval_s",
+        "optimal_effective",
+        "optimal_interval_s",
+        "optimal_memory_interval_s",
+        "optimal_storage_every",
+        "restart",
+        "rework",
+        "storage_every",
+        "write",
+        "young_interval_s",
+    )
+    config: Config
+    interval_s: Num
+    memory_interval_s: Num | None
+    storage_every: Num | None
+    optimal_interval_s: Num
+    optimal_memory_interval_s: Num | None
+    optimal_storage_every: Num | None
+    effective: Num
+    optimal_effective: Num
+    write: Num
+    rework: Num
+    restart: Num
+    dominant: Any
+    young_interval_s: Num
+    daly_interval_s: Num | None
+    levels: tuple[Plan, ...]
+    first_order: FirstOrder
+    caveats: tuple[Caveat, ...]
+
+    def __init__(self, **fields: Any) -> None:
+        for name in self.__slots__:
+            object.__setattr__(self, name, fields[name])
+
+    @property
+    def total(self) -> Num:
+        return 1.0 - self.effective
+
+    @property
+    def storage(self) -> Plan:
+        return self.levels[-1]
+
+
+def _schedule(config: Config, interval_s: Num, memory_interval_s: Num | None, every: Num) -> exact.Schedule:
+    """The exact model's schedule of ``config`` at the given intervals."""
+    levels = config.levels()
+    storage = levels[-1]
+    if memory_interval_s is None:
+        return exact.single(
+            interval_s=interval_s, stall_s=storage.stall_s, lag_s=storage.lag_s, restart_s=storage.restart_s
+        )
+    memory = levels[0]
+    return exact.Schedule(
+        tau1_s=memory_interval_s,
+        every=every,
+        s1_s=memory.stall_s,
+        s2_s=storage.stall_s,
+        lag_s=storage.lag_s,
+        share=memory.share,
+        r1_s=memory.restart_s,
+        r2_s=storage.restart_s,
+    )
+
+
+def _optimal_single(config: Config) -> Num:
+    storage = config.levels()[-1]
+    return _maximum(lambert_interval(storage.stall_s, config.mtbf_s), storage.lag_s)
+
+
+def _plan(config: Config) -> tuple[exact.Schedule, list[Caveat]]:
+    """The schedule ``config`` runs: its given intervals, the exact optimum for the free ones."""
+    caveats: list[Caveat] = []
+    mtbf = config.mtbf_s
+    if not config.has_memory:
+        tau = _optimal_single(config) if config.interval_s is None else config.interval_s
+        return _schedule(config, tau, None, 1.0), caveats
+    base = _schedule(config, 1.0, 1.0, 1.0)
+    tau1, tau2 = config.memory_interval_s, config.interval_s
+    if tau1 is None and tau2 is None:
+        return exact.best_multiple(base, mtbf, tau1_fixed=False), caveats
+    if tau2 is None:
+        return exact.best_multiple(base.replace(tau1_s=tau1), mtbf, tau1_fixed=True), caveats
+    if tau1 is None:
+        return exact.best_multiple(base, mtbf, tau1_fixed=False, storage_s=tau2), caveats
+    lib = exact._lib(tau1, tau2)
+    every = lib.maximum(lib.rint(tau2 / tau1), 1.0)
+    off = abs(every * tau1 - tau2) > 1e-9 * tau2
+    hits = _count(off)
+    if hits:
+        caveats.append(Caveat("storage_rounded", "storage", _worst(tau2), hits))
+    return base.replace(tau1_s=tau1, every=every), caveats
+
+
+def _worst(ratio: Num) -> float:
+    return float(ratio) if _scalar(ratio) else float(ratio.max())
+
+
+def dominant(write: Num, rework: Num, restart: Num) -> Any:
+    """Index into :data:`TERMS` of the largest term (an int, or an int array).
+
+    Terms within a relative :data:`ckptcalc.exact.TIE` of the largest are
+    tied, and a tie goes to the earlier term (write, then rework, then
+    restart), identically for floats and arrays.
+    """
+    if _scalar(write, rework, restart):
+        top = max(write, rework, restart)
+        floor = top * (1.0 - exact.TIE)
+        return 0 if write >= floor else (1 if rework >= floor else 2)
+    import numpy
+
+    top = numpy.maximum(numpy.maximum(write, rework), restart)
+    floor = top * (1.0 - exact.TIE)
+    return numpy.where(write >= floor, 0, numpy.where(rework >= floor, 1, 2))
+
+
+def evaluate(config: Config) -> Result:
+    """The exact model of ``config`` at its given intervals (the exact optimum where none is given),
+    the exact optimum itself, and first order beside them."""
+    mtbf = config.mtbf_s
+    chosen, caveats = _plan(config)
+    pinned = config.interval_s is not None or config.memory_interval_s is not None
+    best = _plan(config.optimal())[0] if pinned else chosen
+    split = exact.effective(chosen, mtbf)
+    at_best = split if best is chosen else exact.effective(best, mtbf)
+    fo = first_order(config)
+    levels = config.levels()
+    two = config.has_memory
+    plans = [Plan(levels[-1], chosen.storage_interval_s, best.storage_interval_s)]
+    if two:
+        plans.insert(0, Plan(levels[0], chosen.tau1_s, best.tau1_s))
+    storage = levels[-1]
+    if config.interval_s is None or config.memory_interval_s is None:
+        pinned = _count((storage.lag_s > 0) & (best.storage_interval_s <= storage.lag_s * (1.0 + 1e-9)))
+        if pinned:
+            caveats.append(Caveat("lag_bound", storage.name, None, pinned))
     return Result(
         config=config,
-        levels=tuple(results),
-        write=write,
-        rework=rework,
-        restart=restart,
-        total=total,
-        effective=effective,
-        dominant=dominant(write, rework, restart),
-        daly_interval_s=daly,
-        exact_interval_s=exact,
+        interval_s=chosen.storage_interval_s,
+        memory_interval_s=chosen.tau1_s if two else None,
+        storage_every=chosen.every if two else None,
+        optimal_interval_s=best.storage_interval_s,
+        optimal_memory_interval_s=best.tau1_s if two else None,
+        optimal_storage_every=best.every if two else None,
+        effective=split.effective,
+        optimal_effective=at_best.effective,
+        write=split.write,
+        rework=split.rework,
+        restart=split.restart,
+        dominant=dominant(split.write, split.rework, split.restart),
+        young_interval_s=fo.optimal_interval_s,
+        daly_interval_s=daly_interval(config.write_s, mtbf) if config.is_single_sync else None,
+        levels=tuple(plans),
+        first_order=fo,
         caveats=tuple(caveats),
     )
 

@@ -42,7 +42,7 @@ from . import units
 from .decide import LeverAssumptions
 from .errors import CkptError, PresetError
 from .files import atomic_write
-from .model import Record
+from .records import Record
 from .scenario import BY_NAME, FIELDS, PARSERS, Scenario
 
 #: Version of the preset format this ckptcalc writes and the newest it reads.

@@ -104,7 +104,7 @@ def inputs_table(job: Job, narrow: bool = False) -> Table:
 def levels_table(result: Result, narrow: bool = False) -> Table:
     given = any(item.level.interval_s is not None for item in result.levels)
     table = _grid("Levels", narrow)
-    names = ["level", "stall", "persist", "interval", *(["optimal"] if given else []), "serves", "restart", "loss"]
+    names = ["level", "stall", "persist", "interval", *(["optimal"] if given else []), "serves", "restart"]
     for name in names:
         table.add_column(name, justify="left" if name == "level" else "right", no_wrap=True)
     for item in result.levels:
@@ -118,7 +118,6 @@ def levels_table(result: Result, narrow: bool = False) -> Table:
             *optimal,
             pct(lv.share),
             dur(lv.restart_s),
-            pct(item.loss),
         )
     return table
 
@@ -126,23 +125,37 @@ def levels_table(result: Result, narrow: bool = False) -> Table:
 def loss_table(result: Result, title: str, narrow: bool = False) -> Table:
     table = _grid(title, narrow)
     table.add_column("term", no_wrap=True)
-    table.add_column("formula", style="dim", no_wrap=True)
     table.add_column("of time", justify="right", no_wrap=True)
     table.add_column("of loss", justify="right", no_wrap=True)
     table.add_column("", no_wrap=True)
     top = TERMS[int(result.dominant)]
+    total = float(result.total)
     for term in TERMS:
         value = float(getattr(result, term))
-        share = value / float(result.total) if result.total else 0.0
+        share = value / total if total else 0.0
         mark = "◀ dominant" if term == top else ""
-        table.add_row(Text(term, style=TERM_STYLE[term]), TERM_FORMULA[term], pct(value), pct(share), mark)
-        if len(result.levels) > 1:
-            for item in result.levels:
-                table.add_row(f"  {item.level.name}", "", pct(float(getattr(item, term))), "", "")
+        table.add_row(Text(term, style=TERM_STYLE[term]), pct(value), pct(share), mark)
     table.add_section()
-    table.add_row(Text("total loss", style="bold"), "", pct(result.total), "100 %", "")
-    table.add_row(Text("effective", style="bold green"), "1 − loss", pct(result.effective), "", "")
+    table.add_row(Text("total loss", style="bold"), pct(total), "100 %", "")
+    table.add_row(Text("effective", style="bold green"), pct(result.effective), "", "")
     return table
+
+
+def first_order_line(result: Result) -> str | None:
+    """First order beside the exact answer, when the two differ as printed."""
+    fo = result.first_order
+    same = pct(fo.effective) == pct(result.effective) and dur(fo.optimal_interval_s) == dur(result.optimal_interval_s)
+    if same:
+        return None
+    total = float(fo.total)
+    parts = ", ".join(f"{term} {pct(float(getattr(fo, term)))}" for term in TERMS)
+    restart = pct(float(fo.restart) / total) if total else "0 %"
+    given = " at the given interval" if result.config.interval_s is not None else ""
+    return (
+        f"First order (Young, the explanation): {pct(fo.effective)} effective{given},"
+        f" Young interval {dur(fo.optimal_interval_s)}; loss {parts} of useful time,"
+        f" {restart} of it from restarts."
+    )
 
 
 def exact_table(result: Result, narrow: bool = False) -> Table | None:
@@ -157,37 +170,28 @@ def exact_table(result: Result, narrow: bool = False) -> Table | None:
     for name, tau, eff in rows:
         table.add_row(names[name], dur(tau), pct(eff))
     if result.config.interval_s is not None:
-        table.add_row("given --interval", dur(result.interval_s), pct(result.exact_effective or 0.0))
+        table.add_row("given --interval", dur(result.interval_s), pct(result.effective))
     return table
 
 
-def verdict(result: Result) -> str:
-    """One line naming the dominant term and the lever that addresses it."""
+def verdict(result: Result, levers: list[dict[str, Any]]) -> str:
+    """One line: the largest loss, and the largest single lever (the top row of the levers table)."""
     top = TERMS[int(result.dominant)]
     total = float(result.total)
-
-    def share(value: Any) -> str:
-        return pct(float(value) / total) if total else "0 %"
-
-    at_optimum = all(item.level.interval_s is None for item in result.levels)
-    if top == "restart":
-        return (
-            f"restart dominates ({share(result.restart)} of the loss): no checkpoint interval can reduce it;"
-            " shorten the restart, or recover from an in-memory replica."
-        )
-    if at_optimum:
-        return (
-            f"checkpoint cost dominates (write + rework: {share(result.write + result.rework)} of the loss):"
-            " faster writes pay (more bandwidth, asynchronous snapshots)."
-        )
-    if top == "write":
-        return f"write dominates ({share(result.write)} of the loss): the interval is too short, checkpoint less often."
-    return f"rework dominates ({share(result.rework)} of the loss): the interval is too long, checkpoint more often."
+    share = pct(float(getattr(result, top)) / total) if total else "0 %"
+    why = {
+        "restart": "no checkpoint interval can reduce it",
+        "write": "checkpoints stall training",
+        "rework": "work is redone after failures",
+    }[top]
+    line = f"{top} is the largest loss ({share} of it; {why})."
+    if levers and levers[0]["gain_pp"] > 0:
+        best = levers[0]
+        return line + f" Largest single gain: {best['name']}, {best['gain_pp']:+.2f} pp."
+    return line
 
 
-def optimize(
-    job: Job, result: Result, optimum: Result, preset: str | None, default_preset: bool, document: dict[str, Any]
-) -> None:
+def optimize(job: Job, result: Result, preset: str | None, default_preset: bool, document: dict[str, Any]) -> None:
     out = console()
     header = f"preset {preset}" if preset else "no preset"
     if default_preset:
@@ -198,6 +202,12 @@ def optimize(
     out.print()
     if len(result.levels) > 1 or job.config.is_async:
         out.print(levels_table(result, narrow))
+        if result.storage_every is not None:
+            every = int(result.storage_every)
+            out.print(
+                f"Storage every {every} memory checkpoints"
+                f" ({dur(result.memory_interval_s or 0.0)} × {every} = {dur(result.interval_s)})."
+            )
         for caveat in result.caveats:
             if caveat.kind == "lag_bound":
                 level = next(item for item in result.levels if item.level.name == caveat.level)
@@ -206,32 +216,32 @@ def optimize(
                     " a checkpoint must be durable before the next starts."
                 )
         out.print()
-    storage = result.storage
-    line = f"Optimal storage interval: {dur(storage.optimal_interval_s)}"
-    if job.config.is_single_sync:
-        line += "  (Young–Daly √(2δM))"
+    line = f"Optimal storage interval: {dur(result.optimal_interval_s)}  (exact model)"
+    if result.optimal_storage_every is not None:
+        line = (
+            f"Optimal: memory every {dur(result.optimal_memory_interval_s or 0.0)}, storage with every"
+            f" {int(result.optimal_storage_every)}th ({dur(result.optimal_interval_s)})  (exact model)"
+        )
     out.print(Text(line, style="bold"))
-    title = "Loss at the optimal interval"
+    title = "Loss at the optimal interval (share of elapsed time)"
     if result.config.interval_s is not None or result.config.memory_interval_s is not None:
-        title = f"Loss at the given interval ({dur(storage.interval_s)})"
+        title = f"Loss at the given interval ({dur(result.interval_s)})"
     out.print(loss_table(result, title, narrow))
+    explanation = first_order_line(result)
+    if explanation is not None:
+        out.print(explanation)
     out.print()
-    if result is not optimum:
-        penalty = (float(optimum.effective) - float(result.effective)) * 100.0
+    if document["interval_penalty_pp"] > 0 and title.startswith("Loss at the given"):
         out.print(
-            f"The given interval costs {units.sig(penalty)} percentage points against the optimum"
-            f" ({pct(result.effective)} vs {pct(optimum.effective)})."
+            f"The given interval costs {units.sig(document['interval_penalty_pp'])} percentage points against"
+            f" the optimum ({pct(result.effective)} vs {pct(result.optimal_effective)})."
         )
     table = exact_table(result, narrow)
     if table is not None:
         out.print(table)
         out.print()
     decisions(out, job, document, narrow)
-    line = verdict(result)
-    if document["levers"] and document["levers"][0]["gain_pp"] > 0:
-        best = document["levers"][0]
-        line += f" Largest single gain: {best['name']}, {best['gain_pp']:+.2f} pp."
-    out.print(Text(f"verdict: {line}", style="bold"))
+    out.print(Text(f"verdict: {verdict(result, document['levers'])}", style="bold"))
     warn(report.warnings(result))
 
 

@@ -11,44 +11,29 @@ from typing import Any
 
 from . import decide, units
 from .decide import Lever, Targets
-from .model import FIRST_ORDER_LIMIT, TERMS, Caveat, LevelResult, Result
+from .model import TERMS, Caveat, FirstOrder, Plan, Result
 from .scenario import Job
 
 #: Version of every JSON document ckptcalc prints. Keys are only ever added
 #: within a version; a key that changes meaning or goes away bumps it.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def caveat_text(caveat: Caveat) -> str:
     """One sentence for a caveat."""
     level = f"{caveat.level} level: " if caveat.level else ""
     where = f" at {caveat.points} points" if caveat.points > 1 else ""
-    ratio = f"{units.sig(caveat.value or 0.0)}" if caveat.value is not None else ""
-    limit = units.sig(FIRST_ORDER_LIMIT, 2)
-    if caveat.kind == "first_order_stall":
-        return (
-            f"{level}checkpoint stall / MTBF = {ratio} exceeds {limit}{where}: the first-order model is"
-            " unreliable; see the exact model (or simulate)"
-        )
-    if caveat.kind == "first_order_interval":
-        return (
-            f"{level}interval / MTBF = {ratio} exceeds {limit}{where}: the first-order model is"
-            " unreliable; see the exact model (or simulate)"
-        )
-    if caveat.kind == "loss_clamped":
-        return f"loss {ratio} is at least 1{where}: no useful work gets done; effective time clamped at 0"
-    if caveat.kind == "exact_drift":
-        return (
-            f"Young's interval is {units.sig((caveat.value or 0.0) * 100)} % from the exact optimum{where}:"
-            " prefer the exact interval"
-        )
     if caveat.kind == "lag_bound":
         return (
             f"{level}the optimal interval is bound by the persist time"
             f" (a checkpoint must be durable before the next){where}"
         )
-    if caveat.kind == "no_closed_form":
-        return "Daly's and the exact model cover a single synchronous level only: simulation is the check here"
+    if caveat.kind == "storage_rounded":
+        given = units.format_duration(caveat.value or 0.0)
+        return (
+            f"the storage interval {given} is not a whole number of memory intervals:"
+            f" rounded to the nearest whole multiple{where}"
+        )
     return caveat.kind  # pragma: no cover - every kind is worded above
 
 
@@ -80,17 +65,16 @@ def inputs(job: Job) -> dict[str, Any]:
     }
 
 
-def loss(result: Result | LevelResult) -> dict[str, float]:
-    parts = {"write": result.write, "rework": result.rework, "restart": result.restart}
-    if isinstance(result, Result):
-        parts["total"] = result.total
+def loss(result: Result | FirstOrder) -> dict[str, float]:
+    """The loss split; exact shares of elapsed time for a :class:`Result`."""
+    parts = {"write": result.write, "rework": result.rework, "restart": result.restart, "total": result.total}
     return {k: float(v) for k, v in parts.items()}
 
 
-def level(item: LevelResult, step_time_s: float | None = None) -> dict[str, Any]:
+def level(item: Plan, step_time_s: float | None = None) -> dict[str, Any]:
     lv = item.level
     steps = decide.steps(float(item.optimal_interval_s), step_time_s) if step_time_s is not None else None
-    return {
+    return {  # a two-level storage row's steps are set by the caller, a whole multiple of memory's
         "name": lv.name,
         "stall_s": float(lv.stall_s),
         "lag_s": float(lv.lag_s),
@@ -98,8 +82,18 @@ def level(item: LevelResult, step_time_s: float | None = None) -> dict[str, Any]
         "optimal_interval_s": float(item.optimal_interval_s),
         "share_of_failures": float(lv.share),
         "restart_s": float(lv.restart_s),
-        "loss": loss(item),
         "optimal_interval_steps": steps,
+    }
+
+
+def first_order(result: Result) -> dict[str, Any]:
+    """Young's first-order model of the same configuration: the explanation beside the exact answer."""
+    fo = result.first_order
+    return {
+        "optimal_interval_s": float(fo.optimal_interval_s),
+        "interval_s": float(fo.interval_s),
+        "loss": loss(fo),
+        "effective": float(fo.effective),
     }
 
 
@@ -107,24 +101,41 @@ def evaluation(job: Job, result: Result) -> dict[str, Any]:
     """The fields shared by ``optimize`` and each ``compare`` scenario."""
     return {
         "inputs": inputs(job),
+        "model": "exact",
         "write_s": float(job.config.write_s),
         "optimal_interval_s": float(result.optimal_interval_s),
         "interval_s": float(result.interval_s),
+        "memory_interval_s": _f(result.memory_interval_s),
+        "storage_every": _whole(result.storage_every),
+        "optimal_memory_interval_s": _f(result.optimal_memory_interval_s),
+        "optimal_storage_every": _whole(result.optimal_storage_every),
+        "young_interval_s": float(result.young_interval_s),
+        "daly_interval_s": _f(result.daly_interval_s),
         "loss": loss(result),
         "effective": float(result.effective),
+        "optimal_effective": float(result.optimal_effective),
+        "interval_penalty_pp": float((result.optimal_effective - result.effective) * 100.0),
         "dominant": TERMS[int(result.dominant)],
-        "daly_interval_s": _f(result.daly_interval_s),
-        "exact_interval_s": _f(result.exact_interval_s),
-        "exact_effective": _f(result.exact_effective),
-        "levels": [level(item, job.scenario.step_time_s) for item in result.levels],
+        "first_order": first_order(result),
+        "levels": levels(result, job.scenario.step_time_s),
         "warnings": warnings(result),
     }
+
+
+def levels(result: Result, step_time_s: float | None) -> list[dict[str, Any]]:
+    rows = [level(item, step_time_s) for item in result.levels]
+    if step_time_s is not None:
+        rows[-1]["optimal_interval_steps"] = storage_steps(result, step_time_s)
+    return rows
+
+
+def _whole(value: Any) -> int | None:
+    return None if value is None else int(value)
 
 
 def optimize(
     job: Job,
     result: Result,
-    optimum: Result,
     preset: str | None,
     *,
     levers: list[Lever],
@@ -134,8 +145,6 @@ def optimize(
     """Everything ``optimize --json`` prints."""
     document: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "command": "optimize", "preset": preset}
     document.update(evaluation(job, result))
-    document["optimal_effective"] = float(optimum.effective)
-    document["interval_penalty_pp"] = float((optimum.effective - result.effective) * 100.0)
     document.update(decisions(job, result, levers=levers, target=target, targets=targets))
     return document
 
@@ -171,21 +180,29 @@ def decisions(
         document["lost_cost_per_day"] = lost.lost_cost_per_day
         document["lost_cost_per_30_days"] = lost.lost_cost_per_30_days
     if s.step_time_s is not None:
-        document["optimal_interval_steps"] = decide.steps(float(result.optimal_interval_s), s.step_time_s)
+        document["optimal_interval_steps"] = storage_steps(result, s.step_time_s)
         document["settings"] = settings(result, s.step_time_s)
     return document
+
+
+def storage_steps(result: Result, step_time_s: float) -> int:
+    """The optimal storage interval in whole steps; with a memory level, a whole multiple of its steps."""
+    if result.optimal_storage_every is None:
+        return decide.steps(float(result.optimal_interval_s), step_time_s)
+    memory_steps = decide.steps(float(result.levels[0].optimal_interval_s), step_time_s)
+    return memory_steps * int(result.optimal_storage_every)
 
 
 def settings(result: Result, step_time_s: float) -> dict[str, str]:
     """Lines to paste into common training frameworks, for the optimal intervals."""
     storage = result.storage
-    steps = decide.steps(float(storage.optimal_interval_s), step_time_s)
+    steps = storage_steps(result, step_time_s)
     lines = {
         "megatron": f"--save-interval {steps}",
         "torchtitan": f"[checkpoint] interval = {steps}",
         "scr": f"SCR_CHECKPOINT_SECONDS={round(float(storage.optimal_interval_s))}",
     }
-    if len(result.levels) > 1:
+    if result.optimal_storage_every is not None:
         memory_steps = decide.steps(float(result.levels[0].optimal_interval_s), step_time_s)
         lines["megatron_memory"] = f"--non-persistent-save-interval {memory_steps}"
     return lines
@@ -239,33 +256,59 @@ def _broadcast(value: Any, like: Any) -> Any:
     return numpy.broadcast_to(numpy.asarray(value, dtype=float), numpy.shape(like))
 
 
-def sweep(job: Job, run: Any, preset: str | None) -> dict[str, Any]:
-    """Columns of equal length, one entry per swept point."""
+def _columns(run: Any) -> dict[str, Any]:
+    """Every per-point column of a sweep, broadcast to the swept values (numpy arrays)."""
     import numpy
-
-    from .sweep import SI_NAME
 
     result = run.result
     values = run.values
-    dominant = numpy.broadcast_to(result.dominant, numpy.shape(values))
+    columns: dict[str, Any] = {
+        "interval_s": result.interval_s,
+        "optimal_interval_s": result.optimal_interval_s,
+        "write_s": result.config.write_s,
+        "loss_write": result.write,
+        "loss_rework": result.rework,
+        "loss_restart": result.restart,
+        "loss_total": result.total,
+        "effective": result.effective,
+        "first_order_effective": result.first_order.effective,
+    }
+    if result.memory_interval_s is not None:
+        columns["memory_interval_s"] = result.memory_interval_s
+        columns["storage_every"] = result.storage_every
+    shaped = {name: _broadcast(value, values) for name, value in columns.items()}
+    shaped["dominant"] = numpy.broadcast_to(result.dominant, numpy.shape(values))
+    return shaped
+
+
+def sweep(job: Job, run: Any, preset: str | None) -> dict[str, Any]:
+    """Columns of equal length, one entry per swept point."""
+    from .sweep import SI_NAME
+
+    columns = _columns(run)
+    two = "storage_every" in columns
     return {
         "schema_version": SCHEMA_VERSION,
         "command": "sweep",
         "preset": preset,
+        "model": "exact",
         "inputs": inputs(job),
         "over": run.over,
         "values_name": SI_NAME[run.over],
         "log": run.log,
         "base_optimal_interval_s": float(run.base.optimal_interval_s),
         "base_effective": float(run.base.effective),
-        "values": _column(values),
-        "interval_s": _column(_broadcast(result.interval_s, values)),
-        "optimal_interval_s": _column(_broadcast(result.optimal_interval_s, values)),
-        "write_s": _column(_broadcast(result.config.write_s, values)),
-        "loss": {k: _column(_broadcast(getattr(result, k), values)) for k in ("write", "rework", "restart", "total")},
-        "effective": _column(_broadcast(result.effective, values)),
-        "dominant": [TERMS[int(i)] for i in dominant],
-        "warnings": warnings(result),
+        "values": _column(run.values),
+        "interval_s": _column(columns["interval_s"]),
+        "optimal_interval_s": _column(columns["optimal_interval_s"]),
+        "memory_interval_s": _column(columns["memory_interval_s"]) if two else None,
+        "storage_every": [int(v) for v in columns["storage_every"]] if two else None,
+        "write_s": _column(columns["write_s"]),
+        "loss": {k: _column(columns[f"loss_{k}"]) for k in ("write", "rework", "restart", "total")},
+        "effective": _column(columns["effective"]),
+        "first_order_effective": _column(columns["first_order_effective"]),
+        "dominant": [TERMS[int(i)] for i in columns["dominant"]],
+        "warnings": warnings(run.result),
     }
 
 
@@ -277,20 +320,12 @@ def sweep_csv(run: Any) -> str:
 
     from .sweep import SI_NAME
 
-    result = run.result
-    values = run.values
-    columns: dict[str, Any] = {SI_NAME[run.over]: values}
-    for name, value in (
-        ("interval_s", result.interval_s),
-        ("write_s", result.config.write_s),
-        ("loss_write", result.write),
-        ("loss_rework", result.rework),
-        ("loss_restart", result.restart),
-        ("loss_total", result.total),
-        ("effective", result.effective),
-    ):
-        columns.setdefault(name, _broadcast(value, values))
-    names = numpy.asarray(TERMS)[numpy.broadcast_to(result.dominant, numpy.shape(values))]
+    shaped = _columns(run)
+    dominant = shaped.pop("dominant")
+    columns: dict[str, Any] = {SI_NAME[run.over]: run.values}
+    for name, value in shaped.items():
+        columns.setdefault(name, value)
+    names = numpy.asarray(TERMS)[dominant]
     buffer = io.StringIO()
     buffer.write(",".join([*columns, "dominant"]) + "\n")
     table = numpy.column_stack(list(columns.values()))
@@ -308,7 +343,7 @@ def _agreement(value: float | None, low: float, high: float, simulated: float) -
 def simulation(job: Job, outcome: Any, failures: Any, preset: str | None, search: Any) -> dict[str, Any]:
     """Everything ``simulate --json`` prints."""
     from . import simulate
-    from .model import evaluate, exact_interval, replace
+    from .model import evaluate, replace
 
     config = replace(job.config, interval_s=outcome.interval_s, memory_interval_s=outcome.memory_interval_s)
     first, exact = simulate.analytic(config, failures)
@@ -345,15 +380,15 @@ def simulation(job: Job, outcome: Any, failures: Any, preset: str | None, search
         "warnings": warnings(result),
     }
     if search is not None:
-        young = float(evaluate(job.config.optimal()).optimal_interval_s)
-        exact_tau = float(exact_interval(job.config.write_s, job.config.mtbf_s)) if job.config.is_single_sync else None
+        base = evaluate(job.config.optimal())
         document["optimize"] = {
             "interval_s": search.interval_s,
             "memory_interval_s": search.memory_interval_s,
             "storage_every": search.storage_every,
             "effective": search.effective,
             "evaluations": search.evaluations,
-            "young_interval_s": young,
-            "exact_interval_s": exact_tau,
+            "young_interval_s": float(base.young_interval_s),
+            # The exact optimum under exponential failures, whatever the simulated distribution.
+            "exponential_exact_interval_s": float(base.optimal_interval_s),
         }
     return document

@@ -18,7 +18,8 @@ from typing import Any
 
 from . import units
 from .errors import InputError, UnitError
-from .model import Config, Record, replace
+from .model import Config, replace
+from .records import Record
 
 
 class Field(Record):

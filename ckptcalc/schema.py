@@ -29,11 +29,13 @@ def _object(properties: dict[str, Any], description: str | None = None) -> dict[
     return schema
 
 
-def _loss(total: bool) -> dict[str, Any]:
-    parts = {"write": FRACTION, "rework": FRACTION, "restart": FRACTION}
-    if total:
-        parts["total"] = {"type": "number", "minimum": 0}
-    return _object(parts, "shares of elapsed time lost")
+def _loss(exact: bool) -> dict[str, Any]:
+    """Exact losses are shares of elapsed time (0 to 1); first-order ones are charged per unit of
+    useful time and may exceed 1."""
+    share = FRACTION if exact else {"type": "number", "minimum": 0}
+    parts = {"write": share, "rework": share, "restart": share, "total": share}
+    description = "shares of elapsed time lost" if exact else "first-order losses per unit of useful time"
+    return _object(parts, description)
 
 
 INPUTS = _object(
@@ -64,22 +66,40 @@ LEVEL = _object(
         "optimal_interval_s": SECONDS,
         "share_of_failures": FRACTION,
         "restart_s": SECONDS,
-        "loss": _loss(total=False),
         "optimal_interval_steps": {"type": ["integer", "null"], "minimum": 1},
     }
 )
 
+MAYBE_COUNT: dict[str, Any] = {"type": ["integer", "null"], "minimum": 1}
+
+FIRST_ORDER = _object(
+    {
+        "optimal_interval_s": SECONDS,
+        "interval_s": SECONDS,
+        "loss": _loss(exact=False),
+        "effective": FRACTION,
+    },
+    "Young's first-order model of the same configuration: the explanation, not the decision",
+)
+
 EVALUATION: dict[str, Any] = {
     "inputs": INPUTS,
+    "model": {"const": "exact"},
     "write_s": SECONDS,
     "optimal_interval_s": SECONDS,
     "interval_s": SECONDS,
-    "loss": _loss(total=True),
-    "effective": FRACTION,
-    "dominant": TERM,
+    "memory_interval_s": MAYBE_SECONDS,
+    "storage_every": MAYBE_COUNT,
+    "optimal_memory_interval_s": MAYBE_SECONDS,
+    "optimal_storage_every": MAYBE_COUNT,
+    "young_interval_s": SECONDS,
     "daly_interval_s": MAYBE_SECONDS,
-    "exact_interval_s": MAYBE_SECONDS,
-    "exact_effective": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+    "loss": _loss(exact=True),
+    "effective": FRACTION,
+    "optimal_effective": FRACTION,
+    "interval_penalty_pp": NUMBER,
+    "dominant": TERM,
+    "first_order": FIRST_ORDER,
     "levels": {"type": "array", "items": LEVEL, "minItems": 1, "maxItems": 2},
     "warnings": WARNINGS,
 }
@@ -127,14 +147,12 @@ def optimize() -> dict[str, Any]:
         {
             "preset": {"type": ["string", "null"]},
             **EVALUATION,
-            "optimal_effective": FRACTION,
-            "interval_penalty_pp": NUMBER,
             "levers": {"type": "array", "items": lever},
             "discard": FRACTION,
             "goodput": FRACTION,
             "target": {"type": ["number", "null"], "exclusiveMinimum": 0, "exclusiveMaximum": 1},
             "targets": {"oneOf": [targets, {"type": "null"}]},
-            "lost_gpu_hours_per_day": MAYBE_NUMBER,
+            "lost_gpu_hours_per_day": {"type": ["number", "null"], "minimum": 0},
             "lost_cost_per_day": MAYBE_NUMBER,
             "lost_cost_per_30_days": MAYBE_NUMBER,
             "step_time_s": MAYBE_SECONDS,
@@ -151,6 +169,7 @@ def optimize() -> dict[str, Any]:
 
 def sweep() -> dict[str, Any]:
     column: dict[str, Any] = {"type": "array", "items": NUMBER}
+    fractions: dict[str, Any] = {"type": "array", "items": FRACTION}
     return _document(
         "sweep",
         "ckptcalc sweep --json",
@@ -160,14 +179,18 @@ def sweep() -> dict[str, Any]:
             "over": {"type": "string"},
             "values_name": {"type": "string"},
             "log": {"type": "boolean"},
+            "model": {"const": "exact"},
             "base_optimal_interval_s": SECONDS,
             "base_effective": FRACTION,
             "values": column,
             "interval_s": column,
             "optimal_interval_s": column,
+            "memory_interval_s": {"oneOf": [column, {"type": "null"}]},
+            "storage_every": {"oneOf": [{"type": "array", "items": {"type": "integer"}}, {"type": "null"}]},
             "write_s": column,
-            "loss": _object({k: column for k in ("write", "rework", "restart", "total")}),
-            "effective": {"type": "array", "items": FRACTION},
+            "loss": _object({k: fractions for k in ("write", "rework", "restart", "total")}),
+            "effective": fractions,
+            "first_order_effective": fractions,
             "dominant": {"type": "array", "items": TERM},
             "warnings": WARNINGS,
         },
@@ -190,8 +213,10 @@ def simulate() -> dict[str, Any]:
             "interval_s": SECONDS,
             "effective": FRACTION,
             "evaluations": {"type": "integer", "minimum": 1},
+            "memory_interval_s": MAYBE_SECONDS,
+            "storage_every": MAYBE_COUNT,
             "young_interval_s": SECONDS,
-            "exact_interval_s": MAYBE_SECONDS,
+            "exponential_exact_interval_s": MAYBE_SECONDS,
         }
     )
     return _document(
@@ -221,7 +246,15 @@ def simulate() -> dict[str, Any]:
 
 
 def check() -> dict[str, Any]:
-    row = _object({"preset": {"type": "string"}, "effective": FRACTION, "passed": {"type": "boolean"}})
+    row = _object(
+        {
+            "preset": {"type": "string"},
+            "effective": FRACTION,
+            "interval_s": SECONDS,
+            "interval_pinned": {"type": "boolean"},
+            "passed": {"type": "boolean"},
+        }
+    )
     return _document(
         "check",
         "ckptcalc check --json",

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import InputError
-from .model import Config, Result, evaluate, exact_effective, optimal_interval
+from .model import Config, Result, evaluate, optimal_interval
 
 #: The fixed default seed, printed with every result.
 DEFAULT_SEED = 20240601
@@ -226,18 +226,20 @@ def renewal_effective(interval_s: float, delta_s: float, restart_s: float, failu
 def analytic(config: Config, failures: Failures) -> tuple[float, float | None]:
     """First-order and exact effective time at the configuration's intervals.
 
-    The exact value is Daly's formula for exponential failures or the renewal
-    series for Weibull ones, for a single synchronous level; None otherwise.
+    The exact value is the exact model for exponential failures (every
+    strategy), or the renewal series for Weibull ones on a single level (an
+    asynchronous lag joins the restart); None where no exact model exists
+    (Weibull with two levels: the simulation is the answer).
     """
     result = evaluate(config)
-    first = float(result.effective)
-    if not config.is_single_sync:
-        return first, None
-    tau = float(result.interval_s)
-    delta, restart = float(config.write_s), float(config.restart_s)
+    first = float(result.first_order.effective)
     if failures.shape is None:
-        return first, float(exact_effective(tau, delta, restart, float(config.mtbf_s)))
-    return first, renewal_effective(tau, delta, restart, failures)
+        return first, float(result.effective)
+    if config.has_memory:
+        return first, None
+    (level,) = result.levels
+    stall, lag, restart = float(level.level.stall_s), float(level.level.lag_s), float(level.level.restart_s)
+    return first, renewal_effective(float(result.interval_s), stall, restart + lag, failures)
 
 
 def check(cycles: float, shape: float | None) -> int:
@@ -253,12 +255,10 @@ def check(cycles: float, shape: float | None) -> int:
 
 
 def storage_every(result: Result) -> int:
-    """Memory checkpoints per storage checkpoint for an evaluated two-level configuration.
-
-    The storage interval over the memory interval, rounded to a whole number, at least 1.
-    """
-    memory, storage = result.levels
-    return max(1, round(float(storage.interval_s) / float(memory.interval_s)))
+    """Memory checkpoints per storage checkpoint for an evaluated two-level configuration,
+    as the model's schedule has it (a whole number, at least 1)."""
+    assert result.storage_every is not None
+    return int(result.storage_every)
 
 
 def schedule_for(config: Config) -> Schedule:
