@@ -1,6 +1,8 @@
-"""Cluster scale, levers, targets, cost, steps, goodput and scripting (MODEL.md §5, §6).
+"""Cluster scale, levers, targets, cost, steps, goodput and scripting (docs/model.md §5, §6, §8).
 
-Expected values are worked by hand from the formulas; comments show how.
+Expected values are worked by hand from the formulas; comments show how. Decisions
+use the exact model: for one synchronous level, §3's closed form at the Lambert-W
+interval, which the helpers below write out independently.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any
 
 import pytest
 from cli_helpers import assert_usage_error
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from ckptcalc import decide, presets
@@ -27,6 +29,21 @@ LLAMA = Config(checkpoint_bytes=6.48e12, bandwidth=2e12, mtbf_s=11160.0, restart
 PER_GPU = 11160.0 * 16384  # the Llama 3 per-GPU failure interval held by --gpus
 
 
+def lambert(delta: float, mtbf: float) -> float:
+    """docs/model.md §3: τ = M(1 − e^{−t}) with t − 1 + e^{−t} = δ/M, by bisection."""
+    low, high = 0.0, 2.0 + delta / mtbf
+    for _ in range(200):
+        middle = (low + high) / 2
+        low, high = (middle, high) if middle - 1 + math.exp(-middle) < delta / mtbf else (low, middle)
+    return mtbf * -math.expm1(-low)
+
+
+def exact_best(delta: float, restart: float, mtbf: float, lag: float = 0.0) -> float:
+    """docs/model.md §8.1–§8.2: τ/(M·e^{r/M}(e^{(τ+δ)/M} − 1)) at the optimum (r → r + P, τ ≥ P)."""
+    tau = max(lambert(delta, mtbf), lag)
+    return tau / (mtbf * math.exp((restart + lag) / mtbf) * math.expm1((tau + delta) / mtbf))
+
+
 # ------------------------------------------------------------ failure interval
 
 
@@ -38,9 +55,16 @@ def test_gpus_hold_per_gpu_rate(run_json: RunJson) -> None:
     assert doc["inputs"]["mtbf_source"] == "scaled"
     assert doc["inputs"]["gpus"] == 100000
     assert doc["inputs"]["gpu_mtbf_s"] == pytest.approx(PER_GPU)
-    # the 10-minute restart alone costs about a third of the run
-    assert doc["loss"]["restart"] == pytest.approx(600 / mtbf)
-    assert doc["loss"]["restart"] == pytest.approx(1 / 3, abs=0.02)
+    # the 10-minute restart alone costs about a third of the run by first order (r/M),
+    # 1 − e^{−r/M} = 28.0 % of elapsed time exactly (docs/model.md §8.1)
+    assert doc["first_order"]["loss"]["restart"] == pytest.approx(600 / mtbf)
+    assert doc["first_order"]["loss"]["restart"] == pytest.approx(1 / 3, abs=0.02)
+    assert doc["loss"]["restart"] == pytest.approx(-math.expm1(-600 / mtbf), rel=1e-12)
+    # docs/model.md §5.1
+    assert doc["effective"] == pytest.approx(0.678227, abs=5e-7)
+    assert doc["optimal_interval_s"] == pytest.approx(106.701, abs=5e-4)
+    assert doc["first_order"]["effective"] == pytest.approx(0.612323, abs=5e-7)
+    assert doc["schema_version"] == 2
 
 
 def test_gpu_mtbf(run_json: RunJson) -> None:
@@ -76,17 +100,16 @@ def test_levers_by_hand() -> None:
     assert assume.memory_bandwidth_per_gpu == pytest.approx(2.16e12 / 16384)
     found = {lever.key: lever for lever in decide.levers(LLAMA, 16384, assume)}
     assert set(found) == {"bandwidth_x2", "restart_half", "mtbf_x2", "async", "memory_replica"}
-    base = 1 - (2 * math.sqrt(3.24 / (2 * 11160)) + 600 / 11160)
+    base = exact_best(3.24, 600.0, 11160.0)
     # bandwidth ×2: δ = 1.62 s
-    assert found["bandwidth_x2"].effective == pytest.approx(1 - (2 * math.sqrt(1.62 / 22320) + 600 / 11160))
-    # restart ÷2: 300 s
-    assert found["restart_half"].gain_pp == pytest.approx(300 / 11160 * 100)
+    assert found["bandwidth_x2"].effective == pytest.approx(exact_best(1.62, 600.0, 11160.0), rel=1e-12)
+    # restart ÷2: the optimum does not move and effective time scales with e^{−r/M}
+    assert found["restart_half"].gain_pp == pytest.approx(base * math.expm1(300 / 11160) * 100, rel=1e-9)
     # MTBF ×2: M = 22320 s
-    assert found["mtbf_x2"].effective == pytest.approx(1 - (2 * math.sqrt(3.24 / 44640) + 600 / 22320))
-    # async at 25 GB/s × 16384: s = 6.48e12/409.6e12, P = 3.24 s, τ = √(2sM)
+    assert found["mtbf_x2"].effective == pytest.approx(exact_best(3.24, 600.0, 22320.0), rel=1e-12)
+    # async at 25 GB/s × 16384: s = 6.48e12/409.6e12, P = 3.24 s
     s = 6.48e12 / 409.6e12
-    tau = math.sqrt(2 * s * 11160)
-    assert found["async"].effective == pytest.approx(1 - (s / tau + (tau / 2 + 3.24) / 11160 + 600 / 11160))
+    assert found["async"].effective == pytest.approx(exact_best(s, 600.0, 11160.0, lag=3.24), rel=1e-12)
     for lever in found.values():
         assert lever.gain_pp == pytest.approx((lever.effective - base) * 100)
     gains = [lever.gain_pp for lever in decide.levers(LLAMA, 16384, assume)]
@@ -116,38 +139,37 @@ def test_levers_in_json_and_verdict(run: Run, run_json: RunJson) -> None:
 # ------------------------------------------------------------------ targets
 
 
-def test_targets_closed_forms_llama() -> None:
+def test_targets_llama() -> None:
     found = decide.targets(LLAMA, 0.95, PER_GPU)
-    # No bandwidth reaches 95 %: the restart term alone is 5.38 % > 5 %.
+    # No bandwidth reaches 95 %: even free checkpoints leave e^{−r/M} = 94.77 % (docs/model.md §8.1).
+    assert math.exp(-600 / 11160) < 0.95
     assert found.bandwidth is None
-    # restart: loss = √(2δ/M) + r/M = 0.05 → r = M·(0.05 − √(2·3.24/11160))
-    assert found.restart_s == pytest.approx(11160 * (0.05 - math.sqrt(2 * 3.24 / 11160)))
-    # MTBF: 600·x² + √6.48·x − 0.05 = 0 with x = 1/√M
-    x = (-math.sqrt(6.48) + math.sqrt(6.48 + 4 * 600 * 0.05)) / (2 * 600)
-    assert found.mtbf_s == pytest.approx(1 / x**2)
+    # restart: effective time scales with e^{−r/M} at a fixed optimum → r = M·ln(effective at r = 0 / 0.95)
+    assert found.restart_s == pytest.approx(11160 * math.log(exact_best(3.24, 0.0, 11160.0) / 0.95), rel=1e-12)
+    assert found.mtbf_s is not None
+    assert exact_best(3.24, 600.0, found.mtbf_s) == pytest.approx(0.95, abs=1e-9)
     assert found.gpus == math.floor(PER_GPU / found.mtbf_s)
     for value, change in (
         (found.restart_s, {"restart_s": found.restart_s}),
         (found.mtbf_s, {"mtbf_s": found.mtbf_s}),
     ):
         assert value is not None
-        assert evaluate(replace(LLAMA, **change)).effective == pytest.approx(0.95, abs=1e-12)
+        assert evaluate(replace(LLAMA, **change)).effective == pytest.approx(0.95, abs=1e-9)
 
 
 def test_targets_bandwidth_when_reachable() -> None:
     found = decide.targets(LLAMA, 0.92, None)
     assert found.bandwidth is not None
-    # δ = (0.08 − 600/11160)² · 11160 / 2
-    assert found.bandwidth == pytest.approx(6.48e12 / ((0.08 - 600 / 11160) ** 2 * 11160 / 2))
-    assert evaluate(replace(LLAMA, bandwidth=found.bandwidth)).effective == pytest.approx(0.92, abs=1e-12)
+    assert exact_best(6.48e12 / found.bandwidth, 600.0, 11160.0) == pytest.approx(0.92, abs=1e-9)
+    assert exact_best(6.48e12 / (found.bandwidth * 0.999), 600.0, 11160.0) < 0.92
     assert found.gpus is None  # no per-GPU rate without a GPU count
 
 
-def test_targets_restart_for_levels_is_linear() -> None:
+def test_targets_restart_for_levels() -> None:
     job = resolve(presets.load("gemini-inmemory"))
     found = decide.targets(job.config, 0.9642, None)
-    assert found.restart_s is not None
-    assert evaluate(replace(job.config, restart_s=found.restart_s)).effective == pytest.approx(0.9642, abs=1e-12)
+    assert found.restart_s is not None and found.restart_s > 600
+    assert evaluate(replace(job.config, restart_s=found.restart_s)).effective == pytest.approx(0.9642, abs=1e-9)
 
 
 def test_targets_bisection_for_levels() -> None:
@@ -156,7 +178,7 @@ def test_targets_bisection_for_levels() -> None:
     assert found.bandwidth is not None and found.mtbf_s is not None
     # Storage serves 1 % of failures: even a zero storage restart leaves the loss above 3.5 %.
     assert found.restart_s is None
-    assert evaluate(replace(job.config, restart_s=0.0)).total > 0.035
+    assert evaluate(replace(job.config, restart_s=1e-9)).total > 0.035
     for change in ({"bandwidth": found.bandwidth}, {"mtbf_s": found.mtbf_s}):
         assert evaluate(replace(job.config, **change)).effective == pytest.approx(0.965, abs=1e-9)
 
@@ -165,14 +187,16 @@ def test_targets_bisection_for_levels() -> None:
 @given(
     delta=st.floats(0.1, 300.0), mtbf=st.floats(3600.0, 1e6), restart=st.floats(1.0, 3600.0), goal=st.floats(0.5, 0.99)
 )
-def test_closed_forms_agree_with_bisection(delta: float, mtbf: float, restart: float, goal: float) -> None:
+def test_restart_closed_form_agrees_with_bisection(delta: float, mtbf: float, restart: float, goal: float) -> None:
     config = Config(checkpoint_bytes=delta * 1e9, bandwidth=1e9, mtbf_s=mtbf, restart_s=restart)
     closed = decide.targets(config, goal, None)
-    assert closed.mtbf_s is not None
-    assert decide._solve(lambda m: replace(config, mtbf_s=m), goal, mtbf) == pytest.approx(closed.mtbf_s, rel=1e-9)
-    if closed.bandwidth is not None:
-        solved = decide._solve(lambda b: replace(config, bandwidth=b), goal, 1e9)
-        assert solved == pytest.approx(closed.bandwidth, rel=1e-9)
+    solved = decide._solve(lambda x: replace(config, restart_s=1.0 / x), goal, 1.0 / restart)
+    event("reachable" if closed.restart_s is not None else "unreachable")
+    if closed.restart_s is None:
+        assert solved is None or 1.0 / solved <= 1e-9
+    else:
+        assert solved is not None
+        assert 1.0 / solved == pytest.approx(closed.restart_s, rel=1e-9)
 
 
 def test_targets_cli(run: Run, run_json: RunJson) -> None:
@@ -180,7 +204,7 @@ def test_targets_cli(run: Run, run_json: RunJson) -> None:
     assert doc["target"] == 0.95
     assert set(doc["targets"]) == {"bandwidth_bytes_per_s", "restart_s", "mtbf_s", "gpus"}
     assert doc["targets"]["bandwidth_bytes_per_s"] is None
-    assert doc["targets"]["restart_s"] == pytest.approx(11160 * (0.05 - math.sqrt(2 * 3.24 / 11160)))
+    assert doc["targets"]["restart_s"] == pytest.approx(11160 * math.log(exact_best(3.24, 0.0, 11160.0) / 0.95))
     table = run("optimize", "--target", "95%").stdout
     assert "not reachable" in table
 
@@ -190,9 +214,9 @@ def test_targets_cli(run: Run, run_json: RunJson) -> None:
 
 def test_cost(run_json: RunJson) -> None:
     doc = run_json("optimize", "--preset", "llama3-405b", "--gpu-hour-cost", "2.5")
-    hours = doc["loss"]["total"] * 16384 * 24  # 0.07786 × 16384 × 24 ≈ 30 616 GPU-hours a day
-    assert doc["lost_gpu_hours_per_day"] == pytest.approx(hours)
-    assert hours == pytest.approx(30616, abs=5)
+    hours = (1 - exact_best(3.24, 600.0, 11160.0)) * 16384 * 24  # 0.074996 × 393 216 ≈ 29 490 GPU-hours a day
+    assert doc["lost_gpu_hours_per_day"] == pytest.approx(hours, rel=1e-12)
+    assert hours == pytest.approx(29490, abs=1)
     assert doc["lost_cost_per_day"] == pytest.approx(hours * 2.5)
     assert doc["lost_cost_per_30_days"] == pytest.approx(hours * 2.5 * 30)
 
@@ -205,11 +229,11 @@ def test_no_cost_without_gpus(run_json: RunJson) -> None:
 
 def test_steps_and_settings(run: Run, run_json: RunJson) -> None:
     doc = run_json("optimize", "--preset", "llama3-405b", "--step-time", "12s")
-    assert doc["optimal_interval_steps"] == round(math.sqrt(2 * 3.24 * 11160) / 12)  # 268.9 s / 12 s → 22
+    assert doc["optimal_interval_steps"] == round(lambert(3.24, 11160) / 12)  # 266.8 s / 12 s → 22
     assert doc["levels"][0]["optimal_interval_steps"] == 22
     assert doc["settings"]["megatron"] == "--save-interval 22"
     assert doc["settings"]["torchtitan"] == "[checkpoint] interval = 22"
-    assert doc["settings"]["scr"] == "SCR_CHECKPOINT_SECONDS=269"
+    assert doc["settings"]["scr"] == "SCR_CHECKPOINT_SECONDS=267"
     table = run("optimize", "--step-time", "12s").stdout
     assert "--save-interval 22" in table and "[checkpoint] interval = 22" in table
     assert run_json("optimize", "--step-time", "1h")["optimal_interval_steps"] == 1  # at least one step
@@ -219,14 +243,17 @@ def test_steps_per_level(run_json: RunJson) -> None:
     doc = run_json("optimize", "--preset", "gemini-inmemory", "--step-time", "10s")
     memory, storage = doc["levels"]
     assert memory["optimal_interval_steps"] == round(memory["optimal_interval_s"] / 10)
-    assert doc["optimal_interval_steps"] == round(storage["optimal_interval_s"] / 10)
+    # Storage comes with every m-th memory checkpoint, so its steps are m × memory's.
+    assert doc["optimal_interval_steps"] == memory["optimal_interval_steps"] * doc["optimal_storage_every"]
+    assert storage["optimal_interval_steps"] == doc["optimal_interval_steps"]
+    assert storage["optimal_interval_s"] == pytest.approx(memory["optimal_interval_s"] * doc["optimal_storage_every"])
     assert doc["settings"]["megatron_memory"] == f"--non-persistent-save-interval {memory['optimal_interval_steps']}"
 
 
 def test_goodput(run: Run, run_json: RunJson) -> None:
     doc = run_json("optimize", "--discard", "0.05")
     assert doc["goodput"] == pytest.approx(doc["effective"] * 0.95)
-    assert "Goodput: 87.6 %" in run("optimize", "--discard", "5%").stdout  # 0.9221 × 0.95
+    assert "Goodput: 87.9 %" in run("optimize", "--discard", "5%").stdout  # 0.925004 × 0.95 = 0.87875
 
 
 # ---------------------------------------------------------------- scripting
@@ -235,9 +262,10 @@ def test_goodput(run: Run, run_json: RunJson) -> None:
 def test_value(run: Run) -> None:
     result = run("optimize", "--preset", "llama3-405b", "--value", "optimal_interval_s")
     assert result.exit_code == 0
-    assert float(result.stdout) == pytest.approx(math.sqrt(2 * 3.24 * 11160))
+    assert float(result.stdout) == pytest.approx(lambert(3.24, 11160), rel=1e-12)
     assert result.stdout.count("\n") == 1
-    assert run("optimize", "--value", "loss.restart").stdout.strip() == repr(600 / 11160)
+    assert float(run("optimize", "--value", "loss.restart").stdout) == pytest.approx(-math.expm1(-600 / 11160))
+    assert float(run("optimize", "--value", "first_order.loss.restart").stdout) == pytest.approx(600 / 11160)
     assert run("optimize", "--value", "dominant").stdout.strip() == "restart"
     assert run("optimize", "--value", "inputs.gpus").stdout.strip() == "16384"
 
@@ -247,7 +275,7 @@ def test_check(run: Run, tmp_path: Path) -> None:
     result = run("check", *shipped, "--min-effective", "0.9")
     assert result.exit_code == 3
     failing = {line.split()[1].rstrip(":") for line in result.stdout.splitlines() if line.startswith("FAIL")}
-    expected = {p for p in shipped if float(evaluate(resolve(presets.load(p)).config.optimal()).effective) < 0.9}
+    expected = {p for p in shipped if float(evaluate(resolve(presets.load(p)).config).effective) < 0.9}
     assert failing == expected and failing
     passing = run("check", "llama3-405b", "bloom-176b", "--min-effective", "0.9")
     assert passing.exit_code == 0
@@ -255,6 +283,22 @@ def test_check(run: Run, tmp_path: Path) -> None:
     doc = json.loads(run("check", "llama3-405b", "rsc1-131k", "--min-effective", "90%", "--json").stdout)
     assert doc["passed"] is False
     assert [r["passed"] for r in doc["results"]] == [True, False]
+    assert [r["interval_pinned"] for r in doc["results"]] == [False, False]
+
+
+def test_check_uses_the_interval_a_preset_pins(run: Run, tmp_path: Path) -> None:
+    pinned = tmp_path / "pinned.toml"
+    pinned.write_text(
+        '[checkpoint]\nsize = "6.5TB"\n[storage]\nbandwidth = "20GB/s"\ninterval = "5min"\n'
+        '[failures]\nmtbf = "15min"\nrestart = "10min"\n'
+    )
+    doc = json.loads(run("check", str(pinned), "--min-effective", "0.18", "--json").stdout)
+    (row,) = doc["results"]
+    # docs/model.md §8.2: 17.07 % at the pinned 5 min, though the optimum would pass with 19.09 %
+    assert row["interval_pinned"] is True
+    assert row["interval_s"] == 300.0
+    assert row["effective"] == pytest.approx(0.170696, abs=5e-7)
+    assert row["passed"] is False
 
 
 DECIDE_BAD = [
