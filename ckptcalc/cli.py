@@ -262,7 +262,7 @@ def optimize(
     scenario, label, default = model.scenario()
     job = resolve(scenario)
     result = evaluate(job.config)
-    levers = decide.levers(job.config, job.gpus, presets.lever_assumptions())
+    levers = decide.levers(job.config, job.gpus, presets.lever_assumptions(), base=float(result.optimal_effective))
     targets = decide.targets(job.config, goal, job.gpu_mtbf_s) if goal is not None else None
     document = report.optimize(job, result, label, levers=levers, target=goal, targets=targets)
     picked = _pick(document, value) if value is not None else None

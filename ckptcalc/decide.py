@@ -62,14 +62,17 @@ def _effective(config: Config) -> float:
     return float(evaluate(config.optimal()).effective)
 
 
-def levers(config: Config, gpus: float | None, assume: LeverAssumptions | None) -> list[Lever]:
+def levers(
+    config: Config, gpus: float | None, assume: LeverAssumptions | None, *, base: float | None = None
+) -> list[Lever]:
     """Each single change, re-optimised, sorted by gain (largest first).
 
     The asynchronous and in-memory levers appear only where the configuration
     does not already use them and the GPU count is known (their bandwidths
-    scale with it).
+    scale with it). ``base``, the configuration's optimal effective time,
+    saves a re-optimisation when the caller has it.
     """
-    base = _effective(config)
+    base = _effective(config) if base is None else base
     options: list[tuple[str, str, Config]] = [
         ("bandwidth_x2", f"storage bandwidth ×2 ({units.format_rate(config.bandwidth * 2)})",
          replace(config, bandwidth=config.bandwidth * 2)),

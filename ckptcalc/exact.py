@@ -465,13 +465,23 @@ def best_multiple(s: Schedule, mtbf_s: Num, *, tau1_fixed: bool, storage_s: Num 
             return best_tau1(s.replace(every=m), mtbf_s)
         return lib.maximum(scale * first_order_tau1(s.replace(every=m), mtbf_s, lib), s.lag_s / m)
 
+    memo: dict[tuple[float, bool], tuple[Num, Num]] = {}
+
     def at(m: Num, full: bool) -> tuple[Num, Num]:
+        # Floats revisit the same m (the screen's best, then its neighbours): compute each once.
+        key = (m, full) if lib is _Math else None
+        if key is not None and key in memo:
+            return memo[key]
         tau = tau_at(m, full)
-        return effective(s.replace(every=m, tau1_s=tau), mtbf_s).effective, tau
+        found = effective(s.replace(every=m, tau1_s=tau), mtbf_s).effective, tau
+        if key is not None:
+            memo[key] = found
+        return found
 
     scale = 1.0
     if joint:
-        scale = best_tau1(s.replace(every=start), mtbf_s) / first_order_tau1(s.replace(every=start), mtbf_s, lib)
+        # The exact τ₁ at the first-order m, as a ratio to first order, scales the screen's τ₁.
+        scale = at(start, True)[1] / first_order_tau1(s.replace(every=start), mtbf_s, lib)
     best_m = start
     best_v, _ = at(best_m, False)
     for j in range(-MULTIPLE_SPREAD, MULTIPLE_SPREAD + 1):

@@ -596,9 +596,9 @@ def evaluate(config: Config) -> Result:
         plans.insert(0, Plan(levels[0], chosen.tau1_s, best.tau1_s))
     storage = levels[-1]
     if config.interval_s is None or config.memory_interval_s is None:
-        pinned = _count((storage.lag_s > 0) & (best.storage_interval_s <= storage.lag_s * (1.0 + 1e-9)))
-        if pinned:
-            caveats.append(Caveat("lag_bound", storage.name, None, pinned))
+        bound = _count((storage.lag_s > 0) & (best.storage_interval_s <= storage.lag_s * (1.0 + 1e-9)))
+        if bound:
+            caveats.append(Caveat("lag_bound", storage.name, None, bound))
     return Result(
         config=config,
         interval_s=chosen.storage_interval_s,
