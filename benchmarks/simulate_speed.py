@@ -17,7 +17,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ckptcalc import presets, simulate
+from ckptcalc import montecarlo as simulate
+from ckptcalc import presets
 from ckptcalc.scenario import resolve
 
 RUNS = 5

@@ -18,7 +18,7 @@ from typer.core import TyperGroup
 from . import __version__
 from .errors import CkptError, InputError
 from .records import Record
-from .scenario import BY_NAME, FIELDS, Field, Scenario, merge, parse_value
+from .scenario import BY_NAME, FIELDS, Field, Scenario
 
 DEFAULT_PRESET = "llama3-405b"
 
@@ -36,7 +36,7 @@ class _Group(TyperGroup):
         try:
             code = super().main(*args, **kwargs)
         except CkptError as error:
-            _fail(str(error))
+            _fail(error.render(flag))
         except click_exceptions.NoArgsIsHelpError as error:
             typer.echo(error.ctx.get_help())
             sys.exit(0)
@@ -49,6 +49,29 @@ class _Group(TyperGroup):
         except BrokenPipeError:
             sys.exit(1)
         sys.exit(code if isinstance(code, int) else 0)
+
+
+#: Inputs the command line names differently from the Python API.
+_RENAMED = {"start": "--from", "stop": "--to", "presets": "PRESET"}
+
+#: The API's other argument names that are flags here too.
+_OPTIONS = frozenset(
+    {"preset", "save_preset", "force", "plot", "over", "points", "cycles", "shape", "seed", "target",
+     "min_effective", "what_if", "failure_dist", "value"}
+)  # fmt: skip
+
+
+def flag(name: str) -> str:
+    """The flag for an API field name (``memory_bw`` → ``--memory-bw``); anything else as it is."""
+    from .scenario import BY_PUBLIC
+
+    if name in _RENAMED:
+        return _RENAMED[name]
+    if name.startswith("what_if "):
+        return "--what-if " + name.removeprefix("what_if ")
+    if name in BY_PUBLIC or name in _OPTIONS:
+        return "--" + name.replace("_", "-")
+    return name
 
 
 def _fail(message: str) -> None:
@@ -94,22 +117,13 @@ def _main(
 class ModelArgs(Record):
     """What a command was told about the job: a preset and raw flag values."""
 
-    __slots__ = ("preset", "raw")
     preset: str | None
     raw: dict[str, str]
 
-    def __init__(self, preset: str | None, raw: dict[str, str]) -> None:
-        self.preset = preset
-        self.raw = raw
-
-    def scenario(self) -> tuple[Scenario, str, bool]:
-        """The merged scenario, the preset's label, and whether it was the default."""
-        from . import presets
-
-        name = DEFAULT_PRESET if self.preset is None else self.preset
-        base = presets.load(name)
-        overrides = {spec.name: parse_value(spec, text) for spec, text in self._given()}
-        return merge(base, overrides), name, self.preset is None
+    @property
+    def inputs(self) -> dict[str, str]:
+        """The flags given, by the API's input names (``memory_bw``)."""
+        return {BY_NAME[name].public: text for name, text in self.raw.items()}
 
     def _given(self) -> list[tuple[Field, str]]:
         return [(BY_NAME[name], text) for name, text in self.raw.items()]
@@ -254,20 +268,14 @@ def optimize(
 
     Starts from the llama3-405b preset unless --preset says otherwise; every flag overrides it.
     """
-    from . import decide, presets, report
-    from .model import evaluate
-    from .scenario import resolve
+    from . import api
 
-    goal = _share(target, "--target") if target is not None else None
-    scenario, label, default = model.scenario()
-    job = resolve(scenario)
-    result = evaluate(job.config)
-    levers = decide.levers(job.config, job.gpus, presets.lever_assumptions(), base=float(result.optimal_effective))
-    targets = decide.targets(job.config, goal, job.gpu_mtbf_s) if goal is not None else None
-    document = report.optimize(job, result, label, levers=levers, target=goal, targets=targets)
+    outcome = api.optimize(model.preset, target=target, **model.inputs)
+    document = outcome.to_dict()
     picked = _pick(document, value) if value is not None else None
     if save_preset is not None:
-        _save(scenario, label, model, save_preset, force)
+        assert outcome.job is not None
+        _save(outcome.job.scenario, str(outcome.preset), model, save_preset, force)
     if value is not None:
         sys.stdout.write(f"{picked}\n")
         return
@@ -276,7 +284,8 @@ def optimize(
         return
     from . import render
 
-    render.optimize(job, result, label, default, document)
+    assert outcome.job is not None and outcome.result is not None
+    render.optimize(outcome.job, outcome.result, outcome.preset, outcome.default_preset, document)
 
 
 def _parse(parser: Callable[[str], float], text: str, where: str) -> float:
@@ -285,7 +294,7 @@ def _parse(parser: Callable[[str], float], text: str, where: str) -> float:
     try:
         return parser(text)
     except CkptError as error:
-        raise InputError(error.message, where=where) from None
+        raise InputError(error.template, where=where) from None
 
 
 def _share(text: str, where: str) -> float:
@@ -326,37 +335,13 @@ def check(
     json_output: JsonOpt = False,
 ) -> None:
     """Check presets against a floor, at the interval each pins or its optimum: exit 3 when any falls below."""
-    from . import presets, report
-    from .model import evaluate
-    from .scenario import resolve
+    from . import api
 
-    floor = _share(min_effective, "--min-effective")
-    rows: list[dict[str, Any]] = []
-    for name in files:
-        job = resolve(presets.load(name, "PRESET"))
-        result = evaluate(job.config)
-        effective = float(result.effective)
-        pinned = job.config.interval_s is not None or job.config.memory_interval_s is not None
-        rows.append(
-            {
-                "preset": name,
-                "effective": effective,
-                "interval_s": float(result.interval_s),
-                "interval_pinned": pinned,
-                "passed": effective >= floor,
-            }
-        )
+    outcome = api.check(files, min_effective=min_effective)
+    rows = outcome.results
     failed = [row for row in rows if not row["passed"]]
     if json_output:
-        _print_json(
-            {
-                "schema_version": report.SCHEMA_VERSION,
-                "command": "check",
-                "min_effective": floor,
-                "results": rows,
-                "passed": not failed,
-            }
-        )
+        _print_json(outcome.to_dict())
     else:
         from .units import format_percent
 
@@ -364,6 +349,7 @@ def check(
             verdict = "ok  " if row["passed"] else "FAIL"
             at = "pinned interval" if row["interval_pinned"] else "optimum"
             typer.echo(f"{verdict} {row['preset']}: {format_percent(row['effective'])} effective at its {at}")
+        floor = outcome.document["min_effective"]
         summary = f"{len(failed)} of {len(rows)} below {format_percent(floor)}" if failed else "all pass"
         typer.echo(summary)
     if failed:
@@ -423,41 +409,26 @@ def sweep(
     force: Annotated[bool, typer.Option("--force", help="Let --plot overwrite an existing file.")] = False,
 ) -> None:
     """Show the loss curve around the optimum, or how the optimum moves with one input."""
-    from . import report
-    from . import sweep as sweeps
-    from .model import evaluate
-    from .scenario import BY_FLAG, resolve
+    from . import api
 
     if json_output and csv_output:
         raise InputError("choose one of --json and --csv", where="--csv")
-    if over not in sweeps.OVER:
-        raise InputError(f"cannot sweep {over!r}; choose one of {', '.join(sweeps.OVER)}", where="--over")
     if plot is not None:
         from . import plot as plots
 
         plots.check_target(plot, force)
-    scenario, label, _ = model.scenario()
-    job = resolve(scenario)
-    spec = BY_FLAG[over]
-    low = parse_value(spec, start, "--from") if start is not None else None
-    high = parse_value(spec, stop, "--to") if stop is not None else None
-    if low is None or high is None:
-        default_low, default_high = sweeps.default_range(over, job, evaluate(job.config.optimal()))
-        low = default_low if low is None else low
-        high = default_high if high is None else high
-    spacing = log if log is not None else (start is None and stop is None)
-    values = sweeps.grid(low, high, points, spacing)
-    run = sweeps.run(job, over, values, spacing)
+    outcome = api.sweep(model.preset, over=over, start=start, stop=stop, points=points, log=log, **model.inputs)
     if plot is not None:
-        plots.draw(run, plot, force=force)
+        plots.draw(outcome.run, plot, force=force)
     if json_output:
-        _print_json(report.sweep(job, run, label))
+        _print_json(outcome.to_dict())
     elif csv_output:
-        sys.stdout.write(report.sweep_csv(run))
+        sys.stdout.write(outcome.to_csv())
     else:
         from . import render
 
-        render.sweep(job, run, label)
+        assert outcome.job is not None
+        render.sweep(outcome.job, outcome.run, outcome.document["preset"])
 
 
 @app.command(
@@ -482,45 +453,24 @@ def compare(
     json_output: JsonOpt = False,
 ) -> None:
     """Compare presets side by side, and what-if variations of the first."""
-    from . import presets, report
-    from .model import evaluate
-    from .scenario import resolve
+    from . import api
 
-    names = list(presets_ or [DEFAULT_PRESET])
-    columns: list[tuple[str, Scenario]] = [(name, presets.load(name, "PRESET")) for name in names]
-    for text in what_if or []:
-        columns.append((text, _what_if(columns[0][1], text)))
-    rows = []
-    for name, scenario in columns:
-        job = resolve(scenario)
-        rows.append((name, job, evaluate(job.config)))
+    outcome = api.compare(presets_ or None, what_ifs=[_what_if(text) for text in what_if or []])
     if json_output:
-        scenarios = [{"name": name, **report.evaluation(job, result)} for name, job, result in rows]
-        _print_json({"schema_version": report.SCHEMA_VERSION, "command": "compare", "scenarios": scenarios})
+        _print_json(outcome.to_dict())
         return
     from . import render
 
-    render.compare(rows)
+    render.compare(list(outcome.rows))
 
 
-def _what_if(base: Scenario, text: str) -> Scenario:
-    from .scenario import BY_FLAG
-
-    where = f"--what-if {text}"
+def _what_if(text: str) -> tuple[str, str]:
+    """``KEY=VALUE`` as the API's (input, value)."""
     key, sep, raw = text.partition("=")
-    key = key.strip().removeprefix("--")
+    key = key.strip().removeprefix("--").replace("-", "_")
     if not sep or not raw.strip():
-        raise InputError("expected KEY=VALUE, e.g. restart=2min", where=where)
-    spec = BY_FLAG.get(key)
-    if spec is None:
-        raise InputError(f"unknown key {key!r}; known: {', '.join(BY_FLAG)}", where=where)
-    value = parse_value(spec, raw.strip(), where)
-    changed = merge(base, {spec.name: value}, origin={spec.name: where})
-    if spec.name in ("interval_s", "memory_interval_s"):
-        return changed
-    from .model import replace
-
-    return replace(changed, interval_s=None, memory_interval_s=None)
+        raise InputError("expected KEY=VALUE, e.g. restart=2min", where=f"--what-if {text}")
+    return key, raw.strip()
 
 
 @app.command(
@@ -569,43 +519,19 @@ def simulate(
     json_output: JsonOpt = False,
 ) -> None:
     """Run the training timeline itself (Monte Carlo) to check the formulas, or where none exists."""
-    from . import report
-    from . import simulate as sim
-    from .scenario import resolve
-    from .units import parse_count, parse_number
+    from . import api
 
-    count = _parse(parse_count, cycles, "--cycles")
-    if failure_dist not in ("exponential", "weibull"):
-        raise InputError(f"choose exponential or weibull, not {failure_dist!r}", where="--failure-dist")
-    k: float | None = None
-    if shape is not None:
-        if failure_dist != "weibull":
-            raise InputError("--shape applies to --failure-dist weibull", where="--shape")
-        k = _parse(parse_number, shape, "--shape")
-    elif failure_dist == "weibull":
-        raise InputError("--failure-dist weibull needs --shape K", where="--shape")
-    if seed is not None and seed < 0:
-        raise InputError(f"must be a non-negative integer, got {seed}", where="--seed")
-    total = sim.check(count, k)
-    scenario, label, _ = model.scenario()
-    job = resolve(scenario)
-    failures = sim.Failures(float(job.config.mtbf_s), k)
-    chosen = sim.DEFAULT_SEED if seed is None else seed
     show_progress = not json_output and sys.stderr.isatty()
-    try:
-        if show_progress:
-            from . import render
+    arguments: dict[str, Any] = {"cycles": cycles, "seed": seed, "failure_dist": failure_dist, "shape": shape}
+    arguments.update(search=search, **model.inputs)
+    if show_progress:
+        from . import render
 
-            with render.progress("simulating") as update:
-                outcome = sim.run(job.config, failures, cycles=total, seed=chosen, progress=update)
-        else:
-            outcome = sim.run(job.config, failures, cycles=total, seed=chosen)
-        found = sim.optimize(job.config, failures, cycles=total, seed=chosen) if search else None
-    except InputError as error:
-        if error.where not in BY_NAME:
-            raise
-        raise InputError(error.message, where=scenario.where(error.where)) from None  # the flag or preset key
-    document = report.simulation(job, outcome, failures, label, found)
+        with render.progress("simulating") as update:
+            outcome = api.simulate(model.preset, progress=update, **arguments)
+    else:
+        outcome = api.simulate(model.preset, **arguments)
+    document = outcome.to_dict()
     if json_output:
         _print_json(document)
         return

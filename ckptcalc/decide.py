@@ -25,37 +25,17 @@ LARGEST = 1e21
 class LeverAssumptions(Record):
     """What the asynchronous and in-memory levers assume, per GPU where it scales."""
 
-    __slots__ = ("memory_bandwidth_per_gpu", "memory_restart_s", "replica_survival", "snapshot_bandwidth_per_gpu")
     snapshot_bandwidth_per_gpu: float
     replica_survival: float
     memory_bandwidth_per_gpu: float
     memory_restart_s: float
 
-    def __init__(
-        self,
-        snapshot_bandwidth_per_gpu: float,
-        replica_survival: float,
-        memory_bandwidth_per_gpu: float,
-        memory_restart_s: float,
-    ) -> None:
-        self.snapshot_bandwidth_per_gpu = snapshot_bandwidth_per_gpu
-        self.replica_survival = replica_survival
-        self.memory_bandwidth_per_gpu = memory_bandwidth_per_gpu
-        self.memory_restart_s = memory_restart_s
-
 
 class Lever(Record):
-    __slots__ = ("effective", "gain_pp", "key", "name")
     key: str
     name: str
     effective: float
     gain_pp: float
-
-    def __init__(self, key: str, name: str, effective: float, gain_pp: float) -> None:
-        self.key = key
-        self.name = name
-        self.effective = effective
-        self.gain_pp = gain_pp
 
 
 def _effective(config: Config) -> float:
@@ -119,19 +99,10 @@ def levers(
 class Targets(Record):
     """The value of each input that alone reaches the target (None: no value does)."""
 
-    __slots__ = ("bandwidth", "gpus", "mtbf_s", "restart_s")
     bandwidth: float | None
     restart_s: float | None
     mtbf_s: float | None
     gpus: float | None
-
-    def __init__(
-        self, bandwidth: float | None, restart_s: float | None, mtbf_s: float | None, gpus: float | None
-    ) -> None:
-        self.bandwidth = bandwidth
-        self.restart_s = restart_s
-        self.mtbf_s = mtbf_s
-        self.gpus = gpus
 
 
 def _bisect(reach: Callable[[float], bool], low: float, high: float) -> float:
@@ -209,17 +180,9 @@ def targets(config: Config, target: float, gpu_mtbf_s: float | None) -> Targets:
 
 
 class Cost(Record):
-    __slots__ = ("lost_cost_per_30_days", "lost_cost_per_day", "lost_gpu_hours_per_day")
     lost_gpu_hours_per_day: float
     lost_cost_per_day: float | None
     lost_cost_per_30_days: float | None
-
-    def __init__(
-        self, lost_gpu_hours_per_day: float, lost_cost_per_day: float | None, lost_cost_per_30_days: float | None
-    ) -> None:
-        self.lost_gpu_hours_per_day = lost_gpu_hours_per_day
-        self.lost_cost_per_day = lost_cost_per_day
-        self.lost_cost_per_30_days = lost_cost_per_30_days
 
 
 def cost(result: Result, gpus: float, gpu_hour_cost: float | None) -> Cost:

@@ -97,7 +97,6 @@ class Schedule(Record):
     ``r2_s`` the restarts from memory and from storage.
     """
 
-    __slots__ = ("every", "lag_s", "r1_s", "r2_s", "s1_s", "s2_s", "share", "tau1_s")
     tau1_s: Num
     every: Num
     s1_s: Num
@@ -107,17 +106,6 @@ class Schedule(Record):
     r1_s: Num
     r2_s: Num
 
-    def __init__(
-        self, *, tau1_s: Num, every: Num, s1_s: Num, s2_s: Num, lag_s: Num, share: Num, r1_s: Num, r2_s: Num
-    ) -> None:
-        self.tau1_s = tau1_s
-        self.every = every
-        self.s1_s = s1_s
-        self.s2_s = s2_s
-        self.lag_s = lag_s
-        self.share = share
-        self.r1_s = r1_s
-        self.r2_s = r2_s
 
     @property
     def storage_interval_s(self) -> Num:
@@ -128,17 +116,10 @@ class Schedule(Record):
 class Split(Record):
     """Shares of elapsed time: kept work, stalls, re-done work and restarts (they sum to 1)."""
 
-    __slots__ = ("effective", "restart", "rework", "write")
     effective: Num
     write: Num
     rework: Num
     restart: Num
-
-    def __init__(self, effective: Num, write: Num, rework: Num, restart: Num) -> None:
-        self.effective = effective
-        self.write = write
-        self.rework = rework
-        self.restart = restart
 
 
 def single(*, interval_s: Num, stall_s: Num, lag_s: Num, restart_s: Num) -> Schedule:
@@ -168,19 +149,11 @@ def _piece(start: Num, end: Num, work: Num, mtbf: Num, lib: Any) -> tuple[Num, N
 class _Recovery(Record):
     """What a failure costs before the job runs again (restart phases, MODEL §8)."""
 
-    __slots__ = ("g1", "pi1", "rho", "share", "v2")
     share: Num  # q
     g1: Num  # time in memory restarts until one succeeds or storage takes over
     pi1: Num  # the chance that memory restarts end in success
     rho: Num  # the chance a failure ends with a storage restart: 1 − q·π₁
     v2: Num  # time from a storage-served failure until running again from the storage copy
-
-    def __init__(self, share: Num, g1: Num, pi1: Num, rho: Num, v2: Num) -> None:
-        self.share = share
-        self.g1 = g1
-        self.pi1 = pi1
-        self.rho = rho
-        self.v2 = v2
 
 
 def _recovery(s: Schedule, mtbf: Num, lib: Any) -> _Recovery:
@@ -209,29 +182,17 @@ class _State(Record):
     """E_j = α_j + β_j·E₁ for the time from segment j to the commit; α as (time, stall, restart);
     ``log_gamma`` is log(1 − β_j), kept in logs so long paths neither underflow nor cancel."""
 
-    __slots__ = ("alpha", "log_gamma")
     alpha: tuple[Num, Num, Num]
     log_gamma: Num
-
-    def __init__(self, alpha: tuple[Num, Num, Num], log_gamma: Num) -> None:
-        self.alpha = alpha
-        self.log_gamma = log_gamma
 
 
 class _Segment(Record):
     """One memory segment (or piece of one) as the recursion sees it."""
 
-    __slots__ = ("cost", "log_b", "lost", "rate")
     cost: tuple[Num, Num, Num]  # per visit, including what a failure in it costs before re-entry
     lost: Num  # 1 − p: the chance a failure strikes in it
     log_b: Num  # log(p / D)
     rate: Num  # 1 / D
-
-    def __init__(self, cost: tuple[Num, Num, Num], lost: Num, log_b: Num, rate: Num) -> None:
-        self.cost = cost
-        self.lost = lost
-        self.log_b = log_b
-        self.rate = rate
 
 
 def _segment(length: Num, time: Num, stall: Num, rec: _Recovery, mtbf: Num, lib: Any) -> _Segment:
@@ -317,7 +278,7 @@ def effective(schedule: Schedule, mtbf_s: Num) -> Split:
     floating point (restarts thousands of MTBFs long) the whole time counts
     as restart.
     """
-    lib = _lib(*(getattr(schedule, name) for name in Schedule.__slots__), mtbf_s)
+    lib = _lib(*(getattr(schedule, name) for name in Schedule._fields), mtbf_s)
     with _quiet(lib):
         time, stall, restart, gamma1 = _cycle(schedule, mtbf_s, lib)
         useful = schedule.every * schedule.tau1_s * gamma1
@@ -421,7 +382,7 @@ def lib_log(x: Num, lib: Any) -> Num:
 
 def best_tau1(s: Schedule, mtbf_s: Num) -> Num:
     """The memory interval that maximises effective time at the schedule's m (τ₁ ≥ P/m)."""
-    lib = _lib(*(getattr(s, name) for name in Schedule.__slots__), mtbf_s)
+    lib = _lib(*(getattr(s, name) for name in Schedule._fields), mtbf_s)
     guess = first_order_tau1(s, mtbf_s, lib)
     low = lib.maximum(guess / SEARCH_BELOW, s.lag_s / s.every)
     high = lib.maximum(guess * SEARCH_ABOVE, low * 2.0)
@@ -443,7 +404,7 @@ def best_multiple(s: Schedule, mtbf_s: Num, *, tau1_fixed: bool, storage_s: Num 
     (with τ₁ at the first-order interval, scaled to the exact one at the
     first-order m), then single steps are taken while effective time improves.
     """
-    lib = _lib(*(getattr(s, name) for name in Schedule.__slots__), mtbf_s)
+    lib = _lib(*(getattr(s, name) for name in Schedule._fields), mtbf_s)
     q = s.share
     joint = storage_s is None and not tau1_fixed
     if storage_s is not None:

@@ -35,7 +35,7 @@ def atomic_write(path: Path, data: bytes, *, force: bool, where: str) -> None:
         else:
             os.link(temporary, path)
     except FileExistsError:
-        raise CkptError(f"{str(path)!r} exists; add --force to overwrite it", where=where) from None
+        raise CkptError(f"{str(path)!r} exists; add {{force}} to overwrite it", where=where) from None
     except OSError as error:
         raise CkptError(f"cannot write {str(path)!r}: {error.strerror}", where=where) from None
     finally:

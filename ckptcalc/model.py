@@ -42,7 +42,6 @@ Num: TypeAlias = Any
 TERMS: tuple[str, str, str] = ("write", "rework", "restart")
 
 
-
 def _scalar(*values: object) -> bool:
     return all(isinstance(v, (int, float)) for v in values)
 
@@ -170,23 +169,13 @@ def exact_effective(interval_s: Num, delta_s: Num, restart_s: Num, mtbf_s: Num) 
 class Level(Record):
     """One checkpoint level: where a checkpoint goes and which failures it serves."""
 
-    __slots__ = ("interval_s", "lag_s", "name", "restart_s", "share", "stall_s")
     name: str
     stall_s: Num
     lag_s: Num
     restart_s: Num
     share: Num
-    interval_s: Num | None
+    interval_s: Num | None = None
 
-    def __init__(
-        self, name: str, stall_s: Num, lag_s: Num, restart_s: Num, share: Num, interval_s: Num | None = None
-    ) -> None:
-        self.name = name
-        self.stall_s = stall_s
-        self.lag_s = lag_s
-        self.restart_s = restart_s
-        self.share = share
-        self.interval_s = interval_s
 
     def optimal_interval(self, mtbf_s: Num) -> Num:
         return optimal_interval(self.stall_s, self.lag_s, mtbf_s, self.share)
@@ -201,52 +190,17 @@ class Config(Record):
     that serves that share of failures. Intervals left ``None`` are optimised.
     """
 
-    __slots__ = (
-        "bandwidth",
-        "checkpoint_bytes",
-        "interval_s",
-        "memory_bandwidth",
-        "memory_interval_s",
-        "memory_restart_s",
-        "mtbf_s",
-        "replica_survival",
-        "restart_s",
-        "snapshot_bandwidth",
-    )
     checkpoint_bytes: Num
     bandwidth: Num
     mtbf_s: Num
     restart_s: Num
-    snapshot_bandwidth: Num | None
-    replica_survival: Num | None
-    memory_bandwidth: Num | None
-    memory_restart_s: Num | None
-    interval_s: Num | None
-    memory_interval_s: Num | None
+    snapshot_bandwidth: Num | None = None
+    replica_survival: Num | None = None
+    memory_bandwidth: Num | None = None
+    memory_restart_s: Num | None = None
+    interval_s: Num | None = None
+    memory_interval_s: Num | None = None
 
-    def __init__(
-        self,
-        checkpoint_bytes: Num,
-        bandwidth: Num,
-        mtbf_s: Num,
-        restart_s: Num,
-        snapshot_bandwidth: Num | None = None,
-        replica_survival: Num | None = None,
-        memory_bandwidth: Num | None = None,
-        memory_restart_s: Num | None = None,
-        interval_s: Num | None = None,
-        memory_interval_s: Num | None = None,
-    ) -> None:
-        self.checkpoint_bytes = checkpoint_bytes
-        self.bandwidth = bandwidth
-        self.mtbf_s = mtbf_s
-        self.restart_s = restart_s
-        self.snapshot_bandwidth = snapshot_bandwidth
-        self.replica_survival = replica_survival
-        self.memory_bandwidth = memory_bandwidth
-        self.memory_restart_s = memory_restart_s
-        self.interval_s = interval_s
-        self.memory_interval_s = memory_interval_s
 
     @property
     def write_s(self) -> Num:
@@ -303,7 +257,6 @@ class Config(Record):
         return self.replace(interval_s=None, memory_interval_s=None)
 
 
-
 class Caveat(Record):
     """Something the user should know about a result; the wording lives with the output.
 
@@ -314,23 +267,15 @@ class Caveat(Record):
     ``points`` is how many points of a sweep it affects.
     """
 
-    __slots__ = ("kind", "level", "points", "value")
     kind: str
-    level: str | None
-    value: float | None
-    points: int
-
-    def __init__(self, kind: str, level: str | None = None, value: float | None = None, points: int = 1) -> None:
-        self.kind = kind
-        self.level = level
-        self.value = value
-        self.points = points
+    level: str | None = None
+    value: float | None = None
+    points: int = 1
 
 
 class LevelResult(Record):
     """One level under the first-order model: its interval and its three loss terms."""
 
-    __slots__ = ("interval_s", "level", "optimal_interval_s", "restart", "rework", "write")
     level: Level
     interval_s: Num
     optimal_interval_s: Num
@@ -338,15 +283,6 @@ class LevelResult(Record):
     rework: Num
     restart: Num
 
-    def __init__(
-        self, level: Level, interval_s: Num, optimal_interval_s: Num, write: Num, rework: Num, restart: Num
-    ) -> None:
-        self.level = level
-        self.interval_s = interval_s
-        self.optimal_interval_s = optimal_interval_s
-        self.write = write
-        self.rework = rework
-        self.restart = restart
 
     @property
     def loss(self) -> Num:
@@ -360,7 +296,6 @@ class FirstOrder(Record):
     (``effective`` is then clamped at 0).
     """
 
-    __slots__ = ("config", "effective", "levels", "restart", "rework", "total", "write")
     config: Config
     levels: tuple[LevelResult, ...]
     write: Num
@@ -369,23 +304,6 @@ class FirstOrder(Record):
     total: Num
     effective: Num
 
-    def __init__(
-        self,
-        config: Config,
-        levels: tuple[LevelResult, ...],
-        write: Num,
-        rework: Num,
-        restart: Num,
-        total: Num,
-        effective: Num,
-    ) -> None:
-        self.config = config
-        self.levels = levels
-        self.write = write
-        self.rework = rework
-        self.restart = restart
-        self.total = total
-        self.effective = effective
 
     @property
     def storage(self) -> LevelResult:
@@ -430,15 +348,9 @@ def first_order(config: Config) -> FirstOrder:
 class Plan(Record):
     """The schedule a level runs: its interval, and the optimum for comparison."""
 
-    __slots__ = ("interval_s", "level", "optimal_interval_s")
     level: Level
     interval_s: Num
     optimal_interval_s: Num
-
-    def __init__(self, level: Level, interval_s: Num, optimal_interval_s: Num) -> None:
-        self.level = level
-        self.interval_s = interval_s
-        self.optimal_interval_s = optimal_interval_s
 
 
 class Result(Record):
@@ -455,26 +367,6 @@ class Result(Record):
     Daly's higher-order one (a single synchronous level only).
     """
 
-    __slots__ = (
-        "caveats",
-        "config",
-        "daly_interval_s",
-        "dominant",
-        "effective",
-        "first_order",
-        "interval_s",
-        "levels",
-        "memory_interval_s",
-        "optimal_effective",
-        "optimal_interval_s",
-        "optimal_memory_interval_s",
-        "optimal_storage_every",
-        "restart",
-        "rework",
-        "storage_every",
-        "write",
-        "young_interval_s",
-    )
     config: Config
     interval_s: Num
     memory_interval_s: Num | None
@@ -493,10 +385,6 @@ class Result(Record):
     levels: tuple[Plan, ...]
     first_order: FirstOrder
     caveats: tuple[Caveat, ...]
-
-    def __init__(self, **fields: Any) -> None:
-        for name in self.__slots__:
-            object.__setattr__(self, name, fields[name])
 
     @property
     def total(self) -> Num:

@@ -14,7 +14,7 @@ from . import units
 from .errors import InputError
 from .files import atomic_write
 from .model import TERMS
-from .sweep import kind
+from .sweeps import kind
 
 FORMATS = {".png": "png", ".svg": "svg"}
 COLOURS = {"write": "#1f9bd1", "rework": "#e8b10c", "restart": "#b4479b"}
@@ -36,13 +36,13 @@ AXIS = {
 def check_target(path: Path, force: bool) -> None:
     """Fail early, before any work, if ``path`` cannot be written."""
     if path.suffix.lower() not in FORMATS:
-        raise InputError(f"{str(path)!r}: the extension must be .png or .svg", where="--plot")
+        raise InputError(f"{str(path)!r}: the extension must be .png or .svg", where="plot")
     if path.is_dir():
-        raise InputError(f"{str(path)!r} is a directory", where="--plot")
+        raise InputError(f"{str(path)!r} is a directory", where="plot")
     if path.exists() and not force:
-        raise InputError(f"{str(path)!r} exists; add --force to overwrite it", where="--plot")
+        raise InputError(f"{str(path)!r} exists; add {{force}} to overwrite it", where="plot")
     if not path.parent.is_dir():
-        raise InputError(f"no directory {str(path.parent)!r}", where="--plot")
+        raise InputError(f"no directory {str(path.parent)!r}", where="plot")
     _matplotlib()
 
 
@@ -50,7 +50,7 @@ def _matplotlib() -> Any:
     try:
         import matplotlib
     except ImportError:
-        raise InputError("drawing needs matplotlib: pip install 'ckptcalc[plot]'", where="--plot") from None
+        raise InputError("drawing needs matplotlib: pip install 'ckptcalc[plot]'", where="plot") from None
     matplotlib.use("Agg")
     matplotlib.rcParams["svg.fonttype"] = "none"  # keep text as text: searchable, smaller
     import matplotlib.pyplot as plt
@@ -59,7 +59,7 @@ def _matplotlib() -> Any:
 
 
 def draw(run: Any, path: Path, *, force: bool) -> None:
-    """Draw ``run`` (a :class:`ckptcalc.sweep.Sweep`) to ``path``, atomically."""
+    """Draw ``run`` (a :class:`ckptcalc.sweeps.Sweep`) to ``path``, atomically."""
     import numpy
 
     plt = _matplotlib()
@@ -105,4 +105,4 @@ def draw(run: Any, path: Path, *, force: bool) -> None:
     buffer = io.BytesIO()
     figure.savefig(buffer, format=FORMATS[path.suffix.lower()])
     plt.close(figure)
-    atomic_write(path, buffer.getvalue(), force=force, where="--plot")
+    atomic_write(path, buffer.getvalue(), force=force, where="plot")

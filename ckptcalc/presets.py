@@ -58,15 +58,9 @@ _NEEDS_UNIT = {"rate": "2TB/s", "duration": "10min"}
 
 
 class PresetInfo(Record):
-    __slots__ = ("description", "name", "path")
     name: str
     description: str
     path: Path
-
-    def __init__(self, name: str, description: str, path: Path) -> None:
-        self.name = name
-        self.description = description
-        self.path = path
 
 
 def shipped_dir() -> Path:
@@ -86,7 +80,7 @@ def is_path(ref: str) -> bool:
     return ref.endswith(".toml") or os.sep in ref or "/" in ref
 
 
-def find(ref: str, where: str = "--preset") -> Path:
+def find(ref: str, where: str = "preset") -> Path:
     """The file a preset reference (a name or a path) points to; errors name ``where``."""
     if not ref.strip():
         raise PresetError("empty preset name", where=where)
@@ -115,7 +109,7 @@ def available() -> list[PresetInfo]:
     return list(seen.values())
 
 
-def load(ref: str, where: str = "--preset") -> Scenario:
+def load(ref: str, where: str = "preset") -> Scenario:
     """Load a preset by name or path."""
     path = find(ref, where)
     scenario = load_file(path, label=ref if is_path(ref) else path.name)
@@ -229,7 +223,7 @@ def _value(kind: str, raw: Any, where: str) -> float:
         try:
             return float(PARSERS[kind](raw))
         except CkptError as error:
-            raise PresetError(error.message, where=where) from None
+            raise PresetError(error.template, where=where) from None
     if isinstance(raw, (int, float)) and not isinstance(raw, bool):
         if kind in _NEEDS_UNIT:
             raise PresetError(
@@ -278,13 +272,13 @@ def dumps(scenario: Scenario) -> str:
     return tomli_w.dumps(to_document(scenario))
 
 
-def save(scenario: Scenario, path: Path, *, force: bool = False, where: str = "--save-preset") -> None:
+def save(scenario: Scenario, path: Path, *, force: bool = False, where: str = "save_preset") -> None:
     """Write ``scenario`` to ``path`` atomically; refuse to overwrite without ``force``."""
     text = dumps(scenario)
     if path.is_dir():
         raise PresetError(f"{str(path)!r} is a directory", where=where)
     if path.exists() and not force:
-        raise PresetError(f"{str(path)!r} exists; add --force to overwrite it", where=where)
+        raise PresetError(f"{str(path)!r} exists; add {{force}} to overwrite it", where=where)
     atomic_write(path, text.encode("utf-8"), force=force, where=where)
 
 

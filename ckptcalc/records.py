@@ -1,44 +1,91 @@
-"""The small immutable-by-convention records every module builds on."""
+"""Frozen records: fields declared once, as annotations, in order.
+
+A subclass lists its fields as class annotations; :class:`Record` builds the
+constructor (positional in declaration order, or by keyword), equality, repr
+and :meth:`Record.replace` from them, and refuses assignment afterwards.
+Cheaper to define than dataclasses, which matters for a command line that
+starts in a fraction of a second.
+
+>>> class Point(Record):
+...     x: float
+...     y: float = 0.0
+>>> p = Point(1.0)
+>>> p, p.replace(y=2.0) == Point(1.0, 2.0)
+(Point(x=1.0, y=0.0), True)
+"""
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+_MISSING = object()
 
 
 class Record:
-    """Base of the small records here: fields in ``__slots__``, equality and repr from them.
+    """Base of the small frozen records every module builds on."""
 
-    Cheaper to define than dataclasses or named tuples, which matters for a
-    command line that starts in a fraction of a second.
-    """
+    _fields: ClassVar[tuple[str, ...]] = ()
+    _defaults: ClassVar[dict[str, Any]] = {}
 
-    __slots__: tuple[str, ...] = ()
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # Only this class's own annotations, in the order written (base fields come first).
+        annotations = cls.__annotations__ if "__annotations__" in vars(cls) else {}
+        own = [name for name, kind in annotations.items() if "ClassVar" not in str(kind)]
+        cls._fields = (*cls._fields, *own)
+        defaults = dict(cls._defaults)
+        for name in own:
+            value = vars(cls).get(name, _MISSING)
+            if value is not _MISSING:
+                defaults[name] = value
+        cls._defaults = defaults
+        if "__init__" not in vars(cls):
+            post = "__post_init__" in vars(cls)
+            cls.__init__ = _constructor(cls._fields, defaults, post)  # type: ignore[method-assign]
+
+    if TYPE_CHECKING:  # the real one is written per class, above
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is frozen; use replace()")
 
     def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
         return f"{type(self).__name__}({fields})"
 
     def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and all(getattr(self, n) == getattr(other, n) for n in self.__slots__)
+        return type(self) is type(other) and all(getattr(self, n) == getattr(other, n) for n in self._fields)
 
     __hash__ = None  # type: ignore[assignment]
 
     def replace(self: _R, **changes: Any) -> _R:
         """A copy with some fields changed, like :func:`dataclasses.replace`."""
-        unknown = set(changes) - set(self.__slots__)
+        unknown = set(changes) - set(self._fields)
         if unknown:
             raise TypeError(f"{type(self).__name__} has no field {', '.join(sorted(unknown))}")
         copy = object.__new__(type(self))
-        for name in self.__slots__:
-            object.__setattr__(copy, name, changes.get(name, getattr(self, name)))
+        set_field = object.__setattr__
+        for name in self._fields:
+            set_field(copy, name, changes[name] if name in changes else getattr(self, name))
         return copy
 
 
 _R = TypeVar("_R", bound=Record)
 
 
+def _constructor(fields: tuple[str, ...], defaults: dict[str, Any], post: bool) -> Any:
+    """An ``__init__`` taking ``fields`` in order (by position or keyword), written out as code
+    once per class, as dataclasses do: a record is built as fast as a hand-written one. It ends
+    with the class's ``__post_init__`` when it has one."""
+    params = ", ".join(f"{name}=_defaults[{name!r}]" if name in defaults else name for name in fields)
+    body = "".join(f"    _set(self, {name!r}, {name})\n" for name in fields)
+    body += "    self.__post_init__()\n" if post else ("" if fields else "    pass\n")
+    namespace: dict[str, Any] = {"_defaults": defaults, "_set": object.__setattr__}
+    exec(f"def __init__(self, {params}):\n{body}", namespace)
+    return namespace["__init__"]
+
+
 def replace(record: _R, **changes: Any) -> _R:
     """A copy of ``record`` with some fields changed."""
     return record.replace(**changes)
-
-

@@ -368,7 +368,9 @@ def legend() -> Text:
 
 
 def sweep(job: Job, run: Any, preset: str | None) -> None:
-    from .sweep import kind
+    import numpy
+
+    from .sweeps import kind
 
     out = console()
     result = run.result
@@ -379,62 +381,90 @@ def sweep(job: Job, run: Any, preset: str | None) -> None:
         rows = sorted({*rows, nearest})
     fmt = _formatter(kind(run.over))
     reoptimised = run.over != "interval"
+    two = result.memory_interval_s is not None
     spacing = "log" if run.log else "linear"
     out.print(Text(f"ckptcalc sweep over {run.over}: {n} points, {spacing} spacing; preset {preset}", style="bold"))
+    base = run.base
     if not reoptimised:
-        out.print(f"Young–Daly optimum τ* = {dur(run.base.optimal_interval_s)} (marked ◀)")
+        optimum = f"Exact optimum τ* = {dur(base.optimal_interval_s)}"
+        if base.optimal_storage_every is not None:
+            optimum += f" = {dur(base.optimal_memory_interval_s or 0.0)} × {int(base.optimal_storage_every)} in memory"
+        free = two and job.config.memory_interval_s is None
+        out.print(optimum + " (marked ◀)" + ("; each row re-optimises the memory interval." if free else ""))
+    elif two:
+        out.print("Each row re-optimises the memory interval and how often storage follows (exact model).")
     else:
-        out.print("Each row re-optimises the checkpoint interval.")
+        out.print("Each row re-optimises the checkpoint interval (exact model).")
 
-    def column(name: str) -> Any:
-        import numpy
+    def column(value: Any) -> Any:
+        return numpy.broadcast_to(value, (n,))
 
-        return numpy.broadcast_to(getattr(result, name), (n,))
-
-    columns = {name: column(name) for name in ("write", "rework", "restart", "total", "effective")}
-    import numpy
-
-    intervals = numpy.broadcast_to(result.interval_s, (n,))
-    dominant = numpy.broadcast_to(result.dominant, (n,))
+    columns = {name: column(getattr(result, name)) for name in ("write", "rework", "restart", "total", "effective")}
+    intervals = column(result.interval_s)
+    memory = column(result.memory_interval_s) if two else None
+    every = column(result.storage_every) if two else None
+    dominant = column(result.dominant)
     scale = float(columns["total"][rows].max())
     cells_by_row = []
     for i in rows:
         cells: list[Any] = [fmt(float(run.values[i]))]
         if reoptimised:
             cells.append(dur(float(intervals[i])))
+        if memory is not None and every is not None:
+            cells.append(f"{dur(float(memory[i]))} × {int(every[i])}")
         cells += [
             units.sig(float(columns[name][i]) * 100.0) for name in ("write", "rework", "restart", "total", "effective")
         ]
         if reoptimised:
             cells.append(TERMS[int(dominant[i])])
         cells_by_row.append(cells)
-    headers = [run.over, *(["interval"] if reoptimised else []), "write", "rework", "restart", "total", "effect."]
+    headers = [run.over, *(["interval"] if reoptimised else []), *(["memory × m"] if two else [])]
+    headers += ["write", "rework", "restart", "total", "effect."]
     headers += ["dominant"] if reoptimised else []
-    narrow = out.width < (100 if reoptimised else 80)
+    narrow = out.width < (100 if reoptimised else 80) + (14 if two else 0)
     if narrow and reoptimised:
         # The bar already shows which term dominates; keep room for it.
         headers.pop()
         cells_by_row = [cells[:-1] for cells in cells_by_row]
     gap = 1 if narrow else 2
     widths = [max(len(h), *(len(str(row[k])) for row in cells_by_row)) for k, h in enumerate(headers)]
-    width = min(40, out.width - sum(widths) - gap * (len(widths) + 1) - 4)
+    if two and sum(widths) + (gap + 1) * (len(widths) - 1) > out.width:
+        # Too narrow for the memory schedule as well: the storage interval and the shares come first.
+        k = headers.index("memory × m")
+        del headers[k], widths[k]
+        for cells in cells_by_row:
+            del cells[k]
+    # Every column but the last takes its width, the gap and a one-space divider. The bar column holds the bar
+    # and " ◀", so the marker is never cropped; without room for bars, a column of its own holds the marker
+    # when there is room for it (otherwise only the row's style marks it).
+    room = out.width - sum(widths) - (gap + 1) * len(widths)
+    width = min(40, room - 2)
     bars = width >= 6
+    marker = bars or room >= 1
 
     table = Table(box=box.SIMPLE_HEAD, padding=(0, gap, 0, 0), pad_edge=False, show_edge=False)
     for header, size in zip(headers, widths, strict=True):
         table.add_column(header, justify="left" if header == "dominant" else "right", no_wrap=True, min_width=size)
-    if bars:
-        table.add_column("loss", no_wrap=True, min_width=width + 2)
+    if marker:
+        table.add_column("loss" if bars else "", no_wrap=True, min_width=width + 2 if bars else 1)
     for i, cells in zip(rows, cells_by_row, strict=True):
-        line = bar(float(columns["write"][i]), float(columns["rework"][i]), float(columns["restart"][i]), scale, width)
+        cell = Text()
+        if bars:
+            write, rework, restart = (float(columns[name][i]) for name in ("write", "rework", "restart"))
+            cell = bar(write, rework, restart, scale, width)
         if i == nearest:
-            line.append(" ◀")
-        table.add_row(*cells, *([line] if bars else []), style="bold reverse" if i == nearest else None)
-    out.print("Shares of elapsed time, in %.")
+            cell.append(" ◀" if bars else "◀")
+        table.add_row(*cells, *([cell] if marker else []), style="bold reverse" if i == nearest else None)
+    out.print("Shares of elapsed time, in % (exact model).")
     out.print(table)
     if len(rows) < n:
         out.print(f"({len(rows)} of {n} rows shown; --json or --csv give every point)")
-    out.print(legend() if bars else "(the terminal is too narrow for the loss bars)")
+    if bars:
+        out.print(legend())
+    elif marker or nearest < 0:
+        out.print("(the terminal is too narrow for the loss bars)")
+    else:
+        out.print(f"(too narrow for the loss bars; ◀ marks {fmt(float(run.values[nearest]))})")
     warn(report.warnings(result))
 
 
@@ -462,6 +492,16 @@ def compare(rows: list[tuple[str, Job, Result]]) -> None:
         ],
     )
     line("optimal interval", [dur(r.optimal_interval_s) for _, _, r in rows])
+    if any(r.optimal_storage_every is not None for _, _, r in rows):
+        line(
+            "memory × m",
+            [
+                "-"
+                if r.optimal_storage_every is None
+                else f"{dur(r.optimal_memory_interval_s or 0.0)} × {int(r.optimal_storage_every)}"
+                for _, _, r in rows
+            ],
+        )
     table.add_section()
     for term in TERMS:
         line(f"{term} loss", [pct(float(getattr(r, term))) for _, _, r in rows])
@@ -474,7 +514,7 @@ def compare(rows: list[tuple[str, Job, Result]]) -> None:
         ["-" if i == 0 else f"{(float(r.effective) - first) * 100:+.2f}" for i, (_, _, r) in enumerate(rows)],
     )
     line("dominant", [TERMS[int(r.dominant)] for _, _, r in rows])
-    out.print(Text("ckptcalc compare", style="bold"))
+    out.print(Text("ckptcalc compare (exact model, shares of elapsed time)", style="bold"))
     out.print(table)
     out.print(f"best: {rows[best][0]} ({pct(rows[best][2].effective)} effective)")
     for name, _, result in rows:
@@ -558,13 +598,20 @@ def simulation(document: dict[str, Any]) -> None:
     found = document["optimize"]
     if found is not None:
         out.print()
-        table = _grid("Best interval", narrow)
+        two = found["storage_every"] is not None
+        table = _grid("Best storage interval" if two else "Best interval", narrow)
         table.add_column("method")
         table.add_column("interval", justify="right")
         table.add_row("simulation (golden section)", dur(found["interval_s"]))
+        if two:
+            table.add_row("  = memory interval × m", f"{dur(found['memory_interval_s'])} × {found['storage_every']}")
         table.add_row("Young (first order)", dur(found["young_interval_s"]))
-        if found["exact_interval_s"] is not None:
-            table.add_row("exact (exponential)", dur(found["exact_interval_s"]))
+        exact = found["exponential_exact_interval_s"]
+        if exact is not None:
+            # The exact model's optimum assumes exponential failures, whatever distribution was simulated; for
+            # one level it is the Lambert-W closed form, for two a joint search over τ₁ and m.
+            label = "exact, exponential failures" + (" (joint τ₁, m)" if two else " (Lambert W)")
+            table.add_row(label, dur(exact))
         out.print(table)
         out.print(
             f"Simulated effective time at the best interval: {pct(found['effective'], 4)}"

@@ -283,7 +283,7 @@ def _columns(run: Any) -> dict[str, Any]:
 
 def sweep(job: Job, run: Any, preset: str | None) -> dict[str, Any]:
     """Columns of equal length, one entry per swept point."""
-    from .sweep import SI_NAME
+    from .sweeps import SI_NAME
 
     columns = _columns(run)
     two = "storage_every" in columns
@@ -318,7 +318,7 @@ def sweep_csv(run: Any) -> str:
 
     import numpy
 
-    from .sweep import SI_NAME
+    from .sweeps import SI_NAME
 
     shaped = _columns(run)
     dominant = shaped.pop("dominant")
@@ -342,7 +342,7 @@ def _agreement(value: float | None, low: float, high: float, simulated: float) -
 
 def simulation(job: Job, outcome: Any, failures: Any, preset: str | None, search: Any) -> dict[str, Any]:
     """Everything ``simulate --json`` prints."""
-    from . import simulate
+    from . import montecarlo as simulate
     from .model import evaluate, replace
 
     config = replace(job.config, interval_s=outcome.interval_s, memory_interval_s=outcome.memory_interval_s)

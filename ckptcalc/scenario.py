@@ -25,25 +25,22 @@ from .records import Record
 class Field(Record):
     """How one input is written on the command line and in a preset."""
 
-    __slots__ = ("flag", "help", "key", "kind", "name", "section")
-    name: str  # attribute of Scenario (SI)
-    kind: str  # size, rate, duration, count, fraction, number
-    flag: str  # command-line option, also the --what-if and --over key
-    section: str  # preset TOML table
-    key: str  # key inside that table
+    name: str
+    kind: str
+    flag: str
+    section: str
+    key: str
     help: str
 
-    def __init__(self, name: str, kind: str, flag: str, section: str, key: str, help: str) -> None:
-        self.name = name
-        self.kind = kind
-        self.flag = flag
-        self.section = section
-        self.key = key
-        self.help = help
 
     @property
     def path(self) -> str:
         return f"{self.section}.{self.key}"
+
+    @property
+    def public(self) -> str:
+        """The name the Python API takes and errors use: the flag with underscores (``memory_bw``)."""
+        return self.flag.replace("-", "_")
 
 
 FIELDS: tuple[Field, ...] = (
@@ -154,6 +151,9 @@ PARSERS: dict[str, Any] = {
 
 DEFAULT_BYTES_PER_PARAM = 16.0
 
+#: The origin of a per-GPU failure interval that ``gpus`` alone carried over from the base.
+SCALED = "gpus"
+
 #: Every input must lie in this range (SI units): wide enough for any real
 #: cluster, narrow enough that no product or exponential overflows.
 SMALLEST, LARGEST = 1e-9, 1e21
@@ -162,12 +162,15 @@ _MTBF_SOURCES = ("mtbf_s", "gpu_mtbf_s", "failures", "window_s")
 _SIZE_SOURCES = ("params", "bytes_per_param", "checkpoint_bytes")
 
 
+BY_PUBLIC: dict[str, Field] = {f.public: f for f in FIELDS}
+
+
 def parse_value(spec: Field, raw: str, where: str | None = None) -> float:
-    """Parse ``raw`` with the unit kind of ``spec``; errors name ``where`` (its flag by default)."""
+    """Parse ``raw`` with the unit kind of ``spec``; errors name ``where`` (its field by default)."""
     try:
         return float(PARSERS[spec.kind](raw))
     except UnitError as error:
-        raise UnitError(error.message, where=where or f"--{spec.flag}") from None
+        raise UnitError(error.template, where=where or spec.public) from None
 
 
 class Scenario(Record):
@@ -176,109 +179,37 @@ class Scenario(Record):
     ``origin`` maps a field name to where its value came from, for messages.
     """
 
-    __slots__ = (
-        "bandwidth",
-        "bytes_per_param",
-        "checkpoint_bytes",
-        "description",
-        "discard",
-        "failures",
-        "gpu_hour_cost",
-        "gpu_mtbf_s",
-        "gpus",
-        "interval_s",
-        "memory_bandwidth",
-        "memory_interval_s",
-        "memory_restart_s",
-        "mtbf_s",
-        "name",
-        "origin",
-        "params",
-        "replica_survival",
-        "restart_s",
-        "snapshot_bandwidth",
-        "source",
-        "step_time_s",
-        "window_s",
-    )
-    name: str | None
-    description: str | None
-    source: str | None
-    params: float | None
-    bytes_per_param: float | None
-    checkpoint_bytes: float | None
-    bandwidth: float | None
-    snapshot_bandwidth: float | None
-    interval_s: float | None
-    mtbf_s: float | None
-    gpu_mtbf_s: float | None
-    failures: float | None
-    window_s: float | None
-    restart_s: float | None
-    gpus: float | None
-    replica_survival: float | None
-    memory_bandwidth: float | None
-    memory_restart_s: float | None
-    memory_interval_s: float | None
-    step_time_s: float | None
-    discard: float | None
-    gpu_hour_cost: float | None
-    origin: dict[str, str]
+    name: str | None = None
+    description: str | None = None
+    source: str | None = None
+    params: float | None = None
+    bytes_per_param: float | None = None
+    checkpoint_bytes: float | None = None
+    bandwidth: float | None = None
+    snapshot_bandwidth: float | None = None
+    interval_s: float | None = None
+    mtbf_s: float | None = None
+    gpu_mtbf_s: float | None = None
+    failures: float | None = None
+    window_s: float | None = None
+    restart_s: float | None = None
+    gpus: float | None = None
+    replica_survival: float | None = None
+    memory_bandwidth: float | None = None
+    memory_restart_s: float | None = None
+    memory_interval_s: float | None = None
+    step_time_s: float | None = None
+    discard: float | None = None
+    gpu_hour_cost: float | None = None
+    origin: dict[str, str] = None  # type: ignore[assignment]  # {} once built
 
-    def __init__(
-        self,
-        name: str | None = None,
-        description: str | None = None,
-        source: str | None = None,
-        params: float | None = None,
-        bytes_per_param: float | None = None,
-        checkpoint_bytes: float | None = None,
-        bandwidth: float | None = None,
-        snapshot_bandwidth: float | None = None,
-        interval_s: float | None = None,
-        mtbf_s: float | None = None,
-        gpu_mtbf_s: float | None = None,
-        failures: float | None = None,
-        window_s: float | None = None,
-        restart_s: float | None = None,
-        gpus: float | None = None,
-        replica_survival: float | None = None,
-        memory_bandwidth: float | None = None,
-        memory_restart_s: float | None = None,
-        memory_interval_s: float | None = None,
-        step_time_s: float | None = None,
-        discard: float | None = None,
-        gpu_hour_cost: float | None = None,
-        origin: dict[str, str] | None = None,
-    ) -> None:
-        self.name = name
-        self.description = description
-        self.source = source
-        self.params = params
-        self.bytes_per_param = bytes_per_param
-        self.checkpoint_bytes = checkpoint_bytes
-        self.bandwidth = bandwidth
-        self.snapshot_bandwidth = snapshot_bandwidth
-        self.interval_s = interval_s
-        self.mtbf_s = mtbf_s
-        self.gpu_mtbf_s = gpu_mtbf_s
-        self.failures = failures
-        self.window_s = window_s
-        self.restart_s = restart_s
-        self.gpus = gpus
-        self.replica_survival = replica_survival
-        self.memory_bandwidth = memory_bandwidth
-        self.memory_restart_s = memory_restart_s
-        self.memory_interval_s = memory_interval_s
-        self.step_time_s = step_time_s
-        self.discard = discard
-        self.gpu_hour_cost = gpu_hour_cost
-        self.origin = {} if origin is None else origin
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "origin", dict(self.origin or {}))
 
     def __eq__(self, other: object) -> bool:
         # Where a value came from is not part of its identity.
         return isinstance(other, Scenario) and all(
-            getattr(self, name) == getattr(other, name) for name in self.__slots__ if name != "origin"
+            getattr(self, name) == getattr(other, name) for name in self._fields if name != "origin"
         )
 
     def values(self) -> dict[str, float]:
@@ -286,18 +217,23 @@ class Scenario(Record):
         return {f.name: getattr(self, f.name) for f in FIELDS if getattr(self, f.name) is not None}
 
     def where(self, name: str) -> str:
-        return self.origin.get(name, f"--{BY_NAME[name].flag}")
+        return self.origin.get(name, BY_NAME[name].public)
 
 
 def _stated_mtbf_sources(values: dict[str, float]) -> list[str]:
     sources = []
     if "mtbf_s" in values:
-        sources.append("--mtbf")
+        sources.append("mtbf")
     if "gpu_mtbf_s" in values:
-        sources.append("--gpu-mtbf")
+        sources.append("gpu_mtbf")
     if "failures" in values or "window_s" in values:
-        sources.append("--failures/--window")
+        sources.append("failures")
     return sources
+
+
+def _one_way(sources: list[str]) -> str:
+    named = " and ".join("{failures}/{window}" if s == "failures" else f"{{{s}}}" for s in sources)
+    return f"give the failure interval one way only, not {named}"
 
 
 def merge(base: Scenario, overrides: dict[str, float], origin: dict[str, str] | None = None) -> Scenario:
@@ -307,10 +243,10 @@ def merge(base: Scenario, overrides: dict[str, float], origin: dict[str, str] | 
     stating any failure-interval source replaces the base's. Changing only the
     GPU count holds the base's per-GPU failure rate: M × GPUs stays constant.
     """
-    origin = dict(origin or {f: f"--{BY_NAME[f].flag}" for f in overrides})
+    origin = dict(origin or {f: BY_NAME[f].public for f in overrides})
     stated = _stated_mtbf_sources(overrides)
     if len(stated) > 1:
-        raise InputError(f"give the failure interval one way only, not {' and '.join(stated)}", where=stated[1])
+        raise InputError(_one_way(stated), where=stated[1])
     cleared: dict[str, Any] = {}
     if "checkpoint_bytes" in overrides:
         cleared.update(params=None, bytes_per_param=None)
@@ -323,12 +259,12 @@ def merge(base: Scenario, overrides: dict[str, float], origin: dict[str, str] | 
         if per_gpu is None:
             raise InputError(
                 "cannot rescale the failure interval: the base configuration has no GPU count;"
-                " give --mtbf, --gpu-mtbf or --failures/--window",
-                where="--gpus",
+                " give {mtbf}, {gpu_mtbf} or {failures}/{window}",
+                where="gpus",
             )
         cleared.update({name: None for name in _MTBF_SOURCES})
         cleared["gpu_mtbf_s"] = per_gpu
-        origin["gpu_mtbf_s"] = "--gpus"
+        origin["gpu_mtbf_s"] = SCALED
     merged_origin = {k: v for k, v in base.origin.items() if k not in cleared and k not in overrides}
     merged_origin.update(origin)
     return replace(base, **{**cleared, **overrides}, origin=merged_origin)
@@ -350,17 +286,11 @@ def per_gpu_mtbf(scenario: Scenario) -> float | None:
 class Job(Record):
     """A resolved scenario: the model configuration plus what the CLI reports beside it."""
 
-    __slots__ = ("config", "gpu_mtbf_s", "mtbf_source", "scenario")
     scenario: Scenario
     config: Config
-    mtbf_source: str  # mtbf, gpu_mtbf, failures, scaled
+    mtbf_source: str
     gpu_mtbf_s: float | None
 
-    def __init__(self, scenario: Scenario, config: Config, mtbf_source: str, gpu_mtbf_s: float | None) -> None:
-        self.scenario = scenario
-        self.config = config
-        self.mtbf_source = mtbf_source
-        self.gpu_mtbf_s = gpu_mtbf_s
 
     @property
     def gpus(self) -> float | None:
@@ -392,18 +322,18 @@ def _mtbf(scenario: Scenario) -> tuple[float, str]:
         return scenario.mtbf_s, "mtbf"
     if scenario.gpu_mtbf_s is not None:
         if scenario.gpus is None:
-            raise InputError("a per-GPU MTBF needs the GPU count (--gpus)", where=scenario.where("gpu_mtbf_s"))
-        source = "scaled" if scenario.origin.get("gpu_mtbf_s") == "--gpus" else "gpu_mtbf"
+            raise InputError("a per-GPU MTBF needs the GPU count ({gpus})", where=scenario.where("gpu_mtbf_s"))
+        source = "scaled" if scenario.origin.get("gpu_mtbf_s") == SCALED else "gpu_mtbf"
         return scenario.gpu_mtbf_s / scenario.gpus, source
     if scenario.failures is not None or scenario.window_s is not None:
         if scenario.failures is None:
             raise InputError(
-                "--window needs --failures (failures seen in that window)", where=scenario.where("window_s")
+                "{window} needs {failures} (failures seen in that window)", where=scenario.where("window_s")
             )
         if scenario.window_s is None:
-            raise InputError("--failures needs --window (the time they were seen in)", where=scenario.where("failures"))
+            raise InputError("{failures} needs {window} (the time they were seen in)", where=scenario.where("failures"))
         return scenario.window_s / scenario.failures, "failures"
-    raise InputError("no failure interval: give --mtbf, --gpu-mtbf or --failures with --window", where="--mtbf")
+    raise InputError("no failure interval: give {mtbf}, {gpu_mtbf} or {failures} with {window}", where="mtbf")
 
 
 def resolve(scenario: Scenario) -> Job:
@@ -423,34 +353,34 @@ def resolve(scenario: Scenario) -> Job:
             raise InputError(f"must be a whole number, got {values[name]:g}", where=scenario.where(name))
 
     if scenario.gpu_hour_cost is not None and scenario.gpus is None:
-        raise InputError("a GPU-hour cost needs the GPU count (--gpus)", where=scenario.where("gpu_hour_cost"))
+        raise InputError("a GPU-hour cost needs the GPU count ({gpus})", where=scenario.where("gpu_hour_cost"))
     sources = _stated_mtbf_sources(values)
     if len(sources) > 1:
-        raise InputError(
-            f"give the failure interval one way only, not {' and '.join(sources)}", where=scenario.where("mtbf_s")
-        )
+        raise InputError(_one_way(sources), where=scenario.where("mtbf_s"))
     if scenario.checkpoint_bytes is not None:
         size = scenario.checkpoint_bytes
     elif scenario.params is not None:
         size = scenario.params * (scenario.bytes_per_param or DEFAULT_BYTES_PER_PARAM)
     else:
-        raise InputError("no checkpoint size: give --params or --size", where="--size")
+        raise InputError("no checkpoint size: give {params} or {size}", where="size")
     if scenario.bandwidth is None:
-        raise InputError("no storage bandwidth given", where="--bw")
+        raise InputError("no storage bandwidth given", where="bw")
     if scenario.restart_s is None:
-        raise InputError("no restart time given", where="--restart")
+        raise InputError("no restart time given", where="restart")
     mtbf, source = _mtbf(scenario)
 
     memory = ("memory_bandwidth", "memory_restart_s", "memory_interval_s")
     if scenario.replica_survival is None:
         for name in memory:
             if name in values:
-                raise InputError("needs --replica-survival (the in-memory level)", where=scenario.where(name))
+                raise InputError("needs {replica_survival} (the in-memory level)", where=scenario.where(name))
     else:
         for name in ("memory_bandwidth", "memory_restart_s"):
             if name not in values:
-                flag = BY_NAME[name].flag
-                raise InputError(f"an in-memory level needs --{flag} too", where=scenario.where("replica_survival"))
+                needed = BY_NAME[name].public
+                raise InputError(
+                    f"an in-memory level needs {{{needed}}} too", where=scenario.where("replica_survival")
+                )
     if scenario.snapshot_bandwidth is not None and scenario.snapshot_bandwidth <= scenario.bandwidth:
         raise InputError(
             f"snapshot bandwidth {units.format_rate(scenario.snapshot_bandwidth)} is not above the storage"

@@ -244,13 +244,13 @@ def analytic(config: Config, failures: Failures) -> tuple[float, float | None]:
 
 def check(cycles: float, shape: float | None) -> int:
     if not math.isfinite(cycles) or cycles <= 0 or not float(cycles).is_integer():
-        raise InputError(f"must be a positive whole number, got {cycles:g}", where="--cycles")
+        raise InputError(f"must be a positive whole number, got {cycles:g}", where="cycles")
     if cycles < BATCHES * 10:
-        raise InputError(f"at least {BATCHES * 10} cycles are needed for a confidence interval", where="--cycles")
+        raise InputError(f"at least {BATCHES * 10} cycles are needed for a confidence interval", where="cycles")
     if cycles > MAX_CYCLES:
-        raise InputError(f"at most {MAX_CYCLES:.0e} cycles", where="--cycles")
+        raise InputError(f"at most {MAX_CYCLES:.0e} cycles", where="cycles")
     if shape is not None and not (math.isfinite(shape) and shape > 0):
-        raise InputError(f"must be positive, got {shape:g}", where="--shape")
+        raise InputError(f"must be positive, got {shape:g}", where="shape")
     return int(cycles)
 
 

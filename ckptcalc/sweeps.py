@@ -13,7 +13,7 @@ from typing import Any
 
 from .errors import InputError
 from .model import Config, Result, evaluate, replace
-from .scenario import BY_FLAG, LARGEST, SMALLEST, Job
+from .scenario import BY_FLAG, LARGEST, SMALLEST, Field, Job
 
 #: What ``--over`` accepts: the flag names of the inputs a sweep can vary.
 OVER = (
@@ -96,7 +96,7 @@ def default_range(over: str, job: Job, base: Result) -> tuple[float, float]:
         return 0.5, 0.999
     value = base_value(over, base, job)
     if value is None:
-        raise InputError(f"the configuration has no {over} to sweep around; give --from and --to", where="--over")
+        raise InputError(f"the configuration has no {over} to sweep around; give {{start}} and {{stop}}", where="over")
     return value / 10.0, value * 10.0
 
 
@@ -105,21 +105,21 @@ def grid(start: float, stop: float, points: int, log: bool) -> Any:
     import numpy
 
     if points < 2:
-        raise InputError(f"must be at least 2, got {points}", where="--points")
+        raise InputError(f"must be at least 2, got {points}", where="points")
     if points > MAX_POINTS:
-        raise InputError(f"at most {MAX_POINTS:.0e} points, got {points}", where="--points")
+        raise InputError(f"at most {MAX_POINTS:.0e} points, got {points}", where="points")
     if not start < stop:
-        raise InputError(f"must be below --to ({start:g} ≥ {stop:g} in SI units)", where="--from")
+        raise InputError(f"must be below {{stop}} ({start:g} ≥ {stop:g} in SI units)", where="start")
     if log:
         if start <= 0:
-            raise InputError("a log sweep needs positive bounds", where="--from")
+            raise InputError("a log sweep needs positive bounds", where="start")
         return numpy.geomspace(start, stop, points)
     return numpy.linspace(start, stop, points)
 
 
 def _check(over: str, values: Any, job: Job) -> None:
     low, high = float(values.min()), float(values.max())
-    where = "--from"
+    where = "start"
     if not (math.isfinite(low) and math.isfinite(high)):
         raise InputError("bounds must be finite", where=where)
     if over == "replica-survival":
@@ -130,14 +130,14 @@ def _check(over: str, values: Any, job: Job) -> None:
     elif low < SMALLEST or high > LARGEST:
         raise InputError(f"the sweep must stay within {SMALLEST:g} to {LARGEST:g} in SI units", where=where)
     if over in ("gpus",) and job.gpus is None and job.gpu_mtbf_s is None:
-        raise InputError("sweeping GPUs needs a GPU count in the base configuration (--gpus)", where="--over")
+        raise InputError("sweeping GPUs needs a GPU count in the base configuration ({gpus})", where="over")
     c = job.config
     if over == "interval" and c.is_async and low < float(c.write_s):
         raise InputError("the sweep starts below the persist time of the asynchronous checkpoint", where=where)
     if over == "snapshot-bw" and low <= float(c.bandwidth):
         raise InputError("snapshot bandwidth must stay above the storage bandwidth", where=where)
     if over in ("replica-survival", "memory-bw", "memory-restart") and not c.has_memory:
-        raise InputError(f"sweeping {over} needs an in-memory level (--replica-survival)", where="--over")
+        raise InputError(f"sweeping {over} needs an in-memory level ({{replica_survival}})", where="over")
 
 
 def vary(job: Job, over: str, values: Any) -> Config:
@@ -168,18 +168,23 @@ def vary(job: Job, over: str, values: Any) -> Config:
         return replace(c, memory_bandwidth=values, **free)
     if over == "memory-restart":
         return replace(c, memory_restart_s=values, **free)
-    raise InputError(f"cannot sweep {over!r}; choose one of {', '.join(OVER)}", where="--over")
+    raise InputError(f"cannot sweep {over!r}; choose one of {', '.join(OVER)}", where="over")
 
 
 def run(job: Job, over: str, values: Any, log: bool) -> Sweep:
     """Evaluate the job at every value of ``over``, in one vectorised pass."""
     if over not in OVER:
-        raise InputError(f"cannot sweep {over!r}; choose one of {', '.join(OVER)}", where="--over")
+        raise InputError(f"cannot sweep {over!r}; choose one of {', '.join(OVER)}", where="over")
     _check(over, values, job)
     base = evaluate(job.config.optimal())
     return Sweep(over=over, values=values, log=log, result=evaluate(vary(job, over, values)), base=base)
 
 
+def spec(over: str) -> Field:
+    """The input a sweep varies, by its ``over`` name."""
+    return BY_FLAG[over]
+
+
 def kind(over: str) -> str:
-    """The unit kind of a swept input (for parsing --from/--to and printing)."""
+    """The unit kind of a swept input (for parsing the bounds and printing)."""
     return BY_FLAG[over].kind

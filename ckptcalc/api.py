@@ -1,0 +1,421 @@
+"""The Python API: a preset and plain values in, frozen results out.
+
+The command line is a thin adapter over these functions, so a notebook gets
+exactly what ``ckptcalc COMMAND --json`` prints: every result's
+:meth:`Outcome.to_dict` is that document. Inputs are the fields of
+:data:`ckptcalc.scenario.FIELDS` by their public names (``bw``, ``restart``,
+``memory_interval``…), each a plain SI number (bytes, bytes per second,
+seconds) or a string with its unit (``"2TB/s"``, ``"10min"``). Invalid input
+raises :class:`ckptcalc.InputError` (a :class:`ValueError`) naming the field.
+
+Nothing here imports Typer or Rich; numpy only where a sweep or a simulation
+needs it.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import os
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from .errors import InputError
+from .model import Result
+from .records import Record
+from .scenario import BY_PUBLIC, Job, Scenario, merge, parse_value, resolve
+
+#: The preset a call starts from when it names none.
+DEFAULT_PRESET = "llama3-405b"
+
+#: What a value may be: a plain SI number, or a string with its unit.
+Value = float | int | str
+
+#: A preset: a name, a path to a TOML file, or one already loaded.
+PresetRef = str | os.PathLike[str] | Scenario
+
+
+class Outcome(Record):
+    """What every result has: the document ``--json`` prints, and the job it describes."""
+
+    document: dict[str, Any]
+    job: Job | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The command's ``--json`` document (a copy: SI units, full precision)."""
+        return copy.deepcopy(self.document)
+
+    def __getitem__(self, key: str) -> Any:
+        return copy.deepcopy(self.document[key])
+
+
+class Optimization(Outcome):
+    """:func:`optimize`'s result; the model's own :class:`ckptcalc.model.Result` is ``result``."""
+
+    result: Result | None = None
+    preset: str | None = None
+    default_preset: bool = False
+
+    @property
+    def effective(self) -> float:
+        """Share of elapsed time spent on kept work (exact model)."""
+        return float(self.document["effective"])
+
+    @property
+    def optimal_interval_s(self) -> float:
+        return float(self.document["optimal_interval_s"])
+
+    @property
+    def interval_s(self) -> float:
+        return float(self.document["interval_s"])
+
+    @property
+    def loss(self) -> dict[str, float]:
+        return dict(self.document["loss"])
+
+    @property
+    def dominant(self) -> str:
+        return str(self.document["dominant"])
+
+    @property
+    def first_order(self) -> dict[str, Any]:
+        return copy.deepcopy(self.document["first_order"])
+
+    @property
+    def levers(self) -> list[dict[str, Any]]:
+        return copy.deepcopy(self.document["levers"])
+
+    @property
+    def warnings(self) -> list[str]:
+        return list(self.document["warnings"])
+
+
+def load_preset(preset: PresetRef | None = None) -> Scenario:
+    """A preset by name or path (or one already loaded), as a :class:`ckptcalc.scenario.Scenario`.
+
+    >>> load_preset("llama3-405b").restart_s
+    600.0
+    """
+    from . import presets
+
+    if isinstance(preset, Scenario):
+        return preset
+    return presets.load(os.fspath(preset) if preset is not None else DEFAULT_PRESET)
+
+
+def _label(preset: PresetRef | None) -> str | None:
+    if preset is None:
+        return DEFAULT_PRESET
+    if isinstance(preset, Scenario):
+        return preset.name
+    return os.fspath(preset)
+
+
+def overrides(inputs: Mapping[str, Value | None]) -> dict[str, float]:
+    """Inputs by public name (SI numbers or strings with units) as SI values by field name."""
+    found: dict[str, float] = {}
+    for key, value in inputs.items():
+        if value is None:
+            continue
+        spec = BY_PUBLIC.get(key)
+        if spec is None:
+            known = ", ".join(sorted(BY_PUBLIC))
+            raise InputError(f"unknown input {key!r}; known: {known}", where=key)
+        if isinstance(value, str):
+            found[spec.name] = parse_value(spec, value)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            number = float(value)
+            if math.isnan(number):
+                raise InputError("is not a number", where=key)
+            found[spec.name] = number
+        else:
+            raise InputError(f"must be a number or a string with its unit, got {type(value).__name__}", where=key)
+    return found
+
+
+def scenario(preset: PresetRef | None = None, **inputs: Value | None) -> Scenario:
+    """The preset with ``inputs`` applied on top (see :func:`ckptcalc.scenario.merge`)."""
+    return merge(load_preset(preset), overrides(inputs))
+
+
+def job(preset: PresetRef | None = None, **inputs: Value | None) -> Job:
+    """The checked, resolved job: ranges and combinations validated, the model configuration built."""
+    return resolve(scenario(preset, **inputs))
+
+
+def _number(parser: Callable[[str], float], value: Value, where: str) -> float:
+    """A plain number, or text read by ``parser``; errors name ``where``."""
+    from .errors import CkptError
+
+    try:
+        return parser(value) if isinstance(value, str) else float(value)
+    except CkptError as error:
+        raise InputError(error.template, where=where) from None
+
+
+def _fraction(value: Value, where: str) -> float:
+    from .errors import CkptError
+    from .units import parse_fraction
+
+    try:
+        number = parse_fraction(value) if isinstance(value, str) else float(value)
+    except CkptError as error:
+        raise InputError(error.template, where=where) from None
+    if not (math.isfinite(number) and 0 < number < 1):
+        raise InputError(f"must lie strictly between 0 and 1, got {number:g}", where=where)
+    return number
+
+
+def optimize(preset: PresetRef | None = None, *, target: Value | None = None, **inputs: Value | None) -> Optimization:
+    """The optimal checkpoint interval, where the time goes, the levers and (with ``target``) the
+    value each input must reach for that effective time.
+
+    >>> r = optimize(preset="llama3-405b", restart="2min")
+    >>> round(r.effective, 4), round(r.optimal_interval_s, 1), r.dominant
+    (0.9657, 266.8, 'rework')
+    """
+    from . import decide, presets, report
+    from .model import evaluate
+
+    goal = _fraction(target, "target") if target is not None else None
+    the_job = job(preset, **inputs)
+    result = evaluate(the_job.config)
+    levers = decide.levers(
+        the_job.config, the_job.gpus, presets.lever_assumptions(), base=float(result.optimal_effective)
+    )
+    targets = decide.targets(the_job.config, goal, the_job.gpu_mtbf_s) if goal is not None else None
+    label = _label(preset)
+    document = report.optimize(the_job, result, label, levers=levers, target=goal, targets=targets)
+    return Optimization(document, the_job, result, label, preset is None)
+
+
+class Check(Outcome):
+    """:func:`check`'s result: one row per preset, and whether all pass."""
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.document["passed"])
+
+    @property
+    def results(self) -> list[dict[str, Any]]:
+        return copy.deepcopy(self.document["results"])
+
+
+def check(presets: Iterable[PresetRef], *, min_effective: Value) -> Check:
+    """Each preset at the interval it pins (its optimum otherwise) against a floor.
+
+    >>> check(["llama3-405b", "rsc1-131k"], min_effective=0.9).passed
+    False
+    """
+    from . import report
+    from .model import evaluate
+
+    floor = _fraction(min_effective, "min_effective")
+    rows: list[dict[str, Any]] = []
+    for ref in presets:
+        one = resolve(_load_named(ref))
+        result = evaluate(one.config)
+        effective = float(result.effective)
+        pinned = one.config.interval_s is not None or one.config.memory_interval_s is not None
+        rows.append(
+            {
+                "preset": _label(ref),
+                "effective": effective,
+                "interval_s": float(result.interval_s),
+                "interval_pinned": pinned,
+                "passed": effective >= floor,
+            }
+        )
+    document = {
+        "schema_version": report.SCHEMA_VERSION,
+        "command": "check",
+        "min_effective": floor,
+        "results": rows,
+        "passed": all(row["passed"] for row in rows),
+    }
+    return Check(document, None)
+
+
+def _load_named(ref: PresetRef) -> Scenario:
+    """A preset whose errors name the preset (a positional argument), not an input."""
+    from . import presets
+
+    if isinstance(ref, Scenario):
+        return ref
+    return presets.load(os.fspath(ref), "presets")
+
+
+class Comparison(Outcome):
+    """:func:`compare`'s result: one evaluated scenario per column."""
+
+    rows: tuple[tuple[str, Job, Result], ...] = ()
+
+    @property
+    def scenarios(self) -> list[dict[str, Any]]:
+        return copy.deepcopy(self.document["scenarios"])
+
+
+def what_if(base: Scenario, key: str, value: Value, where: str) -> Scenario:
+    """``base`` with one input changed; intervals are re-optimised unless the change is an interval."""
+    spec = BY_PUBLIC.get(key)
+    if spec is None:
+        raise InputError(f"unknown key {key!r}; known: {', '.join(BY_PUBLIC)}", where=where)
+    number = parse_value(spec, value, where) if isinstance(value, str) else float(value)
+    changed = merge(base, {spec.name: number}, origin={spec.name: where})
+    if spec.name in ("interval_s", "memory_interval_s"):
+        return changed
+    return changed.replace(interval_s=None, memory_interval_s=None)
+
+
+def compare(
+    presets: Iterable[PresetRef] | None = None, *, what_ifs: Iterable[tuple[str, Value]] = ()
+) -> Comparison:
+    """Presets side by side, each at its pinned or optimal intervals, and what-if variations of the first.
+
+    >>> c = compare(["llama3-405b"], what_ifs=[("restart", "2min")])
+    >>> [round(s["effective"], 3) for s in c.scenarios]
+    [0.925, 0.966]
+    """
+    from . import report
+    from .model import evaluate
+
+    refs = list(presets) if presets is not None else [DEFAULT_PRESET]
+    columns: list[tuple[str, Scenario]] = [(str(_label(ref)), _load_named(ref)) for ref in refs]
+    for key, value in what_ifs:
+        name = f"{key}={value}"
+        columns.append((name, what_if(columns[0][1], key, value, f"what_if {name}")))
+    rows = []
+    for name, stated in columns:
+        one = resolve(stated)
+        rows.append((name, one, evaluate(one.config)))
+    scenarios = [{"name": name, **report.evaluation(one, result)} for name, one, result in rows]
+    document = {"schema_version": report.SCHEMA_VERSION, "command": "compare", "scenarios": scenarios}
+    return Comparison(document, None, tuple(rows))
+
+
+class SweepResult(Outcome):
+    """:func:`sweep`'s result: columns of equal length, one entry per point (``run`` holds the arrays)."""
+
+    run: Any = None
+
+    def to_csv(self) -> str:
+        """A header row and one row per point, SI units in the column names."""
+        from . import report
+
+        return str(report.sweep_csv(self.run))
+
+
+def sweep(
+    preset: PresetRef | None = None,
+    *,
+    over: str = "interval",
+    start: Value | None = None,
+    stop: Value | None = None,
+    points: int = 21,
+    log: bool | None = None,
+    **inputs: Value | None,
+) -> SweepResult:
+    """Vary one input over a grid (the interval by default), re-optimising the rest at every point.
+
+    ``start``/``stop`` default to a tenth and ten times the base value; ``log``
+    to log spacing unless both bounds are given.
+
+    >>> s = sweep(preset="llama3-405b", over="mtbf", start="1h", stop="24h", points=3)
+    >>> [round(e, 3) for e in s["effective"]]
+    [0.811, 0.975, 0.985]
+    """
+    from . import report, sweeps
+    from .model import evaluate
+
+    the_job = job(preset, **inputs)
+    if over not in sweeps.OVER:
+        raise InputError(f"cannot sweep {over!r}; choose one of {', '.join(sweeps.OVER)}", where="over")
+    spec = sweeps.spec(over)
+    low = _bound(spec, start, "start")
+    high = _bound(spec, stop, "stop")
+    if low is None or high is None:
+        default_low, default_high = sweeps.default_range(over, the_job, evaluate(the_job.config.optimal()))
+        low = default_low if low is None else low
+        high = default_high if high is None else high
+    spacing = log if log is not None else (start is None and stop is None)
+    values = sweeps.grid(low, high, points, spacing)
+    run = sweeps.run(the_job, over, values, spacing)
+    return SweepResult(report.sweep(the_job, run, _label(preset)), the_job, run)
+
+
+def _bound(spec: Any, value: Value | None, where: str) -> float | None:
+    if value is None:
+        return None
+    return parse_value(spec, value, where) if isinstance(value, str) else float(value)
+
+
+class Simulation(Outcome):
+    """:func:`simulate`'s result: the simulated effective time with its 95 % confidence interval."""
+
+    @property
+    def effective(self) -> float:
+        return float(self.document["effective"])
+
+    @property
+    def effective_ci95(self) -> tuple[float, float]:
+        low, high = self.document["effective_ci95"]
+        return float(low), float(high)
+
+
+def simulate(
+    preset: PresetRef | None = None,
+    *,
+    cycles: Value = 1_000_000,
+    seed: int | None = None,
+    failure_dist: str = "exponential",
+    shape: Value | None = None,
+    search: bool = False,
+    progress: Callable[[float], None] | None = None,
+    **inputs: Value | None,
+) -> Simulation:
+    """Run the training timeline itself (Monte Carlo) at the job's schedule; ``search`` also looks
+    for the schedule that maximises simulated effective time.
+
+    >>> s = simulate(preset="llama3-405b", cycles=20_000, seed=1)
+    >>> low, high = s.effective_ci95
+    >>> low < 0.925 < high
+    True
+    """
+    from . import montecarlo as sim
+    from . import report
+    from .units import parse_count, parse_number
+
+    count = _number(parse_count, cycles, "cycles")
+    if failure_dist not in ("exponential", "weibull"):
+        raise InputError(f"choose exponential or weibull, not {failure_dist!r}", where="failure_dist")
+    k: float | None = None
+    if shape is not None:
+        if failure_dist != "weibull":
+            raise InputError("{shape} applies to a Weibull {failure_dist}", where="shape")
+        k = _number(parse_number, shape, "shape")
+    elif failure_dist == "weibull":
+        raise InputError("a Weibull {failure_dist} needs {shape}", where="shape")
+    if seed is not None and seed < 0:
+        raise InputError(f"must be a non-negative integer, got {seed}", where="seed")
+    total = sim.check(count, k)
+    the_job = job(preset, **inputs)
+    failures = sim.Failures(float(the_job.config.mtbf_s), k)
+    chosen = sim.DEFAULT_SEED if seed is None else seed
+    try:
+        outcome = sim.run(the_job.config, failures, cycles=total, seed=chosen, progress=progress)
+        found = sim.optimize(the_job.config, failures, cycles=total, seed=chosen) if search else None
+    except InputError as error:
+        if error.where is None or error.where not in _FIELD_NAMES:
+            raise
+        # The schedule the simulation refused, named as the user gave it (input or preset key).
+        raise InputError(error.template, where=the_job.scenario.where(error.where)) from None
+    return Simulation(report.simulation(the_job, outcome, failures, _label(preset), found), the_job)
+
+
+def _field_names() -> frozenset[str]:
+    from .scenario import BY_NAME
+
+    return frozenset(BY_NAME)
+
+
+_FIELD_NAMES = _field_names()
