@@ -180,12 +180,16 @@ def optimize(preset: PresetRef | None = None, *, target: Value | None = None, **
     goal = _fraction(target, "target") if target is not None else None
     the_job = job(preset, **inputs)
     result = evaluate(the_job.config)
-    levers = decide.levers(
-        the_job.config, the_job.gpus, presets.lever_assumptions(), base=float(result.optimal_effective)
-    )
+    assume = presets.lever_assumptions()
+    levers = decide.levers(the_job.config, the_job.gpus, assume, base=float(result.optimal_effective))
     targets = decide.targets(the_job.config, goal, the_job.gpu_mtbf_s) if goal is not None else None
+    s = the_job.scenario
+    cost = decide.cost(result, the_job.gpus, s.gpu_hour_cost) if the_job.gpus is not None else None
+    steps = decide.interval_steps(result, s.step_time_s) if s.step_time_s is not None else None
     label = _label(preset)
-    document = report.optimize(the_job, result, label, levers=levers, target=goal, targets=targets)
+    document = report.optimize(
+        the_job, result, label, levers=levers, assume=assume, target=goal, targets=targets, cost=cost, steps=steps
+    )
     return Optimization(document, the_job, result, label, preset is None)
 
 
@@ -288,9 +292,16 @@ def compare(
     for name, stated in columns:
         one = resolve(stated)
         rows.append((name, one, evaluate(one.config)))
-    scenarios = [{"name": name, **report.evaluation(one, result)} for name, one, result in rows]
+    scenarios = [{"name": name, **report.evaluation(one, result, _steps(one, result))} for name, one, result in rows]
     document = {"schema_version": report.SCHEMA_VERSION, "command": "compare", "scenarios": scenarios}
     return Comparison(document, None, tuple(rows))
+
+
+def _steps(one: Job, result: Result) -> Any:
+    from . import decide
+
+    step = one.scenario.step_time_s
+    return decide.interval_steps(result, step) if step is not None else None
 
 
 class SweepResult(Outcome):
@@ -409,7 +420,15 @@ def simulate(
             raise
         # The schedule the simulation refused, named as the user gave it (input or preset key).
         raise InputError(error.template, where=the_job.scenario.where(error.where)) from None
-    return Simulation(report.simulation(the_job, outcome, failures, _label(preset), found), the_job)
+    from .model import evaluate
+
+    ran = the_job.config.replace(interval_s=outcome.interval_s, memory_interval_s=outcome.memory_interval_s)
+    analytic = sim.analytic(ran, failures)
+    base = evaluate(the_job.config.optimal()) if found is not None else None
+    document = report.simulation(
+        the_job, outcome, failures, _label(preset), found, analytic=analytic, result=evaluate(ran), base=base
+    )
+    return Simulation(document, the_job)
 
 
 def _field_names() -> frozenset[str]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from . import units
 from .model import Config, Result, evaluate, replace
 from .records import Record
 
@@ -32,10 +31,12 @@ class LeverAssumptions(Record):
 
 
 class Lever(Record):
+    """One change re-optimised: ``changed`` is the configuration with it (its name is worded elsewhere)."""
+
     key: str
-    name: str
     effective: float
     gain_pp: float
+    changed: Config
 
 
 def _effective(config: Config) -> float:
@@ -53,43 +54,27 @@ def levers(
     saves a re-optimisation when the caller has it.
     """
     base = _effective(config) if base is None else base
-    options: list[tuple[str, str, Config]] = [
-        ("bandwidth_x2", f"storage bandwidth ×2 ({units.format_rate(config.bandwidth * 2)})",
-         replace(config, bandwidth=config.bandwidth * 2)),
-        ("restart_half", f"restart ÷2 ({units.format_duration(config.restart_s / 2)})",
-         replace(config, restart_s=config.restart_s / 2)),
-        ("mtbf_x2", f"MTBF ×2 ({units.format_duration(config.mtbf_s * 2)})", replace(config, mtbf_s=config.mtbf_s * 2)),
-    ]  # fmt: skip
+    options: list[tuple[str, Config]] = [
+        ("bandwidth_x2", replace(config, bandwidth=config.bandwidth * 2)),
+        ("restart_half", replace(config, restart_s=config.restart_s / 2)),
+        ("mtbf_x2", replace(config, mtbf_s=config.mtbf_s * 2)),
+    ]
     if assume is not None and gpus is not None:
         snapshot = assume.snapshot_bandwidth_per_gpu * gpus
         if not config.is_async and snapshot > config.bandwidth:
-            options.append(
-                (
-                    "async",
-                    f"asynchronous snapshots ({units.format_rate(assume.snapshot_bandwidth_per_gpu)} per GPU)",
-                    replace(config, snapshot_bandwidth=snapshot),
-                )
-            )
+            options.append(("async", replace(config, snapshot_bandwidth=snapshot)))
         if not config.has_memory:
-            memory_bw = assume.memory_bandwidth_per_gpu * gpus
-            options.append(
-                (
-                    "memory_replica",
-                    f"in-memory replica ({units.format_percent(assume.replica_survival)} of failures,"
-                    f" {units.format_rate(assume.memory_bandwidth_per_gpu)} per GPU,"
-                    f" {units.format_duration(assume.memory_restart_s)} restart)",
-                    replace(
-                        config,
-                        replica_survival=assume.replica_survival,
-                        memory_bandwidth=memory_bw,
-                        memory_restart_s=assume.memory_restart_s,
-                    ),
-                )
+            memory = replace(
+                config,
+                replica_survival=assume.replica_survival,
+                memory_bandwidth=assume.memory_bandwidth_per_gpu * gpus,
+                memory_restart_s=assume.memory_restart_s,
             )
+            options.append(("memory_replica", memory))
     found = []
-    for key, name, changed in options:
+    for key, changed in options:
         effective = _effective(changed)
-        found.append(Lever(key, name, effective, (effective - base) * 100.0))
+        found.append(Lever(key, effective, (effective - base) * 100.0, changed))
     return sorted(found, key=lambda lever: -lever.gain_pp)
 
 
@@ -196,3 +181,18 @@ def cost(result: Result, gpus: float, gpu_hour_cost: float | None) -> Cost:
 def steps(interval_s: float, step_time_s: float) -> int:
     """An interval as a whole number of training steps, at least one."""
     return max(1, round(interval_s / step_time_s))
+
+
+class Steps(Record):
+    """The optimal intervals in whole training steps; storage a whole multiple of memory's."""
+
+    storage: int
+    memory: int | None = None
+
+
+def interval_steps(result: Result, step_time_s: float) -> Steps:
+    """The optimal schedule in steps: with a memory level, storage every m-th memory checkpoint."""
+    if result.optimal_storage_every is None:
+        return Steps(steps(float(result.optimal_interval_s), step_time_s))
+    memory = steps(float(result.levels[0].optimal_interval_s), step_time_s)
+    return Steps(memory * int(result.optimal_storage_every), memory)

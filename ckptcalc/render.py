@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from . import report, units
+from . import report, units, wording
 from .model import TERMS, Result, interval_comparison
 from .scenario import Job
 
@@ -141,23 +141,6 @@ def loss_table(result: Result, title: str, narrow: bool = False) -> Table:
     return table
 
 
-def first_order_line(result: Result) -> str | None:
-    """First order beside the exact answer, when the two differ as printed."""
-    fo = result.first_order
-    same = pct(fo.effective) == pct(result.effective) and dur(fo.optimal_interval_s) == dur(result.optimal_interval_s)
-    if same:
-        return None
-    total = float(fo.total)
-    parts = ", ".join(f"{term} {pct(float(getattr(fo, term)))}" for term in TERMS)
-    restart = pct(float(fo.restart) / total) if total else "0 %"
-    given = " at the given interval" if result.config.interval_s is not None else ""
-    return (
-        f"First order (Young, the explanation): {pct(fo.effective)} effective{given},"
-        f" Young interval {dur(fo.optimal_interval_s)}; loss {parts} of useful time,"
-        f" {restart} of it from restarts."
-    )
-
-
 def exact_table(result: Result, narrow: bool = False) -> Table | None:
     rows = interval_comparison(result.config)
     if rows is None:
@@ -172,23 +155,6 @@ def exact_table(result: Result, narrow: bool = False) -> Table | None:
     if result.config.interval_s is not None:
         table.add_row("given --interval", dur(result.interval_s), pct(result.effective))
     return table
-
-
-def verdict(result: Result, levers: list[dict[str, Any]]) -> str:
-    """One line: the largest loss, and the largest single lever (the top row of the levers table)."""
-    top = TERMS[int(result.dominant)]
-    total = float(result.total)
-    share = pct(float(getattr(result, top)) / total) if total else "0 %"
-    why = {
-        "restart": "no checkpoint interval can reduce it",
-        "write": "checkpoints stall training",
-        "rework": "work is redone after failures",
-    }[top]
-    line = f"{top} is the largest loss ({share} of it; {why})."
-    if levers and levers[0]["gain_pp"] > 0:
-        best = levers[0]
-        return line + f" Largest single gain: {best['name']}, {best['gain_pp']:+.2f} pp."
-    return line
 
 
 def optimize(job: Job, result: Result, preset: str | None, default_preset: bool, document: dict[str, Any]) -> None:
@@ -211,10 +177,7 @@ def optimize(job: Job, result: Result, preset: str | None, default_preset: bool,
         for caveat in result.caveats:
             if caveat.kind == "lag_bound":
                 level = next(item for item in result.levels if item.level.name == caveat.level)
-                out.print(
-                    f"The {caveat.level} interval is bound by the persist time ({dur(level.level.lag_s)}):"
-                    " a checkpoint must be durable before the next starts."
-                )
+                out.print(wording.lag_bound(str(caveat.level), float(level.level.lag_s)))
         out.print()
     line = f"Optimal storage interval: {dur(result.optimal_interval_s)}  (exact model)"
     if result.optimal_storage_every is not None:
@@ -227,21 +190,18 @@ def optimize(job: Job, result: Result, preset: str | None, default_preset: bool,
     if result.config.interval_s is not None or result.config.memory_interval_s is not None:
         title = f"Loss at the given interval ({dur(result.interval_s)})"
     out.print(loss_table(result, title, narrow))
-    explanation = first_order_line(result)
+    explanation = wording.first_order_line(result)
     if explanation is not None:
         out.print(explanation)
     out.print()
     if document["interval_penalty_pp"] > 0 and title.startswith("Loss at the given"):
-        out.print(
-            f"The given interval costs {units.sig(document['interval_penalty_pp'])} percentage points against"
-            f" the optimum ({pct(result.effective)} vs {pct(result.optimal_effective)})."
-        )
+        out.print(wording.penalty(document["interval_penalty_pp"], result.effective, result.optimal_effective))
     table = exact_table(result, narrow)
     if table is not None:
         out.print(table)
         out.print()
     decisions(out, job, document, narrow)
-    out.print(Text(f"verdict: {verdict(result, document['levers'])}", style="bold"))
+    out.print(Text(f"verdict: {wording.verdict(result, document['levers'])}", style="bold"))
     warn(report.warnings(result))
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import decide, units
-from .decide import Lever, Targets
-from .model import TERMS, Caveat, FirstOrder, Plan, Result
+from . import wording
+from .decide import Cost, Lever, LeverAssumptions, Steps, Targets
+from .model import TERMS, FirstOrder, Plan, Result
 from .scenario import Job
 
 #: Version of every JSON document ckptcalc prints. Keys are only ever added
@@ -19,26 +19,8 @@ from .scenario import Job
 SCHEMA_VERSION = 2
 
 
-def caveat_text(caveat: Caveat) -> str:
-    """One sentence for a caveat."""
-    level = f"{caveat.level} level: " if caveat.level else ""
-    where = f" at {caveat.points} points" if caveat.points > 1 else ""
-    if caveat.kind == "lag_bound":
-        return (
-            f"{level}the optimal interval is bound by the persist time"
-            f" (a checkpoint must be durable before the next){where}"
-        )
-    if caveat.kind == "storage_rounded":
-        given = units.format_duration(caveat.value or 0.0)
-        return (
-            f"the storage interval {given} is not a whole number of memory intervals:"
-            f" rounded to the nearest whole multiple{where}"
-        )
-    return caveat.kind  # pragma: no cover - every kind is worded above
-
-
 def warnings(result: Result) -> list[str]:
-    return [caveat_text(c) for c in result.caveats]
+    return [wording.caveat(c) for c in result.caveats]
 
 
 def _f(value: Any) -> float | None:
@@ -71,10 +53,9 @@ def loss(result: Result | FirstOrder) -> dict[str, float]:
     return {k: float(v) for k, v in parts.items()}
 
 
-def level(item: Plan, step_time_s: float | None = None) -> dict[str, Any]:
+def level(item: Plan, steps: int | None = None) -> dict[str, Any]:
     lv = item.level
-    steps = decide.steps(float(item.optimal_interval_s), step_time_s) if step_time_s is not None else None
-    return {  # a two-level storage row's steps are set by the caller, a whole multiple of memory's
+    return {
         "name": lv.name,
         "stall_s": float(lv.stall_s),
         "lag_s": float(lv.lag_s),
@@ -97,7 +78,7 @@ def first_order(result: Result) -> dict[str, Any]:
     }
 
 
-def evaluation(job: Job, result: Result) -> dict[str, Any]:
+def evaluation(job: Job, result: Result, steps: Steps | None = None) -> dict[str, Any]:
     """The fields shared by ``optimize`` and each ``compare`` scenario."""
     return {
         "inputs": inputs(job),
@@ -117,16 +98,16 @@ def evaluation(job: Job, result: Result) -> dict[str, Any]:
         "interval_penalty_pp": float((result.optimal_effective - result.effective) * 100.0),
         "dominant": TERMS[int(result.dominant)],
         "first_order": first_order(result),
-        "levels": levels(result, job.scenario.step_time_s),
+        "levels": levels(result, steps),
         "warnings": warnings(result),
     }
 
 
-def levels(result: Result, step_time_s: float | None) -> list[dict[str, Any]]:
-    rows = [level(item, step_time_s) for item in result.levels]
-    if step_time_s is not None:
-        rows[-1]["optimal_interval_steps"] = storage_steps(result, step_time_s)
-    return rows
+def levels(result: Result, steps: Steps | None) -> list[dict[str, Any]]:
+    if steps is None:
+        return [level(item) for item in result.levels]
+    counts = [steps.storage] if steps.memory is None else [steps.memory, steps.storage]
+    return [level(item, count) for item, count in zip(result.levels, counts, strict=True)]
 
 
 def _whole(value: Any) -> int | None:
@@ -139,34 +120,35 @@ def optimize(
     preset: str | None,
     *,
     levers: list[Lever],
+    assume: LeverAssumptions | None,
     target: float | None = None,
     targets: Targets | None = None,
+    cost: Cost | None = None,
+    steps: Steps | None = None,
 ) -> dict[str, Any]:
     """Everything ``optimize --json`` prints."""
-    document: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "command": "optimize", "preset": preset}
-    document.update(evaluation(job, result))
-    document.update(decisions(job, result, levers=levers, target=target, targets=targets))
-    return document
-
-
-def decisions(
-    job: Job, result: Result, *, levers: list[Lever], target: float | None, targets: Targets | None
-) -> dict[str, Any]:
-    """Levers, targets, cost, steps and goodput for one evaluated job."""
     s = job.scenario
     discard = s.discard or 0.0
-    document: dict[str, Any] = {
-        "levers": [{"key": v.key, "name": v.name, "effective": v.effective, "gain_pp": v.gain_pp} for v in levers],
-        "discard": discard,
-        "goodput": float(result.effective) * (1.0 - discard),
-        "target": target,
-        "targets": None,
-        "lost_gpu_hours_per_day": None,
-        "lost_cost_per_day": None,
-        "lost_cost_per_30_days": None,
-        "step_time_s": s.step_time_s,
-        "optimal_interval_steps": None,
-    }
+    document: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "command": "optimize", "preset": preset}
+    document.update(evaluation(job, result, steps))
+    document.update(
+        {
+            "levers": [
+                {"key": v.key, "name": wording.lever_name(v.key, v.changed, assume), "effective": v.effective,
+                 "gain_pp": v.gain_pp}
+                for v in levers
+            ],
+            "discard": discard,
+            "goodput": float(result.effective) * (1.0 - discard),
+            "target": target,
+            "targets": None,
+            "lost_gpu_hours_per_day": cost.lost_gpu_hours_per_day if cost is not None else None,
+            "lost_cost_per_day": cost.lost_cost_per_day if cost is not None else None,
+            "lost_cost_per_30_days": cost.lost_cost_per_30_days if cost is not None else None,
+            "step_time_s": s.step_time_s,
+            "optimal_interval_steps": steps.storage if steps is not None else None,
+        }
+    )  # fmt: skip
     if targets is not None:
         document["targets"] = {
             "bandwidth_bytes_per_s": targets.bandwidth,
@@ -174,37 +156,20 @@ def decisions(
             "mtbf_s": targets.mtbf_s,
             "gpus": targets.gpus,
         }
-    if job.gpus is not None:
-        lost = decide.cost(result, job.gpus, s.gpu_hour_cost)
-        document["lost_gpu_hours_per_day"] = lost.lost_gpu_hours_per_day
-        document["lost_cost_per_day"] = lost.lost_cost_per_day
-        document["lost_cost_per_30_days"] = lost.lost_cost_per_30_days
-    if s.step_time_s is not None:
-        document["optimal_interval_steps"] = storage_steps(result, s.step_time_s)
-        document["settings"] = settings(result, s.step_time_s)
+    if steps is not None:
+        document["settings"] = settings(result, steps)
     return document
 
 
-def storage_steps(result: Result, step_time_s: float) -> int:
-    """The optimal storage interval in whole steps; with a memory level, a whole multiple of its steps."""
-    if result.optimal_storage_every is None:
-        return decide.steps(float(result.optimal_interval_s), step_time_s)
-    memory_steps = decide.steps(float(result.levels[0].optimal_interval_s), step_time_s)
-    return memory_steps * int(result.optimal_storage_every)
-
-
-def settings(result: Result, step_time_s: float) -> dict[str, str]:
+def settings(result: Result, steps: Steps) -> dict[str, str]:
     """Lines to paste into common training frameworks, for the optimal intervals."""
-    storage = result.storage
-    steps = storage_steps(result, step_time_s)
     lines = {
-        "megatron": f"--save-interval {steps}",
-        "torchtitan": f"[checkpoint] interval = {steps}",
-        "scr": f"SCR_CHECKPOINT_SECONDS={round(float(storage.optimal_interval_s))}",
+        "megatron": f"--save-interval {steps.storage}",
+        "torchtitan": f"[checkpoint] interval = {steps.storage}",
+        "scr": f"SCR_CHECKPOINT_SECONDS={round(float(result.optimal_interval_s))}",
     }
-    if result.optimal_storage_every is not None:
-        memory_steps = decide.steps(float(result.levels[0].optimal_interval_s), step_time_s)
-        lines["megatron_memory"] = f"--non-persistent-save-interval {memory_steps}"
+    if steps.memory is not None:
+        lines["megatron_memory"] = f"--non-persistent-save-interval {steps.memory}"
     return lines
 
 
@@ -340,15 +305,22 @@ def _agreement(value: float | None, low: float, high: float, simulated: float) -
     return {"agrees": low <= value <= high, "difference_pp": (value - simulated) * 100.0}
 
 
-def simulation(job: Job, outcome: Any, failures: Any, preset: str | None, search: Any) -> dict[str, Any]:
-    """Everything ``simulate --json`` prints."""
-    from . import montecarlo as simulate
-    from .model import evaluate, replace
-
-    config = replace(job.config, interval_s=outcome.interval_s, memory_interval_s=outcome.memory_interval_s)
-    first, exact = simulate.analytic(config, failures)
+def simulation(
+    job: Job,
+    outcome: Any,
+    failures: Any,
+    preset: str | None,
+    search: Any,
+    *,
+    analytic: tuple[float, float | None],
+    result: Result,
+    base: Result | None,
+) -> dict[str, Any]:
+    """Everything ``simulate --json`` prints: the run, and the models at the schedule it ran
+    (``result``; ``base`` is the job at its optimum, with ``search``)."""
+    first, exact = analytic
     low, high = outcome.ci95
-    result = evaluate(config)
+    notes = warnings(result) + ([wording.NO_EXACT] if exact is None else [])
     document: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "command": "simulate",
@@ -377,10 +349,9 @@ def simulation(job: Job, outcome: Any, failures: Any, preset: str | None, search
             "exact": _agreement(exact, low, high, outcome.effective),
         },
         "optimize": None,
-        "warnings": warnings(result),
+        "warnings": notes,
     }
-    if search is not None:
-        base = evaluate(job.config.optimal())
+    if search is not None and base is not None:
         document["optimize"] = {
             "interval_s": search.interval_s,
             "memory_interval_s": search.memory_interval_s,

@@ -1,0 +1,109 @@
+"""Every sentence a user reads about a result: caveats, verdicts, lever names, the first-order line.
+
+The model and the decisions return numbers and codes; the JSON documents and
+the terminal tables both word them here, so a sentence is written once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import units
+from .model import TERMS, Caveat, Result
+
+pct = units.format_percent
+dur = units.format_duration
+
+
+def caveat(item: Caveat) -> str:
+    """One sentence for a caveat of the model."""
+    level = f"{item.level} level: " if item.level else ""
+    where = f" at {item.points} points" if item.points > 1 else ""
+    if item.kind == "lag_bound":
+        return f"{level}{LAG_BOUND}{where}"
+    if item.kind == "storage_rounded":
+        given = dur(item.value or 0.0)
+        return (
+            f"the storage interval {given} is not a whole number of memory intervals:"
+            f" rounded to the nearest whole multiple{where}"
+        )
+    return item.kind  # pragma: no cover - every kind is worded above
+
+
+#: Why an interval cannot be shorter than the persist time.
+LAG_BOUND = "the optimal interval is bound by the persist time (a checkpoint must be durable before the next)"
+
+
+def lag_bound(level: str, lag_s: float) -> str:
+    """The lag bound for the terminal, with the persist time."""
+    return (
+        f"The {level} interval is bound by the persist time ({dur(lag_s)}):"
+        " a checkpoint must be durable before the next starts."
+    )
+
+
+def lever_name(key: str, changed: Any, assume: Any) -> str:
+    """What a lever changes, with the value it changes to (``changed`` is the changed configuration)."""
+    if key == "bandwidth_x2":
+        return f"storage bandwidth ×2 ({units.format_rate(changed.bandwidth)})"
+    if key == "restart_half":
+        return f"restart ÷2 ({dur(changed.restart_s)})"
+    if key == "mtbf_x2":
+        return f"MTBF ×2 ({dur(changed.mtbf_s)})"
+    if key == "async":
+        return f"asynchronous snapshots ({units.format_rate(assume.snapshot_bandwidth_per_gpu)} per GPU)"
+    if key == "memory_replica":
+        return (
+            f"in-memory replica ({pct(assume.replica_survival)} of failures,"
+            f" {units.format_rate(assume.memory_bandwidth_per_gpu)} per GPU,"
+            f" {dur(assume.memory_restart_s)} restart)"
+        )
+    return key  # pragma: no cover - every lever is named above
+
+
+_WHY = {
+    "restart": "no checkpoint interval can reduce it",
+    "write": "checkpoints stall training",
+    "rework": "work is redone after failures",
+}
+
+
+def verdict(result: Result, levers: list[dict[str, Any]]) -> str:
+    """One line: the largest loss, and the largest single lever (the top row of the levers table)."""
+    top = TERMS[int(result.dominant)]
+    total = float(result.total)
+    share = pct(float(getattr(result, top)) / total) if total else "0 %"
+    line = f"{top} is the largest loss ({share} of it; {_WHY[top]})."
+    if levers and levers[0]["gain_pp"] > 0:
+        best = levers[0]
+        return line + f" Largest single gain: {best['name']}, {best['gain_pp']:+.2f} pp."
+    return line
+
+
+def first_order_line(result: Result) -> str | None:
+    """First order beside the exact answer, when the two differ as printed."""
+    fo = result.first_order
+    same = pct(fo.effective) == pct(result.effective) and dur(fo.optimal_interval_s) == dur(result.optimal_interval_s)
+    if same:
+        return None
+    total = float(fo.total)
+    parts = ", ".join(f"{term} {pct(float(getattr(fo, term)))}" for term in TERMS)
+    restart = pct(float(fo.restart) / total) if total else "0 %"
+    given = " at the given interval" if result.config.interval_s is not None else ""
+    return (
+        f"First order (Young, the explanation): {pct(fo.effective)} effective{given},"
+        f" Young interval {dur(fo.optimal_interval_s)}; loss {parts} of useful time,"
+        f" {restart} of it from restarts."
+    )
+
+
+#: Said wherever the exact model has no answer and the simulation is the only one.
+NO_EXACT = "no exact model for Weibull failures with two levels: the simulated value is the answer"
+
+
+def penalty(points: float, given: float, best: float) -> str:
+    """What a given interval costs against the optimum."""
+    return (
+        f"The given interval costs {units.sig(points)} percentage points against the optimum"
+        f" ({pct(given)} vs {pct(best)})."
+    )
