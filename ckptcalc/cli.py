@@ -18,7 +18,7 @@ from typer.core import TyperGroup
 from . import __version__
 from .errors import CkptError, InputError
 from .records import Record
-from .scenario import BY_NAME, FIELDS, Field, Scenario
+from .scenario import BY_NAME, FIELDS, SWEEPABLE, Field, Scenario
 
 DEFAULT_PRESET = "llama3-405b"
 
@@ -379,10 +379,7 @@ def sweep(
         str,
         typer.Option(
             "--over",
-            help=(
-                "Input to vary: interval, bw, size, params, mtbf, restart, gpus, snapshot-bw,"
-                " replica-survival, memory-bw or memory-restart."
-            ),
+            help=f"Input to vary: {', '.join(f.flag for f in SWEEPABLE[:-1])} or {SWEEPABLE[-1].flag}.",
         ),
     ] = "interval",
     start: Annotated[

@@ -14,23 +14,11 @@ from . import units
 from .errors import InputError
 from .files import atomic_write
 from .model import TERMS
+from .scenario import BY_FLAG
 from .sweeps import kind
 
 FORMATS = {".png": "png", ".svg": "svg"}
 COLOURS = {"write": "#1f9bd1", "rework": "#e8b10c", "restart": "#b4479b"}
-AXIS = {
-    "interval": "checkpoint interval",
-    "bw": "storage bandwidth",
-    "size": "checkpoint size",
-    "params": "parameters",
-    "mtbf": "job MTBF",
-    "restart": "restart time",
-    "gpus": "GPUs",
-    "snapshot-bw": "snapshot bandwidth",
-    "replica-survival": "replica survival",
-    "memory-bw": "memory bandwidth",
-    "memory-restart": "memory restart time",
-}
 
 
 def check_target(path: Path, force: bool) -> None:
@@ -94,7 +82,8 @@ def draw(run: Any, path: Path, *, force: bool) -> None:
 
         axes.set_xscale("log")
         axes.xaxis.set_major_formatter(ScalarFormatter())
-    axes.set_xlabel(f"{AXIS[run.over]} ({unit})" if unit else AXIS[run.over])
+    label = str(BY_FLAG[run.over].axis)
+    axes.set_xlabel(f"{label} ({unit})" if unit else label)
     axes.set_ylabel("share of time lost (%)")
     axes.set_title("Time lost to checkpointing and failures" + ("" if run.over == "interval" else ", re-optimised"))
     axes.set_xlim(float(x[0]), float(x[-1]))

@@ -19,7 +19,7 @@ from rich.text import Text
 
 from . import report, units, wording
 from .model import TERMS, Result, interval_comparison
-from .scenario import Job
+from .scenario import DEFAULT_BYTES_PER_PARAM, Job
 
 TERM_STYLE = {"write": "cyan", "rework": "yellow", "restart": "magenta"}
 TERM_FORMULA = {"write": "stall / interval", "rework": "interval / 2M", "restart": "restart / M"}
@@ -83,7 +83,7 @@ def inputs_table(job: Job, narrow: bool = False) -> Table:
     table.add_column("note", overflow="fold")
     note = ""
     if s.checkpoint_bytes is None and s.params is not None:
-        note = f"{units.format_count(s.params)} params × {s.bytes_per_param or 16.0:g} B"
+        note = f"{units.format_count(s.params)} params × {s.bytes_per_param or DEFAULT_BYTES_PER_PARAM:g} B"
     table.add_row("checkpoint size", units.format_size(c.checkpoint_bytes), note)
     table.add_row("storage bandwidth", units.format_rate(c.bandwidth), "")
     table.add_row("write time δ", dur(c.write_s), "size / bandwidth")

@@ -12,7 +12,7 @@ from typing import Any
 from . import wording
 from .decide import Cost, Lever, LeverAssumptions, Steps, Targets
 from .model import TERMS, FirstOrder, Plan, Result
-from .scenario import Job
+from .scenario import DEFAULT_BYTES_PER_PARAM, Job
 
 #: Version of every JSON document ckptcalc prints. Keys are only ever added
 #: within a version; a key that changes meaning or goes away bumps it.
@@ -32,7 +32,7 @@ def inputs(job: Job) -> dict[str, Any]:
     s, c = job.scenario, job.config
     return {
         "params": _f(s.params) if s.checkpoint_bytes is None else None,
-        "bytes_per_param": _f(s.bytes_per_param or 16.0) if s.checkpoint_bytes is None else None,
+        "bytes_per_param": _f(s.bytes_per_param or DEFAULT_BYTES_PER_PARAM) if s.checkpoint_bytes is None else None,
         "checkpoint_bytes": _f(c.checkpoint_bytes),
         "bandwidth_bytes_per_s": _f(c.bandwidth),
         "mtbf_s": _f(c.mtbf_s),

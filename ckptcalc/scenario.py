@@ -23,15 +23,20 @@ from .records import Record
 
 
 class Field(Record):
-    """How one input is written on the command line and in a preset."""
+    """How one input is written on the command line and in a preset, and how a sweep varies it.
 
-    name: str
-    kind: str
-    flag: str
-    section: str
-    key: str
+    ``sweep`` is the input's column name in sweep JSON and CSV (SI units), or
+    ``None`` when a sweep cannot vary it; ``axis`` labels a plot's x axis.
+    """
+
+    name: str  # attribute of Scenario and Config (SI)
+    kind: str  # size, rate, duration, count, fraction, number
+    flag: str  # command-line option, also the --what-if and --over key
+    section: str  # preset TOML table
+    key: str  # key inside that table
     help: str
-
+    sweep: str | None = None
+    axis: str | None = None
 
     @property
     def path(self) -> str:
@@ -136,6 +141,26 @@ FIELDS: tuple[Field, ...] = (
     Field("discard", "fraction", "discard", "training", "discard", "Share of steps later thrown away (goodput)."),
     Field("gpu_hour_cost", "number", "gpu-hour-cost", "cost", "gpu_hour", "Cost of one GPU-hour, any currency."),
 )
+
+#: Sweepable inputs: (flag, column name in SI units, axis label), in the order ``--over`` lists them.
+_SWEEPS = (
+    ("interval", "interval_s", "checkpoint interval"),
+    ("bw", "bandwidth_bytes_per_s", "storage bandwidth"),
+    ("size", "checkpoint_bytes", "checkpoint size"),
+    ("params", "params", "parameters"),
+    ("mtbf", "mtbf_s", "job MTBF"),
+    ("restart", "restart_s", "restart time"),
+    ("gpus", "gpus", "GPUs"),
+    ("snapshot-bw", "snapshot_bandwidth_bytes_per_s", "snapshot bandwidth"),
+    ("replica-survival", "replica_survival", "replica survival"),
+    ("memory-bw", "memory_bandwidth_bytes_per_s", "memory bandwidth"),
+    ("memory-restart", "memory_restart_s", "memory restart time"),
+)
+_SWEEP = {flag: (column, axis) for flag, column, axis in _SWEEPS}
+FIELDS = tuple(f.replace(sweep=_SWEEP[f.flag][0], axis=_SWEEP[f.flag][1]) if f.flag in _SWEEP else f for f in FIELDS)
+
+#: The inputs a sweep can vary, by flag, in the order above.
+SWEEPABLE: tuple[Field, ...] = tuple(next(f for f in FIELDS if f.flag == flag) for flag, _, _ in _SWEEPS)
 
 BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}
 BY_FLAG: dict[str, Field] = {f.flag: f for f in FIELDS}

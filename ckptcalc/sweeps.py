@@ -13,40 +13,16 @@ from typing import Any
 
 from .errors import InputError
 from .model import Config, Result, evaluate, replace
-from .scenario import BY_FLAG, LARGEST, SMALLEST, Field, Job
+from .scenario import BY_FLAG, DEFAULT_BYTES_PER_PARAM, LARGEST, SMALLEST, SWEEPABLE, Field, Job
 
-#: What ``--over`` accepts: the flag names of the inputs a sweep can vary.
-OVER = (
-    "interval",
-    "bw",
-    "size",
-    "params",
-    "mtbf",
-    "restart",
-    "gpus",
-    "snapshot-bw",
-    "replica-survival",
-    "memory-bw",
-    "memory-restart",
-)
+#: What ``over`` accepts: the flag names of the inputs a sweep can vary (``FIELDS`` says which).
+OVER = tuple(f.flag for f in SWEEPABLE)
 
 #: The largest grid a sweep evaluates (memory stays below about 2 GB).
 MAX_POINTS = 10_000_000
 
-#: JSON and CSV name of the swept column, by ``--over``.
-SI_NAME = {
-    "interval": "interval_s",
-    "bw": "bandwidth_bytes_per_s",
-    "size": "checkpoint_bytes",
-    "params": "params",
-    "mtbf": "mtbf_s",
-    "restart": "restart_s",
-    "gpus": "gpus",
-    "snapshot-bw": "snapshot_bandwidth_bytes_per_s",
-    "replica-survival": "replica_survival",
-    "memory-bw": "memory_bandwidth_bytes_per_s",
-    "memory-restart": "memory_restart_s",
-}
+#: JSON and CSV name of the swept column, by ``over``.
+SI_NAME = {f.flag: str(f.sweep) for f in SWEEPABLE}
 
 
 @dataclass(frozen=True)
@@ -71,22 +47,12 @@ class Sweep:
 
 def base_value(over: str, base: Result, job: Job | None) -> float | None:
     """The value the base configuration has for the swept input."""
-    c = base.config
-    values: dict[str, Any] = {
-        "interval": base.optimal_interval_s,
-        "bw": c.bandwidth,
-        "size": c.checkpoint_bytes,
-        "mtbf": c.mtbf_s,
-        "restart": c.restart_s,
-        "snapshot-bw": c.snapshot_bandwidth,
-        "replica-survival": c.replica_survival,
-        "memory-bw": c.memory_bandwidth,
-        "memory-restart": c.memory_restart_s,
-    }
-    if job is not None:
-        values["params"] = job.scenario.params
-        values["gpus"] = job.gpus
-    value = values.get(over)
+    if over == "interval":
+        return float(base.optimal_interval_s)
+    if over in ("params", "gpus"):
+        value = None if job is None else (job.scenario.params if over == "params" else job.gpus)
+    else:
+        value = getattr(base.config, BY_FLAG[over].name)
     return None if value is None else float(value)
 
 
@@ -141,34 +107,21 @@ def _check(over: str, values: Any, job: Job) -> None:
 
 
 def vary(job: Job, over: str, values: Any) -> Config:
-    """The job's configuration with ``over`` set to the array ``values``."""
+    """The job's configuration with ``over`` set to the array ``values``; the intervals are
+    re-optimised at every point unless the interval itself is swept."""
     c = job.config
-    free = {"interval_s": None, "memory_interval_s": None}
+    if over not in OVER:
+        raise InputError(f"cannot sweep {over!r}; choose one of {', '.join(OVER)}", where="over")
     if over == "interval":
         return replace(c, interval_s=values)
-    if over == "bw":
-        return replace(c, bandwidth=values, **free)
-    if over == "size":
-        return replace(c, checkpoint_bytes=values, **free)
+    free = {"interval_s": None, "memory_interval_s": None}
     if over == "params":
-        bytes_per_param = job.scenario.bytes_per_param or 16.0
+        bytes_per_param = job.scenario.bytes_per_param or DEFAULT_BYTES_PER_PARAM
         return replace(c, checkpoint_bytes=values * bytes_per_param, **free)
-    if over == "mtbf":
-        return replace(c, mtbf_s=values, **free)
-    if over == "restart":
-        return replace(c, restart_s=values, **free)
     if over == "gpus":
         assert job.gpu_mtbf_s is not None
         return replace(c, mtbf_s=job.gpu_mtbf_s / values, **free)
-    if over == "snapshot-bw":
-        return replace(c, snapshot_bandwidth=values, **free)
-    if over == "replica-survival":
-        return replace(c, replica_survival=values, **free)
-    if over == "memory-bw":
-        return replace(c, memory_bandwidth=values, **free)
-    if over == "memory-restart":
-        return replace(c, memory_restart_s=values, **free)
-    raise InputError(f"cannot sweep {over!r}; choose one of {', '.join(OVER)}", where="over")
+    return replace(c, **{BY_FLAG[over].name: values}, **free)
 
 
 def run(job: Job, over: str, values: Any, log: bool) -> Sweep:
