@@ -103,6 +103,38 @@ def load_preset(preset: PresetRef | None = None) -> Scenario:
     return presets.load(os.fspath(preset) if preset is not None else DEFAULT_PRESET)
 
 
+def save_preset(
+    preset: Scenario, path: str | os.PathLike[str], *, force: bool = False, description: str | None = None
+) -> None:
+    """Write ``preset`` (e.g. ``optimize(...).job.scenario``) as a TOML preset, atomically, never over
+    an existing file unless ``force``."""
+    from pathlib import Path
+
+    from . import presets
+
+    target = Path(path)
+    saved = preset.replace(name=target.stem, description=description or preset.description)
+    presets.save(saved, target, force=force)
+
+
+def presets_list() -> Outcome:
+    """The presets found by name (``CKPTCALC_PRESET_PATH`` first, then the shipped ones)."""
+    from . import presets, report
+
+    rows = [{"name": r.name, "description": r.description, "path": str(r.path)} for r in presets.available()]
+    return Outcome({"schema_version": report.SCHEMA_VERSION, "command": "presets list", "presets": rows}, None)
+
+
+def preset_text(preset: str) -> str:
+    """A preset's TOML as written, after checking that it loads."""
+    from . import presets
+
+    path = presets.find(preset, "name")
+    text = presets.read_text(path, preset)
+    presets.parse(text, preset)
+    return text
+
+
 def _label(preset: PresetRef | None) -> str | None:
     if preset is None:
         return DEFAULT_PRESET
@@ -180,7 +212,7 @@ def optimize(preset: PresetRef | None = None, *, target: Value | None = None, **
     goal = _fraction(target, "target") if target is not None else None
     the_job = job(preset, **inputs)
     result = evaluate(the_job.config)
-    assume = presets.lever_assumptions()
+    assume = decide.LeverAssumptions(**presets.lever_assumptions())
     levers = decide.levers(the_job.config, the_job.gpus, assume, base=float(result.optimal_effective))
     targets = decide.targets(the_job.config, goal, the_job.gpu_mtbf_s) if goal is not None else None
     s = the_job.scenario

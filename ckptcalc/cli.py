@@ -52,7 +52,7 @@ class _Group(TyperGroup):
 
 
 #: Inputs the command line names differently from the Python API.
-_RENAMED = {"start": "--from", "stop": "--to", "presets": "PRESET"}
+_RENAMED = {"start": "--from", "stop": "--to", "presets": "PRESET", "name": "NAME"}
 
 #: The API's other argument names that are flags here too.
 _OPTIONS = frozenset(
@@ -357,13 +357,11 @@ def check(
 
 
 def _save(scenario: Scenario, label: str, model: ModelArgs, path: Path, force: bool) -> None:
-    from . import presets
-    from .model import replace
+    from . import api
 
     changes = " ".join(f"--{f.flag} {text}" for f, text in model._given())
     description = f"{label}" + (f" with {changes}" if changes else "")
-    saved = replace(scenario, name=path.stem, description=description, source=scenario.source)
-    presets.save(saved, path, force=force)
+    api.save_preset(scenario, path, force=force, description=description)
 
 
 @app.command(
@@ -564,18 +562,15 @@ def schema(
 @presets_app.command("list")
 def presets_list(json_output: JsonOpt = False) -> None:
     """List the presets found by name (CKPTCALC_PRESET_PATH, then the shipped ones)."""
-    from . import presets
+    from . import api
 
-    rows = presets.available()
+    outcome = api.presets_list()
     if json_output:
-        from . import report
-
-        documents = [{"name": r.name, "description": r.description, "path": str(r.path)} for r in rows]
-        _print_json({"schema_version": report.SCHEMA_VERSION, "command": "presets list", "presets": documents})
+        _print_json(outcome.to_dict())
         return
     from . import render
 
-    render.presets_list(rows)
+    render.presets_list(outcome["presets"])
 
 
 @presets_app.command("show")
@@ -583,11 +578,9 @@ def presets_show(
     name: Annotated[str, typer.Argument(help="Preset name or TOML path.", show_default=False)],
 ) -> None:
     """Print a preset's TOML."""
-    from . import presets
+    from . import api
 
-    path = presets.find(name, "NAME")
-    text = presets.read_text(path, name)
-    presets.parse(text, name)
+    text = api.preset_text(name)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 

@@ -39,7 +39,6 @@ from pathlib import Path
 from typing import Any
 
 from . import units
-from .decide import LeverAssumptions
 from .errors import CkptError, PresetError
 from .files import atomic_write
 from .records import Record
@@ -117,9 +116,7 @@ def load(ref: str, where: str = "preset") -> Scenario:
 
 
 def _named(scenario: Scenario, name: str) -> Scenario:
-    from .model import replace
-
-    return replace(scenario, name=name)
+    return scenario.replace(name=name)
 
 
 def read_text(path: Path, label: str | None = None) -> str:
@@ -287,17 +284,18 @@ ASYNC_PRESET = "llama3-405b-async"
 MEMORY_PRESET = "gemini-inmemory"
 
 
-def lever_assumptions() -> LeverAssumptions:
-    """Per-GPU snapshot and replica figures from the shipped async and in-memory presets."""
+def lever_assumptions() -> dict[str, float]:
+    """Per-GPU snapshot and replica figures from the shipped async and in-memory presets, by the
+    fields of :class:`ckptcalc.decide.LeverAssumptions`."""
     directory = shipped_dir()
     snapshot = load_file(directory / f"{ASYNC_PRESET}.toml", f"{ASYNC_PRESET}.toml")
     memory = load_file(directory / f"{MEMORY_PRESET}.toml", f"{MEMORY_PRESET}.toml")
     # The shipped files carry every one of these (tested); the asserts narrow the types.
     assert snapshot.snapshot_bandwidth and snapshot.gpus and memory.replica_survival
     assert memory.memory_bandwidth and memory.gpus and memory.memory_restart_s
-    return LeverAssumptions(
-        snapshot_bandwidth_per_gpu=snapshot.snapshot_bandwidth / snapshot.gpus,
-        replica_survival=memory.replica_survival,
-        memory_bandwidth_per_gpu=memory.memory_bandwidth / memory.gpus,
-        memory_restart_s=memory.memory_restart_s,
-    )
+    return {
+        "snapshot_bandwidth_per_gpu": snapshot.snapshot_bandwidth / snapshot.gpus,
+        "replica_survival": memory.replica_survival,
+        "memory_bandwidth_per_gpu": memory.memory_bandwidth / memory.gpus,
+        "memory_restart_s": memory.memory_restart_s,
+    }

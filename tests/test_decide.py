@@ -95,7 +95,7 @@ def test_rsc_presets_match_the_paper_projection() -> None:
 
 
 def test_levers_by_hand() -> None:
-    assume = presets.lever_assumptions()
+    assume = decide.LeverAssumptions(**presets.lever_assumptions())
     assert assume.snapshot_bandwidth_per_gpu == pytest.approx(25e9)
     assert assume.memory_bandwidth_per_gpu == pytest.approx(2.16e12 / 16384)
     found = {lever.key: lever for lever in decide.levers(LLAMA, 16384, assume)}
@@ -117,7 +117,7 @@ def test_levers_by_hand() -> None:
 
 
 def test_levers_skip_what_is_already_used() -> None:
-    assume = presets.lever_assumptions()
+    assume = decide.LeverAssumptions(**presets.lever_assumptions())
     job = resolve(presets.load("gemini-inmemory"))
     keys = {lever.key for lever in decide.levers(job.config, job.gpus, assume)}
     assert "memory_replica" not in keys and "async" in keys
