@@ -170,9 +170,9 @@ def optimize(job: Job, result: Result, preset: str | None, default_preset: bool,
         out.print(levels_table(result, narrow))
         if result.storage_every is not None:
             every = int(result.storage_every)
+            which = "every memory checkpoint" if every == 1 else f"every {every}th memory checkpoint"
             out.print(
-                f"Storage every {every} memory checkpoints"
-                f" ({dur(result.memory_interval_s or 0.0)} × {every} = {dur(result.interval_s)})."
+                f"Storage with {which} ({dur(result.memory_interval_s or 0.0)} × {every} = {dur(result.interval_s)})."
             )
         for caveat in result.caveats:
             if caveat.kind == "lag_bound":

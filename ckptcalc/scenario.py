@@ -364,6 +364,40 @@ def _mtbf(scenario: Scenario) -> tuple[float, str]:
 def resolve(scenario: Scenario) -> Job:
     """Check ranges and combinations, and build the model configuration."""
     values = scenario.values()
+    _check_ranges(scenario, values)
+    if scenario.gpu_hour_cost is not None and scenario.gpus is None:
+        raise InputError("a GPU-hour cost needs the GPU count ({gpus})", where=scenario.where("gpu_hour_cost"))
+    sources = _stated_mtbf_sources(values)
+    if len(sources) > 1:
+        raise InputError(_one_way(sources), where=scenario.where("mtbf_s"))
+    size = _size(scenario)
+    if scenario.bandwidth is None:
+        raise InputError("no storage bandwidth given", where="bw")
+    if scenario.restart_s is None:
+        raise InputError("no restart time given", where="restart")
+    mtbf, source = _mtbf(scenario)
+    _check_levels(scenario, values)
+    config = Config(
+        checkpoint_bytes=size,
+        bandwidth=scenario.bandwidth,
+        mtbf_s=mtbf,
+        restart_s=scenario.restart_s,
+        snapshot_bandwidth=scenario.snapshot_bandwidth,
+        replica_survival=scenario.replica_survival,
+        memory_bandwidth=scenario.memory_bandwidth,
+        memory_restart_s=scenario.memory_restart_s,
+        interval_s=scenario.interval_s,
+        memory_interval_s=scenario.memory_interval_s,
+    )
+    _check_persist(scenario, config)
+    gpu_mtbf = scenario.gpu_mtbf_s
+    if gpu_mtbf is None and scenario.gpus is not None:
+        gpu_mtbf = mtbf * scenario.gpus
+    return Job(scenario=scenario, config=config, mtbf_source=source, gpu_mtbf_s=gpu_mtbf)
+
+
+def _check_ranges(scenario: Scenario, values: dict[str, float]) -> None:
+    """Every stated value in its range: shares in theirs, counts whole, the rest positive."""
     for name, value in values.items():
         if name == "discard":
             if not (math.isfinite(value) and 0 <= value < 1):
@@ -377,26 +411,19 @@ def resolve(scenario: Scenario) -> Job:
         if name in values and not float(values[name]).is_integer():
             raise InputError(f"must be a whole number, got {values[name]:g}", where=scenario.where(name))
 
-    if scenario.gpu_hour_cost is not None and scenario.gpus is None:
-        raise InputError("a GPU-hour cost needs the GPU count ({gpus})", where=scenario.where("gpu_hour_cost"))
-    sources = _stated_mtbf_sources(values)
-    if len(sources) > 1:
-        raise InputError(_one_way(sources), where=scenario.where("mtbf_s"))
-    if scenario.checkpoint_bytes is not None:
-        size = scenario.checkpoint_bytes
-    elif scenario.params is not None:
-        size = scenario.params * (scenario.bytes_per_param or DEFAULT_BYTES_PER_PARAM)
-    else:
-        raise InputError("no checkpoint size: give {params} or {size}", where="size")
-    if scenario.bandwidth is None:
-        raise InputError("no storage bandwidth given", where="bw")
-    if scenario.restart_s is None:
-        raise InputError("no restart time given", where="restart")
-    mtbf, source = _mtbf(scenario)
 
-    memory = ("memory_bandwidth", "memory_restart_s", "memory_interval_s")
+def _size(scenario: Scenario) -> float:
+    if scenario.checkpoint_bytes is not None:
+        return scenario.checkpoint_bytes
+    if scenario.params is not None:
+        return scenario.params * (scenario.bytes_per_param or DEFAULT_BYTES_PER_PARAM)
+    raise InputError("no checkpoint size: give {params} or {size}", where="size")
+
+
+def _check_levels(scenario: Scenario, values: dict[str, float]) -> None:
+    """An in-memory level is stated whole or not at all; a snapshot must be faster than storage."""
     if scenario.replica_survival is None:
-        for name in memory:
+        for name in ("memory_bandwidth", "memory_restart_s", "memory_interval_s"):
             if name in values:
                 raise InputError("needs {replica_survival} (the in-memory level)", where=scenario.where(name))
     else:
@@ -406,33 +433,26 @@ def resolve(scenario: Scenario) -> Job:
                 raise InputError(
                     f"an in-memory level needs {{{needed}}} too", where=scenario.where("replica_survival")
                 )
-    if scenario.snapshot_bandwidth is not None and scenario.snapshot_bandwidth <= scenario.bandwidth:
+    bandwidth = scenario.bandwidth or 0.0
+    if scenario.snapshot_bandwidth is not None and scenario.snapshot_bandwidth <= bandwidth:
         raise InputError(
             f"snapshot bandwidth {units.format_rate(scenario.snapshot_bandwidth)} is not above the storage"
-            f" bandwidth {units.format_rate(scenario.bandwidth)}: asynchronous would be no faster",
+            f" bandwidth {units.format_rate(bandwidth)}: asynchronous would be no faster",
             where=scenario.where("snapshot_bandwidth"),
         )
-    config = Config(
-        checkpoint_bytes=size,
-        bandwidth=scenario.bandwidth,
-        mtbf_s=mtbf,
-        restart_s=scenario.restart_s,
-        snapshot_bandwidth=scenario.snapshot_bandwidth,
-        replica_survival=scenario.replica_survival,
-        memory_bandwidth=scenario.memory_bandwidth,
-        memory_restart_s=scenario.memory_restart_s,
-        interval_s=scenario.interval_s,
-        memory_interval_s=scenario.memory_interval_s,
-    )
-    if scenario.interval_s is not None and config.is_async and scenario.interval_s < config.write_s:
+
+
+def _check_persist(scenario: Scenario, config: Config) -> None:
+    """A storage snapshot must be durable before the next starts: the storage interval (a whole
+    number of memory intervals, with a memory level) is at least the persist time."""
+    if not config.is_async or scenario.interval_s is None:
+        return
+    storage = scenario.interval_s
+    if scenario.memory_interval_s is not None:
+        storage = max(1.0, float(round(storage / scenario.memory_interval_s))) * scenario.memory_interval_s
+    if storage < config.write_s:
         raise InputError(
-            f"interval {units.format_duration(scenario.interval_s)} is shorter than the persist time"
+            f"interval {units.format_duration(storage)} is shorter than the persist time"
             f" {units.format_duration(config.write_s)}: a checkpoint cannot start before the last is durable",
             where=scenario.where("interval_s"),
         )
-    gpu_mtbf = (
-        scenario.gpu_mtbf_s
-        if scenario.gpu_mtbf_s is not None
-        else (mtbf * scenario.gpus if scenario.gpus is not None else None)
-    )
-    return Job(scenario=scenario, config=config, mtbf_source=source, gpu_mtbf_s=gpu_mtbf)
