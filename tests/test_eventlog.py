@@ -377,6 +377,7 @@ def test_each_bad_row_is_reported_with_its_file_and_line(name: str, text: str, l
         ('[{"time": "2024-05-01"}]\n\n[]', 3, "unexpected text after the JSON array"),
         ('[{"time": "2024-05-01"},\n', 2, "malformed JSON: Expecting value"),
         ("[" * 100_000, 1, "nested too deeply"),
+        ('[{"time": "2024-05-01"},\n {"time": ' + "9" * 5000 + "}]", 2, "malformed JSON: Exceeds the limit"),
     ],
 )
 def test_a_broken_json_array_is_fatal_even_when_skipping(text: str, line: int, message: str) -> None:
@@ -385,6 +386,19 @@ def test_a_broken_json_array_is_fatal_even_when_skipping(text: str, line: int, m
             parse_log(text, name="a.json", skip_bad=skip)
         assert excinfo.value.where == f"a.json:{line}"
         assert message in excinfo.value.message
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [("[" * 100_000, "malformed JSON: nested too deeply"), ('{"time": ' + "9" * 5000 + "}", "Exceeds the limit")],
+)
+def test_json_lines_too_deep_or_too_long_are_bad_rows(line: str, message: str) -> None:
+    text = '{"time": 1}\n' + line + "\n"
+    with pytest.raises(InputError) as excinfo:
+        parse_log(text, name="a.jsonl", time_unit="s")
+    assert excinfo.value.where == "a.jsonl:2"
+    assert message in excinfo.value.message
+    assert parse_log(text, name="a.jsonl", time_unit="s", skip_bad=True).skipped_bad == 1
 
 
 def test_a_json_text_that_is_not_an_array() -> None:
@@ -502,6 +516,28 @@ def test_an_unreadable_file(tmp_path: Path) -> None:
     path.chmod(0)
     with pytest.raises(InputError, match="cannot read: Permission denied"):
         read_log(path)
+
+
+def test_errors_while_opening_or_reading(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "log.csv"
+    path.write_text(CSV)
+
+    def refuse(*args: object, **kwargs: object) -> int:
+        raise PermissionError(13, "Permission denied")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(eventlog.os, "open", refuse)
+        with pytest.raises(InputError) as excinfo:
+            read_log(path)
+    assert excinfo.value.message == "cannot read: Permission denied"
+
+    class Broken(io.StringIO):
+        def read(self, size: int | None = -1) -> str:
+            raise OSError(5, "Input/output error")
+
+    with pytest.raises(InputError) as excinfo:
+        read_log("-", stdin=Broken())
+    assert (excinfo.value.where, excinfo.value.message) == ("stdin", "cannot read: Input/output error")
 
 
 def test_an_oversized_file_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
