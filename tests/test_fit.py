@@ -7,12 +7,14 @@ method (Poisson sums, brute-force likelihood maximisation), never pasted.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from itertools import pairwise
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -37,6 +39,7 @@ from ckptcalc.fit import (
     weibull_log_likelihood,
 )
 
+DATA = Path(__file__).parent / "data"
 HOUR = 3600.0
 DAY = 86400.0
 
@@ -744,6 +747,62 @@ def test_a_wider_coalescing_gap_never_adds_interruptions(times: list[float], a: 
     # Each interruption starts more than the gap after the last event of the one before.
     assert all(later.time_s - earlier.last_s > wide for earlier, later in pairwise(merged))
     assert starts == sorted(starts)
+
+
+# ---------------------------------------------------------------- the sample trace (§11)
+
+
+def test_sample_trace() -> None:
+    path = DATA / "trace-54d.json"
+    log = eventlog.read_log(path, time_unit="d", where=["planned=false"], cause="cause.component")
+    window = 54 * DAY
+    result = fit_log(log, start_s=0.0, end_s=window)
+
+    # Independent: the distinct unplanned times straight from the JSON, in days.
+    records = json.loads(path.read_text(encoding="utf-8"))
+    days = sorted({r["time"] for r in records if r["planned"] is False})
+    assert (log.read, log.kept, log.filtered) == (len(records), sum(not r["planned"] for r in records), 12)
+    assert result.events_coalesced == 10
+    n = len(days)
+    assert result.mtbf.interruptions == n
+    assert result.mtbf.mtbf_s == pytest.approx(window / n, rel=1e-12)
+    lo, hi = result.mtbf.ci95
+    assert hi is not None and result.mtbf.mtbf_s is not None
+    assert lo == pytest.approx(_solve_mtbf(window, lambda mu: _poisson_cdf(n, mu) - 0.025), rel=1e-9)
+    assert hi == pytest.approx(_solve_mtbf(window, lambda mu: 1 - _poisson_cdf(n - 1, mu) - 0.025), rel=1e-9)
+    # About 400 interruptions in 54 days: M near 3.24 h, the interval a few tenths of an hour either side.
+    assert 2.9 * HOUR < lo < result.mtbf.mtbf_s < hi < 3.9 * HOUR
+
+    gaps = [(b - a) * DAY for a, b in pairwise(days)]
+    censored = window - days[-1] * DAY
+    weibull = result.weibull
+    assert weibull is not None
+    assert weibull.gaps == len(gaps) and weibull.censored_s == pytest.approx(censored, rel=1e-9)
+    grid_k, grid_l = _grid_maximum(gaps, censored)
+    assert weibull.shape == pytest.approx(grid_k, rel=1e-6)
+    assert weibull.scale_s == pytest.approx(grid_l, rel=1e-6)
+    k_lo, k_hi = weibull.shape_ci95
+    assert k_lo is not None and k_hi is not None
+    best = _profile_by_brute_force(gaps, censored, weibull.shape)
+    for end in (k_lo, k_hi):
+        assert 2 * (best - _profile_by_brute_force(gaps, censored, end)) == pytest.approx(3.84145882069, rel=1e-6)
+    # Generated with k = 0.75: the interval holds it, and excludes 1.
+    assert k_lo < 0.75 < k_hi < 1
+    assert weibull.verdict == "clustered"
+    assert result.causes[0].cause == "gpu"
+    assert sum(c.count for c in result.causes) == n
+    # The table of docs/fit.md §11 quotes this fit to its printed digits.
+    assert n == 385
+    assert [round(v / HOUR, 3) for v in (result.mtbf.mtbf_s, lo, hi)] == [3.366, 3.046, 3.730]
+    assert [round(v, 3) for v in (weibull.shape, k_lo, k_hi)] == [0.775, 0.715, 0.836]
+
+
+def test_sample_trace_is_what_its_generator_writes() -> None:
+    spec = importlib.util.spec_from_file_location("make_trace", DATA / "make_trace.py")
+    assert spec is not None and spec.loader is not None
+    make_trace = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_trace)
+    assert make_trace.build() == (DATA / "trace-54d.json").read_text(encoding="utf-8")
 
 
 # ---------------------------------------------------------------- imports
