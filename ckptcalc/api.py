@@ -463,6 +463,78 @@ def simulate(
     return Simulation(document, the_job)
 
 
+class FailureLog(Outcome):
+    """:func:`fit`'s result: the failure process estimated from logs (``fitted`` holds the curves)."""
+
+    fitted: Any = None
+
+    @property
+    def mtbf_s(self) -> float | None:
+        value = self.document["mtbf_s"]
+        return None if value is None else float(value)
+
+    @property
+    def mtbf_ci95(self) -> tuple[float | None, float | None]:
+        low, high = self.document["mtbf_ci95"]
+        return low, high
+
+
+def fit(
+    logs: Iterable[str | os.PathLike[str]],
+    *,
+    stdin: Any = None,
+    time: str | None = None,
+    time_unit: str | None = None,
+    where: Iterable[str] = (),
+    cause: str | None = None,
+    window_start: Value | None = None,
+    window_end: Value | None = None,
+    coalesce: Value | None = None,
+    observed_gpus: Value | None = None,
+    skip_bad: bool = False,
+) -> FailureLog:
+    """The failure process from incident logs (CSV, JSON array or JSON Lines; ``"-"`` reads ``stdin``):
+    the MTBF with its exact 95 % interval, a Weibull fit with the test of exponential failures,
+    causes and the gap histogram (docs/fit.md).
+
+    >>> f = fit(["tests/data/trace-54d.json"], time_unit="d", where=["planned=false"])  # doctest: +SKIP
+    """
+    from . import eventlog, report
+    from . import fit as fitting
+    from .units import parse_count, parse_duration
+
+    conditions = list(where)
+    read = [
+        eventlog.read_log(
+            log, stdin=stdin, time=time, time_unit=time_unit, where=conditions, cause=cause, skip_bad=skip_bad
+        )
+        for log in logs
+    ]
+    if not read:
+        raise InputError("no log to read", where="logs")
+    log = eventlog.combine(read)
+    start = _moment(window_start, time_unit, "window_start")
+    end = _moment(window_end, time_unit, "window_end")
+    gap = _number(parse_duration, coalesce, "coalesce") if coalesce is not None else 0.0
+    gpus = _number(parse_count, observed_gpus, "observed_gpus") if observed_gpus is not None else None
+    fitted = fitting.fit_log(log, coalesce_s=gap, start_s=start, end_s=end, observed_gpus=gpus)
+    document = report.fit(fitted, [os.fspath(x) for x in logs], conditions)
+    return FailureLog(document, None, fitted)
+
+
+def _moment(value: Value | None, time_unit: str | None, where: str) -> float | None:
+    """A window end: an ISO-8601 timestamp, or a number in the log's time unit."""
+    from . import eventlog
+
+    if value is None:
+        return None
+    try:
+        seconds, _, _ = eventlog.parse_time(value, time_unit=time_unit)
+    except ValueError as error:
+        raise InputError(str(error), where=where) from None
+    return seconds
+
+
 def _field_names() -> frozenset[str]:
     from .scenario import BY_NAME
 

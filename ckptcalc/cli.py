@@ -57,7 +57,8 @@ _RENAMED = {"start": "--from", "stop": "--to", "presets": "PRESET", "name": "NAM
 #: The API's other argument names that are flags here too.
 _OPTIONS = frozenset(
     {"preset", "save_preset", "force", "plot", "over", "points", "cycles", "shape", "seed", "target",
-     "min_effective", "what_if", "failure_dist", "value"}
+     "min_effective", "what_if", "failure_dist", "value", "time", "time_unit", "where", "cause",
+     "window_start", "window_end", "coalesce", "observed_gpus", "format"}
 )  # fmt: skip
 
 
@@ -533,6 +534,70 @@ def simulate(
     from . import render
 
     render.simulation(document)
+
+
+@app.command(
+    epilog=(
+        "Examples:\n\n"
+        "ckptcalc fit incidents.csv --time-unit h\n\n"
+        "ckptcalc fit trace.json --time-unit d --where planned=false --cause cause.component\n\n"
+        "ckptcalc fit - --json < events.jsonl"
+    )
+)
+def fit(
+    logs: Annotated[list[str], typer.Argument(metavar="LOG...", help="CSV, JSON or JSON Lines files; - for stdin.")],
+    time: Annotated[
+        Optional[str], typer.Option("--time", help="Time field (default: time, timestamp, event_time or start).")
+    ] = None,
+    time_unit: Annotated[
+        Optional[str], typer.Option("--time-unit", help="Unit of numeric times: s, min, h or d.", metavar="UNIT")
+    ] = None,
+    where: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--where", help="Keep events whose FIELD equals VALUE (dotted paths; repeatable).", metavar="FIELD=VALUE"
+        ),
+    ] = None,
+    cause: Annotated[Optional[str], typer.Option("--cause", help="Field that names the cause (dotted path).")] = None,
+    window_start: Annotated[
+        Optional[str], typer.Option("--window-start", help="Start of the window (default: the first event).")
+    ] = None,
+    window_end: Annotated[
+        Optional[str], typer.Option("--window-end", help="End of the window (default: the last event).")
+    ] = None,
+    coalesce: Annotated[
+        Optional[str],
+        typer.Option("--coalesce", help="Merge interruptions closer than this, e.g. 5min.", metavar="DURATION"),
+    ] = None,
+    observed_gpus: Annotated[
+        Optional[str],
+        typer.Option("--observed-gpus", help="GPUs the log covers: gives the per-GPU MTBF.", metavar="COUNT"),
+    ] = None,
+    skip_bad: Annotated[bool, typer.Option("--skip-bad", help="Count and skip malformed rows.")] = False,
+    json_output: JsonOpt = False,
+) -> None:
+    """Estimate the failure process from incident logs: MTBF with its 95 % interval, Weibull shape, causes."""
+    from . import api
+
+    outcome = api.fit(
+        logs,
+        stdin=sys.stdin,
+        time=time,
+        time_unit=time_unit,
+        where=where or [],
+        cause=cause,
+        window_start=window_start,
+        window_end=window_end,
+        coalesce=coalesce,
+        observed_gpus=observed_gpus,
+        skip_bad=skip_bad,
+    )
+    if json_output:
+        _print_json(outcome.to_dict())
+        return
+    from . import render
+
+    render.fit(outcome.to_dict())
 
 
 @app.command(epilog="Examples:  ckptcalc schema optimize  ·  ckptcalc schema > ckptcalc.schema.json")

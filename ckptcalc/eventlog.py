@@ -204,7 +204,7 @@ def parse_time(value: Any, *, time_unit: str | None = None) -> tuple[float, Time
         raise ValueError(f"time {text_form(value)[:40]} is not a finite number")
     if time_unit is None:
         raise InputError(
-            f"numeric time {text_form(value)[:40]} needs a unit: pass time_unit ({_TIME_UNIT_HELP})",
+            f"numeric time {text_form(value)[:40]} needs a unit: pass {{time_unit}} ({_TIME_UNIT_HELP})",
             where="time_unit",
         )
     seconds = number * time_unit_seconds(time_unit)
@@ -485,12 +485,12 @@ class _Collector:
             raise _BadRow(line, f"no time: field {self.time_field!r} is missing or empty")
         try:
             seconds, kind, naive = parse_time(raw, time_unit=self.time_unit)
-        except ValueError as error:
-            raise _BadRow(line, str(error)) from None
-        except InputError as error:  # a number, and no unit to read it in
+        except InputError as error:  # a number, and no unit to read it in (before ValueError: a subclass)
             if self.kind == "timestamp":
                 raise _BadRow(line, self._mixed("number")) from None
-            raise InputError(error.message, where=f"{self.name}:{line}") from None
+            raise InputError(error.template, where=f"{self.name}:{line}") from None
+        except ValueError as error:
+            raise _BadRow(line, str(error)) from None
         if self.kind is None:
             self.kind, self.kind_line = kind, line
         elif kind != self.kind:

@@ -578,3 +578,61 @@ def simulation(document: dict[str, Any]) -> None:
             f" ({found['evaluations']} evaluations, common random numbers)."
         )
     warn(document["warnings"])
+
+
+def fit(document: dict[str, Any]) -> None:
+    """The fitted failure process: counts, MTBF with its interval, the Weibull shape, causes, gaps."""
+    out = console()
+    out.print(Text(f"ckptcalc fit: {', '.join(document['logs'])}", style="bold"))
+    table = _grid("Events", out.width < 80)
+    table.show_header = False
+    table.add_column("", no_wrap=True)
+    table.add_column("", justify="right", no_wrap=True)
+    table.add_row("read", f"{document['events_read']}")
+    table.add_row("kept", f"{document['events_kept']}")
+    if document["skipped_bad"]:
+        table.add_row("bad rows skipped", f"{document['skipped_bad']}")
+    table.add_row("interruptions", f"{document['interruptions']}")
+    table.add_row("window", dur(document["window_s"]) if document["window_s"] else "-")
+    out.print(table)
+    out.print()
+    low, high = document["mtbf_ci95"]
+    if document["mtbf_s"] is None:
+        out.print(Text(f"MTBF: no interruption; at least {dur(low)} (95 % one-sided)", style="bold"))
+    else:
+        upper = dur(high) if high is not None else "∞"
+        out.print(Text(f"MTBF: {dur(document['mtbf_s'])}  (95 %: {dur(low)} to {upper})", style="bold"))
+    if document["gpu_mtbf_s"] is not None:
+        g_low, g_high = document["gpu_mtbf_ci95"]
+        out.print(f"per GPU: {dur(document['gpu_mtbf_s'])}  (95 %: {dur(g_low)} to {dur(g_high)})")
+    weibull = document["weibull"]
+    if weibull is not None:
+        k_low, k_high = weibull["shape_ci95"]
+        interval = f"{units.sig(k_low)} to {units.sig(k_high)}" if k_low is not None and k_high is not None else "-"
+        out.print(
+            f"Weibull shape k = {units.sig(weibull['shape'])} (95 %: {interval}),"
+            f" scale {dur(weibull['scale_s'])}; test of k = 1: p = {weibull['p_value']:.3g}"
+        )
+        out.print(wording.weibull_verdict(weibull["verdict"]))
+    out.print()
+    if document["causes"]:
+        causes = _grid("Causes", out.width < 80)
+        causes.add_column("cause", overflow="fold")
+        causes.add_column("count", justify="right", no_wrap=True)
+        causes.add_column("share", justify="right", no_wrap=True)
+        for row in document["causes"]:
+            causes.add_row(row["cause"], f"{row['count']}", pct(row["share"]))
+        out.print(causes)
+        out.print()
+    histogram = document["histogram"]
+    if histogram["counts"]:
+        chart = _grid("Gaps between interruptions", out.width < 80)
+        chart.add_column("gap", justify="right", no_wrap=True)
+        chart.add_column("count", justify="right", no_wrap=True)
+        chart.add_column("", no_wrap=True)
+        top = max(histogram["counts"]) or 1
+        edges = histogram["edges_s"]
+        width = max(4, min(40, out.width - 30))
+        for i, count in enumerate(histogram["counts"]):
+            chart.add_row(f"{dur(edges[i])}–{dur(edges[i + 1])}", f"{count}", "█" * round(count / top * width))
+        out.print(chart)

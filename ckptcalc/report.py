@@ -363,3 +363,14 @@ def simulation(
             "exponential_exact_interval_s": float(base.optimal_interval_s),
         }
     return document
+
+
+def fit(fitted: Any, logs: list[str], where: list[str]) -> dict[str, Any]:
+    """Everything ``fit --json`` prints: what was read and what was estimated, in SI units."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "command": "fit",
+        "logs": logs,
+        "where": where,
+        **fitted.to_dict(),
+    }

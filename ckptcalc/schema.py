@@ -267,6 +267,51 @@ def presets_list() -> dict[str, Any]:
     return _document("presets list", "ckptcalc presets list --json", {"presets": {"type": "array", "items": row}})
 
 
+def fit() -> dict[str, Any]:
+    maybe_pair = {"oneOf": [{"type": "array", "items": MAYBE_SECONDS, "minItems": 2, "maxItems": 2}, {"type": "null"}]}
+    weibull = _object(
+        {
+            "shape": {"type": "number", "exclusiveMinimum": 0},
+            "shape_ci95": {"type": "array", "items": MAYBE_NUMBER, "minItems": 2, "maxItems": 2},
+            "scale_s": SECONDS,
+            "mean_s": SECONDS,
+            "lr_statistic": {"type": "number", "minimum": 0},
+            "p_value": FRACTION,
+            "verdict": {"enum": ["exponential", "clustered", "wear_out"]},
+        },
+        "Weibull fit of the gaps (the time to the window's end censored)",
+    )
+    cause = _object({"cause": {"type": "string"}, "count": {"type": "integer", "minimum": 0}, "share": FRACTION})
+    return _document(
+        "fit",
+        "ckptcalc fit --json",
+        {
+            "logs": {"type": "array", "items": {"type": "string"}},
+            "where": {"type": "array", "items": {"type": "string"}},
+            "events_read": {"type": "integer", "minimum": 0},
+            "events_kept": {"type": "integer", "minimum": 0},
+            "skipped_bad": {"type": "integer", "minimum": 0},
+            "interruptions": {"type": "integer", "minimum": 0},
+            "window_start_s": MAYBE_NUMBER,
+            "window_end_s": MAYBE_NUMBER,
+            "window_s": MAYBE_SECONDS,
+            "mtbf_s": MAYBE_SECONDS,
+            "mtbf_ci95": {"type": "array", "items": MAYBE_SECONDS, "minItems": 2, "maxItems": 2},
+            "mtbf_lower_bound_s": MAYBE_SECONDS,
+            "gpu_mtbf_s": MAYBE_SECONDS,
+            "gpu_mtbf_ci95": maybe_pair,
+            "weibull": {"oneOf": [weibull, {"type": "null"}]},
+            "causes": {"type": "array", "items": cause},
+            "histogram": _object(
+                {
+                    "edges_s": {"type": "array", "items": SECONDS},
+                    "counts": {"type": "array", "items": {"type": "integer"}},
+                }
+            ),
+        },
+    )
+
+
 #: Schema builders by command name, as ``ckptcalc schema COMMAND`` takes them.
 SCHEMAS = {
     "optimize": optimize,
@@ -275,6 +320,7 @@ SCHEMAS = {
     "simulate": simulate,
     "check": check,
     "presets-list": presets_list,
+    "fit": fit,
 }
 
 

@@ -107,3 +107,14 @@ def penalty(points: float, given: float, best: float) -> str:
         f"The given interval costs {units.sig(points)} percentage points against the optimum"
         f" ({pct(given)} vs {pct(best)})."
     )
+
+
+def weibull_verdict(kind: str) -> str:
+    """What the likelihood-ratio test of exponential failures says (docs/fit.md)."""
+    return {
+        "exponential": "Exponential failures are consistent with the log (p ≥ 0.05): the exact model applies.",
+        "clustered": "Failures cluster (k < 1, exponential rejected): after a failure another comes sooner;"
+        " check the interval with simulate --failure-dist weibull.",
+        "wear_out": "Failures wear out (k > 1, exponential rejected): check the interval with simulate"
+        " --failure-dist weibull.",
+    }.get(kind, kind)

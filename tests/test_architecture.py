@@ -17,8 +17,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "ckptcalc"
 BANDS: list[list[str]] = [
     ["records", "errors", "units"],  # foundations
     ["exact", "model"],  # the pure model
-    ["scenario", "decide", "files"],  # inputs and decisions
-    ["sweeps", "montecarlo", "presets", "wording"],  # grids, simulation, files of presets, sentences
+    ["scenario", "decide", "files", "eventlog"],  # inputs, decisions, files in and out
+    ["sweeps", "montecarlo", "presets", "wording", "fit"],  # grids, simulation, presets, sentences, failure logs
     ["report", "schema"],  # documents
     ["api"],  # orchestration
     ["render", "plot"],  # terminal and pictures
