@@ -1,7 +1,12 @@
 """Beyond first order: Daly, the exact model, asynchronous checkpoints, in-memory replicas.
 
-References are worked by hand from the formulas of the specification
-(MODEL.md §3 and §4); comments show the arithmetic.
+Decisions come from the exact model; first order stays as the explanation in
+``result.first_order``. References are worked from the formulas of the
+specification (MODEL.md §3, §4 and §8): Daly's exact form for one synchronous
+level, the same with δ → s and r → r + P for one asynchronous level, the
+Lambert-W optimum, Young's terms for first order, and for two levels the
+independent linear-solve reference of ``test_sim_independent.markov``.
+Comments show the arithmetic.
 """
 
 from __future__ import annotations
@@ -14,12 +19,12 @@ from typing import Any
 import numpy as np
 import pytest
 from cli_helpers import assert_usage_error
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from test_sim_independent import daly, markov, one_level, two_levels
 
 from ckptcalc import model, presets
 from ckptcalc.model import Config, evaluate, replace
 from ckptcalc.scenario import resolve
+from ckptcalc.units import format_duration
 
 Run = Callable[..., Any]
 RunJson = Callable[..., dict[str, Any]]
@@ -87,12 +92,29 @@ def test_exact_interval_is_the_lambert_w_closed_form() -> None:
 
 
 def test_exact_for_llama3() -> None:
-    # MODEL.md §3: effective_exact(τ*) = 0.9250 for the Llama 3 case
+    # MODEL.md §3: δ = 3.24 s, M = 11160 s, r = 600 s; τ* = M·(1 + W₀(−e^{−(1+δ/M)})), effective 0.9250 there.
     result = evaluate(Config(checkpoint_bytes=6.48e12, bandwidth=2e12, mtbf_s=11160.0, restart_s=600.0))
-    assert result.exact_effective == pytest.approx(0.9250, abs=5e-5)
-    tau = result.optimal_interval_s
+    tau = 11160 * _exact_reference(3.24 / 11160)
+    assert result.optimal_interval_s == pytest.approx(tau, rel=1e-9)
+    assert result.interval_s == result.optimal_interval_s
     by_hand = tau / (11160 * math.exp(600 / 11160) * (math.exp((tau + 3.24) / 11160) - 1))
-    assert result.exact_effective == pytest.approx(by_hand, rel=1e-12)
+    assert result.effective == pytest.approx(by_hand, rel=1e-12)
+    assert result.effective == pytest.approx(0.9250, abs=5e-5)
+    assert result.optimal_effective == result.effective
+    # The split of elapsed time: every failure costs min(X, r) of restart, so restart = 1 − e^{−r/M}; each of
+    # the e^{(τ+δ)/M} attempts at a segment stalls e^{−τ/M}·M·(1 − e^{−δ/M}).
+    assert result.restart == pytest.approx(-math.expm1(-600 / 11160), rel=1e-12)
+    write = math.expm1(3.24 / 11160) * math.exp(-600 / 11160) / math.expm1((tau + 3.24) / 11160)
+    assert result.write == pytest.approx(write, rel=1e-9)
+    assert result.write + result.rework + result.restart + result.effective == pytest.approx(1.0, abs=1e-15)
+    assert result.total == pytest.approx(1 - by_hand, rel=1e-10)
+    assert model.TERMS[result.dominant] == "restart"
+    # First order beside it: Young's √(2δM) = 268.9 s, loss √(2δ/M) + r/M.
+    young = math.sqrt(2 * 3.24 * 11160)
+    assert result.young_interval_s == pytest.approx(young, rel=1e-12)
+    assert result.first_order.optimal_interval_s == pytest.approx(young, rel=1e-12)
+    assert result.first_order.effective == pytest.approx(1 - math.sqrt(2 * 3.24 / 11160) - 600 / 11160, rel=1e-12)
+    assert result.daly_interval_s == pytest.approx(model.daly_interval(3.24, 11160.0), rel=1e-12)
 
 
 def test_exact_optimum_is_a_maximum_of_exact_effective() -> None:
@@ -103,86 +125,175 @@ def test_exact_optimum_is_a_maximum_of_exact_effective() -> None:
         assert model.exact_effective(best * factor, delta, restart, mtbf) < top
 
 
-def test_drift_warning_when_first_order_is_far_from_exact() -> None:
-    result = evaluate(Config(checkpoint_bytes=6.5e12, bandwidth=20e9, mtbf_s=HOUR, restart_s=600.0))
-    drift = [c for c in result.caveats if c.kind == "exact_drift"]
-    assert drift and drift[0].value == pytest.approx(
-        abs(math.sqrt(2 * 325 * 3600) - model.exact_interval(325.0, 3600.0)) / model.exact_interval(325.0, 3600.0)
-    )
-    assert drift[0].value > 0.05
+def test_decision_is_exact_where_first_order_is_far_off() -> None:
+    # δ = 6.5 TB / 20 GB/s = 325 s, M = 1 h: Young's √(2·325·3600) = 1530 s is more than 5 % from the exact
+    # optimum. The decision follows the exact model; Young's interval stays beside it, and loses.
+    config = Config(checkpoint_bytes=6.5e12, bandwidth=20e9, mtbf_s=HOUR, restart_s=600.0)
+    result = evaluate(config)
+    young, tau = math.sqrt(2 * 325 * 3600), 3600 * _exact_reference(325 / 3600)
+    assert abs(young - tau) / tau > 0.05
+    assert result.optimal_interval_s == pytest.approx(tau, rel=1e-9)
+    assert result.young_interval_s == pytest.approx(young, rel=1e-12)
+    assert result.effective == pytest.approx(daly(tau, 325.0, 600.0, 3600.0), rel=1e-12)
+    at_young = evaluate(replace(config, interval_s=young))
+    assert at_young.effective == pytest.approx(daly(young, 325.0, 600.0, 3600.0), rel=1e-12)
+    assert at_young.effective < result.effective
+    assert at_young.optimal_effective == result.effective
+    assert {c.kind for c in result.caveats} <= {"lag_bound", "storage_rounded"}
 
 
 def test_optimize_shows_young_daly_exact(run: Run, run_json: RunJson) -> None:
     doc = run_json("optimize", "--size", "6.5TB", "--bw", "20GB/s", "--mtbf", "1h")
-    assert doc["daly_interval_s"] == pytest.approx(model.daly_interval(325.0, 3600.0))
-    assert doc["exact_interval_s"] == pytest.approx(model.exact_interval(325.0, 3600.0))
-    assert any("from the exact optimum" in w for w in doc["warnings"])
+    tau, young = 3600 * _exact_reference(325 / 3600), math.sqrt(2 * 325 * 3600)
+    assert doc["model"] == "exact"
+    assert doc["daly_interval_s"] == pytest.approx(model.daly_interval(325.0, 3600.0), rel=1e-12)
+    assert doc["optimal_interval_s"] == pytest.approx(tau, rel=1e-9)
+    assert doc["young_interval_s"] == pytest.approx(young, rel=1e-12)
+    assert doc["effective"] == pytest.approx(daly(tau, 325.0, 600.0, 3600.0), rel=1e-12)
+    first = doc["first_order"]
+    assert first["optimal_interval_s"] == first["interval_s"] == doc["young_interval_s"]
+    by_young = (325 / young, young / 7200, 600 / 3600)  # δ/τ, τ/2M, r/M
+    assert [first["loss"][k] for k in ("write", "rework", "restart")] == pytest.approx(by_young, rel=1e-12)
+    assert first["effective"] == pytest.approx(1 - sum(by_young), rel=1e-12)
+    assert doc["warnings"] == []
     table = run("optimize", "--size", "6.5TB", "--bw", "20GB/s", "--mtbf", "1h").stdout
     for name in ("Young (first order)", "Daly (higher order)", "exact (Lambert W)"):
         assert name in table
+    assert f"Optimal storage interval: {format_duration(tau)}" in table
+    assert "First order (Young" in table and format_duration(young) in table
 
 
 # ------------------------------------------------------------------ levels
 
 
+TWO_LEVELS = Config(
+    checkpoint_bytes=90.0,
+    bandwidth=1.0,
+    mtbf_s=4 * HOUR,
+    restart_s=600.0,
+    replica_survival=0.99,
+    memory_bandwidth=30.0,
+    memory_restart_s=60.0,
+)
+
+
 def test_two_level_reference() -> None:
     # MODEL.md §4: M = 4 h, storage δ = 90 s, r = 10 min; memory s = 3 s, r = 60 s, p = 0.99.
     storage_only = evaluate(Config(checkpoint_bytes=90.0, bandwidth=1.0, mtbf_s=4 * HOUR, restart_s=600.0))
-    assert storage_only.effective == pytest.approx(0.8465, abs=5e-5)
-    both = evaluate(
-        Config(
-            checkpoint_bytes=90.0,
-            bandwidth=1.0,
-            mtbf_s=4 * HOUR,
-            restart_s=600.0,
-            replica_survival=0.99,
-            memory_bandwidth=30.0,
-            memory_restart_s=60.0,
-        )
-    )
+    tau = 14400 * _exact_reference(90 / 14400)
+    assert storage_only.effective == pytest.approx(daly(tau, 90.0, 600.0, 14400.0), rel=1e-12)
+    # first order: √(2δ/M) + r/M = 0.1118 + 0.0417 → 0.8465
+    assert storage_only.first_order.effective == pytest.approx(1 - math.sqrt(180 / 14400) - 600 / 14400, rel=1e-12)
+    both = evaluate(TWO_LEVELS)
     memory, storage = both.levels
-    assert memory.optimal_interval_s == pytest.approx(295.4, abs=0.05)  # √(2·3·14400/0.99)
-    assert storage.optimal_interval_s == pytest.approx(16100, abs=1)  # √(2·90·14400/0.01)
-    assert both.total == pytest.approx(0.0360, abs=5e-5)
-    assert both.effective == pytest.approx(0.9640, abs=5e-5)
-    assert both.daly_interval_s is None and both.exact_interval_s is None and both.exact_effective is None
+    # First order, the explanation: each level at √(2 s M / q), loss Σ s/τ + Σ q·(τ/2 + r)/M = 0.0360.
+    fo_memory, fo_storage = math.sqrt(2 * 3 * 14400 / 0.99), math.sqrt(2 * 90 * 14400 / 0.01)
+    fo_loss = (
+        3 / fo_memory + 90 / fo_storage + 0.99 * (fo_memory / 2 + 60) / 14400 + 0.01 * (fo_storage / 2 + 600) / 14400
+    )
+    assert [lv.optimal_interval_s for lv in both.first_order.levels] == pytest.approx(
+        [fo_memory, fo_storage], rel=1e-12
+    )
+    assert both.first_order.total == pytest.approx(fo_loss, rel=1e-12)
+    assert both.young_interval_s == pytest.approx(fo_storage, rel=1e-12)
+    # Exact: storage every m-th memory checkpoint, a whole m, and the split is the reference's at that schedule.
+    tau1, every = float(both.memory_interval_s), int(both.storage_every)
+    assert every == both.storage_every and both.interval_s == every * tau1
+    assert (memory.interval_s, storage.interval_s) == (tau1, both.interval_s)
+    assert (memory.optimal_interval_s, storage.optimal_interval_s) == (tau1, both.optimal_interval_s)
+    want = markov(two_levels(tau1, every, 3.0, 90.0, 0.99, 60.0, 600.0), 14400.0)
+    for key in ("effective", "write", "rework", "restart"):
+        assert getattr(both, key) == pytest.approx(getattr(want, key), rel=1e-11), key
+    assert both.restart == pytest.approx(-0.99 * math.expm1(-60 / 14400) - 0.01 * math.expm1(-600 / 14400), rel=1e-12)
+    assert both.daly_interval_s is None
+    assert both.effective > storage_only.effective
 
 
-def test_single_level_is_young() -> None:
+def _best_at(every: int, around: float, config: Config) -> float:
+    """The largest reference effective time over a grid of memory intervals ±20 % around ``around`` at ``every``."""
+    s1 = config.checkpoint_bytes / config.memory_bandwidth
+    s2 = config.checkpoint_bytes / config.bandwidth
+    q, r1, r2, mtbf = config.replica_survival, config.memory_restart_s, config.restart_s, config.mtbf_s
+    grid = around * np.linspace(0.8, 1.2, 41)
+    return max(markov(two_levels(float(t), every, s1, s2, q, r1, r2), mtbf).effective for t in grid)
+
+
+def test_two_level_optimum_is_the_joint_optimum() -> None:
+    # τ₁ and m are searched jointly: neither a nearby τ₁ at the same m, nor the neighbouring m at any nearby τ₁,
+    # does better by the reference.
+    both = evaluate(TWO_LEVELS)
+    tau1, every = float(both.memory_interval_s), int(both.storage_every)
+    for factor in (0.99, 0.999, 1.001, 1.01):
+        moved = markov(two_levels(tau1 * factor, every, 3.0, 90.0, 0.99, 60.0, 600.0), 14400.0)
+        assert moved.effective < both.effective
+    for other in (every - 1, every + 1):
+        assert _best_at(other, tau1, TWO_LEVELS) < both.effective
+    assert _best_at(every, tau1, TWO_LEVELS) <= both.effective * (1 + 1e-12)
+
+
+def test_single_level_first_order_is_young() -> None:
     config = Config(checkpoint_bytes=6.48e12, bandwidth=2e12, mtbf_s=11160.0, restart_s=600.0)
-    (level,) = evaluate(config).levels
-    assert (level.level.stall_s, level.level.lag_s, level.level.share) == (3.24, 0.0, 1.0)
+    result = evaluate(config)
+    (plan,) = result.levels
+    assert (plan.level.stall_s, plan.level.lag_s, plan.level.share) == (3.24, 0.0, 1.0)
+    assert plan.interval_s == plan.optimal_interval_s == result.interval_s
+    (level,) = result.first_order.levels
+    assert level.interval_s == pytest.approx(math.sqrt(2 * 3.24 * 11160), rel=1e-12)
     write, rework, restart = model.first_order_loss(3.24, level.interval_s, 11160.0, 600.0)
     assert (level.write, level.rework, level.restart) == (write, rework, restart)
+    assert (write, rework, restart) == pytest.approx(
+        (3.24 / level.interval_s, level.interval_s / (2 * 11160), 600 / 11160), rel=1e-12
+    )
+    assert model.first_order(config) == result.first_order
 
 
 def test_async_reference() -> None:
-    # Llama 3 with --snapshot-bw 50TB/s: s = 6.48e12/50e12 = 0.1296 s, P = 3.24 s,
-    # τ* = max(√(2·0.1296·11160), 3.24) = 53.78 s; write = 0.1296/53.78 = 0.002410,
+    # Llama 3 with --snapshot-bw 50TB/s: s = 6.48e12/50e12 = 0.1296 s, P = 3.24 s.
+    # First order: τ = max(√(2·0.1296·11160), 3.24) = 53.78 s; write = 0.1296/53.78 = 0.002410,
     # rework = (53.78/2 + 3.24)/11160 = 0.002700, restart = 0.053763 → effective 0.94113.
+    # Exact: Daly's form with δ → s and r → r + P, so τ* is the Lambert-W optimum of s alone.
     config = Config(checkpoint_bytes=6.48e12, bandwidth=2e12, mtbf_s=11160.0, restart_s=600.0, snapshot_bandwidth=50e12)
     result = evaluate(config)
     (storage,) = result.levels
-    assert (storage.level.stall_s, storage.level.lag_s) == pytest.approx((0.1296, 3.24))
-    assert storage.optimal_interval_s == pytest.approx(53.78, abs=0.005)
-    assert result.write == pytest.approx(0.002410, abs=5e-7)
-    assert result.rework == pytest.approx(0.002700, abs=5e-7)
-    assert result.effective == pytest.approx(0.94113, abs=5e-6)
+    stall, lag = 6.48e12 / 50e12, 3.24
+    assert (storage.level.stall_s, storage.level.lag_s) == pytest.approx((stall, lag), rel=1e-15)
+    fo_tau = math.sqrt(2 * stall * 11160)
+    first = result.first_order
+    assert first.optimal_interval_s == pytest.approx(fo_tau, rel=1e-12)
+    assert first.write == pytest.approx(stall / fo_tau, rel=1e-12)
+    assert first.rework == pytest.approx((fo_tau / 2 + lag) / 11160, rel=1e-12)
+    assert first.effective == pytest.approx(1 - stall / fo_tau - (fo_tau / 2 + lag + 600) / 11160, rel=1e-12)
+    assert first.effective == pytest.approx(0.94113, abs=5e-6)
+    tau = 11160 * _exact_reference(stall / 11160)
+    assert tau > lag
+    assert storage.optimal_interval_s == result.optimal_interval_s == pytest.approx(tau, rel=1e-9)
+    assert result.effective == pytest.approx(daly(tau, stall, 600.0 + lag, 11160.0), rel=1e-12)
+    want = markov(one_level(tau, stall, 600.0, lag=lag), 11160.0)
+    for key in ("effective", "write", "rework", "restart"):
+        assert getattr(result, key) == pytest.approx(getattr(want, key), rel=1e-11), key
     assert config.write_s == 3.24  # durable-in-storage time keeps its meaning
     assert "lag_bound" not in {c.kind for c in result.caveats}
 
 
 def test_async_bound_by_persist_time() -> None:
-    # bw 200 GB/s → P = 32.4 s; snapshot 6480 TB/s → s = 0.001 s; √(2·0.001·11160) = 4.72 s < P → τ* = 32.4 s.
-    # write = 0.001/32.4, rework = (16.2 + 32.4)/11160, restart = 600/11160 → effective 0.941851
+    # bw 200 GB/s → P = 32.4 s; snapshot 6480 TB/s → s = 0.001 s. The exact optimum of s alone,
+    # M·(1 + W₀(−e^{−(1+s/M)})) ≈ √(2·0.001·11160) = 4.72 s, is below P → τ* = 32.4 s.
+    # First order there: write = 0.001/32.4, rework = (16.2 + 32.4)/11160, restart = 600/11160 → 0.941851.
     config = Config(
         checkpoint_bytes=6.48e12, bandwidth=200e9, mtbf_s=11160.0, restart_s=600.0, snapshot_bandwidth=6480e12
     )
     result = evaluate(config)
-    assert result.optimal_interval_s == pytest.approx(32.4)
-    assert result.effective == pytest.approx(1 - (0.001 / 32.4 + 48.6 / 11160 + 600 / 11160), rel=1e-12)
-    assert result.effective == pytest.approx(0.941851, abs=5e-7)
+    assert 11160 * _exact_reference(0.001 / 11160) < 32.4
+    assert result.optimal_interval_s == pytest.approx(32.4, rel=1e-15)
+    assert result.effective == pytest.approx(daly(32.4, 0.001, 600.0 + 32.4, 11160.0), rel=1e-12)
+    assert result.first_order.optimal_interval_s == pytest.approx(32.4, rel=1e-15)
+    first = 1 - (0.001 / 32.4 + 48.6 / 11160 + 600 / 11160)
+    assert result.first_order.effective == pytest.approx(first, rel=1e-12)
+    assert result.first_order.effective == pytest.approx(0.941851, abs=5e-7)
     assert "lag_bound" in {c.kind for c in result.caveats}
+    # Any longer interval does worse.
+    for longer in (32.5, 40.0, 100.0):
+        assert evaluate(replace(config, interval_s=longer)).effective < result.effective
 
 
 def test_gemini_presets() -> None:
@@ -204,44 +315,44 @@ def test_llama3_async_preset() -> None:
     assert evaluate(job.config).effective > evaluate(resolve(presets.load("llama3-405b")).config).effective
 
 
-@settings(max_examples=300, deadline=None)
-@given(
-    size=st.floats(1e9, 1e14),
-    bandwidth=st.floats(1e9, 1e13),
-    mtbf=st.floats(600.0, 1e6),
-    restart=st.floats(1.0, 7200.0),
-    survival=st.floats(0.01, 0.999),
-    restart_fraction=st.floats(0.0, 1.0),
+@pytest.mark.parametrize(
+    "base",
+    [
+        Config(checkpoint_bytes=6.48e12, bandwidth=2e12, mtbf_s=11160.0, restart_s=600.0),
+        Config(checkpoint_bytes=90.0, bandwidth=1.0, mtbf_s=4 * HOUR, restart_s=600.0),
+        Config(checkpoint_bytes=300.0, bandwidth=1.0, mtbf_s=900.0, restart_s=600.0),  # δ/M = 1/3
+        Config(checkpoint_bytes=6.48e12, bandwidth=2e12, mtbf_s=11160.0, restart_s=600.0, snapshot_bandwidth=50e12),
+    ],
+    ids=["llama3", "gemini-storage", "daly", "async"],
 )
-def test_adding_a_free_level_never_hurts(
-    size: float, bandwidth: float, mtbf: float, restart: float, survival: float, restart_fraction: float
-) -> None:
-    base = Config(checkpoint_bytes=size, bandwidth=bandwidth, mtbf_s=mtbf, restart_s=restart)
+@pytest.mark.parametrize(("survival", "restart_fraction"), [(0.5, 1.0), (0.9, 0.1), (0.999, 0.0)])
+def test_adding_a_nearly_free_level_never_hurts(base: Config, survival: float, restart_fraction: float) -> None:
+    # A memory level whose copy stalls 1e-12 of the storage write and whose restart is no longer: taking it with
+    # every storage checkpoint (m = 1) already matches storage alone up to that stall, so the exact optimum with
+    # it can only be better. (A stall of exactly 0, memory_bandwidth = inf, is refused by the search: see the
+    # report; the properties test the same over random configurations.)
     with_memory = replace(
-        base, replica_survival=survival, memory_bandwidth=math.inf, memory_restart_s=restart * restart_fraction
+        base,
+        replica_survival=survival,
+        memory_bandwidth=base.bandwidth * 1e12,
+        memory_restart_s=base.restart_s * restart_fraction,
     )
-    assert evaluate(with_memory).total <= evaluate(base).total * (1 + 1e-12)
+    alone, both = evaluate(base), evaluate(with_memory)
+    assert both.effective >= alone.effective * (1 - 1e-9)
+    if restart_fraction < 1.0:
+        assert both.effective > alone.effective
 
 
-@settings(max_examples=200, deadline=None)
-@given(size=st.floats(1e9, 1e14), bandwidth=st.floats(1e9, 1e13), mtbf=st.floats(600.0, 1e6))
-def test_each_level_optimum_is_a_minimum(size: float, bandwidth: float, mtbf: float) -> None:
-    config = Config(
-        checkpoint_bytes=size,
-        bandwidth=bandwidth,
-        mtbf_s=mtbf,
-        restart_s=600.0,
-        replica_survival=0.9,
-        memory_bandwidth=bandwidth * 30,
-        memory_restart_s=60.0,
-    )
-    best = evaluate(config)
-    memory, storage = best.levels
-    for factor in (0.9, 1.1):
-        moved = evaluate(replace(config, memory_interval_s=memory.optimal_interval_s * factor))
-        assert moved.total >= best.total * (1 - 1e-12)
-        moved = evaluate(replace(config, interval_s=storage.optimal_interval_s * factor))
-        assert moved.total >= best.total * (1 - 1e-12)
+def test_given_intervals_are_never_better_than_the_optimum() -> None:
+    best = evaluate(TWO_LEVELS)
+    tau1, every = float(best.memory_interval_s), int(best.storage_every)
+    for memory_factor, storage_factor in ((0.9, 1.0), (1.1, 1.0), (1.0, 0.5), (1.0, 2.0), (0.5, 0.5)):
+        moved = evaluate(
+            replace(TWO_LEVELS, memory_interval_s=tau1 * memory_factor, interval_s=tau1 * every * storage_factor)
+        )
+        assert moved.effective < best.effective
+        assert moved.optimal_effective == best.effective
+        assert moved.interval_s == moved.storage_every * moved.memory_interval_s
 
 
 # -------------------------------------------------------------------- CLI
@@ -253,25 +364,54 @@ def test_cli_memory_level(run: Run, run_json: RunJson) -> None:
     doc = run_json("optimize", *args)
     memory, storage = doc["levels"]
     assert memory["name"] == "memory" and storage["name"] == "storage"
-    assert memory["stall_s"] == pytest.approx(3.24)  # 6.48 TB / 2 TB/s
-    assert memory["optimal_interval_s"] == pytest.approx(math.sqrt(2 * 3.24 * 14400 / 0.99))
-    assert storage["share_of_failures"] == pytest.approx(0.01)
-    assert storage["optimal_interval_s"] == pytest.approx(math.sqrt(2 * 90 * 14400 / 0.01))
-    assert doc["optimal_interval_s"] == storage["optimal_interval_s"]
-    assert doc["exact_interval_s"] is None and doc["daly_interval_s"] is None and doc["exact_effective"] is None
-    assert any("simulation is the check" in w for w in doc["warnings"])
-    total = sum(level["loss"][k] for level in doc["levels"] for k in ("write", "rework", "restart"))
-    assert doc["loss"]["total"] == pytest.approx(total)
+    assert memory["stall_s"] == pytest.approx(3.24, rel=1e-15)  # 6.48 TB / 2 TB/s
+    assert storage["stall_s"] == pytest.approx(90.0, rel=1e-15)  # 6.48 TB / 72 GB/s
+    assert storage["share_of_failures"] == pytest.approx(0.01, rel=1e-12)
+    # The schedule: memory every τ₁, storage with every m-th of them, exactly.
+    tau1, every = doc["memory_interval_s"], doc["storage_every"]
+    assert isinstance(every, int) and every >= 1
+    assert doc["interval_s"] == every * tau1 == storage["interval_s"] and memory["interval_s"] == tau1
+    assert doc["optimal_memory_interval_s"] == tau1 and doc["optimal_storage_every"] == every
+    assert doc["optimal_interval_s"] == storage["optimal_interval_s"] == doc["interval_s"]
+    want = markov(two_levels(tau1, every, 3.24, 90.0, 0.99, 60.0, 600.0), 14400.0)
+    assert doc["effective"] == pytest.approx(want.effective, rel=1e-11)
+    for key in ("write", "rework", "restart"):
+        assert doc["loss"][key] == pytest.approx(getattr(want, key), rel=1e-11), key
+    assert doc["loss"]["total"] == pytest.approx(1 - doc["effective"], abs=1e-15)
+    assert doc["daly_interval_s"] is None and doc["warnings"] == []
+    # First order beside it: Young's interval of each level, √(2 s M / q).
+    assert doc["young_interval_s"] == pytest.approx(math.sqrt(2 * 90 * 14400 / 0.01), rel=1e-12)
+    assert doc["first_order"]["optimal_interval_s"] == doc["young_interval_s"]
     table = run("optimize", *args).stdout
     assert "memory" in table and "storage" in table and "Levels" in table
+    assert f"{format_duration(tau1)} × {every} = {format_duration(doc['interval_s'])}" in table
 
 
 def test_cli_given_intervals_per_level(run_json: RunJson) -> None:
     doc = run_json("optimize", "--preset", "gemini-inmemory", "--interval", "2h", "--memory-interval", "10min")
     memory, storage = doc["levels"]
     assert memory["interval_s"] == 600 and storage["interval_s"] == 7200
-    assert doc["interval_s"] == 7200
+    assert doc["interval_s"] == 7200 and doc["storage_every"] == 12 and doc["memory_interval_s"] == 600
     assert doc["effective"] < doc["optimal_effective"]
+    assert doc["interval_penalty_pp"] == pytest.approx((doc["optimal_effective"] - doc["effective"]) * 100, rel=1e-12)
+    want = markov(two_levels(600.0, 12, 3.0, 90.0, 0.99, 60.0, 600.0), 14400.0)  # the gemini-inmemory preset
+    assert doc["effective"] == pytest.approx(want.effective, rel=1e-11)
+    assert doc["warnings"] == []
+
+
+def test_cli_storage_interval_rounded_to_whole_memory_intervals(run: Run, run_json: RunJson) -> None:
+    # 30 min is not a whole number of 7 min memory intervals: m = round(30/7) = 4, so 28 min, with a warning.
+    args = ("optimize", "--preset", "gemini-inmemory", "--interval", "30min", "--memory-interval", "7min")
+    doc = run_json(*args)
+    assert doc["storage_every"] == 4 and doc["memory_interval_s"] == 420 and doc["interval_s"] == 4 * 420
+    want = markov(two_levels(420.0, 4, 3.0, 90.0, 0.99, 60.0, 600.0), 14400.0)
+    assert doc["effective"] == pytest.approx(want.effective, rel=1e-11)
+    assert len(doc["warnings"]) == 1 and "30.0 min" in doc["warnings"][0] and "whole" in doc["warnings"][0]
+    result = evaluate(
+        resolve(presets.load("gemini-inmemory")).config.replace(interval_s=1800.0, memory_interval_s=420.0)
+    )
+    assert [(c.kind, c.value) for c in result.caveats] == [("storage_rounded", 1800.0)]
+    assert "not a whole number of memory intervals" in run(*args).stderr
 
 
 def test_cli_async(run: Run, run_json: RunJson) -> None:
@@ -280,7 +420,12 @@ def test_cli_async(run: Run, run_json: RunJson) -> None:
     assert storage["stall_s"] == pytest.approx(0.1296)
     assert storage["lag_s"] == pytest.approx(3.24)
     assert doc["write_s"] == pytest.approx(3.24)
-    assert doc["effective"] == pytest.approx(0.94113, abs=5e-6)
+    tau = 11160 * _exact_reference(0.1296 / 11160)
+    assert doc["optimal_interval_s"] == pytest.approx(tau, rel=1e-9)
+    assert doc["effective"] == pytest.approx(daly(tau, 0.1296, 603.24, 11160.0), rel=1e-12)
+    fo_tau = math.sqrt(2 * 0.1296 * 11160)
+    first = 1 - 0.1296 / fo_tau - (fo_tau / 2 + 3.24 + 600) / 11160
+    assert doc["first_order"]["effective"] == pytest.approx(first, rel=1e-12)
     bound = run("optimize", "--bw", "200GB/s", "--snapshot-bw", "6480TB/s")
     assert "bound by the persist time" in bound.stderr
     assert "persist" in bound.stdout

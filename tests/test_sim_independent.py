@@ -4,7 +4,7 @@ The reference below walks the timeline event by event in plain Python: one
 failure at a time, one piece of work or stall at a time, keeping the last
 memory checkpoint, the last durable storage checkpoint and the snapshot in
 flight as (position, useful work) pairs. It shares no code with
-``ckptcalc.simulate`` (which works on phases and whole arrays), so the two
+``ckptcalc.montecarlo`` (which works on phases and whole arrays), so the two
 agreeing is evidence that both follow the semantics:
 
 * renewal: the failure clock restarts at each failure, the time to the next
@@ -23,6 +23,13 @@ agreeing is evidence that both follow the semantics:
 * split: useful = kept work, write = stalls (also those cut short),
   restart = restarts (also those cut short), rework = the rest.
 
+The same rules, for exponential failures, also give the exact split by a
+linear solve over the states of one renewal cycle (:func:`markov`): it agrees
+with the walk within its confidence interval, with Daly's closed form for one
+synchronous level, and with ``ckptcalc.exact`` to rounding, so the exact
+model the decisions come from is checked against code that shares nothing
+with it.
+
 Fixed seeds throughout: not flaky.
 """
 
@@ -36,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from ckptcalc import simulate as sim
+from ckptcalc import montecarlo as sim
 
 BATCHES = 20
 
@@ -256,6 +263,145 @@ def test_reference_walk_matches_daly_exactly_enough() -> None:
     exact = 600.0 / (3600.0 * math.exp(300.0 / 3600.0) * math.expm1(660.0 / 3600.0))
     walked = reference(strategy, python_draws(strategy, 3600.0, None, seed=3), 100_000)
     assert abs(walked.effective - exact) <= walked.half_width
+
+
+# ------------------------------------------------------------- an independent analytic reference
+
+
+@dataclass(frozen=True)
+class Shares:
+    effective: float
+    write: float
+    rework: float
+    restart: float
+
+
+def markov(strategy: Strategy, mtbf: float) -> Shares:
+    """The exact split of elapsed time for exponential failures, from the semantics above, by a linear solve.
+
+    One renewal cycle runs from one storage commit to the next. The states are: ``S_j`` at memory
+    checkpoint j (counted from the storage copy made durable at the cycle's start, j = 0 … m + k),
+    ``C`` the commit point itself (offset u into segment k + 1, where the lag P ends: P = k·(τ₁ + s₁) + u),
+    ``R1_j`` a memory restart heading for checkpoint j and ``R2`` a storage restart (heading for j = 0,
+    the memory copy reset to it). From ``S_{m+k}`` only the u up to the next commit remain, which
+    absorbs. A piece of w work then d stall takes M·(1 − e^{−(w+d)/M}) expected time, of which
+    e^{−w/M}·M·(1 − e^{−d/M}) is stall; it fails with probability 1 − e^{−(w+d)/M}, and a failure
+    goes to ``R1`` with probability q, else to ``R2``. Solving (I − P)·x = c for time, stall and
+    restart from ``C`` gives the shares; the useful work of a cycle is m·τ₁. Nothing here is shared
+    with ckptcalc: it is numpy.linalg.solve on a matrix built from those rules.
+    """
+    s = strategy
+    tau, m, q = s.work, s.every, s.share
+    width = tau + s.stall
+
+    def length(j: int) -> float:  # segment j runs from checkpoint j − 1 to checkpoint j
+        return width + (s.storage_stall if j % m == 0 else 0.0)
+
+    k = min(int(s.lag // width), m - 1)
+    u = s.lag - k * width
+    last = m + k  # S_0 … S_last
+    index_s = list(range(last + 1))
+    index_r1 = [last + 1 + j for j in range(last + 1)]
+    r2 = 2 * (last + 1)
+    c_state = r2 + 1
+    n = c_state + 1
+    p = np.zeros((n, n))
+    reward = np.zeros((n, 3))  # time, stall, restart per visit
+
+    def piece(state: int, work: float, stall: float, success: int | None, back: int) -> None:
+        total = work + stall
+        fail = -math.expm1(-total / mtbf)
+        reward[state, 0] = mtbf * fail
+        reward[state, 1] = math.exp(-work / mtbf) * -mtbf * math.expm1(-stall / mtbf)
+        if success is not None:
+            p[state, success] += 1.0 - fail
+        p[state, index_r1[back]] += fail * q
+        p[state, r2] += fail * (1.0 - q)
+
+    def restart(state: int, duration: float, target: int) -> None:
+        fail = -math.expm1(-duration / mtbf)
+        reward[state, 0] = reward[state, 2] = mtbf * fail
+        p[state, target] += 1.0 - fail
+        p[state, index_r1[0] if state == r2 else state] += fail * q
+        p[state, r2] += fail * (1.0 - q)
+
+    for j in range(last):
+        piece(index_s[j], tau, length(j + 1) - tau, index_s[j + 1], j)
+    piece(index_s[last], min(u, tau), max(u - tau, 0.0), None, last)  # success: the commit, absorbing
+    rest = length(k + 1) - u
+    piece(c_state, max(tau - u, 0.0), rest - max(tau - u, 0.0), index_s[k + 1], k)
+    for j in range(last + 1):
+        restart(index_r1[j], s.restart_memory, index_s[j])
+    restart(r2, s.restart_storage, index_s[0])
+    solved = np.linalg.solve(np.eye(n) - p, reward)
+    time, stall, restarting = solved[c_state]
+    effective = m * tau / time
+    return Shares(effective, stall / time, 1.0 - effective - stall / time - restarting / time, restarting / time)
+
+
+def daly(tau: float, delta: float, restart: float, mtbf: float) -> float:
+    """MODEL.md §3: τ / (M·e^{r/M}·(e^{(τ+δ)/M} − 1))."""
+    return tau / (mtbf * math.exp(restart / mtbf) * math.expm1((tau + delta) / mtbf))
+
+
+@pytest.mark.parametrize(
+    ("tau", "delta", "restart", "mtbf"),
+    [(600.0, 60.0, 300.0, 3600.0), (266.8, 3.24, 600.0, 11160.0), (300.0, 300.0, 600.0, 900.0)],
+)
+def test_markov_reference_is_daly_for_one_synchronous_level(
+    tau: float, delta: float, restart: float, mtbf: float
+) -> None:
+    # For one synchronous level the split has a closed form: per segment of τ + δ, e^{(τ+δ)/M} attempts
+    # each stalling e^{−τ/M}·M·(1 − e^{−δ/M}); every inter-failure time X spends min(X, r) restarting.
+    got = markov(one_level(tau, delta, restart), mtbf)
+    assert got.effective == pytest.approx(daly(tau, delta, restart, mtbf), rel=1e-11)
+    stall = math.expm1(delta / mtbf) * math.exp(-restart / mtbf) / math.expm1((tau + delta) / mtbf)
+    assert got.write == pytest.approx(stall, rel=1e-11)
+    assert got.restart == pytest.approx(-math.expm1(-restart / mtbf), rel=1e-11)
+
+
+@pytest.mark.parametrize(
+    ("strategy", "mtbf"), [c[1:3] for c in CASES if c[3] is None], ids=[c[0] for c in CASES if c[3] is None]
+)
+def test_markov_reference_agrees_with_the_walk(strategy: Strategy, mtbf: float) -> None:
+    # The linear solve and the event-by-event walk follow the same rules in two unrelated ways.
+    walked = reference(strategy, python_draws(strategy, mtbf, None, seed=23), 100_000)
+    exact = markov(strategy, mtbf)
+    assert abs(walked.effective - exact.effective) <= walked.half_width
+    for key in ("write", "rework", "restart"):
+        assert abs(walked.split[key] - getattr(exact, key)) <= 1.5 * walked.split_half_width[key], key
+
+
+# Beyond CASES: the commit inside a stall, at a storage boundary, many segments, and long restarts.
+EXACT_CASES = [
+    *[(c[0], c[1], c[2]) for c in CASES if c[3] is None],
+    ("async-lag-equals-interval", one_level(500.0, 20.0, 900.0, lag=500.0), 2400.0),
+    ("memory+async-commit-in-a-stall", two_levels(200.0, 3, 5.0, 50.0, 0.8, 60.0, 600.0, lag=406.0), 3000.0),
+    ("memory+async-lag-m-tau", two_levels(200.0, 3, 5.0, 50.0, 0.8, 60.0, 600.0, lag=600.0), 3000.0),
+    ("memory+sync-many", two_levels(292.5, 54, 3.0, 90.0, 0.99, 60.0, 600.0), 14400.0),
+    ("memory+async-restarts-beyond-M", two_levels(100.0, 7, 2.0, 30.0, 0.5, 900.0, 5000.0, lag=350.0), 1500.0),
+]
+
+
+@pytest.mark.parametrize(("strategy", "mtbf"), [c[1:] for c in EXACT_CASES], ids=[c[0] for c in EXACT_CASES])
+def test_exact_model_is_the_markov_reference(strategy: Strategy, mtbf: float) -> None:
+    # ckptcalc.exact's closed-form recursion against the linear solve: the same numbers, to rounding.
+    from ckptcalc import exact
+
+    schedule = exact.Schedule(
+        tau1_s=strategy.work,
+        every=strategy.every,
+        s1_s=strategy.stall,
+        s2_s=strategy.storage_stall,
+        lag_s=strategy.lag,
+        share=strategy.share,
+        r1_s=strategy.restart_memory,
+        r2_s=strategy.restart_storage,
+    )
+    got = exact.effective(schedule, mtbf)
+    want = markov(strategy, mtbf)
+    for key in ("effective", "write", "rework", "restart"):
+        assert getattr(got, key) == pytest.approx(getattr(want, key), rel=1e-11), key
 
 
 def test_t_quantile_is_the_textbook_value() -> None:

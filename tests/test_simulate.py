@@ -1,4 +1,8 @@
-"""simulate: the Monte Carlo timeline against the analytic model (MODEL.md §7). Fixed seeds: not flaky."""
+"""simulate: the Monte Carlo timeline against the analytic model (MODEL.md §7, §8). Fixed seeds: not flaky.
+
+The simulation runs exactly the schedule the exact model reports (its optimum where no interval is given);
+the exact model must land inside its confidence interval, and first order, where it is visibly off, outside.
+"""
 
 from __future__ import annotations
 
@@ -9,11 +13,14 @@ from typing import Any
 import numpy as np
 import pytest
 from cli_helpers import assert_usage_error
-from test_sim_independent import t_975
+from test_sim_independent import markov, t_975, two_levels
 
-from ckptcalc import simulate as sim
+from ckptcalc import montecarlo as sim
+from ckptcalc import presets
 from ckptcalc.errors import InputError
-from ckptcalc.model import Config, evaluate, exact_effective, replace
+from ckptcalc.model import Config, evaluate, exact_effective, exact_interval, replace
+from ckptcalc.scenario import resolve
+from ckptcalc.units import format_duration
 
 Run = Callable[..., Any]
 RunJson = Callable[..., dict[str, Any]]
@@ -28,21 +35,33 @@ def _inside(value: float, run: sim.Simulation) -> bool:
     return low <= value <= high
 
 
+def daly(tau: float, delta: float, restart: float, mtbf: float) -> float:
+    """MODEL.md §3, written out here: τ / (M·e^{r/M}·(e^{(τ+δ)/M} − 1))."""
+    return tau / (mtbf * math.exp(restart / mtbf) * math.expm1((tau + delta) / mtbf))
+
+
 def test_llama3_agrees_with_exact() -> None:
     run = sim.run(LLAMA, sim.Failures(11160.0), cycles=2_000_000, seed=11)
-    # MODEL.md §3: effective_exact(τ*) = 0.9250
-    exact = exact_effective(math.sqrt(2 * 3.24 * 11160), 3.24, 600.0, 11160.0)
+    # The simulation runs the exact optimum, M·(1 + W₀(−e^{−(1+δ/M)})) = 266.8 s; MODEL.md §3: 0.9250 there.
+    assert run.interval_s == pytest.approx(exact_interval(3.24, 11160.0), rel=1e-12)
+    exact = daly(run.interval_s, 3.24, 600.0, 11160.0)
     assert exact == pytest.approx(0.9250, abs=5e-5)
+    assert float(evaluate(LLAMA).effective) == pytest.approx(exact, rel=1e-12)
     assert _inside(exact, run)
-    assert not _inside(float(evaluate(LLAMA).effective), run)  # first order is 0.28 pp off
+    first = 1 - math.sqrt(2 * 3.24 / 11160) - 600 / 11160  # first order at Young's interval: 0.9221
+    assert float(evaluate(LLAMA).first_order.effective) == pytest.approx(first, rel=1e-12)
+    assert not _inside(first, run)  # first order is 0.28 pp off
 
 
 def test_daly_case_agrees_with_exact_not_first_order() -> None:
     config = replace(DALY, interval_s=300.0)
     run = sim.run(config, sim.Failures(900.0), cycles=2_000_000, seed=11)
-    exact = exact_effective(300.0, 300.0, 600.0, 900.0)
+    exact = daly(300.0, 300.0, 600.0, 900.0)
     assert _inside(exact, run)
-    assert evaluate(config).effective == 0.0  # first order: loss ≥ 1, clamped
+    assert float(evaluate(config).effective) == pytest.approx(exact, rel=1e-12)
+    # first order: 300/300 + 300/1800 + 600/900 ≥ 1, clamped to 0
+    assert evaluate(config).first_order.total == pytest.approx(1 + 300 / 1800 + 600 / 900, rel=1e-12)
+    assert evaluate(config).first_order.effective == 0.0
     assert run.effective > 0.15
 
 
@@ -51,9 +70,15 @@ def test_async_case_agrees_with_first_order_when_small() -> None:
     # simulated value higher by about r²/2M² ≈ 0.15 %: the simulation also checks that.
     config = replace(LLAMA, snapshot_bandwidth=50e12)
     run = sim.run(config, sim.Failures(11160.0), cycles=2_000_000, seed=11)
-    first = float(evaluate(config).effective)
+    stall, lag = 0.1296, 3.24
+    young = math.sqrt(2 * stall * 11160)
+    first = 1 - stall / young - (young / 2 + lag + 600) / 11160
+    assert float(evaluate(config).first_order.effective) == pytest.approx(first, rel=1e-12)
     assert first == pytest.approx(0.94113, abs=5e-6)
     assert run.effective == pytest.approx(first, abs=0.003)
+    # The run is the exact optimum (Lambert W of the stall alone), where the exact model agrees.
+    assert run.interval_s == pytest.approx(exact_interval(stall, 11160.0), rel=1e-12)
+    _inside_or_report(daly(run.interval_s, stall, 600.0 + lag, 11160.0), run)
     # Cross-check: the same async run with lag 0 equals a synchronous run with the snapshot stall.
     no_lag = sim.run(
         Config(checkpoint_bytes=6.48e12, bandwidth=50e12, mtbf_s=11160.0, restart_s=600.0),
@@ -69,10 +94,13 @@ def test_async_agrees_with_the_exact_formula() -> None:
     # so the renewal series is (τ/M)·Σ S(r + P + k(τ+s)): MODEL.md's exact formula with δ → s, r → r + P.
     config = replace(LLAMA, snapshot_bandwidth=50e12, bandwidth=200e9, interval_s=120.0)
     stall, lag = 6.48e12 / 50e12, 6.48e12 / 200e9  # 0.1296 s, 32.4 s
-    exact = exact_effective(120.0, stall, 600.0 + lag, 11160.0)
+    exact = daly(120.0, stall, 600.0 + lag, 11160.0)
     run = sim.run(config, sim.Failures(11160.0), cycles=2_000_000, seed=11)
     assert _inside(exact, run)
-    assert not _inside(float(evaluate(config).effective), run)
+    assert float(evaluate(config).effective) == pytest.approx(exact, rel=1e-12)
+    first = 1 - stall / 120 - (60 + lag + 600) / 11160  # first order at the same 120 s
+    assert float(evaluate(config).first_order.effective) == pytest.approx(first, rel=1e-12)
+    assert not _inside(first, run)
 
 
 def test_async_lag_by_hand() -> None:
@@ -87,6 +115,11 @@ def test_async_lag_by_hand() -> None:
 
 def test_two_levels_agree_with_first_order() -> None:
     # MODEL.md §4 reference: first order 0.9640. δ ≪ M here, so the simulation should agree within 0.1 pp.
+    fo_memory, fo_storage = math.sqrt(2 * 3 * 14400 / 0.99), math.sqrt(2 * 90 * 14400 / 0.01)
+    fo_loss = (
+        3 / fo_memory + 90 / fo_storage + 0.99 * (fo_memory / 2 + 60) / 14400 + 0.01 * (fo_storage / 2 + 600) / 14400
+    )
+    assert 1 - fo_loss == pytest.approx(0.9640, abs=5e-5)
     config = Config(
         checkpoint_bytes=90.0,
         bandwidth=1.0,
@@ -97,18 +130,23 @@ def test_two_levels_agree_with_first_order() -> None:
         memory_restart_s=60.0,
     )
     run = sim.run(config, sim.Failures(14400.0), cycles=1_000_000, seed=5)
-    assert run.effective == pytest.approx(0.9640, abs=0.001)
-    assert run.storage_every == round(16099.69 / 295.42)
+    assert float(evaluate(config).first_order.effective) == pytest.approx(1 - fo_loss, rel=1e-12)
+    assert run.effective == pytest.approx(1 - fo_loss, abs=0.001)
+    assert run.storage_every == round(fo_storage / fo_memory)  # the exact joint optimum keeps first order's m here
     assert run.split.restart == pytest.approx((0.99 * 60 + 0.01 * 600) / 14400, rel=0.05)
+    # exactly: each time between failures spends min(X, r) restarting, r₁ with probability q, else r₂
+    restart = -0.99 * math.expm1(-60 / 14400) - 0.01 * math.expm1(-600 / 14400)
+    assert float(evaluate(config).restart) == pytest.approx(restart, rel=1e-12)
 
 
 def test_weibull_shape_one_is_exponential() -> None:
     exponential = sim.run(LLAMA, sim.Failures(11160.0), cycles=300_000, seed=9)
     weibull = sim.run(LLAMA, sim.Failures(11160.0, 1.0), cycles=300_000, seed=9)
     assert weibull.effective == pytest.approx(exponential.effective, rel=1e-12)
-    tau = math.sqrt(2 * 3.24 * 11160)
-    series = sim.renewal_effective(tau, 3.24, 600.0, sim.Failures(11160.0, 1.0))
-    assert series == pytest.approx(exact_effective(tau, 3.24, 600.0, 11160.0), rel=1e-12)
+    for tau in (math.sqrt(2 * 3.24 * 11160), exact_interval(3.24, 11160.0)):
+        series = sim.renewal_effective(tau, 3.24, 600.0, sim.Failures(11160.0, 1.0))
+        assert series == pytest.approx(exact_effective(tau, 3.24, 600.0, 11160.0), rel=1e-12)
+        assert series == pytest.approx(daly(tau, 3.24, 600.0, 11160.0), rel=1e-12)
 
 
 def test_weibull_agrees_with_renewal_series() -> None:
@@ -157,8 +195,12 @@ def test_cli_json(run_json: RunJson) -> None:
     low, high = doc["effective_ci95"]
     assert low < doc["effective"] < high
     assert set(doc["split"]) == {"useful", "write", "rework", "restart"}
-    assert doc["analytic"]["first_order"] == pytest.approx(0.9221, abs=5e-5)
-    assert doc["analytic"]["exact"] == pytest.approx(0.9250, abs=5e-5)
+    # The run is the exact optimum; both models are evaluated at the interval simulated (first order: Young's terms).
+    tau = doc["interval_s"]
+    assert tau == pytest.approx(exact_interval(3.24, 11160.0), rel=1e-12)
+    first = 1 - 3.24 / tau - tau / (2 * 11160) - 600 / 11160
+    assert doc["analytic"]["first_order"] == pytest.approx(first, rel=1e-12)
+    assert doc["analytic"]["exact"] == pytest.approx(daly(doc["interval_s"], 3.24, 600.0, 11160.0), rel=1e-12)
     again = run_json("simulate", "--cycles", "2e5", "--seed", "7")
     assert again == doc
 
@@ -169,22 +211,51 @@ def test_cli_default_seed_is_fixed_and_printed(run: Run, run_json: RunJson) -> N
     assert f"seed {sim.DEFAULT_SEED}" in run("simulate", "--cycles", "1e5").stdout
 
 
-def test_cli_levels_have_no_exact(run: Run, run_json: RunJson) -> None:
+def test_cli_levels_against_the_exact_model(run: Run, run_json: RunJson) -> None:
     doc = run_json("simulate", "--preset", "gemini-inmemory", "--cycles", "2e5", "--seed", "7")
+    tau1, every = doc["memory_interval_s"], doc["storage_every"]
+    best = evaluate(resolve(presets.load("gemini-inmemory")).config)
+    assert (tau1, every) == (best.memory_interval_s, best.storage_every)  # the exact joint optimum is what runs
+    assert doc["interval_s"] == every * tau1
+    want = markov(two_levels(tau1, every, 3.0, 90.0, 0.99, 60.0, 600.0), 14400.0)
+    assert doc["analytic"]["exact"] == pytest.approx(want.effective, rel=1e-11)
+    low, high = doc["effective_ci95"]
+    assert doc["agreement"]["exact"]["agrees"] == (low <= doc["analytic"]["exact"] <= high)
+    table = run("simulate", "--preset", "gemini-inmemory", "--cycles", "2e5", "--seed", "7").stdout
+    assert "no closed form" not in table
+    # Weibull failures with two levels: no analytic value, the simulation is the answer.
+    weibull = (
+        "simulate",
+        "--preset",
+        "gemini-inmemory",
+        "--cycles",
+        "2e4",
+        "--failure-dist",
+        "weibull",
+        "--shape",
+        "0.7",
+    )
+    doc = run_json(*weibull)
     assert doc["analytic"]["exact"] is None and doc["agreement"]["exact"] is None
-    assert doc["memory_interval_s"] == pytest.approx(math.sqrt(2 * 3 * 14400 / 0.99))
-    assert "no closed form" in run("simulate", "--preset", "gemini-inmemory", "--cycles", "2e5").stdout
+    assert "no closed form" in run(*weibull).stdout
 
 
 def test_cli_optimize(run: Run, run_json: RunJson) -> None:
-    doc = run_json("simulate", "--failure-dist", "weibull", "--shape", "0.7", "--optimize", "--cycles", "2e5")
+    args = ("simulate", "--failure-dist", "weibull", "--shape", "0.7", "--optimize", "--cycles", "2e5")
+    doc = run_json(*args)
     found = doc["optimize"]
-    assert found["young_interval_s"] == pytest.approx(math.sqrt(2 * 3.24 * 11160))
-    assert found["exact_interval_s"] is not None
+    assert found["young_interval_s"] == pytest.approx(math.sqrt(2 * 3.24 * 11160), rel=1e-12)
+    # The exact optimum for exponential failures, beside the Weibull search: Lambert W, whatever the distribution.
+    assert found["exponential_exact_interval_s"] == pytest.approx(exact_interval(3.24, 11160.0), rel=1e-12)
+    assert found["memory_interval_s"] is None and found["storage_every"] is None
     assert found["evaluations"] < 100
     assert doc["analytic"]["exact"] is not None  # the renewal series for Weibull
-    table = run("simulate", "--failure-dist", "weibull", "--shape", "0.7", "--optimize", "--cycles", "2e5").stdout
+    table = run(*args).stdout
     assert "simulation (golden section)" in table
+    best = next(line for line in table.splitlines() if line.startswith("simulation (golden section)"))
+    assert format_duration(found["interval_s"]) in best
+    exact_line = next(line for line in table.splitlines() if line.startswith("exact, exponential failures"))
+    assert "Lambert W" in exact_line and format_duration(found["exponential_exact_interval_s"]) in exact_line
 
 
 def test_cli_interval(run_json: RunJson) -> None:
@@ -246,6 +317,8 @@ def test_memory_sync_storage_agrees_with_exact(inputs: tuple[Any, ...], expected
     exact = exact_memory_sync(*inputs)
     assert exact == pytest.approx(expected, abs=5e-6)
     tau, every, s1, s2, q, r1, r2, mtbf = inputs
+    # Two independent derivations, the §8 recursion above and the linear solve over states, agree.
+    assert exact == pytest.approx(markov(two_levels(tau, every, s1, s2, q, r1, r2), mtbf).effective, rel=1e-11)
     schedule = sim.Schedule(
         interval_s=tau,
         stall_s=s1,
@@ -261,8 +334,8 @@ def test_memory_sync_storage_agrees_with_exact(inputs: tuple[Any, ...], expected
 
 
 def test_memory_sync_storage_from_a_config() -> None:
-    # The same §4 case through the model configuration: s₁ = 90 B / 30 B/s = 3 s, s₂ = 90 s; the mapping
-    # rounds 16 099.7 / 295.42 to m = 54 and the simulation must run τ₁ = 295.42 s, m·τ₁ = 15 952.9 s.
+    # The same §4 case through the model configuration: s₁ = 90 B / 30 B/s = 3 s, s₂ = 90 s. The simulation
+    # must run the exact joint optimum the model reports (τ₁ ≈ 292.5 s, m = 54, MODEL.md §8), exactly.
     config = Config(
         checkpoint_bytes=90.0,
         bandwidth=1.0,
@@ -275,10 +348,13 @@ def test_memory_sync_storage_from_a_config() -> None:
     # A 95 % interval: about one seed in twenty misses (seed 3 does, by 2.9 half-widths); the spread test
     # below checks over 30 seeds that the intervals cover as often as they claim.
     run = sim.run(config, sim.Failures(14400.0), cycles=2_000_000, seed=11)
-    tau = math.sqrt(2 * 3 * 14400 / 0.99)
-    assert run.memory_interval_s == pytest.approx(tau) and run.storage_every == 54
-    assert run.interval_s == 54 * run.memory_interval_s
-    _inside_or_report(exact_memory_sync(run.memory_interval_s, 54, 3.0, 90.0, 0.99, 60.0, 600.0, 14400.0), run)
+    result = evaluate(config)
+    assert run.memory_interval_s == result.memory_interval_s and run.storage_every == result.storage_every == 54
+    assert run.interval_s == 54 * run.memory_interval_s == result.interval_s
+    assert run.memory_interval_s == pytest.approx(292.5, abs=0.05)
+    exact = exact_memory_sync(run.memory_interval_s, 54, 3.0, 90.0, 0.99, 60.0, 600.0, 14400.0)
+    assert float(result.effective) == pytest.approx(exact, rel=1e-11)
+    _inside_or_report(exact, run)
 
 
 def test_single_level_async_reference() -> None:
@@ -286,8 +362,10 @@ def test_single_level_async_reference() -> None:
     config = replace(LLAMA, snapshot_bandwidth=409.6e12)
     run = sim.run(config, sim.Failures(11160.0), cycles=2_000_000, seed=4)
     stall, lag = 6.48e12 / 409.6e12, 3.24
-    exact = exact_effective(run.interval_s, stall, 600.0 + lag, 11160.0)
+    assert run.interval_s == pytest.approx(exact_interval(stall, 11160.0), rel=1e-12)  # above the lag: not bound
+    exact = daly(run.interval_s, stall, 600.0 + lag, 11160.0)
     assert run.interval_s == pytest.approx(18.8, abs=0.05) and exact == pytest.approx(0.9458, abs=5e-5)
+    assert float(evaluate(config).effective) == pytest.approx(exact, rel=1e-12)
     _inside_or_report(exact, run)
 
 
@@ -518,7 +596,10 @@ def test_search_lands_on_the_exact_joint_optimum() -> None:
     )
     found = sim.optimize(config, sim.Failures(14400.0), cycles=100_000, seed=1)
     assert found.storage_every is not None and found.memory_interval_s is not None
-    best = exact_memory_sync(292.5, 54, 3.0, 90.0, 0.99, 60.0, 600.0, 14400.0)
+    result = evaluate(config)
+    best = exact_memory_sync(float(result.memory_interval_s), 54, 3.0, 90.0, 0.99, 60.0, 600.0, 14400.0)
+    assert result.storage_every == 54 and float(result.effective) == pytest.approx(best, rel=1e-11)
+    assert exact_memory_sync(292.5, 54, 3.0, 90.0, 0.99, 60.0, 600.0, 14400.0) <= best
     there = exact_memory_sync(found.memory_interval_s, found.storage_every, 3.0, 90.0, 0.99, 60.0, 600.0, 14400.0)
     assert best - there < 1e-4
     assert found.interval_s == found.storage_every * found.memory_interval_s
@@ -555,11 +636,23 @@ def test_cli_two_levels_run_exactly_the_cycles_asked(run_json: RunJson) -> None:
     assert doc["interval_s"] == doc["storage_every"] * doc["memory_interval_s"]
 
 
-def test_cli_two_levels_optimize_reports_the_schedule(run_json: RunJson) -> None:
-    doc = run_json("simulate", "--preset", "gemini-inmemory", "--cycles", "2e4", "--optimize")
+def test_cli_two_levels_optimize_reports_the_schedule(run: Run, run_json: RunJson) -> None:
+    args = ("simulate", "--preset", "gemini-inmemory", "--cycles", "4e3", "--optimize")
+    doc = run_json(*args)
     found = doc["optimize"]
     assert isinstance(found["storage_every"], int) and found["storage_every"] >= 1
     assert found["interval_s"] == found["storage_every"] * found["memory_interval_s"]
+    best = evaluate(resolve(presets.load("gemini-inmemory")).config)
+    assert found["exponential_exact_interval_s"] == best.optimal_interval_s
+    assert found["young_interval_s"] == pytest.approx(math.sqrt(2 * 90 * 14400 / 0.01), rel=1e-12)
+    # The table shows the schedule found: τ₁ and m, not only the storage interval.
+    table = run(*args).stdout
+    line = next(line for line in table.splitlines() if line.startswith("simulation (golden section)"))
+    assert format_duration(found["interval_s"]) in line
+    schedule = f"{format_duration(found['memory_interval_s'])} × {found['storage_every']}"
+    assert schedule in table
+    exact_line = next(line for line in table.splitlines() if line.startswith("exact, exponential failures"))
+    assert format_duration(best.optimal_interval_s) in exact_line and "Lambert W" not in exact_line
 
 
 def test_cli_async_two_levels_refuse_short_storage_interval(run: Run) -> None:

@@ -1,4 +1,8 @@
-"""sweep and compare: vectorised grids, output formats, the picture, and bad input."""
+"""sweep and compare: vectorised grids, output formats, the picture, and bad input.
+
+Every row is the exact model (MODEL.md §3, §8): references below are Daly's exact form for one synchronous
+level and its Lambert-W optimum, worked in the test; first order appears as ``first_order_effective``.
+"""
 
 from __future__ import annotations
 
@@ -15,39 +19,67 @@ import numpy as np
 import pytest
 from cli_helpers import assert_usage_error
 
-from ckptcalc import presets
-from ckptcalc import sweep as sweeps
-from ckptcalc.model import evaluate
+from ckptcalc import presets, sweeps
+from ckptcalc.model import evaluate, replace
 from ckptcalc.scenario import resolve
+from ckptcalc.units import format_duration, format_percent
 
 Run = Callable[..., Any]
 RunJson = Callable[..., dict[str, Any]]
 
 DELTA, MTBF, RESTART = 3.24, 11160.0, 600.0  # Llama 3 405B (MODEL.md §2)
-TAU = math.sqrt(2 * DELTA * MTBF)
+YOUNG = math.sqrt(2 * DELTA * MTBF)
+
+
+def lambert_optimum(delta: float, mtbf: float) -> float:
+    """M·(1 + W₀(−e^{−(1+δ/M)})): the root u of u + ln(1 − u) + δ/M = 0 by bisection (independent of the code)."""
+    low, high = 0.0, 1.0
+    for _ in range(200):
+        middle = (low + high) / 2
+        low, high = (middle, high) if middle + math.log1p(-middle) + delta / mtbf > 0 else (low, middle)
+    return mtbf * (low + high) / 2
+
+
+def daly(tau: float, delta: float, restart: float, mtbf: float) -> float:
+    """MODEL.md §3: τ / (M·e^{r/M}·(e^{(τ+δ)/M} − 1))."""
+    return tau / (mtbf * math.exp(restart / mtbf) * math.expm1((tau + delta) / mtbf))
+
+
+TAU = lambert_optimum(DELTA, MTBF)  # 266.8 s
 
 
 def test_default_interval_sweep(run_json: RunJson) -> None:
     doc = run_json("sweep")
     values = np.array(doc["values"])
-    assert doc["over"] == "interval" and doc["log"] is True
+    assert doc["over"] == "interval" and doc["log"] is True and doc["model"] == "exact"
     assert len(values) == 21
-    assert values[0] == pytest.approx(TAU / 10) and values[-1] == pytest.approx(TAU * 10)
+    assert values[0] == pytest.approx(TAU / 10, rel=1e-9) and values[-1] == pytest.approx(TAU * 10, rel=1e-9)
     assert np.allclose(np.diff(np.log(values)), math.log(100) / 20)
-    lengths = {len(doc[k]) for k in ("values", "interval_s", "write_s", "effective", "dominant")}
-    lengths |= {len(v) for v in doc["loss"].values()}
+    keys = ("values", "interval_s", "optimal_interval_s", "write_s", "effective", "first_order_effective", "dominant")
+    lengths = {len(doc[k]) for k in keys} | {len(v) for v in doc["loss"].values()}
     assert lengths == {21}
-    # Each row against Young's terms, worked from the formula.
-    for tau, write, rework, total in zip(
-        values, doc["loss"]["write"], doc["loss"]["rework"], doc["loss"]["total"], strict=True
-    ):
-        assert write == pytest.approx(DELTA / tau)
-        assert rework == pytest.approx(tau / (2 * MTBF))
-        assert total == pytest.approx(DELTA / tau + tau / (2 * MTBF) + RESTART / MTBF)
+    assert doc["memory_interval_s"] is None and doc["storage_every"] is None
+    assert doc["interval_s"] == doc["values"]
+    # Each row against the exact split, worked from the formulas: effective is Daly's form; every failure
+    # costs min(X, r) of restart, so restart = 1 − e^{−r/M}; the e^{(τ+δ)/M} attempts at a segment each stall
+    # e^{−τ/M}·M·(1 − e^{−δ/M}). First order beside it: 1 − δ/τ − τ/2M − r/M.
+    for i, tau in enumerate(values):
+        effective = daly(tau, DELTA, RESTART, MTBF)
+        write = math.expm1(DELTA / MTBF) * math.exp(-RESTART / MTBF) / math.expm1((tau + DELTA) / MTBF)
+        restart = -math.expm1(-RESTART / MTBF)
+        assert doc["effective"][i] == pytest.approx(effective, rel=1e-12)
+        assert doc["loss"]["write"][i] == pytest.approx(write, rel=1e-9)
+        assert doc["loss"]["restart"][i] == pytest.approx(restart, rel=1e-12)
+        assert doc["loss"]["rework"][i] == pytest.approx(1 - effective - write - restart, rel=1e-9)
+        assert doc["loss"]["total"][i] == pytest.approx(1 - effective, rel=1e-12)
+        first = 1 - DELTA / tau - tau / (2 * MTBF) - RESTART / MTBF
+        assert doc["first_order_effective"][i] == pytest.approx(max(first, 0.0), rel=1e-12)
+        assert doc["optimal_interval_s"][i] == pytest.approx(TAU, rel=1e-9)
     # The minimum of the swept total loss is the row nearest τ*.
     nearest = int(np.argmin(np.abs(np.log(values / TAU))))
     assert int(np.argmin(doc["loss"]["total"])) == nearest
-    assert doc["base_optimal_interval_s"] == pytest.approx(TAU)
+    assert doc["base_optimal_interval_s"] == pytest.approx(TAU, rel=1e-9)
+    assert doc["base_effective"] == pytest.approx(daly(TAU, DELTA, RESTART, MTBF), rel=1e-12)
 
 
 def test_interval_table_highlights_optimum_and_draws_bars(run: Run) -> None:
@@ -56,7 +88,9 @@ def test_interval_table_highlights_optimum_and_draws_bars(run: Run) -> None:
     lines = result.stdout.splitlines()
     marked = [line for line in lines if "◀" in line and "█" in line]
     assert len(marked) == 1
-    assert marked[0].strip().startswith("4.48 min")
+    assert marked[0].strip().startswith(format_duration(TAU))  # 4.45 min: the exact optimum, not Young's 4.48
+    assert f"Exact optimum τ* = {format_duration(TAU)}" in result.stdout
+    assert "Young" not in result.stdout
     assert "legend:" in result.stdout
     for term in ("write", "rework", "restart"):
         assert term in result.stdout.split("legend:")[1]
@@ -76,8 +110,6 @@ def test_interval_table_highlights_optimum_and_draws_bars(run: Run) -> None:
 def test_sweep_over_inputs_matches_optimize(
     run_json: RunJson, over: str, start: str, stop: str, change: Callable[[float], dict[str, float]]
 ) -> None:
-    from ckptcalc.model import replace
-
     doc = run_json("sweep", "--over", over, "--from", start, "--to", stop, "--points", "7", "--log")
     base = resolve(presets.load("llama3-405b")).config
     assert len(doc["values"]) == 7
@@ -85,14 +117,68 @@ def test_sweep_over_inputs_matches_optimize(
         single = evaluate(replace(base, **change(value)))
         assert doc["effective"][i] == pytest.approx(float(single.effective), rel=1e-12)
         assert doc["interval_s"][i] == pytest.approx(float(single.optimal_interval_s), rel=1e-12)
+        assert doc["first_order_effective"][i] == pytest.approx(float(single.first_order.effective), rel=1e-12)
         assert doc["dominant"][i] in ("write", "rework", "restart")
+        # and against the formulas: Daly's form at the Lambert-W optimum
+        c = single.config
+        tau = lambert_optimum(c.write_s, c.mtbf_s)
+        assert doc["interval_s"][i] == pytest.approx(tau, rel=1e-9)
+        assert doc["effective"][i] == pytest.approx(daly(tau, c.write_s, c.restart_s, c.mtbf_s), rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("preset", "over", "start", "stop"),
+    [
+        ("gemini-inmemory", "mtbf", "1h", "2d"),
+        ("gemini-inmemory", "bw", "10GB/s", "1TB/s"),
+        ("gemini-inmemory", "replica-survival", "0.5", "0.999"),
+        ("llama3-405b-async", "snapshot-bw", "4TB/s", "1PB/s"),
+    ],
+)
+def test_sweep_rows_of_two_levels_and_async_match_optimize(
+    run_json: RunJson, preset: str, over: str, start: str, stop: str
+) -> None:
+    # The vectorised search (τ₁ and the whole multiple m, jointly, for every point at once) lands where one
+    # evaluation of that point does.
+    doc = run_json("sweep", "--preset", preset, "--over", over, "--from", start, "--to", stop, "--points", "5")
+    base = resolve(presets.load(preset)).config
+    field = {
+        "mtbf": "mtbf_s",
+        "bw": "bandwidth",
+        "replica-survival": "replica_survival",
+        "snapshot-bw": "snapshot_bandwidth",
+    }[over]
+    two = base.has_memory
+    assert (doc["memory_interval_s"] is None) == (doc["storage_every"] is None) == (not two)
+    for i, value in enumerate(doc["values"]):
+        single = evaluate(replace(base, **{field: value}))
+        assert doc["effective"][i] == pytest.approx(float(single.effective), rel=1e-12, abs=0.0)
+        # The split moves to first order with the interval (effective only to second order): as close as τ₁.
+        for key in ("write", "rework", "restart", "total"):
+            assert doc["loss"][key][i] == pytest.approx(float(getattr(single, key)), rel=1e-6, abs=1e-15), key
+        assert doc["interval_s"][i] == pytest.approx(float(single.interval_s), rel=1e-6)
+        assert doc["first_order_effective"][i] == pytest.approx(float(single.first_order.effective), rel=1e-12)
+        assert doc["dominant"][i] == ("write", "rework", "restart")[int(single.dominant)]
+        if two:
+            assert doc["storage_every"][i] == int(single.storage_every)
+            assert doc["memory_interval_s"][i] == pytest.approx(float(single.memory_interval_s), rel=1e-6)
+            assert doc["interval_s"][i] == pytest.approx(
+                doc["storage_every"][i] * doc["memory_interval_s"][i], rel=1e-15
+            )
 
 
 def test_gpus_sweep_holds_per_gpu_rate(run_json: RunJson) -> None:
     doc = run_json("sweep", "--over", "gpus", "--from", "16384", "--to", "100000", "--points", "2")
-    # MODEL.md §5: at 100 000 GPUs M = 3.1 h × 16 384 / 100 000 ≈ 30.5 min; restart alone ≈ a third.
-    assert doc["loss"]["restart"][-1] == pytest.approx(600 / (11160 * 16384 / 100000))
-    assert doc["loss"]["restart"][-1] == pytest.approx(1 / 3, abs=0.01)
+    # MODEL.md §5: at 100 000 GPUs M = 3.1 h × 16 384 / 100 000 ≈ 30.5 min. First order charges r/M ≈ a third
+    # of useful time to restarts; of elapsed time they take exactly 1 − e^{−r/M} ≈ 28 %.
+    mtbf = 11160 * 16384 / 100000
+    assert doc["loss"]["restart"][-1] == pytest.approx(-math.expm1(-600 / mtbf), rel=1e-12)
+    assert doc["loss"]["restart"][-1] == pytest.approx(0.28, abs=0.005)
+    tau = lambert_optimum(DELTA, mtbf)
+    assert doc["effective"][-1] == pytest.approx(daly(tau, DELTA, RESTART, mtbf), rel=1e-12)
+    first = 1 - math.sqrt(2 * DELTA / mtbf) - 600 / mtbf  # at Young's interval
+    assert doc["first_order_effective"][-1] == pytest.approx(first, rel=1e-12)
+    assert 600 / mtbf == pytest.approx(1 / 3, abs=0.01)
 
 
 def test_linear_is_default_with_bounds(run_json: RunJson) -> None:
@@ -109,17 +195,33 @@ def test_csv(run: Run) -> None:
     assert list(rows[0]) == [
         "bandwidth_bytes_per_s",
         "interval_s",
+        "optimal_interval_s",
         "write_s",
         "loss_write",
         "loss_rework",
         "loss_restart",
         "loss_total",
         "effective",
+        "first_order_effective",
         "dominant",
     ]
     assert float(rows[1]["bandwidth_bytes_per_s"]) == pytest.approx(2e12)
     assert float(rows[1]["write_s"]) == pytest.approx(3.24)
-    assert float(rows[1]["effective"]) == pytest.approx(0.9221, abs=5e-5)
+    assert float(rows[1]["interval_s"]) == pytest.approx(TAU, rel=1e-9)
+    assert float(rows[1]["effective"]) == pytest.approx(daly(TAU, DELTA, RESTART, MTBF), rel=1e-12)
+    first = 1 - math.sqrt(2 * DELTA / MTBF) - RESTART / MTBF
+    assert float(rows[1]["first_order_effective"]) == pytest.approx(first, rel=1e-12)
+    assert rows[1]["dominant"] == "restart"
+
+
+def test_two_level_csv_has_the_schedule_columns(run: Run) -> None:
+    result = run("sweep", "--preset", "gemini-inmemory", "--over", "mtbf", "--points", "3", "--csv")
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert {"memory_interval_s", "storage_every"} <= set(rows[0])
+    for row in rows:
+        every = float(row["storage_every"])
+        assert every == round(every) >= 1
+        assert float(row["interval_s"]) == pytest.approx(every * float(row["memory_interval_s"]), rel=1e-12)
 
 
 def test_interval_csv_has_one_interval_column(run: Run) -> None:
@@ -134,7 +236,12 @@ def test_large_grid_is_one_vectorised_pass() -> None:
     run = sweeps.run(job, "interval", values, True)
     total = run.result.total
     assert total.shape == (1_000_000,)
-    assert float(values[int(np.argmin(total))]) == pytest.approx(TAU, rel=1e-4)
+    assert float(values[int(np.argmin(total))]) == pytest.approx(TAU, rel=1e-5)  # the exact optimum, not Young's
+    assert abs(float(values[int(np.argmin(total))]) / YOUNG - 1) > 1e-3
+    index = [0, 123_456, 999_999]
+    assert run.result.effective[index] == pytest.approx(
+        [daly(v, DELTA, RESTART, MTBF) for v in values[index]], rel=1e-12
+    )
 
 
 @pytest.mark.parametrize("suffix", [".png", ".svg"])
@@ -151,7 +258,7 @@ def test_plot(run: Run, tmp_path: Path, suffix: str) -> None:
     assert root.tag.endswith("svg")
     text = data.decode()
     assert 'id="optimum"' in text and 'id="optimum-label"' in text
-    assert "Young–Daly τ* = 4.48 min" in text
+    assert f"τ* = {format_duration(TAU)}" in text  # the exact optimum, 4.45 min (Young's would be 4.48)
     assert "checkpoint interval (min)" in text
     assert "share of time lost (%)" in text
     for term in ("write", "rework", "restart", "total"):
@@ -218,10 +325,16 @@ def test_compare_headline_story(run_json: RunJson) -> None:
     doc = run_json(
         "compare", "llama3-405b", "--what-if", "restart=2min", "--what-if", "bw=20GB/s", "--what-if", "mtbf=24h"
     )
-    assert doc["command"] == "compare" and doc["schema_version"] == 1
+    assert doc["command"] == "compare" and doc["schema_version"] == 2
+    # Each scenario by the formulas: Daly's form at the Lambert-W optimum of its δ and M.
+    cases = [(DELTA, RESTART, MTBF), (DELTA, 120.0, MTBF), (324.0, RESTART, MTBF), (DELTA, RESTART, 86400.0)]
+    expected = [daly(lambert_optimum(d, m), d, r, m) for d, r, m in cases]
     effective = [s["effective"] for s in doc["scenarios"]]
-    # MODEL.md §2: 92.2 %, 96.5 %, 70.5 %, 98.4 %
-    assert effective == pytest.approx([0.9221, 0.9652, 0.7053, 0.9844], abs=5e-5)
+    assert effective == pytest.approx(expected, rel=1e-12)
+    # MODEL.md §2 told the story in first order: 92.2 %, 96.5 %, 70.5 %, 98.4 %.
+    first = [s["first_order"]["effective"] for s in doc["scenarios"]]
+    assert first == pytest.approx([1 - math.sqrt(2 * d / m) - r / m for d, r, m in cases], rel=1e-12)
+    assert first == pytest.approx([0.9221, 0.9652, 0.7053, 0.9844], abs=5e-5)
     assert [s["name"] for s in doc["scenarios"]] == ["llama3-405b", "restart=2min", "bw=20GB/s", "mtbf=24h"]
 
 
@@ -246,11 +359,52 @@ def test_compare_table(run: Run) -> None:
     result = run("compare", "llama3-405b", "--what-if", "restart=2min", "--what-if", "bw=20GB/s")
     assert result.exit_code == 0
     out = result.stdout
+    cases = [(DELTA, RESTART, MTBF), (DELTA, 120.0, MTBF), (324.0, RESTART, MTBF)]
+    expected = [daly(lambert_optimum(d, m), d, r, m) for d, r, m in cases]
     effective = next(line for line in out.splitlines() if line.strip().startswith("effective"))
-    assert effective.split()[1:] == ["92.2", "%", "96.5", "%", "70.5", "%"]
+    assert effective.split()[1:] == [part for value in expected for part in format_percent(value).split()]
     versus = next(line for line in out.splitlines() if line.strip().startswith("vs first"))
-    assert versus.split()[-2:] == [f"{(0.965151 - 0.922140) * 100:+.2f}", f"{(0.705271 - 0.922140) * 100:+.2f}"]
+    assert versus.split()[-2:] == [f"{(value - expected[0]) * 100:+.2f}" for value in expected[1:]]
+    optimal = next(line for line in out.splitlines() if line.strip().startswith("optimal interval"))
+    assert (
+        optimal.split("interval", 1)[1].split()
+        == " ".join(format_duration(lambert_optimum(d, m)) for d, _, m in cases).split()
+    )
     assert "best: restart=2min" in out
+    assert "memory × m" not in out
+
+
+def test_compare_two_levels_shows_the_schedule(run: Run) -> None:
+    out = run("compare", "llama3-405b", "gemini-inmemory").stdout
+    best = evaluate(resolve(presets.load("gemini-inmemory")).config)
+    line = next(line for line in out.splitlines() if line.strip().startswith("memory × m"))
+    schedule = f"{format_duration(best.optimal_memory_interval_s)} × {int(best.optimal_storage_every)}"
+    assert line.split()[3:] == ["-", *schedule.split()]
+
+
+@pytest.mark.parametrize("columns", [60, 80, 100, 120])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--over", "mtbf", "--from", "3.1h", "--to", "30h", "--points", "3"),  # the marked row has the longest bar
+        ("--points", "5"),
+        ("--preset", "gemini-inmemory", "--over", "mtbf", "--points", "5"),
+    ],
+    ids=["marked-row-longest", "interval", "two-levels"],
+)
+def test_sweep_marker_survives_every_width(
+    run: Run, monkeypatch: pytest.MonkeyPatch, columns: int, args: tuple[str, ...]
+) -> None:
+    monkeypatch.setenv("COLUMNS", str(columns))
+    out = run("sweep", *args).stdout
+    lines = out.splitlines()
+    assert max(len(line) for line in lines) <= columns
+    assert "…" not in out
+    marked = [line for line in lines if line.rstrip().endswith("◀")]
+    if len(marked) != 1:  # no room for even the marker: the note under the table names the row
+        assert not marked and "◀ marks " in lines[-1], out
+        row = lines[-1].split("◀ marks ")[1].rstrip(")")
+        assert sum(line.strip().startswith(row) for line in lines) == 1, out
 
 
 COMPARE_BAD = [
