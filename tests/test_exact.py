@@ -4,6 +4,7 @@ an independent dense linear solve of the same equations, and the simulation."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -205,3 +206,35 @@ def test_degenerate_restart_counts_as_all_restart() -> None:
     # Restarts thousands of MTBFs long underflow e^{−r/M}: effective 0, the whole time restart.
     split = exact.effective(_schedule(300.0, 5, 10.0, 100.0, 0.0, 0.7, 1e7, 1e7), 1.0)
     assert (split.effective, split.write, split.rework, split.restart) == (0.0, 0.0, 0.0, 1.0)
+
+
+ASYNC_TWO_LEVELS = {"preset": "gemini-inmemory", "snapshot_bw": "1TB/s"}
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        {"preset": "llama3-405b"},  # one synchronous level
+        {"preset": "llama3-405b", "size": "6.5TB", "bw": "20GB/s", "mtbf": "15min"},  # where first order breaks
+        {"preset": "llama3-405b-async"},  # one asynchronous level
+        {"preset": "gemini-inmemory"},  # memory and synchronous storage
+        ASYNC_TWO_LEVELS,  # memory and asynchronous storage
+        {"preset": "llama3-405b", "failure_dist": "weibull", "shape": 0.7},  # Weibull: the renewal series
+    ],
+)
+def test_simulation_at_the_reported_optimum_agrees_with_the_exact_model(case: dict[str, Any]) -> None:
+    # docs/model.md §8: simulate runs the schedule optimize reports; the exact value lies inside its CI.
+    from ckptcalc import api
+
+    inputs = dict(case)
+    preset = inputs.pop("preset")
+    run = api.simulate(preset, cycles=400_000, seed=5, **inputs).to_dict()
+    reported = api.optimize(preset, **{k: v for k, v in inputs.items() if k not in ("failure_dist", "shape")})
+    assert run["interval_s"] == pytest.approx(reported.interval_s, rel=1e-12)
+    assert run["storage_every"] == reported["storage_every"]
+    low, high = run["effective_ci95"]
+    exact_value = run["analytic"]["exact"]
+    assert low <= exact_value <= high
+    assert run["agreement"]["exact"]["agrees"] is True
+    if "failure_dist" not in case:
+        assert exact_value == pytest.approx(reported.effective, rel=1e-12)
