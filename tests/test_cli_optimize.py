@@ -280,6 +280,8 @@ def test_optimize_json_imports_neither_rich_nor_numpy() -> None:
     assert "rich" not in loaded
     assert "numpy" not in loaded
     assert "tomli_w" not in loaded
+    assert "scipy" not in loaded  # statistics only for the commands that fit logs
+    assert "typer" in loaded  # the floor every command pays
 
 
 def test_optimize_table_imports_rich_but_not_numpy() -> None:
@@ -296,6 +298,8 @@ def test_optimize_table_imports_rich_but_not_numpy() -> None:
         (["compare", "--json"], {"rich", "numpy", "tomli_w"}),
         (["schema"], {"rich", "numpy", "tomli_w"}),
         (["sweep"], {"matplotlib"}),
+        (["optimize", "--preset", "gemini-inmemory", "--json"], {"rich", "numpy", "tomli_w", "scipy"}),
+        (["--help"], {"numpy", "scipy", "tomli_w"}),
     ],
 )
 def test_commands_import_only_what_they_need(args: list[str], absent: set[str]) -> None:
