@@ -1,23 +1,24 @@
 """Time a 10^6-point interval sweep through the model, vectorised vs a Python loop.
 
 The vectorised run passes one numpy array to ``model.evaluate`` (the whole
-result: per-level terms, totals, effective time, dominant term, caveats).
-Two Python loops over the same points serve as floors: one calls the model's
-own scalar function ``model.first_order_loss`` per point, the other computes
-Young's three terms inline, the cheapest scalar path there is. Prints the
-times and the ratios.
+result: the exact split, effective time, the exact optimum, first order
+beside it, dominant term, caveats). Two Python loops over the same points
+serve as floors: one calls the exact model's own scalar function
+``exact.effective`` per point, the other computes Daly's exact form inline,
+the cheapest scalar path there is. Prints the times and the ratios.
 
     python benchmarks/sweep_speed.py [POINTS]
 """
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 
 import numpy as np
 
-from ckptcalc import model, presets
+from ckptcalc import exact, model, presets
 from ckptcalc.model import replace
 from ckptcalc.scenario import resolve
 
@@ -38,22 +39,23 @@ def main() -> None:
     start = time.perf_counter()
     through_model = []
     for tau_i in intervals.tolist():
-        write, rework, lost = model.first_order_loss(delta, tau_i, mtbf, restart)
-        through_model.append(write + rework + lost)
+        schedule = exact.single(interval_s=tau_i, stall_s=delta, lag_s=0.0, restart_s=restart)
+        through_model.append(exact.effective(schedule, mtbf).effective)
     model_loop = time.perf_counter() - start
 
     start = time.perf_counter()
-    totals = []
+    effective = []
+    scale = math.exp(restart / mtbf) * mtbf
     for tau_i in intervals.tolist():
-        totals.append(delta / tau_i + tau_i / (2.0 * mtbf) + restart / mtbf)
+        effective.append(tau_i / (scale * math.expm1((tau_i + delta) / mtbf)))
     loop = time.perf_counter() - start
 
-    assert np.allclose(grid.total, totals, rtol=1e-12)
-    assert np.allclose(grid.total, through_model, rtol=1e-12)
+    assert np.allclose(grid.effective, effective, rtol=1e-12)
+    assert np.allclose(grid.effective, through_model, rtol=1e-12)
     print(f"points:               {points:,}")
     print(f"vectorised:           {best_vector * 1e3:8.1f} ms  (best of 5, model.evaluate on one array)")
-    print(f"loop through model:   {model_loop * 1e3:8.1f} ms  (model.first_order_loss per point)")
-    print(f"loop, inline terms:   {loop * 1e3:8.1f} ms  (plain arithmetic per point)")
+    print(f"loop through model:   {model_loop * 1e3:8.1f} ms  (exact.effective per point)")
+    print(f"loop, inline formula: {loop * 1e3:8.1f} ms  (Daly's exact form per point)")
     print(f"ratio, model loop:    {model_loop / best_vector:8.1f}x")
     print(f"ratio, inline loop:   {loop / best_vector:8.1f}x")
 

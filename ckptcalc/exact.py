@@ -279,6 +279,9 @@ def effective(schedule: Schedule, mtbf_s: Num) -> Split:
     as restart.
     """
     lib = _lib(*(getattr(schedule, name) for name in Schedule._fields), mtbf_s)
+    if _is_single(schedule):
+        with _quiet(lib):
+            return _single_split(schedule, mtbf_s, lib)
     with _quiet(lib):
         time, stall, restart, gamma1 = _cycle(schedule, mtbf_s, lib)
         useful = schedule.every * schedule.tau1_s * gamma1
@@ -291,6 +294,38 @@ def effective(schedule: Schedule, mtbf_s: Num) -> Split:
     eff = lib.where(ok, eff, 0.0)
     write = lib.where(ok, write, 0.0)
     back = lib.where(ok, back, 1.0)
+    rework = lib.maximum(1.0 - eff - write - back, 0.0)
+    return Split(eff, write, rework, back)
+
+
+def _is_single(s: Schedule) -> bool:
+    """One level, as :func:`single` builds it: no memory share, no memory stall, m = 1 (plain floats)."""
+    return all(isinstance(v, (int, float)) for v in (s.share, s.s1_s, s.every)) and (
+        s.share == 0.0 and s.s1_s == 0.0 and s.every == 1
+    )
+
+
+def _single_split(s: Schedule, mtbf: Num, lib: Any) -> Split:
+    """One level in closed form (docs/model.md §8.1–§8.2); failure cycles have mean M, so
+
+    effective = τ·e^{−(r+P)/M} / (M·(e^{(τ+s)/M} − 1)),
+    write = e^{−r/M}·(e^{s/M} − 1) / (e^{(τ+s)/M} − 1),   restart = 1 − e^{−r/M},
+
+    written with expm1 and, once e^{(τ+s)/M} would overflow, in logs, so both tend to 0.
+    """
+    tau, stall, lag, restart = s.tau1_s, s.s2_s, s.lag_s, s.r2_s
+    x = (tau + stall) / mtbf
+    safe = lib.minimum(x, 700.0)
+    grow = lib.expm1(safe)
+    kept = tau / mtbf * lib.exp(-(restart + lag) / mtbf)
+    eff = lib.where(x > 700.0, tau / mtbf * lib.exp(-(restart + lag) / mtbf - x), kept / grow)
+    stall_part = lib.expm1(lib.minimum(stall / mtbf, 700.0))
+    write = lib.where(
+        x > 700.0,
+        lib.exp(-restart / mtbf + lib.minimum(stall / mtbf, 700.0) - x),
+        lib.exp(-restart / mtbf) * stall_part / grow,
+    )
+    back = -lib.expm1(-restart / mtbf)
     rework = lib.maximum(1.0 - eff - write - back, 0.0)
     return Split(eff, write, rework, back)
 

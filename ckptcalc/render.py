@@ -276,13 +276,14 @@ def warn(messages: list[str]) -> None:
         sys.stderr.write(f"warning: {message}\n")
 
 
-def presets_list(rows: list[Any]) -> None:
+def presets_list(rows: list[dict[str, Any]]) -> None:
+    """One row per preset found: its name and description (the ``presets`` of ``presets list --json``)."""
     out = console()
     table = _grid()
     table.add_column("name", no_wrap=True)
     table.add_column("description", overflow="fold")
     for info in rows:
-        table.add_row(info.name, info.description)
+        table.add_row(info["name"], info["description"])
     out.print(table)
 
 
