@@ -238,3 +238,25 @@ def test_simulation_at_the_reported_optimum_agrees_with_the_exact_model(case: di
     assert run["agreement"]["exact"]["agrees"] is True
     if "failure_dist" not in case:
         assert exact_value == pytest.approx(reported.effective, rel=1e-12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    tau=st.floats(1.0, 5000.0),
+    stall=st.floats(0.01, 600.0),
+    lag=st.floats(0.0, 1.0),
+    restart=st.floats(1.0, 3600.0),
+    scale=st.floats(2.0, 300.0),
+)
+def test_single_level_closed_form_is_the_general_recursion(
+    tau: float, stall: float, lag: float, restart: float, scale: float
+) -> None:
+    # docs/model.md §8.1–§8.2: one level's closed form and the two-level recursion with q = 0, m = 1.
+    s = exact.single(interval_s=tau, stall_s=stall, lag_s=lag * tau, restart_s=restart)
+    mtbf = scale * (tau + stall + restart)
+    closed = exact.effective(s, mtbf)
+    time, in_stall, in_restart, gamma = exact._cycle(s, mtbf, exact._Math)
+    event("meaningful" if 0.05 < closed.effective < 0.999 else "degenerate")
+    assert closed.effective == pytest.approx(tau * gamma / time, rel=1e-9)
+    assert closed.write == pytest.approx(in_stall / time, rel=1e-8)
+    assert closed.restart == pytest.approx(in_restart / time, rel=1e-8)
