@@ -119,10 +119,10 @@ def save_preset(
 
 def presets_list() -> Outcome:
     """The presets found by name (``CKPTCALC_PRESET_PATH`` first, then the shipped ones)."""
-    from . import presets, report
+    from . import documents, presets
 
     rows = [{"name": r.name, "description": r.description, "path": str(r.path)} for r in presets.available()]
-    return Outcome({"schema_version": report.SCHEMA_VERSION, "command": "presets list", "presets": rows}, None)
+    return Outcome({"schema_version": documents.SCHEMA_VERSION, "command": "presets list", "presets": rows}, None)
 
 
 def preset_text(preset: str) -> str:
@@ -206,7 +206,7 @@ def optimize(preset: PresetRef | None = None, *, target: Value | None = None, **
     >>> round(r.effective, 4), round(r.optimal_interval_s, 1), r.dominant
     (0.9657, 266.8, 'rework')
     """
-    from . import decide, presets, report
+    from . import decide, documents, presets
     from .model import evaluate
 
     goal = _fraction(target, "target") if target is not None else None
@@ -219,7 +219,7 @@ def optimize(preset: PresetRef | None = None, *, target: Value | None = None, **
     cost = decide.cost(result, the_job.gpus, s.gpu_hour_cost) if the_job.gpus is not None else None
     steps = decide.interval_steps(result, s.step_time_s) if s.step_time_s is not None else None
     label = _label(preset)
-    document = report.optimize(
+    document = documents.optimize(
         the_job, result, label, levers=levers, assume=assume, target=goal, targets=targets, cost=cost, steps=steps
     )
     return Optimization(document, the_job, result, label, preset is None)
@@ -243,7 +243,7 @@ def check(presets: Iterable[PresetRef], *, min_effective: Value) -> Check:
     >>> check(["llama3-405b", "rsc1-131k"], min_effective=0.9).passed
     False
     """
-    from . import report
+    from . import documents
     from .model import evaluate
 
     floor = _fraction(min_effective, "min_effective")
@@ -263,7 +263,7 @@ def check(presets: Iterable[PresetRef], *, min_effective: Value) -> Check:
             }
         )
     document = {
-        "schema_version": report.SCHEMA_VERSION,
+        "schema_version": documents.SCHEMA_VERSION,
         "command": "check",
         "min_effective": floor,
         "results": rows,
@@ -312,7 +312,7 @@ def compare(
     >>> [round(s["effective"], 3) for s in c.scenarios]
     [0.925, 0.966]
     """
-    from . import report
+    from . import documents
     from .model import evaluate
 
     refs = list(presets) if presets is not None else [DEFAULT_PRESET]
@@ -324,8 +324,8 @@ def compare(
     for name, stated in columns:
         one = resolve(stated)
         rows.append((name, one, evaluate(one.config)))
-    scenarios = [{"name": name, **report.evaluation(one, result, _steps(one, result))} for name, one, result in rows]
-    document = {"schema_version": report.SCHEMA_VERSION, "command": "compare", "scenarios": scenarios}
+    scenarios = [{"name": name, **documents.evaluation(one, result, _steps(one, result))} for name, one, result in rows]
+    document = {"schema_version": documents.SCHEMA_VERSION, "command": "compare", "scenarios": scenarios}
     return Comparison(document, None, tuple(rows))
 
 
@@ -343,9 +343,9 @@ class SweepResult(Outcome):
 
     def to_csv(self) -> str:
         """A header row and one row per point, SI units in the column names."""
-        from . import report
+        from . import documents
 
-        return str(report.sweep_csv(self.run))
+        return str(documents.sweep_csv(self.run))
 
 
 def sweep(
@@ -367,7 +367,7 @@ def sweep(
     >>> [round(e, 3) for e in s["effective"]]
     [0.811, 0.975, 0.985]
     """
-    from . import report, sweeps
+    from . import documents, sweeps
     from .model import evaluate
 
     the_job = job(preset, **inputs)
@@ -383,7 +383,7 @@ def sweep(
     spacing = log if log is not None else (start is None and stop is None)
     values = sweeps.grid(low, high, points, spacing)
     run = sweeps.run(the_job, over, values, spacing)
-    return SweepResult(report.sweep(the_job, run, _label(preset)), the_job, run)
+    return SweepResult(documents.sweep(the_job, run, _label(preset)), the_job, run)
 
 
 def _bound(spec: Any, value: Value | None, where: str) -> float | None:
@@ -424,8 +424,8 @@ def simulate(
     >>> low < 0.925 < high
     True
     """
+    from . import documents
     from . import montecarlo as sim
-    from . import report
     from .units import parse_count, parse_number
 
     count = _number(parse_count, cycles, "cycles")
@@ -457,7 +457,7 @@ def simulate(
     ran = the_job.config.replace(interval_s=outcome.interval_s, memory_interval_s=outcome.memory_interval_s)
     analytic = sim.analytic(ran, failures)
     base = evaluate(the_job.config.optimal()) if found is not None else None
-    document = report.simulation(
+    document = documents.simulation(
         the_job, outcome, failures, _label(preset), found, analytic=analytic, result=evaluate(ran), base=base
     )
     return Simulation(document, the_job)
@@ -499,7 +499,7 @@ def fit(
 
     >>> f = fit(["tests/data/trace-54d.json"], time_unit="d", where=["planned=false"])  # doctest: +SKIP
     """
-    from . import eventlog, report
+    from . import documents, eventlog
     from . import fit as fitting
     from .units import parse_count, parse_duration
 
@@ -518,7 +518,7 @@ def fit(
     gap = _number(parse_duration, coalesce, "coalesce") if coalesce is not None else 0.0
     gpus = _number(parse_count, observed_gpus, "observed_gpus") if observed_gpus is not None else None
     fitted = fitting.fit_log(log, coalesce_s=gap, start_s=start, end_s=end, observed_gpus=gpus)
-    document = report.fit(fitted, [os.fspath(x) for x in logs], conditions)
+    document = documents.fit(fitted, [os.fspath(x) for x in logs], conditions)
     return FailureLog(document, None, fitted)
 
 

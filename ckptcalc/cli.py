@@ -1,4 +1,4 @@
-"""The command line: parse, call the model, hand the result to a renderer.
+"""The command line: parse the flags, call the API, hand the result to the output modules.
 
 Heavy modules (Rich, numpy, tomli_w, matplotlib) are imported inside the
 commands that need them, so ``ckptcalc optimize --json`` starts almost as
@@ -207,9 +207,9 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document (
 
 
 def _print_json(document: dict[str, Any]) -> None:
-    from . import report
+    from . import documents
 
-    text = report.dumps(document)
+    text = documents.dumps(document)
     for message in document.get("warnings", []):
         sys.stderr.write(f"warning: {message}\n")
     sys.stdout.write(text + "\n")
@@ -283,10 +283,10 @@ def optimize(
     if json_output:
         _print_json(document)
         return
-    from . import render
+    from . import tables
 
     assert outcome.job is not None and outcome.result is not None
-    render.optimize(outcome.job, outcome.result, outcome.preset, outcome.default_preset, document)
+    tables.optimize(outcome.job, outcome.result, outcome.preset, outcome.default_preset, document)
 
 
 def _parse(parser: Callable[[str], float], text: str, where: str) -> float:
@@ -310,12 +310,12 @@ def _share(text: str, where: str) -> float:
 
 def _pick(document: dict[str, Any], key: str) -> str:
     """One value of ``document`` as bare text, for ``$(...)``."""
-    from . import report
+    from . import documents
 
     try:
-        picked = report.value_at(document, key)
+        picked = documents.value_at(document, key)
     except KeyError:
-        valid = ", ".join(report.scalar_paths(document))
+        valid = ", ".join(documents.scalar_paths(document))
         raise InputError(f"unknown key {key!r}; valid keys: {valid}", where="--value") from None
     if isinstance(picked, (dict, list)):
         raise InputError(f"{key!r} is not a single value; pick one inside it, e.g. {key}.0", where="--value")
@@ -421,10 +421,10 @@ def sweep(
     elif csv_output:
         sys.stdout.write(outcome.to_csv())
     else:
-        from . import render
+        from . import tables
 
         assert outcome.job is not None
-        render.sweep(outcome.job, outcome.run, outcome.document["preset"])
+        tables.sweep(outcome.job, outcome.run, outcome.document["preset"])
 
 
 @app.command(
@@ -455,9 +455,9 @@ def compare(
     if json_output:
         _print_json(outcome.to_dict())
         return
-    from . import render
+    from . import tables
 
-    render.compare(list(outcome.rows))
+    tables.compare(list(outcome.rows))
 
 
 def _what_if(text: str) -> tuple[str, str]:
@@ -521,9 +521,9 @@ def simulate(
     arguments: dict[str, Any] = {"cycles": cycles, "seed": seed, "failure_dist": failure_dist, "shape": shape}
     arguments.update(search=search, **model.inputs)
     if show_progress:
-        from . import render
+        from . import tables
 
-        with render.progress("simulating") as update:
+        with tables.progress("simulating") as update:
             outcome = api.simulate(model.preset, progress=update, **arguments)
     else:
         outcome = api.simulate(model.preset, **arguments)
@@ -531,9 +531,9 @@ def simulate(
     if json_output:
         _print_json(document)
         return
-    from . import render
+    from . import tables
 
-    render.simulation(document)
+    tables.simulation(document)
 
 
 @app.command(
@@ -595,9 +595,9 @@ def fit(
     if json_output:
         _print_json(outcome.to_dict())
         return
-    from . import render
+    from . import tables
 
-    render.fit(outcome.to_dict())
+    tables.fit(outcome.to_dict())
 
 
 @app.command(epilog="Examples:  ckptcalc schema optimize  ·  ckptcalc schema > ckptcalc.schema.json")
@@ -633,9 +633,9 @@ def presets_list(json_output: JsonOpt = False) -> None:
     if json_output:
         _print_json(outcome.to_dict())
         return
-    from . import render
+    from . import tables
 
-    render.presets_list(outcome["presets"])
+    tables.presets_list(outcome["presets"])
 
 
 @presets_app.command("show")

@@ -1,8 +1,9 @@
-"""Results as JSON documents and as words: no Rich, no numpy at import.
+"""Results as JSON documents and CSV: formatting only, no Rich, no numpy at import.
 
-The JSON documents carry full precision in SI units; :func:`dumps` refuses
-NaN and infinities. :func:`caveat_text` words a :class:`ckptcalc.model.Caveat`
-for both the JSON ``warnings`` list and the tables.
+Every number here was computed by the model, the decisions or the API; this
+module only lays them out. The documents carry full precision in SI units
+and :func:`dumps` refuses NaN and infinities. Sentences come from
+:mod:`ckptcalc.wording`.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from . import report, units, wording
+from . import documents, units, wording
 from .model import TERMS, Result, interval_comparison
 from .scenario import DEFAULT_BYTES_PER_PARAM, Job
 
@@ -202,7 +202,7 @@ def optimize(job: Job, result: Result, preset: str | None, default_preset: bool,
         out.print()
     decisions(out, job, document, narrow)
     out.print(Text(f"verdict: {wording.verdict(result, document['levers'])}", style="bold"))
-    warn(report.warnings(result))
+    warn(documents.warnings(result))
 
 
 def amount(value: float) -> str:
@@ -426,7 +426,7 @@ def sweep(job: Job, run: Any, preset: str | None) -> None:
         out.print("(the terminal is too narrow for the loss bars)")
     else:
         out.print(f"(too narrow for the loss bars; ◀ marks {fmt(float(run.values[nearest]))})")
-    warn(report.warnings(result))
+    warn(documents.warnings(result))
 
 
 def compare(rows: list[tuple[str, Job, Result]]) -> None:
@@ -479,7 +479,7 @@ def compare(rows: list[tuple[str, Job, Result]]) -> None:
     out.print(table)
     out.print(f"best: {rows[best][0]} ({pct(rows[best][2].effective)} effective)")
     for name, _, result in rows:
-        warn([f"{name}: {message}" for message in report.warnings(result)])
+        warn([f"{name}: {message}" for message in documents.warnings(result)])
 
 
 @contextmanager
