@@ -315,6 +315,7 @@ def run_schedule(
     >>> run_schedule(schedule, Failures(3600.0), cycles=200, seed=1).cycles
     200
     """
+    cycles = check(cycles, failures.shape)  # enough cycles for the batches behind the CI, a valid shape
     if schedule.storage_every is None:
         return _one_level(schedule, failures, cycles, seed, progress)
     return _two_levels(schedule, failures, cycles, seed, progress, FEW_LANES)

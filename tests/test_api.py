@@ -124,3 +124,14 @@ def test_api_imports_neither_typer_nor_rich() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
     assert float(out[0]) == pytest.approx(0.965657, abs=5e-7)
     assert out[1] == "[]"
+
+
+def test_the_simulation_itself_refuses_too_few_cycles() -> None:
+    # Below the API too: 10 cycles cannot fill the 20 batches behind the confidence interval.
+    from ckptcalc import montecarlo
+    from ckptcalc.model import Config
+
+    config = Config(checkpoint_bytes=6.48e12, bandwidth=2e12, mtbf_s=11160.0, restart_s=600.0)
+    with pytest.raises(ckptcalc.InputError) as info:
+        montecarlo.run(config, montecarlo.Failures(11160.0), cycles=10)
+    assert info.value.where == "cycles"
