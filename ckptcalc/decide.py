@@ -82,12 +82,14 @@ def levers(
 
 
 class Targets(Record):
-    """The value of each input that alone reaches the target (None: no value does)."""
+    """The value of each input that alone reaches the target (None: no value does, unless the
+    input is in ``unbounded``: every value does)."""
 
     bandwidth: float | None
     restart_s: float | None
     mtbf_s: float | None
     gpus: float | None
+    unbounded: tuple[str, ...] = ()
 
 
 def _bisect(reach: Callable[[float], bool], low: float, high: float) -> float:
@@ -135,6 +137,7 @@ def targets(config: Config, target: float, gpu_mtbf_s: float | None) -> Targets:
     """Solve for bandwidth, restart, MTBF and GPU count, one at a time, on the exact model at its optimum."""
     config = config.optimal()
     mtbf, restart = float(config.mtbf_s), float(config.restart_s)
+    unbounded: list[str] = []
 
     limit = float(config.snapshot_bandwidth) if config.snapshot_bandwidth is not None else LARGEST
     bandwidth = _solve(lambda b: replace(config, bandwidth=b), target, float(config.bandwidth))
@@ -150,7 +153,11 @@ def targets(config: Config, target: float, gpu_mtbf_s: float | None) -> Targets:
         at_zero = _effective(replace(config, restart_s=0.0))
         restart_target = mtbf * math.log(at_zero / target) if at_zero > target else None
     else:
-        # Effective time falls as the restart grows: solve on its reciprocal.
+        # Effective time falls as the restart grows: solve on its reciprocal. With a memory level it
+        # has a floor (a failure during a storage restart may be served from memory): above it,
+        # every restart reaches the target.
+        if _effective(replace(config, restart_s=LARGEST)) >= target:
+            unbounded.append("restart_s")
         found = _solve(lambda x: replace(config, restart_s=1.0 / x), target, 1.0 / restart)
         restart_target = 1.0 / found if found is not None and found > 1.0 / LARGEST else None
 
@@ -158,7 +165,7 @@ def targets(config: Config, target: float, gpu_mtbf_s: float | None) -> Targets:
     if gpu_mtbf_s is not None and mtbf_target is not None:
         count = math.floor(gpu_mtbf_s / mtbf_target)
         gpus = float(count) if count >= 1 else None
-    return Targets(bandwidth=bandwidth, restart_s=restart_target, mtbf_s=mtbf_target, gpus=gpus)
+    return Targets(bandwidth, restart_target, mtbf_target, gpus, tuple(unbounded))
 
 
 # ------------------------------------------------------------- cost and steps

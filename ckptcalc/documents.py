@@ -156,6 +156,7 @@ def optimize(
             "restart_s": targets.restart_s,
             "mtbf_s": targets.mtbf_s,
             "gpus": targets.gpus,
+            "unbounded": list(targets.unbounded),
         }
     if steps is not None:
         document["settings"] = settings(result, steps)

@@ -439,7 +439,7 @@ def best_multiple(s: Schedule, mtbf_s: Num, *, tau1_fixed: bool, storage_s: Num 
     (with τ₁ at the first-order interval, scaled to the exact one at the
     first-order m), then single steps are taken while effective time improves.
     """
-    lib = _lib(*(getattr(s, name) for name in Schedule._fields), mtbf_s)
+    lib = _lib(*(getattr(s, name) for name in Schedule._fields), mtbf_s, *([] if storage_s is None else [storage_s]))
     q = s.share
     joint = storage_s is None and not tau1_fixed
     if storage_s is not None:
@@ -448,7 +448,8 @@ def best_multiple(s: Schedule, mtbf_s: Num, *, tau1_fixed: bool, storage_s: Num 
     elif tau1_fixed:
         start = lib.sqrt(2.0 * s.s2_s * mtbf_s / (1.0 - q)) / s.tau1_s
     else:
-        start = lib.sqrt(q * s.s2_s / ((1.0 - q) * s.s1_s))
+        # A free memory copy (stall 0) would want storage never: start far out, the steps walk back.
+        start = lib.sqrt(q * s.s2_s / ((1.0 - q) * lib.maximum(s.s1_s, 1e-12 * s.s2_s)))
     floor_m = lib.maximum(1.0, lib.ceil(s.lag_s / s.tau1_s - 1e-12)) if tau1_fixed else 1.0
     start = lib.maximum(lib.rint(lib.minimum(start, 1e9)), floor_m)
 

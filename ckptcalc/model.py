@@ -441,7 +441,9 @@ def _plan(config: Config) -> tuple[exact.Schedule, list[Caveat]]:
     off = abs(every * tau1 - tau2) > 1e-9 * tau2
     hits = _count(off)
     if hits:
-        caveats.append(Caveat("storage_rounded", "storage", _worst(tau2), hits))
+        # The largest given storage interval among the points that were rounded.
+        given = tau2 if _scalar(tau2, tau1) else lib.where(off, tau2, 0.0)
+        caveats.append(Caveat("storage_rounded", "storage", _worst(given), hits))
     return base.replace(tau1_s=tau1, every=every), caveats
 
 

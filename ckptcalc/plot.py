@@ -61,7 +61,7 @@ def draw(run: Any, path: Path, *, force: bool) -> None:
     axes.plot(x, numpy.broadcast_to(result.total, (n,)) * 100.0, color="black", linewidth=1.4, label="total")
     if run.over == "interval":
         best = float(run.base.optimal_interval_s)
-        label = f"Young–Daly τ* = {units.format_duration(best)}"
+        label = f"exact optimum τ* = {units.format_duration(best)}"
         loss_at_best = float(run.base.total) * 100.0
     else:
         best = float(values[run.nearest_optimum]) if run.nearest_optimum >= 0 else float(values[0])

@@ -138,8 +138,10 @@ def optimize() -> dict[str, Any]:
             "restart_s": MAYBE_SECONDS,
             "mtbf_s": MAYBE_SECONDS,
             "gpus": MAYBE_NUMBER,
+            "unbounded": {"type": "array", "items": {"type": "string"}},
         },
-        "the value each input alone must reach for the target; null where none does",
+        "the value each input alone must reach for the target; null where none does, unless the key is"
+        " listed in unbounded: every value does",
     )
     document = _document(
         "optimize",

@@ -170,7 +170,7 @@ def optimize(job: Job, result: Result, preset: str | None, default_preset: bool,
         out.print(levels_table(result, narrow))
         if result.storage_every is not None:
             every = int(result.storage_every)
-            which = "every memory checkpoint" if every == 1 else f"every {every}th memory checkpoint"
+            which = "every memory checkpoint" if every == 1 else f"every {wording.ordinal(every)} memory checkpoint"
             out.print(
                 f"Storage with {which} ({dur(result.memory_interval_s or 0.0)} × {every} = {dur(result.interval_s)})."
             )
@@ -183,7 +183,7 @@ def optimize(job: Job, result: Result, preset: str | None, default_preset: bool,
     if result.optimal_storage_every is not None:
         line = (
             f"Optimal: memory every {dur(result.optimal_memory_interval_s or 0.0)}, storage with every"
-            f" {int(result.optimal_storage_every)}th ({dur(result.optimal_interval_s)})  (exact model)"
+            f" {wording.ordinal(int(result.optimal_storage_every))} ({dur(result.optimal_interval_s)})  (exact model)"
         )
     out.print(Text(line, style="bold"))
     title = "Loss at the optimal interval (share of elapsed time)"
@@ -255,15 +255,19 @@ def decisions(out: Console, job: Job, document: dict[str, Any], narrow: bool) ->
         c = job.config
         found = document["targets"]
         rows = [
-            ("storage bandwidth", found["bandwidth_bytes_per_s"], units.format_rate, c.bandwidth, "at least"),
-            ("restart", found["restart_s"], dur, c.restart_s, "at most"),
-            ("MTBF", found["mtbf_s"], dur, c.mtbf_s, "at least"),
-            ("GPUs", found["gpus"], units.format_count, job.gpus, "at most"),
+            ("storage bandwidth", "bandwidth_bytes_per_s", units.format_rate, c.bandwidth, "at least"),
+            ("restart", "restart_s", dur, c.restart_s, "at most"),
+            ("MTBF", "mtbf_s", dur, c.mtbf_s, "at least"),
+            ("GPUs", "gpus", units.format_count, job.gpus, "at most"),
         ]
-        for name, value, fmt, now, bound in rows:
+        for name, key, fmt, now, bound in rows:
             if name == "GPUs" and now is None:
                 continue
-            needed = f"{bound} {fmt(value)}" if value is not None else "not reachable"
+            value = found[key]
+            if key in found.get("unbounded", []):
+                needed = "any"
+            else:
+                needed = f"{bound} {fmt(value)}" if value is not None else "not reachable"
             table.add_row(name, needed, fmt(now) if now is not None else "-")
         out.print(table)
         out.print()

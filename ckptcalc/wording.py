@@ -118,3 +118,9 @@ def weibull_verdict(kind: str) -> str:
         "wear_out": "Failures wear out (k > 1, exponential rejected): check the interval with simulate"
         " --failure-dist weibull.",
     }.get(kind, kind)
+
+
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st, 52nd …"""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"

@@ -202,7 +202,7 @@ def test_restart_closed_form_agrees_with_bisection(delta: float, mtbf: float, re
 def test_targets_cli(run: Run, run_json: RunJson) -> None:
     doc = run_json("optimize", "--preset", "llama3-405b", "--target", "0.95")
     assert doc["target"] == 0.95
-    assert set(doc["targets"]) == {"bandwidth_bytes_per_s", "restart_s", "mtbf_s", "gpus"}
+    assert set(doc["targets"]) == {"bandwidth_bytes_per_s", "restart_s", "mtbf_s", "gpus", "unbounded"}
     assert doc["targets"]["bandwidth_bytes_per_s"] is None
     assert doc["targets"]["restart_s"] == pytest.approx(11160 * math.log(exact_best(3.24, 0.0, 11160.0) / 0.95))
     table = run("optimize", "--target", "95%").stdout
@@ -331,3 +331,14 @@ def test_decide_bad_input(run: Run, tmp_path: Path, args: list[str], culprit: st
     (tmp_path / "nogpus.toml").write_text('[storage]\nbandwidth = "1TB/s"\n[failures]\nmtbf = "3h"\nrestart = "5min"\n')
     args = [a.replace("{tmp}", str(tmp_path)) for a in args]
     assert_usage_error(run(*args, "--json"), culprit)
+
+
+def test_targets_say_when_every_value_reaches() -> None:
+    # With a memory level effective time has a floor as the storage restart grows (a failure during
+    # it may be served from memory): a target below that floor needs no restart limit at all.
+    job = resolve(presets.load("gemini-inmemory"))
+    found = decide.targets(job.config, 0.5, None)
+    assert found.restart_s is None
+    assert found.unbounded == ("restart_s",)
+    assert evaluate(replace(job.config, restart_s=1e12)).effective >= 0.5
+    assert decide.targets(job.config, 0.965, None).unbounded == ()
