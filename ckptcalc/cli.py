@@ -5,6 +5,7 @@ commands that need them, so ``ckptcalc optimize --json`` starts almost as
 fast as an empty Typer app.
 """
 
+import contextlib
 import functools
 import inspect
 import sys
@@ -47,7 +48,11 @@ class _Group(TyperGroup):
             typer.echo("aborted", err=True)
             sys.exit(1)
         except BrokenPipeError:
-            sys.exit(1)
+            _reader_left()
+        except OSError as error:
+            if not _is_output_error(error):
+                raise
+            _cannot_write(error)
         sys.exit(code if isinstance(code, int) else 0)
 
 
@@ -666,7 +671,108 @@ def _build_only(args: list[str]) -> None:
         app.registered_groups[:] = groups
 
 
+#: The exit code when output cannot be written (full disk, closed stdout): sysexits' EX_IOERR.
+EXIT_IOERR = 74
+
+#: ASCII for the symbols the tables use, on terminals and pipes that cannot encode them.
+ASCII = {
+    "δ": "delta", "τ": "tau", "×": "x", "÷": "/", "–": "-", "—": "-", "─": "-", "━": "-", "│": "|",
+    "◀": "<", "█": "#", "▒": "=", "░": ".", "≤": "<=", "≥": ">=", "√": "sqrt", "₁": "1", "₂": "2",
+    "·": ".", "…": "...", "χ": "chi", "²": "2", "∞": "inf", "±": "+/-", "≈": "~", "→": "->", "µ": "u",
+    "λ": "lambda", "Γ": "Gamma", "ρ": "rho", "π": "pi", "≳": ">~", "⌊": "floor(", "⌋": ")",
+}  # fmt: skip
+
+
+def _ascii(error: UnicodeError) -> tuple[str, int]:
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    text = "".join(ASCII.get(ch, "?") for ch in error.object[error.start : error.end])
+    return text, error.end
+
+
+class _Closed:
+    """Stands in for a closed standard stream: every write fails as the closed descriptor would."""
+
+    encoding = "utf-8"
+
+    def write(self, text: str) -> int:
+        import errno
+
+        raise OSError(errno.EBADF, "Bad file descriptor")
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+
+def _prepare_streams() -> None:
+    """Odd places are input too: a terminal that cannot encode the tables' symbols gets ASCII, a
+    closed stderr swallows messages, a closed stdout fails like a full disk, absurd widths are clamped."""
+    import codecs
+    import os
+
+    codecs.register_error("ckptcalc-ascii", _ascii)
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="ckptcalc-ascii")
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
+    if sys.stdout is None:
+        sys.stdout = _Closed()
+    columns = os.environ.get("COLUMNS", "")
+    if columns:
+        try:
+            width = int(columns)
+        except ValueError:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = str(min(max(width, 20), 1000))
+
+
+def _is_output_error(error: OSError) -> bool:
+    import errno
+
+    return error.errno in (errno.ENOSPC, errno.EBADF, errno.EIO, errno.EFBIG, errno.EDQUOT, errno.EPIPE)
+
+
+def _reader_left() -> None:
+    """The reader of a pipe went away (``| head -1``): that is success, silently."""
+    _silence_stdout()
+    sys.exit(0)
+
+
+def _cannot_write(error: OSError) -> None:
+    with contextlib.suppress(OSError):
+        sys.stderr.write(f"error: cannot write output: {error.strerror}\n")
+    _silence_stdout()
+    sys.exit(EXIT_IOERR)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's last flush cannot fail again."""
+    import os
+
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def main() -> None:
     """Entry point of the ``ckptcalc`` script."""
+    _prepare_streams()
     _build_only(sys.argv[1:])
-    app(prog_name="ckptcalc")
+    try:
+        app(prog_name="ckptcalc")
+    except SystemExit as done:
+        # What is still buffered must reach the reader now, where a failure can be reported.
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _reader_left()
+        except OSError as error:
+            if not _is_output_error(error):
+                raise
+            _cannot_write(error)
+        raise done

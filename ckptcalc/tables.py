@@ -34,9 +34,18 @@ pct = units.format_percent
 dur = units.format_duration
 
 
+class _Console(Console):
+    """Rich's console, except that a reader leaving the pipe is left to the command line, which
+    exits 0 for it (Rich would exit 1)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError
+
+
 def console(stderr: bool = False) -> Console:
     """A console that honours NO_COLOR and writes plain text to pipes."""
-    return Console(
+    return _Console(
         stderr=stderr,
         highlight=False,
         markup=False,  # user text (preset names, settings like "[checkpoint]") prints as written

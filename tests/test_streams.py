@@ -1,0 +1,85 @@
+"""Odd places for output: terminals that cannot encode the tables, absurd widths, full disks, closed
+streams and readers that leave early. Each runs the real command in a subprocess (no root needed)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CKPTCALC = [sys.executable, "-c", "from ckptcalc.cli import main; main()"]
+
+
+def _run(args: list[str], env: dict[str, str] | None = None, **kwargs: object) -> subprocess.CompletedProcess[bytes]:
+    environment = dict(os.environ, **(env or {}))
+    return subprocess.run([*CKPTCALC, *args], env=environment, capture_output=True, timeout=60, **kwargs)  # type: ignore[call-overload, no-any-return]
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+@pytest.mark.parametrize("args", [["optimize"], ["sweep", "--points", "5"], ["compare"], ["optimize", "--help"]])
+def test_a_terminal_that_cannot_encode_the_symbols_gets_ascii(encoding: str, args: list[str]) -> None:
+    result = _run(args, env={"PYTHONIOENCODING": encoding, "COLUMNS": "80"})
+    assert result.returncode == 0, result.stderr
+    assert b"Traceback" not in result.stderr
+    result.stdout.decode(encoding)  # everything printed is in the terminal's encoding
+    if args == ["optimize"]:
+        assert b"write time delta" in result.stdout
+
+
+@pytest.mark.parametrize("columns", ["1", "0", "-5", "99999999999", "wide"])
+def test_absurd_widths_are_clamped(columns: str) -> None:
+    result = _run(["optimize"], env={"COLUMNS": columns})
+    assert result.returncode == 0, result.stderr
+    assert b"Traceback" not in result.stderr
+    assert b"verdict:" in result.stdout
+
+
+@pytest.mark.parametrize("args", [["optimize"], ["optimize", "--json"], ["sweep", "--csv", "--points", "50"]])
+def test_a_full_disk_is_exit_74_with_one_line(args: list[str]) -> None:
+    with open("/dev/full", "wb") as full:
+        result = subprocess.run([*CKPTCALC, *args], stdout=full, stderr=subprocess.PIPE, timeout=60)
+    assert result.returncode == 74
+    assert result.stderr.decode().strip() == "error: cannot write output: No space left on device"
+
+
+def test_a_closed_stdout_is_exit_74() -> None:
+    result = subprocess.run(
+        ["bash", "-c", 'exec "$@" >&-', "bash", *CKPTCALC, "optimize"], capture_output=True, timeout=60
+    )
+    assert result.returncode == 74
+    assert result.stderr.decode().strip() == "error: cannot write output: Bad file descriptor"
+
+
+def test_a_closed_stderr_keeps_the_exit_code() -> None:
+    result = subprocess.run(
+        ["bash", "-c", 'exec "$@" 2>&-', "bash", *CKPTCALC, "optimize", "--bw", "0"], capture_output=True, timeout=60
+    )
+    assert result.returncode == 2
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["optimize"],
+        ["optimize", "--json"],
+        ["sweep", "--points", "2000"],
+        ["sweep", "--csv", "--points", "200000"],
+        ["compare"],
+        ["presets", "list"],
+        ["schema"],
+    ],
+)
+def test_a_reader_that_leaves_early_is_success(args: list[str]) -> None:
+    command = " ".join(f"'{a}'" for a in [*CKPTCALC, *args])
+    result = subprocess.run(
+        ["bash", "-c", f"{command} | head -c 20 > /dev/null; echo ${{PIPESTATUS[0]}}"],
+        capture_output=True,
+        timeout=120,
+        cwd=Path(__file__).parent.parent,
+    )
+    assert result.stdout.decode().strip() == "0"
+    assert b"Traceback" not in result.stderr
+    assert result.stderr == b""
