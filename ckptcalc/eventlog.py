@@ -22,13 +22,13 @@ import json
 import math
 import os
 import re
-import stat
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal, TextIO
 
-from .errors import InputError
+from .errors import CkptError, InputError
+from .files import read_regular
 from .units import DURATION_UNITS
 
 #: Largest log read, in bytes (characters for a text stream). Bigger inputs are refused, not truncated.
@@ -236,40 +236,12 @@ def read_text(path: str | os.PathLike[str], *, name: str | None = None) -> str:
     would block). A UTF-8 byte order mark is dropped.
     """
     label = name if name is not None else os.fspath(path)
+    hint = " (pipe data through stdin with -)"
     try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        raise InputError("no such file", where=label) from None
-    except OSError as error:
-        raise InputError(f"cannot read: {error.strerror}", where=label) from None
-    _check_regular(info.st_mode, info.st_size, label)
-    # O_NONBLOCK: should the path be swapped for a FIFO after the check, opening it does not hang.
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-    try:
-        handle = os.open(path, flags)
-    except OSError as error:
-        raise InputError(f"cannot read: {error.strerror}", where=label) from None
-    with os.fdopen(handle, "rb") as stream:
-        opened = os.fstat(stream.fileno())
-        _check_regular(opened.st_mode, opened.st_size, label)
-        try:
-            data = stream.read(MAX_BYTES + 1)
-        except OSError as error:
-            raise InputError(f"cannot read: {error.strerror}", where=label) from None
-    if len(data) > MAX_BYTES:
-        raise InputError(_too_big(), where=label)
+        data = read_regular(path, label=label, limit=MAX_BYTES, noun="log file", hint=hint)
+    except CkptError as error:
+        raise InputError(error.template, where=error.where) from None
     return _decode(data, label)
-
-
-def _check_regular(mode: int, size: int, label: str) -> None:
-    if stat.S_ISDIR(mode):
-        raise InputError("is a directory, not a log file", where=label)
-    if not stat.S_ISREG(mode):
-        kind = "a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else None
-        what = f"is {kind}" if kind else "is not a regular file"
-        raise InputError(f"{what}; only regular files are read (pipe data through stdin with -)", where=label)
-    if size > MAX_BYTES:
-        raise InputError(_too_big(), where=label)
 
 
 def _too_big() -> str:

@@ -1,4 +1,5 @@
-"""Writing files without losing anything: atomic, and no overwrite unless asked."""
+"""Files in and out without surprises: only regular files of bounded size are read (a FIFO would
+hang, /dev/zero would never end), and writes are atomic, with no overwrite unless asked."""
 
 from __future__ import annotations
 
@@ -6,6 +7,50 @@ import os
 from pathlib import Path
 
 from .errors import CkptError
+
+
+def read_regular(path: str | os.PathLike[str], *, label: str, limit: int, noun: str, hint: str = "") -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes; anything else is a :class:`CkptError`
+    naming ``label``. FIFOs, devices and directories are refused before they are opened, and the
+    open is non-blocking in case the path is swapped for a FIFO after the check."""
+    import stat
+
+    def check(mode: int, size: int) -> None:
+        if stat.S_ISDIR(mode):
+            raise CkptError(f"is a directory, not a {noun}", where=label)
+        if not stat.S_ISREG(mode):
+            fifo, device = stat.S_ISFIFO(mode), stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            what = "is a FIFO" if fifo else "is a device" if device else "is not a regular file"
+            raise CkptError(f"{what}; only regular files are read{hint}", where=label)
+        if size > limit:
+            raise CkptError(f"larger than the {_size(limit)} a {noun} may be", where=label)
+
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise CkptError("no such file", where=label) from None
+    except OSError as error:
+        raise CkptError(f"cannot read: {error.strerror}", where=label) from None
+    check(info.st_mode, info.st_size)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        handle = os.open(path, flags)
+    except OSError as error:
+        raise CkptError(f"cannot read: {error.strerror}", where=label) from None
+    with os.fdopen(handle, "rb") as stream:
+        opened = os.fstat(stream.fileno())
+        check(opened.st_mode, opened.st_size)
+        try:
+            data = stream.read(limit + 1)
+        except OSError as error:
+            raise CkptError(f"cannot read: {error.strerror}", where=label) from None
+    if len(data) > limit:
+        raise CkptError(f"larger than the {_size(limit)} a {noun} may be", where=label)
+    return data
+
+
+def _size(limit: int) -> str:
+    return f"{limit // 2**20} MiB" if limit >= 2**20 else f"{limit // 1024} KiB"
 
 
 def _umask() -> int:

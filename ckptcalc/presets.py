@@ -40,7 +40,7 @@ from typing import Any
 
 from . import units
 from .errors import CkptError, PresetError
-from .files import atomic_write
+from .files import atomic_write, read_regular
 from .records import Record
 from .scenario import BY_NAME, FIELDS, PARSERS, Scenario
 
@@ -119,16 +119,17 @@ def _named(scenario: Scenario, name: str) -> Scenario:
     return scenario.replace(name=name)
 
 
+#: The largest preset file read: presets are a few hundred bytes.
+MAX_BYTES = 2**20
+
+
 def read_text(path: Path, label: str | None = None) -> str:
+    """A preset's text: a regular UTF-8 file of at most :data:`MAX_BYTES`."""
     label = label or str(path)
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise PresetError("no such file", where=label) from None
-    except IsADirectoryError:
-        raise PresetError("is a directory, not a preset file", where=label) from None
-    except OSError as error:
-        raise PresetError(f"cannot read: {error.strerror}", where=label) from None
+        data = read_regular(path, label=label, limit=MAX_BYTES, noun="preset file")
+    except CkptError as error:
+        raise PresetError(error.template, where=error.where) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:

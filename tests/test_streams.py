@@ -83,3 +83,26 @@ def test_a_reader_that_leaves_early_is_success(args: list[str]) -> None:
     assert result.stdout.decode().strip() == "0"
     assert b"Traceback" not in result.stderr
     assert result.stderr == b""
+
+
+def test_special_files_as_presets_are_refused_without_hanging(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo.toml"
+    os.mkfifo(fifo)
+    for preset, what in (("/dev/zero", "is a device"), (str(fifo), "is a FIFO"), (str(tmp_path), "is a directory")):
+        result = _run(["optimize", "--preset", preset, "--json"])
+        assert result.returncode == 2
+        assert result.stdout == b""
+        line = result.stderr.decode().strip()
+        assert line.startswith(f"error: {preset}: {what}"), line
+
+
+def test_a_fifo_in_the_preset_search_is_skipped(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "stuck.toml")
+    (tmp_path / "mine.toml").write_text('[storage]\nbandwidth = "1TB/s"\n')
+    env = {"CKPTCALC_PRESET_PATH": str(tmp_path)}
+    listed = _run(["presets", "list", "--json"], env=env)
+    assert listed.returncode == 0, listed.stderr
+    assert b"stuck" not in listed.stdout
+    unknown = _run(["optimize", "--preset", "nope"], env=env)
+    assert unknown.returncode == 2
+    assert b"unknown preset 'nope'" in unknown.stderr
