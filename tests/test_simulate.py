@@ -28,6 +28,16 @@ RunJson = Callable[..., dict[str, Any]]
 LLAMA = Config(checkpoint_bytes=6.48e12, bandwidth=2e12, mtbf_s=11160.0, restart_s=600.0)
 # Daly's case where first order is badly off: δ = 5 min, M = 15 min, r = 10 min (δ/M ≈ 0.33)
 DALY = Config(checkpoint_bytes=300.0, bandwidth=1.0, mtbf_s=900.0, restart_s=600.0)
+# MODEL.md §4's two-level case: s₁ = 90 B / 30 B/s = 3 s, s₂ = 90 s, q = 0.99, r₁ = 1 min, r₂ = 10 min, M = 4 h.
+MEMORY_CASE = Config(
+    checkpoint_bytes=90.0,
+    bandwidth=1.0,
+    mtbf_s=14400.0,
+    restart_s=600.0,
+    replica_survival=0.99,
+    memory_bandwidth=30.0,
+    memory_restart_s=60.0,
+)
 
 
 def _inside(value: float, run: sim.Simulation) -> bool:
@@ -120,15 +130,7 @@ def test_two_levels_agree_with_first_order() -> None:
         3 / fo_memory + 90 / fo_storage + 0.99 * (fo_memory / 2 + 60) / 14400 + 0.01 * (fo_storage / 2 + 600) / 14400
     )
     assert 1 - fo_loss == pytest.approx(0.9640, abs=5e-5)
-    config = Config(
-        checkpoint_bytes=90.0,
-        bandwidth=1.0,
-        mtbf_s=14400.0,
-        restart_s=600.0,
-        replica_survival=0.99,
-        memory_bandwidth=30.0,
-        memory_restart_s=60.0,
-    )
+    config = MEMORY_CASE
     run = sim.run(config, sim.Failures(14400.0), cycles=1_000_000, seed=5)
     assert float(evaluate(config).first_order.effective) == pytest.approx(1 - fo_loss, rel=1e-12)
     assert run.effective == pytest.approx(1 - fo_loss, abs=0.001)
@@ -336,15 +338,7 @@ def test_memory_sync_storage_agrees_with_exact(inputs: tuple[Any, ...], expected
 def test_memory_sync_storage_from_a_config() -> None:
     # The same §4 case through the model configuration: s₁ = 90 B / 30 B/s = 3 s, s₂ = 90 s. The simulation
     # must run the exact joint optimum the model reports (τ₁ ≈ 292.5 s, m = 54, MODEL.md §8), exactly.
-    config = Config(
-        checkpoint_bytes=90.0,
-        bandwidth=1.0,
-        mtbf_s=14400.0,
-        restart_s=600.0,
-        replica_survival=0.99,
-        memory_bandwidth=30.0,
-        memory_restart_s=60.0,
-    )
+    config = MEMORY_CASE
     # A 95 % interval: about one seed in twenty misses (seed 3 does, by 2.9 half-widths); the spread test
     # below checks over 30 seeds that the intervals cover as often as they claim.
     run = sim.run(config, sim.Failures(14400.0), cycles=2_000_000, seed=11)
@@ -585,15 +579,7 @@ def test_search_finds_every_checkpoint_to_storage_when_storage_is_cheap() -> Non
 def test_search_lands_on_the_exact_joint_optimum() -> None:
     # MODEL.md §8: the joint optimum of the §4 case is τ₁ ≈ 292.5 s, m = 54, effective 0.96438. The
     # simulated surface is flat there; the schedule found must be within 0.01 pp of it by the exact model.
-    config = Config(
-        checkpoint_bytes=90.0,
-        bandwidth=1.0,
-        mtbf_s=14400.0,
-        restart_s=600.0,
-        replica_survival=0.99,
-        memory_bandwidth=30.0,
-        memory_restart_s=60.0,
-    )
+    config = MEMORY_CASE
     found = sim.optimize(config, sim.Failures(14400.0), cycles=100_000, seed=1)
     assert found.storage_every is not None and found.memory_interval_s is not None
     result = evaluate(config)
