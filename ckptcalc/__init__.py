@@ -1,7 +1,7 @@
 """ckptcalc: how often a training job should checkpoint, and what failures cost it.
 
 The Python API (see :mod:`ckptcalc.api`): :func:`optimize`, :func:`sweep`,
-:func:`compare`, :func:`simulate`, :func:`check` and :func:`load_preset`
+:func:`compare`, :func:`simulate`, :func:`check`, :func:`fit` and :func:`load_preset`
 take a preset (name, path or loaded) and inputs as plain SI numbers or
 strings with units, and return frozen results whose ``to_dict()`` is the
 command line's ``--json`` document. Bad input raises :class:`InputError`, a
@@ -26,13 +26,14 @@ __all__ = [
     "__version__",
     "check",
     "compare",
+    "fit",
     "load_preset",
     "optimize",
     "simulate",
     "sweep",
 ]
 
-_API = frozenset({"check", "compare", "load_preset", "optimize", "simulate", "sweep"})
+_API = frozenset({"check", "compare", "fit", "load_preset", "optimize", "simulate", "sweep"})
 
 
 def __getattr__(name: str) -> Any:

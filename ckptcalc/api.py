@@ -502,7 +502,7 @@ def fit(
     (3.36, [3.04, 3.73], 0.774)
     """
     from . import documents, eventlog
-    from . import fit as fitting
+    from . import failures as fitting
     from .units import parse_count, parse_duration
 
     conditions = list(where)

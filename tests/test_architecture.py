@@ -18,7 +18,7 @@ BANDS: list[list[str]] = [
     ["records", "errors", "units"],  # foundations
     ["exact", "model"],  # the pure model
     ["scenario", "decide", "files", "eventlog"],  # inputs, decisions, files in and out
-    ["sweeps", "montecarlo", "presets", "wording", "fit"],  # grids, simulation, presets, sentences, failure logs
+    ["sweeps", "montecarlo", "presets", "wording", "failures"],  # grids, simulation, presets, sentences, failure logs
     ["documents", "schema"],  # documents
     ["api"],  # orchestration
     ["tables", "plot"],  # terminal and pictures

@@ -77,4 +77,4 @@ def test_fit_refuses_a_fifo_without_hanging(run: Run, tmp_path: Path) -> None:
 
 
 def test_fit_in_the_package() -> None:
-    assert ckptcalc.api.fit is api.fit
+    assert ckptcalc.fit is api.fit
