@@ -23,7 +23,7 @@ from typing import Any
 from .errors import InputError
 from .model import Result
 from .records import Record
-from .scenario import BY_PUBLIC, Job, Scenario, merge, parse_value, resolve
+from .scenario import BY_NAME, BY_PUBLIC, Job, Scenario, merge, parse_value, resolve
 
 #: The preset a call starts from when it names none.
 DEFAULT_PRESET = "llama3-405b"
@@ -448,7 +448,7 @@ def simulate(
         outcome = sim.run(the_job.config, failures, cycles=total, seed=chosen, progress=progress)
         found = sim.optimize(the_job.config, failures, cycles=total, seed=chosen) if search else None
     except InputError as error:
-        if error.where is None or error.where not in _FIELD_NAMES:
+        if error.where is None or error.where not in BY_NAME:
             raise
         # The schedule the simulation refused, named as the user gave it (input or preset key).
         raise InputError(error.template, where=the_job.scenario.where(error.where)) from None
@@ -532,15 +532,8 @@ def _moment(value: Value | None, time_unit: str | None, where: str) -> float | N
         return None
     try:
         seconds, _, _ = eventlog.parse_time(value, time_unit=time_unit)
+    except InputError:
+        raise  # already names what is missing (the time unit)
     except ValueError as error:
         raise InputError(str(error), where=where) from None
     return seconds
-
-
-def _field_names() -> frozenset[str]:
-    from .scenario import BY_NAME
-
-    return frozenset(BY_NAME)
-
-
-_FIELD_NAMES = _field_names()
