@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from cli_helpers import assert_usage_error
+from references import daly
 
 from ckptcalc import __version__
 
@@ -27,11 +28,6 @@ def _row(text: str, label: str) -> list[str]:
         if cells and cells[0] == label:
             return cells
     raise AssertionError(f"no row {label!r} in:\n{text}")
-
-
-def daly(tau: float, delta: float, restart: float, mtbf: float) -> float:
-    """docs/model.md §3: the exact effective time of one synchronous level."""
-    return tau / (mtbf * math.exp(restart / mtbf) * math.expm1((tau + delta) / mtbf))
 
 
 def test_table_shows_llama3_reference(run: Run) -> None:

@@ -17,6 +17,7 @@ import pytest
 from cli_helpers import assert_usage_error
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
+from references import exact_best, lambert
 
 from ckptcalc import decide, presets
 from ckptcalc.model import Config, evaluate, replace
@@ -27,21 +28,6 @@ RunJson = Callable[..., dict[str, Any]]
 
 LLAMA = Config(checkpoint_bytes=6.48e12, bandwidth=2e12, mtbf_s=11160.0, restart_s=600.0)
 PER_GPU = 11160.0 * 16384  # the Llama 3 per-GPU failure interval held by --gpus
-
-
-def lambert(delta: float, mtbf: float) -> float:
-    """docs/model.md §3: τ = M(1 − e^{−t}) with t − 1 + e^{−t} = δ/M, by bisection."""
-    low, high = 0.0, 2.0 + delta / mtbf
-    for _ in range(200):
-        middle = (low + high) / 2
-        low, high = (middle, high) if middle - 1 + math.exp(-middle) < delta / mtbf else (low, middle)
-    return mtbf * -math.expm1(-low)
-
-
-def exact_best(delta: float, restart: float, mtbf: float, lag: float = 0.0) -> float:
-    """docs/model.md §8.1–§8.2: τ/(M·e^{r/M}(e^{(τ+δ)/M} − 1)) at the optimum (r → r + P, τ ≥ P)."""
-    tau = max(lambert(delta, mtbf), lag)
-    return tau / (mtbf * math.exp((restart + lag) / mtbf) * math.expm1((tau + delta) / mtbf))
 
 
 # ------------------------------------------------------------ failure interval

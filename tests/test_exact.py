@@ -10,17 +10,13 @@ import numpy as np
 import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
+from references import daly
 
 from ckptcalc import exact
 from ckptcalc import montecarlo as simulate
 from ckptcalc.model import Config, evaluate
 
 LLAMA = Config(checkpoint_bytes=6.48e12, bandwidth=2e12, mtbf_s=11160.0, restart_s=600.0)
-
-
-def daly(tau: float, delta: float, restart: float, mtbf: float) -> float:
-    """docs/model.md §3: τ / (M·e^{r/M}·(e^{(τ+δ)/M} − 1))."""
-    return tau / (mtbf * math.exp(restart / mtbf) * math.expm1((tau + delta) / mtbf))
 
 
 # ----------------------------------------------------- an independent solver

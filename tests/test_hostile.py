@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import re
 import shutil
@@ -22,6 +21,8 @@ from typing import Any
 
 import pytest
 from cli_helpers import assert_usage_error
+from references import daly as _daly
+from references import lambert as _lambert
 
 from ckptcalc import presets
 from ckptcalc.model import evaluate
@@ -408,20 +409,6 @@ def test_no_ansi_in_a_pipe(args: tuple[str, ...], no_color: str | None) -> None:
     assert done.stdout.strip()
     assert ANSI not in done.stdout, done.stdout
     assert ANSI not in done.stderr, done.stderr
-
-
-def _lambert(delta: float, mtbf: float) -> float:
-    """The exact optimum M·(1 + W₀(−e^{−(1+δ/M)})): the root u of u + ln(1 − u) + δ/M = 0, by bisection."""
-    low, high = 0.0, 1.0
-    for _ in range(200):
-        middle = (low + high) / 2
-        low, high = (middle, high) if middle + math.log1p(-middle) + delta / mtbf > 0 else (low, middle)
-    return mtbf * (low + high) / 2
-
-
-def _daly(tau: float, delta: float, restart: float, mtbf: float) -> float:
-    """MODEL.md §3: τ / (M·e^{r/M}·(e^{(τ+δ)/M} − 1))."""
-    return tau / (mtbf * math.exp(restart / mtbf) * math.expm1((tau + delta) / mtbf))
 
 
 def _single(preset: str, **changes: float) -> tuple[float, float]:

@@ -33,6 +33,7 @@ import numpy as np
 import pytest
 from hypothesis import Phase, event, example, given, settings
 from hypothesis import strategies as st
+from references import daly
 
 from ckptcalc import decide, exact, model, presets, units
 from ckptcalc.decide import LeverAssumptions
@@ -144,13 +145,6 @@ def effective(config: Config) -> float:
 
 def finite_nonnegative(*values: Any) -> bool:
     return all(math.isfinite(v) and v >= 0 for v in values)
-
-
-def daly(tau: float, delta: float, restart: float, mtbf: float) -> float:
-    """MODEL.md §3, τ / (M·e^{r/M}·(e^{(τ+δ)/M} − 1)), in logarithms so that it underflows to 0 instead of failing."""
-    x = (tau + delta) / mtbf
-    log_expm1 = x if x > 700 else math.log(math.expm1(x))
-    return math.exp(math.log(tau / mtbf) - restart / mtbf - log_expm1)
 
 
 def restart_share(config: Config) -> float:

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
+from references import daly
 
 from ckptcalc import montecarlo as sim
 
@@ -337,11 +338,6 @@ def markov(strategy: Strategy, mtbf: float) -> Shares:
     time, stall, restarting = solved[c_state]
     effective = m * tau / time
     return Shares(effective, stall / time, 1.0 - effective - stall / time - restarting / time, restarting / time)
-
-
-def daly(tau: float, delta: float, restart: float, mtbf: float) -> float:
-    """MODEL.md §3: τ / (M·e^{r/M}·(e^{(τ+δ)/M} − 1))."""
-    return tau / (mtbf * math.exp(restart / mtbf) * math.expm1((tau + delta) / mtbf))
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 from cli_helpers import assert_usage_error
+from references import daly
 from test_sim_independent import markov, t_975, two_levels
 
 from ckptcalc import montecarlo as sim
@@ -43,11 +44,6 @@ MEMORY_CASE = Config(
 def _inside(value: float, run: sim.Simulation) -> bool:
     low, high = run.ci95
     return low <= value <= high
-
-
-def daly(tau: float, delta: float, restart: float, mtbf: float) -> float:
-    """MODEL.md §3, written out here: τ / (M·e^{r/M}·(e^{(τ+δ)/M} − 1))."""
-    return tau / (mtbf * math.exp(restart / mtbf) * math.expm1((tau + delta) / mtbf))
 
 
 def test_llama3_agrees_with_exact() -> None:

@@ -18,6 +18,8 @@ from typing import Any
 import numpy as np
 import pytest
 from cli_helpers import assert_usage_error
+from references import daly
+from references import lambert as lambert_optimum
 
 from ckptcalc import presets, sweeps
 from ckptcalc.model import evaluate, replace
@@ -29,20 +31,6 @@ RunJson = Callable[..., dict[str, Any]]
 
 DELTA, MTBF, RESTART = 3.24, 11160.0, 600.0  # Llama 3 405B (MODEL.md §2)
 YOUNG = math.sqrt(2 * DELTA * MTBF)
-
-
-def lambert_optimum(delta: float, mtbf: float) -> float:
-    """M·(1 + W₀(−e^{−(1+δ/M)})): the root u of u + ln(1 − u) + δ/M = 0 by bisection (independent of the code)."""
-    low, high = 0.0, 1.0
-    for _ in range(200):
-        middle = (low + high) / 2
-        low, high = (middle, high) if middle + math.log1p(-middle) + delta / mtbf > 0 else (low, middle)
-    return mtbf * (low + high) / 2
-
-
-def daly(tau: float, delta: float, restart: float, mtbf: float) -> float:
-    """MODEL.md §3: τ / (M·e^{r/M}·(e^{(τ+δ)/M} − 1))."""
-    return tau / (mtbf * math.exp(restart / mtbf) * math.expm1((tau + delta) / mtbf))
 
 
 TAU = lambert_optimum(DELTA, MTBF)  # 266.8 s
