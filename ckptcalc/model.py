@@ -30,6 +30,7 @@ import math
 from typing import Any, TypeAlias
 
 from . import exact
+from .errors import InputError
 from .exact import lambert_interval
 from .exact import lambert_w0_plus_one as lambert_w0_plus_one
 from .records import Record
@@ -176,7 +177,6 @@ class Level(Record):
     share: Num
     interval_s: Num | None = None
 
-
     def optimal_interval(self, mtbf_s: Num) -> Num:
         return optimal_interval(self.stall_s, self.lag_s, mtbf_s, self.share)
 
@@ -188,6 +188,8 @@ class Config(Record):
     host memory, persist in the background). ``replica_survival`` with
     ``memory_bandwidth`` and ``memory_restart_s`` adds an in-memory replica level
     that serves that share of failures. Intervals left ``None`` are optimised.
+    ``shape`` makes the time between failures Weibull with that shape (mean
+    ``mtbf_s``) instead of exponential: one level only (docs/model.md §8.7).
     """
 
     checkpoint_bytes: Num
@@ -200,7 +202,7 @@ class Config(Record):
     memory_restart_s: Num | None = None
     interval_s: Num | None = None
     memory_interval_s: Num | None = None
-
+    shape: Num | None = None
 
     @property
     def write_s(self) -> Num:
@@ -283,7 +285,6 @@ class LevelResult(Record):
     rework: Num
     restart: Num
 
-
     @property
     def loss(self) -> Num:
         return self.write + self.rework + self.restart
@@ -303,7 +304,6 @@ class FirstOrder(Record):
     restart: Num
     total: Num
     effective: Num
-
 
     @property
     def storage(self) -> LevelResult:
@@ -472,12 +472,27 @@ def dominant(write: Num, rework: Num, restart: Num) -> Any:
 def evaluate(config: Config) -> Result:
     """The exact model of ``config`` at its given intervals (the exact optimum where none is given),
     the exact optimum itself, and first order beside them."""
+    if config.shape is not None:
+        return _evaluate_weibull(config)
     mtbf = config.mtbf_s
     chosen, caveats = _plan(config)
     pinned = config.interval_s is not None or config.memory_interval_s is not None
     best = _plan(config.optimal())[0] if pinned else chosen
     split = exact.effective(chosen, mtbf)
     at_best = split if best is chosen else exact.effective(best, mtbf)
+    daly = daly_interval(config.write_s, mtbf) if config.is_single_sync else None
+    return _result(config, (chosen, split), (best, at_best), caveats, daly)
+
+
+def _result(
+    config: Config,
+    run: tuple[exact.Schedule, exact.Split],
+    optimum: tuple[exact.Schedule, exact.Split],
+    caveats: list[Caveat],
+    daly: Num | None,
+) -> Result:
+    """The :class:`Result` of the schedule run and the optimal one, each with its split."""
+    (chosen, split), (best, at_best) = run, optimum
     fo = first_order(config)
     levels = config.levels()
     two = config.has_memory
@@ -504,7 +519,7 @@ def evaluate(config: Config) -> Result:
         restart=split.restart,
         dominant=dominant(split.write, split.rework, split.restart),
         young_interval_s=fo.optimal_interval_s,
-        daly_interval_s=daly_interval(config.write_s, mtbf) if config.is_single_sync else None,
+        daly_interval_s=daly,
         levels=tuple(plans),
         first_order=fo,
         caveats=tuple(caveats),
@@ -514,7 +529,7 @@ def evaluate(config: Config) -> Result:
 def interval_comparison(config: Config) -> list[tuple[str, float, float]] | None:
     """(name, interval, exact effective time) for Young's, Daly's and the exact
     optimum of a single synchronous level; ``None`` when no closed form exists."""
-    if not config.is_single_sync:
+    if not config.is_single_sync or config.shape is not None:
         return None
     delta, mtbf, restart = config.write_s, config.mtbf_s, config.restart_s
     rows = [
@@ -523,3 +538,67 @@ def interval_comparison(config: Config) -> list[tuple[str, float, float]] | None
         ("exact", exact_interval(delta, mtbf)),
     ]
     return [(name, tau, exact_effective(tau, delta, restart, mtbf)) for name, tau in rows]
+
+
+# ------------------------------------------------------------ Weibull failures
+
+
+def _weibull_point(config: Config) -> tuple[float, float, exact.Split, exact.Split]:
+    """(interval run, optimal interval, split at each) of one level under Weibull failures, floats."""
+    from . import renewal
+
+    (level,) = config.levels()
+    assert config.shape is not None
+    mtbf, shape = float(config.mtbf_s), float(config.shape)
+    stall, lag, restart = float(level.stall_s), float(level.lag_s), float(level.restart_s)
+    start = float(_optimal_single(config.replace(shape=None, mtbf_s=mtbf)))
+    best = renewal.weibull_optimum(
+        stall_s=stall, lag_s=lag, restart_s=restart, mtbf_s=mtbf, shape=shape, start_s=max(start, 1e-9)
+    )
+
+    def split(tau: float) -> exact.Split:
+        return renewal.weibull_split(
+            interval_s=tau, stall_s=stall, lag_s=lag, restart_s=restart, mtbf_s=mtbf, shape=shape
+        )
+
+    at_best = split(best)
+    if config.interval_s is None:
+        return best, best, at_best, at_best
+    chosen = float(config.interval_s)
+    return chosen, best, split(chosen), at_best
+
+
+def _evaluate_weibull(config: Config) -> Result:
+    """One level under Weibull failures: the renewal series at the interval run and at its optimum."""
+    if config.has_memory:
+        raise InputError(
+            "two checkpoint levels under Weibull failures have no exact model; `ckptcalc simulate` answers it",
+            where="shape",
+        )
+    fields = ("checkpoint_bytes", "bandwidth", "mtbf_s", "restart_s", "snapshot_bandwidth", "interval_s", "shape")
+    present = {name: getattr(config, name) for name in fields if getattr(config, name) is not None}
+    if _scalar(*present.values()):
+        chosen, best, split, at_best = _weibull_point(config)
+    else:
+        import numpy
+
+        grids = numpy.broadcast_arrays(*(numpy.asarray(v, dtype=float) for v in present.values()))
+        points = [
+            _weibull_point(config.replace(**{k: float(g.flat[i]) for k, g in zip(present, grids, strict=True)}))
+            for i in range(grids[0].size)
+        ]
+        shape = grids[0].shape
+
+        def column(pick: Any) -> Any:
+            return numpy.array([pick(p) for p in points], dtype=float).reshape(shape)
+
+        chosen, best = column(lambda p: p[0]), column(lambda p: p[1])
+        parts = exact.Split._fields
+        split = exact.Split(**{f: column(lambda p, f=f: getattr(p[2], f)) for f in parts})
+        at_best = exact.Split(**{f: column(lambda p, f=f: getattr(p[3], f)) for f in parts})
+    (storage,) = config.levels()
+
+    def schedule(tau: Num) -> exact.Schedule:
+        return exact.single(interval_s=tau, stall_s=storage.stall_s, lag_s=storage.lag_s, restart_s=storage.restart_s)
+
+    return _result(config, (schedule(chosen), split), (schedule(best), at_best), [], None)

@@ -41,6 +41,7 @@ from typing import Any
 
 from .errors import InputError
 from .model import Config, Result, evaluate, optimal_interval
+from .numeric import golden_max
 
 #: The fixed default seed, printed with every result.
 DEFAULT_SEED = 20240601
@@ -730,21 +731,7 @@ def _at_least(lag: float, every: int) -> float:
 
 def _golden(value: Callable[[float], float], low: float, high: float, tolerance: float, iterations: int) -> float:
     """Golden-section search for the maximum of ``value(log τ)`` over [ln low, ln high]; the midpoint found."""
-    a, b = math.log(low), math.log(high)
-    c, d = b - _GOLDEN * (b - a), a + _GOLDEN * (b - a)
-    fc, fd = value(c), value(d)
-    for _ in range(iterations):
-        if fc >= fd:
-            b, d, fd = d, c, fc
-            c = b - _GOLDEN * (b - a)
-            fc = value(c)
-        else:
-            a, c, fc = c, d, fd
-            d = a + _GOLDEN * (b - a)
-            fd = value(d)
-        if b - a < tolerance:
-            break
-    return (a + b) / 2.0
+    return golden_max(value, math.log(low), math.log(high), tolerance, iterations)
 
 
 def _integer_peak(value: Callable[[int], float], low: int, high: int, cap: int) -> int:

@@ -15,8 +15,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "ckptcalc"
 #: docs/architecture.md's bands, lowest first: a module may import from its own band's
 #: earlier entries and from lower bands, never from a higher one.
 BANDS: list[list[str]] = [
-    ["records", "errors", "units"],  # foundations
-    ["exact", "model"],  # the pure model
+    ["records", "errors", "units", "numeric"],  # foundations
+    ["exact", "renewal", "model"],  # the pure model
     ["scenario", "decide", "files", "eventlog"],  # inputs, decisions, files in and out
     ["sweeps", "montecarlo", "presets", "wording", "failures"],  # grids, simulation, presets, sentences, failure logs
     ["documents", "schema"],  # documents
