@@ -165,14 +165,81 @@ def overrides(inputs: Mapping[str, Value | None]) -> dict[str, float]:
     return found
 
 
-def scenario(preset: PresetRef | None = None, **inputs: Value | None) -> Scenario:
-    """The preset with ``inputs`` applied on top (see :func:`ckptcalc.scenario.merge`)."""
-    return merge(load_preset(preset), overrides(inputs))
+#: What the time between failures may be: ``failure_dist`` takes these.
+FAILURE_DISTS = ("exponential", "weibull")
+
+#: A 95 % interval of the job MTBF: ``"3h:4h"``, or a pair of SI numbers or strings.
+Band = str | tuple[Value, Value]
 
 
-def job(preset: PresetRef | None = None, **inputs: Value | None) -> Job:
+def scenario(
+    preset: PresetRef | None = None,
+    *,
+    failure_dist: str | None = None,
+    mtbf_ci: Band | None = None,
+    **inputs: Value | None,
+) -> Scenario:
+    """The preset with ``inputs`` applied on top (see :func:`ckptcalc.scenario.merge`).
+
+    ``failure_dist`` ``"weibull"`` needs a ``shape`` (given or the preset's); ``"exponential"``
+    drops a preset's shape. ``mtbf_ci`` is the 95 % interval of the job MTBF.
+    """
+    values = overrides(inputs)
+    merged = merge(load_preset(preset), values, band=_band(mtbf_ci) if mtbf_ci is not None else None)
+    return _with_law(merged, failure_dist, shape_given="shape" in values)
+
+
+def _with_law(merged: Scenario, failure_dist: str | None, *, shape_given: bool) -> Scenario:
+    """``merged`` under the failure law asked for: Weibull keeps (and needs) a shape, exponential drops it."""
+    if failure_dist is None:
+        return merged
+    if failure_dist not in FAILURE_DISTS:
+        raise InputError(f"choose exponential or weibull, not {failure_dist!r}", where="failure_dist")
+    if failure_dist == "exponential":
+        if shape_given:
+            raise InputError("{shape} applies to a Weibull {failure_dist}", where="shape")
+        return merged.replace(shape=None)
+    if merged.shape is None:
+        raise InputError("a Weibull {failure_dist} needs {shape}", where="shape")
+    return merged
+
+
+def _band(value: Band, where: str = "mtbf_ci") -> tuple[float, float]:
+    """``"LOW:HIGH"`` or a pair, as SI seconds."""
+    from .scenario import BY_NAME as fields
+
+    spec = fields["mtbf_s"]
+    if isinstance(value, str):
+        low_text, sep, high_text = value.partition(":")
+        if not sep or not low_text.strip() or not high_text.strip():
+            raise InputError(f"expected LOW:HIGH, e.g. 3h:4h, got {value!r}", where=where)
+        pair: tuple[Value, Value] = (low_text.strip(), high_text.strip())
+    elif isinstance(value, (tuple, list)) and len(value) == 2:
+        pair = (value[0], value[1])
+    else:
+        raise InputError(f"expected LOW:HIGH or a pair, got {value!r}", where=where)
+    low, high = (parse_value(spec, v, where) if isinstance(v, str) else _plain(v, where) for v in pair)
+    return low, high
+
+
+def _plain(value: Value, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"must be a number or a string with its unit, got {type(value).__name__}", where=where)
+    number = float(value)
+    if math.isnan(number):
+        raise InputError("is not a number", where=where)
+    return number
+
+
+def job(
+    preset: PresetRef | None = None,
+    *,
+    failure_dist: str | None = None,
+    mtbf_ci: Band | None = None,
+    **inputs: Value | None,
+) -> Job:
     """The checked, resolved job: ranges and combinations validated, the model configuration built."""
-    return resolve(scenario(preset, **inputs))
+    return resolve(scenario(preset, failure_dist=failure_dist, mtbf_ci=mtbf_ci, **inputs))
 
 
 def _number(parser: Callable[[str], float], value: Value, where: str) -> float:
@@ -198,7 +265,7 @@ def _fraction(value: Value, where: str) -> float:
     return number
 
 
-def optimize(preset: PresetRef | None = None, *, target: Value | None = None, **inputs: Value | None) -> Optimization:
+def optimize(preset: PresetRef | None = None, *, target: Value | None = None, **inputs: Any) -> Optimization:
     """The optimal checkpoint interval, where the time goes, the levers and (with ``target``) the
     value each input must reach for that effective time.
 
@@ -220,9 +287,20 @@ def optimize(preset: PresetRef | None = None, *, target: Value | None = None, **
     steps = decide.interval_steps(result, s.step_time_s) if s.step_time_s is not None else None
     label = _label(preset)
     document = documents.optimize(
-        the_job, result, label, levers=levers, assume=assume, target=goal, targets=targets, cost=cost, steps=steps
-    )
+        the_job, result, label, levers=levers, assume=assume, target=goal, targets=targets, cost=cost, steps=steps,
+        band=_uncertainty(the_job, result),
+    )  # fmt: skip
     return Optimization(document, the_job, result, label, preset is None)
+
+
+def _uncertainty(one: Job, result: Result) -> Any:
+    """The model across the job MTBF's 95 % interval, when there is one (:mod:`ckptcalc.robust`)."""
+    if one.mtbf_band is None:
+        return None
+    from . import robust
+
+    low, high = one.mtbf_band
+    return robust.band(one.config, result, low, high)
 
 
 class Check(Outcome):
@@ -237,8 +315,12 @@ class Check(Outcome):
         return copy.deepcopy(self.document["results"])
 
 
-def check(presets: Iterable[PresetRef], *, min_effective: Value) -> Check:
+def check(presets: Iterable[PresetRef], *, min_effective: Value, at: str = "point") -> Check:
     """Each preset at the interval it pins (its optimum otherwise) against a floor.
+
+    ``at="low"`` tests the effective time at the low end of the preset's MTBF interval
+    (``failures.mtbf_ci95``, or the χ² interval of ``failures.count`` in ``failures.window``);
+    a preset without one is tested at its point value.
 
     >>> check(["llama3-405b", "rsc1-131k"], min_effective=0.9).passed
     False
@@ -247,25 +329,33 @@ def check(presets: Iterable[PresetRef], *, min_effective: Value) -> Check:
     from .model import evaluate
 
     floor = _fraction(min_effective, "min_effective")
+    if at not in ("point", "low"):
+        raise InputError(f"choose point or low, not {at!r}", where="at")
     rows: list[dict[str, Any]] = []
     for ref in presets:
         one = resolve(_load_named(ref))
         result = evaluate(one.config)
         effective = float(result.effective)
         pinned = one.config.interval_s is not None or one.config.memory_interval_s is not None
+        band = _uncertainty(one, result)
+        tested = "low" if at == "low" and band is not None else "point"
+        value = band.effective[0] if tested == "low" else effective
         rows.append(
             {
                 "preset": _label(ref),
                 "effective": effective,
+                "effective_ci95": None if band is None else list(band.effective),
+                "tested": tested,
                 "interval_s": float(result.interval_s),
                 "interval_pinned": pinned,
-                "passed": effective >= floor,
+                "passed": value >= floor,
             }
         )
     document = {
         "schema_version": documents.SCHEMA_VERSION,
         "command": "check",
         "min_effective": floor,
+        "at": at,
         "results": rows,
         "passed": all(row["passed"] for row in rows),
     }
@@ -304,9 +394,15 @@ def what_if(base: Scenario, key: str, value: Value, where: str) -> Scenario:
 
 
 def compare(
-    presets: Iterable[PresetRef] | None = None, *, what_ifs: Iterable[tuple[str, Value]] = ()
+    presets: Iterable[PresetRef] | None = None,
+    *,
+    what_ifs: Iterable[tuple[str, Value]] = (),
+    failure_dist: str | None = None,
+    shape: Value | None = None,
 ) -> Comparison:
     """Presets side by side, each at its pinned or optimal intervals, and what-if variations of the first.
+
+    ``failure_dist`` and ``shape`` apply to every preset (as ``optimize`` takes them).
 
     >>> c = compare(["llama3-405b"], what_ifs=[("restart", "2min")])
     >>> [round(s["effective"], 3) for s in c.scenarios]
@@ -316,7 +412,11 @@ def compare(
     from .model import evaluate
 
     refs = list(presets) if presets is not None else [DEFAULT_PRESET]
-    columns: list[tuple[str, Scenario]] = [(str(_label(ref)), _load_named(ref)) for ref in refs]
+    law = overrides({"shape": shape})
+    columns: list[tuple[str, Scenario]] = [
+        (str(_label(ref)), _with_law(merge(_load_named(ref), law), failure_dist, shape_given=bool(law)))
+        for ref in refs
+    ]
     for key, value in what_ifs:
         name = f"{key}={value}"
         columns.append((name, what_if(columns[0][1], key, value, f"what_if {name}")))
@@ -324,7 +424,10 @@ def compare(
     for name, stated in columns:
         one = resolve(stated)
         rows.append((name, one, evaluate(one.config)))
-    scenarios = [{"name": name, **documents.evaluation(one, result, _steps(one, result))} for name, one, result in rows]
+    scenarios = [
+        {"name": name, **documents.evaluation(one, result, _steps(one, result), _uncertainty(one, result))}
+        for name, one, result in rows
+    ]
     document = {"schema_version": documents.SCHEMA_VERSION, "command": "compare", "scenarios": scenarios}
     return Comparison(document, None, tuple(rows))
 
@@ -356,7 +459,7 @@ def sweep(
     stop: Value | None = None,
     points: int = 21,
     log: bool | None = None,
-    **inputs: Value | None,
+    **inputs: Any,
 ) -> SweepResult:
     """Vary one input over a grid (the interval by default), re-optimising the rest at every point.
 
@@ -410,11 +513,9 @@ def simulate(
     *,
     cycles: Value = 1_000_000,
     seed: int | None = None,
-    failure_dist: str = "exponential",
-    shape: Value | None = None,
     search: bool = False,
     progress: Callable[[float], None] | None = None,
-    **inputs: Value | None,
+    **inputs: Any,
 ) -> Simulation:
     """Run the training timeline itself (Monte Carlo) at the job's schedule; ``search`` also looks
     for the schedule that maximises simulated effective time.
@@ -426,27 +527,23 @@ def simulate(
     """
     from . import documents
     from . import montecarlo as sim
-    from .units import parse_count, parse_number
+    from .units import parse_count
 
     count = _number(parse_count, cycles, "cycles")
-    if failure_dist not in ("exponential", "weibull"):
-        raise InputError(f"choose exponential or weibull, not {failure_dist!r}", where="failure_dist")
-    k: float | None = None
-    if shape is not None:
-        if failure_dist != "weibull":
-            raise InputError("{shape} applies to a Weibull {failure_dist}", where="shape")
-        k = _number(parse_number, shape, "shape")
-    elif failure_dist == "weibull":
-        raise InputError("a Weibull {failure_dist} needs {shape}", where="shape")
     if seed is not None and seed < 0:
         raise InputError(f"must be a non-negative integer, got {seed}", where="seed")
-    total = sim.check(count, k)
+    total = sim.check(count, None)
     the_job = job(preset, **inputs)
-    failures = sim.Failures(float(the_job.config.mtbf_s), k)
+    config = the_job.config
+    k = None if config.shape is None else float(config.shape)
+    failures = sim.Failures(float(config.mtbf_s), k)
+    if config.has_memory and k is not None:
+        # No exact model to optimise two levels under Weibull failures: run the exponential optimum.
+        config = config.replace(shape=None)
     chosen = sim.DEFAULT_SEED if seed is None else seed
     try:
-        outcome = sim.run(the_job.config, failures, cycles=total, seed=chosen, progress=progress)
-        found = sim.optimize(the_job.config, failures, cycles=total, seed=chosen) if search else None
+        outcome = sim.run(config, failures, cycles=total, seed=chosen, progress=progress)
+        found = sim.optimize(config, failures, cycles=total, seed=chosen) if search else None
     except InputError as error:
         if error.where is None or error.where not in BY_NAME:
             raise
@@ -454,9 +551,9 @@ def simulate(
         raise InputError(error.template, where=the_job.scenario.where(error.where)) from None
     from .model import evaluate
 
-    ran = the_job.config.replace(interval_s=outcome.interval_s, memory_interval_s=outcome.memory_interval_s)
+    ran = config.replace(interval_s=outcome.interval_s, memory_interval_s=outcome.memory_interval_s)
     analytic = sim.analytic(ran, failures)
-    base = evaluate(the_job.config.optimal()) if found is not None else None
+    base = evaluate(config.optimal().replace(shape=None)) if found is not None else None
     document = documents.simulation(
         the_job, outcome, failures, _label(preset), found, analytic=analytic, result=evaluate(ran), base=base
     )

@@ -63,7 +63,7 @@ _RENAMED = {"start": "--from", "stop": "--to", "presets": "PRESET", "name": "NAM
 _OPTIONS = frozenset(
     {"preset", "save_preset", "force", "plot", "over", "points", "cycles", "shape", "seed", "target",
      "min_effective", "what_if", "failure_dist", "value", "time", "time_unit", "where", "cause",
-     "window_start", "window_end", "coalesce", "observed_gpus", "format"}
+     "window_start", "window_end", "coalesce", "observed_gpus", "format", "mtbf_ci", "at"}
 )  # fmt: skip
 
 
@@ -121,15 +121,22 @@ def _main(
 
 
 class ModelArgs(Record):
-    """What a command was told about the job: a preset and raw flag values."""
+    """What a command was told about the job: a preset, raw flag values, the failure law and MTBF band."""
 
     preset: str | None
     raw: dict[str, str]
+    failure_dist: str | None = None
+    mtbf_ci: str | None = None
 
     @property
     def inputs(self) -> dict[str, str]:
-        """The flags given, by the API's input names (``memory_bw``)."""
-        return {BY_NAME[name].public: text for name, text in self.raw.items()}
+        """The flags given, by the API's input names (``memory_bw``), with ``failure_dist`` and ``mtbf_ci``."""
+        found = {BY_NAME[name].public: text for name, text in self.raw.items()}
+        if self.failure_dist is not None:
+            found["failure_dist"] = self.failure_dist
+        if self.mtbf_ci is not None:
+            found["mtbf_ci"] = self.mtbf_ci
+        return found
 
     def _given(self) -> list[tuple[Field, str]]:
         return [(BY_NAME[name], text) for name, text in self.raw.items()]
@@ -144,6 +151,21 @@ _PANELS = {
     "training": "Training",
     "cost": "Cost",
 }
+
+
+def _text_option(name: str, option: str, help_text: str, metavar: str) -> inspect.Parameter:
+    """A keyword-only text option of the Failures panel, for the model options."""
+    return inspect.Parameter(
+        name,
+        inspect.Parameter.KEYWORD_ONLY,
+        default=None,
+        annotation=Annotated[
+            Optional[str],
+            typer.Option(
+                option, help=help_text, metavar=metavar, show_default=False, rich_help_panel=_PANELS["failures"]
+            ),
+        ],
+    )
 
 
 @functools.cache
@@ -182,7 +204,19 @@ def _model_parameters() -> tuple[inspect.Parameter, ...]:
         )
         for spec in FIELDS
     )
-    return (preset, *fields)
+    failure_dist = _text_option(
+        "failure_dist",
+        "--failure-dist",
+        "exponential or weibull (with --shape); default: weibull when the preset has a shape.",
+        "LAW",
+    )
+    band = _text_option(
+        "mtbf_ci",
+        "--mtbf-ci",
+        "95 % interval of the job MTBF, e.g. 3h:3.8h: shows the band and the robust interval.",
+        "LOW:HIGH",
+    )
+    return (preset, *fields, failure_dist, band)
 
 
 def model_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -197,8 +231,10 @@ def model_options(func: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(func)
     def wrapper(**kwargs: Any) -> Any:
-        raw = {name: kwargs.pop(name) for name in list(kwargs) if name in names and name != "preset"}
-        model = ModelArgs(kwargs.pop("preset"), {k: v for k, v in raw.items() if v is not None})
+        special = {name: kwargs.pop(name) for name in ("preset", "failure_dist", "mtbf_ci")}
+        raw = {name: kwargs.pop(name) for name in list(kwargs) if name in names}
+        model = ModelArgs(special["preset"], {k: v for k, v in raw.items() if v is not None}, special["failure_dist"],
+                          special["mtbf_ci"])  # fmt: skip
         return func(model=model, **kwargs)
 
     wrapper.__signature__ = signature.replace(  # type: ignore[attr-defined]
@@ -338,26 +374,30 @@ def check(
         str,
         typer.Option("--min-effective", help="Lowest acceptable effective time, e.g. 0.9 or 90%.", metavar="FRACTION"),
     ],
+    at: Annotated[
+        str,
+        typer.Option(
+            "--at",
+            help="point: the MTBF as stated; low: the low end of its 95 % interval, where a preset has one.",
+            metavar="WHERE",
+        ),
+    ] = "point",
     json_output: JsonOpt = False,
 ) -> None:
     """Check presets against a floor, at the interval each pins or its optimum: exit 3 when any falls below."""
     from . import api
 
-    outcome = api.check(files, min_effective=min_effective)
+    outcome = api.check(files, min_effective=min_effective, at=at)
     rows = outcome.results
     failed = [row for row in rows if not row["passed"]]
     if json_output:
         _print_json(outcome.to_dict())
     else:
-        from .units import format_percent
+        from . import wording
 
         for row in rows:
-            verdict = "ok  " if row["passed"] else "FAIL"
-            at = "pinned interval" if row["interval_pinned"] else "optimum"
-            typer.echo(f"{verdict} {row['preset']}: {format_percent(row['effective'])} effective at its {at}")
-        floor = outcome.document["min_effective"]
-        summary = f"{len(failed)} of {len(rows)} below {format_percent(floor)}" if failed else "all pass"
-        typer.echo(summary)
+            typer.echo(wording.check_row(row))
+        typer.echo(wording.check_summary(len(failed), len(rows), outcome.document["min_effective"]))
     if failed:
         raise typer.Exit(EXIT_CHECK)
 
@@ -451,18 +491,31 @@ def compare(
             "--what-if", help="KEY=VALUE: a column from the first preset with one input changed (repeatable)."
         ),
     ] = None,
+    failure_dist: Annotated[
+        Optional[str],
+        typer.Option("--failure-dist", help="exponential or weibull (with --shape), for every preset.", metavar="LAW"),
+    ] = None,
+    shape: Annotated[
+        Optional[str],
+        typer.Option("--shape", help="Weibull shape k of the time between failures, for every preset.", metavar="K"),
+    ] = None,
     json_output: JsonOpt = False,
 ) -> None:
     """Compare presets side by side, and what-if variations of the first."""
     from . import api
 
-    outcome = api.compare(presets_ or None, what_ifs=[_what_if(text) for text in what_if or []])
+    outcome = api.compare(
+        presets_ or None,
+        what_ifs=[_what_if(text) for text in what_if or []],
+        failure_dist=failure_dist,
+        shape=shape,
+    )
     if json_output:
         _print_json(outcome.to_dict())
         return
     from . import tables
 
-    tables.compare(list(outcome.rows))
+    tables.compare(list(outcome.rows), outcome.scenarios)
 
 
 def _what_if(text: str) -> tuple[str, str]:
@@ -499,16 +552,6 @@ def simulate(
             show_default=False,
         ),
     ] = None,
-    failure_dist: Annotated[
-        str,
-        typer.Option("--failure-dist", help="exponential or weibull (mean: the MTBF).", rich_help_panel="Simulation"),
-    ] = "exponential",
-    shape: Annotated[
-        Optional[str],
-        typer.Option(
-            "--shape", help="Weibull shape k (below 1: decreasing hazard).", metavar="K", rich_help_panel="Simulation"
-        ),
-    ] = None,
     search: Annotated[
         bool,
         typer.Option(
@@ -523,8 +566,7 @@ def simulate(
     from . import api
 
     show_progress = not json_output and sys.stderr.isatty()
-    arguments: dict[str, Any] = {"cycles": cycles, "seed": seed, "failure_dist": failure_dist, "shape": shape}
-    arguments.update(search=search, **model.inputs)
+    arguments: dict[str, Any] = {"cycles": cycles, "seed": seed, "search": search, **model.inputs}
     if show_progress:
         from . import tables
 

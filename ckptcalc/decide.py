@@ -63,7 +63,8 @@ def levers(
         snapshot = assume.snapshot_bandwidth_per_gpu * gpus
         if not config.is_async and snapshot > config.bandwidth:
             options.append(("async", replace(config, snapshot_bandwidth=snapshot)))
-        if not config.has_memory:
+        if not config.has_memory and config.shape is None:
+            # (Two levels under Weibull failures have no exact model to re-optimise.)
             memory = replace(
                 config,
                 replica_survival=assume.replica_survival,

@@ -13,6 +13,7 @@ from typing import Any
 from . import wording
 from .decide import Cost, Lever, LeverAssumptions, Steps, Targets
 from .model import TERMS, FirstOrder, Plan, Result
+from .robust import Band
 from .scenario import DEFAULT_BYTES_PER_PARAM, Job
 
 #: Version of every JSON document ckptcalc prints. Keys are only ever added
@@ -45,6 +46,9 @@ def inputs(job: Job) -> dict[str, Any]:
         "replica_survival": _f(c.replica_survival),
         "memory_bandwidth_bytes_per_s": _f(c.memory_bandwidth),
         "memory_restart_s": _f(c.memory_restart_s),
+        "failure_dist": "exponential" if c.shape is None else "weibull",
+        "shape": _f(c.shape),
+        "mtbf_ci95": None if job.mtbf_band is None else [float(job.mtbf_band[0]), _f(job.mtbf_band[1])],
     }
 
 
@@ -79,7 +83,27 @@ def first_order(result: Result) -> dict[str, Any]:
     }
 
 
-def evaluation(job: Job, result: Result, steps: Steps | None = None) -> dict[str, Any]:
+def uncertainty(job: Job, band: Band | None) -> dict[str, Any] | None:
+    """The answer across the MTBF's 95 % interval (docs/model.md §9); pairs are [at low M, at high M]."""
+    if band is None:
+        return None
+    low, high = band.mtbf_s
+    return {
+        "source": {"failures": "failures", "failures_bound": "failures_bound"}.get(job.mtbf_source, "stated"),
+        "mtbf_s": [low, high],
+        "effective": list(band.effective),
+        "optimal_interval_s": list(band.optimal_interval_s),
+        "optimal_effective": list(band.optimal_effective),
+        "robust_interval_s": band.robust_interval_s,
+        "robust_memory_interval_s": band.robust_memory_interval_s,
+        "robust_storage_every": _whole(band.robust_storage_every),
+        "robust_effective": list(band.robust_effective),
+        "robust_regret_pp": band.robust_regret_pp,
+        "point_regret_pp": band.point_regret_pp,
+    }
+
+
+def evaluation(job: Job, result: Result, steps: Steps | None = None, band: Band | None = None) -> dict[str, Any]:
     """The fields shared by ``optimize`` and each ``compare`` scenario."""
     return {
         "inputs": inputs(job),
@@ -100,8 +124,15 @@ def evaluation(job: Job, result: Result, steps: Steps | None = None) -> dict[str
         "dominant": TERMS[int(result.dominant)],
         "first_order": first_order(result),
         "levels": levels(result, steps),
-        "warnings": warnings(result),
+        "uncertainty": uncertainty(job, band),
+        "warnings": warnings(result) + _bound_warning(job),
     }
+
+
+def _bound_warning(job: Job) -> list[str]:
+    if job.mtbf_source != "failures_bound":
+        return []
+    return [wording.no_failures(float(job.config.mtbf_s), float(job.scenario.window_s or 0.0))]
 
 
 def levels(result: Result, steps: Steps | None) -> list[dict[str, Any]]:
@@ -126,12 +157,13 @@ def optimize(
     targets: Targets | None = None,
     cost: Cost | None = None,
     steps: Steps | None = None,
+    band: Band | None = None,
 ) -> dict[str, Any]:
     """Everything ``optimize --json`` prints."""
     s = job.scenario
     discard = s.discard or 0.0
     document: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "command": "optimize", "preset": preset}
-    document.update(evaluation(job, result, steps))
+    document.update(evaluation(job, result, steps, band))
     document.update(
         {
             "levers": [

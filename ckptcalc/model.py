@@ -526,6 +526,34 @@ def _result(
     )
 
 
+def schedule_of(config: Config, result: Result, *, optimal: bool = False) -> exact.Schedule:
+    """The exact model's schedule that ``result`` (of ``config``) runs, or its optimal one."""
+    if optimal:
+        tau2, tau1, every = result.optimal_interval_s, result.optimal_memory_interval_s, result.optimal_storage_every
+    else:
+        tau2, tau1, every = result.interval_s, result.memory_interval_s, result.storage_every
+    if tau1 is None:
+        return _schedule(config, tau2, None, 1.0)
+    return _schedule(config, tau2, tau1, every)
+
+
+def effective_at(config: Config, schedule: exact.Schedule, mtbf_s: float) -> float:
+    """Effective time of ``config`` running ``schedule`` when the job MTBF is ``mtbf_s`` (floats);
+    Weibull failures (one level) when ``config.shape`` is set."""
+    if config.shape is None:
+        return float(exact.effective(schedule, mtbf_s).effective)
+    from . import renewal
+
+    return renewal.weibull_effective(
+        interval_s=float(schedule.tau1_s),
+        stall_s=float(schedule.s2_s),
+        lag_s=float(schedule.lag_s),
+        restart_s=float(schedule.r2_s),
+        mtbf_s=mtbf_s,
+        shape=float(config.shape),
+    )
+
+
 def interval_comparison(config: Config) -> list[tuple[str, float, float]] | None:
     """(name, interval, exact effective time) for Young's, Daly's and the exact
     optimum of a single synchronous level; ``None`` when no closed form exists."""

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import InputError
-from .model import Config, Result, evaluate, optimal_interval
+from .model import Config, Result, evaluate, first_order, optimal_interval
 from .numeric import golden_max
 
 #: The fixed default seed, printed with every result.
@@ -205,25 +205,6 @@ class Simulation:
     batch_effective: tuple[float, ...]  # effective time of each batch behind ci95
 
 
-def renewal_effective(interval_s: float, delta_s: float, restart_s: float, failures: Failures) -> float:
-    """(τ/M)·Σ_{n≥1} S(r + n(τ+δ)): kept work per unit time for one synchronous level."""
-    import numpy
-
-    period = interval_s + delta_s
-    total = 0.0
-    start = 1
-    while True:
-        n = numpy.arange(start, start + 65536, dtype=float)
-        terms = failures.survival(restart_s + n * period)
-        total += float(terms.sum())
-        if terms[-1] < 1e-18 * max(total, 1e-300):
-            break
-        start += 65536
-        if start > 10**9:  # pragma: no cover - only for absurd inputs
-            break
-    return interval_s / failures.mtbf_s * total
-
-
 def analytic(config: Config, failures: Failures) -> tuple[float, float | None]:
     """First-order and exact effective time at the configuration's intervals.
 
@@ -232,15 +213,13 @@ def analytic(config: Config, failures: Failures) -> tuple[float, float | None]:
     asynchronous lag joins the restart); None where no exact model exists
     (Weibull with two levels: the simulation is the answer).
     """
-    result = evaluate(config)
-    first = float(result.first_order.effective)
+    plain = config.replace(shape=None)
+    first = float(first_order(plain).effective)
     if failures.shape is None:
-        return first, float(result.effective)
+        return first, float(evaluate(plain).effective)
     if config.has_memory:
         return first, None
-    (level,) = result.levels
-    stall, lag, restart = float(level.level.stall_s), float(level.level.lag_s), float(level.level.restart_s)
-    return first, renewal_effective(float(result.interval_s), stall, restart + lag, failures)
+    return first, float(evaluate(plain.replace(shape=failures.shape, mtbf_s=failures.mtbf_s)).effective)
 
 
 def check(cycles: float, shape: float | None) -> int:

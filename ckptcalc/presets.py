@@ -17,6 +17,8 @@ A preset looks like this (every table and key optional except as noted)::
 
     [failures]
     mtbf = "3.1h"             # or gpu_mtbf, or count + window
+    mtbf_ci95 = ["2.8h", "3.4h"]   # optional: the MTBF's 95 % interval
+    shape = 0.77              # optional: Weibull failures with this shape
     restart = "10min"
 
     [cluster]
@@ -42,7 +44,7 @@ from . import units
 from .errors import CkptError, PresetError
 from .files import atomic_write, read_regular
 from .records import Record
-from .scenario import BY_NAME, FIELDS, PARSERS, Scenario
+from .scenario import BAND, BY_NAME, FIELDS, PARSERS, Scenario
 
 #: Version of the preset format this ckptcalc writes and the newest it reads.
 SCHEMA_VERSION = 1
@@ -170,8 +172,12 @@ def from_document(document: dict[str, Any], label: str) -> Scenario:
             for sub, raw in value.items():
                 spec = _BY_PATH.get(f"{key}.{sub}")
                 where = f"{label}: {key}.{sub}"
+                if f"{key}.{sub}" == _BAND_PATH:
+                    meta[BAND] = _band(raw, where)
+                    origin[BAND] = where
+                    continue
                 if spec is None:
-                    known = ", ".join(f.key for f in FIELDS if f.section == key)
+                    known = ", ".join([*(f.key for f in FIELDS if f.section == key), *_EXTRA_KEYS.get(key, [])])
                     raise PresetError(f"unknown key (known in [{key}]: {known})", where=where)
                 values[spec.name] = _value(spec.kind, raw, where)
                 origin[spec.name] = where
@@ -188,9 +194,22 @@ def from_document(document: dict[str, Any], label: str) -> Scenario:
         name=meta.get("name"),
         description=meta.get("description"),
         source=meta.get("source"),
+        mtbf_ci95=meta.get(BAND),
         origin=origin,
         **values,
     )
+
+
+#: The preset key of the job MTBF's 95 % interval: an array of two durations.
+_BAND_PATH = f"failures.{BAND}"
+_EXTRA_KEYS = {"failures": [BAND]}
+
+
+def _band(raw: Any, where: str) -> tuple[float, float]:
+    if not (isinstance(raw, list) and len(raw) == 2):
+        raise PresetError('must be an array of two durations, e.g. ["3.04h", "3.73h"]', where=where)
+    low, high = (_value("duration", item, where) for item in raw)
+    return low, high
 
 
 def _meta(key: str, value: Any, label: str) -> Any:
@@ -252,6 +271,9 @@ def to_document(scenario: Scenario) -> dict[str, Any]:
     for name, value in scenario.values().items():
         spec = BY_NAME[name]
         document.setdefault(spec.section, {})[spec.key] = _written(spec.kind, value)
+    band = scenario.mtbf_ci95
+    if band is not None and band[1] is not None:
+        document.setdefault("failures", {})[BAND] = [_written("duration", band[0]), _written("duration", band[1])]
     return document
 
 

@@ -97,6 +97,14 @@ FIELDS: tuple[Field, ...] = (
     ),
     Field("window_s", "duration", "window", "failures", "window", "Observation window for --failures, e.g. 54d."),
     Field("restart_s", "duration", "restart", "failures", "restart", "Restart time after a failure, e.g. 10min."),
+    Field(
+        "shape",
+        "number",
+        "shape",
+        "failures",
+        "shape",
+        "Weibull shape k of the time between failures (mean: the MTBF); below 1, failures cluster.",
+    ),
     Field("gpus", "count", "gpus", "cluster", "gpus", "GPU count; alone, it rescales M holding the per-GPU rate."),
     Field(
         "replica_survival",
@@ -184,6 +192,14 @@ SCALED = "gpus"
 SMALLEST, LARGEST = 1e-9, 1e21
 
 _MTBF_SOURCES = ("mtbf_s", "gpu_mtbf_s", "failures", "window_s")
+
+#: The scenario attribute holding the stated 95 % interval of the job's MTBF (not an input of FIELDS:
+#: it is a pair, written ``LOW:HIGH`` on the command line and as a two-element array in a preset).
+BAND = "mtbf_ci95"
+
+#: Weibull shapes the planner and the simulation accept: beyond them Γ(1 + 1/k) leaves floating point
+#: or the law is a step; fitted shapes of real clusters lie between 0.3 and 2.
+SHAPES = (0.1, 20.0)
 _SIZE_SOURCES = ("params", "bytes_per_param", "checkpoint_bytes")
 
 
@@ -218,6 +234,7 @@ class Scenario(Record):
     failures: float | None = None
     window_s: float | None = None
     restart_s: float | None = None
+    shape: float | None = None
     gpus: float | None = None
     replica_survival: float | None = None
     memory_bandwidth: float | None = None
@@ -226,6 +243,7 @@ class Scenario(Record):
     step_time_s: float | None = None
     discard: float | None = None
     gpu_hour_cost: float | None = None
+    mtbf_ci95: tuple[float, float | None] | None = None
     origin: dict[str, str] = None  # type: ignore[assignment]  # {} once built
 
     def __post_init__(self) -> None:
@@ -242,7 +260,7 @@ class Scenario(Record):
         return {f.name: getattr(self, f.name) for f in FIELDS if getattr(self, f.name) is not None}
 
     def where(self, name: str) -> str:
-        return self.origin.get(name, BY_NAME[name].public)
+        return self.origin.get(name, BY_NAME[name].public if name in BY_NAME else name)
 
 
 def _stated_mtbf_sources(values: dict[str, float]) -> list[str]:
@@ -261,14 +279,23 @@ def _one_way(sources: list[str]) -> str:
     return f"give the failure interval one way only, not {named}"
 
 
-def merge(base: Scenario, overrides: dict[str, float], origin: dict[str, str] | None = None) -> Scenario:
-    """Apply overrides (field name → SI value) on top of ``base``.
+def merge(
+    base: Scenario,
+    overrides: dict[str, float],
+    origin: dict[str, str] | None = None,
+    *,
+    band: tuple[float, float | None] | None = None,
+) -> Scenario:
+    """Apply overrides (field name → SI value) and an MTBF ``band`` on top of ``base``.
 
     Stating the checkpoint size directly replaces parameters and vice versa;
-    stating any failure-interval source replaces the base's. Changing only the
-    GPU count holds the base's per-GPU failure rate: M × GPUs stays constant.
+    stating any failure-interval source replaces the base's, and its band
+    unless ``band`` is given. Changing only the GPU count holds the base's
+    per-GPU failure rate: M × GPUs stays constant, and the band scales with M.
     """
     origin = dict(origin or {f: BY_NAME[f].public for f in overrides})
+    if band is not None:
+        origin.setdefault(BAND, "mtbf_ci")
     stated = _stated_mtbf_sources(overrides)
     if len(stated) > 1:
         raise InputError(_one_way(stated), where=stated[1])
@@ -279,6 +306,7 @@ def merge(base: Scenario, overrides: dict[str, float], origin: dict[str, str] | 
         cleared.update(checkpoint_bytes=None)
     if stated:
         cleared.update({name: None for name in _MTBF_SOURCES})
+        cleared[BAND] = None
     elif "gpus" in overrides and overrides["gpus"] != base.gpus:
         per_gpu = per_gpu_mtbf(base)
         if per_gpu is None:
@@ -290,6 +318,13 @@ def merge(base: Scenario, overrides: dict[str, float], origin: dict[str, str] | 
         cleared.update({name: None for name in _MTBF_SOURCES})
         cleared["gpu_mtbf_s"] = per_gpu
         origin["gpu_mtbf_s"] = SCALED
+        known = _counted_band(base) or base.mtbf_ci95
+        if known is not None and base.gpus is not None:
+            factor = base.gpus / overrides["gpus"]
+            low, high = known
+            cleared[BAND] = (low * factor, None if high is None else high * factor)
+    if band is not None:
+        cleared[BAND] = band
     merged_origin = {k: v for k, v in base.origin.items() if k not in cleared and k not in overrides}
     merged_origin.update(origin)
     return replace(base, **{**cleared, **overrides}, origin=merged_origin)
@@ -315,7 +350,9 @@ class Job(Record):
     config: Config
     mtbf_source: str
     gpu_mtbf_s: float | None
-
+    mtbf_band: tuple[float, float | None] | None = None
+    """The job MTBF's 95 % interval: stated, or exact χ² from failures in a window; an open
+    upper end when no failure was seen (only a lower bound exists)."""
 
     @property
     def gpus(self) -> float | None:
@@ -357,6 +394,9 @@ def _mtbf(scenario: Scenario) -> tuple[float, str]:
             )
         if scenario.window_s is None:
             raise InputError("{failures} needs {window} (the time they were seen in)", where=scenario.where("failures"))
+        if scenario.failures == 0:
+            # No failure seen: only a bound exists, M > T/ln 20 at 95 %; plan at it.
+            return scenario.window_s / math.log(20.0), "failures_bound"
         return scenario.window_s / scenario.failures, "failures"
     raise InputError("no failure interval: give {mtbf}, {gpu_mtbf} or {failures} with {window}", where="mtbf")
 
@@ -377,6 +417,7 @@ def resolve(scenario: Scenario) -> Job:
         raise InputError("no restart time given", where="restart")
     mtbf, source = _mtbf(scenario)
     _check_levels(scenario, values)
+    band = _band(scenario, mtbf, source)
     config = Config(
         checkpoint_bytes=size,
         bandwidth=scenario.bandwidth,
@@ -388,12 +429,65 @@ def resolve(scenario: Scenario) -> Job:
         memory_restart_s=scenario.memory_restart_s,
         interval_s=scenario.interval_s,
         memory_interval_s=scenario.memory_interval_s,
+        shape=scenario.shape,
     )
     _check_persist(scenario, config)
     gpu_mtbf = scenario.gpu_mtbf_s
     if gpu_mtbf is None and scenario.gpus is not None:
         gpu_mtbf = mtbf * scenario.gpus
-    return Job(scenario=scenario, config=config, mtbf_source=source, gpu_mtbf_s=gpu_mtbf)
+    return Job(scenario=scenario, config=config, mtbf_source=source, gpu_mtbf_s=gpu_mtbf, mtbf_band=band)
+
+
+def _counted_band(scenario: Scenario) -> tuple[float, float | None] | None:
+    """The exact 95 % χ² interval of M = T/n from n failures in a window T (docs/model.md §9.1);
+    with none seen, only the lower bound T/ln 20. None unless both are stated and valid."""
+    from .numeric import chi2_quantile
+
+    window, count = scenario.window_s, scenario.failures
+    if window is None or count is None or not (window > 0 and count >= 0 and float(count).is_integer()):
+        return None
+    if count == 0:
+        return window / math.log(20.0), None
+    if not math.isfinite(window * count):
+        return None
+    return 2.0 * window / chi2_quantile(0.975, 2 * count + 2), 2.0 * window / chi2_quantile(0.025, 2 * count)
+
+
+def _band(scenario: Scenario, mtbf: float, source: str) -> tuple[float, float | None] | None:
+    """The MTBF's 95 % interval: the stated one (checked), or the exact χ² one of failures in a window."""
+    stated = scenario.mtbf_ci95
+    if source in ("failures", "failures_bound"):
+        if stated is not None:
+            raise InputError(
+                "{failures}/{window} give the interval themselves; drop {mtbf_ci}", where=scenario.where(BAND)
+            )
+        return _counted_band(scenario)
+    if stated is None:
+        return None
+    low, high = stated
+    where = scenario.where(BAND)
+    if high is None:
+        if not low <= mtbf * (1.0 + 1e-12):
+            raise InputError(
+                f"the bound {units.format_duration(low)} lies above the MTBF {units.format_duration(mtbf)}",
+                where=where,
+            )
+        return low, None
+    for value in (low, high):
+        if not (math.isfinite(value) and SMALLEST <= value <= LARGEST):
+            raise InputError(f"{value:g} s is out of range ({SMALLEST:g} to {LARGEST:g} s)", where=where)
+    if not low < high:
+        raise InputError(
+            f"the low end {units.format_duration(low)} must lie below the high end {units.format_duration(high)}",
+            where=where,
+        )
+    if not low * (1.0 - 1e-12) <= mtbf <= high * (1.0 + 1e-12):
+        raise InputError(
+            f"{units.format_duration(low)} to {units.format_duration(high)} does not contain"
+            f" the MTBF {units.format_duration(mtbf)}",
+            where=where,
+        )
+    return low, high
 
 
 def _check_ranges(scenario: Scenario, values: dict[str, float]) -> None:
@@ -405,6 +499,13 @@ def _check_ranges(scenario: Scenario, values: dict[str, float]) -> None:
         elif name == "replica_survival":
             if not (math.isfinite(value) and 0 < value < 1):
                 raise InputError(f"must lie strictly between 0 and 1, got {value:g}", where=scenario.where(name))
+        elif name == "shape":
+            if not (math.isfinite(value) and SHAPES[0] <= value <= SHAPES[1]):
+                raise InputError(
+                    f"must lie between {SHAPES[0]:g} and {SHAPES[1]:g}, got {value:g}", where=scenario.where(name)
+                )
+        elif name == "failures" and value == 0:
+            continue  # no failure seen: the window then gives a lower bound on M
         else:
             _check_positive(scenario, name, value)
     for name in ("gpus", "failures"):

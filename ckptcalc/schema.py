@@ -45,7 +45,7 @@ INPUTS = _object(
         "checkpoint_bytes": NUMBER,
         "bandwidth_bytes_per_s": NUMBER,
         "mtbf_s": SECONDS,
-        "mtbf_source": {"enum": ["mtbf", "gpu_mtbf", "failures", "scaled"]},
+        "mtbf_source": {"enum": ["mtbf", "gpu_mtbf", "failures", "failures_bound", "scaled"]},
         "restart_s": SECONDS,
         "gpus": MAYBE_NUMBER,
         "gpu_mtbf_s": MAYBE_SECONDS,
@@ -53,9 +53,46 @@ INPUTS = _object(
         "replica_survival": MAYBE_NUMBER,
         "memory_bandwidth_bytes_per_s": MAYBE_NUMBER,
         "memory_restart_s": MAYBE_SECONDS,
+        "failure_dist": {"enum": ["exponential", "weibull"]},
+        "shape": MAYBE_NUMBER,
+        "mtbf_ci95": {
+            "type": ["array", "null"],
+            "prefixItems": [SECONDS, MAYBE_SECONDS],
+            "minItems": 2,
+            "maxItems": 2,
+            "description": "the job MTBF's 95 % interval, seconds; the high end null when only a bound exists",
+        },
     },
     "normalised inputs, SI units; null where unused",
 )
+
+#: [at the low end of the MTBF's interval, at the high end]; the high end null when only a bound exists.
+def _pair(item: dict[str, Any]) -> dict[str, Any]:
+    high = {**item, "type": [item["type"], "null"]} if isinstance(item.get("type"), str) else item
+    return {"type": "array", "prefixItems": [item, high], "minItems": 2, "maxItems": 2}
+
+
+UNCERTAINTY: dict[str, Any] = {
+    "oneOf": [
+        {"type": "null"},
+        _object(
+            {
+                "source": {"enum": ["stated", "failures", "failures_bound"]},
+                "mtbf_s": _pair(SECONDS),
+                "effective": _pair(FRACTION),
+                "optimal_interval_s": _pair(SECONDS),
+                "optimal_effective": _pair(FRACTION),
+                "robust_interval_s": SECONDS,
+                "robust_memory_interval_s": MAYBE_SECONDS,
+                "robust_storage_every": {"type": ["integer", "null"], "minimum": 1},
+                "robust_effective": _pair(FRACTION),
+                "robust_regret_pp": {"type": ["number", "null"], "minimum": 0},
+                "point_regret_pp": {"type": ["number", "null"], "minimum": 0},
+            },
+            "the answer across the MTBF's 95 % interval (docs/model.md §9); null without an interval",
+        ),
+    ]
+}
 
 LEVEL = _object(
     {
@@ -101,6 +138,7 @@ EVALUATION: dict[str, Any] = {
     "dominant": TERM,
     "first_order": FIRST_ORDER,
     "levels": {"type": "array", "items": LEVEL, "minItems": 1, "maxItems": 2},
+    "uncertainty": UNCERTAINTY,
     "warnings": WARNINGS,
 }
 
@@ -252,6 +290,8 @@ def check() -> dict[str, Any]:
         {
             "preset": {"type": "string"},
             "effective": FRACTION,
+            "effective_ci95": {"oneOf": [{"type": "null"}, _pair(FRACTION)]},
+            "tested": {"enum": ["point", "low"], "description": "where the floor was tested"},
             "interval_s": SECONDS,
             "interval_pinned": {"type": "boolean"},
             "passed": {"type": "boolean"},
@@ -260,7 +300,12 @@ def check() -> dict[str, Any]:
     return _document(
         "check",
         "ckptcalc check --json",
-        {"min_effective": FRACTION, "results": {"type": "array", "items": row}, "passed": {"type": "boolean"}},
+        {
+            "min_effective": FRACTION,
+            "at": {"enum": ["point", "low"]},
+            "results": {"type": "array", "items": row},
+            "passed": {"type": "boolean"},
+        },
     )
 
 

@@ -28,6 +28,7 @@ MTBF_SOURCE = {
     "gpu_mtbf": "per-GPU MTBF / GPUs",
     "failures": "window / failures",
     "scaled": "per-GPU rate of the base held",
+    "failures_bound": "95 % lower bound: no failure in the window",
 }
 
 pct = units.format_percent
@@ -104,9 +105,25 @@ def inputs_table(job: Job, narrow: bool = False) -> Table:
         table.add_row("memory bandwidth", units.format_rate(c.memory_bandwidth), "")
         table.add_row("memory restart", dur(c.memory_restart_s), "")
     table.add_row("MTBF", dur(c.mtbf_s), mtbf_note(job))
+    if job.mtbf_band is not None:
+        low, high = job.mtbf_band
+        table.add_row("MTBF 95 % interval", f"> {dur(low)}" if high is None else f"{dur(low)} to {dur(high)}", "")
+    if c.shape is not None:
+        table.add_row("failures", f"Weibull k = {units.sig(float(c.shape))}", "mean: the MTBF")
     if job.gpus is not None:
         table.add_row("GPUs", units.format_count(job.gpus), "")
     table.add_row("restart", dur(c.restart_s), "")
+    return table
+
+
+def uncertainty_table(band: dict[str, Any], narrow: bool = False) -> Table:
+    """The answer across the MTBF's 95 % interval, and the robust interval."""
+    table = _grid(wording.uncertainty_title(band), narrow)
+    table.add_column("", no_wrap=True)
+    table.add_column("value", justify="right", no_wrap=True)
+    table.add_column("note", overflow="fold")
+    for row in wording.uncertainty_rows(band):
+        table.add_row(*row)
     return table
 
 
@@ -188,11 +205,12 @@ def optimize(job: Job, result: Result, preset: str | None, default_preset: bool,
                 level = next(item for item in result.levels if item.level.name == caveat.level)
                 out.print(wording.lag_bound(str(caveat.level), float(level.level.lag_s)))
         out.print()
-    line = f"Optimal storage interval: {dur(result.optimal_interval_s)}  (exact model)"
+    label = wording.model_label(result.config)
+    line = f"Optimal storage interval: {dur(result.optimal_interval_s)}  ({label})"
     if result.optimal_storage_every is not None:
         line = (
             f"Optimal: memory every {dur(result.optimal_memory_interval_s or 0.0)}, storage with every"
-            f" {wording.ordinal(int(result.optimal_storage_every))} ({dur(result.optimal_interval_s)})  (exact model)"
+            f" {wording.ordinal(int(result.optimal_storage_every))} ({dur(result.optimal_interval_s)})  ({label})"
         )
     out.print(Text(line, style="bold"))
     title = "Loss at the optimal interval (share of elapsed time)"
@@ -203,6 +221,9 @@ def optimize(job: Job, result: Result, preset: str | None, default_preset: bool,
     if explanation is not None:
         out.print(explanation)
     out.print()
+    if document["uncertainty"] is not None:
+        out.print(uncertainty_table(document["uncertainty"], narrow))
+        out.print()
     if document["interval_penalty_pp"] > 0 and title.startswith("Loss at the given"):
         out.print(wording.penalty(document["interval_penalty_pp"], result.effective, result.optimal_effective))
     table = exact_table(result, narrow)
@@ -442,7 +463,7 @@ def sweep(job: Job, run: Any, preset: str | None) -> None:
     warn(documents.warnings(result))
 
 
-def compare(rows: list[tuple[str, Job, Result]]) -> None:
+def compare(rows: list[tuple[str, Job, Result]], scenarios: list[dict[str, Any]]) -> None:
     out = console()
     table = _grid()
     table.add_column("")
@@ -457,6 +478,12 @@ def compare(rows: list[tuple[str, Job, Result]]) -> None:
     line("checkpoint size", [units.format_size(j.config.checkpoint_bytes) for _, j, _ in rows])
     line("write time δ", [dur(j.config.write_s) for _, j, _ in rows])
     line("MTBF", [dur(j.config.mtbf_s) for _, j, _ in rows])
+    bands = [doc["uncertainty"] for doc in scenarios]
+    if any(band is not None for band in bands):
+        line("MTBF 95 %", ["-" if b is None else wording.span(b["mtbf_s"], dur) for b in bands])
+    if any(j.config.shape is not None for _, j, _ in rows):
+        shapes = [j.config.shape for _, j, _ in rows]
+        line("failures", ["exponential" if k is None else f"Weibull {units.sig(float(k))}" for k in shapes])
     line("restart", [dur(j.config.restart_s) for _, j, _ in rows])
     line(
         "levels",
@@ -488,6 +515,10 @@ def compare(rows: list[tuple[str, Job, Result]]) -> None:
         ["-" if i == 0 else f"{(float(r.effective) - first) * 100:+.2f}" for i, (_, _, r) in enumerate(rows)],
     )
     line("dominant", [TERMS[int(r.dominant)] for _, _, r in rows])
+    if any(band is not None for band in bands):
+        table.add_section()
+        line("effective, 95 %", ["-" if b is None else wording.span(b["effective"], pct) for b in bands])
+        line("robust interval", ["-" if b is None else dur(b["robust_interval_s"]) for b in bands])
     out.print(Text("ckptcalc compare (exact model, shares of elapsed time)", style="bold"))
     out.print(table)
     out.print(f"best: {rows[best][0]} ({pct(rows[best][2].effective)} effective)")

@@ -114,9 +114,9 @@ def weibull_verdict(kind: str) -> str:
     return {
         "exponential": "Exponential failures are consistent with the log (p ≥ 0.05): the exact model applies.",
         "clustered": "Failures cluster (k < 1, exponential rejected): after a failure another comes sooner;"
-        " check the interval with simulate --failure-dist weibull.",
-        "wear_out": "Failures wear out (k > 1, exponential rejected): check the interval with simulate"
-        " --failure-dist weibull.",
+        " plan with --failure-dist weibull --shape K, or --save-preset the fit.",
+        "wear_out": "Failures wear out (k > 1, exponential rejected): plan with --failure-dist weibull"
+        " --shape K, or --save-preset the fit.",
     }.get(kind, kind)
 
 
@@ -124,3 +124,64 @@ def ordinal(n: int) -> str:
     """1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st, 52nd …"""
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
+
+
+def no_failures(bound_s: float, window_s: float) -> str:
+    """The warning when a window saw no failure: the MTBF used is its 95 % lower bound."""
+    return (
+        f"no failure in {units.format_duration(window_s)}: planning at the 95 % lower bound of the MTBF,"
+        f" window / ln 20 = {units.format_duration(bound_s)}"
+    )
+
+
+def model_label(config: Any) -> str:
+    """Which model answered: the exact one, under Weibull failures when a shape is set."""
+    if config.shape is None:
+        return "exact model"
+    return f"exact model, Weibull failures k = {units.sig(float(config.shape))}"
+
+
+def span(pair: list[Any], fmt: Any) -> str:
+    low, high = pair
+    return f"> {fmt(low)}" if high is None else f"{fmt(low)} to {fmt(high)}"
+
+
+def uncertainty_title(band: dict[str, Any]) -> str:
+    return f"Across the MTBF's 95 % interval ({span(band['mtbf_s'], dur)})"
+
+
+def uncertainty_rows(band: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(what, value, note) rows of the answer across the MTBF's 95 % interval."""
+    if band["mtbf_s"][1] is None:
+        return [
+            ("effective time", f"> {pct(band['effective'][0])}", "at this interval"),
+            ("optimal interval", dur(band["optimal_interval_s"][0]), "at the bound, where this plan is made"),
+        ]
+    robust = dur(band["robust_interval_s"])
+    if band["robust_storage_every"] is not None:
+        robust = f"{dur(band['robust_memory_interval_s'])} × {band['robust_storage_every']}"
+    return [
+        ("effective time", span(band["effective"], pct), "at this interval"),
+        ("optimal interval", span(band["optimal_interval_s"], dur), "at either end"),
+        (
+            "robust interval",
+            robust,
+            f"regret {units.sig(band['robust_regret_pp'])} pp (point optimum {units.sig(band['point_regret_pp'])} pp)",
+        ),
+    ]
+
+
+def check_row(row: dict[str, Any]) -> str:
+    """One line of ``check``: the verdict, the effective time and where it was tested."""
+    verdict = "ok  " if row["passed"] else "FAIL"
+    at = "pinned interval" if row["interval_pinned"] else "optimum"
+    text = f"{verdict} {row['preset']}: {pct(row['effective'])} effective at its {at}"
+    band = row["effective_ci95"]
+    if band is not None:
+        text += f" ({span(band, pct)} across the MTBF's 95 % interval"
+        text += "; tested at the low end)" if row["tested"] == "low" else ")"
+    return text
+
+
+def check_summary(failed: int, total: int, floor: float) -> str:
+    return f"{failed} of {total} below {pct(floor)}" if failed else "all pass"

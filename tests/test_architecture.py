@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "ckptcalc"
 BANDS: list[list[str]] = [
     ["records", "errors", "units", "numeric"],  # foundations
     ["exact", "renewal", "model"],  # the pure model
-    ["scenario", "decide", "files", "eventlog"],  # inputs, decisions, files in and out
+    ["scenario", "decide", "robust", "files", "eventlog"],  # inputs, decisions, uncertainty, files in and out
     ["sweeps", "montecarlo", "presets", "wording", "failures"],  # grids, simulation, presets, sentences, failure logs
     ["documents", "schema"],  # documents
     ["api"],  # orchestration

@@ -291,7 +291,7 @@ DECIDE_BAD = [
     (["optimize", "--gpus", "1.5"], "--gpus"),
     (["optimize", "--gpus", "-3"], "--gpus"),
     (["optimize", "--gpus", "0"], "--gpus"),
-    (["optimize", "--failures", "0", "--window", "54d"], "--failures"),
+    (["optimize", "--failures", "-1", "--window", "54d"], "--failures"),
     (["optimize", "--failures", "2.5", "--window", "54d"], "--failures"),
     (["optimize", "--failures", "10"], "--failures"),
     (["optimize", "--window", "54d"], "--window"),

@@ -225,15 +225,14 @@ def test_simulation_at_the_reported_optimum_agrees_with_the_exact_model(case: di
     inputs = dict(case)
     preset = inputs.pop("preset")
     run = api.simulate(preset, cycles=400_000, seed=5, **inputs).to_dict()
-    reported = api.optimize(preset, **{k: v for k, v in inputs.items() if k not in ("failure_dist", "shape")})
+    reported = api.optimize(preset, **inputs)
     assert run["interval_s"] == pytest.approx(reported.interval_s, rel=1e-12)
     assert run["storage_every"] == reported["storage_every"]
     low, high = run["effective_ci95"]
     exact_value = run["analytic"]["exact"]
     assert low <= exact_value <= high
     assert run["agreement"]["exact"]["agrees"] is True
-    if "failure_dist" not in case:
-        assert exact_value == pytest.approx(reported.effective, rel=1e-12)
+    assert exact_value == pytest.approx(reported.effective, rel=1e-12)
 
 
 @settings(max_examples=100, deadline=None)

@@ -199,7 +199,7 @@ CASES = [
     case("--cycles", "simulate", "--cycles", "1e12"),
     case("--cycles", "simulate", "--cycles", "inf"),
     case("--cycles", "simulate", "--cycles", "1000.5"),
-    case("--shape", "simulate", "--shape", "0.7"),
+    case("--shape", "simulate", "--failure-dist", "exponential", "--shape", "0.7"),
     case("--shape", "simulate", "--failure-dist", "weibull"),
     case("--shape", "simulate", "--failure-dist", "weibull", "--shape", "0"),
     case("--shape", "simulate", "--failure-dist", "weibull", "--shape", "nan"),

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
+from cli_helpers import assert_usage_error
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
@@ -146,3 +148,67 @@ def test_two_levels_under_weibull_failures_point_to_the_simulation() -> None:
     with pytest.raises(InputError, match="simulate") as caught:
         evaluate(config)
     assert caught.value.where == "shape"
+
+
+# ------------------------------------------------------------ the commands
+
+
+def test_optimize_with_a_weibull_shape(run_json: Any, run: Any) -> None:
+    doc = run_json("optimize", "--failure-dist", "weibull", "--shape", "0.774")
+    assert doc["inputs"]["failure_dist"] == "weibull" and doc["inputs"]["shape"] == 0.774
+    assert doc["optimal_interval_s"] == pytest.approx(276.5425, rel=1e-6)
+    assert doc["effective"] == pytest.approx(0.9276945, rel=1e-6)
+    assert doc["daly_interval_s"] is None
+    assert {lever["key"] for lever in doc["levers"]} == {"bandwidth_x2", "restart_half", "mtbf_x2", "async"}
+    assert "Weibull failures k = 0.774" in run("optimize", "--shape", "0.774").stdout
+    # A shape alone means Weibull.
+    assert run_json("optimize", "--shape", "0.774")["effective"] == doc["effective"]
+
+
+def test_exponential_drops_a_preset_shape(run_json: Any, tmp_path: Any) -> None:
+    path = tmp_path / "fitted.toml"
+    path.write_text(
+        '[checkpoint]\nsize = "6.48TB"\n[storage]\nbandwidth = "2TB/s"\n'
+        '[failures]\nmtbf = "3.1h"\nrestart = "10min"\nshape = 0.774\n',
+        encoding="utf-8",
+    )
+    weibull = run_json("optimize", "--preset", str(path))
+    exponential = run_json("optimize", "--preset", str(path), "--failure-dist", "exponential")
+    assert weibull["inputs"]["failure_dist"] == "weibull"
+    assert exponential["inputs"]["failure_dist"] == "exponential" and exponential["inputs"]["shape"] is None
+    assert exponential["effective"] == pytest.approx(0.9250040, rel=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("args", "culprit", "message"),
+    [
+        (["--failure-dist", "weibull"], "--shape", "needs"),
+        (["--failure-dist", "gamma"], "--failure-dist", "gamma"),
+        (["--failure-dist", "exponential", "--shape", "0.7"], "--shape", "Weibull"),
+        (["--shape", "0.05"], "--shape", "between 0.1 and 20"),
+        (["--shape", "nan"], "--shape", ""),
+        (["--preset", "gemini-inmemory", "--shape", "0.7"], "--shape", "simulate"),
+    ],
+)
+def test_bad_failure_laws(run: Any, args: list[str], culprit: str, message: str) -> None:
+    result = run("optimize", *args, "--json")
+    assert_usage_error(result, culprit)
+    assert message in result.stderr
+
+
+def test_sweep_and_compare_take_the_shape(run_json: Any) -> None:
+    sweep = run_json("sweep", "--shape", "0.774", "--points", "5")
+    assert len(sweep["effective"]) == 5 and max(sweep["effective"]) == pytest.approx(0.9276945, rel=1e-6)
+    by_mtbf = run_json("sweep", "--shape", "0.774", "--over", "mtbf", "--from", "1h", "--to", "24h", "--points", "3")
+    single = evaluate(LLAMA.replace(shape=0.774, mtbf_s=3600.0))
+    assert by_mtbf["effective"][0] == pytest.approx(float(single.effective), rel=1e-12)
+    compare = run_json("compare", "llama3-405b", "bloom-176b", "--shape", "0.774")
+    assert [s["inputs"]["shape"] for s in compare["scenarios"]] == [0.774, 0.774]
+    assert compare["scenarios"][0]["effective"] == pytest.approx(0.9276945, rel=1e-6)
+
+
+def test_simulate_runs_the_weibull_optimum(run_json: Any) -> None:
+    doc = run_json("simulate", "--shape", "0.774", "--cycles", "2e5", "--seed", "3")
+    assert doc["failure_dist"] == "weibull"
+    assert doc["interval_s"] == pytest.approx(276.5425, rel=1e-6)
+    assert doc["analytic"]["exact"] == pytest.approx(0.9276945, rel=1e-6)

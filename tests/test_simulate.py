@@ -17,7 +17,7 @@ from references import daly
 from test_sim_independent import markov, t_975, two_levels
 
 from ckptcalc import montecarlo as sim
-from ckptcalc import presets
+from ckptcalc import presets, renewal
 from ckptcalc.errors import InputError
 from ckptcalc.model import Config, evaluate, exact_effective, exact_interval, replace
 from ckptcalc.scenario import resolve
@@ -142,7 +142,9 @@ def test_weibull_shape_one_is_exponential() -> None:
     weibull = sim.run(LLAMA, sim.Failures(11160.0, 1.0), cycles=300_000, seed=9)
     assert weibull.effective == pytest.approx(exponential.effective, rel=1e-12)
     for tau in (math.sqrt(2 * 3.24 * 11160), exact_interval(3.24, 11160.0)):
-        series = sim.renewal_effective(tau, 3.24, 600.0, sim.Failures(11160.0, 1.0))
+        series = renewal.weibull_effective(
+            interval_s=tau, stall_s=3.24, lag_s=0.0, restart_s=600.0, mtbf_s=11160.0, shape=1.0
+        )
         assert series == pytest.approx(exact_effective(tau, 3.24, 600.0, 11160.0), rel=1e-12)
         assert series == pytest.approx(daly(tau, 3.24, 600.0, 11160.0), rel=1e-12)
 
@@ -664,7 +666,7 @@ SIMULATE_BAD = [
     (["--failure-dist", "weibull", "--shape", "0"], "--shape"),
     (["--failure-dist", "weibull", "--shape", "-1"], "--shape"),
     (["--failure-dist", "weibull"], "--shape"),
-    (["--shape", "0.7"], "--shape"),
+    (["--failure-dist", "exponential", "--shape", "0.7"], "--shape"),
     (["--failure-dist", "lognormal"], "--failure-dist"),
     (["--seed", "-1"], "--seed"),
     (["--snapshot-bw", "50TB/s", "--interval", "1s"], "--interval"),
