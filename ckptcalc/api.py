@@ -414,8 +414,7 @@ def compare(
     refs = list(presets) if presets is not None else [DEFAULT_PRESET]
     law = overrides({"shape": shape})
     columns: list[tuple[str, Scenario]] = [
-        (str(_label(ref)), _with_law(merge(_load_named(ref), law), failure_dist, shape_given=bool(law)))
-        for ref in refs
+        (str(_label(ref)), _with_law(merge(_load_named(ref), law), failure_dist, shape_given=bool(law))) for ref in refs
     ]
     for key, value in what_ifs:
         name = f"{key}={value}"
@@ -633,4 +632,96 @@ def _moment(value: Value | None, time_unit: str | None, where: str) -> float | N
         raise  # already names what is missing (the time unit)
     except ValueError as error:
         raise InputError(str(error), where=where) from None
+    return seconds
+
+
+class RunPlan(Outcome):
+    """:func:`plan`'s result: the distribution of a whole run's wall time (``completion`` holds the runs)."""
+
+    completion: Any = None
+
+    @property
+    def completion_s(self) -> dict[str, float]:
+        return dict(self.document["completion_s"])
+
+
+def plan(
+    preset: PresetRef | None = None,
+    *,
+    work: Value | None = None,
+    steps: Value | None = None,
+    runs: Value = 1000,
+    seed: int | None = None,
+    deadline: Value | None = None,
+    progress: Callable[[float], None] | None = None,
+    **inputs: Any,
+) -> RunPlan:
+    """Simulate whole runs that need ``work`` of useful compute (or ``steps`` training steps of the job's
+    ``step_time``) at the job's schedule: wall time p10/p50/p90 against W / effective, failures,
+    P(no failure), GPU-hours and cost, and with ``deadline`` the chance of finishing by then
+    (docs/model.md §10).
+
+    >>> p = plan(preset="llama3-405b", work="54d", runs=200, seed=1)
+    >>> abs(p.completion_s["p50"] / p["expected_s"] - 1) < 0.01
+    True
+    """
+    from . import documents
+    from . import runs as whole
+    from .model import evaluate
+    from .montecarlo import DEFAULT_SEED, Failures, schedule_for
+    from .units import parse_count, parse_duration
+
+    if seed is not None and seed < 0:
+        raise InputError(f"must be a non-negative integer, got {seed}", where="seed")
+    the_job = job(preset, **inputs)
+    config = the_job.config
+    work_s = _work(work, steps, the_job.scenario.step_time_s)
+    limit = _number(parse_duration, deadline, "deadline") if deadline is not None else None
+    if limit is not None and not (math.isfinite(limit) and limit > 0):
+        raise InputError(f"must be a positive duration, got {limit:g} s", where="deadline")
+    shape = None if config.shape is None else float(config.shape)
+    run_config = config.replace(shape=None) if config.has_memory and shape is not None else config
+    result = evaluate(run_config)
+    exact_model = run_config.shape == config.shape
+    effective = float(result.effective)
+    if not effective > 0.0:
+        raise InputError("effective time is 0 at this schedule: the run would never finish", where="work")
+    expected = work_s / effective
+    count = whole.check(_number(parse_count, runs, "runs"), expected / float(config.mtbf_s) + 1.0)
+    chosen = DEFAULT_SEED if seed is None else seed
+    done = whole.complete(
+        schedule_for(run_config),
+        Failures(float(config.mtbf_s), shape),
+        work_s=work_s,
+        runs=count,
+        seed=chosen,
+        expected_failures=expected / float(config.mtbf_s),
+        progress=progress,
+    )
+    document = documents.plan(
+        the_job, result, done, _label(preset), work_s=work_s, steps=steps is not None,
+        expected_s=expected if exact_model else None, deadline_s=limit,
+    )  # fmt: skip
+    return RunPlan(document, the_job, done)
+
+
+def _work(work: Value | None, steps: Value | None, step_time_s: float | None) -> float:
+    """W in seconds of useful work: ``work`` itself, or ``steps`` × the job's step time."""
+    from .units import parse_count, parse_duration
+
+    if (work is None) == (steps is None):
+        raise InputError("give the run's length one way: {work} or {steps} (with {step_time})", where="work")
+    if work is not None:
+        seconds = _number(parse_duration, work, "work")
+        where = "work"
+    else:
+        assert steps is not None
+        count = _number(parse_count, steps, "steps")
+        if not (math.isfinite(count) and count >= 1 and float(count).is_integer()):
+            raise InputError(f"must be a positive whole number, got {count:g}", where="steps")
+        if step_time_s is None:
+            raise InputError("{steps} needs the job's step time ({step_time})", where="steps")
+        seconds, where = count * step_time_s, "steps"
+    if not (math.isfinite(seconds) and 0 < seconds <= 1e11):
+        raise InputError(f"must be a positive duration of at most 1e11 s, got {seconds:g} s", where=where)
     return seconds

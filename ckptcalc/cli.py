@@ -63,7 +63,8 @@ _RENAMED = {"start": "--from", "stop": "--to", "presets": "PRESET", "name": "NAM
 _OPTIONS = frozenset(
     {"preset", "save_preset", "force", "plot", "over", "points", "cycles", "shape", "seed", "target",
      "min_effective", "what_if", "failure_dist", "value", "time", "time_unit", "where", "cause",
-     "window_start", "window_end", "coalesce", "observed_gpus", "format", "mtbf_ci", "at"}
+     "window_start", "window_end", "coalesce", "observed_gpus", "format", "mtbf_ci", "at", "work", "steps",
+     "runs", "deadline"}
 )  # fmt: skip
 
 
@@ -586,6 +587,63 @@ def simulate(
 @app.command(
     epilog=(
         "Examples:\n\n"
+        "ckptcalc plan --work 54d\n\n"
+        "ckptcalc plan --steps 1.2e6 --step-time 4s --deadline 60d --gpu-hour-cost 2\n\n"
+        "ckptcalc plan --preset cluster.toml --work 30d --runs 10000 --seed 7 --json"
+    )
+)
+@model_options
+def plan(
+    model: ModelArgs,
+    work: Annotated[
+        Optional[str],
+        typer.Option("--work", help="Useful compute the run needs, e.g. 54d.", metavar="DURATION",
+                     rich_help_panel="Run"),
+    ] = None,
+    steps: Annotated[
+        Optional[str],
+        typer.Option("--steps", help="Or: training steps the run needs (with --step-time).", metavar="COUNT",
+                     rich_help_panel="Run"),
+    ] = None,
+    deadline: Annotated[
+        Optional[str],
+        typer.Option("--deadline", help="Wall time to finish by: gives the probability of making it.",
+                     metavar="DURATION", rich_help_panel="Run"),
+    ] = None,
+    runs: Annotated[
+        str, typer.Option("--runs", help="Runs to simulate (at most 1e6).", metavar="COUNT", rich_help_panel="Run")
+    ] = "1000",
+    seed: Annotated[
+        Optional[int],
+        typer.Option("--seed", help="Random seed; the same seed gives the same result bit for bit.",
+                     rich_help_panel="Run", show_default=False),
+    ] = None,
+    json_output: JsonOpt = False,
+) -> None:
+    """How long a whole run takes, failures and all: wall time p10/p50/p90, failures, GPU-hours, cost."""
+    from . import api
+
+    arguments: dict[str, Any] = {"work": work, "steps": steps, "deadline": deadline, "runs": runs, "seed": seed}
+    arguments.update(model.inputs)
+    if not json_output and sys.stderr.isatty():
+        from . import tables
+
+        with tables.progress("planning") as update:
+            outcome = api.plan(model.preset, progress=update, **arguments)
+    else:
+        outcome = api.plan(model.preset, **arguments)
+    if json_output:
+        _print_json(outcome.to_dict())
+        return
+    from . import tables
+
+    assert outcome.job is not None
+    tables.plan(outcome.job, outcome.to_dict())
+
+
+@app.command(
+    epilog=(
+        "Examples:\n\n"
         "ckptcalc fit incidents.csv --time-unit h\n\n"
         "ckptcalc fit trace.json --time-unit d --where planned=false --cause cause.component\n\n"
         "ckptcalc fit - --json < events.jsonl"
@@ -652,7 +710,7 @@ def schema(
     command: Annotated[
         Optional[str],
         typer.Argument(
-            help="optimize, sweep, compare, simulate, check or presets-list (default: all, under $defs).",
+            help="optimize, sweep, compare, simulate, plan, check, presets-list or fit (default: all, under $defs).",
             show_default=False,
         ),
     ] = None,

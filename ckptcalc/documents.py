@@ -408,3 +408,73 @@ def fit(fitted: Any, logs: list[str], where: list[str]) -> dict[str, Any]:
         "where": where,
         **fitted.to_dict(),
     }
+
+
+def _quantiles(values: Any) -> dict[str, float]:
+    import numpy
+
+    p10, p50, p90 = (float(v) for v in numpy.percentile(values, [10, 50, 90]))
+    return {"p10": p10, "p50": p50, "p90": p90, "mean": float(numpy.mean(values))}
+
+
+def _wilson(hits: int, total: int) -> list[float]:
+    """The Wilson score 95 % interval of a proportion."""
+    z = 1.959963984540054
+    p = hits / total
+    centre = (p + z * z / (2 * total)) / (1 + z * z / total)
+    half = z * (p * (1 - p) / total + z * z / (4 * total * total)) ** 0.5 / (1 + z * z / total)
+    # At 0 or all hits one end is exactly 0 or 1 (the formula leaves rounding noise there).
+    return [0.0 if hits == 0 else max(centre - half, 0.0), 1.0 if hits == total else min(centre + half, 1.0)]
+
+
+def plan(
+    job: Job,
+    result: Result,
+    done: Any,
+    preset: str | None,
+    *,
+    work_s: float,
+    steps: bool,
+    expected_s: float | None,
+    deadline_s: float | None,
+) -> dict[str, Any]:
+    """Everything ``plan --json`` prints: the runs' wall time, failures and cost (SI units)."""
+    import numpy
+
+    times, failures = done.times_s, done.failures
+    runs = int(times.size)
+    completion = _quantiles(times)
+    gpus, price = job.gpus, job.scenario.gpu_hour_cost
+    hours = None if gpus is None else {k: v * gpus / 3600.0 for k, v in completion.items()}
+    cost = None if hours is None or price is None else {k: v * price for k, v in hours.items()}
+    within = None if deadline_s is None else int(numpy.count_nonzero(times <= deadline_s))
+    none = int(numpy.count_nonzero(failures == 0))
+    c = job.config
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "command": "plan",
+        "preset": preset,
+        "inputs": inputs(job),
+        "work_s": work_s,
+        "steps": round(work_s / job.scenario.step_time_s) if steps and job.scenario.step_time_s else None,
+        "failure_dist": "exponential" if c.shape is None else "weibull",
+        "shape": _f(c.shape),
+        "interval_s": float(result.interval_s),
+        "memory_interval_s": _f(result.memory_interval_s),
+        "storage_every": _whole(result.storage_every),
+        "effective": float(result.effective),
+        "runs": runs,
+        "seed": done.seed,
+        "completion_s": completion,
+        "expected_s": expected_s,
+        "mean_vs_expected": None if expected_s is None else completion["mean"] / expected_s - 1.0,
+        "failures": _quantiles(failures),
+        "p_no_failure": none / runs,
+        "p_no_failure_ci95": _wilson(none, runs),
+        "gpu_hours": hours,
+        "cost": cost,
+        "deadline_s": deadline_s,
+        "p_deadline": None if within is None else within / runs,
+        "p_deadline_ci95": None if within is None else _wilson(within, runs),
+        "warnings": warnings(result) + ([] if expected_s is not None else [wording.NO_EXACT]),
+    }

@@ -464,7 +464,7 @@ def _window(
     first = int(numpy.flatnonzero(order == 0)[0])
     phase[first], pending[first], restart[first] = state
     kept, stalls, restarts = numpy.empty(n), numpy.empty(n), numpy.empty(n)
-    step_lanes = _vector_step(schedule)
+    step_lanes = vector_step(schedule)
     steps = int(lengths[0])
     # Epochs still running at each step (lengths are sorted longest first).
     running = numpy.searchsorted(-lengths, -numpy.arange(steps), side="left").tolist()
@@ -484,7 +484,7 @@ def _window(
     return kept, stalls, restarts, (float(phase[last]), bool(pending[last]), float(restart[last]))
 
 
-def _vector_step(schedule: Schedule) -> Callable[..., None]:
+def vector_step(schedule: Schedule) -> Callable[..., None]:
     """One cycle of every running epoch, as array arithmetic; updates the state in place.
 
     From phase c the job resumes at the end of memory checkpoint c of the
@@ -549,7 +549,7 @@ def _scalar_lane(
     stalls: Any,
     restarts: Any,
 ) -> tuple[float, bool, float]:
-    """Cycles ``begin:end`` of one epoch in plain Python: the same operations as :func:`_vector_step`."""
+    """Cycles ``begin:end`` of one epoch in plain Python: the same operations as :func:`vector_step`."""
     tau, s1, s2, lag = schedule.interval_s, schedule.stall_s, schedule.storage_stall_s, schedule.lag_s
     r1, r2 = schedule.memory_restart_s, schedule.restart_s
     every = schedule.storage_every

@@ -66,6 +66,7 @@ INPUTS = _object(
     "normalised inputs, SI units; null where unused",
 )
 
+
 #: [at the low end of the MTBF's interval, at the high end]; the high end null when only a bound exists.
 def _pair(item: dict[str, Any]) -> dict[str, Any]:
     high = {**item, "type": [item["type"], "null"]} if isinstance(item.get("type"), str) else item
@@ -360,6 +361,44 @@ def fit() -> dict[str, Any]:
 
 
 #: Schema builders by command name, as ``ckptcalc schema COMMAND`` takes them.
+def plan() -> dict[str, Any]:
+    def spread(item: dict[str, Any]) -> dict[str, Any]:
+        return _object({"p10": item, "p50": item, "p90": item, "mean": item})
+
+    maybe_spread = {"oneOf": [{"type": "null"}, spread({"type": "number", "minimum": 0})]}
+    interval = {"type": "array", "prefixItems": [FRACTION, FRACTION], "minItems": 2, "maxItems": 2}
+    return _document(
+        "plan",
+        "ckptcalc plan --json",
+        {
+            "preset": {"type": ["string", "null"]},
+            "inputs": INPUTS,
+            "work_s": SECONDS,
+            "steps": {"type": ["integer", "null"], "minimum": 1},
+            "failure_dist": {"enum": ["exponential", "weibull"]},
+            "shape": MAYBE_NUMBER,
+            "interval_s": SECONDS,
+            "memory_interval_s": MAYBE_SECONDS,
+            "storage_every": {"type": ["integer", "null"], "minimum": 1},
+            "effective": FRACTION,
+            "runs": {"type": "integer", "minimum": 1},
+            "seed": {"type": "integer", "minimum": 0},
+            "completion_s": spread(SECONDS),
+            "expected_s": {**MAYBE_SECONDS, "description": "W / effective by the exact model; null without one"},
+            "mean_vs_expected": MAYBE_NUMBER,
+            "failures": spread({"type": "number", "minimum": 0}),
+            "p_no_failure": FRACTION,
+            "p_no_failure_ci95": interval,
+            "gpu_hours": maybe_spread,
+            "cost": maybe_spread,
+            "deadline_s": MAYBE_SECONDS,
+            "p_deadline": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+            "p_deadline_ci95": {"oneOf": [{"type": "null"}, interval]},
+            "warnings": WARNINGS,
+        },
+    )
+
+
 SCHEMAS = {
     "optimize": optimize,
     "sweep": sweep,
@@ -368,6 +407,7 @@ SCHEMAS = {
     "check": check,
     "presets-list": presets_list,
     "fit": fit,
+    "plan": plan,
 }
 
 

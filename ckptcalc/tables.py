@@ -681,3 +681,28 @@ def fit(document: dict[str, Any]) -> None:
         for i, count in enumerate(histogram["counts"]):
             chart.add_row(f"{dur(edges[i])}–{dur(edges[i + 1])}", f"{count}", "█" * round(count / top * width))
         out.print(chart)
+
+
+def plan(job: Job, document: dict[str, Any]) -> None:
+    """``plan``: the distribution of a whole run's wall time, failures and cost."""
+    out = console()
+    narrow = out.width < 80
+    out.print(Text(wording.plan_header(document), style="bold"))
+    out.print(inputs_table(job, narrow))
+    out.print()
+    out.print(wording.plan_schedule(document))
+    out.print()
+    table = _grid(wording.PLAN_TITLE, narrow)
+    table.add_column("", no_wrap=True)
+    for name in ("p10", "p50", "p90", "mean"):
+        table.add_column(name, justify="right", no_wrap=True)
+    completion, failures = document["completion_s"], document["failures"]
+    table.add_row("wall time", *(dur(completion[k]) for k in ("p10", "p50", "p90", "mean")))
+    table.add_row("failures", *(f"{failures[k]:,.0f}" for k in ("p10", "p50", "p90")), units.sig(failures["mean"]))
+    for key, label in (("gpu_hours", "GPU-hours"), ("cost", "cost")):
+        if document[key] is not None:
+            table.add_row(label, *(amount(document[key][k]) for k in ("p10", "p50", "p90", "mean")))
+    out.print(table)
+    for line in wording.plan_lines(document):
+        out.print(line)
+    warn(document["warnings"])

@@ -185,3 +185,41 @@ def check_row(row: dict[str, Any]) -> str:
 
 def check_summary(failed: int, total: int, floor: float) -> str:
     return f"{failed} of {total} below {pct(floor)}" if failed else "all pass"
+
+
+PLAN_TITLE = "Whole runs (share of runs below each value)"
+
+
+def plan_header(document: dict[str, Any]) -> str:
+    law = "exponential" if document["shape"] is None else f"Weibull k = {units.sig(document['shape'])}"
+    steps = f" ({document['steps']:,} steps)" if document["steps"] is not None else ""
+    return (
+        f"ckptcalc plan: preset {document['preset']}, {dur(document['work_s'])} of work{steps},"
+        f" {document['runs']:,} runs, {law} failures, seed {document['seed']}"
+    )
+
+
+def plan_schedule(document: dict[str, Any]) -> str:
+    line = f"Schedule: storage every {dur(document['interval_s'])}"
+    if document["memory_interval_s"] is not None:
+        line += f" (memory every {dur(document['memory_interval_s'])} × {document['storage_every']})"
+    return line + f"; effective time {pct(document['effective'])} by the model."
+
+
+def plan_lines(document: dict[str, Any]) -> list[str]:
+    """The sentences under the plan's table: the model's expectation, no-failure odds and the deadline."""
+    lines = []
+    if document["expected_s"] is not None:
+        lines.append(
+            f"Model: W / effective = {dur(document['expected_s'])}; the simulated mean differs by"
+            f" {document['mean_vs_expected'] * 100:+.3f} %."
+        )
+    low, high = document["p_no_failure_ci95"]
+    lines.append(f"P(no failure in the whole run): {pct(document['p_no_failure'])} (95 %: {pct(low)} to {pct(high)}).")
+    if document["deadline_s"] is not None:
+        low, high = document["p_deadline_ci95"]
+        lines.append(
+            f"P(finished within {dur(document['deadline_s'])}): {pct(document['p_deadline'])}"
+            f" (95 %: {pct(low)} to {pct(high)})."
+        )
+    return lines

@@ -18,7 +18,7 @@ BANDS: list[list[str]] = [
     ["records", "errors", "units", "numeric"],  # foundations
     ["exact", "renewal", "model"],  # the pure model
     ["scenario", "decide", "robust", "files", "eventlog"],  # inputs, decisions, uncertainty, files in and out
-    ["sweeps", "montecarlo", "presets", "wording", "failures"],  # grids, simulation, presets, sentences, failure logs
+    ["sweeps", "montecarlo", "runs", "presets", "wording", "failures"],  # grids, simulation, runs, presets, logs
     ["documents", "schema"],  # documents
     ["api"],  # orchestration
     ["tables", "plot"],  # terminal and pictures

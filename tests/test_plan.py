@@ -1,0 +1,160 @@
+"""Whole runs (docs/model.md §10): ``ckptcalc plan`` against W / effective, hand-worked limits and an
+independent event-by-event simulation."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+from cli_helpers import assert_usage_error
+from test_cli_optimize import _modules_loaded
+
+from ckptcalc import api
+from ckptcalc.montecarlo import Failures, Schedule
+from ckptcalc.runs import complete
+
+Run = Callable[..., Any]
+RunJson = Callable[..., dict[str, Any]]
+DAY = 86400.0
+
+
+def test_llama3_54_days_finishes_at_w_over_effective(run_json: RunJson) -> None:
+    # The issue's case: W = 54 d on llama3-405b; expected wall time W / effective = 54 d / 0.925004.
+    doc = run_json("plan", "--work", "54d")
+    expected = 54 * DAY / 0.9250040299042854
+    assert doc["expected_s"] == pytest.approx(expected, rel=1e-12)
+    assert doc["completion_s"]["p50"] == pytest.approx(expected, rel=0.01)
+    # Tighter: the mean of 1000 runs, whose spread is about 0.3 % of a run, within 5 standard errors.
+    spread = (doc["completion_s"]["p90"] - doc["completion_s"]["p10"]) / (2 * 1.2816)
+    assert abs(doc["completion_s"]["mean"] - expected) < 5 * spread / math.sqrt(1000)
+    assert doc["mean_vs_expected"] == pytest.approx(doc["completion_s"]["mean"] / expected - 1, rel=1e-12)
+    # About 54 d / 0.925 / 3.1 h failures, and no run escapes them all.
+    assert doc["failures"]["mean"] == pytest.approx(expected / 11160.0, rel=0.02)
+    assert doc["p_no_failure"] == 0.0 and doc["p_no_failure_ci95"][0] == 0.0
+    assert doc["gpu_hours"]["p50"] == pytest.approx(doc["completion_s"]["p50"] * 16384 / 3600, rel=1e-12)
+    assert doc["cost"] is None
+
+
+def test_without_failures_a_run_is_work_plus_stalls(run_json: RunJson) -> None:
+    # docs/model.md §10, by hand: M far beyond the run, τ = 1 h, W = 10.5 h, δ = 3.24 s: ten full
+    # periods and a last half one, each ending with a checkpoint: 10.5 h + 11 × 3.24 s.
+    doc = run_json("plan", "--work", "10.5h", "--interval", "1h", "--mtbf", "1e6d", "--runs", "50")
+    assert doc["completion_s"]["p10"] == pytest.approx(10.5 * 3600 + 11 * 3.24, rel=1e-12)
+    assert doc["completion_s"]["p90"] == doc["completion_s"]["p10"]
+    assert doc["p_no_failure"] == 1.0 and doc["failures"]["mean"] == 0.0
+    # Asynchronous: stalls of s = 6.48 TB / 400 TB/s, and the last persist (3.24 s) is waited for.
+    doc = run_json(
+        "plan", "--work", "10.5h", "--interval", "1h", "--mtbf", "1e6d", "--runs", "50", "--snapshot-bw", "400TB/s"
+    )
+    assert doc["completion_s"]["p50"] == pytest.approx(10.5 * 3600 + 11 * 6.48e12 / 400e12 + 3.24, rel=1e-12)
+
+
+def _one_run(rng: np.random.Generator, tau: float, delta: float, restart: float, mtbf: float, work: float) -> float:
+    """One run, checkpoint by checkpoint: renewal at each failure, restarts that can be interrupted."""
+    elapsed, kept, restarting = 0.0, 0.0, False
+    while True:
+        x = float(rng.exponential(mtbf))
+        clock = restart if restarting else 0.0
+        while clock <= x:
+            piece = min(tau, work - kept)
+            end = clock + piece + delta
+            if end > x:
+                break
+            clock, kept = end, kept + piece
+            if kept >= work * (1 - 1e-12):
+                return elapsed + clock
+        elapsed, restarting = elapsed + x, True
+
+
+def test_agrees_with_an_event_by_event_simulation() -> None:
+    tau, delta, restart, mtbf, work = 900.0, 60.0, 600.0, 7200.0, 2 * DAY
+    rng = np.random.default_rng(11)
+    reference = np.array([_one_run(rng, tau, delta, restart, mtbf, work) for _ in range(3000)])
+    ours = complete(
+        Schedule(interval_s=tau, stall_s=delta, restart_s=restart), Failures(mtbf), work_s=work, runs=6000, seed=3
+    ).times_s
+    error = math.sqrt(reference.var() / reference.size + ours.var() / ours.size)
+    assert abs(ours.mean() - reference.mean()) < 4 * error
+    for q in (10, 50, 90):
+        assert np.percentile(ours, q) == pytest.approx(np.percentile(reference, q), rel=0.01)
+
+
+@pytest.mark.parametrize(
+    ("preset", "extra"),
+    [("llama3-405b-async", []), ("gemini-inmemory", []), ("llama3-405b", ["--shape", "0.774"])],
+)
+def test_other_strategies_finish_at_w_over_effective(run_json: RunJson, preset: str, extra: list[str]) -> None:
+    doc = run_json("plan", "--preset", preset, "--work", "30d", "--runs", "2000", *extra)
+    spread = (doc["completion_s"]["p90"] - doc["completion_s"]["p10"]) / (2 * 1.2816)
+    # With a memory level W rounds up by less than one memory interval and adds the last storage stall.
+    slack = (doc["memory_interval_s"] or 0.0) + 90.0 if doc["memory_interval_s"] else 0.0
+    assert abs(doc["completion_s"]["mean"] - doc["expected_s"]) < 5 * spread / math.sqrt(2000) + slack
+
+
+def test_steps_and_step_time(run_json: RunJson) -> None:
+    doc = run_json("plan", "--steps", "100000", "--step-time", "4s", "--runs", "100")
+    assert doc["work_s"] == 400000.0 and doc["steps"] == 100000
+
+
+def test_the_same_seed_gives_the_same_runs(run_json: RunJson) -> None:
+    first = run_json("plan", "--work", "5d", "--runs", "200", "--seed", "4")
+    again = run_json("plan", "--work", "5d", "--runs", "200", "--seed", "4")
+    other = run_json("plan", "--work", "5d", "--runs", "200", "--seed", "5")
+    assert first["completion_s"] == again["completion_s"]
+    assert first["completion_s"] != other["completion_s"]
+    assert first["seed"] == 4
+
+
+def test_deadline_cost_and_gpu_hours(run_json: RunJson) -> None:
+    doc = run_json("plan", "--work", "10d", "--runs", "400", "--deadline", "10.81d", "--gpu-hour-cost", "2.5")
+    assert 0.0 < doc["p_deadline"] < 1.0
+    low, high = doc["p_deadline_ci95"]
+    assert low < doc["p_deadline"] < high
+    assert doc["cost"]["mean"] == pytest.approx(doc["gpu_hours"]["mean"] * 2.5, rel=1e-12)
+    assert run_json("plan", "--work", "10d", "--runs", "100", "--deadline", "30d")["p_deadline"] == 1.0
+    assert run_json("plan", "--work", "10d", "--runs", "100", "--deadline", "10d")["p_deadline"] == 0.0
+
+
+def test_table(run: Run) -> None:
+    out = run("plan", "--work", "54d", "--deadline", "58.5d").stdout
+    assert "Whole runs" in out and "wall time" in out
+    assert "W / effective = 58.4 d" in out
+    assert "P(finished within 58.5 d)" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "culprit"),
+    [
+        ([], "--work"),
+        (["--work", "5d", "--steps", "10"], "--work"),
+        (["--work", "0s"], "--work"),
+        (["--work", "5"], "--work"),
+        (["--steps", "100"], "--steps"),
+        (["--steps", "1.5", "--step-time", "1s"], "--steps"),
+        (["--work", "5d", "--runs", "0"], "--runs"),
+        (["--work", "5d", "--runs", "1.5"], "--runs"),
+        (["--work", "5d", "--runs", "2e6"], "--runs"),
+        (["--work", "5d", "--runs", "lots"], "--runs"),
+        (["--work", "5d", "--deadline", "-1d"], "--deadline"),
+        (["--work", "5d", "--seed", "-1"], "--seed"),
+        (["--work", "1000d", "--mtbf", "1min", "--restart", "10min"], "--work"),
+        (["--work", "5000d", "--runs", "1e6"], "--runs"),
+    ],
+)
+def test_bad_input(run: Run, args: list[str], culprit: str) -> None:
+    assert_usage_error(run("plan", *args, "--json"), culprit)
+
+
+def test_plan_json_loads_no_table_or_statistics_library() -> None:
+    assert not _modules_loaded("plan", "--work", "1d", "--runs", "10", "--json") & {"rich", "scipy", "tomli_w"}
+
+
+def test_api_plan_matches_the_command(run: Run) -> None:
+    outcome = api.plan("llama3-405b", work=5 * DAY, runs=100, seed=9)
+    doc = json.loads(run("plan", "--work", "5d", "--runs", "100", "--seed", "9", "--json").stdout)
+    assert outcome.to_dict() == doc
+    assert outcome.completion is not None and outcome.completion.times_s.size == 100
