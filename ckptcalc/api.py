@@ -616,8 +616,35 @@ def fit(
     gap = _number(parse_duration, coalesce, "coalesce") if coalesce is not None else 0.0
     gpus = _number(parse_count, observed_gpus, "observed_gpus") if observed_gpus is not None else None
     fitted = fitting.fit_log(log, coalesce_s=gap, start_s=start, end_s=end, observed_gpus=gpus)
-    document = documents.fit(fitted, [os.fspath(x) for x in logs], conditions)
+    document = documents.fit(fitted, [os.fspath(x) for x in logs], conditions, log.time_kind)
     return FailureLog(document, None, fitted)
+
+
+def fitted_preset(outcome: FailureLog, base: PresetRef | None = None) -> Scenario:
+    """``base`` (the default preset unless given) with its failure interval replaced by the fit:
+    ``mtbf``, ``mtbf_ci95`` and, when the log rejects exponential failures, the Weibull ``shape``,
+    with a ``source`` saying what was fitted. This is what ``fit --save-preset`` writes.
+    """
+    from . import wording
+
+    fitted = outcome.fitted
+    mtbf = fitted.mtbf
+    named = base if base is not None else DEFAULT_PRESET
+    if mtbf.mtbf_s is None:
+        raise InputError(
+            "no interruption in the window: only a lower bound on the MTBF exists, nothing to plan with",
+            where="save_preset",
+        )
+    low, high = mtbf.ci95
+    weibull = fitted.weibull
+    shape = weibull.shape if weibull is not None and weibull.verdict != "exponential" else None
+    start = load_preset(base)
+    changed = merge(start, {"mtbf_s": mtbf.mtbf_s}, band=(low, high)).replace(
+        shape=shape,
+        source=wording.fit_source(outcome.document, shape is not None),
+        description=wording.fitted_description(str(_label(named)), outcome.document["logs"]),
+    )
+    return changed
 
 
 def _moment(value: Value | None, time_unit: str | None, where: str) -> float | None:

@@ -679,11 +679,39 @@ def fit(
         typer.Option("--observed-gpus", help="GPUs the log covers: gives the per-GPU MTBF.", metavar="COUNT"),
     ] = None,
     skip_bad: Annotated[bool, typer.Option("--skip-bad", help="Count and skip malformed rows.")] = False,
+    plot: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--plot",
+            help="Draw the survival of the gaps against the fits to a PNG or SVG file (ckptcalc\\[plot]).",
+            metavar="FILE",
+        ),
+    ] = None,
+    save_preset: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--save-preset",
+            help="Write --preset with its failures replaced by the fit (mtbf, mtbf_ci95, shape) to this TOML file.",
+            metavar="FILE",
+        ),
+    ] = None,
+    preset: Annotated[
+        Optional[str],
+        typer.Option("--preset", "-p", help=f"The preset --save-preset starts from (default: {DEFAULT_PRESET}).",
+                     show_default=False),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Let --plot and --save-preset overwrite a file.")] = False,
     json_output: JsonOpt = False,
 ) -> None:
     """Estimate the failure process from incident logs: MTBF with its 95 % interval, Weibull shape, causes."""
     from . import api
 
+    if plot is not None:
+        from . import plot as plots
+
+        plots.check_target(plot, force)
+    if save_preset is not None:
+        _check_new(save_preset, force, "save_preset")
     outcome = api.fit(
         logs,
         stdin=sys.stdin,
@@ -697,12 +725,27 @@ def fit(
         observed_gpus=observed_gpus,
         skip_bad=skip_bad,
     )
+    if save_preset is not None:
+        from . import wording
+
+        api.save_preset(api.fitted_preset(outcome, preset), save_preset, force=force)
+        sys.stderr.write(wording.saved(str(save_preset), preset or DEFAULT_PRESET) + "\n")
+    if plot is not None:
+        plots.draw_survival(outcome.fitted.survival, plot, force=force)
     if json_output:
         _print_json(outcome.to_dict())
         return
     from . import tables
 
     tables.fit(outcome.to_dict())
+
+
+def _check_new(path: Path, force: bool, where: str) -> None:
+    """Fail before any work if ``path`` is a directory, or exists and may not be overwritten."""
+    if path.is_dir():
+        raise InputError(f"{str(path)!r} is a directory", where=where)
+    if path.exists() and not force:
+        raise InputError(f"{str(path)!r} exists; add {{force}} to overwrite it", where=where)
 
 
 @app.command(epilog="Examples:  ckptcalc schema optimize  ·  ckptcalc schema > ckptcalc.schema.json")

@@ -399,13 +399,17 @@ def simulation(
     return document
 
 
-def fit(fitted: Any, logs: list[str], where: list[str]) -> dict[str, Any]:
-    """Everything ``fit --json`` prints: what was read and what was estimated, in SI units."""
+def fit(fitted: Any, logs: list[str], where: list[str], time_kind: str) -> dict[str, Any]:
+    """Everything ``fit --json`` prints: what was read and what was estimated, in SI units.
+
+    ``time_kind``: ``timestamp`` (window ends in seconds since 1970 UTC) or ``number`` (the log's own zero).
+    """
     return {
         "schema_version": SCHEMA_VERSION,
         "command": "fit",
         "logs": logs,
         "where": where,
+        "time_kind": time_kind,
         **fitted.to_dict(),
     }
 

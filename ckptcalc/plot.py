@@ -90,8 +90,39 @@ def draw(run: Any, path: Path, *, force: bool) -> None:
     axes.set_ylim(0, float(numpy.max(numpy.broadcast_to(result.total, (n,)))) * 110.0)
     axes.legend(loc="upper center", ncols=4, fontsize=9)
     axes.grid(alpha=0.3)
+    _save(plt, figure, path, force)
+
+
+def _save(plt: Any, figure: Any, path: Path, force: bool) -> None:
     figure.tight_layout()
     buffer = io.BytesIO()
     figure.savefig(buffer, format=FORMATS[path.suffix.lower()])
     plt.close(figure)
     atomic_write(path, buffer.getvalue(), force=force, where="plot")
+
+
+def draw_survival(curve: Any, path: Path, *, force: bool) -> None:
+    """The empirical survival of the gaps between interruptions (Kaplan–Meier, with the last gap censored)
+    against the fitted exponential and Weibull curves, to ``path``, atomically."""
+    import numpy
+
+    plt = _matplotlib()
+    times = numpy.asarray(curve.times_s, dtype=float)
+    if times.size == 0:
+        raise InputError("no gap between interruptions to draw", where="plot")
+    unit, factor = units.display_unit(float(numpy.median(times)), "duration")
+    x = times / factor
+    figure, axes = plt.subplots(figsize=(8, 4.8), dpi=110)
+    axes.step(x, curve.empirical, where="post", color="black", linewidth=1.4, label="log (Kaplan–Meier)")
+    if curve.exponential is not None:
+        axes.plot(x, curve.exponential, color=COLOURS["write"], linewidth=1.4, label="exponential fit")
+    if curve.weibull is not None:
+        axes.plot(x, curve.weibull, color=COLOURS["restart"], linewidth=1.4, linestyle="--", label="Weibull fit")
+    axes.set_xscale("log")
+    axes.set_yscale("log")
+    axes.set_xlabel(f"time between interruptions ({unit})")
+    axes.set_ylabel("share of gaps longer (survival)")
+    axes.set_title("Time between interruptions: the log against the fits")
+    axes.legend(loc="lower left", fontsize=9)
+    axes.grid(alpha=0.3, which="both")
+    _save(plt, figure, path, force)

@@ -336,6 +336,7 @@ def fit() -> dict[str, Any]:
         {
             "logs": {"type": "array", "items": {"type": "string"}},
             "where": {"type": "array", "items": {"type": "string"}},
+            "time_kind": {"enum": ["timestamp", "number"]},
             "events_read": {"type": "integer", "minimum": 0},
             "events_kept": {"type": "integer", "minimum": 0},
             "skipped_bad": {"type": "integer", "minimum": 0},

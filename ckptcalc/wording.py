@@ -159,7 +159,7 @@ def uncertainty_rows(band: dict[str, Any]) -> list[tuple[str, str, str]]:
         ]
     robust = dur(band["robust_interval_s"])
     if band["robust_storage_every"] is not None:
-        robust = f"{dur(band['robust_memory_interval_s'])} × {band['robust_storage_every']}"
+        robust = f"{dur(band['robust_memory_interval_s'])} × {band['robust_storage_every']} = {robust}"
     return [
         ("effective time", span(band["effective"], pct), "at this interval"),
         ("optimal interval", span(band["optimal_interval_s"], dur), "at either end"),
@@ -223,3 +223,42 @@ def plan_lines(document: dict[str, Any]) -> list[str]:
             f" (95 %: {pct(low)} to {pct(high)})."
         )
     return lines
+
+
+def fit_source(document: dict[str, Any], with_shape: bool) -> str:
+    """The ``source`` line of a preset written by ``fit --save-preset``: what was fitted, from what."""
+    logs = ", ".join(document["logs"]) or "-"
+    where = f", where {' and '.join(document['where'])}" if document["where"] else ""
+    coalesce = f", coalesced within {dur(document['coalesce_s'])}" if document["coalesce_s"] else ""
+    text = (
+        f"ckptcalc fit {logs}: {document['interruptions']} interruptions from {document['events_kept']}"
+        f" events{where}{coalesce}, in {dur(document['window_s'])} ({_window(document)})"
+    )
+    weibull = document["weibull"]
+    if weibull is None:
+        return text + "; too few gaps for a Weibull fit, so exponential"
+    test = f"Weibull k = {units.sig(weibull['shape'])} (test of k = 1: p = {weibull['p_value']:.2g})"
+    return text + (f"; {test}" if with_shape else f"; {test}: exponential is consistent, so no shape")
+
+
+def _window(document: dict[str, Any]) -> str:
+    """The window as the log wrote its times: UTC timestamps, or times on the log's own clock."""
+    start, end = document["window_start_s"], document["window_end_s"]
+    if document["time_kind"] == "timestamp":
+        import datetime
+
+        def moment(seconds: float) -> str:
+            stamp = datetime.datetime.fromtimestamp(seconds, tz=datetime.UTC).isoformat(timespec="seconds")
+            return stamp.replace("+00:00", "Z")
+
+        return f"from {moment(start)} to {moment(end)}"
+    return f"from {dur(start)} to {dur(end)} on the log's clock"
+
+
+def fitted_description(base: str, logs: list[str]) -> str:
+    return f"{base} with its failures fitted from {', '.join(logs)}"
+
+
+def saved(path: str, base: str) -> str:
+    """What ``--save-preset`` says it did, on stderr."""
+    return f"saved {path} (failures from the fit, the rest from {base})"

@@ -78,3 +78,72 @@ def test_fit_refuses_a_fifo_without_hanging(run: Run, tmp_path: Path) -> None:
 
 def test_fit_in_the_package() -> None:
     assert ckptcalc.fit is api.fit
+
+
+# ------------------------------------------------------- --save-preset and --plot
+
+
+def test_save_preset_feeds_the_planner(run: Run, run_json: RunJson, tmp_path: Path) -> None:
+    target = tmp_path / "fitted.toml"
+    result = run("fit", TRACE, "--time-unit", "d", "--where", "planned=false", "--save-preset", str(target), "--json")
+    assert result.exit_code == 0, result.stderr
+    assert f"saved {target}" in result.stderr
+    fit = json.loads(result.stdout)
+    text = target.read_text(encoding="utf-8")
+    # [failures] carries the fit: M, its interval and (failures cluster) the Weibull shape ...
+    scenario = api.load_preset(str(target))
+    assert scenario.mtbf_s == pytest.approx(fit["mtbf_s"], rel=1e-12)
+    assert scenario.mtbf_ci95 == (pytest.approx(fit["mtbf_ci95"][0]), pytest.approx(fit["mtbf_ci95"][1]))
+    assert scenario.shape == pytest.approx(fit["weibull"]["shape"], rel=1e-12)
+    # ... and a source line saying what was fitted: file, events, window and filter.
+    assert scenario.source is not None
+    for part in (TRACE, f"{fit['interruptions']} interruptions", "where planned=false", "53.8 d", "on the log's clock"):
+        assert part in scenario.source, part
+    assert "llama3-405b" in (scenario.description or "") and 'restart = "10min"' in text
+    # It plans straight away, with the band and under Weibull failures.
+    doc = run_json("optimize", "--preset", str(target))
+    assert doc["inputs"]["failure_dist"] == "weibull"
+    assert doc["uncertainty"]["mtbf_s"] == fit["mtbf_ci95"]
+    same = api.optimize("llama3-405b", mtbf=fit["mtbf_s"], shape=fit["weibull"]["shape"])
+    assert doc["effective"] == pytest.approx(same.effective, rel=1e-12)
+
+
+def test_save_preset_without_a_shape_when_exponential_fits(run: Run, tmp_path: Path) -> None:
+    log = tmp_path / "few.csv"
+    log.write_text("time\n2026-01-01T00:00:00Z\n2026-01-01T05:00:00Z\n2026-01-02T00:00:00Z\n2026-01-03T10:00:00Z\n")
+    target = tmp_path / "few.toml"
+    result = run("fit", str(log), "--save-preset", str(target), "--preset", "gemini-inmemory")
+    assert result.exit_code == 0, result.stderr
+    scenario = api.load_preset(str(target))
+    assert scenario.shape is None and scenario.replica_survival == 0.99
+    assert scenario.source is not None and "exponential is consistent, so no shape" in scenario.source
+    assert "2026-01-01T00:00:00Z to 2026-01-03T10:00:00Z" in scenario.source
+
+
+def test_save_preset_never_overwrites_without_force(run: Run, tmp_path: Path) -> None:
+    target = tmp_path / "kept.toml"
+    target.write_text("keep me\n")
+    result = run("fit", TRACE, "--time-unit", "d", "--save-preset", str(target))
+    assert_usage_error(result, "--save-preset")
+    assert target.read_text() == "keep me\n"
+    assert run("fit", TRACE, "--time-unit", "d", "--save-preset", str(target), "--force").exit_code == 0
+    assert "mtbf_ci95" in target.read_text()
+
+
+def test_save_preset_needs_an_interruption(run: Run, tmp_path: Path) -> None:
+    log = tmp_path / "one.csv"
+    log.write_text("time\n0\n")
+    result = run("fit", str(log), "--time-unit", "h", "--window-end", "100", "--save-preset", str(tmp_path / "x.toml"))
+    assert_usage_error(result, "--save-preset")
+    assert "lower bound" in result.stderr and not (tmp_path / "x.toml").exists()
+
+
+def test_plot_draws_the_survival_curves(run: Run, tmp_path: Path) -> None:
+    target = tmp_path / "survival.svg"
+    result = run("fit", TRACE, "--time-unit", "d", "--where", "planned=false", "--plot", str(target))
+    assert result.exit_code == 0, result.stderr
+    svg = target.read_text(encoding="utf-8")
+    for label in ("log (Kaplan–Meier)", "exponential fit", "Weibull fit", "time between interruptions (h)"):
+        assert label in svg, label
+    assert_usage_error(run("fit", TRACE, "--time-unit", "d", "--plot", str(target)), "--plot")
+    assert_usage_error(run("fit", TRACE, "--time-unit", "d", "--plot", str(tmp_path / "s.gif")), "--plot")
