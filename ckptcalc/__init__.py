@@ -1,7 +1,7 @@
 """ckptcalc: how often a training job should checkpoint, and what failures cost it.
 
 The Python API (see :mod:`ckptcalc.api`): :func:`optimize`, :func:`sweep`,
-:func:`compare`, :func:`simulate`, :func:`check`, :func:`fit` and :func:`load_preset`
+:func:`compare`, :func:`simulate`, :func:`plan`, :func:`check`, :func:`fit` and :func:`load_preset`
 take a preset (name, path or loaded) and inputs as plain SI numbers or
 strings with units, and return frozen results whose ``to_dict()`` is the
 command line's ``--json`` document. Bad input raises :class:`InputError`, a
@@ -29,11 +29,12 @@ __all__ = [
     "fit",
     "load_preset",
     "optimize",
+    "plan",
     "simulate",
     "sweep",
 ]
 
-_API = frozenset({"check", "compare", "fit", "load_preset", "optimize", "simulate", "sweep"})
+_API = frozenset({"check", "compare", "fit", "load_preset", "optimize", "plan", "simulate", "sweep"})
 
 
 def __getattr__(name: str) -> Any:
