@@ -571,29 +571,42 @@ def interval_comparison(config: Config) -> list[tuple[str, float, float]] | None
 # ------------------------------------------------------------ Weibull failures
 
 
-def _weibull_point(config: Config) -> tuple[float, float, exact.Split, exact.Split]:
-    """(interval run, optimal interval, split at each) of one level under Weibull failures, floats."""
+_Optima = dict[tuple[float, ...], tuple[float, exact.Split]]
+
+
+def _weibull_point(config: Config, optima: _Optima) -> tuple[float, float, exact.Split, exact.Split]:
+    """(interval run, optimal interval, split at each) of one level under Weibull failures, floats.
+
+    ``optima`` remembers each optimum by the level and law, so a sweep over the interval searches once.
+    """
     from . import renewal
 
     (level,) = config.levels()
     assert config.shape is not None
     mtbf, shape = float(config.mtbf_s), float(config.shape)
     stall, lag, restart = float(level.stall_s), float(level.lag_s), float(level.restart_s)
-    start = float(_optimal_single(config.replace(shape=None, mtbf_s=mtbf)))
-    best = renewal.weibull_optimum(
-        stall_s=stall, lag_s=lag, restart_s=restart, mtbf_s=mtbf, shape=shape, start_s=max(start, 1e-9)
-    )
 
     def split(tau: float) -> exact.Split:
         return renewal.weibull_split(
             interval_s=tau, stall_s=stall, lag_s=lag, restart_s=restart, mtbf_s=mtbf, shape=shape
         )
 
-    at_best = split(best)
+    key = (stall, lag, restart, mtbf, shape)
+    if key not in optima:
+        start = float(_optimal_single(config.replace(shape=None, mtbf_s=mtbf, interval_s=None)))
+        best = renewal.weibull_optimum(
+            stall_s=stall, lag_s=lag, restart_s=restart, mtbf_s=mtbf, shape=shape, start_s=max(start, 1e-9)
+        )
+        optima[key] = (best, split(best))
+    best, at_best = optima[key]
     if config.interval_s is None:
         return best, best, at_best, at_best
     chosen = float(config.interval_s)
     return chosen, best, split(chosen), at_best
+
+
+#: The most points a sweep under Weibull failures evaluates (each sums its own series).
+WEIBULL_POINTS = 20_000
 
 
 def _evaluate_weibull(config: Config) -> Result:
@@ -606,13 +619,22 @@ def _evaluate_weibull(config: Config) -> Result:
     fields = ("checkpoint_bytes", "bandwidth", "mtbf_s", "restart_s", "snapshot_bandwidth", "interval_s", "shape")
     present = {name: getattr(config, name) for name in fields if getattr(config, name) is not None}
     if _scalar(*present.values()):
-        chosen, best, split, at_best = _weibull_point(config)
+        chosen, best, split, at_best = _weibull_point(config, {})
     else:
         import numpy
 
         grids = numpy.broadcast_arrays(*(numpy.asarray(v, dtype=float) for v in present.values()))
+        if grids[0].size > WEIBULL_POINTS:
+            raise InputError(
+                f"Weibull failures are evaluated point by point: at most {WEIBULL_POINTS:,} points,"
+                f" got {grids[0].size:,}",
+                where="points",
+            )
+        optima: _Optima = {}
         points = [
-            _weibull_point(config.replace(**{k: float(g.flat[i]) for k, g in zip(present, grids, strict=True)}))
+            _weibull_point(
+                config.replace(**{k: float(g.flat[i]) for k, g in zip(present, grids, strict=True)}), optima
+            )
             for i in range(grids[0].size)
         ]
         shape = grids[0].shape

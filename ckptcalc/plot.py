@@ -35,6 +35,11 @@ def check_target(path: Path, force: bool) -> None:
 
 
 def _matplotlib() -> Any:
+    import os
+
+    # Files only: the Agg backend is chosen below, so a backend named in the environment (possibly one
+    # matplotlib refuses at import) must not get in the way.
+    os.environ.pop("MPLBACKEND", None)
     try:
         import matplotlib
     except ImportError:

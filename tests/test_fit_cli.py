@@ -147,3 +147,16 @@ def test_plot_draws_the_survival_curves(run: Run, tmp_path: Path) -> None:
         assert label in svg, label
     assert_usage_error(run("fit", TRACE, "--time-unit", "d", "--plot", str(target)), "--plot")
     assert_usage_error(run("fit", TRACE, "--time-unit", "d", "--plot", str(tmp_path / "s.gif")), "--plot")
+
+
+def test_plot_ignores_a_bogus_matplotlib_backend(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    target = tmp_path / "survival.png"
+    env = {**os.environ, "MPLBACKEND": "bogus"}
+    code = "from ckptcalc.cli import main; main()"
+    args = ["fit", TRACE, "--time-unit", "d", "--plot", str(target), "--json"]
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert target.read_bytes().startswith(b"\x89PNG")

@@ -212,3 +212,22 @@ def test_simulate_runs_the_weibull_optimum(run_json: Any) -> None:
     assert doc["failure_dist"] == "weibull"
     assert doc["interval_s"] == pytest.approx(276.5425, rel=1e-6)
     assert doc["analytic"]["exact"] == pytest.approx(0.9276945, rel=1e-6)
+
+
+def test_weibull_sweeps_are_capped(run: Any) -> None:
+    result = run("sweep", "--shape", "0.5", "--points", "20001", "--json")
+    assert_usage_error(result, "--points")
+    assert "point by point" in result.stderr
+
+
+def test_an_interval_sweep_searches_the_optimum_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[float] = []
+    original = renewal.weibull_optimum
+
+    def counted(**kwargs: float) -> float:
+        calls.append(kwargs["mtbf_s"])
+        return original(**kwargs)
+
+    monkeypatch.setattr(renewal, "weibull_optimum", counted)
+    evaluate(LLAMA.replace(shape=0.774, interval_s=np.linspace(100.0, 1000.0, 50)))
+    assert calls == [11160.0]
