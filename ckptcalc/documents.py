@@ -8,13 +8,15 @@ and :func:`dumps` refuses NaN and infinities. Sentences come from
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import wording
 from .decide import Cost, Lever, LeverAssumptions, Steps, Targets
 from .model import TERMS, FirstOrder, Plan, Result
-from .robust import Band
 from .scenario import DEFAULT_BYTES_PER_PARAM, Job
+
+if TYPE_CHECKING:
+    from .robust import Band
 
 #: Version of every JSON document ckptcalc prints. Keys are only ever added
 #: within a version; a key that changes meaning or goes away bumps it.
