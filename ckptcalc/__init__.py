@@ -24,6 +24,7 @@ __all__ = [
     "PresetError",
     "UnitError",
     "__version__",
+    "analyze",
     "check",
     "compare",
     "fit",
@@ -34,7 +35,7 @@ __all__ = [
     "sweep",
 ]
 
-_API = frozenset({"check", "compare", "fit", "load_preset", "optimize", "plan", "simulate", "sweep"})
+_API = frozenset({"analyze", "check", "compare", "fit", "load_preset", "optimize", "plan", "simulate", "sweep"})
 
 
 def __getattr__(name: str) -> Any:

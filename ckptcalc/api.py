@@ -514,6 +514,8 @@ def simulate(
     seed: int | None = None,
     search: bool = False,
     progress: Callable[[float], None] | None = None,
+    events: str | os.PathLike[str] | None = None,
+    force: bool = False,
     **inputs: Any,
 ) -> Simulation:
     """Run the training timeline itself (Monte Carlo) at the job's schedule; ``search`` also looks
@@ -536,6 +538,8 @@ def simulate(
     config = the_job.config
     k = None if config.shape is None else float(config.shape)
     failures = sim.Failures(float(config.mtbf_s), k)
+    if events is not None and config.has_memory:
+        raise InputError("an event log is written for one checkpoint level", where="events")
     if config.has_memory and k is not None:
         # No exact model to optimise two levels under Weibull failures: run the exponential optimum.
         config = config.replace(shape=None)
@@ -550,6 +554,8 @@ def simulate(
         raise InputError(error.template, where=the_job.scenario.where(error.where)) from None
     from .model import evaluate
 
+    if events is not None:
+        _write_events(outcome.schedule, failures, total, chosen, events, force)
     ran = config.replace(interval_s=outcome.interval_s, memory_interval_s=outcome.memory_interval_s)
     analytic = sim.analytic(ran, failures)
     base = evaluate(config.optimal().replace(shape=None)) if found is not None else None
@@ -557,6 +563,27 @@ def simulate(
         the_job, outcome, failures, _label(preset), found, analytic=analytic, result=evaluate(ran), base=base
     )
     return Simulation(document, the_job)
+
+
+def _write_events(schedule: Any, failures: Any, cycles: int, seed: int, path: Any, force: bool) -> None:
+    """The simulated timeline as an event log (CSV, times in seconds), written atomically."""
+    from pathlib import Path
+
+    from . import documents
+    from . import montecarlo as sim
+    from .errors import CkptError
+    from .files import atomic_write
+
+    target = Path(path)
+    if target.is_dir():
+        raise InputError(f"{str(target)!r} is a directory", where="events")
+    if target.exists() and not force:
+        raise InputError(f"{str(target)!r} exists; add {{force}} to overwrite it", where="events")
+    text = documents.events_csv(sim.events(schedule, failures, cycles=cycles, seed=seed))
+    try:
+        atomic_write(target, text.encode("utf-8"), force=force, where="events")
+    except CkptError as error:
+        raise InputError(error.template, where=error.where) from None
 
 
 class FailureLog(Outcome):
@@ -752,3 +779,185 @@ def _work(work: Value | None, steps: Value | None, step_time_s: float | None) ->
     if not (math.isfinite(seconds) and 0 < seconds <= 1e11):
         raise InputError(f"must be a positive duration of at most 1e11 s, got {seconds:g} s", where=where)
     return seconds
+
+
+class RunAnalysis(Outcome):
+    """:func:`analyze`'s result: the realised split of a run, what it measured and the model at those inputs
+    (``analysis`` holds the timeline, ``config`` the model configuration built from the measurements)."""
+
+    analysis: Any = None
+    config: Any = None
+
+    @property
+    def realised(self) -> dict[str, float]:
+        return dict(self.document["realised"])
+
+
+def analyze(
+    log: str | os.PathLike[str],
+    *,
+    stdin: Any = None,
+    time: str = "time",
+    time_unit: str | None = None,
+    cause: str = "cause",
+    window: Value | None = None,
+    slo: Value | None = None,
+    gpus: Value | None = None,
+    discard: Value | None = None,
+    skip_bad: bool = False,
+) -> RunAnalysis:
+    """The goodput a run got and what the model says it should have got (docs/model.md §11): the realised
+    split of wall time from an event log, the measured write time, restart, interval and failure rate, the
+    exact model at those inputs (effective time at the interval used, the optimal and robust intervals,
+    the gain) and the time lost per failure cause. ``window`` splits the run (e.g. ``"1d"``), ``slo``
+    marks the windows below it.
+
+    >>> a = analyze("tests/data/hand-run.jsonl", time_unit="min")
+    >>> round(a.realised["effective"], 6), a["measured"]["failures"]
+    (0.441667, 4)
+    """
+    from . import documents, timeline
+    from . import failures as fitting
+    from .units import parse_count, parse_duration
+
+    span = _number(parse_duration, window, "window") if window is not None else None
+    if span is not None and not (math.isfinite(span) and span > 0):
+        raise InputError(f"must be a positive duration, got {span:g} s", where="window")
+    floor = _fraction(slo, "slo") if slo is not None else None
+    count = _number(parse_count, gpus, "gpus") if gpus is not None else None
+    if count is not None and not (math.isfinite(count) and count >= 1 and float(count).is_integer()):
+        raise InputError(f"must be a positive whole number, got {count:g}", where="gpus")
+    thrown = 0.0 if discard is None else _number(parse_count, discard, "discard")
+    if not (math.isfinite(thrown) and 0.0 <= thrown < 1.0):
+        raise InputError(f"must be a share in [0, 1), got {thrown:g}", where="discard")
+    read = timeline.read(
+        os.fspath(log), stdin=stdin, time_field=time, time_unit=time_unit, cause=cause, skip_bad=skip_bad
+    )
+    if span is not None and (read.end_s - read.start_s) / span > 10_000:
+        raise InputError("more than 10,000 windows: choose a longer one", where="window")
+    analysis = timeline.analyze(read, window_s=span)
+    fitted = fitting.fit(list(read.failure_times_s), start_s=read.start_s, end_s=read.end_s)
+    config, reason = _measured_config(analysis, fitted)
+    model = None
+    if config is not None:
+        model = _model_at(config, fitted, analysis, count)
+    document = documents.analyze(
+        analysis, fitted, model, reason, log=os.fspath(log), gpus=count, discard=thrown, slo=floor
+    )
+    return RunAnalysis(document, None, analysis, config)
+
+
+def _measured_config(analysis: Any, fitted: Any) -> tuple[Any, str | None]:
+    """The model configuration of the measured inputs (SI seconds: a checkpoint of 1 byte written at
+    1/δ bytes per second), or None and the reason none can be built."""
+    from .model import Config
+
+    levels = {level.name: level for level in analysis.levels}
+    if not levels:
+        return None, "no completed checkpoint to measure"
+    if fitted.mtbf.mtbf_s is None:
+        return None, "no failure: only a lower bound on the MTBF exists"
+    if analysis.restart_s is None:
+        return None, "no completed restart to measure"
+    if analysis.interval_s is None:
+        return None, "fewer than two checkpoints without a failure between them"
+    memory = levels.get("memory")
+    others = [level for name, level in levels.items() if name != "memory"]
+    if len(others) > 1:
+        return None, f"more than one storage level ({', '.join(sorted(level.name for level in others))})"
+    mtbf = float(fitted.mtbf.mtbf_s)
+    if memory is None or not others:
+        (level,) = list(levels.values())
+        config = Config(checkpoint_bytes=1.0, bandwidth=1.0 / level.stall_s, mtbf_s=mtbf,
+                        restart_s=analysis.restart_s, interval_s=analysis.interval_s)  # fmt: skip
+        if level.persist_s is not None:
+            config = config.replace(snapshot_bandwidth=1.0 / level.stall_s, bandwidth=1.0 / level.persist_s)
+        return config, None
+    storage = others[0]
+    share = analysis.memory_share
+    if share is None or not 0.0 < share < 1.0 or analysis.storage_every is None:
+        return None, "the failures do not show which level serves them (resumed_from)"
+    extra = max(storage.stall_s - memory.stall_s, 1e-9)
+    config = Config(
+        checkpoint_bytes=1.0,
+        bandwidth=1.0 / extra,
+        mtbf_s=mtbf,
+        restart_s=storage.restart_s or analysis.restart_s,
+        replica_survival=share,
+        memory_bandwidth=1.0 / memory.stall_s,
+        memory_restart_s=memory.restart_s or analysis.restart_s,
+        memory_interval_s=analysis.interval_s,
+        interval_s=analysis.interval_s * analysis.storage_every,
+    )
+    if storage.persist_s is not None:
+        config = config.replace(snapshot_bandwidth=1.0 / extra, bandwidth=1.0 / storage.persist_s)
+    return config, None
+
+
+def _model_at(config: Any, fitted: Any, analysis: Any, gpus: float | None) -> dict[str, Any]:
+    from . import robust
+    from .model import evaluate
+
+    result = evaluate(config)
+    low, high = fitted.mtbf.ci95
+    band = robust.band(config, result, float(low), None if high is None else float(high))
+    at, best = float(result.effective), float(result.optimal_effective)
+    realised = analysis.realised.effective
+    low_ci, high_ci = analysis.effective_ci95
+    gain = best - at
+    wall = analysis.realised.wall_s
+    return {
+        "effective_at_interval": at,
+        "difference_pp": (realised - at) * 100.0,
+        "agrees": low_ci <= at <= high_ci,
+        "optimal_interval_s": float(result.optimal_interval_s),
+        "optimal_memory_interval_s": None
+        if result.optimal_memory_interval_s is None
+        else float(result.optimal_memory_interval_s),
+        "optimal_effective": best,
+        "robust_interval_s": band.robust_interval_s,
+        "gain_pp": gain * 100.0,
+        "gain_gpu_hours": None if gpus is None else gain * wall * gpus / 3600.0,
+        "result": result,
+    }
+
+
+def measured_preset(outcome: RunAnalysis, base: PresetRef | None = None) -> Scenario:
+    """``base`` (the default preset unless given) with what the run measured: its write time (as a
+    bandwidth for the base's checkpoint size), restart, MTBF and its interval, and the interval it
+    used, pinned. This is what ``analyze --save-preset`` writes.
+    """
+    from . import wording
+    from .scenario import BY_NAME as fields
+    from .scenario import resolve as resolved
+
+    config = outcome.config
+    if config is None:
+        raise InputError(f"nothing measured to save: {outcome.document['warnings'][0]}", where="save_preset")
+    start = load_preset(base)
+    size = float(resolved(start).config.checkpoint_bytes) if start.checkpoint_bytes is None else start.checkpoint_bytes
+    values: dict[str, float] = {
+        "checkpoint_bytes": size,
+        "bandwidth": size * float(config.bandwidth),
+        "restart_s": float(config.restart_s),
+        "mtbf_s": float(config.mtbf_s),
+        "interval_s": float(config.interval_s),
+    }
+    if config.snapshot_bandwidth is not None:
+        values["snapshot_bandwidth"] = size * float(config.snapshot_bandwidth)
+    if config.replica_survival is not None:
+        values.update(
+            replica_survival=float(config.replica_survival),
+            memory_bandwidth=size * float(config.memory_bandwidth),
+            memory_restart_s=float(config.memory_restart_s),
+            memory_interval_s=float(config.memory_interval_s),
+        )
+    low, high = outcome.document["measured"]["mtbf_ci95"]
+    cleared = start.replace(**{name: None for name in fields if fields[name].section in ("storage", "memory")})
+    merged = merge(cleared, values, band=(low, high) if high is not None else None)
+    label = str(_label(base if base is not None else DEFAULT_PRESET))
+    return merged.replace(
+        shape=None,
+        description=wording.measured_description(label, outcome.document["log"]),
+        source=wording.measured_source(outcome.document),
+    )

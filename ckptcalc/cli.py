@@ -64,7 +64,7 @@ _OPTIONS = frozenset(
     {"preset", "save_preset", "force", "plot", "over", "points", "cycles", "shape", "seed", "target",
      "min_effective", "what_if", "failure_dist", "value", "time", "time_unit", "where", "cause",
      "window_start", "window_end", "coalesce", "observed_gpus", "format", "mtbf_ci", "at", "work", "steps",
-     "runs", "deadline"}
+     "runs", "deadline", "events", "slo", "discard"}
 )  # fmt: skip
 
 
@@ -561,6 +561,18 @@ def simulate(
             rich_help_panel="Simulation",
         ),
     ] = False,
+    events: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--events",
+            help="Also write the simulated timeline as an event log (CSV, seconds) for analyze; one level.",
+            metavar="FILE",
+            rich_help_panel="Simulation",
+        ),
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Let --events overwrite a file.", rich_help_panel="Simulation")
+    ] = False,
     json_output: JsonOpt = False,
 ) -> None:
     """Run the training timeline itself (Monte Carlo) to check the formulas, or where none exists."""
@@ -568,6 +580,9 @@ def simulate(
 
     show_progress = not json_output and sys.stderr.isatty()
     arguments: dict[str, Any] = {"cycles": cycles, "seed": seed, "search": search, **model.inputs}
+    if events is not None:
+        _check_new(events, force, "events")
+        arguments.update(events=events, force=force)
     if show_progress:
         from . import tables
 
@@ -748,12 +763,85 @@ def _check_new(path: Path, force: bool, where: str) -> None:
         raise InputError(f"{str(path)!r} exists; add {{force}} to overwrite it", where=where)
 
 
+@app.command(
+    epilog=(
+        "Examples:\n\n"
+        "ckptcalc analyze run-events.jsonl\n\n"
+        "ckptcalc analyze docs/example-run.csv --time-unit s --window 6h --slo 0.5 --gpus 16384\n\n"
+        "ckptcalc simulate --cycles 5e4 --events sim.csv && ckptcalc analyze sim.csv --time-unit s --json"
+    )
+)
+def analyze(
+    log: Annotated[str, typer.Argument(metavar="LOG", help="Event log: JSON Lines or CSV; - for stdin.")],
+    time: Annotated[str, typer.Option("--time", help="Time field.")] = "time",
+    time_unit: Annotated[
+        Optional[str], typer.Option("--time-unit", help="Unit of numeric times: s, min, h or d.", metavar="UNIT")
+    ] = None,
+    cause: Annotated[str, typer.Option("--cause", help="Field that names a failure's cause (dotted path).")] = "cause",
+    window: Annotated[
+        Optional[str],
+        typer.Option("--window", help="Also split the run per window, e.g. 1d, as a chart.", metavar="DURATION"),
+    ] = None,
+    slo: Annotated[
+        Optional[str], typer.Option("--slo", help="Mark windows below this effective time, e.g. 0.9.", metavar="F")
+    ] = None,
+    gpus: Annotated[
+        Optional[str], typer.Option("--gpus", help="GPUs of the run: the gain in GPU-hours.", metavar="COUNT")
+    ] = None,
+    discard: Annotated[
+        Optional[str], typer.Option("--discard", help="Share of steps later thrown away (goodput).", metavar="F")
+    ] = None,
+    skip_bad: Annotated[bool, typer.Option("--skip-bad", help="Count and skip malformed lines.")] = False,
+    save_preset: Annotated[
+        Optional[Path],
+        typer.Option("--save-preset", help="Write the measured inputs into --preset, as a TOML file.", metavar="FILE"),
+    ] = None,
+    preset: Annotated[
+        Optional[str],
+        typer.Option("--preset", "-p", help=f"The preset --save-preset starts from (default: {DEFAULT_PRESET}).",
+                     show_default=False),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Let --save-preset overwrite a file.")] = False,
+    json_output: JsonOpt = False,
+    markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown report instead of a table.")] = False,
+) -> None:
+    """The goodput a run actually got, where its time went, and what the model says it should have got."""
+    from . import api
+
+    if json_output and markdown:
+        raise InputError("choose one of --json and --markdown", where="--markdown")
+    if save_preset is not None:
+        _check_new(save_preset, force, "save_preset")
+    outcome = api.analyze(
+        log, stdin=sys.stdin, time=time, time_unit=time_unit, cause=cause, window=window, slo=slo, gpus=gpus,
+        discard=discard, skip_bad=skip_bad,
+    )  # fmt: skip
+    if save_preset is not None:
+        from . import wording
+
+        api.save_preset(api.measured_preset(outcome, preset), save_preset, force=force)
+        sys.stderr.write(wording.saved_measured(str(save_preset), preset or DEFAULT_PRESET) + "\n")
+    document = outcome.to_dict()
+    if json_output:
+        _print_json(document)
+        return
+    from . import documents
+
+    if markdown:
+        sys.stdout.write(documents.analyze_markdown(document))
+        return
+    from . import tables
+
+    tables.analyze(document)
+
+
 @app.command(epilog="Examples:  ckptcalc schema optimize  ·  ckptcalc schema > ckptcalc.schema.json")
 def schema(
     command: Annotated[
         Optional[str],
         typer.Argument(
-            help="optimize, sweep, compare, simulate, plan, check, presets-list or fit (default: all, under $defs).",
+            help="optimize, sweep, compare, simulate, plan, check, presets-list, fit, analyze or events"
+            " (default: all, under $defs).",
             show_default=False,
         ),
     ] = None,

@@ -484,3 +484,155 @@ def plan(
         "p_deadline_ci95": None if within is None else _wilson(within, runs),
         "warnings": warnings(result) + ([] if expected_s is not None else [wording.NO_EXACT]),
     }
+
+
+def analyze(
+    analysis: Any,
+    fitted: Any,
+    model: dict[str, Any] | None,
+    reason: str | None,
+    *,
+    log: str,
+    gpus: float | None,
+    discard: float,
+    slo: float | None,
+) -> dict[str, Any]:
+    """Everything ``analyze --json`` prints (SI units; shares of the run's wall time)."""
+    tl, split = analysis.timeline, analysis.realised
+    storage = analysis.levels[-1] if analysis.levels else None
+    low, high = fitted.mtbf.ci95
+    weibull = fitted.weibull
+    notes = []
+    if reason is not None:
+        notes.append(wording.no_model(reason))
+    elif model is not None and not model["agrees"]:
+        notes.append(wording.model_disagrees(model["difference_pp"]))
+    if weibull is not None and weibull.verdict != "exponential":
+        notes.append(wording.clustered_failures(weibull.shape))
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "command": "analyze",
+        "log": log,
+        "time_kind": tl.time_kind,
+        "lines": {"read": tl.lines, "used": tl.used, "unknown_events": tl.unknown, "skipped_bad": tl.skipped_bad,
+                  "progress": tl.progress},
+        "start_s": tl.start_s,
+        "end_s": tl.end_s,
+        "wall_s": split.wall_s,
+        "realised": {
+            "useful": split.useful,
+            "write": split.write,
+            "rework": split.rework,
+            "restart": split.restart,
+            "effective": split.effective,
+            "effective_ci95": list(analysis.effective_ci95),
+            "goodput": split.effective * (1.0 - discard),
+        },
+        "discard": discard,
+        "measured": {
+            "write_s": None if storage is None else storage.stall_s,
+            "write_p90_s": None if storage is None else storage.stall_p90_s,
+            "restart_s": analysis.restart_s,
+            "restart_p90_s": analysis.restart_p90_s,
+            "restarts": analysis.restarts_measured,
+            "interval_s": analysis.interval_s,
+            "storage_every": analysis.storage_every,
+            "memory_share": analysis.memory_share,
+            "failures": analysis.failures,
+            "mtbf_s": _f(fitted.mtbf.mtbf_s),
+            "mtbf_ci95": [_f(low), _f(high)],
+            "shape": None if weibull is None else weibull.shape,
+            "shape_p_value": None if weibull is None else weibull.p_value,
+            "levels": [
+                {"name": lv.name, "checkpoints": lv.checkpoints, "write_s": lv.stall_s, "write_p90_s": lv.stall_p90_s,
+                 "persist_s": lv.persist_s, "restarts": lv.restarts, "restart_s": lv.restart_s}
+                for lv in analysis.levels
+            ],
+        },
+        "model": None if model is None else {k: v for k, v in model.items() if k != "result"},
+        "gpus": gpus,
+        "causes": [
+            {"cause": c.cause, "failures": c.failures, "lost_s": c.lost_s, "share_of_wall": c.lost_s / split.wall_s}
+            for c in analysis.causes
+        ],
+        "slo": slo,
+        "windows": None
+        if analysis.windows is None
+        else [
+            {"start_s": w.start_s, "end_s": w.end_s, "effective": w.split.effective, "write": w.split.write,
+             "rework": w.split.rework, "restart": w.split.restart,
+             "below_slo": None if slo is None else w.split.effective < slo}
+            for w in analysis.windows
+        ],
+        "warnings": notes,
+    }  # fmt: skip
+
+
+def analyze_markdown(document: dict[str, Any]) -> str:
+    """``analyze --markdown``: the same document as a short Markdown report."""
+    from .units import format_duration as dur
+    from .units import format_percent as pct
+
+    r, m = document["realised"], document["measured"]
+    lines = [
+        f"# Run analysis: {document['log']}",
+        "",
+        f"Wall time {dur(document['wall_s'])}; effective {pct(r['effective'])}"
+        f" (95 %: {pct(r['effective_ci95'][0])} to {pct(r['effective_ci95'][1])}), goodput {pct(r['goodput'])}.",
+        "",
+        "| where the time went | share |",
+        "|---|---|",
+        *(f"| {name} | {pct(r[key])} |" for key, name in
+          (("useful", "useful work"), ("write", "checkpoint stalls"), ("rework", "re-done work"),
+           ("restart", "restarts"))),
+        "",
+        "| measured | value |",
+        "|---|---|",
+    ]  # fmt: skip
+    for key, name, fmt in (
+        ("write_s", "write time (mean)", dur),
+        ("write_p90_s", "write time (p90)", dur),
+        ("restart_s", "restart (mean)", dur),
+        ("restart_p90_s", "restart (p90)", dur),
+        ("interval_s", "interval used (median)", dur),
+        ("mtbf_s", "MTBF", dur),
+    ):
+        if m[key] is not None:
+            lines.append(f"| {name} | {fmt(m[key])} |")
+    lines.append(f"| failures | {m['failures']} |")
+    model = document["model"]
+    if model is not None:
+        lines += [
+            "",
+            "| model at these inputs | value |",
+            "|---|---|",
+            f"| effective at the interval used | {pct(model['effective_at_interval'])} |",
+            f"| optimal interval | {dur(model['optimal_interval_s'])} |",
+            f"| robust interval | {dur(model['robust_interval_s'])} |",
+            f"| gain | {model['gain_pp']:.3g} pp |",
+        ]
+        if model["gain_gpu_hours"] is not None:
+            lines.append(f"| gain over the run | {model['gain_gpu_hours']:,.0f} GPU-hours |")
+    if document["causes"]:
+        lines += ["", "| cause | failures | time lost |", "|---|---|---|"]
+        lines += [f"| {c['cause']} | {c['failures']} | {dur(c['lost_s'])} |" for c in document["causes"]]
+    lines += [f"\n> {w}" for w in document["warnings"]]
+    return "\n".join(lines) + "\n"
+
+
+def events_csv(events: Any) -> str:
+    """A simulated timeline (:class:`ckptcalc.montecarlo.Events`) as an event log: CSV, times in seconds."""
+    from .montecarlo import EVENT_KINDS
+
+    rows = ["time,event,level,resumed_from,async_persist_end"]
+    for t, k, resumed, persist in zip(
+        events.time_s.tolist(), events.kind.tolist(), events.resumed_from_s.tolist(),
+        events.persist_end_s.tolist(), strict=True,
+    ):  # fmt: skip
+        name = EVENT_KINDS[k]
+        level = "storage" if name.startswith("checkpoint") else ""
+        rows.append(
+            f"{t!r},{name},{level},{'' if resumed != resumed else repr(resumed)},"
+            f"{'' if persist != persist else repr(persist)}"
+        )
+    return "\n".join(rows) + "\n"

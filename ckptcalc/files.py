@@ -5,48 +5,68 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from .errors import CkptError
 
 
-def read_regular(path: str | os.PathLike[str], *, label: str, limit: int, noun: str, hint: str = "") -> bytes:
-    """The bytes of a regular file of at most ``limit`` bytes; anything else is a :class:`CkptError`
-    naming ``label``. FIFOs, devices and directories are refused before they are opened, and the
-    open is non-blocking in case the path is swapped for a FIFO after the check."""
+def _check(mode: int, size: int, *, label: str, noun: str, hint: str, limit: int | None) -> None:
+    """Refuse directories, FIFOs, devices and (with a ``limit``) files too large, naming ``label``."""
     import stat
 
-    def check(mode: int, size: int) -> None:
-        if stat.S_ISDIR(mode):
-            raise CkptError(f"is a directory, not a {noun}", where=label)
-        if not stat.S_ISREG(mode):
-            fifo, device = stat.S_ISFIFO(mode), stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
-            what = "is a FIFO" if fifo else "is a device" if device else "is not a regular file"
-            raise CkptError(f"{what}; only regular files are read{hint}", where=label)
-        if size > limit:
-            raise CkptError(f"larger than the {_size(limit)} a {noun} may be", where=label)
+    if stat.S_ISDIR(mode):
+        raise CkptError(f"is a directory, not a {noun}", where=label)
+    if not stat.S_ISREG(mode):
+        fifo, device = stat.S_ISFIFO(mode), stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+        what = "is a FIFO" if fifo else "is a device" if device else "is not a regular file"
+        raise CkptError(f"{what}; only regular files are read{hint}", where=label)
+    if limit is not None and size > limit:
+        raise CkptError(f"larger than the {_size(limit)} a {noun} may be", where=label)
 
+
+def _open(path: str | os.PathLike[str], *, label: str, noun: str, hint: str, limit: int | None) -> Any:
+    """A binary stream on a checked regular file: checked before opening (a FIFO would block the open)
+    and again on the open descriptor, in case the path was swapped in between."""
     try:
         info = os.stat(path)
     except FileNotFoundError:
         raise CkptError("no such file", where=label) from None
     except OSError as error:
         raise CkptError(f"cannot read: {error.strerror}", where=label) from None
-    check(info.st_mode, info.st_size)
+    _check(info.st_mode, info.st_size, label=label, noun=noun, hint=hint, limit=limit)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
         handle = os.open(path, flags)
     except OSError as error:
         raise CkptError(f"cannot read: {error.strerror}", where=label) from None
-    with os.fdopen(handle, "rb") as stream:
-        opened = os.fstat(stream.fileno())
-        check(opened.st_mode, opened.st_size)
+    stream = os.fdopen(handle, "rb")
+    opened = os.fstat(stream.fileno())
+    try:
+        _check(opened.st_mode, opened.st_size, label=label, noun=noun, hint=hint, limit=limit)
+    except CkptError:
+        stream.close()
+        raise
+    return stream
+
+
+def read_regular(path: str | os.PathLike[str], *, label: str, limit: int, noun: str, hint: str = "") -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes; anything else is a :class:`CkptError`
+    naming ``label``. FIFOs, devices and directories are refused before they are opened, and the
+    open is non-blocking in case the path is swapped for a FIFO after the check."""
+    with _open(path, label=label, noun=noun, hint=hint, limit=limit) as stream:
         try:
             data = stream.read(limit + 1)
         except OSError as error:
             raise CkptError(f"cannot read: {error.strerror}", where=label) from None
     if len(data) > limit:
         raise CkptError(f"larger than the {_size(limit)} a {noun} may be", where=label)
-    return data
+    return bytes(data)
+
+
+def open_regular(path: str | os.PathLike[str], *, label: str, noun: str, hint: str = "") -> Any:
+    """A binary stream on a regular file, for reading line by line: the checks of :func:`read_regular`
+    without a size cap."""
+    return _open(path, label=label, noun=noun, hint=hint, limit=None)
 
 
 def _size(limit: int) -> str:

@@ -400,6 +400,127 @@ def plan() -> dict[str, Any]:
     )
 
 
+def analyze() -> dict[str, Any]:
+    share = FRACTION
+    level = _object(
+        {
+            "name": {"type": "string"},
+            "checkpoints": {"type": "integer", "minimum": 1},
+            "write_s": SECONDS,
+            "write_p90_s": SECONDS,
+            "persist_s": MAYBE_SECONDS,
+            "restarts": {"type": "integer", "minimum": 0},
+            "restart_s": MAYBE_SECONDS,
+        }
+    )
+    model = _object(
+        {
+            "effective_at_interval": FRACTION,
+            "difference_pp": NUMBER,
+            "agrees": {"type": "boolean"},
+            "optimal_interval_s": SECONDS,
+            "optimal_memory_interval_s": MAYBE_SECONDS,
+            "optimal_effective": FRACTION,
+            "robust_interval_s": SECONDS,
+            "gain_pp": NUMBER,
+            "gain_gpu_hours": MAYBE_NUMBER,
+        },
+        "the exact model at the measured inputs; null when they do not make one",
+    )
+    window = _object(
+        {
+            "start_s": NUMBER,
+            "end_s": NUMBER,
+            "effective": share,
+            "write": share,
+            "rework": share,
+            "restart": share,
+            "below_slo": {"type": ["boolean", "null"]},
+        }
+    )
+    maybe_count = {"type": ["integer", "null"], "minimum": 1}
+    return _document(
+        "analyze",
+        "ckptcalc analyze --json",
+        {
+            "log": {"type": "string"},
+            "time_kind": {"enum": ["timestamp", "number"]},
+            "lines": _object({k: {"type": "integer", "minimum": 0} for k in
+                              ("read", "used", "unknown_events", "skipped_bad", "progress")}),
+            "start_s": NUMBER,
+            "end_s": NUMBER,
+            "wall_s": SECONDS,
+            "realised": _object(
+                {
+                    "useful": share,
+                    "write": share,
+                    "rework": share,
+                    "restart": share,
+                    "effective": share,
+                    "effective_ci95": {"type": "array", "items": NUMBER, "minItems": 2, "maxItems": 2},
+                    "goodput": share,
+                },
+                "shares of the run's wall time",
+            ),
+            "discard": FRACTION,
+            "measured": _object(
+                {
+                    "write_s": MAYBE_SECONDS,
+                    "write_p90_s": MAYBE_SECONDS,
+                    "restart_s": MAYBE_SECONDS,
+                    "restart_p90_s": MAYBE_SECONDS,
+                    "restarts": {"type": "integer", "minimum": 0},
+                    "interval_s": MAYBE_SECONDS,
+                    "storage_every": maybe_count,
+                    "memory_share": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+                    "failures": {"type": "integer", "minimum": 0},
+                    "mtbf_s": MAYBE_SECONDS,
+                    "mtbf_ci95": {"type": "array", "prefixItems": [SECONDS, MAYBE_SECONDS], "minItems": 2,
+                                  "maxItems": 2},
+                    "shape": MAYBE_NUMBER,
+                    "shape_p_value": MAYBE_NUMBER,
+                    "levels": {"type": "array", "items": level},
+                }
+            ),
+            "model": {"oneOf": [{"type": "null"}, model]},
+            "gpus": MAYBE_NUMBER,
+            "causes": {
+                "type": "array",
+                "items": _object({"cause": {"type": "string"}, "failures": {"type": "integer", "minimum": 1},
+                                  "lost_s": SECONDS, "share_of_wall": share}),
+            },
+            "slo": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+            "windows": {"oneOf": [{"type": "null"}, {"type": "array", "items": window}]},
+            "warnings": WARNINGS,
+        },
+    )  # fmt: skip
+
+
+def events() -> dict[str, Any]:
+    """One line of an event log (JSON Lines; a CSV row has the same fields as columns)."""
+    time = {"type": ["string", "number"], "description": "ISO-8601 timestamp, or a number in --time-unit"}
+    return {
+        "$schema": DRAFT,
+        "$id": f"ckptcalc:events:v{SCHEMA_VERSION}",
+        "title": "one event of a run's event log, read by ckptcalc analyze",
+        "type": "object",
+        "properties": {
+            "time": time,
+            "event": {
+                "type": "string",
+                "description": "run_start, run_end, checkpoint_start, checkpoint_end, failure, restart_end or"
+                " progress; any other value is skipped and counted",
+            },
+            "level": {"type": "string", "description": "checkpoint events: memory, storage, or a tier name"},
+            "async_persist_end": {**time, "description": "checkpoint_end: when its persist became durable"},
+            "cause": {"type": ["string", "number", "boolean", "null"], "description": "failure: its cause"},
+            "resumed_from": {**time, "description": "restart_end: the checkpoint_start whose state was loaded"},
+            "step": {"type": "number", "description": "progress: the training step reached"},
+        },
+        "required": ["time", "event"],
+    }
+
+
 SCHEMAS = {
     "optimize": optimize,
     "sweep": sweep,
@@ -409,6 +530,8 @@ SCHEMAS = {
     "presets-list": presets_list,
     "fit": fit,
     "plan": plan,
+    "analyze": analyze,
+    "events": events,
 }
 
 
@@ -424,5 +547,5 @@ def everything() -> dict[str, Any]:
         "$id": f"ckptcalc:all:v{SCHEMA_VERSION}",
         "title": "ckptcalc --json documents",
         "$defs": {name: build() for name, build in SCHEMAS.items()},
-        "oneOf": [{"$ref": f"#/$defs/{name}"} for name in SCHEMAS],
+        "oneOf": [{"$ref": f"#/$defs/{name}"} for name in SCHEMAS if name != "events"],
     }

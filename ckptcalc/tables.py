@@ -706,3 +706,79 @@ def plan(job: Job, document: dict[str, Any]) -> None:
     for line in wording.plan_lines(document):
         out.print(line)
     warn(document["warnings"])
+
+
+def analyze(document: dict[str, Any]) -> None:
+    """``analyze``: the realised split, what was measured, the model at those inputs, causes and windows."""
+    out = console()
+    narrow = out.width < 80
+    r, m = document["realised"], document["measured"]
+    out.print(Text(wording.analyze_header(document), style="bold"))
+    table = _grid("Where the run's time went (share of wall time)", narrow)
+    table.add_column("", no_wrap=True)
+    table.add_column("share", justify="right", no_wrap=True)
+    table.add_column("time", justify="right", no_wrap=True)
+    wall = document["wall_s"]
+    for key, name in (("useful", "useful work"), ("write", "checkpoint stalls"), ("rework", "re-done work"),
+                      ("restart", "restarts")):  # fmt: skip
+        table.add_row(name, pct(r[key]), dur(r[key] * wall))
+    out.print(table)
+    low, high = r["effective_ci95"]
+    out.print(f"Effective {pct(r['effective'])} (95 %: {pct(low)} to {pct(high)}), goodput {pct(r['goodput'])}.")
+    out.print()
+    table = _grid("Measured", narrow)
+    table.add_column("", no_wrap=True)
+    table.add_column("value", justify="right", no_wrap=True)
+    table.add_column("note", overflow="fold")
+    for row in wording.measured_rows(m):
+        table.add_row(*row)
+    out.print(table)
+    model = document["model"]
+    if model is not None:
+        out.print()
+        model_table = _grid("The exact model at these inputs", narrow)
+        model_table.add_column("", no_wrap=True)
+        model_table.add_column("value", justify="right", no_wrap=True)
+        for pair in wording.model_rows(model):
+            model_table.add_row(*pair)
+        table = model_table
+        out.print(table)
+        out.print(wording.model_verdict(model, r["effective"]))
+    if document["causes"]:
+        out.print()
+        table = _grid("Time lost per failure cause", narrow)
+        table.add_column("cause", overflow="fold")
+        table.add_column("failures", justify="right", no_wrap=True)
+        table.add_column("lost", justify="right", no_wrap=True)
+        table.add_column("of wall", justify="right", no_wrap=True)
+        for c in document["causes"][:MAX_ROWS]:
+            table.add_row(c["cause"], f"{c['failures']}", dur(c["lost_s"]), pct(c["share_of_wall"]))
+        out.print(table)
+    if document["windows"] is not None:
+        out.print()
+        _windows(out, document, narrow)
+    warn(document["warnings"])
+
+
+def _windows(out: Console, document: dict[str, Any], narrow: bool) -> None:
+    windows = document["windows"]
+    width = max(10, min(40, out.width - 40))
+    table = _grid("Per window: time lost (stacked) and effective time", narrow)
+    table.add_column("from", no_wrap=True)
+    table.add_column("effective", justify="right", no_wrap=True)
+    table.add_column("lost", no_wrap=True)
+    table.add_column("", no_wrap=True)
+    top = max((1.0 - w["effective"] for w in windows), default=0.0) or 1.0
+    start = document["start_s"]
+    for w in windows[:MAX_ROWS]:
+        mark = "below SLO" if w["below_slo"] else ""
+        table.add_row(
+            dur(w["start_s"] - start) if w["start_s"] > start else "0",
+            pct(w["effective"]),
+            bar(w["write"], w["rework"], w["restart"], top, width),
+            Text(mark, style="bold red") if mark else "",
+        )
+    out.print(table)
+    if len(windows) > MAX_ROWS:
+        out.print(wording.rows_omitted(len(windows) - MAX_ROWS))
+    out.print(legend())

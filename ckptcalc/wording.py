@@ -262,3 +262,97 @@ def fitted_description(base: str, logs: list[str]) -> str:
 def saved(path: str, base: str) -> str:
     """What ``--save-preset`` says it did, on stderr."""
     return f"saved {path} (failures from the fit, the rest from {base})"
+
+
+def no_model(reason: str) -> str:
+    return f"no model at the measured inputs: {reason}"
+
+
+def model_disagrees(difference_pp: float) -> str:
+    return (
+        f"the realised effective time differs from the model's by {difference_pp:+.3g} pp, outside the run's"
+        " 95 % interval: the log's failures, stalls or restarts do not behave as the model assumes"
+    )
+
+
+def clustered_failures(shape: float) -> str:
+    return (
+        f"failures in this log are not exponential (Weibull k = {units.sig(shape)}): the model assumes they are;"
+        " plan with --shape for one level"
+    )
+
+
+def saved_measured(path: str, base: str) -> str:
+    return f"saved {path} (the measured write time, restart, MTBF and interval; the rest from {base})"
+
+
+def measured_description(base: str, log: str) -> str:
+    return f"{base} with the write time, restart, failure rate and interval measured in {log}"
+
+
+def measured_source(document: dict[str, Any]) -> str:
+    m = document["measured"]
+    return (
+        f"ckptcalc analyze {document['log']}: {dur(document['wall_s'])} of run, {m['failures']} failures,"
+        f" {sum(level['checkpoints'] for level in m['levels'])} checkpoints"
+    )
+
+
+def rows_omitted(count: int) -> str:
+    return f"... and {count:,} more (all of them in --json)"
+
+
+def analyze_header(document: dict[str, Any]) -> str:
+    lines = document["lines"]
+    extra = f", {lines['unknown_events']} unknown events skipped" if lines["unknown_events"] else ""
+    extra += f", {lines['skipped_bad']} bad lines skipped" if lines["skipped_bad"] else ""
+    return f"ckptcalc analyze: {document['log']}, {dur(document['wall_s'])} of run, {lines['used']:,} events{extra}"
+
+
+def measured_rows(m: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(what, value, note) rows of what a run measured."""
+    rows: list[tuple[str, str, str]] = []
+    for level in m["levels"]:
+        note = f"p90 {dur(level['write_p90_s'])}, {level['checkpoints']:,} checkpoints"
+        if level["persist_s"] is not None:
+            note += f"; persist {dur(level['persist_s'])}"
+        rows.append((f"write time ({level['name']})", dur(level["write_s"]), note))
+    if m["restart_s"] is not None:
+        rows.append(("restart", dur(m["restart_s"]), f"p90 {dur(m['restart_p90_s'])}, {m['restarts']} restarts"))
+    if m["interval_s"] is not None:
+        note = "median work between checkpoints"
+        if m["storage_every"] is not None:
+            note += f"; storage with every {ordinal(m['storage_every'])}"
+        rows.append(("interval used", dur(m["interval_s"]), note))
+    if m["memory_share"] is not None:
+        rows.append(("served from memory", pct(m["memory_share"]), "of the failures"))
+    rows.append(("failures", f"{m['failures']:,}", ""))
+    if m["mtbf_s"] is not None:
+        low, high = m["mtbf_ci95"]
+        rows.append(("MTBF", dur(m["mtbf_s"]), f"95 %: {span([low, high], dur)}"))
+    if m["shape"] is not None:
+        rows.append(("Weibull shape", units.sig(m["shape"]), f"test of k = 1: p = {m['shape_p_value']:.2g}"))
+    return rows
+
+
+def model_rows(model: dict[str, Any]) -> list[tuple[str, str]]:
+    rows = [
+        ("effective at the interval used", pct(model["effective_at_interval"])),
+        ("optimal interval", dur(model["optimal_interval_s"])),
+        ("effective at the optimum", pct(model["optimal_effective"])),
+        ("robust interval", dur(model["robust_interval_s"])),
+        ("gain", f"{model['gain_pp']:.3g} pp"),
+    ]
+    if model["gain_gpu_hours"] is not None:
+        rows.append(("gain over this run", f"{model['gain_gpu_hours']:,.0f} GPU-hours"))
+    return rows
+
+
+def model_verdict(model: dict[str, Any], realised: float) -> str:
+    if model["agrees"]:
+        return (
+            f"The run got what the model predicts: {pct(realised)} realised against"
+            f" {pct(model['effective_at_interval'])} ({model['difference_pp']:+.3g} pp, within the run's"
+            " 95 % interval)."
+        )
+    return model_disagrees(model["difference_pp"])

@@ -18,7 +18,7 @@ BANDS: list[list[str]] = [
     ["records", "errors", "units", "numeric"],  # foundations
     ["exact", "renewal", "model"],  # the pure model
     ["scenario", "decide", "robust", "files", "eventlog"],  # inputs, decisions, uncertainty, files in and out
-    ["sweeps", "montecarlo", "runs", "presets", "wording", "failures"],  # grids, simulation, runs, presets, logs
+    ["sweeps", "montecarlo", "runs", "presets", "wording", "failures", "timeline"],  # grids, simulation, logs
     ["documents", "schema"],  # documents
     ["api"],  # orchestration
     ["tables", "plot"],  # terminal and pictures

@@ -1,0 +1,237 @@
+"""``ckptcalc analyze`` and ``simulate --events`` (docs/model.md §11): a hand-worked log, the round trip
+through a simulated timeline, and bad logs."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_helpers import assert_usage_error
+from references import daly
+
+from ckptcalc import api
+
+Run = Callable[..., Any]
+RunJson = Callable[..., dict[str, Any]]
+HAND = str(Path(__file__).parent / "data" / "hand-run.jsonl")
+MIN = 60.0
+
+
+def test_hand_worked_log(run_json: RunJson) -> None:
+    # docs/model.md §11.3: 120 min of run, worked out by hand there.
+    doc = run_json("analyze", HAND, "--time-unit", "min")
+    r = doc["realised"]
+    assert r["useful"] == pytest.approx(53 / 120, rel=1e-12)
+    assert r["write"] == pytest.approx(9 / 120, rel=1e-12)
+    assert r["rework"] == pytest.approx(24 / 120, rel=1e-12)
+    assert r["restart"] == pytest.approx(34 / 120, rel=1e-12)
+    assert r["effective"] == r["useful"] == r["goodput"]
+    assert doc["lines"] == {"read": 20, "used": 19, "unknown_events": 1, "skipped_bad": 0, "progress": 1}
+    m = doc["measured"]
+    assert (m["write_s"], m["write_p90_s"], m["restart_s"], m["restart_p90_s"]) == (120.0, 120.0, 600.0, 600.0)
+    assert m["restarts"] == 2  # the restart a second failure interrupted is not a restart time
+    assert m["interval_s"] == 600.0
+    assert m["failures"] == 4 and m["mtbf_s"] == 30 * MIN
+    # χ²(0.975; 10) = 20.48318, χ²(0.025; 8) = 2.179731
+    assert m["mtbf_ci95"] == [
+        pytest.approx(240 * MIN / 20.48318, rel=1e-6),
+        pytest.approx(240 * MIN / 2.179731, rel=1e-6),
+    ]
+    causes = {c["cause"]: (c["failures"], c["lost_s"]) for c in doc["causes"]}
+    assert causes == {"gpu": (2, 34 * MIN), "nic": (2, 24 * MIN)}
+    # The model at δ = 2 min, r = 10 min, M = 30 min, τ = 10 min: Daly's exact form.
+    model = doc["model"]
+    assert model["effective_at_interval"] == pytest.approx(daly(600.0, 120.0, 600.0, 1800.0), rel=1e-12)
+    assert model["effective_at_interval"] == pytest.approx(0.485628, abs=5e-7)
+    assert model["difference_pp"] == pytest.approx((53 / 120 - model["effective_at_interval"]) * 100, rel=1e-12)
+
+
+def test_markdown_and_table(run: Run) -> None:
+    markdown = run("analyze", HAND, "--time-unit", "min", "--markdown").stdout
+    assert markdown.startswith("# Run analysis:") and "| re-done work | 20.0 % |" in markdown
+    table = run("analyze", HAND, "--time-unit", "min").stdout
+    assert "Where the run's time went" in table and "Time lost per failure cause" in table
+    assert_usage_error(run("analyze", HAND, "--time-unit", "min", "--json", "--markdown"), "--markdown")
+
+
+def test_windows_and_slo(run_json: RunJson) -> None:
+    doc = run_json("analyze", HAND, "--time-unit", "min", "--window", "1h", "--slo", "0.5")
+    first, second = doc["windows"]
+    # First hour: useful [0,10] + [12,22] kept = 20 min; stalls 4 + 1; restarts 10 + 9; rework 6 + 10.
+    assert first["effective"] == pytest.approx(20 / 60, rel=1e-12)
+    assert first["restart"] == pytest.approx(19 / 60, rel=1e-12)
+    assert second["effective"] == pytest.approx(33 / 60, rel=1e-12)
+    assert (first["below_slo"], second["below_slo"]) == (True, False)
+
+
+@pytest.mark.parametrize(
+    ("preset", "cycles"),
+    [("llama3-405b", "2000"), ("llama3-405b-async", "1000")],
+)
+def test_simulated_timeline_round_trip(run_json: RunJson, tmp_path: Path, preset: str, cycles: str) -> None:
+    # docs/model.md §11.4: analyze recovers what simulate ran.
+    log = tmp_path / "run.csv"
+    sim = run_json("simulate", "--preset", preset, "--cycles", cycles, "--seed", "3", "--events", str(log))
+    doc = run_json("analyze", str(log), "--time-unit", "s")
+    job = api.job(preset)
+    level = job.config.levels()[-1]
+    m = doc["measured"]
+    assert m["write_s"] == pytest.approx(float(level.stall_s), rel=0.01)
+    if level.lag_s:
+        assert m["levels"][0]["persist_s"] == pytest.approx(float(level.lag_s), rel=0.01)
+    assert m["restart_s"] == pytest.approx(float(job.config.restart_s), rel=0.01)
+    assert m["interval_s"] == pytest.approx(sim["interval_s"], rel=0.01)
+    low, high = m["mtbf_ci95"]
+    assert low <= float(job.config.mtbf_s) <= high
+    assert doc["realised"]["effective"] == pytest.approx(sim["effective"], abs=0.002)
+    assert doc["model"]["agrees"] is True
+    assert doc["model"]["effective_at_interval"] == pytest.approx(sim["analytic"]["exact"], abs=0.002)
+
+
+def test_save_preset_writes_the_measured_inputs(run: Run, tmp_path: Path) -> None:
+    target = tmp_path / "measured.toml"
+    result = run("analyze", HAND, "--time-unit", "min", "--save-preset", str(target))
+    assert result.exit_code == 0, result.stderr
+    scenario = api.load_preset(str(target))
+    # llama3-405b's 6.48 TB written in the measured 2 min; restart, MTBF, its interval and the interval used.
+    assert scenario.bandwidth == pytest.approx(6.48e12 / 120.0, rel=1e-12)
+    assert (scenario.restart_s, scenario.mtbf_s, scenario.interval_s) == (600.0, 1800.0, 600.0)
+    assert scenario.mtbf_ci95 is not None and scenario.mtbf_ci95[0] == pytest.approx(240 * MIN / 20.48318, rel=1e-6)
+    assert scenario.source is not None and HAND in scenario.source and "4 failures" in scenario.source
+    assert_usage_error(run("analyze", HAND, "--time-unit", "min", "--save-preset", str(target)), "--save-preset")
+
+
+TWO_LEVELS = """time,event,level,resumed_from
+0,run_start,,
+10,checkpoint_start,memory,
+11,checkpoint_end,memory,
+21,checkpoint_start,memory,
+22,checkpoint_end,memory,
+32,checkpoint_start,storage,
+35,checkpoint_end,storage,
+45,checkpoint_start,memory,
+46,checkpoint_end,memory,
+50,failure,,
+52,restart_end,,45
+62,checkpoint_start,memory,
+63,checkpoint_end,memory,
+73,checkpoint_start,storage,
+76,checkpoint_end,storage,
+80,failure,,
+90,restart_end,,73
+100,checkpoint_start,memory,
+101,checkpoint_end,memory,
+110,run_end,,
+"""
+
+
+def test_two_levels(run_json: RunJson, tmp_path: Path) -> None:
+    log = tmp_path / "two.csv"
+    log.write_text(TWO_LEVELS)
+    doc = run_json("analyze", str(log), "--time-unit", "min")
+    m = doc["measured"]
+    assert [level["name"] for level in m["levels"]] == ["memory", "storage"]
+    assert m["memory_share"] == 0.5 and m["storage_every"] == 3
+    assert m["interval_s"] == 10 * MIN
+    assert doc["model"] is not None
+    # Lost: [45, 50] (stall 1) and [73, 80] (stall 3) of work: 4 + 4 min; restarts 2 + 10; stalls 11.
+    r = doc["realised"]
+    assert r["rework"] == pytest.approx(8 / 110) and r["restart"] == pytest.approx(12 / 110)
+    assert r["write"] == pytest.approx(11 / 110)
+
+
+@pytest.mark.parametrize(
+    ("lines", "where", "message"),
+    [
+        (['{"time": 0, "event": "run_start"}', "{not json"], ":2", "not JSON"),
+        (['{"time": 0, "event": "run_start"}', '{"time": "yesterday", "event": "failure"}'], ":2", "time"),
+        (['{"time": 0, "event": "run_start"}', '{"time": 5, "event": "checkpoint_end"}'], ":2", "without a"),
+        (['{"time": 5, "event": "failure"}'], ":1", "before run_start"),
+        (['{"time": 1, "event": "progress"}', '{"time": 2, "event": "run_end"}'], ":1", "before run_start"),
+        (['{"time": 0, "event": "run_start"}', '{"time": 5, "event": "failure"}', '{"time": 4, "event": "failure"}'],
+         ":3", "backwards"),
+        (['{"time": 0, "event": "run_start"}', '{"time": 0, "event": "run_start"}'], ":2", "second run_start"),
+        (['{"time": 0, "event": "run_start"}', '{"time": 5, "event": "restart_end"}'], ":2", "without a failure"),
+        (['{"time": 0, "event": "run_start"}', '{"time": 5, "event": "failure"}',
+          '{"time": 9, "event": "restart_end", "resumed_from": 7}'], ":3", "later than the failure"),
+        (['{"time": 0, "event": "run_start"}', '{"time": 5}'], ":2", "no 'event'"),
+        (['{"time": 0, "event": "run_start"}', "[1, 2]"], ":2", "JSON object"),
+        (["time,event", "0,run_start", "5,failure,extra"], ":3", "fields"),
+        (["time,kind", "0,run_start"], ":1", "'event' column"),
+        (['{"time": 0, "event": "heartbeat"}'], ":1", "no run_start"),
+    ],
+)  # fmt: skip
+def test_bad_logs_name_the_line(run: Run, tmp_path: Path, lines: list[str], where: str, message: str) -> None:
+    log = tmp_path / "bad.log"
+    log.write_text("\n".join(lines) + "\n")
+    result = run("analyze", str(log), "--time-unit", "s", "--json")
+    assert_usage_error(result, f"{log}{where}")
+    assert message in result.stderr
+
+
+def test_skip_bad_counts_and_goes_on(run_json: RunJson, tmp_path: Path) -> None:
+    log = tmp_path / "some-bad.jsonl"
+    text = Path(HAND).read_text().replace('{"time": 41, "event": "heartbeat"}', "{broken")
+    log.write_text(text)
+    doc = run_json("analyze", str(log), "--time-unit", "min", "--skip-bad")
+    assert doc["lines"]["skipped_bad"] == 1
+    assert doc["realised"]["useful"] == pytest.approx(53 / 120)
+
+
+def test_numeric_times_need_a_unit(run: Run) -> None:
+    assert_usage_error(run("analyze", HAND, "--json"), "--time-unit")
+
+
+def test_special_files_are_refused(run: Run, tmp_path: Path) -> None:
+    assert_usage_error(run("analyze", str(tmp_path), "--time-unit", "s"), str(tmp_path))
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    result = run("analyze", str(fifo), "--time-unit", "s")
+    assert_usage_error(result, str(fifo))
+    assert "regular file" in result.stderr
+
+
+def test_stdin(run: Run) -> None:
+    result = run("analyze", "-", "--time-unit", "min", "--json", input=Path(HAND).read_text())
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["realised"]["useful"] == pytest.approx(53 / 120)
+
+
+def test_timestamps(run_json: RunJson, tmp_path: Path) -> None:
+    log = tmp_path / "stamps.csv"
+    log.write_text(
+        "time,event,resumed_from\n2026-01-01T00:00:00Z,run_start,\n2026-01-01T01:00:00Z,checkpoint_start,\n"
+        "2026-01-01T01:01:00+00:00,checkpoint_end,\n2026-01-01T02:00:00Z,failure,\n"
+        "2026-01-01T02:10:00Z,restart_end,2026-01-01T01:00:00Z\n2026-01-01T04:00:00Z,run_end,\n"
+    )
+    doc = run_json("analyze", str(log))
+    assert doc["time_kind"] == "timestamp" and doc["wall_s"] == 4 * 3600.0
+    # Lost [1:00, 2:00] minus the 1-minute stall; restart 10 minutes.
+    assert doc["realised"]["rework"] == pytest.approx(59 / 240) and doc["realised"]["restart"] == pytest.approx(
+        10 / 240
+    )
+    assert doc["model"] is None and "no model" in doc["warnings"][0]
+
+
+def test_events_are_refused_for_two_levels_and_never_overwrite(run: Run, tmp_path: Path) -> None:
+    log = tmp_path / "sim.csv"
+    assert_usage_error(run("simulate", "--preset", "gemini-inmemory", "--cycles", "1e4", "--events", str(log)),
+                       "--events")  # fmt: skip
+    assert not log.exists()
+    log.write_text("keep\n")
+    assert_usage_error(run("simulate", "--cycles", "1e4", "--events", str(log)), "--events")
+    assert log.read_text() == "keep\n"
+
+
+def test_example_log_in_docs_is_what_simulate_writes(tmp_path: Path) -> None:
+    # docs/example-run.csv: ckptcalc simulate --size 6.5TB --bw 20GB/s --mtbf 15min --cycles 200 --seed 1 --events
+    fresh = tmp_path / "run.csv"
+    api.simulate("llama3-405b", size="6.5TB", bw="20GB/s", mtbf="15min", cycles=200, seed=1, events=fresh)
+    shipped = Path(__file__).parent.parent / "docs" / "example-run.csv"
+    assert fresh.read_text() == shipped.read_text()
+    assert math.isclose(api.analyze(str(shipped), time_unit="s").realised["effective"], 0.204159, abs_tol=5e-7)
