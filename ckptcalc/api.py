@@ -143,6 +143,14 @@ def _label(preset: PresetRef | None) -> str | None:
     return os.fspath(preset)
 
 
+def _did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """``; did you mean 'bw'?`` for the closest choice, when one is close."""
+    import difflib
+
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
 def overrides(inputs: Mapping[str, Value | None]) -> dict[str, float]:
     """Inputs by public name (SI numbers or strings with units) as SI values by field name."""
     found: dict[str, float] = {}
@@ -152,7 +160,7 @@ def overrides(inputs: Mapping[str, Value | None]) -> dict[str, float]:
         spec = BY_PUBLIC.get(key)
         if spec is None:
             known = ", ".join(sorted(BY_PUBLIC))
-            raise InputError(f"unknown input {key!r}; known: {known}", where=key)
+            raise InputError(f"unknown input {key!r}{_did_you_mean(key, BY_PUBLIC)}; known: {known}", where=key)
         if isinstance(value, str):
             found[spec.name] = parse_value(spec, value)
         elif isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -314,6 +322,11 @@ class Check(Outcome):
     def results(self) -> list[dict[str, Any]]:
         return copy.deepcopy(self.document["results"])
 
+    @property
+    def errors(self) -> list[str]:
+        """The presets that could not be checked, each with what is wrong."""
+        return [row["error"] for row in self.document["results"] if row["error"] is not None]
+
 
 def check(presets: Iterable[PresetRef], *, min_effective: Value, at: str = "point") -> Check:
     """Each preset at the interval it pins (its optimum otherwise) against a floor.
@@ -331,10 +344,19 @@ def check(presets: Iterable[PresetRef], *, min_effective: Value, at: str = "poin
     floor = _fraction(min_effective, "min_effective")
     if at not in ("point", "low"):
         raise InputError(f"choose point or low, not {at!r}", where="at")
+    from .errors import CkptError
+
     rows: list[dict[str, Any]] = []
     for ref in presets:
-        one = resolve(_load_named(ref))
-        result = evaluate(one.config)
+        try:
+            one = resolve(_load_named(ref))
+            result = evaluate(one.config)
+        except CkptError as error:
+            # One broken preset must not hide the verdict on the others: it gets its own row.
+            rows.append({"preset": _label(ref), "effective": None, "effective_ci95": None, "tested": at,
+                         "interval_s": None, "interval_pinned": None, "passed": False,
+                         "error": _error_text(error, ref)})  # fmt: skip
+            continue
         effective = float(result.effective)
         pinned = one.config.interval_s is not None or one.config.memory_interval_s is not None
         band = _uncertainty(one, result)
@@ -349,6 +371,7 @@ def check(presets: Iterable[PresetRef], *, min_effective: Value, at: str = "poin
                 "interval_s": float(result.interval_s),
                 "interval_pinned": pinned,
                 "passed": value >= floor,
+                "error": None,
             }
         )
     document = {
@@ -360,6 +383,22 @@ def check(presets: Iterable[PresetRef], *, min_effective: Value, at: str = "poin
         "passed": all(row["passed"] for row in rows),
     }
     return Check(document, None)
+
+
+def _error_text(error: Any, ref: PresetRef) -> str:
+    """An error about one preset of several: ``FILE: table.key: message``, inputs named by their keys."""
+
+    def key(name: str) -> str:
+        return BY_PUBLIC[name].path if name in BY_PUBLIC else name
+
+    label = str(_label(ref))
+    message = error.render_message(key)
+    where = error.where
+    if where is None or where == "presets":
+        return f"{label}: {message}"
+    if where in BY_PUBLIC:
+        return f"{label}: {key(where)}: {message}"
+    return f"{where}: {message}" if where.startswith(label) else f"{label}: {where}: {message}"
 
 
 def _load_named(ref: PresetRef) -> Scenario:
@@ -385,7 +424,9 @@ def what_if(base: Scenario, key: str, value: Value, where: str) -> Scenario:
     """``base`` with one input changed; intervals are re-optimised unless the change is an interval."""
     spec = BY_PUBLIC.get(key)
     if spec is None:
-        raise InputError(f"unknown key {key!r}; known: {', '.join(BY_PUBLIC)}", where=where)
+        raise InputError(
+            f"unknown key {key!r}{_did_you_mean(key, BY_PUBLIC)}; known: {', '.join(BY_PUBLIC)}", where=where
+        )
     number = parse_value(spec, value, where) if isinstance(value, str) else float(value)
     changed = merge(base, {spec.name: number}, origin={spec.name: where})
     if spec.name in ("interval_s", "memory_interval_s"):
@@ -474,7 +515,10 @@ def sweep(
 
     the_job = job(preset, **inputs)
     if over not in sweeps.OVER:
-        raise InputError(f"cannot sweep {over!r}; choose one of {', '.join(sweeps.OVER)}", where="over")
+        raise InputError(
+            f"cannot sweep {over!r}{_did_you_mean(over, sweeps.OVER)}; choose one of {', '.join(sweeps.OVER)}",
+            where="over",
+        )
     spec = sweeps.spec(over)
     low = _bound(spec, start, "start")
     high = _bound(spec, stop, "stop")
@@ -484,6 +528,8 @@ def sweep(
         high = default_high if high is None else high
     spacing = log if log is not None else (start is None and stop is None)
     values = sweeps.grid(low, high, points, spacing)
+    if over == "gpus":
+        values = sweeps.whole(values)
     run = sweeps.run(the_job, over, values, spacing)
     return SweepResult(documents.sweep(the_job, run, _label(preset)), the_job, run)
 
@@ -572,15 +618,12 @@ def _write_events(schedule: Any, failures: Any, cycles: int, seed: int, path: An
     from . import documents
     from . import montecarlo as sim
     from .errors import CkptError
-    from .files import atomic_write
+    from .files import atomic_write, check_new
 
     target = Path(path)
-    if target.is_dir():
-        raise InputError(f"{str(target)!r} is a directory", where="events")
-    if target.exists() and not force:
-        raise InputError(f"{str(target)!r} exists; add {{force}} to overwrite it", where="events")
-    text = documents.events_csv(sim.events(schedule, failures, cycles=cycles, seed=seed))
     try:
+        check_new(target, force=force, where="events")
+        text = documents.events_csv(sim.events(schedule, failures, cycles=cycles, seed=seed))
         atomic_write(target, text.encode("utf-8"), force=force, where="events")
     except CkptError as error:
         raise InputError(error.template, where=error.where) from None

@@ -39,11 +39,17 @@ class _Group(TyperGroup):
         except CkptError as error:
             _fail(error.render(flag))
         except click_exceptions.NoArgsIsHelpError as error:
-            typer.echo(error.ctx.get_help())
+            # Building the error formatted the help: Typer's rich help has printed itself then, and
+            # plain help is the error's message.
+            text = error.format_message()
+            if text.strip():
+                typer.echo(text)
             sys.exit(0)
         except click_exceptions.UsageError as error:
             command = error.ctx.command_path if error.ctx is not None else "ckptcalc"
-            _fail(f"{error.format_message()} (see '{command} --help')")
+            message = error.format_message()
+            argv = kwargs.get("args") or (args[0] if args else sys.argv[1:])
+            _fail(f"{message}{_extra_hint(message, list(argv))} (see '{command} --help')")
         except typer.Abort:
             typer.echo("aborted", err=True)
             sys.exit(1)
@@ -54,6 +60,31 @@ class _Group(TyperGroup):
                 raise
             _cannot_write(error)
         sys.exit(code if isinstance(code, int) else 0)
+
+
+def _extra_hint(message: str, argv: list[str]) -> str:
+    """What an unexpected extra argument probably meant: a value with a space that needs quoting, or a
+    preset given without ``--preset``."""
+    import re
+
+    found = re.search(r"unexpected extra argument(?:\(s\)|s)? \((.*)\)", message)
+    if not found or not found.group(1).split():
+        return ""
+    extra = found.group(1).split()[0]
+    where = argv.index(extra) if extra in argv else -1
+    if where >= 2 and argv[where - 2].startswith("--") and not argv[where - 1].startswith("-"):
+        option, value = argv[where - 2], argv[where - 1]
+        return f"; a value with a space needs quotes: {option} '{value} {extra}'"
+    looks_like_preset = extra.endswith(".toml")
+    if not looks_like_preset:
+        from . import api
+        from .errors import CkptError
+
+        try:
+            looks_like_preset = extra in {row["name"] for row in api.presets_list()["presets"]}
+        except CkptError:
+            looks_like_preset = False
+    return f"; did you mean --preset {extra}?" if looks_like_preset else ""
 
 
 #: Inputs the command line names differently from the Python API.
@@ -81,17 +112,58 @@ def flag(name: str) -> str:
     return name
 
 
+def _printable(text: str) -> str:
+    from .errors import printable
+
+    return printable(text)
+
+
+def _plain(message: str) -> str:
+    """A message for stderr: one line, nothing in it that could steer the terminal."""
+    from .errors import printable
+
+    return printable(message, newlines=False)
+
+
 def _fail(message: str) -> None:
-    first = " ".join(message.split())
+    from .errors import printable
+
+    first = printable(" ".join(message.split()), newlines=False)
     sys.stderr.write(f"error: {first}\n")
     sys.exit(EXIT_USAGE)
+
+
+def _flag_type(original: Callable[..., Any]) -> Callable[..., Any]:
+    """Help shows what an option takes; an on/off flag takes nothing, so it shows no type (not ``<bool>``)."""
+
+    def display(self: Any, ctx: Any) -> Any:
+        if self.metavar is None and getattr(self, "is_flag", False):
+            return None
+        return original(self, ctx)
+
+    return display
+
+
+from typer.core import TyperArgument, TyperOption  # noqa: E402 - beside the adjustments they need
+
+TyperOption.display_type_rich = _flag_type(TyperOption.display_type_rich)  # type: ignore[method-assign]
+# An argument's metavar (PRESET..., LOG) already says what it takes; Python's type would only confuse.
+TyperArgument.display_type_rich = lambda self, ctx: None  # type: ignore[method-assign]
+
+
+def _examples(*commands: str) -> str:
+    """An epilog of examples, one command a line (Rich's help keeps blank-line-separated paragraphs)."""
+    return "Examples:\n\n" + "\n\n".join(commands)
 
 
 app = typer.Typer(
     cls=_Group,
     name="ckptcalc",
     help="How often should a training job checkpoint, and where does its time go?",
-    epilog="Examples: ckptcalc optimize --params 405e9 --bw 2TB/s  ·  ckptcalc presets list",
+    epilog=_examples(
+        "ckptcalc optimize --params 405e9 --bw 2TB/s",
+        "ckptcalc presets list",
+    ),
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -169,6 +241,31 @@ def _text_option(name: str, option: str, help_text: str, metavar: str) -> inspec
     )
 
 
+def _preset_defaults() -> dict[str, str]:
+    """`` (llama3-405b: 2.00 TB/s)`` for each input the default preset sets, for the help. A default
+    preset that does not load (a broken copy on CKPTCALC_PRESET_PATH) leaves the help without them;
+    the command itself will say what is wrong."""
+    from . import api, units
+    from .errors import CkptError
+
+    try:
+        stated = api.load_preset(DEFAULT_PRESET).values()
+    except CkptError:
+        return {}
+    formats = {
+        "size": units.format_size,
+        "rate": units.format_rate,
+        "duration": units.format_duration,
+        "count": units.format_count,
+    }
+    shown = {}
+    for name, value in stated.items():
+        kind = BY_NAME[name].kind
+        text = formats[kind](value) if kind in formats else f"{value:g}"
+        shown[name] = f" ({DEFAULT_PRESET}: {text})"
+    return shown
+
+
 @functools.cache
 def _model_parameters() -> tuple[inspect.Parameter, ...]:
     """``--preset`` and one option per input of :data:`FIELDS`, built once for every command."""
@@ -182,11 +279,13 @@ def _model_parameters() -> tuple[inspect.Parameter, ...]:
                 "--preset",
                 "-p",
                 help=f"Preset name or TOML path to start from (default: {DEFAULT_PRESET}).",
+                metavar="PRESET",
                 show_default=False,
                 rich_help_panel="Job",
             ),
         ],
     )
+    defaults = _preset_defaults()
     fields = (
         inspect.Parameter(
             spec.name,
@@ -196,7 +295,7 @@ def _model_parameters() -> tuple[inspect.Parameter, ...]:
                 Optional[str],
                 typer.Option(
                     f"--{spec.flag}",
-                    help=spec.help,
+                    help=spec.help + defaults.get(spec.name, ""),
                     show_default=False,
                     rich_help_panel=_PANELS[spec.section],
                     metavar=spec.kind.upper(),
@@ -245,15 +344,28 @@ def model_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+#: ``--preset`` of the commands that only write a preset (fit, analyze): the one they start from.
+BaseOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        "--preset",
+        "-p",
+        help=f"The preset --save-preset starts from (default: {DEFAULT_PRESET}).",
+        metavar="PRESET",
+        show_default=False,
+    ),
+]
+
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document (SI units) instead of a table.")]
 
 
 def _print_json(document: dict[str, Any]) -> None:
     from . import documents
+    from .errors import printable
 
     text = documents.dumps(document)
     for message in document.get("warnings", []):
-        sys.stderr.write(f"warning: {message}\n")
+        sys.stderr.write(f"warning: {printable(message, newlines=False)}\n")
     sys.stdout.write(text + "\n")
 
 
@@ -261,12 +373,13 @@ def _print_json(document: dict[str, Any]) -> None:
 
 
 @app.command(
-    epilog=(
-        "Examples:  ckptcalc optimize --params 405e9 --bw 2TB/s  ·  "
-        "ckptcalc optimize --preset llama3-405b --restart 2min --json  ·  "
-        "ckptcalc optimize --size 6.5TB --bw 20GB/s --mtbf 3.1h --restart 10min --interval 30min  ·  "
-        "ckptcalc optimize --gpus 100000  ·  ckptcalc optimize --target 0.95  ·  "
-        "ckptcalc optimize --value optimal_interval_s"
+    epilog=_examples(
+        "ckptcalc optimize --params 405e9 --bw 2TB/s",
+        "ckptcalc optimize --preset llama3-405b --restart 2min --json",
+        "ckptcalc optimize --size 6.5TB --bw 20GB/s --mtbf 3.1h --restart 10min --interval 30min",
+        "ckptcalc optimize --gpus 100000",
+        "ckptcalc optimize --target 0.95",
+        "ckptcalc optimize --value optimal_interval_s",
     )
 )
 @model_options
@@ -320,7 +433,9 @@ def optimize(
         assert outcome.job is not None
         _save(outcome.job.scenario, str(outcome.preset), model, save_preset, force)
     if value is not None:
-        sys.stdout.write(f"{picked}\n")
+        from .errors import printable
+
+        sys.stdout.write(f"{printable(str(picked), newlines=False)}\n")
         return
     if json_output:
         _print_json(document)
@@ -358,7 +473,11 @@ def _pick(document: dict[str, Any], key: str) -> str:
         picked = documents.value_at(document, key)
     except KeyError:
         valid = ", ".join(documents.scalar_paths(document))
-        raise InputError(f"unknown key {key!r}; valid keys: {valid}", where="--value") from None
+        import difflib
+
+        close = difflib.get_close_matches(key, documents.scalar_paths(document), n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise InputError(f"unknown key {key!r}{hint}; valid keys: {valid}", where="--value") from None
     if isinstance(picked, (dict, list)):
         raise InputError(f"{key!r} is not a single value; pick one inside it, e.g. {key}.0", where="--value")
     if picked is None:
@@ -368,7 +487,11 @@ def _pick(document: dict[str, Any], key: str) -> str:
     return repr(picked) if isinstance(picked, float) else str(picked)
 
 
-@app.command(epilog="Example:  ckptcalc check presets/*.toml --min-effective 0.9")
+@app.command(
+    epilog=_examples(
+        "ckptcalc check presets/*.toml --min-effective 0.9",
+    )
+)
 def check(
     files: Annotated[list[str], typer.Argument(metavar="PRESET...", help="Preset names or TOML paths.")],
     min_effective: Annotated[
@@ -389,16 +512,22 @@ def check(
     from . import api
 
     outcome = api.check(files, min_effective=min_effective, at=at)
-    rows = outcome.results
+    rows = [row for row in outcome.results if row["error"] is None]
     failed = [row for row in rows if not row["passed"]]
+    for message in outcome.errors:
+        sys.stderr.write(f"error: {_plain(message)}\n")
     if json_output:
-        _print_json(outcome.to_dict())
+        if rows:  # nothing checked, nothing to report: the errors say it all
+            _print_json(outcome.to_dict())
     else:
         from . import wording
 
         for row in rows:
-            typer.echo(wording.check_row(row))
-        typer.echo(wording.check_summary(len(failed), len(rows), outcome.document["min_effective"]))
+            typer.echo(_plain(wording.check_row(row)))
+        if rows:
+            typer.echo(wording.check_summary(len(failed), len(rows), outcome.document["min_effective"]))
+    if outcome.errors:
+        raise typer.Exit(EXIT_USAGE)  # a preset that cannot be read outranks one that falls short
     if failed:
         raise typer.Exit(EXIT_CHECK)
 
@@ -412,9 +541,11 @@ def _save(scenario: Scenario, label: str, model: ModelArgs, path: Path, force: b
 
 
 @app.command(
-    epilog=(
-        "Examples:  ckptcalc sweep  ·  ckptcalc sweep --over bw --from 100GB/s --to 10TB/s --points 30 --log  ·  "
-        "ckptcalc sweep --over mtbf --from 30min --to 2d --json  ·  ckptcalc sweep --plot loss.png"
+    epilog=_examples(
+        "ckptcalc sweep",
+        "ckptcalc sweep --over bw --from 100GB/s --to 10TB/s --points 30 --log",
+        "ckptcalc sweep --over mtbf --from 30min --to 2d --json",
+        "ckptcalc sweep --plot loss.png",
     )
 )
 @model_options
@@ -425,15 +556,18 @@ def sweep(
         typer.Option(
             "--over",
             help=f"Input to vary: {', '.join(f.flag for f in SWEEPABLE[:-1])} or {SWEEPABLE[-1].flag}.",
+            metavar="INPUT",
         ),
     ] = "interval",
     start: Annotated[
-        Optional[str], typer.Option("--from", help="First value, with the unit of --over (default: base / 10).")
+        Optional[str],
+        typer.Option("--from", help="First value, with the unit of --over (default: base / 10).", metavar="VALUE"),
     ] = None,
     stop: Annotated[
-        Optional[str], typer.Option("--to", help="Last value, with the unit of --over (default: base × 10).")
+        Optional[str],
+        typer.Option("--to", help="Last value, with the unit of --over (default: base × 10).", metavar="VALUE"),
     ] = None,
-    points: Annotated[int, typer.Option("--points", help="Number of points (2 to 10^7).")] = 21,
+    points: Annotated[int, typer.Option("--points", help="Number of points (2 to 10^7).", metavar="COUNT")] = 21,
     log: Annotated[
         Optional[bool],
         typer.Option("--log/--linear", help="Spacing (default: log, or linear when --from/--to are given)."),
@@ -474,9 +608,9 @@ def sweep(
 
 
 @app.command(
-    epilog=(
-        "Examples:  ckptcalc compare llama3-405b bloom-176b ./infra/cluster.toml  ·  "
-        "ckptcalc compare llama3-405b --what-if restart=2min --what-if bw=20GB/s --what-if mtbf=24h"
+    epilog=_examples(
+        "ckptcalc compare llama3-405b bloom-176b ./infra/cluster.toml",
+        "ckptcalc compare llama3-405b --what-if restart=2min --what-if bw=20GB/s --what-if mtbf=24h",
     )
 )
 def compare(
@@ -489,7 +623,9 @@ def compare(
     what_if: Annotated[
         Optional[list[str]],
         typer.Option(
-            "--what-if", help="KEY=VALUE: a column from the first preset with one input changed (repeatable)."
+            "--what-if",
+            help="KEY=VALUE: a column from the first preset with one input changed (repeatable).",
+            metavar="KEY=VALUE",
         ),
     ] = None,
     failure_dist: Annotated[
@@ -524,15 +660,17 @@ def _what_if(text: str) -> tuple[str, str]:
     key, sep, raw = text.partition("=")
     key = key.strip().removeprefix("--").replace("-", "_")
     if not sep or not raw.strip():
-        raise InputError("expected KEY=VALUE, e.g. restart=2min", where=f"--what-if {text}")
+        example = f"{text.strip().removeprefix('--')}=VALUE" if text.strip() else "restart=2min"
+        raise InputError(f"expected KEY=VALUE: write --what-if {example}, e.g. restart=2min", where=f"--what-if {text}")
     return key, raw.strip()
 
 
 @app.command(
-    epilog=(
-        "Examples:  ckptcalc simulate  ·  ckptcalc simulate --preset gemini-inmemory --cycles 2e6 --seed 7 --json  ·  "
-        "ckptcalc simulate --failure-dist weibull --shape 0.7 --optimize  ·  "
-        "ckptcalc simulate --size 6.5TB --bw 20GB/s --mtbf 15min --interval 5min"
+    epilog=_examples(
+        "ckptcalc simulate",
+        "ckptcalc simulate --preset gemini-inmemory --cycles 2e6 --seed 7 --json",
+        "ckptcalc simulate --failure-dist weibull --shape 0.7 --optimize",
+        "ckptcalc simulate --size 6.5TB --bw 20GB/s --mtbf 15min --interval 5min",
     )
 )
 @model_options
@@ -541,7 +679,10 @@ def simulate(
     cycles: Annotated[
         str,
         typer.Option(
-            "--cycles", help="Failure cycles to simulate, e.g. 1e6 (at most 1e9).", rich_help_panel="Simulation"
+            "--cycles",
+            help="Failure cycles to simulate, e.g. 1e6 (at most 1e9).",
+            metavar="COUNT",
+            rich_help_panel="Simulation",
         ),
     ] = "1e6",
     seed: Annotated[
@@ -549,6 +690,7 @@ def simulate(
         typer.Option(
             "--seed",
             help="Random seed; the same seed gives the same result bit for bit.",
+            metavar="N",
             rich_help_panel="Simulation",
             show_default=False,
         ),
@@ -600,11 +742,10 @@ def simulate(
 
 
 @app.command(
-    epilog=(
-        "Examples:\n\n"
-        "ckptcalc plan --work 54d\n\n"
-        "ckptcalc plan --steps 1.2e6 --step-time 4s --deadline 60d --gpu-hour-cost 2\n\n"
-        "ckptcalc plan --preset cluster.toml --work 30d --runs 10000 --seed 7 --json"
+    epilog=_examples(
+        "ckptcalc plan --work 54d",
+        "ckptcalc plan --steps 1.2e6 --step-time 4s --deadline 60d --gpu-hour-cost 2",
+        "ckptcalc plan --preset cluster.toml --work 30d --runs 10000 --seed 7 --json",
     )
 )
 @model_options
@@ -612,26 +753,40 @@ def plan(
     model: ModelArgs,
     work: Annotated[
         Optional[str],
-        typer.Option("--work", help="Useful compute the run needs, e.g. 54d.", metavar="DURATION",
-                     rich_help_panel="Run"),
+        typer.Option(
+            "--work", help="Useful compute the run needs, e.g. 54d.", metavar="DURATION", rich_help_panel="Run"
+        ),
     ] = None,
     steps: Annotated[
         Optional[str],
-        typer.Option("--steps", help="Or: training steps the run needs (with --step-time).", metavar="COUNT",
-                     rich_help_panel="Run"),
+        typer.Option(
+            "--steps",
+            help="Or: training steps the run needs (with --step-time).",
+            metavar="COUNT",
+            rich_help_panel="Run",
+        ),
     ] = None,
     deadline: Annotated[
         Optional[str],
-        typer.Option("--deadline", help="Wall time to finish by: gives the probability of making it.",
-                     metavar="DURATION", rich_help_panel="Run"),
+        typer.Option(
+            "--deadline",
+            help="Wall time to finish by: gives the probability of making it.",
+            metavar="DURATION",
+            rich_help_panel="Run",
+        ),
     ] = None,
     runs: Annotated[
         str, typer.Option("--runs", help="Runs to simulate (at most 1e6).", metavar="COUNT", rich_help_panel="Run")
     ] = "1000",
     seed: Annotated[
         Optional[int],
-        typer.Option("--seed", help="Random seed; the same seed gives the same result bit for bit.",
-                     rich_help_panel="Run", show_default=False),
+        typer.Option(
+            "--seed",
+            help="Random seed; the same seed gives the same result bit for bit.",
+            metavar="N",
+            rich_help_panel="Run",
+            show_default=False,
+        ),
     ] = None,
     json_output: JsonOpt = False,
 ) -> None:
@@ -657,17 +812,17 @@ def plan(
 
 
 @app.command(
-    epilog=(
-        "Examples:\n\n"
-        "ckptcalc fit incidents.csv --time-unit h\n\n"
-        "ckptcalc fit trace.json --time-unit d --where planned=false --cause cause.component\n\n"
-        "ckptcalc fit - --json < events.jsonl"
+    epilog=_examples(
+        "ckptcalc fit incidents.csv --time-unit h",
+        "ckptcalc fit trace.json --time-unit d --where planned=false --cause cause.component",
+        "ckptcalc fit - --json < events.jsonl",
     )
 )
 def fit(
     logs: Annotated[list[str], typer.Argument(metavar="LOG...", help="CSV, JSON or JSON Lines files; - for stdin.")],
     time: Annotated[
-        Optional[str], typer.Option("--time", help="Time field (default: time, timestamp, event_time or start).")
+        Optional[str],
+        typer.Option("--time", help="Time field (default: time, timestamp, event_time or start).", metavar="FIELD"),
     ] = None,
     time_unit: Annotated[
         Optional[str], typer.Option("--time-unit", help="Unit of numeric times: s, min, h or d.", metavar="UNIT")
@@ -678,12 +833,15 @@ def fit(
             "--where", help="Keep events whose FIELD equals VALUE (dotted paths; repeatable).", metavar="FIELD=VALUE"
         ),
     ] = None,
-    cause: Annotated[Optional[str], typer.Option("--cause", help="Field that names the cause (dotted path).")] = None,
+    cause: Annotated[
+        Optional[str], typer.Option("--cause", help="Field that names the cause (dotted path).", metavar="FIELD")
+    ] = None,
     window_start: Annotated[
-        Optional[str], typer.Option("--window-start", help="Start of the window (default: the first event).")
+        Optional[str],
+        typer.Option("--window-start", help="Start of the window (default: the first event).", metavar="TIME"),
     ] = None,
     window_end: Annotated[
-        Optional[str], typer.Option("--window-end", help="End of the window (default: the last event).")
+        Optional[str], typer.Option("--window-end", help="End of the window (default: the last event).", metavar="TIME")
     ] = None,
     coalesce: Annotated[
         Optional[str],
@@ -710,11 +868,7 @@ def fit(
             metavar="FILE",
         ),
     ] = None,
-    preset: Annotated[
-        Optional[str],
-        typer.Option("--preset", "-p", help=f"The preset --save-preset starts from (default: {DEFAULT_PRESET}).",
-                     show_default=False),
-    ] = None,
+    preset: BaseOpt = None,
     force: Annotated[bool, typer.Option("--force", help="Let --plot and --save-preset overwrite a file.")] = False,
     json_output: JsonOpt = False,
 ) -> None:
@@ -744,7 +898,7 @@ def fit(
         from . import wording
 
         api.save_preset(api.fitted_preset(outcome, preset), save_preset, force=force)
-        sys.stderr.write(wording.saved(str(save_preset), preset or DEFAULT_PRESET) + "\n")
+        sys.stderr.write(_plain(wording.saved(str(save_preset), preset or DEFAULT_PRESET)) + "\n")
     if plot is not None:
         plots.draw_survival(outcome.fitted.survival, plot, force=force)
     if json_output:
@@ -756,28 +910,28 @@ def fit(
 
 
 def _check_new(path: Path, force: bool, where: str) -> None:
-    """Fail before any work if ``path`` is a directory, or exists and may not be overwritten."""
-    if path.is_dir():
-        raise InputError(f"{str(path)!r} is a directory", where=where)
-    if path.exists() and not force:
-        raise InputError(f"{str(path)!r} exists; add {{force}} to overwrite it", where=where)
+    """Fail before any work if ``path`` cannot take a new file (see :func:`ckptcalc.files.check_new`)."""
+    from .files import check_new
+
+    check_new(path, force=force, where=where)
 
 
 @app.command(
-    epilog=(
-        "Examples:\n\n"
-        "ckptcalc analyze run-events.jsonl\n\n"
-        "ckptcalc analyze docs/example-run.csv --time-unit s --window 6h --slo 0.5 --gpus 16384\n\n"
-        "ckptcalc simulate --cycles 5e4 --events sim.csv && ckptcalc analyze sim.csv --time-unit s --json"
+    epilog=_examples(
+        "ckptcalc analyze run-events.jsonl",
+        "ckptcalc analyze docs/example-run.csv --time-unit s --window 6h --slo 0.5 --gpus 16384",
+        "ckptcalc simulate --cycles 5e4 --events sim.csv && ckptcalc analyze sim.csv --time-unit s --json",
     )
 )
 def analyze(
     log: Annotated[str, typer.Argument(metavar="LOG", help="Event log: JSON Lines or CSV; - for stdin.")],
-    time: Annotated[str, typer.Option("--time", help="Time field.")] = "time",
+    time: Annotated[str, typer.Option("--time", help="Time field.", metavar="FIELD")] = "time",
     time_unit: Annotated[
         Optional[str], typer.Option("--time-unit", help="Unit of numeric times: s, min, h or d.", metavar="UNIT")
     ] = None,
-    cause: Annotated[str, typer.Option("--cause", help="Field that names a failure's cause (dotted path).")] = "cause",
+    cause: Annotated[
+        str, typer.Option("--cause", help="Field that names a failure's cause (dotted path).", metavar="FIELD")
+    ] = "cause",
     window: Annotated[
         Optional[str],
         typer.Option("--window", help="Also split the run per window, e.g. 1d, as a chart.", metavar="DURATION"),
@@ -796,11 +950,7 @@ def analyze(
         Optional[Path],
         typer.Option("--save-preset", help="Write the measured inputs into --preset, as a TOML file.", metavar="FILE"),
     ] = None,
-    preset: Annotated[
-        Optional[str],
-        typer.Option("--preset", "-p", help=f"The preset --save-preset starts from (default: {DEFAULT_PRESET}).",
-                     show_default=False),
-    ] = None,
+    preset: BaseOpt = None,
     force: Annotated[bool, typer.Option("--force", help="Let --save-preset overwrite a file.")] = False,
     json_output: JsonOpt = False,
     markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown report instead of a table.")] = False,
@@ -820,7 +970,7 @@ def analyze(
         from . import wording
 
         api.save_preset(api.measured_preset(outcome, preset), save_preset, force=force)
-        sys.stderr.write(wording.saved_measured(str(save_preset), preset or DEFAULT_PRESET) + "\n")
+        sys.stderr.write(_plain(wording.saved_measured(str(save_preset), preset or DEFAULT_PRESET)) + "\n")
     document = outcome.to_dict()
     if json_output:
         _print_json(document)
@@ -828,14 +978,19 @@ def analyze(
     from . import documents
 
     if markdown:
-        sys.stdout.write(documents.analyze_markdown(document))
+        sys.stdout.write(_printable(documents.analyze_markdown(document)))
         return
     from . import tables
 
     tables.analyze(document)
 
 
-@app.command(epilog="Examples:  ckptcalc schema optimize  ·  ckptcalc schema > ckptcalc.schema.json")
+@app.command(
+    epilog=_examples(
+        "ckptcalc schema optimize",
+        "ckptcalc schema > ckptcalc.schema.json",
+    )
+)
 def schema(
     command: Annotated[
         Optional[str],
@@ -880,8 +1035,9 @@ def presets_show(
 ) -> None:
     """Print a preset's TOML."""
     from . import api
+    from .errors import printable
 
-    text = api.preset_text(name)
+    text = printable(api.preset_text(name))
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
@@ -969,6 +1125,16 @@ def _is_output_error(error: OSError) -> bool:
     return error.errno in (errno.ENOSPC, errno.EBADF, errno.EIO, errno.EFBIG, errno.EDQUOT, errno.EPIPE)
 
 
+def _search_warnings() -> None:
+    """What the preset search skipped (an unreadable directory, a FIFO), once each, on stderr."""
+    presets = sys.modules.get("ckptcalc.presets")
+    if presets is None:
+        return
+    with contextlib.suppress(OSError, ValueError):
+        for message in presets.search_warnings():
+            sys.stderr.write(f"warning: {_plain(message)}\n")
+
+
 def _reader_left() -> None:
     """The reader of a pipe went away (``| head -1``): that is success, silently."""
     _silence_stdout()
@@ -993,10 +1159,16 @@ def _silence_stdout() -> None:
 def main() -> None:
     """Entry point of the ``ckptcalc`` script."""
     _prepare_streams()
+    import warnings
+
+    # Overflow and invalid values in a numpy pass are handled where they arise (extreme inputs give
+    # 0 or the bound, not NaN); numpy's own warning lines would only alarm.
+    warnings.simplefilter("ignore", RuntimeWarning)
     _build_only(sys.argv[1:])
     try:
         app(prog_name="ckptcalc")
     except SystemExit as done:
+        _search_warnings()
         # What is still buffered must reach the reader now, where a failure can be reported.
         try:
             sys.stdout.flush()

@@ -60,3 +60,24 @@ class InputError(CkptError):
 
 class PresetError(CkptError):
     """A preset is unknown, unreadable, or malformed."""
+
+
+#: Characters that can steer a terminal (C0 and C1 controls, bidirectional overrides) when printed raw.
+_STEERING = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str, *, newlines: bool = True) -> str:
+    r"""``text`` with every character that could steer a terminal written as an escape, so that a
+    preset's description, a log's cause or a path prints as data, never as a command: ESC becomes the
+    four characters ``\x1b``. Tabs are kept, and newlines unless ``newlines`` is false.
+
+    >>> printable("evil\x1b[2J name") == "evil" + "\\" + "x1b[2J name"
+    True
+    """
+    cleaned = _STEERING.sub(lambda m: _escape(m.group()), text)
+    return cleaned if newlines else cleaned.replace("\n", "\\n").replace("\r", "\\r")
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"

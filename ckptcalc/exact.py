@@ -415,11 +415,16 @@ def lib_log(x: Num, lib: Any) -> Num:
     return math.log(x) if lib is _Math else lib.log(x)
 
 
+def _per_multiple(lag: Num, every: Num) -> Num:
+    """The shortest τ₁ whose m·τ₁ is at least the lag: lag/m, nudged up past the rounding of the division."""
+    return lag / every * (1.0 + 1e-15)
+
+
 def best_tau1(s: Schedule, mtbf_s: Num) -> Num:
     """The memory interval that maximises effective time at the schedule's m (τ₁ ≥ P/m)."""
     lib = _lib(*(getattr(s, name) for name in Schedule._fields), mtbf_s)
     guess = first_order_tau1(s, mtbf_s, lib)
-    low = lib.maximum(guess / SEARCH_BELOW, s.lag_s / s.every)
+    low = lib.maximum(guess / SEARCH_BELOW, _per_multiple(s.lag_s, s.every))
     high = lib.maximum(guess * SEARCH_ABOVE, low * 2.0)
 
     def value(tau: Num) -> Num:
@@ -460,7 +465,7 @@ def best_multiple(s: Schedule, mtbf_s: Num, *, tau1_fixed: bool, storage_s: Num 
             return s.tau1_s
         if full:
             return best_tau1(s.replace(every=m), mtbf_s)
-        return lib.maximum(scale * first_order_tau1(s.replace(every=m), mtbf_s, lib), s.lag_s / m)
+        return lib.maximum(scale * first_order_tau1(s.replace(every=m), mtbf_s, lib), _per_multiple(s.lag_s, m))
 
     memo: dict[tuple[float, bool], tuple[Num, Num]] = {}
 

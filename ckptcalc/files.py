@@ -106,3 +106,20 @@ def atomic_write(path: Path, data: bytes, *, force: bool, where: str) -> None:
     finally:
         if os.path.exists(temporary):
             os.unlink(temporary)
+
+
+def check_new(path: Path, *, force: bool, where: str) -> None:
+    """Fail before any work if ``path`` cannot take a new file: a directory, an existing file without
+    ``force``, a missing directory, or a name the system refuses (too long, say)."""
+    try:
+        if path.is_dir():
+            raise CkptError(f"{str(path)!r} is a directory", where=where)
+        exists = path.exists()
+        parent = path.parent if str(path.parent) else Path(".")
+        has_parent = parent.is_dir()
+    except OSError as error:
+        raise CkptError(f"cannot use {str(path)!r}: {error.strerror}", where=where) from None
+    if exists and not force:
+        raise CkptError(f"{str(path)!r} exists; add {{force}} to overwrite it", where=where)
+    if not has_parent:
+        raise CkptError(f"no directory {str(path.parent)!r}", where=where)

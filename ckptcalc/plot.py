@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from . import units
-from .errors import InputError
-from .files import atomic_write
+from .errors import CkptError, InputError
+from .files import atomic_write, check_new
 from .model import TERMS
 from .scenario import BY_FLAG
 from .sweeps import kind
@@ -25,12 +25,10 @@ def check_target(path: Path, force: bool) -> None:
     """Fail early, before any work, if ``path`` cannot be written."""
     if path.suffix.lower() not in FORMATS:
         raise InputError(f"{str(path)!r}: the extension must be .png or .svg", where="plot")
-    if path.is_dir():
-        raise InputError(f"{str(path)!r} is a directory", where="plot")
-    if path.exists() and not force:
-        raise InputError(f"{str(path)!r} exists; add {{force}} to overwrite it", where="plot")
-    if not path.parent.is_dir():
-        raise InputError(f"no directory {str(path.parent)!r}", where="plot")
+    try:
+        check_new(path, force=force, where="plot")
+    except CkptError as error:
+        raise InputError(error.template, where=error.where) from None
     _matplotlib()
 
 

@@ -36,13 +36,14 @@ errors, reported as ``file: table.key``.
 
 from __future__ import annotations
 
+import difflib
 import os
 from pathlib import Path
 from typing import Any
 
 from . import units
 from .errors import CkptError, PresetError
-from .files import atomic_write, read_regular
+from .files import atomic_write, check_new, read_regular
 from .records import Record
 from .scenario import BAND, BY_NAME, FIELDS, PARSERS, Scenario
 
@@ -81,25 +82,72 @@ def is_path(ref: str) -> bool:
     return ref.endswith(".toml") or os.sep in ref or "/" in ref
 
 
+#: Longest preset name looked up (a file name is at most 255 bytes, ".toml" included).
+MAX_NAME = 200
+
+#: What the search of the preset directories had to skip, as sentences: read by :func:`search_warnings`.
+_SKIPPED: dict[str, None] = {}
+
+
+def search_warnings() -> list[str]:
+    """Directories and files the preset search skipped (unreadable, not regular), once each."""
+    return list(_SKIPPED)
+
+
+def _skip(message: str) -> None:
+    _SKIPPED.setdefault(message, None)
+
+
+def _presets_in(directory: Path) -> list[Path]:
+    """The ``*.toml`` regular files of a search directory; a directory that cannot be read, and entries that
+    are not regular files, are skipped with a warning instead of failing every run."""
+    import stat
+
+    try:
+        with os.scandir(directory) as entries:
+            found = []
+            for entry in entries:
+                if not entry.name.endswith(".toml"):
+                    continue
+                try:
+                    regular = stat.S_ISREG(entry.stat().st_mode)
+                except OSError:
+                    regular = False
+                if regular:
+                    found.append(Path(entry.path))
+                else:
+                    _skip(f"{PATH_VARIABLE}: skipped {entry.path!r}: not a regular file")
+            return sorted(found)
+    except FileNotFoundError:
+        return []
+    except OSError as error:
+        _skip(f"{PATH_VARIABLE}: skipped {str(directory)!r}: {error.strerror}")
+        return []
+
+
 def find(ref: str, where: str = "preset") -> Path:
     """The file a preset reference (a name or a path) points to; errors name ``where``."""
     if not ref.strip():
         raise PresetError("empty preset name", where=where)
     if is_path(ref):
         return Path(ref)
+    if len(ref) > MAX_NAME:
+        raise PresetError(f"a preset name is at most {MAX_NAME} characters, got {len(ref)}", where=where)
     for directory in search_dirs():
-        candidate = directory / f"{ref}.toml"
-        if candidate.is_file():
-            return candidate
-    known = ", ".join(p.name for p in available()) or "none"
-    raise PresetError(f"unknown preset {ref!r} (known: {known})", where=where)
+        for path in _presets_in(directory):
+            if path.stem == ref:
+                return path
+    names = [p.name for p in available()]
+    close = difflib.get_close_matches(ref, names, n=1, cutoff=0.5)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise PresetError(f"unknown preset {ref!r}{hint} (known: {', '.join(names) or 'none'})", where=where)
 
 
 def available() -> list[PresetInfo]:
     """Every preset found by name, first occurrence wins."""
     seen: dict[str, PresetInfo] = {}
     for directory in search_dirs():
-        for path in sorted(directory.glob("*.toml")) if directory.is_dir() else []:
+        for path in _presets_in(directory):
             if path.stem in seen:
                 continue
             try:
@@ -295,11 +343,11 @@ def dumps(scenario: Scenario) -> str:
 def save(scenario: Scenario, path: Path, *, force: bool = False, where: str = "save_preset") -> None:
     """Write ``scenario`` to ``path`` atomically; refuse to overwrite without ``force``."""
     text = dumps(scenario)
-    if path.is_dir():
-        raise PresetError(f"{str(path)!r} is a directory", where=where)
-    if path.exists() and not force:
-        raise PresetError(f"{str(path)!r} exists; add {{force}} to overwrite it", where=where)
-    atomic_write(path, text.encode("utf-8"), force=force, where=where)
+    try:
+        check_new(path, force=force, where=where)
+        atomic_write(path, text.encode("utf-8"), force=force, where=where)
+    except CkptError as error:
+        raise PresetError(error.template, where=error.where) from None
 
 
 #: The shipped presets whose assumptions the asynchronous and in-memory levers borrow.

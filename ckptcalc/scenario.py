@@ -299,6 +299,9 @@ def merge(
     stated = _stated_mtbf_sources(overrides)
     if len(stated) > 1:
         raise InputError(_one_way(stated), where=stated[1])
+    if "checkpoint_bytes" in overrides and ("params" in overrides or "bytes_per_param" in overrides):
+        other = "params" if "params" in overrides else "bytes_per_param"
+        raise InputError(f"give the checkpoint size one way only, not {{size}} and {{{other}}}", where="size")
     cleared: dict[str, Any] = {}
     if "checkpoint_bytes" in overrides:
         cleared.update(params=None, bytes_per_param=None)

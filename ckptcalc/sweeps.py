@@ -57,13 +57,27 @@ def base_value(over: str, base: Result, job: Job | None) -> float | None:
 
 
 def default_range(over: str, job: Job, base: Result) -> tuple[float, float]:
-    """A tenth to ten times the base value (survival: from 0.5 to 0.999)."""
+    """A tenth to ten times the base value (survival: from 0.5 to 0.999); an asynchronous interval starts
+    no lower than the persist time."""
     if over == "replica-survival":
         return 0.5, 0.999
     value = base_value(over, base, job)
     if value is None:
         raise InputError(f"the configuration has no {over} to sweep around; give {{start}} and {{stop}}", where="over")
-    return value / 10.0, value * 10.0
+    low, high = value / 10.0, value * 10.0
+    if over == "interval" and job.config.is_async:
+        # No interval below the persist time can run: a checkpoint must be durable before the next.
+        lag = float(job.config.write_s)
+        low, high = max(low, lag), max(high, lag * 10.0)
+    return low, high
+
+
+def whole(values: Any) -> Any:
+    """A grid of counts (GPUs) as whole numbers, each once: a log grid over 1,638 to 163,840 GPUs is
+    1,638, 5,181, 16,384, … (fewer points when rounding makes neighbours equal)."""
+    import numpy
+
+    return numpy.unique(numpy.maximum(numpy.rint(values), 1.0))
 
 
 def grid(start: float, stop: float, points: int, log: bool) -> Any:

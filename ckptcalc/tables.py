@@ -14,10 +14,12 @@ from typing import Any
 
 from rich import box
 from rich.console import Console
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
 from . import documents, units, wording
+from .errors import printable
 from .model import TERMS, Result, interval_comparison
 from .scenario import DEFAULT_BYTES_PER_PARAM, Job
 
@@ -37,11 +39,24 @@ dur = units.format_duration
 
 class _Console(Console):
     """Rich's console, except that a reader leaving the pipe is left to the command line, which
-    exits 0 for it (Rich would exit 1)."""
+    exits 0 for it (Rich would exit 1), and that text from files and arguments cannot steer the
+    terminal: control characters in it print as escapes (Rich's own colour codes are separate
+    control segments, untouched)."""
 
     def on_broken_pipe(self) -> None:
         self.quiet = True
         raise BrokenPipeError
+
+    def render_str(self, text: str, *args: Any, **kwargs: Any) -> Text:
+        return super().render_str(printable(text), *args, **kwargs)
+
+    def render(self, renderable: Any, options: Any = None) -> Any:
+        for segment in super().render(renderable, options):
+            if segment.control or not segment.text:
+                yield segment
+            else:
+                cleaned = printable(segment.text)
+                yield segment if cleaned == segment.text else Segment(cleaned, segment.style, segment.control)
 
 
 def console(stderr: bool = False) -> Console:
@@ -307,7 +322,7 @@ def warn(messages: list[str]) -> None:
     if not messages:
         return
     for message in messages:
-        sys.stderr.write(f"warning: {message}\n")
+        sys.stderr.write(f"warning: {printable(message, newlines=False)}\n")
 
 
 def presets_list(rows: list[dict[str, Any]]) -> None:

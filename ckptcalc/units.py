@@ -76,6 +76,9 @@ COUNT_UNITS: dict[str, float] = {
     "G": 1e9,
     "T": 1e12,
     "t": 1e12,
+    # Binary multiples, for GPU counts that are powers of two: 16Ki = 16,384 (16k is 16,000).
+    "Ki": 2.0**10,
+    "Mi": 2.0**20,
 }
 
 # Units chosen when printing, largest first.
@@ -177,8 +180,8 @@ def parse_duration(raw: str) -> float:
 
 
 def parse_count(raw: str) -> float:
-    """Parse a count: ``405e9``, ``405B``, ``70b``, ``1.5T``, ``8k``, ``16384``."""
-    expected = "a count such as 405e9, 405B, 1.5T or 8k"
+    """Parse a count: ``405e9``, ``405B``, ``70b``, ``1.5T``, ``8k`` (8,000), ``16Ki`` (16,384), ``16384``."""
+    expected = "a count such as 405e9, 405B, 1.5T, 8k or 16Ki"
     value, unit = _split(raw, expected)
     if unit not in COUNT_UNITS:
         raise UnitError(f"unknown count suffix {unit!r} in {raw!r}: expected {expected}")

@@ -1,0 +1,158 @@
+"""Hostile environments and a new user's first mistakes, as one table per kind (run without root):
+each case behaves, with no traceback, no hang and nothing raw reaching the terminal."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_helpers import assert_usage_error
+
+Run = Callable[..., Any]
+LONG = "a" * 300
+EVIL = "evil \x1b[2J\x1b]0;pwned\x07 text"
+
+
+def _ckptcalc(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    code = "from ckptcalc.cli import main; main()"
+    full_env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "100", **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, env=full_env, timeout=120
+    )
+
+
+def _preset(path: Path, description: str = "a test preset") -> Path:
+    path.write_text(
+        f'description = {json.dumps(description)}\n[checkpoint]\nsize = "6.48TB"\n[storage]\nbandwidth = "2TB/s"\n'
+        '[failures]\nmtbf = "3.1h"\nrestart = "10min"\n',
+        encoding="utf-8",
+    )
+    return path
+
+
+# ----------------------------------------------------------- bad input: exit 2, one line
+
+
+@pytest.mark.parametrize(
+    ("args", "culprit"),
+    [
+        (["optimize", "--value", "levels.\u00b2"], "--value"),  # isdigit() accepts it, int() does not
+        (["optimize", "--value", "levels.\u2460"], "--value"),
+        (["optimize", "--preset", LONG], "--preset"),
+        (["optimize", "--save-preset", f"{LONG}.toml"], "--save-preset"),
+        (["sweep", "--plot", f"{LONG}.png"], "--plot"),
+        (["fit", "tests/data/trace-54d.json", "--time-unit", "d", "--save-preset", f"{LONG}.toml"], "--save-preset"),
+        (["optimize", "--params", "405B", "--size", "6TB"], "--size"),
+        (["optimize", "--preset", "llama3"], "did you mean 'llama3-405b'"),
+        (["sweep", "--over", "gpu"], "did you mean 'gpus'"),
+        (["compare", "--what-if", "rstart=2min"], "did you mean 'restart'"),
+        (["compare", "--what-if", "bw", "4TB/s"], "write --what-if bw=VALUE"),
+        (["optimize", "llama3-405b"], "did you mean --preset llama3-405b"),
+        (["optimize", "--mtbf", "3.1", "hours"], "--mtbf '3.1 hours'"),
+        (["optimize", "--value", "efective"], "did you mean 'effective'"),
+        (["optimize", "--gpus", "16Kx"], "--gpus"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(run: Run, tmp_path: Path, args: list[str], culprit: str) -> None:
+    if "trace" not in " ".join(args):
+        os.chdir(tmp_path)
+    assert_usage_error(run(*args), culprit)
+
+
+def test_check_reports_each_file_and_goes_on(run: Run, tmp_path: Path) -> None:
+    empty = tmp_path / "empty.toml"
+    empty.write_text("")
+    result = run("check", "llama3-405b", str(empty), "--min-effective", "0.5")
+    assert result.exit_code == 2  # a preset that cannot be read outranks one that falls short
+    assert "ok   llama3-405b" in result.stdout
+    expected = f"error: {empty}: checkpoint.size: no checkpoint size: give checkpoint.params or checkpoint.size"
+    assert result.stderr.strip() == expected
+
+
+# ------------------------------------------------------------ the preset search
+
+
+def test_unusable_search_entries_are_skipped_with_a_warning(tmp_path: Path) -> None:
+    search = tmp_path / "presets"
+    search.mkdir()
+    os.mkfifo(search / "fifo.toml")  # would hang a reader
+    _preset(search / "mine.toml")
+    not_a_dir = _preset(tmp_path / "file.toml")
+    paths = os.pathsep.join([str(search), str(tmp_path / LONG), str(not_a_dir / "sub")])
+    for args in (["optimize", "--json"], ["presets", "list"], ["optimize", "--preset", "nosuch"]):
+        done = _ckptcalc(*args, env={"CKPTCALC_PRESET_PATH": paths})
+        assert "Traceback" not in done.stderr
+        assert f"warning: CKPTCALC_PRESET_PATH: skipped '{search / 'fifo.toml'}': not a regular file" in done.stderr
+        assert "File name too long" in done.stderr and "Not a directory" in done.stderr
+    assert "mine" in _ckptcalc("presets", "list", env={"CKPTCALC_PRESET_PATH": paths}).stdout
+
+
+# ------------------------------------------------------------ terminal injection
+
+
+def test_control_characters_print_as_escapes(tmp_path: Path) -> None:
+    search = tmp_path / "presets"
+    search.mkdir()
+    _preset(search / "evil.toml", EVIL)
+    env = {"CKPTCALC_PRESET_PATH": str(search)}
+    listing = _ckptcalc("presets", "list", env=env)
+    assert "\x1b" not in listing.stdout and "\\x1b[2J" in listing.stdout and "\\x07" in listing.stdout
+    shown = _ckptcalc("presets", "show", "evil", env=env)
+    assert "\x1b" not in shown.stdout
+    missing = _ckptcalc("optimize", "--preset", f"{tmp_path}/x\x1b[2J.toml")
+    assert missing.returncode == 2 and "\x1b" not in missing.stderr and "\\x1b[2J" in missing.stderr
+    table = _ckptcalc("optimize", "--preset", str(search / "evil.toml"), "--what-if", "x")
+    assert "\x1b" not in table.stderr
+    fit_log = tmp_path / "log.csv"
+    fit_log.write_text("time,cause\n0,gpu\n1,\x1b[31mred\n3,gpu\n", encoding="utf-8")
+    fitted = _ckptcalc("fit", str(fit_log), "--time-unit", "h", "--cause", "cause")
+    assert fitted.returncode == 0 and "\x1b" not in fitted.stdout and "\\x1b[31mred" in fitted.stdout
+
+
+# ---------------------------------------------------------------- help
+
+
+COMMANDS = ["optimize", "sweep", "compare", "simulate", "plan", "check", "fit", "analyze", "schema"]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_speaks_the_users_terms(command: str) -> None:
+    text = _ckptcalc(command, "--help").stdout
+    for internal in ("<bool>", "<str>", "<int>", "<list[str]>", "<float>", "<path>"):
+        assert internal not in text, internal
+    assert " · " not in text  # one example a line
+    assert "Examples:" in text
+
+
+def test_model_options_show_the_default_presets_values() -> None:
+    text = " ".join(_ckptcalc("optimize", "--help").stdout.split())
+    assert "(llama3-405b: 2.00 TB/s)" in text and "(llama3-405b: 405B)" in text
+
+
+@pytest.mark.parametrize("args", [[], ["presets"]])
+def test_bare_commands_print_their_help_once(args: list[str]) -> None:
+    done = _ckptcalc(*args)
+    assert done.returncode == 0 and done.stdout.count("Usage:") == 1
+
+
+# ------------------------------------------------------------ small fixes
+
+
+def test_counts_and_sweeps(run: Run) -> None:
+    assert run("optimize", "--gpus", "16Ki", "--value", "inputs.gpus").stdout.strip() == "16384"
+    assert run("optimize", "--gpus", "16k", "--value", "inputs.gpus").stdout.strip() == "16000"
+    gpus = json.loads(run("sweep", "--over", "gpus", "--points", "7", "--json").stdout)["values"]
+    assert all(float(v).is_integer() for v in gpus) and len(gpus) == 7
+    asynchronous = json.loads(run("sweep", "--preset", "llama3-405b-async", "--json").stdout)
+    assert asynchronous["values"][0] == pytest.approx(3.24)  # starts at the persist time, not below
+
+
+def test_no_numpy_warning_lines() -> None:
+    done = _ckptcalc("sweep", "--over", "mtbf", "--from", "1e-9s", "--to", "1e-3s", "--points", "50", "--json")
+    assert "RuntimeWarning" not in done.stderr and "Traceback" not in done.stderr
