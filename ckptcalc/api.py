@@ -504,13 +504,79 @@ def sweep(
     """Vary one input over a grid (the interval by default), re-optimising the rest at every point.
 
     ``start``/``stop`` default to a tenth and ten times the base value; ``log``
-    to log spacing unless both bounds are given.
+    to log spacing unless both bounds are given. For millions of points,
+    :func:`sweep_stream` writes the same document without holding it.
 
     >>> s = sweep(preset="llama3-405b", over="mtbf", start="1h", stop="24h", points=3)
     >>> [round(e, 3) for e in s["effective"]]
     [0.811, 0.975, 0.985]
     """
     from . import documents, sweeps
+
+    plan = sweep_stream(preset, over=over, start=start, stop=stop, points=points, log=log, **inputs)
+    run = sweeps.run(plan.job, plan.over, plan.values, plan.log)
+    return SweepResult(documents.sweep(plan.job, run, plan.label), plan.job, run)
+
+
+class SweepStream(Record):
+    """A sweep planned but not evaluated: its grid, evaluated a slice at a time as it is written, so that
+    10⁷ points fit in a few hundred MB (:meth:`write_json`, :meth:`write_csv`)."""
+
+    job: Job
+    over: str
+    values: Any
+    log: bool
+    label: str | None
+
+    #: Points evaluated at once while writing.
+    CHUNK = 1 << 17
+
+    def runs(self) -> Any:
+        """Each slice of the grid, evaluated (a :class:`ckptcalc.sweeps.Sweep` per slice)."""
+        from . import sweeps
+
+        for first in range(0, len(self.values), self.CHUNK):
+            yield sweeps.run(self.job, self.over, self.values[first : first + self.CHUNK], self.log)
+
+    def write_json(self, out: Any) -> None:
+        """The ``sweep --json`` document, written to the text stream ``out`` slice by slice."""
+        from . import documents
+
+        documents.stream_sweep_json(self.job, self, self.label, out)
+
+    def write_csv(self, out: Any) -> None:
+        """The ``sweep --csv`` table, written to ``out`` slice by slice."""
+        from . import documents
+
+        for index, run in enumerate(self.runs()):
+            out.write(documents.sweep_csv(run, header=index == 0))
+
+    def shown(self, rows: int) -> Any:
+        """The grid cut to at most ``rows`` evenly spread points (with the base optimum's neighbour),
+        evaluated: what a terminal table shows."""
+        import numpy
+
+        from . import sweeps
+
+        n = len(self.values)
+        if n > rows:
+            picks = numpy.unique(numpy.rint(numpy.linspace(0, n - 1, rows)).astype(int))
+            return sweeps.run(self.job, self.over, self.values[picks], self.log)
+        return sweeps.run(self.job, self.over, self.values, self.log)
+
+
+def sweep_stream(
+    preset: PresetRef | None = None,
+    *,
+    over: str = "interval",
+    start: Value | None = None,
+    stop: Value | None = None,
+    points: int = 21,
+    log: bool | None = None,
+    **inputs: Any,
+) -> SweepStream:
+    """The grid of :func:`sweep`, checked, without evaluating it."""
+    from . import sweeps
     from .model import evaluate
 
     the_job = job(preset, **inputs)
@@ -530,8 +596,8 @@ def sweep(
     values = sweeps.grid(low, high, points, spacing)
     if over == "gpus":
         values = sweeps.whole(values)
-    run = sweeps.run(the_job, over, values, spacing)
-    return SweepResult(documents.sweep(the_job, run, _label(preset)), the_job, run)
+    sweeps.check_values(the_job, over, values)
+    return SweepStream(the_job, over, values, spacing, _label(preset))
 
 
 def _bound(spec: Any, value: Value | None, where: str) -> float | None:

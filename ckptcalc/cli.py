@@ -27,8 +27,18 @@ EXIT_USAGE = 2
 EXIT_CHECK = 3
 
 
+class _ReaderLeft(Exception):
+    """The reader of stdout went away while a command was writing (click would turn it into exit 1)."""
+
+
 class _Group(TyperGroup):
     """Turns every user mistake, ours or Typer's, into one plain line and exit 2."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            raise _ReaderLeft from None
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         from typer._click import exceptions as click_exceptions
@@ -53,7 +63,7 @@ class _Group(TyperGroup):
         except typer.Abort:
             typer.echo("aborted", err=True)
             sys.exit(1)
-        except BrokenPipeError:
+        except (BrokenPipeError, _ReaderLeft):
             _reader_left()
         except OSError as error:
             if not _is_output_error(error):
@@ -593,18 +603,19 @@ def sweep(
         from . import plot as plots
 
         plots.check_target(plot, force)
-    outcome = api.sweep(model.preset, over=over, start=start, stop=stop, points=points, log=log, **model.inputs)
+    plan = api.sweep_stream(model.preset, over=over, start=start, stop=stop, points=points, log=log, **model.inputs)
     if plot is not None:
-        plots.draw(outcome.run, plot, force=force)
+        plots.draw(plan.shown(PLOT_POINTS), plot, force=force)
     if json_output:
-        _print_json(outcome.to_dict())
+        plan.write_json(sys.stdout)
+        for message in _sweep_warnings(plan):
+            sys.stderr.write(f"warning: {_plain(message)}\n")
     elif csv_output:
-        sys.stdout.write(outcome.to_csv())
+        plan.write_csv(sys.stdout)
     else:
         from . import tables
 
-        assert outcome.job is not None
-        tables.sweep(outcome.job, outcome.run, outcome.document["preset"])
+        tables.sweep(plan.job, plan.shown(tables.MAX_ROWS), plan.label, points=len(plan.values))
 
 
 @app.command(
@@ -653,6 +664,17 @@ def compare(
     from . import tables
 
     tables.compare(list(outcome.rows), outcome.scenarios)
+
+
+#: Points a sweep's plot draws at most (evenly spread over the grid): more would not change the picture.
+PLOT_POINTS = 2000
+
+
+def _sweep_warnings(plan: Any) -> list[str]:
+    """The caveats of a streamed sweep, for stderr (the document carries them too)."""
+    from . import documents
+
+    return documents.warnings(plan.shown(PLOT_POINTS).result)
 
 
 def _what_if(text: str) -> tuple[str, str]:

@@ -313,8 +313,9 @@ def sweep(job: Job, run: Any, preset: str | None) -> dict[str, Any]:
     }
 
 
-def sweep_csv(run: Any) -> str:
-    """Header row and one row per point; SI units in the column names."""
+def sweep_csv(run: Any, *, header: bool = True) -> str:
+    """Header row (unless ``header`` is false: a later slice) and one row per point; SI units in the
+    column names."""
     import io
 
     import numpy
@@ -328,7 +329,8 @@ def sweep_csv(run: Any) -> str:
         columns.setdefault(name, value)
     names = numpy.asarray(TERMS)[dominant]
     buffer = io.StringIO()
-    buffer.write(",".join([*columns, "dominant"]) + "\n")
+    if header:
+        buffer.write(",".join([*columns, "dominant"]) + "\n")
     table = numpy.column_stack(list(columns.values()))
     for row, name in zip(table.tolist(), names.tolist(), strict=True):
         buffer.write(",".join(repr(x) for x in row) + f",{name}\n")
@@ -636,3 +638,98 @@ def events_csv(events: Any) -> str:
             f"{'' if persist != persist else repr(persist)}"
         )
     return "\n".join(rows) + "\n"
+
+
+_SLOT = "\x00column\x00"
+
+
+def stream_sweep_json(job: Job, plan: Any, preset: str | None, out: Any) -> None:
+    """``sweep --json`` written slice by slice: each column is spooled to a temporary file as its slices
+    are evaluated, then the document is written around them. The same document as :func:`sweep`."""
+    import tempfile
+
+    from .model import Caveat
+    from .sweeps import SI_NAME
+
+    spools: dict[str, Any] = {}
+    counts: dict[tuple[str, str | None], int] = {}
+    first: Any = None
+    try:
+        for run in plan.runs():
+            if first is None:
+                first = run
+            columns = _columns(run)
+            texts: dict[str, str] = {"values": _numbers(run.values)}
+            for name, values in columns.items():
+                if name == "dominant":
+                    names = [f'"{term}"' for term in TERMS]
+                    texts[name] = "\n".join(names[i] for i in values.tolist())
+                elif name == "storage_every":
+                    texts[name] = "\n".join(str(int(v)) for v in values.tolist())
+                else:
+                    texts[name] = _numbers(values)
+            for name, text in texts.items():
+                spool = spools.get(name)
+                if spool is None:
+                    spool = spools[name] = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115 - closed below
+                elif text:
+                    spool.write("\n")
+                spool.write(text)
+            for caveat in run.result.caveats:
+                counts[(caveat.kind, caveat.level)] = counts.get((caveat.kind, caveat.level), 0) + caveat.points
+        assert first is not None
+        two = "storage_every" in spools
+        slot = {name: f"{_SLOT}{name}" for name in spools}
+        document = {
+            "schema_version": SCHEMA_VERSION,
+            "command": "sweep",
+            "preset": preset,
+            "model": "exact",
+            "inputs": inputs(job),
+            "over": plan.over,
+            "values_name": SI_NAME[plan.over],
+            "log": plan.log,
+            "base_optimal_interval_s": float(first.base.optimal_interval_s),
+            "base_effective": float(first.base.effective),
+            "values": slot["values"],
+            "interval_s": slot["interval_s"],
+            "optimal_interval_s": slot["optimal_interval_s"],
+            "memory_interval_s": slot["memory_interval_s"] if two else None,
+            "storage_every": slot["storage_every"] if two else None,
+            "write_s": slot["write_s"],
+            "loss": {k: slot[f"loss_{k}"] for k in ("write", "rework", "restart", "total")},
+            "effective": slot["effective"],
+            "first_order_effective": slot["first_order_effective"],
+            "dominant": slot["dominant"],
+            "warnings": [wording.caveat(Caveat(kind, level, None, points)) for (kind, level), points in counts.items()],
+        }
+        text = dumps(document)
+        for line in text.split("\n"):
+            marker = line.find('"\\u0000column\\u0000')
+            if marker < 0:
+                out.write(line + "\n")
+                continue
+            name = line[marker:].split("\\u0000")[2].rstrip('",')
+            indent = len(line) - len(line.lstrip(" "))
+            comma = "," if line.rstrip().endswith(",") else ""
+            out.write(line[:marker] + "[\n")
+            spool = spools[name]
+            spool.seek(0)
+            pad = " " * (indent + 2)
+            out.write(pad)
+            while block := spool.read(1 << 20):
+                out.write(block.replace("\n", ",\n" + pad))
+            out.write("\n" + " " * indent + "]" + comma + "\n")
+    finally:
+        for spool in spools.values():
+            spool.close()
+
+
+def _numbers(values: Any) -> str:
+    """A slice of a column as JSON numbers, one a line (JSON has no NaN or infinity: refused)."""
+    import numpy
+
+    array = numpy.asarray(values, dtype=float).reshape(-1)
+    if not bool(numpy.isfinite(array).all()):
+        raise ValueError("a sweep value is not finite")
+    return "\n".join(map(repr, array.tolist()))

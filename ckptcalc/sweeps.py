@@ -97,6 +97,11 @@ def grid(start: float, stop: float, points: int, log: bool) -> Any:
     return numpy.linspace(start, stop, points)
 
 
+def check_values(job: Job, over: str, values: Any) -> None:
+    """Refuse a grid the model cannot evaluate (before any of it is), naming the bound at fault."""
+    _check(over, values, job)
+
+
 def _check(over: str, values: Any, job: Job) -> None:
     low, high = float(values.min()), float(values.max())
     where = "start"

@@ -377,7 +377,9 @@ def legend() -> Text:
     return text
 
 
-def sweep(job: Job, run: Any, preset: str | None) -> None:
+def sweep(job: Job, run: Any, preset: str | None, points: int | None = None) -> None:
+    """The sweep's rows (at most :data:`MAX_ROWS`); ``points`` is the whole grid's size when ``run``
+    holds only the rows shown."""
     import numpy
 
     from .sweeps import kind
@@ -385,6 +387,7 @@ def sweep(job: Job, run: Any, preset: str | None) -> None:
     out = console()
     result = run.result
     n = len(run.values)
+    total = n if points is None else points
     rows = list(range(n)) if n <= MAX_ROWS else sorted({round(i * (n - 1) / (MAX_ROWS - 1)) for i in range(MAX_ROWS)})
     nearest = run.nearest_optimum
     if nearest >= 0 and nearest not in rows:
@@ -393,7 +396,7 @@ def sweep(job: Job, run: Any, preset: str | None) -> None:
     reoptimised = run.over != "interval"
     two = result.memory_interval_s is not None
     spacing = "log" if run.log else "linear"
-    out.print(Text(f"ckptcalc sweep over {run.over}: {n} points, {spacing} spacing; preset {preset}", style="bold"))
+    out.print(Text(f"ckptcalc sweep over {run.over}: {total} points, {spacing} spacing; preset {preset}", style="bold"))
     base = run.base
     if not reoptimised:
         optimum = f"Exact optimum τ* = {dur(base.optimal_interval_s)}"

@@ -408,3 +408,18 @@ COMPARE_BAD = [
 @pytest.mark.parametrize(("args", "culprit"), COMPARE_BAD)
 def test_compare_bad_input(run: Run, args: list[str], culprit: str) -> None:
     assert_usage_error(run("compare", *args, "--json"), culprit)
+
+
+def test_streamed_document_is_the_in_memory_one(run: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Slices of 7 points make 33 points stream in five pieces.
+    from ckptcalc import api
+
+    monkeypatch.setattr(api.SweepStream, "CHUNK", 7)
+    for args, preset in (
+        (["--points", "33"], "llama3-405b"),
+        (["--points", "33", "--preset", "gemini-inmemory"], "gemini-inmemory"),
+    ):
+        streamed = json.loads(run("sweep", *args, "--json").stdout)
+        assert streamed == api.sweep(preset, points=33).to_dict()
+        csv_text = run("sweep", *args, "--csv").stdout
+        assert csv_text == api.sweep(preset, points=33).to_csv()
