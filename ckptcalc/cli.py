@@ -122,6 +122,17 @@ def flag(name: str) -> str:
     return name
 
 
+MarkdownOpt = Annotated[bool, typer.Option("--markdown", help="Print GitHub-flavoured Markdown tables instead.")]
+
+
+def _print_markdown(document: dict[str, Any]) -> None:
+    from . import documents
+
+    for message in document.get("warnings", []):
+        sys.stderr.write(f"warning: {_plain(message)}\n")
+    sys.stdout.write(_printable(documents.markdown(document)))
+
+
 def _printable(text: str) -> str:
     from .errors import printable
 
@@ -429,6 +440,10 @@ def optimize(
     force: Annotated[
         bool, typer.Option("--force", help="Let --save-preset overwrite an existing file.", rich_help_panel="Output")
     ] = False,
+    markdown: Annotated[
+        bool,
+        typer.Option("--markdown", help="Print GitHub-flavoured Markdown tables instead.", rich_help_panel="Output"),
+    ] = False,
 ) -> None:
     """Find the optimal checkpoint interval and show where the time goes.
 
@@ -449,6 +464,9 @@ def optimize(
         return
     if json_output:
         _print_json(document)
+        return
+    if markdown:
+        _print_markdown(document)
         return
     from . import tables
 
@@ -517,6 +535,7 @@ def check(
         ),
     ] = "point",
     json_output: JsonOpt = False,
+    markdown: MarkdownOpt = False,
 ) -> None:
     """Check presets against a floor, at the interval each pins or its optimum: exit 3 when any falls below."""
     from . import api
@@ -526,9 +545,9 @@ def check(
     failed = [row for row in rows if not row["passed"]]
     for message in outcome.errors:
         sys.stderr.write(f"error: {_plain(message)}\n")
-    if json_output:
+    if json_output or markdown:
         if rows:  # nothing checked, nothing to report: the errors say it all
-            _print_json(outcome.to_dict())
+            (_print_json if json_output else _print_markdown)(outcome.to_dict())
     else:
         from . import wording
 
@@ -543,11 +562,21 @@ def check(
 
 
 def _save(scenario: Scenario, label: str, model: ModelArgs, path: Path, force: bool) -> None:
-    from . import api
+    """Write the configuration run as a preset: what it came from, which keys changed, and no ``source``
+    sentence that describes the original rather than this one."""
+    from . import api, wording
 
-    changes = " ".join(f"--{f.flag} {text}" for f, text in model._given())
+    given = model._given()
+    changes = " ".join(f"--{f.flag} {text}" for f, text in given)
     description = f"{label}" + (f" with {changes}" if changes else "")
-    api.save_preset(scenario, path, force=force, description=description)
+    changed = tuple(sorted({f.path for f, _ in given}))
+    if model.mtbf_ci is not None:
+        changed = tuple(sorted({*changed, "failures.mtbf_ci95"}))
+    saved = scenario.replace(derived_from=label, changed=changed or None)
+    if changed:
+        saved = saved.replace(source=None)
+    api.save_preset(saved, path, force=force, description=description)
+    sys.stderr.write(_plain(wording.saved_preset(str(path), label, changed)) + "\n")
 
 
 @app.command(
@@ -593,12 +622,15 @@ def sweep(
         ),
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Let --plot overwrite an existing file.")] = False,
+    markdown: Annotated[
+        bool, typer.Option("--markdown", help="Print a GitHub-flavoured Markdown table (at most 60 rows).")
+    ] = False,
 ) -> None:
     """Show the loss curve around the optimum, or how the optimum moves with one input."""
     from . import api
 
-    if json_output and csv_output:
-        raise InputError("choose one of --json and --csv", where="--csv")
+    if json_output + csv_output + markdown > 1:
+        raise InputError("choose one of --json, --csv and --markdown", where="--csv" if csv_output else "--markdown")
     if plot is not None:
         from . import plot as plots
 
@@ -612,6 +644,10 @@ def sweep(
             sys.stderr.write(f"warning: {_plain(message)}\n")
     elif csv_output:
         plan.write_csv(sys.stdout)
+    elif markdown:
+        from . import documents
+
+        _print_markdown(documents.sweep(plan.job, plan.shown(60), plan.label))
     else:
         from . import tables
 
@@ -648,6 +684,7 @@ def compare(
         typer.Option("--shape", help="Weibull shape k of the time between failures, for every preset.", metavar="K"),
     ] = None,
     json_output: JsonOpt = False,
+    markdown: MarkdownOpt = False,
 ) -> None:
     """Compare presets side by side, and what-if variations of the first."""
     from . import api
@@ -660,6 +697,9 @@ def compare(
     )
     if json_output:
         _print_json(outcome.to_dict())
+        return
+    if markdown:
+        _print_markdown(outcome.to_dict())
         return
     from . import tables
 

@@ -733,3 +733,89 @@ def _numbers(values: Any) -> str:
     if not bool(numpy.isfinite(array).all()):
         raise ValueError("a sweep value is not finite")
     return "\n".join(map(repr, array.tolist()))
+
+
+def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    """A GitHub-flavoured table; ``|`` inside a cell is escaped."""
+
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def markdown(document: dict[str, Any]) -> str:
+    """``--markdown`` of optimize, compare, check and sweep: GitHub-flavoured tables for reviews."""
+    from .units import format_duration as dur
+    from .units import format_percent as pct
+
+    command = document["command"]
+    lines: list[str] = []
+    if command == "optimize":
+        loss = document["loss"]
+        total = loss["total"] or 1.0
+        lines += [f"## ckptcalc optimize: {document['preset']}", ""]
+        headline = (
+            f"Optimal interval **{dur(document['optimal_interval_s'])}**, effective time"
+            f" **{pct(document['effective'])}** (exact model); {document['dominant']} dominates."
+        )
+        lines += [headline, ""]
+        lines += _md_table(
+            ["term", "share of time", "share of loss"],
+            [[t, pct(loss[t]), pct(loss[t] / total)] for t in TERMS] + [["total", pct(loss["total"]), "100 %"]],
+        )
+        band = document["uncertainty"]
+        if band is not None:
+            lines += ["", f"MTBF 95 % interval {wording.span(band['mtbf_s'], dur)}:", ""]
+            lines += _md_table(["", "value", "note"], [list(row) for row in wording.uncertainty_rows(band)])
+        if document["levers"]:
+            lines += ["", "Levers (one change at a time, re-optimised):", ""]
+            lines += _md_table(
+                ["lever", "effective", "gain"],
+                [[v["name"], pct(v["effective"]), f"{v['gain_pp']:+.2f} pp"] for v in document["levers"]],
+            )
+    elif command == "compare":
+        first = document["scenarios"][0]["effective"]
+        lines += ["## ckptcalc compare", ""]
+        lines += _md_table(
+            ["scenario", "interval", "write", "rework", "restart", "effective", "vs first", "dominant"],
+            [
+                [s["name"], dur(s["optimal_interval_s"]), pct(s["loss"]["write"]), pct(s["loss"]["rework"]),
+                 pct(s["loss"]["restart"]), pct(s["effective"]),
+                 "-" if i == 0 else f"{(s['effective'] - first) * 100:+.2f} pp", s["dominant"]]
+                for i, s in enumerate(document["scenarios"])
+            ],
+        )  # fmt: skip
+    elif command == "check":
+        lines += [f"## ckptcalc check: floor {pct(document['min_effective'])}", ""]
+        lines += _md_table(
+            ["preset", "effective", "tested at", "result"],
+            [
+                [r["preset"], "-" if r["effective"] is None else pct(r["effective"]), r["tested"],
+                 "error: " + r["error"] if r["error"] else ("pass" if r["passed"] else "FAIL")]
+                for r in document["results"]
+            ],
+        )  # fmt: skip
+    elif command == "sweep":
+        from .scenario import BY_FLAG
+
+        kind = BY_FLAG[document["over"]].kind
+        show = {"duration": dur, "fraction": pct}.get(kind, lambda v: f"{v:.4g}")
+        lines += [f"## ckptcalc sweep over {document['over']}: {document['preset']}", ""]
+        lines += _md_table(
+            [document["over"], "interval", "write", "rework", "restart", "effective", "dominant"],
+            [
+                [show(v), dur(i), pct(w), pct(rw), pct(rs), pct(e), d]
+                for v, i, w, rw, rs, e, d in zip(
+                    document["values"], document["interval_s"], document["loss"]["write"],
+                    document["loss"]["rework"], document["loss"]["restart"], document["effective"],
+                    document["dominant"], strict=True,
+                )
+            ],
+        )  # fmt: skip
+    else:  # pragma: no cover - the command line offers --markdown on these only
+        raise ValueError(f"no Markdown for {command}")
+    lines += [f"\n> warning: {w}" for w in document.get("warnings", [])]
+    return "\n".join(lines) + "\n"

@@ -53,7 +53,7 @@ SCHEMA_VERSION = 1
 #: Directories searched for presets by name before the shipped ones (os.pathsep separated).
 PATH_VARIABLE = "CKPTCALC_PRESET_PATH"
 
-_META = ("schema_version", "name", "description", "source")
+_META = ("schema_version", "name", "description", "source", "derived_from", "changed")
 _SECTIONS = {f.section for f in FIELDS}
 _BY_PATH = {f.path: f for f in FIELDS}
 _NEEDS_UNIT = {"rate": "2TB/s", "duration": "10min"}
@@ -242,6 +242,8 @@ def from_document(document: dict[str, Any], label: str) -> Scenario:
         name=meta.get("name"),
         description=meta.get("description"),
         source=meta.get("source"),
+        derived_from=meta.get("derived_from"),
+        changed=meta.get("changed"),
         mtbf_ci95=meta.get(BAND),
         origin=origin,
         **values,
@@ -266,6 +268,10 @@ def _meta(key: str, value: Any, label: str) -> Any:
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise PresetError("must be a positive integer", where=where)
         return value
+    if key == "changed":
+        if not (isinstance(value, list) and all(isinstance(item, str) for item in value)):
+            raise PresetError("must be an array of strings (the preset keys changed)", where=where)
+        return tuple(value)
     if not isinstance(value, str):
         raise PresetError(f"must be a string, got {_type(value)}", where=where)
     return value
@@ -313,9 +319,11 @@ _OUT_UNITS = {
 def to_document(scenario: Scenario) -> dict[str, Any]:
     """The TOML document for ``scenario``; it loads back to the same numbers."""
     document: dict[str, Any] = {"schema_version": SCHEMA_VERSION}
-    for key in ("name", "description", "source"):
+    for key in ("name", "description", "source", "derived_from"):
         if getattr(scenario, key):
             document[key] = getattr(scenario, key)
+    if scenario.changed:
+        document["changed"] = list(scenario.changed)
     for name, value in scenario.values().items():
         spec = BY_NAME[name]
         document.setdefault(spec.section, {})[spec.key] = _written(spec.kind, value)

@@ -223,6 +223,8 @@ class Scenario(Record):
     name: str | None = None
     description: str | None = None
     source: str | None = None
+    derived_from: str | None = None  # the preset this one was saved from
+    changed: tuple[str, ...] | None = None  # the keys (table.key) changed from it
     params: float | None = None
     bytes_per_param: float | None = None
     checkpoint_bytes: float | None = None

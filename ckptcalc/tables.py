@@ -490,7 +490,11 @@ def compare(rows: list[tuple[str, Job, Result]], scenarios: list[dict[str, Any]]
     best = max(range(len(rows)), key=lambda i: float(rows[i][2].effective))
     first = float(rows[0][2].effective)
 
+    widths = [0] + [len(name) for name, _, _ in rows]
+
     def line(label: str, cells: list[str]) -> None:
+        for i, text in enumerate([label, *cells]):
+            widths[i] = max(widths[i], len(text))
         table.add_row(label, *cells)
 
     line("checkpoint size", [units.format_size(j.config.checkpoint_bytes) for _, j, _ in rows])
@@ -538,7 +542,11 @@ def compare(rows: list[tuple[str, Job, Result]], scenarios: list[dict[str, Any]]
         line("effective, 95 %", ["-" if b is None else wording.span(b["effective"], pct) for b in bands])
         line("robust interval", ["-" if b is None else dur(b["robust_interval_s"]) for b in bands])
     out.print(Text("ckptcalc compare (exact model, shares of elapsed time)", style="bold"))
-    out.print(table)
+    if sum(widths) + 2 * (len(widths) - 1) > out.width:
+        # Too many columns to fit: one scenario a row, or one a block on the narrowest terminals.
+        _compare_rows(out, rows, first, best)
+    else:
+        out.print(table)
     out.print(f"best: {rows[best][0]} ({pct(rows[best][2].effective)} effective)")
     for name, _, result in rows:
         warn([f"{name}: {message}" for message in documents.warnings(result)])
@@ -776,6 +784,39 @@ def analyze(document: dict[str, Any]) -> None:
         out.print()
         _windows(out, document, narrow)
     warn(document["warnings"])
+
+
+def _compare_rows(out: Console, rows: list[tuple[str, Job, Result]], first: float, best: int) -> None:
+    """compare with the scenarios as rows; as blocks of lines when even that would not fit."""
+    header = ("scenario", "interval", "write", "rework", "restart", "effective", "vs first", "dominant")
+    lines = []
+    for i, (name, _, r) in enumerate(rows):
+        lines.append(
+            (
+                name,
+                dur(r.optimal_interval_s),
+                pct(float(r.write)),
+                pct(float(r.rework)),
+                pct(float(r.restart)),
+                pct(r.effective),
+                "-" if i == 0 else f"{(float(r.effective) - first) * 100:+.2f} pp",
+                TERMS[int(r.dominant)],
+            )
+        )
+    table = _grid(narrow=out.width < 80)
+    table.add_column(header[0], overflow="fold", min_width=8)
+    for title in header[1:]:
+        table.add_column(title, justify="right", no_wrap=True)
+    for i, cells in enumerate(lines):
+        table.add_row(*cells, style="bold green" if i == best else "")
+    numbers = [max(len(title), *(len(cells[i]) for cells in lines)) for i, title in enumerate(header) if i]
+    if 8 + sum(numbers) + 2 * len(numbers) <= out.width:  # the names may fold; numbers never are cut
+        out.print(table)
+        return
+    for cells in lines:
+        out.print(Text(cells[0], style="bold"))
+        for title, cell in zip(header[1:], cells[1:], strict=True):
+            out.print(f"  {title}: {cell}")
 
 
 def _windows(out: Console, document: dict[str, Any], narrow: bool) -> None:

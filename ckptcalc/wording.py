@@ -356,3 +356,9 @@ def model_verdict(model: dict[str, Any], realised: float) -> str:
             " 95 % interval)."
         )
     return model_disagrees(model["difference_pp"])
+
+
+def saved_preset(path: str, base: str, changed: tuple[str, ...]) -> str:
+    """What ``optimize --save-preset`` says it did, on stderr."""
+    what = f", changed: {', '.join(changed)}" if changed else ", unchanged"
+    return f"saved {path} (from {base}{what})"

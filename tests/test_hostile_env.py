@@ -156,3 +156,55 @@ def test_counts_and_sweeps(run: Run) -> None:
 def test_no_numpy_warning_lines() -> None:
     done = _ckptcalc("sweep", "--over", "mtbf", "--from", "1e-9s", "--to", "1e-3s", "--points", "50", "--json")
     assert "RuntimeWarning" not in done.stderr and "Traceback" not in done.stderr
+
+
+# ------------------------------------------------------------ saving and reports
+
+
+def test_save_preset_says_where_it_came_from(run: Run, tmp_path: Path) -> None:
+    from ckptcalc import api
+
+    target = tmp_path / "faster.toml"
+    result = run("optimize", "--bw", "4TB/s", "--save-preset", str(target), "--json")
+    assert result.exit_code == 0
+    assert f"saved {target} (from llama3-405b, changed: storage.bandwidth)" in result.stderr
+    scenario = api.load_preset(str(target))
+    assert scenario.derived_from == "llama3-405b" and scenario.changed == ("storage.bandwidth",)
+    assert scenario.source is None  # the original's source no longer describes this configuration
+    same = tmp_path / "same.toml"
+    run("optimize", "--save-preset", str(same), "--json")
+    assert api.load_preset(str(same)).source == api.load_preset("llama3-405b").source
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["optimize"], "| restart | 5.23 % | 69.8 % |"),
+        (["compare", "--what-if", "restart=2min"], "| restart=2min | 4.45 min |"),
+        (["check", "llama3-405b", "--min-effective", "0.9"], "| llama3-405b | 92.5 % | point | pass |"),
+        (["sweep", "--points", "3"], "| 4.45 min | 4.45 min | 1.12 % |"),
+    ],
+)
+def test_markdown_tables(run: Run, args: list[str], expected: str) -> None:
+    result = run(*args, "--markdown")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("## ckptcalc ") and expected in result.stdout
+
+
+@pytest.mark.parametrize("columns", ["40", "80"])
+def test_compare_never_cuts_a_number(columns: str) -> None:
+    args = ["compare", "--what-if", "restart=2min", "--what-if", "bw=20GB/s", "--what-if", "mtbf=24h",
+            "--what-if", "gpus=100000", "--what-if", "restart=1min"]  # fmt: skip
+    done = _ckptcalc(*args, env={"COLUMNS": columns})
+    assert done.returncode == 0 and "…" not in done.stdout
+    assert "-24.68" in done.stdout and "67.8 %" in done.stdout
+    assert max(len(line) for line in done.stdout.splitlines()) <= int(columns)
+
+
+def test_extremes_still_validate(run_json: Any) -> None:
+    # Shares of elapsed time stay within [0, 1] where first order would charge 200 % to restarts.
+    doc = run_json("optimize", "--mtbf", "5min")
+    assert 0.0 <= doc["loss"]["restart"] <= 1.0 and doc["first_order"]["loss"]["restart"] > 1.0
+    simulated = run_json("simulate", "--preset", "gemini-inmemory", "--memory-interval", "1e-9s", "--interval",
+                         "1e10s", "--cycles", "1e4")  # fmt: skip
+    assert simulated["storage_every"] >= 1
