@@ -46,6 +46,12 @@ class _Group(TyperGroup):
         kwargs["standalone_mode"] = False
         try:
             code = super().main(*args, **kwargs)
+        except SystemExit as done:
+            # click answers a broken pipe (while printing help, say) by wrapping the streams and
+            # exiting 1; a reader that left is success here.
+            if done.code == 1 and (type(sys.stdout).__name__ == "PacifyFlushWrapper" or _stdout_silenced()):
+                _reader_left()
+            raise
         except CkptError as error:
             _fail(error.render(flag))
         except click_exceptions.NoArgsIsHelpError as error:
@@ -1163,6 +1169,7 @@ def _prepare_streams() -> None:
     import os
 
     codecs.register_error("ckptcalc-ascii", _ascii)
+    _STARTED_ON_NULL[:] = [_on_null()]
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
@@ -1185,6 +1192,26 @@ def _is_output_error(error: OSError) -> bool:
     import errno
 
     return error.errno in (errno.ENOSPC, errno.EBADF, errno.EIO, errno.EFBIG, errno.EDQUOT, errno.EPIPE)
+
+
+#: Whether stdout was /dev/null when the process started (see :func:`_stdout_silenced`).
+_STARTED_ON_NULL: list[bool] = []
+
+
+def _on_null() -> bool:
+    import os
+
+    try:
+        here, null = os.fstat(1), os.stat(os.devnull)
+    except (OSError, ValueError):
+        return False
+    return (here.st_dev, here.st_ino) == (null.st_dev, null.st_ino)
+
+
+def _stdout_silenced() -> bool:
+    """Whether stdout was pointed at /dev/null during the run: what Rich does (before exiting 1) when
+    the reader of its output, Typer's help for one, has left the pipe."""
+    return bool(_STARTED_ON_NULL) and not _STARTED_ON_NULL[0] and _on_null()
 
 
 def _search_warnings() -> None:
