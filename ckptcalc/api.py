@@ -539,9 +539,14 @@ class SweepStream(Record):
             yield sweeps.run(self.job, self.over, self.values[first : first + self.CHUNK], self.log)
 
     def write_json(self, out: Any) -> None:
-        """The ``sweep --json`` document, written to the text stream ``out`` slice by slice."""
-        from . import documents
+        """The ``sweep --json`` document, written to the text stream ``out`` slice by slice (at once when
+        it is one slice)."""
+        from . import documents, sweeps
 
+        if len(self.values) <= self.CHUNK:
+            run = sweeps.run(self.job, self.over, self.values, self.log)
+            out.write(documents.dumps(documents.sweep(self.job, run, self.label)) + "\n")
+            return
         documents.stream_sweep_json(self.job, self, self.label, out)
 
     def write_csv(self, out: Any) -> None:

@@ -312,7 +312,8 @@ def _model_parameters() -> tuple[inspect.Parameter, ...]:
             ),
         ],
     )
-    defaults = _preset_defaults()
+    # The default preset's values only matter to a reader of the help: others do not pay for loading it.
+    defaults = _preset_defaults() if {"--help", "-h"} & set(sys.argv[1:]) else {}
     fields = (
         inspect.Parameter(
             spec.name,

@@ -36,7 +36,6 @@ errors, reported as ``file: table.key``.
 
 from __future__ import annotations
 
-import difflib
 import os
 from pathlib import Path
 from typing import Any
@@ -137,6 +136,8 @@ def find(ref: str, where: str = "preset") -> Path:
         for path in _presets_in(directory):
             if path.stem == ref:
                 return path
+    import difflib
+
     names = [p.name for p in available()]
     close = difflib.get_close_matches(ref, names, n=1, cutoff=0.5)
     hint = f"; did you mean {close[0]!r}?" if close else ""
