@@ -657,6 +657,11 @@ def simulate(
     failures = sim.Failures(float(config.mtbf_s), k)
     if events is not None and config.has_memory:
         raise InputError("an event log is written for one checkpoint level", where="events")
+    if events is not None and total > EVENT_CYCLES:
+        raise InputError(
+            f"an event log is written for at most {EVENT_CYCLES:,} cycles (about 3 GB of log), got {total:,}",
+            where="cycles",
+        )
     if config.has_memory and k is not None:
         # No exact model to optimise two levels under Weibull failures: run the exponential optimum.
         config = config.replace(shape=None)
@@ -680,6 +685,10 @@ def simulate(
         the_job, outcome, failures, _label(preset), found, analytic=analytic, result=evaluate(ran), base=base
     )
     return Simulation(document, the_job)
+
+
+#: The most cycles ``simulate --events`` writes: a cycle of Llama 3 is about 85 lines of log.
+EVENT_CYCLES = 1_000_000
 
 
 def _write_events(schedule: Any, failures: Any, cycles: int, seed: int, path: Any, force: bool) -> None:

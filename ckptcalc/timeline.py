@@ -58,6 +58,10 @@ BATCHES = 20
 #: Student's t at 97.5 % for BATCHES − 1 degrees of freedom.
 T_975 = 2.093024054408263
 
+#: Largest time a log may hold, in seconds from its zero (a Unix timestamp is about 1.7e9): far beyond
+#: any run, small enough that no sum or product of times overflows.
+MAX_TIME = 1e13
+
 #: Bad lines whose messages are kept when they are skipped.
 BAD_KEPT = 5
 
@@ -218,6 +222,8 @@ class _Reader:
             raise
         except ValueError as error:
             raise _Bad(str(error)) from None
+        if abs(seconds) > MAX_TIME:
+            raise _Bad(f"{key} {seconds:g} s is out of range (at most {MAX_TIME:g} s from the log's zero)")
         if self.kind is None:
             self.kind = kind
         elif kind != self.kind:
@@ -248,6 +254,8 @@ class _Reader:
             return
         t = self.time(record, self.time_field)
         assert t is not None
+        if abs(t) > MAX_TIME:
+            raise _Bad(f"time {t:g} s is out of range (at most {MAX_TIME:g} s from the log's zero)")
         if t < self.last:
             raise _Bad(f"time goes backwards (an earlier line is later by {self.last - t:g} s)")
         if self.start is None and kind != "run_start":
@@ -530,7 +538,7 @@ def analyze(timeline: Timeline, *, window_s: float | None = None) -> Analysis:
     return Analysis(
         timeline=timeline,
         realised=realised,
-        effective_ci95=(realised.effective - half, realised.effective + half),
+        effective_ci95=(max(realised.effective - half, 0.0), min(realised.effective + half, 1.0)),
         levels=levels,
         interval_s=interval,
         storage_every=every if two else None,

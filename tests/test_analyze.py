@@ -235,3 +235,25 @@ def test_example_log_in_docs_is_what_simulate_writes(tmp_path: Path) -> None:
     shipped = Path(__file__).parent.parent / "docs" / "example-run.csv"
     assert fresh.read_text() == shipped.read_text()
     assert math.isclose(api.analyze(str(shipped), time_unit="s").realised["effective"], 0.204159, abs_tol=5e-7)
+
+
+def test_times_too_large_for_the_arithmetic_are_refused(run: Run, tmp_path: Path) -> None:
+    log = tmp_path / "huge.jsonl"
+    log.write_text('{"time": 0, "event": "run_start"}\n{"time": 1e300, "event": "failure"}\n')
+    result = run("analyze", str(log), "--time-unit", "s", "--json")
+    assert_usage_error(result, f"{log}:2")
+    assert "out of range" in result.stderr
+
+
+def test_the_effective_interval_stays_a_share(run_json: RunJson, tmp_path: Path) -> None:
+    log = tmp_path / "open.jsonl"
+    lines = ['{"time": 0, "event": "run_start"}', '{"time": 10, "event": "checkpoint_start"}']
+    log.write_text("\n".join([*lines, '{"time": 100, "event": "run_end"}']) + "\n")
+    low, high = run_json("analyze", str(log), "--time-unit", "s")["realised"]["effective_ci95"]
+    assert 0.0 <= low <= high <= 1.0
+
+
+def test_event_logs_have_a_size_limit(run: Run, tmp_path: Path) -> None:
+    result = run("simulate", "--cycles", "2e6", "--events", str(tmp_path / "big.csv"))
+    assert_usage_error(result, "--cycles")
+    assert not (tmp_path / "big.csv").exists()
