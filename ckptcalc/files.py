@@ -87,6 +87,14 @@ def atomic_write(path: Path, data: bytes, *, force: bool, where: str) -> None:
     import tempfile
 
     directory = path.parent if str(path.parent) else Path(".")
+    import stat
+
+    try:
+        special = path.exists() and not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        special = False
+    if special:
+        raise CkptError(f"{str(path)!r} is not a regular file; ckptcalc only writes files", where=where)
     try:
         handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     except OSError as error:
@@ -111,14 +119,20 @@ def atomic_write(path: Path, data: bytes, *, force: bool, where: str) -> None:
 def check_new(path: Path, *, force: bool, where: str) -> None:
     """Fail before any work if ``path`` cannot take a new file: a directory, an existing file without
     ``force``, a missing directory, or a name the system refuses (too long, say)."""
+    import stat
+
     try:
         if path.is_dir():
             raise CkptError(f"{str(path)!r} is a directory", where=where)
         exists = path.exists()
+        special = exists and not stat.S_ISREG(os.stat(path).st_mode)
         parent = path.parent if str(path.parent) else Path(".")
         has_parent = parent.is_dir()
     except OSError as error:
         raise CkptError(f"cannot use {str(path)!r}: {error.strerror}", where=where) from None
+    if special:
+        # Replacing /dev/null or a FIFO with a file would break whatever else uses it, --force or not.
+        raise CkptError(f"{str(path)!r} is not a regular file; ckptcalc only writes files", where=where)
     if exists and not force:
         raise CkptError(f"{str(path)!r} exists; add {{force}} to overwrite it", where=where)
     if not has_parent:

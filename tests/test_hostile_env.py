@@ -15,6 +15,7 @@ import pytest
 from cli_helpers import assert_usage_error
 
 Run = Callable[..., Any]
+DATA = Path(__file__).parent / "data"
 LONG = "a" * 300
 EVIL = "evil \x1b[2J\x1b]0;pwned\x07 text"
 
@@ -59,9 +60,11 @@ def _preset(path: Path, description: str = "a test preset") -> Path:
         (["optimize", "--gpus", "16Kx"], "--gpus"),
     ],
 )
-def test_bad_input_is_one_line_and_exit_2(run: Run, tmp_path: Path, args: list[str], culprit: str) -> None:
-    if "trace" not in " ".join(args):
-        os.chdir(tmp_path)
+def test_bad_input_is_one_line_and_exit_2(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], culprit: str
+) -> None:
+    args = [str(DATA / a.removeprefix("tests/data/")) if a.startswith("tests/data/") else a for a in args]
+    monkeypatch.chdir(tmp_path)
     assert_usage_error(run(*args), culprit)
 
 
@@ -208,3 +211,28 @@ def test_extremes_still_validate(run_json: Any) -> None:
     simulated = run_json("simulate", "--preset", "gemini-inmemory", "--memory-interval", "1e-9s", "--interval",
                          "1e10s", "--cycles", "1e4")  # fmt: skip
     assert simulated["storage_every"] >= 1
+
+
+@pytest.mark.parametrize(
+    ("args", "culprit", "name"),
+    [
+        (["optimize", "--save-preset"], "--save-preset", "out.toml"),
+        (["sweep", "--plot"], "--plot", "out.png"),
+        (["simulate", "--cycles", "1e4", "--events"], "--events", "out.csv"),
+        (["fit", "tests/data/trace-54d.json", "--time-unit", "d", "--save-preset"], "--save-preset", "out.toml"),
+        (["analyze", "tests/data/hand-run.jsonl", "--time-unit", "min", "--save-preset"], "--save-preset", "out.toml"),
+    ],
+)
+def test_force_never_replaces_a_special_file(
+    run: Run, tmp_path: Path, args: list[str], culprit: str, name: str
+) -> None:
+    # A FIFO (or /dev/null, as root) replaced by a regular file would break everything else using it.
+    import stat
+
+    target = tmp_path / name
+    os.mkfifo(target)
+    args = [str(DATA / a.removeprefix("tests/data/")) if a.startswith("tests/data/") else a for a in args]
+    result = run(*args, str(target), "--force")
+    assert_usage_error(result, culprit)
+    assert "not a regular file" in result.stderr
+    assert stat.S_ISFIFO(os.stat(target).st_mode)
