@@ -19,6 +19,7 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Any, Literal
 
 from .errors import InputError
+from .numeric import chi2_quantile, mtbf_interval
 
 if TYPE_CHECKING:
     import numpy as np
@@ -41,13 +42,6 @@ NoFitReason = Literal["too_few_gaps", "no_finite_estimate"]
 
 
 # ---------------------------------------------------------------- MTBF
-
-
-def chi2_quantile(probability: float, dof: float) -> float:
-    """χ²(p; ν): the value a chi-squared variable with ν degrees of freedom stays below with probability p."""
-    from scipy.special import gammaincinv
-
-    return 2.0 * float(gammaincinv(dof / 2.0, probability))
 
 
 @dataclass(frozen=True)
@@ -92,10 +86,9 @@ def mtbf_estimate(interruptions: int, window_s: float) -> MtbfEstimate:
     n, t = interruptions, window_s
     # One-sided: 2T/χ²(0.95; 2n+2); at n = 0 that is T/ln 20 exactly (χ²(p; 2) = −2 ln(1 − p)).
     bound = t / math.log(1.0 / alpha) if n == 0 else 2.0 * t / chi2_quantile(CONFIDENCE, 2 * n + 2)
+    low, high = mtbf_interval(n, t)
     if n == 0:
         return MtbfEstimate(0, t, None, (bound, None), bound)
-    low = 2.0 * t / chi2_quantile(1.0 - alpha / 2.0, 2 * n + 2)
-    high = 2.0 * t / chi2_quantile(alpha / 2.0, 2 * n)
     return MtbfEstimate(n, t, t / n, (low, high), bound)
 
 

@@ -122,6 +122,19 @@ def chi2_quantile(probability: float, dof: float) -> float:
     return 0.5 * (low + high)
 
 
+def mtbf_interval(interruptions: int, window_s: float) -> tuple[float, float | None]:
+    """The exact 95 % interval of M = T/n from n interruptions in a window T (time-truncated):
+    [2T/χ²(0.975; 2n+2), 2T/χ²(0.025; 2n)]; with none, only the bound T/ln 20 and no upper end.
+
+    >>> [round(x, 2) for x in mtbf_interval(5, 1000.0)]
+    [85.7, 615.96]
+    """
+    if interruptions == 0:
+        return window_s / math.log(20.0), None
+    n, t = interruptions, window_s
+    return 2.0 * t / chi2_quantile(0.975, 2 * n + 2), 2.0 * t / chi2_quantile(0.025, 2 * n)
+
+
 def _normal_quantile(p: float) -> float:
     """The standard-normal quantile: a rational first guess, then Newton steps on Φ(z) = p."""
     t = math.sqrt(-2.0 * math.log(min(p, 1.0 - p)))

@@ -84,10 +84,11 @@ def band(config: Config, result: Result, low: float, high: float | None) -> Band
             return None
         return 100.0 * max(_regret(config, lo, schedule), _regret(config, hi, schedule))
 
+    at_high = None if hi is None else float(hi.best.storage_interval_s)
     return Band(
         mtbf_s=(low, high),
         effective=pair(run),
-        optimal_interval_s=(float(lo.best.storage_interval_s), _maybe(hi and hi.best.storage_interval_s)),
+        optimal_interval_s=(float(lo.best.storage_interval_s), at_high),
         optimal_effective=(lo.effective, None if hi is None else hi.effective),
         robust_interval_s=float(robust.storage_interval_s),
         robust_memory_interval_s=float(robust.tau1_s) if two else None,
@@ -96,10 +97,6 @@ def band(config: Config, result: Result, low: float, high: float | None) -> Band
         robust_regret_pp=regret(robust),
         point_regret_pp=regret(point),
     )
-
-
-def _maybe(value: object) -> float | None:
-    return None if value is None else float(value)  # type: ignore[arg-type]
 
 
 def _regret(config: Config, end: _End, schedule: exact.Schedule) -> float:

@@ -446,16 +446,14 @@ def resolve(scenario: Scenario) -> Job:
 def _counted_band(scenario: Scenario) -> tuple[float, float | None] | None:
     """The exact 95 % χ² interval of M = T/n from n failures in a window T (docs/model.md §9.1);
     with none seen, only the lower bound T/ln 20. None unless both are stated and valid."""
-    from .numeric import chi2_quantile
+    from .numeric import mtbf_interval
 
     window, count = scenario.window_s, scenario.failures
     if window is None or count is None or not (window > 0 and count >= 0 and float(count).is_integer()):
         return None
-    if count == 0:
-        return window / math.log(20.0), None
     if not math.isfinite(window * count):
         return None
-    return 2.0 * window / chi2_quantile(0.975, 2 * count + 2), 2.0 * window / chi2_quantile(0.025, 2 * count)
+    return mtbf_interval(int(count), window)
 
 
 def _band(scenario: Scenario, mtbf: float, source: str) -> tuple[float, float | None] | None:

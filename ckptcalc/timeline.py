@@ -34,7 +34,6 @@ import csv
 import itertools
 import json
 import math
-import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -631,8 +630,3 @@ def _interval(timeline: Timeline) -> tuple[float | None, int | None]:
     if where.size >= 2 and not storage.all():
         every = round(float(numpy.median(numpy.diff(where))))
     return interval, every
-
-
-def lines_source(path: str) -> str:
-    """How a log is named in a ``source`` line: its path as given."""
-    return os.fspath(path)
