@@ -480,8 +480,30 @@ def evaluate(config: Config) -> Result:
     best = _plan(config.optimal())[0] if pinned else chosen
     split = exact.effective(chosen, mtbf)
     at_best = split if best is chosen else exact.effective(best, mtbf)
+    if best is not chosen:
+        # The search is numeric: where it lands short of the schedule given (degenerate corners,
+        # effective time near 0), that schedule is the better one found, and the optimum reported.
+        best, at_best = _better(chosen, split, best, at_best)
     daly = daly_interval(config.write_s, mtbf) if config.is_single_sync else None
     return _result(config, (chosen, split), (best, at_best), caveats, daly)
+
+
+def _better(
+    a: exact.Schedule, a_split: exact.Split, b: exact.Schedule, b_split: exact.Split
+) -> tuple[exact.Schedule, exact.Split]:
+    """Per point, the schedule with the higher effective time, with its split: ``b`` unless ``a`` is
+    better by more than rounding (a relative 1e-12)."""
+    take_a = a_split.effective > b_split.effective * (1.0 + 1e-12)
+    if _scalar(a_split.effective, b_split.effective):
+        return (a, a_split) if take_a else (b, b_split)
+    import numpy
+
+    def pick(x: Any, y: Any) -> Any:
+        return numpy.where(take_a, x, y)
+
+    schedule = exact.Schedule(**{f: pick(getattr(a, f), getattr(b, f)) for f in exact.Schedule._fields})
+    split = exact.Split(**{f: pick(getattr(a_split, f), getattr(b_split, f)) for f in exact.Split._fields})
+    return schedule, split
 
 
 def _result(
