@@ -26,10 +26,11 @@ and a single synchronous level (``s = δ``, ``P = 0``, ``q = 1``) is Young's
 
 from __future__ import annotations
 
+import itertools
 import math
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, TypeVar
 
-from . import exact
+from . import exact, nested
 from .errors import InputError
 from .exact import lambert_interval
 from .exact import lambert_w0_plus_one as lambert_w0_plus_one
@@ -90,8 +91,14 @@ def write_time(checkpoint_bytes: Num, bandwidth: Num) -> Num:
 
 
 def young_interval(stall_s: Num, mtbf_s: Num, share: Num = 1.0) -> Num:
-    """Young's first-order optimum √(2 s M / q); with ``share`` 1 this is √(2δM)."""
-    return (2.0 * stall_s * mtbf_s / share) ** 0.5
+    """Young's first-order optimum √(2 s M / q); with ``share`` 1 this is √(2δM). A level that
+    serves no failure (q = 0) is best never written: infinite."""
+    if _scalar(stall_s, mtbf_s, share):
+        return (2.0 * stall_s * mtbf_s / share) ** 0.5 if share else math.inf
+    import numpy
+
+    with numpy.errstate(divide="ignore"):
+        return (2.0 * stall_s * mtbf_s / numpy.asarray(share, dtype=float)) ** 0.5
 
 
 def optimal_interval(stall_s: Num, lag_s: Num, mtbf_s: Num, share: Num = 1.0) -> Num:
@@ -108,7 +115,14 @@ def level_loss(
     """
     write = _share(stall_s, interval_s)
     # Grouped so that scalar factors are combined before touching an array.
-    rework = interval_s * (0.5 * share / mtbf_s)
+    if _scalar(share):
+        # A level that serves no failure loses no work to rework, however long its interval.
+        rework = interval_s * (0.5 * share / mtbf_s) if share else 0.0
+    else:
+        import numpy
+
+        with numpy.errstate(invalid="ignore"):
+            rework = numpy.where(numpy.asarray(share) == 0, 0.0, interval_s * (0.5 * share / mtbf_s))
     if not (_scalar(lag_s) and lag_s == 0):
         rework = rework + lag_s * (share / mtbf_s)
     restart = restart_s * (share / mtbf_s)
@@ -181,13 +195,39 @@ class Level(Record):
         return optimal_interval(self.stall_s, self.lag_s, mtbf_s, self.share)
 
 
+class Tier(Record):
+    """A checkpoint tier between the memory level and storage (three or more tiers in all).
+
+    ``restart_s`` is its whole restart, or, with ``read_bandwidth``, the part
+    that does not depend on the checkpoint size (the reload, size / read
+    bandwidth, is added). ``share`` is the share of failures it recovers.
+    """
+
+    name: str
+    bandwidth: Num
+    restart_s: Num
+    share: Num
+    read_bandwidth: Num | None = None
+    interval_s: Num | None = None
+
+
+def restart_time(restart_s: Num, checkpoint_bytes: Num, read_bandwidth: Num | None) -> Num:
+    """A level's restart: the fixed part plus, when the read bandwidth is known, the reload S / B_read."""
+    if read_bandwidth is None:
+        return restart_s
+    return restart_s + checkpoint_bytes / read_bandwidth
+
+
 class Config(Record):
     """A training job's checkpointing, in SI units (fields may be numpy arrays).
 
     ``snapshot_bandwidth`` makes storage checkpoints asynchronous (snapshot to
     host memory, persist in the background). ``replica_survival`` with
     ``memory_bandwidth`` and ``memory_restart_s`` adds an in-memory replica level
-    that serves that share of failures. Intervals left ``None`` are optimised.
+    that serves that share of failures; ``middle`` adds tiers between it and
+    storage (docs/model.md §12). Intervals left ``None`` are optimised.
+    ``read_bandwidth`` and ``memory_read_bandwidth`` make a level's restart
+    its ``restart_s`` plus the reload, checkpoint size / read bandwidth.
     ``shape`` makes the time between failures Weibull with that shape (mean
     ``mtbf_s``) instead of exponential: one level only (docs/model.md §8.7).
     """
@@ -203,6 +243,9 @@ class Config(Record):
     interval_s: Num | None = None
     memory_interval_s: Num | None = None
     shape: Num | None = None
+    read_bandwidth: Num | None = None
+    memory_read_bandwidth: Num | None = None
+    middle: tuple[Tier, ...] = ()
 
     @property
     def write_s(self) -> Num:
@@ -218,11 +261,21 @@ class Config(Record):
         return self.replica_survival is not None
 
     @property
+    def is_nested(self) -> bool:
+        """Three or more tiers: memory, the middle ones, storage."""
+        return bool(self.middle)
+
+    @property
     def is_single_sync(self) -> bool:
         return not (self.is_async or self.has_memory)
 
+    @property
+    def storage_restart_s(self) -> Num:
+        """The restart from storage, reload included."""
+        return restart_time(self.restart_s, self.checkpoint_bytes, self.read_bandwidth)
+
     def levels(self) -> tuple[Level, ...]:
-        """The levels of MODEL.md §4, memory first when there is one."""
+        """The levels of docs/model.md §4 and §12, fastest first: memory, the middle tiers, storage."""
         levels: list[Level] = []
         storage_share: Num = 1.0
         if self.replica_survival is not None:
@@ -232,12 +285,24 @@ class Config(Record):
                     name="memory",
                     stall_s=write_time(self.checkpoint_bytes, self.memory_bandwidth),
                     lag_s=0.0,
-                    restart_s=self.memory_restart_s,
+                    restart_s=restart_time(self.memory_restart_s, self.checkpoint_bytes, self.memory_read_bandwidth),
                     share=self.replica_survival,
                     interval_s=self.memory_interval_s,
                 )
             )
             storage_share = 1.0 - self.replica_survival
+        for tier in self.middle:
+            levels.append(
+                Level(
+                    name=tier.name,
+                    stall_s=write_time(self.checkpoint_bytes, tier.bandwidth),
+                    lag_s=0.0,
+                    restart_s=restart_time(tier.restart_s, self.checkpoint_bytes, tier.read_bandwidth),
+                    share=tier.share,
+                    interval_s=tier.interval_s,
+                )
+            )
+            storage_share = storage_share - tier.share
         if self.snapshot_bandwidth is not None:
             stall, lag = write_time(self.checkpoint_bytes, self.snapshot_bandwidth), self.write_s
         else:
@@ -247,7 +312,7 @@ class Config(Record):
                 name="storage",
                 stall_s=stall,
                 lag_s=lag,
-                restart_s=self.restart_s,
+                restart_s=self.storage_restart_s,
                 share=storage_share,
                 interval_s=self.interval_s,
             )
@@ -256,7 +321,36 @@ class Config(Record):
 
     def optimal(self) -> Config:
         """The same configuration with every interval left to the optimiser."""
-        return self.replace(interval_s=None, memory_interval_s=None)
+        return self.replace(
+            interval_s=None, memory_interval_s=None, middle=tuple(t.replace(interval_s=None) for t in self.middle)
+        )
+
+    def flat(self) -> Config:
+        """The same configuration with each restart a whole (the reload folded in), for changing restarts."""
+        if self.read_bandwidth is None and self.memory_read_bandwidth is None and not self.middle:
+            return self
+        levels = self.levels()
+        memory_restart = levels[0].restart_s if self.has_memory else self.memory_restart_s
+        middle = tuple(
+            t.replace(restart_s=level.restart_s, read_bandwidth=None)
+            for t, level in zip(self.middle, levels[1:-1], strict=True)
+        )
+        return self.replace(
+            restart_s=levels[-1].restart_s,
+            read_bandwidth=None,
+            memory_restart_s=memory_restart,
+            memory_read_bandwidth=None,
+            middle=middle,
+        )
+
+    @property
+    def pinned(self) -> bool:
+        """Whether any interval is given."""
+        return (
+            self.interval_s is not None
+            or self.memory_interval_s is not None
+            or any(t.interval_s is not None for t in self.middle)
+        )
 
 
 class Caveat(Record):
@@ -474,9 +568,11 @@ def evaluate(config: Config) -> Result:
     the exact optimum itself, and first order beside them."""
     if config.shape is not None:
         return _evaluate_weibull(config)
+    if config.is_nested:
+        return _evaluate_nested(config)
     mtbf = config.mtbf_s
     chosen, caveats = _plan(config)
-    pinned = config.interval_s is not None or config.memory_interval_s is not None
+    pinned = config.pinned
     best = _plan(config.optimal())[0] if pinned else chosen
     split = exact.effective(chosen, mtbf)
     at_best = split if best is chosen else exact.effective(best, mtbf)
@@ -488,9 +584,10 @@ def evaluate(config: Config) -> Result:
     return _result(config, (chosen, split), (best, at_best), caveats, daly)
 
 
-def _better(
-    a: exact.Schedule, a_split: exact.Split, b: exact.Schedule, b_split: exact.Split
-) -> tuple[exact.Schedule, exact.Split]:
+_S = TypeVar("_S", exact.Schedule, nested.Tiers)
+
+
+def _better(a: _S, a_split: exact.Split, b: _S, b_split: exact.Split) -> tuple[_S, exact.Split]:
     """Per point, the schedule with the higher effective time, with its split: ``b`` unless ``a`` is
     better by more than rounding (a relative 1e-12)."""
     take_a = a_split.effective > b_split.effective * (1.0 + 1e-12)
@@ -499,17 +596,33 @@ def _better(
     import numpy
 
     def pick(x: Any, y: Any) -> Any:
+        if isinstance(x, tuple):
+            return tuple(numpy.where(take_a, u, v) for u, v in zip(x, y, strict=True))
         return numpy.where(take_a, x, y)
 
-    schedule = exact.Schedule(**{f: pick(getattr(a, f), getattr(b, f)) for f in exact.Schedule._fields})
+    schedule = type(a)(**{f: pick(getattr(a, f), getattr(b, f)) for f in type(a)._fields})
     split = exact.Split(**{f: pick(getattr(a_split, f), getattr(b_split, f)) for f in exact.Split._fields})
     return schedule, split
 
 
+def _intervals(schedule: exact.Schedule | nested.Tiers, levels: int) -> tuple[Num, ...]:
+    """Each level's interval under ``schedule``, fastest first."""
+    if isinstance(schedule, nested.Tiers):
+        return schedule.intervals()
+    if levels == 1:
+        return (schedule.storage_interval_s,)
+    return (schedule.tau1_s, schedule.storage_interval_s)
+
+
+def _every(schedule: exact.Schedule | nested.Tiers) -> Num:
+    """Fastest-level checkpoints per storage checkpoint."""
+    return schedule.segments if isinstance(schedule, nested.Tiers) else schedule.every
+
+
 def _result(
     config: Config,
-    run: tuple[exact.Schedule, exact.Split],
-    optimum: tuple[exact.Schedule, exact.Split],
+    run: tuple[exact.Schedule | nested.Tiers, exact.Split],
+    optimum: tuple[exact.Schedule | nested.Tiers, exact.Split],
     caveats: list[Caveat],
     daly: Num | None,
 ) -> Result:
@@ -518,22 +631,21 @@ def _result(
     fo = first_order(config)
     levels = config.levels()
     two = config.has_memory
-    plans = [Plan(levels[-1], chosen.storage_interval_s, best.storage_interval_s)]
-    if two:
-        plans.insert(0, Plan(levels[0], chosen.tau1_s, best.tau1_s))
+    ran, ideal = _intervals(chosen, len(levels)), _intervals(best, len(levels))
+    plans = [Plan(level, ran[i], ideal[i]) for i, level in enumerate(levels)]
     storage = levels[-1]
-    if config.interval_s is None or config.memory_interval_s is None:
-        bound = _count((storage.lag_s > 0) & (best.storage_interval_s <= storage.lag_s * (1.0 + 1e-9)))
+    if not config.pinned or config.interval_s is None or config.memory_interval_s is None:
+        bound = _count((storage.lag_s > 0) & (ideal[-1] <= storage.lag_s * (1.0 + 1e-9)))
         if bound:
             caveats.append(Caveat("lag_bound", storage.name, None, bound))
     return Result(
         config=config,
-        interval_s=chosen.storage_interval_s,
-        memory_interval_s=chosen.tau1_s if two else None,
-        storage_every=chosen.every if two else None,
-        optimal_interval_s=best.storage_interval_s,
-        optimal_memory_interval_s=best.tau1_s if two else None,
-        optimal_storage_every=best.every if two else None,
+        interval_s=ran[-1],
+        memory_interval_s=ran[0] if two else None,
+        storage_every=_every(chosen) if two else None,
+        optimal_interval_s=ideal[-1],
+        optimal_memory_interval_s=ideal[0] if two else None,
+        optimal_storage_every=_every(best) if two else None,
         effective=split.effective,
         optimal_effective=at_best.effective,
         write=split.write,
@@ -548,8 +660,13 @@ def _result(
     )
 
 
-def schedule_of(config: Config, result: Result, *, optimal: bool = False) -> exact.Schedule:
+def schedule_of(config: Config, result: Result, *, optimal: bool = False) -> exact.Schedule | nested.Tiers:
     """The exact model's schedule that ``result`` (of ``config``) runs, or its optimal one."""
+    if config.is_nested:
+        intervals = [p.optimal_interval_s if optimal else p.interval_s for p in result.levels]
+        lib = exact._lib(*intervals)
+        multiples = tuple(lib.rint(b / a) for a, b in itertools.pairwise(intervals))
+        return _base_tiers(config).replace(tau1_s=intervals[0], every=multiples)
     if optimal:
         tau2, tau1, every = result.optimal_interval_s, result.optimal_memory_interval_s, result.optimal_storage_every
     else:
@@ -559,9 +676,11 @@ def schedule_of(config: Config, result: Result, *, optimal: bool = False) -> exa
     return _schedule(config, tau2, tau1, every)
 
 
-def effective_at(config: Config, schedule: exact.Schedule, mtbf_s: float) -> float:
+def effective_at(config: Config, schedule: exact.Schedule | nested.Tiers, mtbf_s: float) -> float:
     """Effective time of ``config`` running ``schedule`` when the job MTBF is ``mtbf_s`` (floats);
     Weibull failures (one level) when ``config.shape`` is set."""
+    if isinstance(schedule, nested.Tiers):
+        return float(nested.effective(schedule, mtbf_s).effective)
     if config.shape is None:
         return float(exact.effective(schedule, mtbf_s).effective)
     from . import renewal
@@ -581,7 +700,7 @@ def interval_comparison(config: Config) -> list[tuple[str, float, float]] | None
     optimum of a single synchronous level; ``None`` when no closed form exists."""
     if not config.is_single_sync or config.shape is not None:
         return None
-    delta, mtbf, restart = config.write_s, config.mtbf_s, config.restart_s
+    delta, mtbf, restart = config.write_s, config.mtbf_s, config.storage_restart_s
     rows = [
         ("young", young_interval(delta, mtbf)),
         ("daly", daly_interval(delta, mtbf)),
@@ -674,3 +793,65 @@ def _evaluate_weibull(config: Config) -> Result:
         return exact.single(interval_s=tau, stall_s=storage.stall_s, lag_s=storage.lag_s, restart_s=storage.restart_s)
 
     return _result(config, (schedule(chosen), split), (schedule(best), at_best), [], None)
+
+
+# -------------------------------------------------------------- nested tiers
+
+
+def _base_tiers(config: Config) -> nested.Tiers:
+    """The nested schedule of ``config`` with τ₁ = 1 and every multiple 1 (placeholders)."""
+    levels = config.levels()
+    return nested.Tiers(
+        tau1_s=1.0,
+        every=tuple(1.0 for _ in levels[1:]),
+        stalls=tuple(level.stall_s for level in levels),
+        lag_s=levels[-1].lag_s,
+        shares=tuple(level.share for level in levels),
+        restarts=tuple(level.restart_s for level in levels),
+    )
+
+
+def _plan_nested(config: Config) -> tuple[nested.Tiers, list[Caveat]]:
+    """The nested schedule ``config`` runs: the joint exact optimum; τ₁ or the storage interval held
+    where only that one is given; every interval as given (each rounded to a whole multiple of the
+    one below, with a caveat) when all are."""
+    base = _base_tiers(config)
+    mtbf = config.mtbf_s
+    given = [level.interval_s for level in config.levels()]
+    if all(g is None for g in given):
+        return nested.best(base, mtbf), []
+    if all(g is not None for g in given):
+        caveats: list[Caveat] = []
+        lib = exact._lib(*given)
+        every: list[Num] = []
+        below: Num = given[0]
+        for level, interval in zip(config.levels()[1:], given[1:], strict=True):
+            assert interval is not None
+            m = lib.maximum(lib.rint(interval / below), 1.0)
+            off = abs(m * below - interval) > 1e-9 * interval
+            hits = _count(off)
+            if hits:
+                caveats.append(Caveat("storage_rounded", level.name, _worst(interval), hits))
+            every.append(m)
+            below = below * m
+        return base.replace(tau1_s=given[0], every=tuple(every)), caveats
+    if given[0] is not None and all(g is None for g in given[1:]):
+        return nested.best(base.replace(tau1_s=given[0]), mtbf, tau1_fixed=True), []
+    if given[-1] is not None and all(g is None for g in given[:-1]):
+        return nested.best(base, mtbf, top_s=given[-1]), []
+    raise InputError(
+        "with three or more tiers, give every tier's interval, only the fastest's, or only storage's",
+        where="interval",
+    )
+
+
+def _evaluate_nested(config: Config) -> Result:
+    """Three or more nested tiers: the exact model at the schedule run and at its joint optimum."""
+    mtbf = config.mtbf_s
+    chosen, caveats = _plan_nested(config)
+    best = _plan_nested(config.optimal())[0] if config.pinned else chosen
+    split = nested.effective(chosen, mtbf)
+    at_best = split if best is chosen else nested.effective(best, mtbf)
+    if best is not chosen:
+        best, at_best = _better(chosen, split, best, at_best)
+    return _result(config, (chosen, split), (best, at_best), caveats, None)

@@ -34,6 +34,7 @@ gives the same result bit for bit, and the same draws whatever the schedule
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -241,10 +242,27 @@ def storage_every(result: Result) -> int:
     return int(result.storage_every)
 
 
-def schedule_for(config: Config) -> Schedule:
+def schedule_for(config: Config) -> Schedule | TierSchedule:
     """The schedule ``config`` describes, at its intervals (optimal where unset)."""
     result = evaluate(config)
+    if config.is_nested:
+        return tier_schedule(result)
     return _schedule(result, storage_every(result) if config.has_memory else None)
+
+
+def tier_schedule(result: Result) -> TierSchedule:
+    """The nested schedule an evaluated configuration of three or more tiers runs."""
+    intervals = [float(plan.interval_s) for plan in result.levels]
+    every = tuple(max(1, round(b / a)) for a, b in itertools.pairwise(intervals))
+    levels = [plan.level for plan in result.levels]
+    return TierSchedule(
+        interval_s=intervals[0],
+        every=every,
+        stalls=tuple(float(level.stall_s) for level in levels),
+        restarts=tuple(float(level.restart_s) for level in levels),
+        shares=tuple(float(level.share) for level in levels),
+        lag_s=float(levels[-1].lag_s),
+    )
 
 
 def _schedule(result: Result, every: int | None) -> Schedule:
@@ -282,7 +300,7 @@ def run(
 
 
 def run_schedule(
-    schedule: Schedule,
+    schedule: Schedule | TierSchedule,
     failures: Failures,
     *,
     cycles: int,
@@ -296,6 +314,8 @@ def run_schedule(
     200
     """
     cycles = check(cycles, failures.shape)  # enough cycles for the batches behind the CI, a valid shape
+    if isinstance(schedule, TierSchedule):
+        return _nested(schedule, failures, cycles, seed, progress)
     if schedule.storage_every is None:
         return _one_level(schedule, failures, cycles, seed, progress)
     return _two_levels(schedule, failures, cycles, seed, progress, FEW_LANES)
@@ -412,19 +432,39 @@ def _two_levels(
     restart recovers to), whether that period's storage snapshot is still in
     flight, and the length of the restart.
     """
+    state = (0.0, False, schedule.restart_s)  # the job starts as after a storage failure
+
+    def window(x: Any, u: Any, state: Any) -> tuple[Any, Any, Any, Any]:
+        return _window(schedule, x, u < schedule.memory_share, state, few_lanes)
+
+    sums, in_restart = _timeline(failures, cycles, seed, progress, window, state)
+    sums[1] *= schedule.interval_s
+    return _summary(sums.sum(axis=1), sums[1] / sums[0], cycles, in_restart, seed, schedule)
+
+
+def _timeline(
+    failures: Failures,
+    cycles: int,
+    seed: int,
+    progress: Progress | None,
+    window: Callable[[Any, Any, Any], tuple[Any, Any, Any, Any]],
+    state: Any,
+) -> tuple[Any, int]:
+    """Exactly ``cycles`` cycles of one timeline, drawn a window at a time: for each, the times to
+    failure and one uniform draw per cycle (which level serves it), run by ``window`` from the state
+    the last one left. Returns the per-batch sums of (time, kept in fastest intervals, stalls,
+    restarts) and how many failures struck a restart."""
     import numpy
 
     rng = numpy.random.default_rng(seed)
     edges = numpy.cumsum([0, *_batch_sizes(cycles)])
-    sums = numpy.zeros((4, BATCHES))  # time, kept (in memory intervals), stalls, restarts
-    state = (0.0, False, schedule.restart_s)  # the job starts as after a storage failure
+    sums = numpy.zeros((4, BATCHES))
     in_restart = 0
     start = 0
     while start < cycles:
         n = min(WINDOW, cycles - start)
         x = failures.draw(rng, n)
-        by_memory = rng.random(n) < schedule.memory_share
-        kept, stalls, restarts, state = _window(schedule, x, by_memory, state, few_lanes)
+        kept, stalls, restarts, state = window(x, rng.random(n), state)
         in_restart += int(numpy.count_nonzero(x < restarts))
         numpy.minimum(restarts, x, out=restarts)  # a restart cut short by a failure
         inside = edges[(edges > start) & (edges < start + n)] - start
@@ -435,8 +475,7 @@ def _two_levels(
         start += n
         if progress is not None:
             progress(start / cycles)
-    sums[1] *= schedule.interval_s
-    return _summary(sums.sum(axis=1), sums[1] / sums[0], cycles, in_restart, seed, schedule)
+    return sums, in_restart
 
 
 def _window(
@@ -453,14 +492,8 @@ def _window(
     import numpy
 
     n = x.size
-    starts = numpy.concatenate(([0], numpy.flatnonzero(~by_memory[:-1]) + 1))
-    lengths = numpy.diff(numpy.append(starts, n))
-    order = numpy.argsort(-lengths, kind="stable")
-    starts, lengths = starts[order], lengths[order]
+    starts, lengths, order, phase, pending, restart = _epochs(~by_memory, schedule.restart_s)
     lanes = starts.size
-    phase = numpy.zeros(lanes)
-    pending = numpy.zeros(lanes, dtype=bool)
-    restart = numpy.full(lanes, schedule.restart_s)
     first = int(numpy.flatnonzero(order == 0)[0])
     phase[first], pending[first], restart[first] = state
     kept, stalls, restarts = numpy.empty(n), numpy.empty(n), numpy.empty(n)
@@ -482,6 +515,20 @@ def _window(
                    index, kept, stalls, restarts)  # fmt: skip
     last = int(numpy.flatnonzero(order == lanes - 1)[0])  # the epoch still open at the window's end
     return kept, stalls, restarts, (float(phase[last]), bool(pending[last]), float(restart[last]))
+
+
+def _epochs(ends: Any, restart_s: float) -> tuple[Any, Any, Any, Any, Any, Any]:
+    """A window split into epochs after each cycle that ``ends`` one (a failure served from the top
+    level): their starts and lengths, longest first, the order that sorted them, and a fresh state
+    for each (phase 0, nothing in flight, a restart from the top level)."""
+    import numpy
+
+    starts = numpy.concatenate(([0], numpy.flatnonzero(ends[:-1]) + 1))
+    lengths = numpy.diff(numpy.append(starts, ends.size))
+    order = numpy.argsort(-lengths, kind="stable")
+    lanes = starts.size
+    state = numpy.zeros(lanes), numpy.zeros(lanes, dtype=bool), numpy.full(lanes, restart_s)
+    return starts[order], lengths[order], order, *state
 
 
 def vector_step(schedule: Schedule) -> Callable[..., None]:
@@ -590,6 +637,186 @@ def _scalar_lane(
     return c, pending, r
 
 
+# ------------------------------------------------------------ nested tiers
+
+
+@dataclass(frozen=True)
+class TierSchedule:
+    """A nested schedule of L ≥ 2 tiers (docs/model.md §12), as the simulation runs it.
+
+    A tier-1 checkpoint after every ``interval_s`` (τ₁) of useful work; tier i
+    every ``every[i − 2]``-th checkpoint of tier i − 1, so a tier-i boundary
+    stalls ``stalls[0] + … + stalls[i − 1]``; the top tier's copy is durable
+    once the job's position is ``lag_s`` past the end of its stall. A failure
+    is of class k with probability ``shares[k − 1]``: restart ``restarts[k − 1]``,
+    back to the last tier-k boundary (the top tier: the last durable one).
+    """
+
+    interval_s: float
+    every: tuple[int, ...]
+    stalls: tuple[float, ...]
+    restarts: tuple[float, ...]
+    shares: tuple[float, ...]
+    lag_s: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.interval_s) and self.interval_s > 0):
+            raise InputError(f"must be a positive number of seconds, got {self.interval_s:g}", where="interval_s")
+        count = len(self.stalls)
+        if count < 2 or len(self.restarts) != count or len(self.shares) != count or len(self.every) != count - 1:
+            raise InputError("a nested schedule needs L ≥ 2 tiers and L − 1 multiples", where="levels")
+        for value in (*self.stalls, *self.restarts, self.lag_s):
+            if not (math.isfinite(value) and value >= 0):
+                raise InputError(f"must be a non-negative number of seconds, got {value:g}", where="levels")
+        if any(not 0.0 <= q <= 1.0 for q in self.shares) or abs(sum(self.shares) - 1.0) > 1e-9:
+            raise InputError("the shares of failures each tier serves must sum to 1", where="levels")
+        for m in self.every:
+            if isinstance(m, bool) or not isinstance(m, int) or m < 1:
+                raise InputError(f"must be a positive whole number, got {m!r}", where="storage_every")
+        if self.storage_interval_s < self.lag_s:
+            raise InputError(
+                f"storage interval {self.storage_interval_s:g} s is shorter than the persist lag {self.lag_s:g} s:"
+                " a storage checkpoint cannot start before the last one is durable",
+                where="interval_s",
+            )
+
+    @property
+    def storage_every(self) -> int:
+        """Tier-1 checkpoints per top-tier checkpoint."""
+        return math.prod(self.every)
+
+    @property
+    def storage_interval_s(self) -> float:
+        return self.storage_every * self.interval_s
+
+    @property
+    def memory_interval_s(self) -> float:
+        return self.interval_s
+
+    def intervals(self) -> tuple[float, ...]:
+        found = [self.interval_s]
+        for m in self.every:
+            found.append(found[-1] * m)
+        return tuple(found)
+
+
+def _nested(
+    schedule: TierSchedule, failures: Failures, cycles: int, seed: int, progress: Progress | None
+) -> Simulation:
+    """Any number of tiers: one timeline of exactly ``cycles`` cycles, as :func:`_two_levels` runs two
+    (the same draws: with two tiers, a class-1 failure is a memory-served one)."""
+    import numpy
+
+    top = len(schedule.stalls) - 1
+    bounds = numpy.cumsum(schedule.shares)[:-1]
+    step = _tier_step(schedule)
+
+    def window(x: Any, u: Any, state: Any) -> tuple[Any, Any, Any, Any]:
+        tier = numpy.searchsorted(bounds, u, side="right")
+        return _tier_window(step, x, tier, top, state, schedule.restarts[top])
+
+    sums, in_restart = _timeline(failures, cycles, seed, progress, window, (0.0, False, schedule.restarts[top]))
+    sums[1] *= schedule.interval_s
+    return _summary(sums.sum(axis=1), sums[1] / sums[0], cycles, in_restart, seed, schedule)  # type: ignore[arg-type]
+
+
+def _tier_window(
+    step: Callable[..., None], x: Any, tier: Any, top: int, state: tuple[float, bool, float], top_restart: float
+) -> tuple[Any, Any, Any, tuple[float, bool, float]]:
+    """The cycles of one window, split into epochs after each top-class failure (which always leaves
+    the job in the same state), run side by side, longest first."""
+    import numpy
+
+    n = x.size
+    starts, lengths, order, phase, pending, restart = _epochs(tier == top, top_restart)
+    lanes = starts.size
+    first = int(numpy.flatnonzero(order == 0)[0])
+    phase[first], pending[first], restart[first] = state
+    kept, stalls, restarts = numpy.empty(n), numpy.empty(n), numpy.empty(n)
+    running = numpy.searchsorted(-lengths, -numpy.arange(int(lengths[0])), side="left").tolist()
+    for at, active in enumerate(running):
+        index = starts[:active] + at
+        step(x[index], tier[index], phase[:active], pending[:active], restart[:active], index, kept, stalls, restarts)
+    last = int(numpy.flatnonzero(order == lanes - 1)[0])
+    return kept, stalls, restarts, (float(phase[last]), bool(pending[last]), float(restart[last]))
+
+
+def _tier_step(schedule: TierSchedule) -> Callable[..., None]:
+    """One cycle of every running epoch of a nested schedule; updates the state in place.
+
+    From phase c (tier-1 checkpoints from the start of the current top-tier period to the point the
+    restart recovers to) the job makes progress w = max(X − r, 0). Offsets within a period count
+    stalls: checkpoint i ends at pos(i) = i·τ₁ + Σ_j ⌊i/N_j⌋·s_j, N_j = m₂·…·m_j.
+    """
+    import numpy
+
+    tau = schedule.interval_s
+    stalls = schedule.stalls
+    count = len(stalls)
+    sizes = [1]  # N_1 … N_L: tier-1 checkpoints per tier-j period
+    for m in schedule.every:
+        sizes.append(sizes[-1] * m)
+    total = float(sizes[-1])
+    lengths = []  # a tier-j period that does not end a higher one: N_j·τ₁ + Σ_{i≤j} (N_j/N_i)·s_i
+    for j in range(count):
+        lengths.append(sizes[j] * tau + sum(sizes[j] // sizes[i] * stalls[i] for i in range(j + 1)))
+    period = total * tau + sum(sizes[-1] // sizes[i] * stalls[i] for i in range(count))
+    lag = schedule.lag_s
+    restarts = numpy.asarray(schedule.restarts, dtype=float)
+    top = count - 1
+
+    def stall_sum(i: Any) -> Any:
+        found = numpy.zeros_like(i)
+        for j in range(count):
+            found += numpy.floor(i / sizes[j]) * stalls[j]
+        return found
+
+    def position(i: Any) -> Any:
+        return i * tau + stall_sum(i)
+
+    def step(x: Any, tier: Any, c: Any, pending: Any, r: Any, index: Any, kept: Any, stall_out: Any,
+             restart_out: Any) -> None:  # fmt: skip
+        w = numpy.maximum(x - r, 0.0)
+        start = position(c)
+        e = w - (period - start)
+        passed = e >= 0.0
+        e = numpy.maximum(e, 0.0)
+        extra = numpy.floor(e / period)
+        e = numpy.maximum(e - extra * period, 0.0)
+        offset = numpy.where(passed, e, start + w)  # where the failure strikes, from its period's start
+        done = numpy.zeros_like(offset)
+        left = offset
+        for j in range(count - 2, -1, -1):  # whole tier-(j+1) periods, top down, then segments
+            whole = numpy.minimum(numpy.floor(left / lengths[j]), schedule.every[j] - 1.0)
+            whole = numpy.maximum(whole, 0.0)
+            left = numpy.maximum(left - whole * lengths[j], 0.0)
+            done += whole * sizes[j]
+        partial = numpy.maximum(left - tau, 0.0)  # the stall cut short by the failure
+        # The job never stands before the point it resumed from: where rounding put the failure
+        # in the segment before (a failure during the restart strikes exactly there), it is not.
+        behind = ~passed & (done < c)
+        done = numpy.where(behind, c, done)
+        partial = numpy.where(behind, numpy.maximum(w - tau, 0.0), partial)
+        rounds = numpy.where(passed, extra + 1.0, 0.0)
+        reached = rounds * total + done
+        stall_out[index] = stall_sum(reached) - stall_sum(c) + partial
+        base = rounds * total
+        back = base.copy()
+        if lag > 0:
+            durable = (offset >= lag) | ~(passed | pending)
+            back -= numpy.where(durable, 0.0, total)
+            pending[...] = (tier < top) & ~durable
+        sizes_of = numpy.asarray(sizes, dtype=float)[tier]
+        lower = numpy.floor(reached / sizes_of) * sizes_of
+        restore = numpy.where(tier == top, back, lower)
+        kept[index] = restore - c
+        restart_out[index] = r
+        c[...] = numpy.where(tier == top, 0.0, lower - base)
+        r[...] = restarts[tier]
+
+    return step
+
+
 # ---------------------------------------------------------------- search
 
 
@@ -634,6 +861,12 @@ def optimize(
     number m of memory checkpoints per storage checkpoint jointly (for each m
     the best τ₁, then the best m), with m·τ₁ no shorter than the lag.
     """
+    if config.is_nested:
+        raise InputError(
+            "the simulated search covers one or two levels; with more tiers, simulate the exact optimum"
+            " (without the search)",
+            where="search",
+        )
     result = evaluate(config.optimal())
     every = None
     if config.has_memory:

@@ -22,7 +22,7 @@ import functools
 import math
 from collections.abc import Callable
 
-from . import exact
+from . import exact, nested
 from .model import Config, Result, effective_at, evaluate, schedule_of
 from .records import Record
 
@@ -52,7 +52,7 @@ class _End(Record):
     """One end of the interval: its M, the optimum there and its effective time."""
 
     mtbf_s: float
-    best: exact.Schedule
+    best: exact.Schedule | nested.Tiers
     effective: float
 
 
@@ -71,15 +71,17 @@ def band(config: Config, result: Result, low: float, high: float | None) -> Band
     two = config.has_memory
     if hi is None:
         robust = lo.best
+    elif config.is_nested:
+        robust = _robust_nested(config, lo, hi)
     elif two:
         robust = _robust_two(config, lo, hi)
     else:
         robust = _robust_one(config, lo, hi)
 
-    def pair(schedule: exact.Schedule) -> tuple[float, float | None]:
+    def pair(schedule: exact.Schedule | nested.Tiers) -> tuple[float, float | None]:
         return effective_at(config, schedule, low), None if high is None else effective_at(config, schedule, high)
 
-    def regret(schedule: exact.Schedule) -> float | None:
+    def regret(schedule: exact.Schedule | nested.Tiers) -> float | None:
         if hi is None:
             return None
         return 100.0 * max(_regret(config, lo, schedule), _regret(config, hi, schedule))
@@ -92,14 +94,18 @@ def band(config: Config, result: Result, low: float, high: float | None) -> Band
         optimal_effective=(lo.effective, None if hi is None else hi.effective),
         robust_interval_s=float(robust.storage_interval_s),
         robust_memory_interval_s=float(robust.tau1_s) if two else None,
-        robust_storage_every=float(robust.every) if two else None,
+        robust_storage_every=float(_every(robust)) if two else None,
         robust_effective=pair(robust),
         robust_regret_pp=regret(robust),
         point_regret_pp=regret(point),
     )
 
 
-def _regret(config: Config, end: _End, schedule: exact.Schedule) -> float:
+def _every(schedule: exact.Schedule | nested.Tiers) -> float:
+    return float(schedule.segments if isinstance(schedule, nested.Tiers) else schedule.every)
+
+
+def _regret(config: Config, end: _End, schedule: exact.Schedule | nested.Tiers) -> float:
     return max(end.effective - effective_at(config, schedule, end.mtbf_s), 0.0)
 
 
@@ -109,18 +115,22 @@ def _with_tau1(schedule: exact.Schedule, tau: float) -> exact.Schedule:
 
 def _robust_one(config: Config, lo: _End, hi: _End) -> exact.Schedule:
     """One level: the interval between the two optima where the two regrets are equal."""
-    a, b = sorted((float(lo.best.tau1_s), float(hi.best.tau1_s)))
-    tau, _ = _minimax(config, lo, hi, lambda t: lo.best.replace(tau1_s=t), a, b)
-    return lo.best.replace(tau1_s=tau)
+    best = lo.best
+    assert isinstance(best, exact.Schedule)
+    a, b = sorted((float(best.tau1_s), float(hi.best.tau1_s)))
+    tau, _ = _minimax(config, lo, hi, lambda t: best.replace(tau1_s=t), a, b)
+    return best.replace(tau1_s=tau)
 
 
 def _robust_two(config: Config, lo: _End, hi: _End) -> exact.Schedule:
     """Two levels: for each whole m from just below the smaller optimal m to just above the larger,
     the memory interval with equal regrets between that m's two optima; the m with the least regret."""
-    m_lo, m_hi = sorted((int(lo.best.every), int(hi.best.every)))
+    low_best, high_best = lo.best, hi.best
+    assert isinstance(low_best, exact.Schedule) and isinstance(high_best, exact.Schedule)
+    m_lo, m_hi = sorted((int(low_best.every), int(high_best.every)))
     found: list[tuple[float, float, exact.Schedule]] = []
     for m in range(max(1, m_lo - 2), m_hi + 3):
-        base = lo.best.replace(every=float(m))
+        base = low_best.replace(every=float(m))
         a, b = sorted((float(exact.best_tau1(base, lo.mtbf_s)), float(exact.best_tau1(base, hi.mtbf_s))))
         make: Callable[[float], exact.Schedule] = functools.partial(_with_tau1, base)
         tau, worst = _minimax(config, lo, hi, make, a, b)
@@ -128,8 +138,31 @@ def _robust_two(config: Config, lo: _End, hi: _End) -> exact.Schedule:
     return min(found, key=lambda item: (item[0], item[1]))[2]
 
 
+def _tiers_at(schedule: nested.Tiers, tau: float) -> nested.Tiers:
+    return schedule.replace(tau1_s=tau)
+
+
+def _robust_nested(config: Config, lo: _End, hi: _End) -> nested.Tiers:
+    """Three or more tiers: the multiples of either end's optimum, each with the fastest interval of
+    equal regrets between its optima at the two ends; the one with the least regret."""
+    found: list[tuple[float, int, nested.Tiers]] = []
+    for rank, end in enumerate((lo, hi)):
+        base = end.best
+        assert isinstance(base, nested.Tiers)
+        a, b = sorted((float(nested.best_tau1(base, lo.mtbf_s)), float(nested.best_tau1(base, hi.mtbf_s))))
+        make: Callable[[float], nested.Tiers] = functools.partial(_tiers_at, base)
+        tau, worst = _minimax(config, lo, hi, make, a, b)
+        found.append((worst, rank, base.replace(tau1_s=tau)))
+    return min(found, key=lambda item: (item[0], item[1]))[2]
+
+
 def _minimax(
-    config: Config, lo: _End, hi: _End, at: Callable[[float], exact.Schedule], a: float, b: float
+    config: Config,
+    lo: _End,
+    hi: _End,
+    at: Callable[[float], exact.Schedule | nested.Tiers],
+    a: float,
+    b: float,
 ) -> tuple[float, float]:
     """The τ in [a, b] (a ≤ b) minimising the larger regret, and that regret, for regrets that are
     monotone between the two optima (lo's rising, hi's falling)."""

@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "ckptcalc"
 #: earlier entries and from lower bands, never from a higher one.
 BANDS: list[list[str]] = [
     ["records", "errors", "units", "numeric"],  # foundations
-    ["exact", "renewal", "model"],  # the pure model
+    ["exact", "nested", "renewal", "model"],  # the pure model
     ["scenario", "decide", "robust", "files", "eventlog"],  # inputs, decisions, uncertainty, files in and out
     ["sweeps", "montecarlo", "runs", "presets", "wording", "failures", "timeline"],  # grids, simulation, logs
     ["documents", "schema"],  # documents

@@ -1,0 +1,270 @@
+"""Nested tiers: the exact recursion one period inside the next (docs/model.md §12.2–§12.6)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy
+import pytest
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+
+from ckptcalc import exact, nested
+from ckptcalc import montecarlo as mc
+from ckptcalc.model import Config, Tier, evaluate, first_order
+
+M = 14_400.0
+STALLS = (3.0, 12.0, 90.0)
+SHARES = (0.90, 0.08, 0.02)
+RESTARTS = (60.0, 180.0, 600.0)
+
+
+def tiers(tau: float, every: tuple[float, ...], lag: float = 0.0) -> nested.Tiers:
+    return nested.Tiers(tau1_s=tau, every=every, stalls=STALLS, lag_s=lag, shares=SHARES, restarts=RESTARTS)
+
+
+def reference_job(**changes: object) -> Config:
+    """docs/model.md §12.2: 6.48 TB written at 2.16 TB/s, 540 GB/s and 72 GB/s (stalls 3, 12, 90 s)."""
+    config = Config(
+        checkpoint_bytes=6.48e12,
+        bandwidth=72e9,
+        mtbf_s=M,
+        restart_s=600.0,
+        replica_survival=0.90,
+        memory_bandwidth=2.16e12,
+        memory_restart_s=60.0,
+        middle=(Tier("nvme", 540e9, 180.0, 0.08),),
+    )
+    return config.replace(**changes)
+
+
+# ------------------------------------------------------------ hand-worked references
+
+
+def test_reference_12_2_first_order() -> None:
+    """§12.2: the tiers separate; each optimum is Young's with its own share."""
+    fo = first_order(reference_job())
+    assert [float(level.interval_s) for level in fo.levels] == pytest.approx([309.839, 2078.461, 11384.200], abs=1e-3)
+    losses = [float(level.write + level.rework) for level in fo.levels]
+    assert losses == pytest.approx([0.0193649, 0.0115470, 0.0158114], abs=1e-7)
+    assert float(fo.restart) == pytest.approx(80.4 / 14_400, rel=1e-12)
+    assert float(fo.total) == pytest.approx(0.0523066, abs=1e-7)
+    assert float(fo.effective) == pytest.approx(0.947693, abs=1e-6)
+
+
+def test_reference_12_3_every_checkpoint_to_every_tier() -> None:
+    """§12.3: all multiples 1, so every failure lands at the same point: τ/((e^{(τ+Σs)/M} − 1)(M + R))."""
+    a = [math.exp(-r / M) for r in RESTARTS]
+    assert a == pytest.approx([0.9958420, 0.9875778, 0.9591894], abs=1e-7)
+    split = nested.effective(tiers(300.0, (1.0, 1.0)), M)
+    assert float(split.effective) == pytest.approx(0.726318, abs=1e-6)
+    assert float(split.effective) == pytest.approx(300.0 / (math.expm1(405.0 / M) * (M + 80.3979)), rel=1e-6)
+    # The restart share is that of one level with R: R per failure, M + R per failure cycle.
+    assert float(split.restart) == pytest.approx(80.3979 / (M + 80.3979), rel=1e-5)
+
+
+def test_reference_12_4_nested_by_hand() -> None:
+    """§12.4: tiers 2 and 3 every second segment; A = 721.84391 s for two segments of 300 s."""
+    split = nested.effective(tiers(300.0, (2.0, 1.0)), M)
+    assert float(split.effective) == pytest.approx(600.0 / 721.84391, rel=1e-8)
+    assert float(split.effective) == pytest.approx(0.831205, abs=1e-6)
+
+
+def test_reference_12_4_recovery_times() -> None:
+    """§12.4's T_c, R and w₁ come from the recovery recursion of §12.3."""
+    rec = nested._recovery(tiers(300.0, (2.0, 1.0)), M, exact._Math)
+    assert float(rec.restart) == pytest.approx(80.39785, abs=1e-5)
+    assert float(rec.lands[0]) == pytest.approx(0.8996244, abs=1e-7)
+    assert sum(float(x) for x in rec.lands) == pytest.approx(1.0, abs=1e-15)
+
+
+def test_reference_12_5_joint_optimum() -> None:
+    """§12.5: τ₁ 305.258 s, m = (7, 5), 0.948492; first order 0.947693."""
+    result = evaluate(reference_job())
+    intervals = [float(plan.interval_s) for plan in result.levels]
+    assert intervals == pytest.approx([305.258, 2136.81, 10684.04], abs=1e-2)
+    assert intervals[1] / intervals[0] == pytest.approx(7.0, abs=1e-9)
+    assert intervals[2] / intervals[1] == pytest.approx(5.0, abs=1e-9)
+    assert float(result.storage_every) == 35.0
+    assert float(result.effective) == pytest.approx(0.948492, abs=1e-6)
+    assert float(result.first_order.effective) == pytest.approx(0.947693, abs=1e-6)
+
+
+def test_reference_12_5_no_better_multiples_nearby() -> None:
+    """The search's multiples beat every other pair in a box around them (τ₁ re-optimised for each)."""
+    best = float(evaluate(reference_job()).effective)
+    base = tiers(1.0, (1.0, 1.0))
+    for m2 in range(4, 11):
+        for m3 in range(2, 9):
+            trial = base.replace(every=(float(m2), float(m3)))
+            tau = nested.best_tau1(trial, M)
+            assert float(nested.effective(trial.replace(tau1_s=tau), M).effective) <= best * (1 + 1e-12)
+
+
+def test_reference_12_6_a_free_tier_changes_nothing() -> None:
+    """§12.6: a middle tier that serves no failure and costs (next to) nothing to write gives §8.3's answer."""
+    two = Config(
+        checkpoint_bytes=6.48e12, bandwidth=72e9, mtbf_s=M, restart_s=600.0,
+        replica_survival=0.99, memory_bandwidth=2.16e12, memory_restart_s=60.0,
+    )  # fmt: skip
+    three = two.replace(middle=(Tier("free", 1e21, 60.0, 0.0),))
+    a, b = evaluate(two), evaluate(three)
+    assert float(b.effective) == pytest.approx(float(a.effective), rel=1e-12)
+    assert float(b.effective) == pytest.approx(0.964380, abs=1e-6)
+    assert float(b.storage_every) == float(a.storage_every) == 54.0
+    assert float(b.memory_interval_s) == pytest.approx(float(a.memory_interval_s), rel=1e-6)
+    assert float(a.memory_interval_s) == pytest.approx(292.521, abs=1e-3)
+
+
+# ------------------------------------------------------------ against the two-level model
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    log_m=st.floats(2.5, 5.0),
+    log_tau=st.floats(0.0, 4.0),
+    m=st.integers(1, 60),
+    log_s1=st.floats(-2.0, 2.0),
+    log_s2=st.floats(-1.0, 3.0),
+    lag_share=st.one_of(st.just(0.0), st.floats(0.0, 1.0)),
+    q=st.floats(0.0, 1.0),
+    log_r1=st.floats(0.0, 3.0),
+    log_r2=st.floats(0.0, 3.5),
+)
+def test_two_tiers_are_the_two_level_model(
+    log_m: float, log_tau: float, m: int, log_s1: float, log_s2: float, lag_share: float, q: float,
+    log_r1: float, log_r2: float,
+) -> None:  # fmt: skip
+    """With two tiers the nested recursion is §8.3–§8.4's, asynchronous storage included."""
+    mtbf, tau = 10**log_m, 10**log_tau
+    s1, s2, r1, r2 = 10**log_s1, 10**log_s2, 10**log_r1, 10**log_r2
+    lag = lag_share * m * tau
+    two = exact.effective(
+        exact.Schedule(tau1_s=tau, every=m, s1_s=s1, s2_s=s2, lag_s=lag, share=q, r1_s=r1, r2_s=r2), mtbf
+    )
+    general = nested.effective(
+        nested.Tiers(tau1_s=tau, every=(m,), stalls=(s1, s2), lag_s=lag, shares=(q, 1 - q), restarts=(r1, r2)), mtbf
+    )
+    meaningful = two.effective > 1e-3
+    event("meaningful" if meaningful else "effective time near 0")
+    if meaningful:
+        for part in ("effective", "write", "rework", "restart"):
+            assert getattr(general, part) == pytest.approx(getattr(two, part), rel=1e-8, abs=1e-12)
+    else:
+        assert general.effective == pytest.approx(two.effective, abs=1e-6)
+
+
+def test_arrays_match_floats() -> None:
+    """A grid goes through the same recursion as single points."""
+    taus = numpy.array([30.0, 300.0, 3000.0])
+    mtbfs = numpy.array([3600.0, 14_400.0, 86_400.0])
+    t = tiers(1.0, (3.0, 4.0), lag=0.0)
+    grid = nested.effective(t.replace(tau1_s=taus), mtbfs)
+    for i in range(3):
+        one = nested.effective(t.replace(tau1_s=float(taus[i])), float(mtbfs[i]))
+        assert float(grid.effective[i]) == pytest.approx(float(one.effective), rel=1e-13)
+        assert float(grid.write[i]) == pytest.approx(float(one.write), rel=1e-12)
+
+
+def test_swept_mtbf_reoptimises_every_point() -> None:
+    """evaluate on an array of MTBFs gives, point by point, the optimum of each."""
+    mtbfs = numpy.array([7200.0, 14_400.0, 28_800.0])
+    grid = evaluate(reference_job(mtbf_s=mtbfs))
+    for i, mtbf in enumerate(mtbfs):
+        one = evaluate(reference_job(mtbf_s=float(mtbf)))
+        assert float(grid.effective[i]) == pytest.approx(float(one.effective), rel=1e-9)
+
+
+def test_split_sums_to_one() -> None:
+    split = nested.effective(tiers(250.0, (4.0, 3.0), lag=400.0), M)
+    total = float(split.effective + split.write + split.rework + split.restart)
+    assert total == pytest.approx(1.0, abs=1e-12)
+    assert min(float(split.write), float(split.rework), float(split.restart)) > 0
+
+
+def test_degenerate_periods_count_as_restart() -> None:
+    """Periods thousands of MTBFs long: effective 0, the whole time restart, no error."""
+    split = nested.effective(tiers(1e7, (50.0, 50.0)), 10.0)
+    assert float(split.effective) == 0.0
+    assert float(split.restart) == 1.0
+
+
+# ------------------------------------------------------------ the simulation
+
+
+@pytest.mark.parametrize("lag", [0.0, 2500.0])
+def test_simulation_agrees_within_its_ci(lag: float) -> None:
+    """The exact model of three tiers lies inside the simulation's 95 % interval (asynchronous top too)."""
+    schedule = mc.TierSchedule(
+        interval_s=300.0, every=(3, 4), stalls=STALLS, restarts=RESTARTS, shares=SHARES, lag_s=lag
+    )
+    sim = mc.run_schedule(schedule, mc.Failures(3600.0), cycles=400_000, seed=5)
+    model = nested.effective(tiers(300.0, (3.0, 4.0), lag=lag), 3600.0)
+    low, high = sim.ci95
+    assert low <= float(model.effective) <= high
+    assert sim.split.write == pytest.approx(float(model.write), rel=5e-3)
+    assert sim.split.restart == pytest.approx(float(model.restart), rel=2e-2)
+
+
+def test_reference_12_5_simulated() -> None:
+    """§12.5: simulate at the joint optimum, 10⁶ cycles: 0.948453 ± 0.000124, around the exact 0.948492."""
+    result = evaluate(reference_job())
+    schedule = mc.schedule_for(reference_job())
+    assert isinstance(schedule, mc.TierSchedule) and schedule.every == (7, 5)
+    sim = mc.run_schedule(schedule, mc.Failures(M), cycles=1_000_000, seed=mc.DEFAULT_SEED)
+    assert sim.effective == pytest.approx(0.948453, abs=1e-6)
+    assert (sim.ci95[1] - sim.ci95[0]) / 2 == pytest.approx(0.000124, abs=1e-6)
+    assert sim.ci95[0] <= float(result.effective) <= sim.ci95[1]
+
+
+@pytest.mark.parametrize("lag", [0.0, 700.0])
+def test_general_simulation_with_two_tiers_is_the_two_level_one(lag: float) -> None:
+    """The same draws give the very same timeline as the two-level simulation."""
+    two = mc.Schedule(interval_s=300.0, stall_s=10.0, restart_s=900.0, storage_every=5, storage_stall_s=100.0,
+                      memory_restart_s=60.0, memory_share=0.7, lag_s=lag)  # fmt: skip
+    general = mc.TierSchedule(interval_s=300.0, every=(5,), stalls=(10.0, 100.0), restarts=(60.0, 900.0),
+                              shares=(0.7, 0.3), lag_s=lag)  # fmt: skip
+    a = mc.run_schedule(two, mc.Failures(3600.0), cycles=50_000, seed=3)
+    b = mc.run_schedule(general, mc.Failures(3600.0), cycles=50_000, seed=3)
+    assert b.effective == pytest.approx(a.effective, rel=1e-12)
+    assert b.split.restart == pytest.approx(a.split.restart, rel=1e-12)
+    assert b.split.write == pytest.approx(a.split.write, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("changes", "where"),
+    [
+        ({"every": (0, 2)}, "storage_every"),
+        ({"shares": (0.5, 0.4, 0.2)}, "levels"),
+        ({"stalls": (1.0, -1.0, 2.0)}, "levels"),
+        ({"lag_s": 1e9}, "interval_s"),
+        ({"interval_s": 0.0}, "interval_s"),
+    ],
+)
+def test_tier_schedule_refuses_bad_values(changes: dict[str, object], where: str) -> None:
+    from ckptcalc.errors import InputError
+
+    fields = dict(interval_s=300.0, every=(3, 4), stalls=STALLS, restarts=RESTARTS, shares=SHARES)
+    fields.update(changes)
+    with pytest.raises(InputError) as caught:
+        mc.TierSchedule(**fields)  # type: ignore[arg-type]
+    assert caught.value.where == where
+
+
+def test_a_failure_during_a_restart_keeps_the_point_resumed_from() -> None:
+    """With τ and stalls that floating point cannot add exactly, a failure during the restart still
+    leaves the job at the checkpoint it resumed from (no work lost, no stall counted)."""
+    schedule = mc.TierSchedule(
+        interval_s=42.33403250125843, every=(5, 7), stalls=(0.06, 0.26, 3.2), restarts=(600.0, 600.0, 600.0),
+        shares=(0.85, 0.12, 0.03),
+    )  # fmt: skip
+    step = mc._tier_step(schedule)
+    n = schedule.storage_every
+    start = numpy.arange(n, dtype=float)
+    phase = start.copy()
+    kept, stalls, restarts = numpy.empty(n), numpy.empty(n), numpy.empty(n)
+    step(numpy.full(n, 100.0), numpy.zeros(n, dtype=int), phase, numpy.zeros(n, dtype=bool),
+         numpy.full(n, 600.0), numpy.arange(n), kept, stalls, restarts)  # fmt: skip
+    assert (kept == 0.0).all()
+    assert (stalls == 0.0).all()
+    assert (phase == start).all()
