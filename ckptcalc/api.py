@@ -104,17 +104,35 @@ def load_preset(preset: PresetRef | None = None) -> Scenario:
 
 
 def save_preset(
-    preset: Scenario, path: str | os.PathLike[str], *, force: bool = False, description: str | None = None
+    preset: Scenario,
+    path: str | os.PathLike[str],
+    *,
+    force: bool = False,
+    description: str | None = None,
+    keep_base_of: str | os.PathLike[str] | None = None,
 ) -> None:
     """Write ``preset`` (e.g. ``optimize(...).job.scenario``) as a TOML preset, atomically, never over
-    an existing file unless ``force``."""
+    an existing file unless ``force``.
+
+    With ``keep_base_of`` (the preset ``preset`` was loaded from), the file inherits from that
+    preset's ``base`` and holds only the keys whose values differ from it.
+    """
     from pathlib import Path
 
     from . import presets
 
     target = Path(path)
     saved = preset.replace(name=target.stem, description=description or preset.description)
-    presets.save(saved, target, force=force)
+    base = None
+    if keep_base_of is not None:
+        base = presets.parent(os.fspath(keep_base_of))
+        if base is None:
+            raise InputError(
+                f"the preset {os.fspath(keep_base_of)!r} names no base to keep (a preset inherits with"
+                f' {presets.BASE} = "NAME")',
+                where="keep_base",
+            )
+    presets.save(saved, target, force=force, base=base)
 
 
 def presets_list() -> Outcome:
@@ -125,13 +143,17 @@ def presets_list() -> Outcome:
     return Outcome({"schema_version": documents.SCHEMA_VERSION, "command": "presets list", "presets": rows}, None)
 
 
-def preset_text(preset: str) -> str:
-    """A preset's TOML as written, after checking that it loads."""
+def preset_text(preset: str, *, resolved: bool = False) -> str:
+    """A preset's TOML as written, after checking that it loads; ``resolved``: with its bases merged
+    in and no ``base`` key, as one document."""
     from . import presets
 
+    if resolved:
+        return presets.toml_text(presets.resolved_document(preset, "name"))
     path = presets.find(preset, "name")
-    text = presets.read_text(path, preset)
-    presets.parse(text, preset)
+    label = preset if presets.is_path(preset) else path.name
+    text = presets.read_text(path, label)
+    presets.parse(text, label, path)
     return text
 
 
@@ -288,7 +310,9 @@ def optimize(preset: PresetRef | None = None, *, target: Value | None = None, **
     the_job = job(preset, **inputs)
     result = evaluate(the_job.config)
     assume = decide.LeverAssumptions(**presets.lever_assumptions())
-    levers = decide.levers(the_job.config, the_job.gpus, assume, base=float(result.optimal_effective))
+    levers = decide.levers(
+        the_job.config, the_job.gpus, assume, base=float(result.optimal_effective), more=_part_levers(the_job)
+    )
     targets = decide.targets(the_job.config, goal, the_job.gpu_mtbf_s) if goal is not None else None
     s = the_job.scenario
     cost = decide.cost(result, the_job.gpus, s.gpu_hour_cost) if the_job.gpus is not None else None
@@ -299,6 +323,27 @@ def optimize(preset: PresetRef | None = None, *, target: Value | None = None, **
         band=_uncertainty(the_job, result),
     )  # fmt: skip
     return Optimization(document, the_job, result, label, preset is None)
+
+
+def _part_levers(one: Job) -> list[tuple[str, Any, float | None]]:
+    """The levers on the restart's parts (docs/model.md §12.1): detection halved, where the restart
+    counts one, and every read bandwidth doubled, where a reload is counted."""
+    s = one.scenario
+    found: list[tuple[str, Any, float | None]] = []
+    if s.detect_s and s.restart_s is None:
+        found.append(("detect_half", resolve(s.replace(detect_s=s.detect_s / 2)).config, s.detect_s / 2))
+    c = one.config
+    reads = [c.read_bandwidth, c.memory_read_bandwidth, *(t.read_bandwidth for t in c.middle)]
+    if any(r is not None for r in reads):
+        doubled = c.replace(
+            read_bandwidth=None if c.read_bandwidth is None else c.read_bandwidth * 2,
+            memory_read_bandwidth=None if c.memory_read_bandwidth is None else c.memory_read_bandwidth * 2,
+            middle=tuple(
+                t if t.read_bandwidth is None else t.replace(read_bandwidth=t.read_bandwidth * 2) for t in c.middle
+            ),
+        )
+        found.append(("read_bw_x2", doubled, None if c.read_bandwidth is None else float(c.read_bandwidth) * 2))
+    return found
 
 
 def _uncertainty(one: Job, result: Result) -> Any:
@@ -591,8 +636,8 @@ def sweep_stream(
             where="over",
         )
     spec = sweeps.spec(over)
-    low = _bound(spec, start, "start")
-    high = _bound(spec, stop, "stop")
+    low = _bound(spec, start, "start", the_job.gpus)
+    high = _bound(spec, stop, "stop", the_job.gpus)
     if low is None or high is None:
         default_low, default_high = sweeps.default_range(over, the_job, evaluate(the_job.config.optimal()))
         low = default_low if low is None else low
@@ -605,10 +650,13 @@ def sweep_stream(
     return SweepStream(the_job, over, values, spacing, _label(preset))
 
 
-def _bound(spec: Any, value: Value | None, where: str) -> float | None:
+def _bound(spec: Any, value: Value | None, where: str, gpus: float | None) -> float | None:
+    """A sweep bound in SI units; a per-GPU rate (``25GB/s/gpu``) times the job's GPU count."""
     if value is None:
         return None
-    return parse_value(spec, value, where) if isinstance(value, str) else float(value)
+    from .scenario import total
+
+    return total(parse_value(spec, value, where), gpus, where) if isinstance(value, str) else float(value)
 
 
 class Simulation(Outcome):
@@ -678,13 +726,24 @@ def simulate(
 
     if events is not None:
         _write_events(outcome.schedule, failures, total, chosen, events, force)
-    ran = config.replace(interval_s=outcome.interval_s, memory_interval_s=outcome.memory_interval_s)
+    ran = _ran(config, outcome.schedule)
     analytic = sim.analytic(ran, failures)
     base = evaluate(config.optimal().replace(shape=None)) if found is not None else None
     document = documents.simulation(
         the_job, outcome, failures, _label(preset), found, analytic=analytic, result=evaluate(ran), base=base
     )
     return Simulation(document, the_job)
+
+
+def _ran(config: Any, schedule: Any) -> Any:
+    """``config`` with the intervals of the schedule simulated."""
+    from . import montecarlo as sim
+
+    if isinstance(schedule, sim.TierSchedule):
+        intervals = schedule.intervals()
+        middle = tuple(t.replace(interval_s=i) for t, i in zip(config.middle, intervals[1:-1], strict=True))
+        return config.replace(memory_interval_s=intervals[0], interval_s=intervals[-1], middle=middle)
+    return config.replace(interval_s=schedule.storage_interval_s, memory_interval_s=schedule.memory_interval_s)
 
 
 #: The most cycles ``simulate --events`` writes: a cycle of Llama 3 is about 85 lines of log.
@@ -845,13 +904,19 @@ def plan(
     from . import documents
     from . import runs as whole
     from .model import evaluate
-    from .montecarlo import DEFAULT_SEED, Failures, schedule_for
+    from .montecarlo import DEFAULT_SEED, Failures, TierSchedule, schedule_for
     from .units import parse_count, parse_duration
 
     if seed is not None and seed < 0:
         raise InputError(f"must be a non-negative integer, got {seed}", where="seed")
     the_job = job(preset, **inputs)
     config = the_job.config
+    if config.is_nested:
+        raise InputError(
+            "whole runs are simulated for one or two levels; with three or more tiers, `ckptcalc simulate`"
+            " gives the effective time, and the expected run time is the work over it",
+            where="preset",
+        )
     work_s = _work(work, steps, the_job.scenario.step_time_s)
     limit = _number(parse_duration, deadline, "deadline") if deadline is not None else None
     if limit is not None and not (math.isfinite(limit) and limit > 0):
@@ -866,8 +931,10 @@ def plan(
     expected = work_s / effective
     count = whole.check(_number(parse_count, runs, "runs"), expected / float(config.mtbf_s) + 1.0)
     chosen = DEFAULT_SEED if seed is None else seed
+    schedule = schedule_for(run_config)
+    assert not isinstance(schedule, TierSchedule)  # refused above
     done = whole.complete(
-        schedule_for(run_config),
+        schedule,
         Failures(float(config.mtbf_s), shape),
         work_s=work_s,
         runs=count,

@@ -111,7 +111,7 @@ _OPTIONS = frozenset(
     {"preset", "save_preset", "force", "plot", "over", "points", "cycles", "shape", "seed", "target",
      "min_effective", "what_if", "failure_dist", "value", "time", "time_unit", "where", "cause",
      "window_start", "window_end", "coalesce", "observed_gpus", "format", "mtbf_ci", "at", "work", "steps",
-     "runs", "deadline", "events", "slo", "discard"}
+     "runs", "deadline", "events", "slo", "discard", "keep_base"}
 )  # fmt: skip
 
 
@@ -447,6 +447,14 @@ def optimize(
     force: Annotated[
         bool, typer.Option("--force", help="Let --save-preset overwrite an existing file.", rich_help_panel="Output")
     ] = False,
+    keep_base: Annotated[
+        bool,
+        typer.Option(
+            "--keep-base",
+            help="With --save-preset: inherit from the base of --preset and write only the keys that differ.",
+            rich_help_panel="Output",
+        ),
+    ] = False,
     markdown: Annotated[
         bool,
         typer.Option("--markdown", help="Print GitHub-flavoured Markdown tables instead.", rich_help_panel="Output"),
@@ -458,12 +466,14 @@ def optimize(
     """
     from . import api
 
+    if keep_base and save_preset is None:
+        raise InputError("only goes with {save_preset}", where="keep_base")
     outcome = api.optimize(model.preset, target=target, **model.inputs)
     document = outcome.to_dict()
     picked = _pick(document, value) if value is not None else None
     if save_preset is not None:
         assert outcome.job is not None
-        _save(outcome.job.scenario, str(outcome.preset), model, save_preset, force)
+        _save(outcome.job.scenario, str(outcome.preset), model, save_preset, force, keep_base)
     if value is not None:
         from .errors import printable
 
@@ -568,9 +578,10 @@ def check(
         raise typer.Exit(EXIT_CHECK)
 
 
-def _save(scenario: Scenario, label: str, model: ModelArgs, path: Path, force: bool) -> None:
+def _save(scenario: Scenario, label: str, model: ModelArgs, path: Path, force: bool, keep_base: bool = False) -> None:
     """Write the configuration run as a preset: what it came from, which keys changed, and no ``source``
-    sentence that describes the original rather than this one."""
+    sentence that describes the original rather than this one; with ``keep_base``, as differences from
+    the base of the preset it came from."""
     from . import api, wording
 
     given = model._given()
@@ -582,7 +593,7 @@ def _save(scenario: Scenario, label: str, model: ModelArgs, path: Path, force: b
     saved = scenario.replace(derived_from=label, changed=changed or None)
     if changed:
         saved = saved.replace(source=None)
-    api.save_preset(saved, path, force=force, description=description)
+    api.save_preset(saved, path, force=force, description=description, keep_base_of=label if keep_base else None)
     sys.stderr.write(_plain(wording.saved_preset(str(path), label, changed)) + "\n")
 
 
@@ -1101,12 +1112,15 @@ def presets_list(json_output: JsonOpt = False) -> None:
 @presets_app.command("show")
 def presets_show(
     name: Annotated[str, typer.Argument(help="Preset name or TOML path.", show_default=False)],
+    resolved: Annotated[
+        bool, typer.Option("--resolved", help="Print the preset with its base merged in (no base line).")
+    ] = False,
 ) -> None:
     """Print a preset's TOML."""
     from . import api
     from .errors import printable
 
-    text = printable(api.preset_text(name))
+    text = printable(api.preset_text(name, resolved=resolved))
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 

@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from .model import Config, Result, evaluate, replace
 from .records import Record
@@ -37,6 +37,7 @@ class Lever(Record):
     effective: float
     gain_pp: float
     changed: Config
+    value: float | None = None  # what some levers change to, where the configuration does not show it
 
 
 def _effective(config: Config) -> float:
@@ -44,19 +45,27 @@ def _effective(config: Config) -> float:
 
 
 def levers(
-    config: Config, gpus: float | None, assume: LeverAssumptions | None, *, base: float | None = None
+    config: Config,
+    gpus: float | None,
+    assume: LeverAssumptions | None,
+    *,
+    base: float | None = None,
+    more: Sequence[tuple[str, Config, float | None]] = (),
 ) -> list[Lever]:
     """Each single change, re-optimised, sorted by gain (largest first).
 
     The asynchronous and in-memory levers appear only where the configuration
     does not already use them and the GPU count is known (their bandwidths
     scale with it). ``base``, the configuration's optimal effective time,
-    saves a re-optimisation when the caller has it.
+    saves a re-optimisation when the caller has it. ``more`` adds levers the
+    caller built (key, changed configuration, the value changed to), such as
+    the restart's parts (detection ÷2, read bandwidth ×2).
     """
     base = _effective(config) if base is None else base
+    whole = config.flat()
     options: list[tuple[str, Config]] = [
         ("bandwidth_x2", replace(config, bandwidth=config.bandwidth * 2)),
-        ("restart_half", replace(config, restart_s=config.restart_s / 2)),
+        ("restart_half", replace(whole, restart_s=whole.restart_s / 2)),
         ("mtbf_x2", replace(config, mtbf_s=config.mtbf_s * 2)),
     ]
     if assume is not None and gpus is not None:
@@ -73,9 +82,9 @@ def levers(
             )
             options.append(("memory_replica", memory))
     found = []
-    for key, changed in options:
+    for key, changed, value in [(k, c, None) for k, c in options] + list(more):
         effective = _effective(changed)
-        found.append(Lever(key, effective, (effective - base) * 100.0, changed))
+        found.append(Lever(key, effective, (effective - base) * 100.0, changed, value))
     return sorted(found, key=lambda lever: -lever.gain_pp)
 
 
@@ -136,7 +145,7 @@ def _solve(make: Callable[[float], Config], target: float, start: float) -> floa
 
 def targets(config: Config, target: float, gpu_mtbf_s: float | None) -> Targets:
     """Solve for bandwidth, restart, MTBF and GPU count, one at a time, on the exact model at its optimum."""
-    config = config.optimal()
+    config = config.optimal().flat()
     mtbf, restart = float(config.mtbf_s), float(config.restart_s)
     unbounded: list[str] = []
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from . import wording
 from .decide import Cost, Lever, LeverAssumptions, Steps, Targets
 from .model import TERMS, FirstOrder, Plan, Result
-from .scenario import DEFAULT_BYTES_PER_PARAM, Job
+from .scenario import DEFAULT_BYTES_PER_PARAM, Job, Scenario, anatomy
 
 if TYPE_CHECKING:
     from .robust import Band
@@ -41,17 +41,70 @@ def inputs(job: Job) -> dict[str, Any]:
         "bandwidth_bytes_per_s": _f(c.bandwidth),
         "mtbf_s": _f(c.mtbf_s),
         "mtbf_source": job.mtbf_source,
-        "restart_s": _f(c.restart_s),
+        "restart_s": _f(c.storage_restart_s),
+        "restart_components": restart_components(job),
         "gpus": _f(job.gpus),
         "gpu_mtbf_s": _f(job.gpu_mtbf_s),
         "snapshot_bandwidth_bytes_per_s": _f(c.snapshot_bandwidth),
         "replica_survival": _f(c.replica_survival),
         "memory_bandwidth_bytes_per_s": _f(c.memory_bandwidth),
-        "memory_restart_s": _f(c.memory_restart_s),
+        # A rate stated per GPU: the value per GPU beside the aggregate above (null otherwise).
+        "bandwidth_per_gpu_bytes_per_s": _per_gpu(s, "bandwidth"),
+        "snapshot_bandwidth_per_gpu_bytes_per_s": _per_gpu(s, "snapshot_bandwidth"),
+        "memory_bandwidth_per_gpu_bytes_per_s": _per_gpu(s, "memory_bandwidth"),
+        "memory_restart_s": _f(c.levels()[0].restart_s) if c.has_memory else None,
+        "tiers": tiers(job),
         "failure_dist": "exponential" if c.shape is None else "weibull",
         "shape": _f(c.shape),
         "mtbf_ci95": None if job.mtbf_band is None else [float(job.mtbf_band[0]), _f(job.mtbf_band[1])],
     }
+
+
+def _per_gpu(scenario: Scenario, name: str) -> float | None:
+    return _f(getattr(scenario, name)) if name in scenario.per_gpu else None
+
+
+def restart_components(job: Job) -> dict[str, Any] | None:
+    """Each level's restart taken apart (levels whose restart is given as parts), or None."""
+    parts = anatomy(job)
+    if not parts:
+        return None
+    return {
+        name: {
+            "detect_s": p.detect_s,
+            "reschedule_s": p.reschedule_s,
+            "reload_s": p.reload_s,
+            "read_bandwidth_bytes_per_s": p.read_bandwidth,
+            "warmup_s": p.warmup_s,
+            "total_s": p.total_s,
+        }
+        for name, p in parts
+    }
+
+
+def tiers(job: Job) -> list[dict[str, Any]] | None:
+    """Every tier of a configuration of three or more, fastest first, or None."""
+    c = job.config
+    if not c.is_nested:
+        return None
+    s = job.scenario
+    bandwidths = [c.memory_bandwidth, *(t.bandwidth for t in c.middle), c.bandwidth]
+    per_gpu = [
+        s.memory_bandwidth if "memory_bandwidth" in s.per_gpu else None,
+        *(t.bandwidth if "bandwidth" in t.per_gpu else None for t in s.middle),
+        s.bandwidth if "bandwidth" in s.per_gpu else None,
+    ]
+    return [
+        {
+            "name": level.name,
+            "bandwidth_bytes_per_s": _f(bandwidth),
+            "bandwidth_per_gpu_bytes_per_s": _f(rate),
+            "stall_s": float(level.stall_s),
+            "share_of_failures": float(level.share),
+            "restart_s": float(level.restart_s),
+        }
+        for level, bandwidth, rate in zip(c.levels(), bandwidths, per_gpu, strict=True)
+    ]
 
 
 def loss(result: Result | FirstOrder) -> dict[str, float]:
@@ -169,8 +222,8 @@ def optimize(
     document.update(
         {
             "levers": [
-                {"key": v.key, "name": wording.lever_name(v.key, v.changed, assume), "effective": v.effective,
-                 "gain_pp": v.gain_pp}
+                {"key": v.key, "name": wording.lever_name(v.key, v.changed, assume, job.gpus, v.value),
+                 "effective": v.effective, "gain_pp": v.gain_pp}
                 for v in levers
             ],
             "discard": discard,
@@ -343,6 +396,11 @@ def _agreement(value: float | None, low: float, high: float, simulated: float) -
     return {"agrees": low <= value <= high, "difference_pp": (value - simulated) * 100.0}
 
 
+def _tier_intervals(result: Result) -> list[dict[str, Any]]:
+    """Each tier's name and interval, fastest first."""
+    return [{"name": str(plan.level.name), "interval_s": float(plan.interval_s)} for plan in result.levels]
+
+
 def simulation(
     job: Job,
     outcome: Any,
@@ -371,6 +429,7 @@ def simulation(
         "interval_s": outcome.interval_s,
         "memory_interval_s": outcome.memory_interval_s,
         "storage_every": outcome.storage_every,
+        "tier_intervals": _tier_intervals(result) if job.config.is_nested else None,
         "effective": outcome.effective,
         "effective_ci95": [low, high],
         "split": {

@@ -18,7 +18,7 @@ from typing import Any
 
 from . import units
 from .errors import InputError, UnitError
-from .model import Config, replace
+from .model import Config, Tier, replace
 from .records import Record
 
 
@@ -66,14 +66,21 @@ FIELDS: tuple[Field, ...] = (
         "size",
         "Checkpoint size instead of params, e.g. 6.5TB, 500GiB.",
     ),
-    Field("bandwidth", "rate", "bw", "storage", "bandwidth", "Aggregate storage write bandwidth, e.g. 2TB/s, 100Gbps."),
+    Field(
+        "bandwidth",
+        "rate",
+        "bw",
+        "storage",
+        "bandwidth",
+        "Aggregate storage write bandwidth, e.g. 2TB/s, 100Gbps; per GPU: 1GB/s/gpu.",
+    ),
     Field(
         "snapshot_bandwidth",
         "rate",
         "snapshot-bw",
         "storage",
         "snapshot_bandwidth",
-        "Device-to-host snapshot bandwidth: makes checkpoints asynchronous.",
+        "Aggregate device-to-host snapshot bandwidth (per GPU: 25GB/s/gpu): makes checkpoints asynchronous.",
     ),
     Field(
         "interval_s",
@@ -96,7 +103,46 @@ FIELDS: tuple[Field, ...] = (
         "failures", "count", "failures", "failures", "count", "Failures observed in --window (M = window / failures)."
     ),
     Field("window_s", "duration", "window", "failures", "window", "Observation window for --failures, e.g. 54d."),
-    Field("restart_s", "duration", "restart", "failures", "restart", "Restart time after a failure, e.g. 10min."),
+    Field(
+        "restart_s",
+        "duration",
+        "restart",
+        "failures",
+        "restart",
+        "Restart time after a failure, e.g. 10min (or give its parts: --detect, --reschedule, --read-bw, --warmup).",
+    ),
+    Field(
+        "detect_s",
+        "duration",
+        "detect",
+        "failures",
+        "detect",
+        "Restart part: time to notice a failure (hang watchdog), e.g. 15min.",
+    ),
+    Field(
+        "reschedule_s",
+        "duration",
+        "reschedule",
+        "failures",
+        "reschedule",
+        "Restart part: time to replace nodes and relaunch, e.g. 3min.",
+    ),
+    Field(
+        "read_bandwidth",
+        "rate",
+        "read-bw",
+        "storage",
+        "read_bandwidth",
+        "Restart part: aggregate storage read bandwidth; the reload is checkpoint size / this.",
+    ),
+    Field(
+        "warmup_s",
+        "duration",
+        "warmup",
+        "failures",
+        "warmup",
+        "Restart part: time from loaded to training at full speed, e.g. 2min.",
+    ),
     Field(
         "shape",
         "number",
@@ -120,7 +166,7 @@ FIELDS: tuple[Field, ...] = (
         "memory-bw",
         "memory",
         "bandwidth",
-        "Aggregate bandwidth of the in-memory replica copy.",
+        "Aggregate bandwidth of the in-memory replica copy (per GPU: 25GB/s/gpu).",
     ),
     Field(
         "memory_restart_s",
@@ -129,6 +175,14 @@ FIELDS: tuple[Field, ...] = (
         "memory",
         "restart",
         "Restart time when recovering from memory, e.g. 1min.",
+    ),
+    Field(
+        "memory_read_bandwidth",
+        "rate",
+        "memory-read-bw",
+        "memory",
+        "read_bandwidth",
+        "Restore bandwidth from the replica: the memory restart is detect + reschedule + size / this + warmup.",
     ),
     Field(
         "memory_interval_s",
@@ -207,17 +261,51 @@ BY_PUBLIC: dict[str, Field] = {f.public: f for f in FIELDS}
 
 
 def parse_value(spec: Field, raw: str, where: str | None = None) -> float:
-    """Parse ``raw`` with the unit kind of ``spec``; errors name ``where`` (its field by default)."""
+    """Parse ``raw`` with the unit kind of ``spec``; errors name ``where`` (its field by default).
+    A rate per GPU stays a :class:`ckptcalc.units.PerGpu`, which :func:`merge` records as such."""
     try:
-        return float(PARSERS[spec.kind](raw))
+        value = PARSERS[spec.kind](raw)
     except UnitError as error:
         raise UnitError(error.template, where=where or spec.public) from None
+    return value if isinstance(value, units.PerGpu) else float(value)
+
+
+def total(value: float, gpus: float | None, where: str) -> float:
+    """A rate as the model takes it: a per-GPU one (:class:`ckptcalc.units.PerGpu`) times ``gpus``,
+    which must then be known; any other as it is."""
+    if not isinstance(value, units.PerGpu):
+        return value
+    if gpus is None:
+        raise InputError(f"{units.format_rate(value)} needs the GPU count ({{gpus}})", where=where)
+    return float(value) * gpus
+
+
+class MiddleTier(Record):
+    """A tier between memory and storage, as a preset's ``[[levels]]`` states it (SI units).
+
+    Its restart is ``restart_s``, or (with ``read_bandwidth``) the job's
+    detection, rescheduling and warm-up plus the reload, size / read
+    bandwidth. ``where`` names it in messages (``file: levels[1]``);
+    ``per_gpu`` names its rates stated per GPU.
+    """
+
+    name: str
+    bandwidth: float
+    share: float
+    restart_s: float | None = None
+    read_bandwidth: float | None = None
+    interval_s: float | None = None
+    where: str = "levels"
+    per_gpu: frozenset[str] = frozenset()
 
 
 class Scenario(Record):
     """Inputs as stated, SI units, ``None`` where unstated.
 
-    ``origin`` maps a field name to where its value came from, for messages.
+    ``origin`` maps a field name to where its value came from, for messages. ``per_gpu`` names the
+    rates stated per GPU: those fields hold the per-GPU value, and :func:`resolve` multiplies it by
+    the GPU count, so that changing ``gpus`` scales them. A :class:`ckptcalc.units.PerGpu` value
+    given for a field marks it so.
     """
 
     name: str | None = None
@@ -236,20 +324,32 @@ class Scenario(Record):
     failures: float | None = None
     window_s: float | None = None
     restart_s: float | None = None
+    detect_s: float | None = None
+    reschedule_s: float | None = None
+    read_bandwidth: float | None = None
+    warmup_s: float | None = None
     shape: float | None = None
     gpus: float | None = None
     replica_survival: float | None = None
     memory_bandwidth: float | None = None
     memory_restart_s: float | None = None
+    memory_read_bandwidth: float | None = None
     memory_interval_s: float | None = None
     step_time_s: float | None = None
     discard: float | None = None
     gpu_hour_cost: float | None = None
     mtbf_ci95: tuple[float, float | None] | None = None
+    middle: tuple[MiddleTier, ...] = ()  # tiers between memory and storage ([[levels]] of a preset)
     origin: dict[str, str] = None  # type: ignore[assignment]  # {} once built
+    per_gpu: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "origin", dict(self.origin or {}))
+        marked = {f.name for f in FIELDS if isinstance(getattr(self, f.name), units.PerGpu)}
+        for name in marked:
+            object.__setattr__(self, name, float(getattr(self, name)))
+        stated = {*(self.per_gpu or ()), *marked}
+        object.__setattr__(self, "per_gpu", frozenset(n for n in stated if getattr(self, n, None) is not None))
 
     def __eq__(self, other: object) -> bool:
         # Where a value came from is not part of its identity.
@@ -258,8 +358,12 @@ class Scenario(Record):
         )
 
     def values(self) -> dict[str, float]:
-        """The stated inputs, by field name."""
-        return {f.name: getattr(self, f.name) for f in FIELDS if getattr(self, f.name) is not None}
+        """The stated inputs, by field name; a rate stated per GPU as a :class:`ckptcalc.units.PerGpu`."""
+        return {
+            f.name: units.PerGpu(getattr(self, f.name)) if f.name in self.per_gpu else getattr(self, f.name)
+            for f in FIELDS
+            if getattr(self, f.name) is not None
+        }
 
     def where(self, name: str) -> str:
         return self.origin.get(name, BY_NAME[name].public if name in BY_NAME else name)
@@ -294,6 +398,8 @@ def merge(
     stating any failure-interval source replaces the base's, and its band
     unless ``band`` is given. Changing only the GPU count holds the base's
     per-GPU failure rate: M × GPUs stays constant, and the band scales with M.
+    A rate given as a :class:`ckptcalc.units.PerGpu` is per GPU; any other replaces the base's,
+    per GPU or not, as an aggregate.
     """
     origin = dict(origin or {f: BY_NAME[f].public for f in overrides})
     if band is not None:
@@ -309,6 +415,24 @@ def merge(
         cleared.update(params=None, bytes_per_param=None)
     elif "params" in overrides or "bytes_per_param" in overrides:
         cleared.update(checkpoint_bytes=None)
+    parts = [name for name in (*RESTART_PARTS, "read_bandwidth") if name in overrides]
+    if "restart_s" in overrides and parts:
+        raise InputError(
+            f"give the restart one way only: {{restart}} or its parts, not both (here {{{BY_NAME[parts[0]].public}}})",
+            where="restart",
+        )
+    if "restart_s" in overrides:
+        cleared.update({name: None for name in (*RESTART_PARTS, "read_bandwidth")})
+    elif parts:
+        cleared["restart_s"] = None
+    if "memory_restart_s" in overrides and "memory_read_bandwidth" in overrides:
+        raise InputError(
+            "give the memory restart one way only: {memory_restart} or {memory_read_bw}", where="memory_restart"
+        )
+    if "memory_restart_s" in overrides:
+        cleared["memory_read_bandwidth"] = None
+    elif "memory_read_bandwidth" in overrides:
+        cleared["memory_restart_s"] = None
     if stated:
         cleared.update({name: None for name in _MTBF_SOURCES})
         cleared[BAND] = None
@@ -332,7 +456,21 @@ def merge(
         cleared[BAND] = band
     merged_origin = {k: v for k, v in base.origin.items() if k not in cleared and k not in overrides}
     merged_origin.update(origin)
-    return replace(base, **{**cleared, **overrides}, origin=merged_origin)
+    marked = {name for name, value in overrides.items() if isinstance(value, units.PerGpu)}
+    plain = {name: float(value) if name in marked else value for name, value in overrides.items()}
+    changes = {**cleared, **plain}
+    # The base's marks stay on the rates it keeps (not on any a replace() emptied).
+    kept = {name for name in base.per_gpu if name not in changes and getattr(base, name) is not None}
+    return replace(base, **changes, origin=merged_origin, per_gpu=frozenset(kept | marked))
+
+
+def per_gpu_rate(scenario: Scenario, name: str) -> float | None:
+    """The rate ``name`` per GPU: as stated when stated per GPU, else the aggregate over the GPU count;
+    None when the rate or the count is unknown."""
+    value = getattr(scenario, name)
+    if value is None or name in scenario.per_gpu:
+        return value  # type: ignore[no-any-return]
+    return None if scenario.gpus is None else value / scenario.gpus
 
 
 def per_gpu_mtbf(scenario: Scenario) -> float | None:
@@ -371,9 +509,43 @@ def _check_positive(scenario: Scenario, name: str, value: float) -> None:
         raise InputError(f"must be positive, got {_echo(name, value)}", where=scenario.where(name))
     if not SMALLEST <= value <= LARGEST:
         raise InputError(
-            f"{_echo(name, value)} is out of range ({SMALLEST:g} to {LARGEST:g} in SI units)",
+            f"{_echo(name, value)} is out of range ({SMALLEST:g} to {LARGEST:g} in SI units)"
+            + _per_gpu_hint(scenario, name),
             where=scenario.where(name),
         )
+
+
+def _per_gpu_hint(scenario: Scenario, name: str, example: float = 25e9) -> str:
+    """For a rate stated as an aggregate, how to state it per GPU instead:
+    `` (a rate without /gpu is the aggregate over all GPUs; write 25GB/s/gpu for a per-GPU rate)``."""
+    if BY_NAME[name].kind != "rate" or name in scenario.per_gpu:
+        return ""
+    return (
+        " (a rate without /gpu is the aggregate over all GPUs;"
+        f" write {units.written_rate(example)}/gpu for a per-GPU rate)"
+    )
+
+
+def _rate_echo(scenario: Scenario, name: str, value: float) -> str:
+    """A rate as stated, with the aggregate beside a per-GPU one: ``400 GB/s (25.0 GB/s per GPU × 16 GPUs)``."""
+    if name in scenario.per_gpu and scenario.gpus is not None:
+        return f"{units.format_rate(value * scenario.gpus)} ({units.format_per_gpu(value, scenario.gpus)})"
+    return units.format_rate(value)
+
+
+def _aggregate(scenario: Scenario) -> Scenario:
+    """``scenario`` with every per-GPU rate multiplied by the GPU count (which must be known), checked."""
+    totals = {}
+    for name, value in scenario.values().items():
+        if not isinstance(value, units.PerGpu):
+            continue
+        totals[name] = total(value, scenario.gpus, scenario.where(name))
+        if not SMALLEST <= totals[name] <= LARGEST:
+            raise InputError(
+                f"{_rate_echo(scenario, name, value)} is out of range ({SMALLEST:g} to {LARGEST:g} in SI units)",
+                where=scenario.where(name),
+            )
+    return scenario.replace(**totals, per_gpu=frozenset()) if totals else scenario
 
 
 def _echo(name: str, value: float) -> str:
@@ -407,9 +579,11 @@ def _mtbf(scenario: Scenario) -> tuple[float, str]:
 
 
 def resolve(scenario: Scenario) -> Job:
-    """Check ranges and combinations, and build the model configuration."""
+    """Check ranges and combinations, and build the model configuration (per-GPU rates times the GPU
+    count); the job keeps the scenario as stated."""
     values = scenario.values()
     _check_ranges(scenario, values)
+    stated, scenario = scenario, _aggregate(scenario)
     if scenario.gpu_hour_cost is not None and scenario.gpus is None:
         raise InputError("a GPU-hour cost needs the GPU count ({gpus})", where=scenario.where("gpu_hour_cost"))
     sources = _stated_mtbf_sources(values)
@@ -418,29 +592,147 @@ def resolve(scenario: Scenario) -> Job:
     size = _size(scenario)
     if scenario.bandwidth is None:
         raise InputError("no storage bandwidth given", where="bw")
-    if scenario.restart_s is None:
-        raise InputError("no restart time given", where="restart")
+    restart, memory_restart = _restarts(scenario)
     mtbf, source = _mtbf(scenario)
-    _check_levels(scenario, values)
+    _check_levels(stated, values)
     band = _band(scenario, mtbf, source)
     config = Config(
         checkpoint_bytes=size,
         bandwidth=scenario.bandwidth,
         mtbf_s=mtbf,
-        restart_s=scenario.restart_s,
+        restart_s=restart,
         snapshot_bandwidth=scenario.snapshot_bandwidth,
         replica_survival=scenario.replica_survival,
         memory_bandwidth=scenario.memory_bandwidth,
-        memory_restart_s=scenario.memory_restart_s,
+        memory_restart_s=memory_restart,
         interval_s=scenario.interval_s,
         memory_interval_s=scenario.memory_interval_s,
         shape=scenario.shape,
+        read_bandwidth=scenario.read_bandwidth,
+        memory_read_bandwidth=scenario.memory_read_bandwidth,
+        middle=_middle(scenario),
     )
     _check_persist(scenario, config)
     gpu_mtbf = scenario.gpu_mtbf_s
     if gpu_mtbf is None and scenario.gpus is not None:
         gpu_mtbf = mtbf * scenario.gpus
-    return Job(scenario=scenario, config=config, mtbf_source=source, gpu_mtbf_s=gpu_mtbf, mtbf_band=band)
+    return Job(scenario=stated, config=config, mtbf_source=source, gpu_mtbf_s=gpu_mtbf, mtbf_band=band)
+
+
+#: The parts of a restart that do not depend on the level it restores from (docs/model.md §12.1).
+RESTART_PARTS = ("detect_s", "reschedule_s", "warmup_s")
+
+
+def fixed_restart(scenario: Scenario) -> float:
+    """Detection + rescheduling + warm-up (each 0 when unstated)."""
+    return sum(getattr(scenario, name) or 0.0 for name in RESTART_PARTS)
+
+
+def by_parts(scenario: Scenario) -> bool:
+    """Whether storage's restart is given as its parts rather than as a whole."""
+    return any(getattr(scenario, name) is not None for name in (*RESTART_PARTS, "read_bandwidth"))
+
+
+def _restarts(scenario: Scenario) -> tuple[float, float | None]:
+    """The model's storage and memory restart: a whole, or (with a read bandwidth) the fixed part to
+    which the model adds the reload. A restart is given one way: its whole or its parts."""
+    parts = [name for name in (*RESTART_PARTS, "read_bandwidth") if getattr(scenario, name) is not None]
+    if scenario.restart_s is not None and parts:
+        part = BY_NAME[parts[0]].public
+        stated = scenario.where(parts[0])
+        named = f"{{{part}}}" if stated == part else stated
+        raise InputError(f"give the restart one way only: {{restart}} or its parts, not both (here {named})",
+                         where=scenario.where("restart_s"))  # fmt: skip
+    if scenario.restart_s is None and not parts:
+        raise InputError(
+            "no restart time given: {restart}, or its parts {detect}, {reschedule}, {read_bw}, {warmup}",
+            where="restart",
+        )
+    restart = scenario.restart_s if scenario.restart_s is not None else fixed_restart(scenario)
+    memory = scenario.memory_restart_s
+    if scenario.memory_read_bandwidth is not None:
+        if memory is not None:
+            raise InputError(
+                "give the memory restart one way only: {memory_restart} or {memory_read_bw} (with the"
+                " restart's parts)",
+                where=scenario.where("memory_read_bandwidth"),
+            )
+        if scenario.restart_s is not None:
+            raise InputError(
+                "a memory restart from parts needs the job's restart as parts too ({detect}, {reschedule},"
+                " {warmup}) instead of {restart}; or give {memory_restart}",
+                where=scenario.where("memory_read_bandwidth"),
+            )
+        memory = fixed_restart(scenario)
+    for tier in scenario.middle:
+        if tier.read_bandwidth is not None and scenario.restart_s is not None:
+            raise InputError(
+                "a restart from parts (read_bandwidth) needs the job's restart as parts too"
+                " (detect, reschedule, warmup) instead of a whole restart; or give this tier's restart",
+                where=f"{tier.where}.read_bandwidth",
+            )
+    return restart, memory
+
+
+def _middle(scenario: Scenario) -> tuple[Tier, ...]:
+    """The model's middle tiers: rates per GPU times the GPU count, restarts as :func:`_restarts` has them."""
+    found = []
+    for tier in scenario.middle:
+        rates = {}
+        for name in ("bandwidth", "read_bandwidth"):
+            value = getattr(tier, name)
+            if value is not None and name in tier.per_gpu:
+                value = total(units.PerGpu(value), scenario.gpus, f"{tier.where}.{name}")
+            rates[name] = value
+        restart = tier.restart_s if tier.restart_s is not None else fixed_restart(scenario)
+        found.append(
+            Tier(
+                name=tier.name,
+                bandwidth=rates["bandwidth"],
+                restart_s=restart,
+                share=tier.share,
+                read_bandwidth=rates["read_bandwidth"],
+                interval_s=tier.interval_s,
+            )
+        )
+    return tuple(found)
+
+
+class Parts(Record):
+    """A restart taken apart (docs/model.md §12.1): the reload is checkpoint size / read bandwidth
+    (0 when no read bandwidth is given)."""
+
+    detect_s: float
+    reschedule_s: float
+    reload_s: float
+    warmup_s: float
+    read_bandwidth: float | None
+    total_s: float
+
+
+def anatomy(job: Job) -> tuple[tuple[str, Parts], ...]:
+    """Each level whose restart is given as parts, by level name, fastest first; () when none is."""
+    s, c = job.scenario, job.config
+    detect, reschedule, warmup = (float(getattr(s, name) or 0.0) for name in RESTART_PARTS)
+    size = float(c.checkpoint_bytes)
+    found = []
+    levels = c.levels()
+    reads: list[float | bool | None] = []
+    if c.has_memory:
+        reads.append(None if c.memory_read_bandwidth is None else float(c.memory_read_bandwidth))
+    for stated, tier in zip(s.middle, c.middle, strict=True):
+        read = tier.read_bandwidth
+        reads.append(float(read) if stated.restart_s is None and read is not None else None)
+    reads.append(float(c.read_bandwidth) if c.read_bandwidth is not None else (s.restart_s is None))
+    for level, read in zip(levels, reads, strict=True):
+        if read is None or read is False:
+            continue
+        bandwidth = None if read is True else float(read)
+        reload = size / bandwidth if bandwidth is not None else 0.0
+        found.append(
+            (level.name, Parts(detect, reschedule, reload, warmup, bandwidth, float(level.restart_s)))
+        )
+    return tuple(found)
 
 
 def _counted_band(scenario: Scenario) -> tuple[float, float | None] | None:
@@ -496,12 +788,12 @@ def _band(scenario: Scenario, mtbf: float, source: str) -> tuple[float, float | 
 def _check_ranges(scenario: Scenario, values: dict[str, float]) -> None:
     """Every stated value in its range: shares in theirs, counts whole, the rest positive."""
     for name, value in values.items():
-        if name == "discard":
+        if name == "discard" or name == "replica_survival":
             if not (math.isfinite(value) and 0 <= value < 1):
                 raise InputError(f"must be a share in [0, 1), got {value:g}", where=scenario.where(name))
-        elif name == "replica_survival":
-            if not (math.isfinite(value) and 0 < value < 1):
-                raise InputError(f"must lie strictly between 0 and 1, got {value:g}", where=scenario.where(name))
+        elif name in RESTART_PARTS:
+            if not (math.isfinite(value) and 0 <= value <= LARGEST):
+                raise InputError(f"must be a duration of 0 or more, got {value:g} s", where=scenario.where(name))
         elif name == "shape":
             if not (math.isfinite(value) and SHAPES[0] <= value <= SHAPES[1]):
                 raise InputError(
@@ -527,23 +819,32 @@ def _size(scenario: Scenario) -> float:
 def _check_levels(scenario: Scenario, values: dict[str, float]) -> None:
     """An in-memory level is stated whole or not at all; a snapshot must be faster than storage."""
     if scenario.replica_survival is None:
-        for name in ("memory_bandwidth", "memory_restart_s", "memory_interval_s"):
+        for name in ("memory_bandwidth", "memory_restart_s", "memory_read_bandwidth", "memory_interval_s"):
             if name in values:
                 raise InputError("needs {replica_survival} (the in-memory level)", where=scenario.where(name))
     else:
         for name in ("memory_bandwidth", "memory_restart_s"):
+            if name == "memory_restart_s" and "memory_read_bandwidth" in values:
+                continue  # the memory restart from its parts
             if name not in values:
                 needed = BY_NAME[name].public
                 raise InputError(
                     f"an in-memory level needs {{{needed}}} too", where=scenario.where("replica_survival")
                 )
-    bandwidth = scenario.bandwidth or 0.0
-    if scenario.snapshot_bandwidth is not None and scenario.snapshot_bandwidth <= bandwidth:
+    snapshot, bandwidth = scenario.snapshot_bandwidth, scenario.bandwidth or 0.0
+    if snapshot is not None and _at_scale(scenario, "snapshot_bandwidth") <= _at_scale(scenario, "bandwidth"):
         raise InputError(
-            f"snapshot bandwidth {units.format_rate(scenario.snapshot_bandwidth)} is not above the storage"
-            f" bandwidth {units.format_rate(bandwidth)}: asynchronous would be no faster",
+            f"snapshot bandwidth {_rate_echo(scenario, 'snapshot_bandwidth', snapshot)} is not above the storage"
+            f" bandwidth {_rate_echo(scenario, 'bandwidth', bandwidth)}: asynchronous would be no faster"
+            + _per_gpu_hint(scenario, "snapshot_bandwidth", snapshot),
             where=scenario.where("snapshot_bandwidth"),
         )
+
+
+def _at_scale(scenario: Scenario, name: str) -> float:
+    """A stated rate as the model takes it (0 if unstated): per GPU times the GPU count (known by now)."""
+    value = getattr(scenario, name) or 0.0
+    return value * (scenario.gpus or 1.0) if name in scenario.per_gpu else value
 
 
 def _check_persist(scenario: Scenario, config: Config) -> None:

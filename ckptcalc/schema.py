@@ -38,6 +38,41 @@ def _loss(exact: bool) -> dict[str, Any]:
     return _object(parts, description)
 
 
+#: A rate stated per GPU (``25GB/s/gpu``), beside its aggregate over the GPUs under the key without ``_per_gpu``.
+PER_GPU_RATE: dict[str, Any] = {
+    "type": ["number", "null"],
+    "exclusiveMinimum": 0,
+    "description": "bytes per second per GPU, when stated per GPU; null otherwise",
+}
+
+#: One level's restart taken apart (docs/model.md §12.1).
+RESTART_PARTS = _object(
+    {
+        "detect_s": SECONDS,
+        "reschedule_s": SECONDS,
+        "reload_s": SECONDS,
+        "read_bandwidth_bytes_per_s": {
+            "type": ["number", "null"],
+            "description": "bytes per second; null when no read bandwidth is given (reload 0)",
+        },
+        "warmup_s": SECONDS,
+        "total_s": SECONDS,
+    },
+    "detect + reschedule + reload (checkpoint size / read bandwidth) + warmup = total",
+)
+
+#: One checkpoint tier of a configuration of three or more, fastest first.
+TIER = _object(
+    {
+        "name": {"type": "string"},
+        "bandwidth_bytes_per_s": NUMBER,
+        "bandwidth_per_gpu_bytes_per_s": PER_GPU_RATE,
+        "stall_s": SECONDS,
+        "share_of_failures": FRACTION,
+        "restart_s": SECONDS,
+    }
+)
+
 INPUTS = _object(
     {
         "params": MAYBE_NUMBER,
@@ -47,12 +82,25 @@ INPUTS = _object(
         "mtbf_s": SECONDS,
         "mtbf_source": {"enum": ["mtbf", "gpu_mtbf", "failures", "failures_bound", "scaled"]},
         "restart_s": SECONDS,
+        "restart_components": {
+            "type": ["object", "null"],
+            "additionalProperties": RESTART_PARTS,
+            "description": "by level name, the levels whose restart is given by its parts; null when none is",
+        },
         "gpus": MAYBE_NUMBER,
         "gpu_mtbf_s": MAYBE_SECONDS,
         "snapshot_bandwidth_bytes_per_s": MAYBE_NUMBER,
         "replica_survival": MAYBE_NUMBER,
         "memory_bandwidth_bytes_per_s": MAYBE_NUMBER,
+        "bandwidth_per_gpu_bytes_per_s": PER_GPU_RATE,
+        "snapshot_bandwidth_per_gpu_bytes_per_s": PER_GPU_RATE,
+        "memory_bandwidth_per_gpu_bytes_per_s": PER_GPU_RATE,
         "memory_restart_s": MAYBE_SECONDS,
+        "tiers": {
+            "type": ["array", "null"],
+            "items": TIER,
+            "description": "every tier, fastest first, with three or more; null otherwise",
+        },
         "failure_dist": {"enum": ["exponential", "weibull"]},
         "shape": MAYBE_NUMBER,
         "mtbf_ci95": {
@@ -97,7 +145,7 @@ UNCERTAINTY: dict[str, Any] = {
 
 LEVEL = _object(
     {
-        "name": {"enum": ["memory", "storage"]},
+        "name": {"type": "string", "description": "memory, storage, or a middle tier's name"},
         "stall_s": SECONDS,
         "lag_s": SECONDS,
         "interval_s": SECONDS,
@@ -138,7 +186,7 @@ EVALUATION: dict[str, Any] = {
     "interval_penalty_pp": NUMBER,
     "dominant": TERM,
     "first_order": FIRST_ORDER,
-    "levels": {"type": "array", "items": LEVEL, "minItems": 1, "maxItems": 2},
+    "levels": {"type": "array", "items": LEVEL, "minItems": 1, "maxItems": 8},
     "uncertainty": UNCERTAINTY,
     "warnings": WARNINGS,
 }
@@ -165,7 +213,11 @@ def _with_optional(schema: dict[str, Any], optional: dict[str, Any]) -> dict[str
 def optimize() -> dict[str, Any]:
     lever = _object(
         {
-            "key": {"enum": ["bandwidth_x2", "restart_half", "mtbf_x2", "async", "memory_replica"]},
+            "key": {
+                "enum": [
+                    "bandwidth_x2", "restart_half", "mtbf_x2", "async", "memory_replica", "detect_half", "read_bw_x2"
+                ]
+            },
             "name": {"type": "string"},
             "effective": FRACTION,
             "gain_pp": NUMBER,
@@ -273,6 +325,11 @@ def simulate() -> dict[str, Any]:
             "interval_s": SECONDS,
             "memory_interval_s": MAYBE_SECONDS,
             "storage_every": {"type": ["integer", "null"], "minimum": 1},
+            "tier_intervals": {
+                "type": ["array", "null"],
+                "items": _object({"name": {"type": "string"}, "interval_s": SECONDS}),
+                "description": "each tier's interval, fastest first, with three or more tiers; null otherwise",
+            },
             "effective": FRACTION,
             "effective_ci95": {"type": "array", "items": NUMBER, "minItems": 2, "maxItems": 2},
             "split": _object({k: FRACTION for k in ("useful", "write", "rework", "restart")}),

@@ -13,7 +13,8 @@ from typing import Any
 
 from .errors import InputError
 from .model import Config, Result, evaluate, replace
-from .scenario import BY_FLAG, DEFAULT_BYTES_PER_PARAM, LARGEST, SMALLEST, SWEEPABLE, Field, Job
+from .scenario import BY_FLAG, BY_NAME, DEFAULT_BYTES_PER_PARAM, LARGEST, SMALLEST, SWEEPABLE, Field, Job
+from .units import format_rate
 
 #: What ``over`` accepts: the flag names of the inputs a sweep can vary (``FIELDS`` says which).
 OVER = tuple(f.flag for f in SWEEPABLE)
@@ -52,7 +53,7 @@ def base_value(over: str, base: Result, job: Job | None) -> float | None:
     if over in ("params", "gpus"):
         value = None if job is None else (job.scenario.params if over == "params" else job.gpus)
     else:
-        value = getattr(base.config, BY_FLAG[over].name)
+        value = getattr(base.config.flat(), BY_FLAG[over].name)
     return None if value is None else float(value)
 
 
@@ -120,7 +121,27 @@ def _check(over: str, values: Any, job: Job) -> None:
     if over == "interval" and c.is_async and low < float(c.write_s):
         raise InputError("the sweep starts below the persist time of the asynchronous checkpoint", where=where)
     if over == "snapshot-bw" and low <= float(c.bandwidth):
-        raise InputError("snapshot bandwidth must stay above the storage bandwidth", where=where)
+        raise InputError(
+            f"snapshot bandwidth must stay above the storage bandwidth {format_rate(float(c.bandwidth))}"
+            " (the aggregate over all GPUs; write 25GB/s/gpu for a per-GPU rate)",
+            where=where,
+        )
+    if over == "gpus" and c.snapshot_bandwidth is not None:
+        # Per-GPU rates scale with the count, linearly: checking both ends checks the whole sweep.
+        for count in (low, high):
+            at = {"bandwidth": c.bandwidth, "snapshot_bandwidth": c.snapshot_bandwidth, **per_gpu_rates(job, count)}
+            if at["snapshot_bandwidth"] <= at["bandwidth"]:
+                raise InputError(
+                    f"snapshot bandwidth must stay above the storage bandwidth: at {count:g} GPUs it is"
+                    f" {format_rate(at['snapshot_bandwidth'])}, storage {format_rate(at['bandwidth'])}",
+                    where=where,
+                )
+    if over == "gpus":
+        for name, rates in per_gpu_rates(job, values).items():
+            if float(rates.max()) > LARGEST:
+                raise InputError(
+                    f"{{{BY_NAME[name].public}}} per GPU times the GPU count goes beyond {LARGEST:g} B/s", where=where
+                )
     if over in ("replica-survival", "memory-bw", "memory-restart") and not c.has_memory:
         raise InputError(f"sweeping {over} needs an in-memory level ({{replica_survival}})", where="over")
 
@@ -133,14 +154,31 @@ def vary(job: Job, over: str, values: Any) -> Config:
         raise InputError(f"cannot sweep {over!r}; choose one of {', '.join(OVER)}", where="over")
     if over == "interval":
         return replace(c, interval_s=values)
-    free = {"interval_s": None, "memory_interval_s": None}
+    # Every interval re-optimised; a swept restart is the whole restart (the reload folded in).
+    free = c.optimal().flat() if over in ("restart", "memory-restart") else c.optimal()
     if over == "params":
         bytes_per_param = job.scenario.bytes_per_param or DEFAULT_BYTES_PER_PARAM
-        return replace(c, checkpoint_bytes=values * bytes_per_param, **free)
+        return replace(free, checkpoint_bytes=values * bytes_per_param)
     if over == "gpus":
         assert job.gpu_mtbf_s is not None
-        return replace(c, mtbf_s=job.gpu_mtbf_s / values, **free)
-    return replace(c, **{BY_FLAG[over].name: values}, **free)
+        return replace(free, mtbf_s=job.gpu_mtbf_s / values, middle=_middle_at(job, free, values),
+                       **per_gpu_rates(job, values))  # fmt: skip
+    return replace(free, **{BY_FLAG[over].name: values})
+
+
+def _middle_at(job: Job, config: Config, gpus: Any) -> Any:
+    """The middle tiers with their per-GPU rates at the GPU counts ``gpus``."""
+    found = []
+    for stated, tier in zip(job.scenario.middle, config.middle, strict=True):
+        rates = {name: getattr(stated, name) * gpus for name in sorted(stated.per_gpu)}
+        found.append(tier.replace(**rates))
+    return tuple(found)
+
+
+def per_gpu_rates(job: Job, gpus: Any) -> dict[str, Any]:
+    """The rates the job states per GPU, at the GPU counts ``gpus`` (by field name, SI units)."""
+    s = job.scenario
+    return {name: getattr(s, name) * gpus for name in sorted(s.per_gpu) if name in Config._fields}
 
 
 def run(job: Job, over: str, values: Any, log: bool) -> Sweep:

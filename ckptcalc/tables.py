@@ -21,7 +21,7 @@ from rich.text import Text
 from . import documents, units, wording
 from .errors import printable
 from .model import TERMS, Result, interval_comparison
-from .scenario import DEFAULT_BYTES_PER_PARAM, Job
+from .scenario import DEFAULT_BYTES_PER_PARAM, Job, anatomy
 
 TERM_STYLE = {"write": "cyan", "rework": "yellow", "restart": "magenta"}
 TERM_FORMULA = {"write": "stall / interval", "rework": "interval / 2M", "restart": "restart / M"}
@@ -100,8 +100,17 @@ def mtbf_note(job: Job) -> str:
     return MTBF_SOURCE[job.mtbf_source]
 
 
+def per_gpu_note(job: Job, name: str) -> str:
+    """How a rate stated per GPU makes its aggregate: ``25.0 GB/s per GPU × 16384 GPUs``; else empty."""
+    value = job.scenario.values().get(name)
+    if not isinstance(value, units.PerGpu) or job.gpus is None:
+        return ""
+    return units.format_per_gpu(value, job.gpus)
+
+
 def inputs_table(job: Job, narrow: bool = False) -> Table:
     s, c = job.scenario, job.config
+    parts = restart_notes(job)
     table = _grid("Inputs", narrow)
     table.add_column("input", no_wrap=True)
     table.add_column("value", justify="right", no_wrap=True)
@@ -110,15 +119,25 @@ def inputs_table(job: Job, narrow: bool = False) -> Table:
     if s.checkpoint_bytes is None and s.params is not None:
         note = f"{units.format_count(s.params)} params × {s.bytes_per_param or DEFAULT_BYTES_PER_PARAM:g} B"
     table.add_row("checkpoint size", units.format_size(c.checkpoint_bytes), note)
-    table.add_row("storage bandwidth", units.format_rate(c.bandwidth), "")
+    table.add_row("storage bandwidth", units.format_rate(c.bandwidth), per_gpu_note(job, "bandwidth"))
     table.add_row("write time δ", dur(c.write_s), "size / bandwidth")
     if c.snapshot_bandwidth is not None:
-        table.add_row("snapshot bandwidth", units.format_rate(c.snapshot_bandwidth), "asynchronous")
+        note = "; ".join(filter(None, [per_gpu_note(job, "snapshot_bandwidth"), "asynchronous"]))
+        table.add_row("snapshot bandwidth", units.format_rate(c.snapshot_bandwidth), note)
     if c.replica_survival is not None:
         assert c.memory_bandwidth is not None and c.memory_restart_s is not None
         table.add_row("replica survival", pct(c.replica_survival), "of failures")
-        table.add_row("memory bandwidth", units.format_rate(c.memory_bandwidth), "")
-        table.add_row("memory restart", dur(c.memory_restart_s), "")
+        table.add_row("memory bandwidth", units.format_rate(c.memory_bandwidth), per_gpu_note(job, "memory_bandwidth"))
+        table.add_row("memory restart", dur(c.levels()[0].restart_s), parts.get("memory", ""))
+    for level, tier, stated in zip(c.levels()[1:-1], c.middle, s.middle, strict=True):
+        rate = ""
+        if "bandwidth" in stated.per_gpu and job.gpus is not None:
+            rate = f"{units.format_per_gpu(stated.bandwidth, job.gpus)}; "
+        table.add_row(
+            f"tier {tier.name}",
+            units.format_rate(tier.bandwidth),
+            f"{rate}{pct(tier.share)} of failures; restart {dur(level.restart_s)}" + _parts_note(parts.get(level.name)),
+        )
     table.add_row("MTBF", dur(c.mtbf_s), mtbf_note(job))
     if job.mtbf_band is not None:
         low, high = job.mtbf_band
@@ -127,8 +146,24 @@ def inputs_table(job: Job, narrow: bool = False) -> Table:
         table.add_row("failures", f"Weibull k = {units.sig(float(c.shape))}", "mean: the MTBF")
     if job.gpus is not None:
         table.add_row("GPUs", units.format_count(job.gpus), "")
-    table.add_row("restart", dur(c.restart_s), "")
+    table.add_row("restart", dur(c.storage_restart_s), parts.get("storage", ""))
     return table
+
+
+def restart_notes(job: Job) -> dict[str, str]:
+    """Each level's restart taken apart, as a note: ``detect 5 min + reschedule 2 min + reload 3.24 s
+    + warmup 3 min`` (levels whose restart is a whole have none)."""
+    notes = {}
+    for name, p in anatomy(job):
+        reload = f"reload {dur(p.reload_s)}" if p.read_bandwidth is not None else "reload 0 s (no read bandwidth)"
+        notes[name] = (
+            f"detect {dur(p.detect_s)} + reschedule {dur(p.reschedule_s)} + {reload} + warmup {dur(p.warmup_s)}"
+        )
+    return notes
+
+
+def _parts_note(note: str | None) -> str:
+    return f" = {note}" if note else ""
 
 
 def uncertainty_table(band: dict[str, Any], narrow: bool = False) -> Table:
@@ -209,7 +244,10 @@ def optimize(job: Job, result: Result, preset: str | None, default_preset: bool,
     out.print()
     if len(result.levels) > 1 or job.config.is_async:
         out.print(levels_table(result, narrow))
-        if result.storage_every is not None:
+        if job.config.is_nested:
+            names = [str(item.level.name) for item in result.levels]
+            out.print(wording.nesting(names, [float(item.interval_s) for item in result.levels]).capitalize() + ".")
+        elif result.storage_every is not None:
             every = int(result.storage_every)
             which = "every memory checkpoint" if every == 1 else f"every {wording.ordinal(every)} memory checkpoint"
             out.print(
@@ -222,7 +260,10 @@ def optimize(job: Job, result: Result, preset: str | None, default_preset: bool,
         out.print()
     label = wording.model_label(result.config)
     line = f"Optimal storage interval: {dur(result.optimal_interval_s)}  ({label})"
-    if result.optimal_storage_every is not None:
+    if job.config.is_nested:
+        names = [str(item.level.name) for item in result.levels]
+        line = f"Optimal: {wording.nesting(names, [float(i.optimal_interval_s) for i in result.levels])}  ({label})"
+    elif result.optimal_storage_every is not None:
         line = (
             f"Optimal: memory every {dur(result.optimal_memory_interval_s or 0.0)}, storage with every"
             f" {wording.ordinal(int(result.optimal_storage_every))} ({dur(result.optimal_interval_s)})  ({label})"
@@ -313,7 +354,14 @@ def decisions(out: Console, job: Job, document: dict[str, Any], narrow: bool) ->
                 needed = "any"
             else:
                 needed = f"{bound} {fmt(value)}" if value is not None else "not reachable"
-            table.add_row(name, needed, fmt(now) if now is not None else "-")
+            shown = fmt(now) if now is not None else "-"
+            if key == "bandwidth_bytes_per_s" and "bandwidth" in job.scenario.per_gpu and job.gpus:
+                # Stated per GPU: the per-GPU figures beside the aggregates the model takes.
+                gpus = job.gpus
+                if value is not None and needed != "any":
+                    needed += f" ({units.format_rate(units.PerGpu(value / gpus))})"
+                shown += f" ({units.format_rate(units.PerGpu(now / gpus))})"
+            table.add_row(name, needed, shown)
         out.print(table)
         out.print()
 
@@ -506,7 +554,7 @@ def compare(rows: list[tuple[str, Job, Result]], scenarios: list[dict[str, Any]]
     if any(j.config.shape is not None for _, j, _ in rows):
         shapes = [j.config.shape for _, j, _ in rows]
         line("failures", ["exponential" if k is None else f"Weibull {units.sig(float(k))}" for k in shapes])
-    line("restart", [dur(j.config.restart_s) for _, j, _ in rows])
+    line("restart", [dur(j.config.storage_restart_s) for _, j, _ in rows])
     line(
         "levels",
         [
@@ -593,7 +641,10 @@ def simulation(document: dict[str, Any]) -> None:
         )
     )
     line = f"Storage interval {dur(document['interval_s'])}"
-    if document["memory_interval_s"] is not None:
+    if document["tier_intervals"] is not None:
+        tiers = document["tier_intervals"]
+        line = wording.nesting([t["name"] for t in tiers], [t["interval_s"] for t in tiers]).capitalize()
+    elif document["memory_interval_s"] is not None:
         line += (
             f"; memory interval {dur(document['memory_interval_s'])}"
             f" (storage every {document['storage_every']} memory checkpoints)"

@@ -4,7 +4,9 @@ The unit tables below drive both directions. Everything inside ckptcalc is SI
 (bytes, bytes per second, seconds); units exist only here, at the edges.
 
 Decimal prefixes are the default (``TB`` is 1e12 bytes); binary ones apply
-only when written (``TiB``). ``B`` is a byte and ``b`` a bit.
+only when written (``TiB``). ``B`` is a byte and ``b`` a bit. A rate ending in
+``/gpu`` (or `` per GPU``) is per GPU: a :class:`PerGpu`, which the inputs
+multiply by the job's GPU count.
 
 >>> parse_rate("100Gbps")
 12500000000.0
@@ -97,13 +99,15 @@ def _number(text: str, raw: str, expected: str) -> float:
     return value
 
 
-def _split(raw: object, expected: str) -> tuple[float, str]:
+def _split(raw: object, expected: str, shown: str | None = None) -> tuple[float, str]:
+    """The number and unit of ``raw``; errors quote ``shown`` (``raw`` by default)."""
     if not isinstance(raw, str):
         raise UnitError(f"expected a string such as {expected}, got {type(raw).__name__}")
+    quoted = raw if shown is None else shown
     match = _VALUE_RE.fullmatch(raw)
     if match is None:
-        raise UnitError(f"cannot read {raw!r}: expected {expected}")
-    return _number(match.group(1), raw, expected), match.group(2)
+        raise UnitError(f"cannot read {quoted!r}: expected {expected}")
+    return _number(match.group(1), quoted, expected), match.group(2)
 
 
 def parse_size(raw: str) -> float:
@@ -127,19 +131,52 @@ def _finite(value: float, raw: str) -> float:
     return value
 
 
+class PerGpu(float):
+    """A rate per GPU, in bytes per second: a float that remembers it is per GPU (``25GB/s/gpu``).
+
+    Arithmetic on it gives a plain float, so the mark never outlives the value as written; the
+    inputs keep it beside the per-GPU value and multiply by the GPU count when they build the model.
+
+    >>> rate = parse_rate("25GB/s/gpu")
+    >>> rate, format_rate(rate), rate * 16384
+    (PerGpu(25000000000.0), '25.0 GB/s per GPU', 409600000000000.0)
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"PerGpu({float(self)!r})"
+
+
+#: The per-GPU ending of a rate: ``/gpu`` or `` per GPU``, in any case.
+_PER_GPU_RE = re.compile(r"(.*?)(?:\s*/\s*|\s+per\s+)gpu\s*", re.IGNORECASE | re.DOTALL)
+
+
 def parse_rate(raw: str) -> float:
-    """Parse a rate to bytes per second: ``2TB/s``, ``2 TB/s``, ``100Gb/s``, ``100Gbps``, ``1.5TiB/s``."""
-    expected = "a rate such as 2TB/s, 100Gbps or 1.5TiB/s"
-    value, unit = _split(raw, expected)
-    for tail in ("/s", "ps"):
-        if unit.endswith(tail) and unit[: -len(tail)] in SIZE_UNITS and unit[: -len(tail)]:
-            return _finite(value * SIZE_UNITS[unit[: -len(tail)]], raw)
+    """Parse a rate to bytes per second: ``2TB/s``, ``2 TB/s``, ``100Gb/s``, ``100Gbps``, ``1.5TiB/s``;
+    ``25GB/s/gpu`` or ``25 GB/s per GPU`` is a rate per GPU (a :class:`PerGpu`)."""
+    per_gpu = _PER_GPU_RE.fullmatch(raw) if isinstance(raw, str) else None
+    if per_gpu is None:
+        return _rate(raw, raw, "")
+    text = per_gpu.group(1)
+    if not text.strip() or _PER_GPU_RE.fullmatch(text):
+        raise UnitError(f"cannot read {raw!r}: expected a rate per GPU such as 25GB/s/gpu")
+    return PerGpu(_rate(text, raw, "/gpu"))
+
+
+def _rate(text: str, raw: str, tail: str) -> float:
+    """The rate ``text`` in bytes per second; errors quote ``raw`` and end their examples with ``tail``."""
+    expected = f"a rate such as 2TB/s{tail}, 100Gbps{tail} or 1.5TiB/s{tail}"
+    value, unit = _split(text, expected, raw)
+    for end in ("/s", "ps"):
+        if unit.endswith(end) and unit[: -len(end)] in SIZE_UNITS and unit[: -len(end)]:
+            return _finite(value * SIZE_UNITS[unit[: -len(end)]], raw)
     if unit == "":
-        raise UnitError(f"{raw!r} has no unit: a rate needs one, e.g. {raw.strip()}GB/s")
+        raise UnitError(f"{raw!r} has no unit: a rate needs one, e.g. {text.strip()}GB/s{tail}")
     if unit in SIZE_UNITS:
-        raise UnitError(f"{raw!r} is a size, expected a rate such as {raw.strip()}/s")
+        raise UnitError(f"{raw!r} is a size, expected a rate such as {text.strip()}/s{tail}")
     if unit in DURATION_UNITS:
-        raise UnitError(f"{raw!r} is a duration, expected a rate such as 2TB/s")
+        raise UnitError(f"{raw!r} is a duration, expected a rate such as 2TB/s{tail}")
     raise UnitError(f"unknown rate unit {unit!r} in {raw!r}: expected {expected}")
 
 
@@ -264,8 +301,20 @@ def format_size(value: float, digits: int = 3) -> str:
 
 
 def format_rate(value: float, digits: int = 3) -> str:
-    """Format bytes per second: ``format_rate(2e12) == '2.00 TB/s'``."""
-    return format_size(value, digits) + "/s"
+    """Format bytes per second: ``format_rate(2e12) == '2.00 TB/s'``; a :class:`PerGpu` rate reads
+    ``'25.0 GB/s per GPU'``."""
+    return format_size(value, digits) + ("/s per GPU" if isinstance(value, PerGpu) else "/s")
+
+
+def format_per_gpu(value: float, gpus: float, digits: int = 3) -> str:
+    """A per-GPU rate times the GPU count: ``format_per_gpu(25e9, 16384) == '25.0 GB/s per GPU × 16384 GPUs'``."""
+    return f"{format_rate(PerGpu(value), digits)} × {format_count(gpus)} GPU{'' if gpus == 1 else 's'}"
+
+
+def written_rate(value: float) -> str:
+    """A rate as a user would type it, up to 4 significant figures: ``written_rate(25e9) == '25GB/s'``."""
+    unit, factor = _pick(value, _SIZE_OUT)
+    return f"{value / factor:.4g}{unit}/s"
 
 
 def format_duration(value: float, digits: int = 3) -> str:

@@ -42,23 +42,36 @@ def lag_bound(level: str, lag_s: float) -> str:
     )
 
 
-def lever_name(key: str, changed: Any, assume: Any) -> str:
-    """What a lever changes, with the value it changes to (``changed`` is the changed configuration)."""
+def lever_name(key: str, changed: Any, assume: Any, gpus: float | None = None, value: float | None = None) -> str:
+    """What a lever changes, with the value it changes to (``changed`` is the changed configuration);
+    a per-GPU bandwidth with the aggregate it gives on ``gpus`` GPUs."""
     if key == "bandwidth_x2":
         return f"storage bandwidth ×2 ({units.format_rate(changed.bandwidth)})"
     if key == "restart_half":
         return f"restart ÷2 ({dur(changed.restart_s)})"
     if key == "mtbf_x2":
         return f"MTBF ×2 ({dur(changed.mtbf_s)})"
+    if key == "detect_half":
+        return f"detection ÷2 ({dur(value)})" if value is not None else "detection ÷2"
+    if key == "read_bw_x2":
+        return f"read bandwidth ×2 (storage {units.format_rate(value)})" if value is not None else "read bandwidth ×2"
     if key == "async":
-        return f"asynchronous snapshots ({units.format_rate(assume.snapshot_bandwidth_per_gpu)} per GPU)"
+        snapshot = _scaled(assume.snapshot_bandwidth_per_gpu, changed.snapshot_bandwidth, gpus)
+        return f"asynchronous snapshots ({snapshot})"
     if key == "memory_replica":
         return (
             f"in-memory replica ({pct(assume.replica_survival)} of failures,"
-            f" {units.format_rate(assume.memory_bandwidth_per_gpu)} per GPU,"
+            f" {_scaled(assume.memory_bandwidth_per_gpu, changed.memory_bandwidth, gpus)},"
             f" {dur(assume.memory_restart_s)} restart)"
         )
     return key  # pragma: no cover - every lever is named above
+
+
+def _scaled(per_gpu: float, aggregate: float, gpus: float | None) -> str:
+    """``25.0 GB/s per GPU × 16384 GPUs = 410 TB/s``; without the count, the per-GPU rate alone."""
+    if gpus is None:
+        return units.format_rate(units.PerGpu(per_gpu))
+    return f"{units.format_per_gpu(per_gpu, gpus)} = {units.format_rate(aggregate)}"
 
 
 _WHY = {
@@ -362,3 +375,14 @@ def saved_preset(path: str, base: str, changed: tuple[str, ...]) -> str:
     """What ``optimize --save-preset`` says it did, on stderr."""
     what = f", changed: {', '.join(changed)}" if changed else ", unchanged"
     return f"saved {path} (from {base}{what})"
+
+
+def nesting(names: list[str], intervals: list[float]) -> str:
+    """Nested tiers in words: ``memory every 4.88 min, local nvme with every 9th memory checkpoint
+    (43.9 min), storage with every 6th local nvme checkpoint (4.39 h)``."""
+    parts = [f"{names[0]} every {dur(intervals[0])}"]
+    for i in range(1, len(names)):
+        every = max(1, round(intervals[i] / intervals[i - 1]))
+        which = f"every {ordinal(every)} {names[i - 1]} checkpoint" if every > 1 else f"every {names[i - 1]} checkpoint"
+        parts.append(f"{names[i]} with {which} ({dur(intervals[i])})")
+    return ", ".join(parts)

@@ -455,7 +455,7 @@ def test_what_if_and_sweep_new_inputs(run_json: RunJson) -> None:
 
 LEVEL_BAD = [
     (["--replica-survival", "1.5", "--memory-bw", "2TB/s", "--memory-restart", "1min"], "--replica-survival"),
-    (["--replica-survival", "0", "--memory-bw", "2TB/s", "--memory-restart", "1min"], "--replica-survival"),
+    (["--replica-survival", "-0.5", "--memory-bw", "2TB/s", "--memory-restart", "1min"], "--replica-survival"),
     (["--replica-survival", "1", "--memory-bw", "2TB/s", "--memory-restart", "1min"], "--replica-survival"),
     (["--memory-bw", "2TB/s"], "--memory-bw"),
     (["--memory-restart", "1min"], "--memory-restart"),

@@ -1,0 +1,221 @@
+"""Storage tiers from presets and the command line: ``[[levels]]``, the shipped three-tier preset,
+simulation agreement, saving, sweeping and the errors (docs/model.md §12)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_helpers import assert_usage_error
+
+Run = Callable[..., Any]
+RunJson = Callable[..., dict[str, Any]]
+
+HEAD = 'schema_version = 1\n[checkpoint]\nsize = "6.48TB"\n[failures]\nmtbf = "4h"\n[cluster]\ngpus = 16384\n'
+
+
+def tier(name: str, bandwidth: str, serves: float, restart: str | None = "1min", **extra: str) -> str:
+    lines = [f'[[levels]]\nname = "{name}"\nbandwidth = "{bandwidth}"\nserves = {serves}\n']
+    if restart is not None:
+        lines.append(f'restart = "{restart}"\n')
+    lines += [f'{key} = "{value}"\n' for key, value in extra.items()]
+    return "".join(lines)
+
+
+def write(tmp_path: Path, name: str, *tiers: str, head: str = HEAD) -> str:
+    path = tmp_path / f"{name}.toml"
+    path.write_text(head + "".join(tiers), encoding="utf-8")
+    return str(path)
+
+
+def test_two_levels_are_the_memory_shorthand(run_json: RunJson, tmp_path: Path) -> None:
+    """gemini-inmemory written as two [[levels]] gives the very same answer."""
+    preset = write(tmp_path, "two", tier("host memory", "2.16TB/s", 0.99), tier("storage", "72GB/s", 0.01, "10min"))
+    a, b = run_json("optimize", "--preset", preset), run_json("optimize", "--preset", "gemini-inmemory")
+    assert a["effective"] == b["effective"]
+    assert a["memory_interval_s"] == b["memory_interval_s"] and a["storage_every"] == b["storage_every"]
+    assert a["inputs"]["tiers"] is None
+
+
+def test_one_level_is_storage_only(run_json: RunJson, tmp_path: Path) -> None:
+    preset = write(tmp_path, "one", tier("storage", "72GB/s", 1.0, "10min"))
+    assert run_json("optimize", "--preset", preset)["effective"] == run_json(
+        "optimize", "--preset", "gemini-storage-only"
+    )["effective"]
+
+
+def test_a_free_middle_tier_reduces_to_two(run_json: RunJson, tmp_path: Path) -> None:
+    """Done when: a middle tier that serves no failures and costs nothing to write gives the two-tier answer."""
+    preset = write(
+        tmp_path, "three", tier("host memory", "2.16TB/s", 0.99), tier("free", "1000EB/s", 0.0),
+        tier("storage", "72GB/s", 0.01, "10min"),
+    )  # fmt: skip
+    three, two = run_json("optimize", "--preset", preset), run_json("optimize", "--preset", "gemini-inmemory")
+    assert three["effective"] == pytest.approx(two["effective"], rel=1e-12)
+    assert three["storage_every"] == two["storage_every"] == 54
+    assert [level["name"] for level in three["levels"]] == ["memory", "free", "storage"]
+    assert [t["share_of_failures"] for t in three["inputs"]["tiers"]] == pytest.approx([0.99, 0.0, 0.01])
+
+
+def test_reference_12_5_from_a_preset(run_json: RunJson, tmp_path: Path) -> None:
+    """§12.2/§12.5's tiers as a preset: 0.948492 exact, 0.947693 first order, m = (7, 5)."""
+    preset = write(
+        tmp_path, "ref", tier("memory", "2.16TB/s", 0.9), tier("nvme", "540GB/s", 0.08, "3min"),
+        tier("storage", "72GB/s", 0.02, "10min"),
+    )  # fmt: skip
+    doc = run_json("optimize", "--preset", preset)
+    assert doc["effective"] == pytest.approx(0.948492, abs=1e-6)
+    assert doc["first_order"]["effective"] == pytest.approx(0.947693, abs=1e-6)
+    intervals = [level["interval_s"] for level in doc["levels"]]
+    assert intervals[1] / intervals[0] == pytest.approx(7.0) and intervals[2] / intervals[1] == pytest.approx(5.0)
+    assert doc["storage_every"] == 35
+
+
+def test_shipped_three_tier_preset_agrees_with_simulate(run_json: RunJson) -> None:
+    """Done when: the three-tier preset's exact model lies in simulate's confidence interval."""
+    doc = run_json("simulate", "--preset", "llama3-405b-tiered", "--cycles", "1e6")
+    low, high = doc["effective_ci95"]
+    assert low <= doc["analytic"]["exact"] <= high
+    assert doc["agreement"]["exact"]["agrees"] is True
+    assert [t["name"] for t in doc["tier_intervals"]] == ["memory", "local nvme", "storage"]
+    optimum = run_json("optimize", "--preset", "llama3-405b-tiered")
+    assert [t["interval_s"] for t in doc["tier_intervals"]] == [level["interval_s"] for level in optimum["levels"]]
+
+
+def test_shipped_three_tier_preset(run_json: RunJson, run: Run) -> None:
+    doc = run_json("optimize", "--preset", "llama3-405b-tiered")
+    assert doc["effective"] == pytest.approx(0.938368, abs=1e-6)
+    tiers = doc["inputs"]["tiers"]
+    assert [t["bandwidth_per_gpu_bytes_per_s"] for t in tiers] == [6.25e9, 1.5e9, None]
+    assert [t["bandwidth_bytes_per_s"] for t in tiers] == pytest.approx([6.25e9 * 16384, 1.5e9 * 16384, 2e12])
+    parts = doc["inputs"]["restart_components"]
+    assert set(parts) == {"memory", "local nvme", "storage"}
+    assert parts["storage"]["total_s"] == pytest.approx(603.24, rel=1e-14)
+    assert doc["levers"][1]["key"] == "detect_half"
+    text = " ".join(run("optimize", "--preset", "llama3-405b-tiered").stdout.split())
+    assert "tier local nvme 24.6 TB/s 1.50 GB/s per GPU × 16384 GPUs; 12.0 % of failures" in text
+    assert "storage with every 7th local nvme checkpoint (24.7 min)" in text
+
+
+def test_inherited_three_tier_preset_equals_its_flat_copy(run_json: RunJson, tmp_path: Path) -> None:
+    """The tiered preset inherits llama3-405b; written out whole it gives the same numbers."""
+    resolved = run_json("optimize", "--preset", "llama3-405b-tiered")
+    flat = write(
+        tmp_path, "flat",
+        tier("host memory", "6.25GB/s/gpu", 0.85, None, read_bandwidth="6.25GB/s/gpu"),
+        tier("local nvme", "1.5GB/s/gpu", 0.12, None, read_bandwidth="3GB/s/gpu"),
+        tier("remote storage", "2TB/s", 0.03, None, read_bandwidth="2TB/s"),
+        head='schema_version = 1\n[checkpoint]\nparams = 405e9\n[failures]\nmtbf = "3.1h"\ndetect = "5min"\n'
+        'reschedule = "3min"\nwarmup = "2min"\n[cluster]\ngpus = 16384\n',
+    )  # fmt: skip
+    assert run_json("optimize", "--preset", flat)["effective"] == resolved["effective"]
+
+
+def test_save_preset_round_trip(run: Run, run_json: RunJson, tmp_path: Path) -> None:
+    target = tmp_path / "saved.toml"
+    result = run("optimize", "--preset", "llama3-405b-tiered", "--gpus", "8192", "--save-preset", str(target))
+    assert result.exit_code == 0, result.stderr
+    text = target.read_text(encoding="utf-8")
+    assert text.count("[[levels]]") == 3 and 'bandwidth = "1.5GB/s/gpu"' in text and "[memory]" not in text
+    again = run_json("optimize", "--preset", str(target))
+    direct = run_json("optimize", "--preset", "llama3-405b-tiered", "--gpus", "8192")
+    assert again["effective"] == pytest.approx(direct["effective"], rel=1e-14)
+
+
+def test_gpus_scale_per_gpu_tier_rates(run_json: RunJson) -> None:
+    """A sweep over GPUs scales each tier's per-GPU rate, as --gpus does point by point."""
+    sweep = run_json("sweep", "--preset", "llama3-405b-tiered", "--over", "gpus", "--from", "8192", "--to",
+                     "16384", "--points", "2")  # fmt: skip
+    for gpus, effective in zip(sweep["values"], sweep["effective"], strict=True):
+        point = run_json("optimize", "--preset", "llama3-405b-tiered", "--gpus", str(int(gpus)))
+        assert effective == pytest.approx(point["effective"], rel=1e-9)
+
+
+def test_uncertainty_with_tiers(run_json: RunJson) -> None:
+    doc = run_json("optimize", "--preset", "llama3-405b-tiered", "--mtbf-ci", "2.5h:4h")
+    band = doc["uncertainty"]
+    assert band["robust_regret_pp"] <= band["point_regret_pp"] + 1e-12
+    low, high = band["optimal_effective"]
+    assert low < doc["effective"] < high
+
+
+def test_compare_shows_tiers(run_json: RunJson) -> None:
+    doc = run_json("compare", "llama3-405b", "llama3-405b-tiered")
+    effective = [s["effective"] for s in doc["scenarios"]]
+    assert effective[1] > effective[0]
+
+
+@pytest.mark.parametrize(
+    ("command", "culprit"),
+    [(("plan", "--work", "54d"), "one or two levels"), (("simulate", "--optimize", "--cycles", "1e4"), "one or two")],
+)
+def test_commands_that_cover_two_levels_say_so(run: Run, command: tuple[str, ...], culprit: str) -> None:
+    result = run(command[0], "--preset", "llama3-405b-tiered", *command[1:], "--json")
+    assert_usage_error(result, culprit)
+
+
+BAD_LEVELS = [
+    ((tier("a", "1TB/s", 0.5), tier("b", "72GB/s", 0.4, "10min")), "levels: the tiers' shares of failures"),
+    ((tier("a", "1TB/s", 0.5, oops="1"), tier("b", "72GB/s", 0.5, "10min")), "levels[0].oops: unknown key"),
+    ((tier("a", "1TB/s", 0.5, snapshot_bandwidth="9TB/s"), tier("b", "72GB/s", 0.5, "10min")),
+     "levels[0].snapshot_bandwidth: only the last tier"),
+    ((tier("a", "1TB/s", 1.0), tier("b", "72GB/s", 0.0, "10min")), "levels[1].serves: the last tier"),
+    ((tier("a", "1TB/s", 0.5, detect="1min"), tier("b", "72GB/s", 0.5, "10min")), "levels[0].restart: give restart"),
+    ((tier("a", "1TB/s", 0.5, None), tier("b", "72GB/s", 0.5, "10min")), "levels[0].restart: a tier needs"),
+    ((tier("a", "1TB/s", 0.5, None, read_bandwidth="1TB/s", detect="1min"),
+      tier("b", "72GB/s", 0.5, None, read_bandwidth="1TB/s", detect="2min")), "levels[1].detect: detect follows"),
+    ((tier("a", "1TB/s", 1.5), tier("b", "72GB/s", 0.5, "10min")), "levels[0].serves: must be a share"),
+    ((tier("a", "1TB/s", 0.5), tier("a", "72GB/s", 0.5, "10min")), "levels[1].name: two tiers named"),
+    ((tier("a", "oops", 0.5), tier("b", "72GB/s", 0.5, "10min")), "levels[0].bandwidth"),
+    (tuple(tier(f"t{i}", "1TB/s", 0.1) for i in range(9)), "levels: at most 8 tiers"),
+]
+
+
+@pytest.mark.parametrize(("tiers", "message"), BAD_LEVELS)
+def test_bad_levels(run: Run, tmp_path: Path, tiers: tuple[str, ...], message: str) -> None:
+    preset = write(tmp_path, "bad", *tiers)
+    result = run("optimize", "--preset", preset, "--json")
+    assert_usage_error(result, f"bad.toml: {message}")
+
+
+def test_levels_with_classic_keys_are_refused(run: Run, tmp_path: Path) -> None:
+    levels = tier("a", "1TB/s", 0.5) + tier("b", "72GB/s", 0.5, "10min")
+    preset = write(tmp_path, "mixed", levels, head=HEAD + '[storage]\nbandwidth = "2TB/s"\n')
+    assert_usage_error(run("optimize", "--preset", preset, "--json"), "drop storage.bandwidth")
+    preset = write(tmp_path, "memory", levels, head=HEAD + '[memory]\nreplica_survival = 0.5\n')
+    assert_usage_error(run("optimize", "--preset", preset, "--json"), "[[levels]] or with [memory]")
+
+
+def test_levels_must_be_tables(run: Run, tmp_path: Path) -> None:
+    preset = tmp_path / "flat.toml"
+    preset.write_text("levels = [1, 2]\n" + HEAD, encoding="utf-8")
+    assert_usage_error(run("optimize", "--preset", str(preset), "--json"), "flat.toml: levels: must be an array")
+
+
+def test_middle_tier_per_gpu_needs_the_gpu_count(run: Run, tmp_path: Path) -> None:
+    preset = write(
+        tmp_path, "nogpus", tier("a", "1TB/s", 0.5), tier("b", "1GB/s/gpu", 0.3), tier("c", "72GB/s", 0.2, "10min"),
+        head='schema_version = 1\n[checkpoint]\nsize = "6.48TB"\n[failures]\nmtbf = "4h"\n',
+    )  # fmt: skip
+    assert_usage_error(run("optimize", "--preset", preset, "--json"), "nogpus.toml: levels[1].bandwidth")
+
+
+def test_a_child_levels_replace_the_base_levels(run_json: RunJson, tmp_path: Path) -> None:
+    """A preset on a two-level base that lists [[levels]] replaces the base's [memory] and storage keys."""
+    child = tmp_path / "child.toml"
+    child.write_text(
+        'schema_version = 1\nbase = "gemini-inmemory"\n'
+        + tier("host memory", "2.16TB/s", 0.99) + tier("storage", "72GB/s", 0.01, "10min"),
+        encoding="utf-8",
+    )
+    assert run_json("optimize", "--preset", str(child))["effective"] == run_json(
+        "optimize", "--preset", "gemini-inmemory"
+    )["effective"]
+
+
+def test_json_is_one_document(run: Run) -> None:
+    result = run("optimize", "--preset", "llama3-405b-tiered", "--json")
+    assert json.loads(result.stdout)["command"] == "optimize"
