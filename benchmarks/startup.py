@@ -30,6 +30,7 @@ CASES: list[tuple[str, list[str], float | None]] = [
     ("ckptcalc sweep --json", ["sweep", "--json"], 1.6),
     ("ckptcalc --help", ["--help"], None),
     ("optimize --json, two levels", ["optimize", "--json", "--preset", "gemini-inmemory"], None),
+    ("optimize --json, three tiers", ["optimize", "--json", "--preset", "llama3-405b-tiered"], None),
 ]
 
 #: Exactness must not cost speed: the two-level optimum is a numerical search, the single level a

@@ -287,7 +287,11 @@ def _cycle(t: Tiers, mtbf: Num, lib: Any) -> tuple[Num, Num, Num]:
     periods = _Periods(t, rec, mtbf, lib)
     top = t.count
     whole = periods.get(top, top)
-    tail = _prefix(periods, t.lag_s, t, lib)
+    if lib is _Math and t.lag_s == 0:
+        # Synchronous: the commit is the snapshot itself, so there is no prefix (an identity).
+        tail = _Map(1.0, 0.0, (0.0, 0.0, 0.0), tuple(0.0 for _ in t.every))
+    else:
+        tail = _prefix(periods, t.lag_s, t, lib)
     both = _then(whole, tail)
     # E₁ = α + β_L·E₁ with 1 − β_L = λ (the chance of reaching the commit without landing back).
     start = tuple(_divide(a, both.lam, lib) for a in both.alpha)

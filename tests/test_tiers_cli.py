@@ -219,3 +219,23 @@ def test_a_child_levels_replace_the_base_levels(run_json: RunJson, tmp_path: Pat
 def test_json_is_one_document(run: Run) -> None:
     result = run("optimize", "--preset", "llama3-405b-tiered", "--json")
     assert json.loads(result.stdout)["command"] == "optimize"
+
+
+def test_asynchronous_top_tier_agrees_with_simulate(run_json: RunJson, tmp_path: Path) -> None:
+    """Storage written asynchronously under two synchronous tiers: the exact model lies in simulate's CI,
+    and the storage interval covers its persist time."""
+    child = tmp_path / "async3.toml"
+    child.write_text(
+        'schema_version = 1\nbase = "llama3-405b-tiered"\n'
+        + tier("host memory", "6.25GB/s/gpu", 0.85, None, read_bandwidth="6.25GB/s/gpu")
+        + tier("local nvme", "1.5GB/s/gpu", 0.12, None, read_bandwidth="3GB/s/gpu")
+        + tier("remote storage", "200GB/s", 0.03, None, snapshot_bandwidth="25GB/s/gpu", read_bandwidth="200GB/s"),
+        encoding="utf-8",
+    )
+    optimum = run_json("optimize", "--preset", str(child))
+    storage = optimum["levels"][-1]
+    assert storage["lag_s"] == pytest.approx(32.4, rel=1e-12)
+    assert storage["interval_s"] >= storage["lag_s"]
+    doc = run_json("simulate", "--preset", str(child), "--cycles", "1e6")
+    low, high = doc["effective_ci95"]
+    assert low <= doc["analytic"]["exact"] == optimum["effective"] <= high
