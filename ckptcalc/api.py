@@ -313,7 +313,9 @@ def optimize(preset: PresetRef | None = None, *, target: Value | None = None, **
     levers = decide.levers(
         the_job.config, the_job.gpus, assume, base=float(result.optimal_effective), more=_part_levers(the_job)
     )
-    targets = decide.targets(the_job.config, goal, the_job.gpu_mtbf_s) if goal is not None else None
+    targets = (
+        decide.targets(the_job.config, goal, the_job.gpu_mtbf_s, _at_gpus(the_job)) if goal is not None else None
+    )
     s = the_job.scenario
     cost = decide.cost(result, the_job.gpus, s.gpu_hour_cost) if the_job.gpus is not None else None
     steps = decide.interval_steps(result, s.step_time_s) if s.step_time_s is not None else None
@@ -323,6 +325,16 @@ def optimize(preset: PresetRef | None = None, *, target: Value | None = None, **
         band=_uncertainty(the_job, result),
     )  # fmt: skip
     return Optimization(document, the_job, result, label, preset is None)
+
+
+def _at_gpus(one: Job) -> Callable[[float], Any] | None:
+    """The job at another GPU count, when some of its rates are per GPU; None otherwise."""
+    s = one.scenario
+    if not (s.per_gpu or any(t.per_gpu for t in s.middle)) or one.gpu_mtbf_s is None:
+        return None
+    from . import sweeps
+
+    return lambda gpus: sweeps.vary(one, "gpus", gpus)
 
 
 def _part_levers(one: Job) -> list[tuple[str, Any, float | None]]:
@@ -730,8 +742,9 @@ def simulate(
     analytic = sim.analytic(ran, failures)
     base = evaluate(config.optimal().replace(shape=None)) if found is not None else None
     document = documents.simulation(
-        the_job, outcome, failures, _label(preset), found, analytic=analytic, result=evaluate(ran), base=base
-    )
+        the_job, outcome, failures, _label(preset), found, analytic=analytic, result=evaluate(ran), base=base,
+        given=evaluate(config) if config.pinned and config.shape is None else None,
+    )  # fmt: skip
     return Simulation(document, the_job)
 
 

@@ -104,7 +104,7 @@ def _extra_hint(message: str, argv: list[str]) -> str:
 
 
 #: Inputs the command line names differently from the Python API.
-_RENAMED = {"start": "--from", "stop": "--to", "presets": "PRESET", "name": "NAME"}
+_RENAMED = {"start": "--from", "stop": "--to", "presets": "PRESET", "name": "NAME", "search": "--optimize"}
 
 #: The API's other argument names that are flags here too.
 _OPTIONS = frozenset(

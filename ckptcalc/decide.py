@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Sequence
 
@@ -143,8 +144,17 @@ def _solve(make: Callable[[float], Config], target: float, start: float) -> floa
     return _bisect(reach, low, high)
 
 
-def targets(config: Config, target: float, gpu_mtbf_s: float | None) -> Targets:
-    """Solve for bandwidth, restart, MTBF and GPU count, one at a time, on the exact model at its optimum."""
+def targets(
+    config: Config,
+    target: float,
+    gpu_mtbf_s: float | None,
+    at_gpus: Callable[[float], Config] | None = None,
+) -> Targets:
+    """Solve for bandwidth, restart, MTBF and GPU count, one at a time, on the exact model at its optimum.
+
+    ``at_gpus`` builds the job at another GPU count when some of its rates are per GPU (they scale
+    with the count too); without it the count changes the failure interval only.
+    """
     config = config.optimal().flat()
     mtbf, restart = float(config.mtbf_s), float(config.restart_s)
     unbounded: list[str] = []
@@ -175,7 +185,35 @@ def targets(config: Config, target: float, gpu_mtbf_s: float | None) -> Targets:
     if gpu_mtbf_s is not None and mtbf_target is not None:
         count = math.floor(gpu_mtbf_s / mtbf_target)
         gpus = float(count) if count >= 1 else None
+    if at_gpus is not None and gpus is not None:
+        gpus = _most_gpus(at_gpus, target, gpus)
     return Targets(bandwidth, restart_target, mtbf_target, gpus, tuple(unbounded))
+
+
+def _most_gpus(at_gpus: Callable[[float], Config], target: float, start: float) -> float | None:
+    """The largest whole GPU count that still reaches ``target`` when rates per GPU scale with the count
+    (``at_gpus`` builds the job at a count): bracketed from ``start`` by factors of 2, then bisected.
+    Effective time falls with the count while the failure rate, which grows with it, dominates."""
+
+    def reach(n: float) -> bool:
+        return _effective(at_gpus(n)) >= target
+
+    if not reach(1.0):
+        return None
+    low, high = 1.0, max(start, 2.0)
+    for _ in range(64):
+        if not reach(high):
+            break
+        low, high = high, high * 2.0
+    else:
+        return None
+    while high - low > 1.0:
+        middle = math.floor((low + high) / 2.0)
+        if reach(middle):
+            low = middle
+        else:
+            high = middle
+    return low
 
 
 # ------------------------------------------------------------- cost and steps
@@ -205,6 +243,7 @@ class Steps(Record):
 
     storage: int
     memory: int | None = None
+    tiers: tuple[int, ...] | None = None  # every tier's, fastest first, with three or more
 
 
 def interval_steps(result: Result, step_time_s: float) -> Steps:
@@ -212,4 +251,10 @@ def interval_steps(result: Result, step_time_s: float) -> Steps:
     if result.optimal_storage_every is None:
         return Steps(steps(float(result.optimal_interval_s), step_time_s))
     memory = steps(float(result.levels[0].optimal_interval_s), step_time_s)
+    if len(result.levels) > 2:
+        counts = [memory]
+        for below, above in itertools.pairwise(result.levels):
+            ratio = max(1, round(float(above.optimal_interval_s) / float(below.optimal_interval_s)))
+            counts.append(counts[-1] * ratio)
+        return Steps(counts[-1], memory, tuple(counts))
     return Steps(memory * int(result.optimal_storage_every), memory)

@@ -185,15 +185,24 @@ def evaluation(job: Job, result: Result, steps: Steps | None = None, band: Band 
 
 
 def _bound_warning(job: Job) -> list[str]:
-    if job.mtbf_source != "failures_bound":
-        return []
-    return [wording.no_failures(float(job.config.mtbf_s), float(job.scenario.window_s or 0.0))]
+    """What the inputs leave to assumption: M a bound only, restart parts not given (they count 0)."""
+    notes = []
+    if job.mtbf_source == "failures_bound":
+        notes.append(wording.no_failures(float(job.config.mtbf_s), float(job.scenario.window_s or 0.0)))
+    if anatomy(job):
+        s = job.scenario
+        missing = [name for name in ("detect", "reschedule", "warmup") if getattr(s, f"{name}_s") is None]
+        if missing:
+            notes.append(wording.parts_missing(missing))
+    return notes
 
 
 def levels(result: Result, steps: Steps | None) -> list[dict[str, Any]]:
     if steps is None:
         return [level(item) for item in result.levels]
     counts = [steps.storage] if steps.memory is None else [steps.memory, steps.storage]
+    if steps.tiers is not None:
+        counts = list(steps.tiers)
     return [level(item, count) for item, count in zip(result.levels, counts, strict=True)]
 
 
@@ -411,12 +420,15 @@ def simulation(
     analytic: tuple[float, float | None],
     result: Result,
     base: Result | None,
+    given: Result | None = None,
 ) -> dict[str, Any]:
     """Everything ``simulate --json`` prints: the run, and the models at the schedule it ran
-    (``result``; ``base`` is the job at its optimum, with ``search``)."""
+    (``result``; ``base`` is the job at its optimum, with ``search``; ``given`` the job as stated,
+    whose intervals may have been rounded to run)."""
     first, exact = analytic
     low, high = outcome.ci95
-    notes = warnings(result) + ([wording.NO_EXACT] if exact is None else [])
+    notes = ([] if given is None else warnings(given)) + warnings(result)
+    notes = list(dict.fromkeys(notes)) + ([wording.NO_EXACT] if exact is None else [])
     document: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "command": "simulate",
@@ -821,6 +833,16 @@ def markdown(document: dict[str, Any]) -> str:
             f" **{pct(document['effective'])}** (exact model); {document['dominant']} dominates."
         )
         lines += [headline, ""]
+        if len(document["levels"]) > 1:
+            lines += _md_table(
+                ["level", "interval", "stall", "serves", "restart"],
+                [
+                    [v["name"], dur(v["optimal_interval_s"]), dur(v["stall_s"]), pct(v["share_of_failures"]),
+                     dur(v["restart_s"])]
+                    for v in document["levels"]
+                ],
+            )  # fmt: skip
+            lines.append("")
         lines += _md_table(
             ["term", "share of time", "share of loss"],
             [[t, pct(loss[t]), pct(loss[t] / total)] for t in TERMS] + [["total", pct(loss["total"]), "100 %"]],

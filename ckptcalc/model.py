@@ -367,6 +367,7 @@ class Caveat(Record):
     level: str | None = None
     value: float | None = None
     points: int = 1
+    below: str | None = None  # ``tier_rounded``: the tier whose interval it must be a multiple of
 
 
 class LevelResult(Record):
@@ -754,7 +755,8 @@ def _evaluate_weibull(config: Config) -> Result:
     """One level under Weibull failures: the renewal series at the interval run and at its optimum."""
     if config.has_memory:
         raise InputError(
-            "two checkpoint levels under Weibull failures have no exact model; `ckptcalc simulate` answers it",
+            "more than one checkpoint level under Weibull failures has no exact model; `ckptcalc simulate`"
+            " answers it",
             where="shape",
         )
     fields = ("checkpoint_bytes", "bandwidth", "mtbf_s", "restart_s", "snapshot_bandwidth", "interval_s", "shape")
@@ -825,13 +827,14 @@ def _plan_nested(config: Config) -> tuple[nested.Tiers, list[Caveat]]:
         lib = exact._lib(*given)
         every: list[Num] = []
         below: Num = given[0]
-        for level, interval in zip(config.levels()[1:], given[1:], strict=True):
+        levels = config.levels()
+        for lower, level, interval in zip(levels, levels[1:], given[1:], strict=False):
             assert interval is not None
             m = lib.maximum(lib.rint(interval / below), 1.0)
             off = abs(m * below - interval) > 1e-9 * interval
             hits = _count(off)
             if hits:
-                caveats.append(Caveat("storage_rounded", level.name, _worst(interval), hits))
+                caveats.append(Caveat("tier_rounded", level.name, _worst(interval), hits, lower.name))
             every.append(m)
             below = below * m
         return base.replace(tau1_s=given[0], every=tuple(every)), caveats

@@ -125,7 +125,8 @@ def _recovery(t: Tiers, mtbf: Num, lib: Any) -> _Recovery:
         for c in range(k + 1, count):
             d = d + q[c]
             high_cost = high_cost + q[c] * total[c]
-        z = (low_cost + high_cost) / d
+        # D underflows to 0 when every restart is thousands of MTBFs long: then nothing finishes.
+        z = _divide(low_cost + high_cost, d, lib)
         total[k] = spent[k] + lost[k] * z
         stay: Num = 0.0
         for c in range(k + 1):
@@ -134,7 +135,7 @@ def _recovery(t: Tiers, mtbf: Num, lib: Any) -> _Recovery:
             w: Num = stay if target == k else 0.0
             for c in range(k + 1, count):
                 w = w + q[c] * land[c][target]
-            w = w / d
+            w = _divide(w, d, lib)
             land[k][target] = (kept[k] if target == k else 0.0) + lost[k] * w
     restart: Num = 0.0
     for c in range(count):
@@ -401,7 +402,8 @@ def best(t: Tiers, mtbf_s: Num, *, tau1_fixed: bool = False, top_s: Num | None =
     re-optimised at every step), for a few rounds over all of them. ``tau1_fixed`` keeps the
     schedule's τ₁; ``top_s`` keeps the top interval (τ₁ = top / (m₂·…·m_L)).
     """
-    lib = _lib(t.tau1_s, *t.every, *t.stalls, t.lag_s, *t.shares, *t.restarts, mtbf_s)
+    given = [] if top_s is None else [top_s]
+    lib = _lib(t.tau1_s, *t.every, *t.stalls, t.lag_s, *t.shares, *t.restarts, mtbf_s, *given)
     tau1, every = first_order(t, mtbf_s, lib)
     if tau1_fixed:
         tau1 = t.tau1_s

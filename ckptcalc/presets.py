@@ -147,15 +147,18 @@ def find(ref: str, where: str = "preset") -> Path:
     return found
 
 
-def _by_name(ref: str, where: str, directories: Sequence[Path]) -> Path | None:
-    """The first ``ref.toml`` among ``directories``, or None."""
+def _by_name(
+    ref: str, where: str, directories: Sequence[Path], skip: frozenset[str | None] = frozenset()
+) -> Path | None:
+    """The first ``ref.toml`` among ``directories`` that is not one of the files ``skip`` (real paths), or
+    None. A preset that names its own name as its base so finds the one it shadows."""
     if not ref.strip():
         raise PresetError("empty preset name", where=where)
     if len(ref) > MAX_NAME:
         raise PresetError(f"a preset name is at most {MAX_NAME} characters, got {len(ref)}", where=where)
     for directory in directories:
         for path in _presets_in(directory):
-            if path.stem == ref:
+            if path.stem == ref and (not skip or _identity(path) not in skip):
                 return path
     return None
 
@@ -171,13 +174,17 @@ def _unknown(ref: str, names: list[str]) -> str:
 def available() -> list[PresetInfo]:
     """Every preset found by name, first occurrence wins."""
     seen: dict[str, PresetInfo] = {}
+    broken: set[str] = set()
     for directory in search_dirs():
         for path in _presets_in(directory):
-            if path.stem in seen:
+            if path.stem in seen or path.stem in broken:
                 continue
             try:
                 scenario = load_file(path)
-            except CkptError:
+            except CkptError as error:
+                # The name stays taken: --preset NAME finds this file, and says what is wrong with it.
+                broken.add(path.stem)
+                _skip(f"{path}: not listed: {error}")
                 continue
             seen[path.stem] = PresetInfo(path.stem, scenario.description or "", path)
     return list(seen.values())
@@ -285,14 +292,27 @@ _WAYS = (
         whole=True,
         dropped=frozenset({f"failures.{BAND}"}),
     ),
-    _Ways(
-        (
-            frozenset({"failures.restart"}),
-            frozenset({"failures.detect", "failures.reschedule", "storage.read_bandwidth", "failures.warmup"}),
-        )
-    ),
+    _Ways((frozenset({"failures.restart"}), frozenset({"storage.read_bandwidth"}))),
     _Ways((frozenset({"memory.restart"}), frozenset({"memory.read_bandwidth"}))),
 )
+
+#: The restart's parts that are the job's (they serve every level restarted by parts).
+_JOB_PART_PATHS = frozenset({"failures.detect", "failures.reschedule", "failures.warmup"})
+
+
+def _restart_drops(base: dict[str, Any], stated: set[str]) -> set[str]:
+    """A child's whole storage restart drops the base's job parts unless another level of the base
+    still restarts by parts; a child's job parts drop the base's whole restart."""
+    if stated & _JOB_PART_PATHS:
+        return {"failures.restart"}
+    if "failures.restart" not in stated:
+        return set()
+    memory = base.get("memory")
+    tiers = base.get(LEVELS)
+    by_parts = (isinstance(memory, dict) and "read_bandwidth" in memory) or (
+        isinstance(tiers, list) and any(isinstance(t, dict) and "read_bandwidth" in t for t in tiers[:-1])
+    )
+    return set() if by_parts else set(_JOB_PART_PATHS)
 
 
 class Layer(Record):
@@ -372,7 +392,9 @@ def _base(
         path = directory / ref
         base_label = str(path)
     else:
-        found = _by_name(ref, where, search)
+        found = _by_name(ref, where, search, frozenset(link.identity for link in chain))
+        if found is None and _by_name(ref, where, search) is not None:
+            raise PresetError(f"cycle: {names} -> {ref}.toml", where=where)
         if found is None:
             known = sorted({p.stem for d in search for p in _presets_in(d)})
             raise PresetError(f"{_unknown(ref, known)}; chain: {names} -> {ref}", where=where)
@@ -396,15 +418,19 @@ def _merge(base: Layer, child: dict[str, Any], label: str) -> Layer:
     """``child`` over ``base``: tables key by key, anything else whole, the child's metadata only, and
     one way of stating an input (:data:`_WAYS`) dropping the base's other ways."""
     stated = {f"{key}.{sub}" for key, value in child.items() if isinstance(value, dict) for sub in value}
-    dropped = set().union(*(ways.drops(stated) for ways in _WAYS))
+    dropped = set().union(*(ways.drops(stated) for ways in _WAYS)) | _restart_drops(base.document, stated)
     # Tiers are stated one way too: a child's [[levels]] replaces the base's levels (its [memory] and the
     # keys the tiers state), and a child's classic levels replace the base's [[levels]].
     skipped: set[str] = set()
     if LEVELS in child:
         dropped |= set(_TIER_PATHS)
         skipped.add("memory")
-    elif "memory" in child or stated & set(_TIER_PATHS):
-        skipped.add(LEVELS)
+    elif LEVELS in base.document and ("memory" in child or stated & set(_TIER_PATHS)):
+        key = "memory" if "memory" in child else sorted(stated & set(_TIER_PATHS))[0]
+        raise PresetError(
+            f"the base lists its tiers as [[{LEVELS}]]: restate them as [[{LEVELS}]] here to change one",
+            where=f"{label}: {key}",
+        )
     document: dict[str, Any] = {}
     labels: dict[str, str] = {}
     for key, value in child.items():
@@ -461,9 +487,10 @@ def from_document(document: dict[str, Any], label: str, labels: dict[str, str] |
     values: dict[str, float] = {}
     origin: dict[str, str] = {}
     middle: tuple[MiddleTier, ...] = ()
+    tier_names: tuple[str, ...] = ()
     for key, value in document.items():
         if key == LEVELS:
-            middle = _levels(value, document, at(key), values, origin)
+            middle, tier_names = _levels(value, document, at(key), values, origin)
         elif key in _META:
             meta[key] = _meta(key, value, files.get(key, label))
         elif key in _SECTIONS:
@@ -491,6 +518,7 @@ def from_document(document: dict[str, Any], label: str, labels: dict[str, str] |
             where=at("schema_version"),
         )
     return Scenario(
+        tier_names=tier_names,
         name=meta.get("name"),
         description=meta.get("description"),
         source=meta.get("source"),
@@ -526,10 +554,11 @@ _TIER_PATHS = ("storage.bandwidth", "storage.snapshot_bandwidth", "storage.inter
 
 def _levels(
     raw: Any, document: dict[str, Any], where: str, values: dict[str, Any], origin: dict[str, str]
-) -> tuple[MiddleTier, ...]:
+) -> tuple[tuple[MiddleTier, ...], tuple[str, ...]]:
     """The ``[[levels]]`` tiers, fastest first: the first becomes the in-memory level, the last storage,
-    those between the middle tiers (docs/model.md §12). Fills ``values`` and ``origin`` for the first
-    and last; detection, rescheduling and warm-up are the job's, equal on every tier that states them."""
+    those between the middle tiers (docs/model.md §12), and every tier's name. Fills ``values`` and
+    ``origin`` for the first and last; detection, rescheduling and warm-up are the job's, equal on every
+    tier that states them."""
     if not isinstance(raw, list) or not raw or not all(isinstance(t, dict) for t in raw):
         raise PresetError("must be an array of tables ([[levels]]), one per tier, fastest first", where=where)
     if len(raw) > MAX_TIERS:
@@ -543,6 +572,7 @@ def _levels(
     file = where[: -len(LEVELS)].rstrip(": ") or where
     count = len(raw)
     names: set[str] = set()
+    ordered: list[str] = []
     shares: list[float] = []
     middle: list[MiddleTier] = []
     for i, tier in enumerate(raw):
@@ -551,11 +581,11 @@ def _levels(
             if key not in _TIER_KEYS:
                 raise PresetError(f"unknown key (known: {', '.join(_TIER_KEYS)})", where=f"{here}.{key}")
         name = tier.get("name", f"tier {i + 1}")
-        if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
-            raise PresetError("must be a non-empty name", where=f"{here}.name")
+        _tier_name(name, f"{here}.name", middle=0 < i < count - 1)
         if name in names:
             raise PresetError(f"two tiers named {name!r}", where=f"{here}.name")
         names.add(name)
+        ordered.append(name)
         if "bandwidth" not in tier:
             raise PresetError("a tier needs its write bandwidth", where=f"{here}.bandwidth")
         if "snapshot_bandwidth" in tier and i != count - 1:
@@ -622,9 +652,30 @@ def _levels(
         raise PresetError(
             f"the tiers' shares of failures (serves) must sum to 1, got {sum(shares):.10g}", where=where
         )
-    if count == 1:
-        return ()
-    return tuple(middle)
+    return (tuple(middle) if count > 1 else ()), tuple(ordered)
+
+#: The longest tier name: it labels table rows.
+MAX_TIER_NAME = 40
+
+#: Names the first and last tiers are shown by, which a middle tier cannot take.
+_RESERVED = ("memory", "storage")
+
+
+def _tier_name(name: Any, where: str, *, middle: bool) -> None:
+    """A tier's name: short printable text; a middle tier's not one the outer tiers are shown by."""
+    if not isinstance(name, str):
+        raise PresetError(f"must be a string, got {_type(name)}", where=where)
+    if not name.strip():
+        raise PresetError("must not be empty", where=where)
+    if len(name) > MAX_TIER_NAME:
+        raise PresetError(f"at most {MAX_TIER_NAME} characters, got {len(name)}", where=where)
+    if not name.isprintable():
+        raise PresetError("must be printable text (no control characters, tabs or newlines)", where=where)
+    if middle and name.strip().lower() in _RESERVED:
+        raise PresetError(
+            f"{name!r} names the first or last tier in the output; choose another name for a middle tier",
+            where=where,
+        )
 
 
 #: The preset key of the job MTBF's 95 % interval: an array of two durations.
@@ -719,7 +770,11 @@ def _write_levels(scenario: Scenario, document: dict[str, Any]) -> None:
     tiers state out of the classic tables."""
     values = scenario.values()
     memory = document.pop("memory", {})
-    first = {"name": "memory", **{k: memory[k] for k in ("bandwidth", "restart", "read_bandwidth") if k in memory}}
+    names = scenario.tier_names if len(scenario.tier_names) == len(scenario.middle) + 2 else ()
+    first = {
+        "name": names[0] if names else "memory",
+        **{k: memory[k] for k in ("bandwidth", "restart", "read_bandwidth") if k in memory},
+    }
     first["serves"] = _written("number", values["replica_survival"])
     if "interval" in memory:
         first["interval"] = memory["interval"]
@@ -735,7 +790,7 @@ def _write_levels(scenario: Scenario, document: dict[str, Any]) -> None:
         entry["serves"] = _written("number", tier.share)
         served += tier.share
         tiers.append(entry)
-    last: dict[str, Any] = {"name": "storage"}
+    last: dict[str, Any] = {"name": names[-1] if names else "storage"}
     storage, failures = document.get("storage", {}), document.get("failures", {})
     for key in ("bandwidth", "snapshot_bandwidth", "read_bandwidth", "interval"):
         if key in storage:

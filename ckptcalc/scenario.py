@@ -298,6 +298,14 @@ class MiddleTier(Record):
     where: str = "levels"
     per_gpu: frozenset[str] = frozenset()
 
+    def __eq__(self, other: object) -> bool:
+        # Where a tier was stated is not part of its identity.
+        return isinstance(other, MiddleTier) and all(
+            getattr(self, name) == getattr(other, name) for name in self._fields if name != "where"
+        )
+
+    __hash__ = None
+
 
 class Scenario(Record):
     """Inputs as stated, SI units, ``None`` where unstated.
@@ -340,6 +348,7 @@ class Scenario(Record):
     gpu_hour_cost: float | None = None
     mtbf_ci95: tuple[float, float | None] | None = None
     middle: tuple[MiddleTier, ...] = ()  # tiers between memory and storage ([[levels]] of a preset)
+    tier_names: tuple[str, ...] = ()  # every tier's name as a preset's [[levels]] gives it, fastest first
     origin: dict[str, str] = None  # type: ignore[assignment]  # {} once built
     per_gpu: frozenset[str] = frozenset()
 
@@ -422,7 +431,10 @@ def merge(
             where="restart",
         )
     if "restart_s" in overrides:
-        cleared.update({name: None for name in (*RESTART_PARTS, "read_bandwidth")})
+        # A whole storage restart; the job's parts stay while another level restarts by them.
+        cleared["read_bandwidth"] = None
+        if not _others_by_parts(base):
+            cleared.update({name: None for name in RESTART_PARTS})
     elif parts:
         cleared["restart_s"] = None
     if "memory_restart_s" in overrides and "memory_read_bandwidth" in overrides:
@@ -510,7 +522,7 @@ def _check_positive(scenario: Scenario, name: str, value: float) -> None:
     if not SMALLEST <= value <= LARGEST:
         raise InputError(
             f"{_echo(name, value)} is out of range ({SMALLEST:g} to {LARGEST:g} in SI units)"
-            + _per_gpu_hint(scenario, name),
+            + (_per_gpu_hint(scenario, name) if value < SMALLEST else ""),
             where=scenario.where(name),
         )
 
@@ -633,17 +645,28 @@ def by_parts(scenario: Scenario) -> bool:
     return any(getattr(scenario, name) is not None for name in (*RESTART_PARTS, "read_bandwidth"))
 
 
+def _others_by_parts(scenario: Scenario) -> bool:
+    """Whether a level other than storage restarts by parts (the replica or a middle tier)."""
+    return scenario.memory_read_bandwidth is not None or any(
+        t.read_bandwidth is not None and t.restart_s is None for t in scenario.middle
+    )
+
+
 def _restarts(scenario: Scenario) -> tuple[float, float | None]:
     """The model's storage and memory restart: a whole, or (with a read bandwidth) the fixed part to
     which the model adds the reload. A restart is given one way: its whole or its parts."""
-    parts = [name for name in (*RESTART_PARTS, "read_bandwidth") if getattr(scenario, name) is not None]
+    stated = [name for name in (*RESTART_PARTS, "read_bandwidth") if getattr(scenario, name) is not None]
+    parts = stated
+    if _others_by_parts(scenario):
+        # The job's parts serve the other levels; only a read bandwidth makes storage's by parts too.
+        parts = [name for name in stated if name == "read_bandwidth"]
     if scenario.restart_s is not None and parts:
         part = BY_NAME[parts[0]].public
-        stated = scenario.where(parts[0])
-        named = f"{{{part}}}" if stated == part else stated
-        raise InputError(f"give the restart one way only: {{restart}} or its parts, not both (here {named})",
+        origin = scenario.where(parts[0])
+        named = f"{{{part}}}" if origin == part else origin
+        raise InputError(f"give the restart one way only, as a whole or by its parts, not both (here {named})",
                          where=scenario.where("restart_s"))  # fmt: skip
-    if scenario.restart_s is None and not parts:
+    if scenario.restart_s is None and not stated:
         raise InputError(
             "no restart time given: {restart}, or its parts {detect}, {reschedule}, {read_bw}, {warmup}",
             where="restart",
@@ -657,26 +680,33 @@ def _restarts(scenario: Scenario) -> tuple[float, float | None]:
                 " restart's parts)",
                 where=scenario.where("memory_read_bandwidth"),
             )
-        if scenario.restart_s is not None:
-            raise InputError(
-                "a memory restart from parts needs the job's restart as parts too ({detect}, {reschedule},"
-                " {warmup}) instead of {restart}; or give {memory_restart}",
-                where=scenario.where("memory_read_bandwidth"),
-            )
         memory = fixed_restart(scenario)
-    for tier in scenario.middle:
-        if tier.read_bandwidth is not None and scenario.restart_s is not None:
-            raise InputError(
-                "a restart from parts (read_bandwidth) needs the job's restart as parts too"
-                " (detect, reschedule, warmup) instead of a whole restart; or give this tier's restart",
-                where=f"{tier.where}.read_bandwidth",
-            )
     return restart, memory
 
 
 def _middle(scenario: Scenario) -> tuple[Tier, ...]:
-    """The model's middle tiers: rates per GPU times the GPU count, restarts as :func:`_restarts` has them."""
+    """The model's middle tiers: rates per GPU times the GPU count, restarts as :func:`_restarts` has them;
+    storage serves what the faster tiers leave, which must be some."""
     found = []
+    if scenario.middle:
+        faster = (scenario.replica_survival or 0.0) + sum(tier.share for tier in scenario.middle)
+        if not faster < 1.0 - 1e-12:
+            shares = " + ".join(f"{t.share:g}" for t in scenario.middle)
+            raise InputError(
+                f"the faster tiers serve {scenario.replica_survival or 0.0:g} + {shares} = {faster:.10g} of"
+                " the failures, leaving none to storage: storage recovers the failures no faster tier survives",
+                where=scenario.where("replica_survival"),
+            )
+    given = [scenario.memory_interval_s, *(t.interval_s for t in scenario.middle), scenario.interval_s]
+    stated = [g is not None for g in given]
+    if scenario.middle and any(stated) and not (all(stated) or stated == [True] + [False] * (len(given) - 1)
+                                                or stated == [False] * (len(given) - 1) + [True]):  # fmt: skip
+        places = [scenario.where("memory_interval_s"), *(f"{t.where}.interval" for t in scenario.middle),
+                  scenario.where("interval_s")]  # fmt: skip
+        raise InputError(
+            "with three or more tiers, give every tier's interval, only the fastest's, or only storage's",
+            where=next(place for place, known in zip(places, stated, strict=True) if known),
+        )
     for tier in scenario.middle:
         rates = {}
         for name in ("bandwidth", "read_bandwidth"):
@@ -684,6 +714,12 @@ def _middle(scenario: Scenario) -> tuple[Tier, ...]:
             if value is not None and name in tier.per_gpu:
                 value = total(units.PerGpu(value), scenario.gpus, f"{tier.where}.{name}")
             rates[name] = value
+        checked = {**rates, "restart": tier.restart_s, "interval": tier.interval_s}
+        for key, value in checked.items():
+            if value is not None and not (math.isfinite(value) and SMALLEST <= value <= LARGEST):
+                raise InputError(
+                    f"{value:g} in SI units is out of range ({SMALLEST:g} to {LARGEST:g})", where=f"{tier.where}.{key}"
+                )
         restart = tier.restart_s if tier.restart_s is not None else fixed_restart(scenario)
         found.append(
             Tier(
@@ -792,8 +828,11 @@ def _check_ranges(scenario: Scenario, values: dict[str, float]) -> None:
             if not (math.isfinite(value) and 0 <= value < 1):
                 raise InputError(f"must be a share in [0, 1), got {value:g}", where=scenario.where(name))
         elif name in RESTART_PARTS:
-            if not (math.isfinite(value) and 0 <= value <= LARGEST):
-                raise InputError(f"must be a duration of 0 or more, got {value:g} s", where=scenario.where(name))
+            if not (math.isfinite(value) and (value == 0 or SMALLEST <= value <= LARGEST)):
+                raise InputError(
+                    f"must be 0 or a duration from {SMALLEST:g} to {LARGEST:g} s, got {value:g} s",
+                    where=scenario.where(name),
+                )
         elif name == "shape":
             if not (math.isfinite(value) and SHAPES[0] <= value <= SHAPES[1]):
                 raise InputError(
@@ -853,8 +892,13 @@ def _check_persist(scenario: Scenario, config: Config) -> None:
     if not config.is_async or scenario.interval_s is None:
         return
     storage = scenario.interval_s
-    if scenario.memory_interval_s is not None:
-        storage = max(1.0, float(round(storage / scenario.memory_interval_s))) * scenario.memory_interval_s
+    given = [scenario.memory_interval_s, *(t.interval_s for t in scenario.middle), storage]
+    if all(g is not None for g in given[:-1]):
+        # Each interval a whole multiple of the one below, as the model rounds them.
+        below = float(given[0] or storage)
+        for interval in given[1:]:
+            below *= max(1.0, float(round(float(interval or below) / below)))
+        storage = below
     if storage < config.write_s:
         raise InputError(
             f"interval {units.format_duration(storage)} is shorter than the persist time"

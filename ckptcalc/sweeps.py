@@ -61,7 +61,10 @@ def default_range(over: str, job: Job, base: Result) -> tuple[float, float]:
     """A tenth to ten times the base value (survival: from 0.5 to 0.999); an asynchronous interval starts
     no lower than the persist time."""
     if over == "replica-survival":
-        return 0.5, 0.999
+        # Up to what the middle tiers leave (storage always serves some).
+        rest = 1.0 - sum(float(t.share) for t in job.config.middle)
+        high = min(0.999, rest * 0.999)
+        return min(0.5, high / 2.0), high
     value = base_value(over, base, job)
     if value is None:
         raise InputError(f"the configuration has no {over} to sweep around; give {{start}} and {{stop}}", where="over")
@@ -142,6 +145,13 @@ def _check(over: str, values: Any, job: Job) -> None:
                 raise InputError(
                     f"{{{BY_NAME[name].public}}} per GPU times the GPU count goes beyond {LARGEST:g} B/s", where=where
                 )
+    if over == "replica-survival" and c.middle:
+        rest = 1.0 - sum(float(t.share) for t in c.middle)
+        if high >= rest:
+            raise InputError(
+                f"replica survival must stay below {rest:g}: the middle tiers serve the rest but storage's share",
+                where="stop",
+            )
     if over in ("replica-survival", "memory-bw", "memory-restart") and not c.has_memory:
         raise InputError(f"sweeping {over} needs an in-memory level ({{replica_survival}})", where="over")
 

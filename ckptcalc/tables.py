@@ -246,7 +246,7 @@ def optimize(job: Job, result: Result, preset: str | None, default_preset: bool,
         out.print(levels_table(result, narrow))
         if job.config.is_nested:
             names = [str(item.level.name) for item in result.levels]
-            out.print(wording.nesting(names, [float(item.interval_s) for item in result.levels]).capitalize() + ".")
+            out.print(wording.sentence(wording.nesting(names, [float(item.interval_s) for item in result.levels])))
         elif result.storage_every is not None:
             every = int(result.storage_every)
             which = "every memory checkpoint" if every == 1 else f"every {wording.ordinal(every)} memory checkpoint"
@@ -317,8 +317,8 @@ def decisions(out: Console, job: Job, document: dict[str, Any], narrow: bool) ->
     if document["optimal_interval_steps"] is not None:
         steps = document["optimal_interval_steps"]
         out.print(f"Checkpoint to storage every {steps} steps ({dur(document['step_time_s'])} a step).")
-        if len(document["levels"]) > 1:
-            out.print(f"Checkpoint to memory every {document['levels'][0]['optimal_interval_steps']} steps.")
+        for item in document["levels"][:-1]:
+            out.print(f"Checkpoint to {item['name']} every {item['optimal_interval_steps']} steps.")
         for name, setting in document["settings"].items():
             out.print(Text(f"  {name:<16} {setting}"))
     if document["lost_gpu_hours_per_day"] is not None or document["optimal_interval_steps"] is not None:
@@ -643,7 +643,7 @@ def simulation(document: dict[str, Any]) -> None:
     line = f"Storage interval {dur(document['interval_s'])}"
     if document["tier_intervals"] is not None:
         tiers = document["tier_intervals"]
-        line = wording.nesting([t["name"] for t in tiers], [t["interval_s"] for t in tiers]).capitalize()
+        line = wording.sentence(wording.nesting([t["name"] for t in tiers], [t["interval_s"] for t in tiers]))
     elif document["memory_interval_s"] is not None:
         line += (
             f"; memory interval {dur(document['memory_interval_s'])}"

@@ -27,6 +27,11 @@ def caveat(item: Caveat) -> str:
             f"the storage interval {given} is not a whole number of memory intervals:"
             f" rounded to the nearest whole multiple{where}"
         )
+    if item.kind == "tier_rounded":
+        return (
+            f"the {item.level} interval {dur(item.value or 0.0)} is not a whole number of {item.below} intervals:"
+            f" rounded to the nearest whole multiple, at least one{where}"
+        )
     return item.kind  # pragma: no cover - every kind is worded above
 
 
@@ -54,7 +59,9 @@ def lever_name(key: str, changed: Any, assume: Any, gpus: float | None = None, v
     if key == "detect_half":
         return f"detection ÷2 ({dur(value)})" if value is not None else "detection ÷2"
     if key == "read_bw_x2":
-        return f"read bandwidth ×2 (storage {units.format_rate(value)})" if value is not None else "read bandwidth ×2"
+        if value is None:
+            return "read bandwidth ×2 (every level restored by parts)"
+        return f"read bandwidth ×2 (storage {units.format_rate(value)})"
     if key == "async":
         snapshot = _scaled(assume.snapshot_bandwidth_per_gpu, changed.snapshot_bandwidth, gpus)
         return f"asynchronous snapshots ({snapshot})"
@@ -111,7 +118,7 @@ def first_order_line(result: Result) -> str | None:
 
 
 #: Said wherever the exact model has no answer and the simulation is the only one.
-NO_EXACT = "no exact model for Weibull failures with two levels: the simulated value is the answer"
+NO_EXACT = "no exact model for Weibull failures with more than one level: the simulated value is the answer"
 
 
 def penalty(points: float, given: float, best: float) -> str:
@@ -375,6 +382,16 @@ def saved_preset(path: str, base: str, changed: tuple[str, ...]) -> str:
     """What ``optimize --save-preset`` says it did, on stderr."""
     what = f", changed: {', '.join(changed)}" if changed else ", unchanged"
     return f"saved {path} (from {base}{what})"
+
+
+def parts_missing(names: list[str]) -> str:
+    """Restart parts left out of a restart given by parts."""
+    return f"the restart is given by parts without {', '.join(names)}: each counts 0"
+
+
+def sentence(text: str) -> str:
+    """``text`` as a sentence: its first letter upper-case (the rest as written), a full stop at the end."""
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
 
 
 def nesting(names: list[str], intervals: list[float]) -> str:

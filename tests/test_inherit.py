@@ -614,3 +614,24 @@ def test_resolved_preset_resolves(tmp_path: Path) -> None:
     assert job.config.checkpoint_bytes == 6.48e12
     assert json.dumps(presets.resolved_document("gemini-inmemory"))  # plain data, no base
     assert "base" not in presets.resolved_document("gemini-inmemory")
+
+
+def test_a_preset_may_extend_the_one_it_shadows(run_json: RunJson, tmp_path: Path, monkeypatch: Any) -> None:
+    """A user preset named like a shipped one, with that name as its base, starts from the shipped one."""
+    (tmp_path / "llama3-405b.toml").write_text('base = "llama3-405b"\n[failures]\nrestart = "5min"\n', "utf-8")
+    monkeypatch.setenv("CKPTCALC_PRESET_PATH", str(tmp_path))
+    doc = run_json("optimize", "--preset", "llama3-405b")
+    assert doc["inputs"]["restart_s"] == 300.0 and doc["inputs"]["mtbf_s"] == 11160.0
+
+
+def test_presets_list_warns_of_a_preset_it_cannot_read(run: Run, tmp_path: Path, monkeypatch: Any) -> None:
+    (tmp_path / "sp_a.toml").write_text('base = "sp_b"\n', "utf-8")
+    (tmp_path / "sp_b.toml").write_text('base = "sp_a"\n', "utf-8")
+    monkeypatch.setenv("CKPTCALC_PRESET_PATH", str(tmp_path))
+    result = run("presets", "list")
+    assert result.exit_code == 0
+    assert "sp_a" not in result.stdout and "llama3-405b" in result.stdout
+    from ckptcalc import presets
+
+    warned = [w for w in presets.search_warnings() if "sp_a.toml: not listed:" in w]
+    assert warned and "cycle: " in warned[0]

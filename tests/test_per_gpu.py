@@ -290,9 +290,14 @@ def test_slow_per_gpu_snapshot_shows_its_aggregate(run: Run) -> None:
 
 
 def test_out_of_range_rate_says_it_is_the_aggregate(run: Run) -> None:
-    result = run("optimize", "--bw", "1e22B/s")
+    """Too slow: perhaps a per-GPU rate given as the aggregate, so the hint; too fast: no hint (per GPU
+    would only be faster)."""
+    result = run("optimize", "--bw", "1e-12B/s")
     assert_usage_error(result, "--bw")
     assert "aggregate over all GPUs" in result.stderr and "25GB/s/gpu" in result.stderr
+    result = run("optimize", "--bw", "1e22B/s")
+    assert_usage_error(result, "--bw")
+    assert "/gpu" not in result.stderr
 
 
 def test_out_of_range_aggregate_of_a_per_gpu_rate(run: Run) -> None:

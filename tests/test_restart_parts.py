@@ -133,14 +133,28 @@ def test_bad_parts(run: Run, args: tuple[str, ...], culprit: str) -> None:
     assert_usage_error(run("optimize", "--preset", "llama3-405b", *args, "--json"), culprit)
 
 
-def test_memory_parts_need_the_job_parts(run: Run) -> None:
-    """A memory restart from parts needs the job's restart as parts too."""
+def test_memory_parts_beside_a_whole_restart(run: Run, run_json: RunJson) -> None:
+    """The replica may restart by parts while storage's restart is whole; parts not given count 0, and a
+    warning says so. Both ways for the replica at once is an error."""
     result = run("optimize", "--preset", "gemini-inmemory", "--memory-read-bw", "6TB/s", "--memory-restart", "1min")
     assert_usage_error(result, "--memory-restart")
-    result = run("optimize", "--preset", "gemini-storage-only", "--replica-survival", "0.99", "--memory-bw", "2TB/s",
-                 "--memory-read-bw", "6TB/s")  # fmt: skip
-    assert_usage_error(result, "--memory-read-bw")
-    assert "--detect" in result.stderr
+    doc = run_json("optimize", "--preset", "gemini-storage-only", "--replica-survival", "0.99", "--memory-bw",
+                   "2TB/s", "--memory-read-bw", "6TB/s")  # fmt: skip
+    assert doc["inputs"]["memory_restart_s"] == pytest.approx(1.08, rel=1e-14)
+    assert doc["inputs"]["restart_s"] == 600.0
+    assert list(doc["inputs"]["restart_components"]) == ["memory"]
+    assert "the restart is given by parts without detect, reschedule, warmup: each counts 0" in doc["warnings"]
+
+
+def test_a_whole_restart_keeps_the_parts_other_levels_use(run_json: RunJson) -> None:
+    """--restart on a tiered preset replaces storage's restart only; memory and the middle tier keep
+    theirs by parts (detection, rescheduling, warm-up and their reloads)."""
+    doc = run_json("optimize", "--preset", "llama3-405b-tiered", "--restart", "5min")
+    parts = doc["inputs"]["restart_components"]
+    assert doc["inputs"]["restart_s"] == 300.0
+    assert list(parts) == ["memory", "local nvme"]
+    assert parts["memory"]["total_s"] == pytest.approx(600.0 + 6.48e12 / (6.25e9 * 16384), rel=1e-14)
+    assert doc["levels"][-1]["restart_s"] == 300.0
 
 
 def test_a_preset_with_both_ways_is_refused(run: Run, tmp_path: Any) -> None:

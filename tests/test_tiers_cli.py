@@ -239,3 +239,137 @@ def test_asynchronous_top_tier_agrees_with_simulate(run_json: RunJson, tmp_path:
     doc = run_json("simulate", "--preset", str(child), "--cycles", "1e6")
     low, high = doc["effective_ci95"]
     assert low <= doc["analytic"]["exact"] == optimum["effective"] <= high
+
+
+# ------------------------------------------------------------ commands and odd inputs
+
+
+def test_interval_sweep_with_tiers(run_json: RunJson) -> None:
+    """The default sweep (over the storage interval) re-optimises the faster tiers at every point."""
+    doc = run_json("sweep", "--preset", "llama3-405b-tiered", "--points", "5")
+    assert len(doc["effective"]) == 5
+    best = run_json("optimize", "--preset", "llama3-405b-tiered")["effective"]
+    assert max(doc["effective"]) <= best * (1 + 1e-9)
+    assert all(m >= 1 for m in doc["storage_every"])
+
+
+def test_step_time_with_tiers(run_json: RunJson) -> None:
+    doc = run_json("optimize", "--preset", "llama3-405b-tiered", "--step-time", "10s")
+    assert [level["optimal_interval_steps"] for level in doc["levels"]] == [4, 20, 140]
+    assert doc["optimal_interval_steps"] == 140
+
+
+@pytest.mark.parametrize("args", [("--mtbf", "10s"), ("--gpus", "1e8"), ("--warmup", "1e6s")])
+def test_restarts_far_beyond_the_mtbf(run_json: RunJson, args: tuple[str, ...]) -> None:
+    """Restarts thousands of MTBFs long: effective time 0 and the whole time restart, as with one level."""
+    doc = run_json("optimize", "--preset", "llama3-405b-tiered", *args)
+    assert doc["effective"] == 0.0 and doc["loss"]["restart"] == 1.0
+
+
+def test_simulate_restarts_far_beyond_the_mtbf(run_json: RunJson) -> None:
+    doc = run_json("simulate", "--preset", "llama3-405b-tiered", "--mtbf", "10s", "--cycles", "200")
+    assert doc["effective"] == 0.0 and doc["analytic"]["exact"] == 0.0
+
+
+def test_shares_are_checked_after_flags(run: Run, run_json: RunJson) -> None:
+    """A first tier that with the middle ones leaves storage nothing is refused; sweeps stay below it."""
+    assert_usage_error(run("optimize", "--preset", "llama3-405b-tiered", "--replica-survival", "0.88", "--json"),
+                       "--replica-survival: the faster tiers serve 0.88 + 0.12 = 1")  # fmt: skip
+    result = run("sweep", "--preset", "llama3-405b-tiered", "--over", "replica-survival", "--from", "0.5", "--to",
+                 "0.9", "--points", "3", "--json")  # fmt: skip
+    assert_usage_error(result, "--to: replica survival must stay below 0.88")
+    doc = run_json("sweep", "--preset", "llama3-405b-tiered", "--over", "replica-survival", "--points", "3")
+    assert max(doc["values"]) < 0.88 and all(0 < e < 1 for e in doc["effective"])
+
+
+def test_persist_time_with_pinned_tiers(run: Run, tmp_path: Path) -> None:
+    """Storage every 3 s (4 s rounded to a whole number of the 3 s tier below) is shorter than its 3.24 s
+    persist: refused, as simulate refuses it."""
+    preset = write(
+        tmp_path, "pinned", tier("m", "100TB/s", 0.85, interval="1s"), tier("n", "24TB/s", 0.12, interval="3s"),
+        tier("s", "2TB/s", 0.03, "10min", snapshot_bandwidth="400TB/s", interval="4s"),
+    )  # fmt: skip
+    result = run("optimize", "--preset", preset, "--json")
+    assert_usage_error(result, "pinned.toml: levels[2].interval: interval 3.00 s")
+
+
+def test_rounded_tier_intervals_are_named(run_json: RunJson, tmp_path: Path) -> None:
+    preset = write(
+        tmp_path, "round", tier("m", "100TB/s", 0.85, interval="1min"), tier("nvme", "24TB/s", 0.12, interval="2.5min"),
+        tier("s", "2TB/s", 0.03, "10min", interval="7min"),
+    )  # fmt: skip
+    doc = run_json("optimize", "--preset", preset)
+    assert [level["interval_s"] for level in doc["levels"]] == [60.0, 120.0, 480.0]
+    assert doc["warnings"] == [
+        "the nvme interval 2.50 min is not a whole number of memory intervals: rounded to the nearest whole"
+        " multiple, at least one",
+        "the storage interval 7.00 min is not a whole number of nvme intervals: rounded to the nearest whole"
+        " multiple, at least one",
+    ]
+    assert run_json("simulate", "--preset", preset, "--cycles", "1e4")["warnings"] == doc["warnings"]
+
+
+def test_some_intervals_given_are_refused(run: Run, tmp_path: Path) -> None:
+    preset = write(tmp_path, "some", tier("m", "100TB/s", 0.85), tier("n", "24TB/s", 0.12, interval="5min"),
+                   tier("s", "2TB/s", 0.03, "10min"))  # fmt: skip
+    assert_usage_error(run("optimize", "--preset", preset, "--json"), "some.toml: levels[1].interval: with three")
+
+
+def test_targets_scale_rates_per_gpu(run_json: RunJson) -> None:
+    """The GPU count that reaches a target with a per-GPU snapshot rate is the largest that does."""
+    doc = run_json("optimize", "--snapshot-bw", "25GB/s/gpu", "--target", "0.95")
+    most = doc["targets"]["gpus"]
+    at = run_json("optimize", "--snapshot-bw", "25GB/s/gpu", "--gpus", str(most))["effective"]
+    above = run_json("optimize", "--snapshot-bw", "25GB/s/gpu", "--gpus", str(most + 1))["effective"]
+    assert at >= 0.95 > above
+
+
+def test_a_child_cannot_change_a_tier_through_the_classic_tables(run: Run, tmp_path: Path) -> None:
+    child = tmp_path / "child.toml"
+    child.write_text('base = "llama3-405b-tiered"\n[storage]\nbandwidth = "4TB/s"\n', encoding="utf-8")
+    result = run("optimize", "--preset", str(child), "--json")
+    assert_usage_error(result, "child.toml: storage.bandwidth: the base lists its tiers as [[levels]]")
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [('"memory"', "names the first or last tier"), ('"' + "x" * 41 + '"', "at most 40 characters"),
+     ("5", "must be a string"), ('"two\\nlines"', "must be printable"), ('"  "', "must not be empty")],
+)  # fmt: skip
+def test_tier_names(run: Run, tmp_path: Path, name: str, message: str) -> None:
+    middle = f"[[levels]]\nname = {name}\nbandwidth = \"24TB/s\"\nrestart = \"1min\"\nserves = 0.12\n"
+    preset = write(tmp_path, "names", tier("m", "100TB/s", 0.85), middle, tier("s", "2TB/s", 0.03, "10min"))
+    result = run("optimize", "--preset", preset, "--json")
+    assert_usage_error(result, "names.toml: levels[1].name: ")
+    assert message in result.stderr
+
+
+def test_saving_keeps_the_tier_names(run: Run, tmp_path: Path) -> None:
+    target = tmp_path / "saved.toml"
+    assert run("optimize", "--preset", "llama3-405b-tiered", "--save-preset", str(target)).exit_code == 0
+    text = target.read_text(encoding="utf-8")
+    assert 'name = "host memory"' in text and 'name = "remote storage"' in text
+
+
+def test_keep_base_with_inherited_tiers(run: Run, run_json: RunJson, tmp_path: Path) -> None:
+    child = tmp_path / "child.toml"
+    child.write_text('base = "llama3-405b-tiered"\n[cluster]\ngpus = 8192\n', encoding="utf-8")
+    target = tmp_path / "saved.toml"
+    result = run("optimize", "--preset", str(child), "--save-preset", str(target), "--keep-base")
+    assert result.exit_code == 0, result.stderr
+    text = target.read_text(encoding="utf-8")
+    assert 'base = "llama3-405b-tiered"' in text and "[[levels]]" not in text
+    assert run_json("optimize", "--preset", str(target))["effective"] == run_json(
+        "optimize", "--preset", str(child)
+    )["effective"]
+
+
+def test_middle_tier_rates_in_range(run: Run, tmp_path: Path) -> None:
+    preset = write(tmp_path, "slow", tier("m", "100TB/s", 0.85), tier("n", "1e-12B/s", 0.12),
+                   tier("s", "2TB/s", 0.03, "10min"))  # fmt: skip
+    assert_usage_error(run("optimize", "--preset", preset, "--json"), "slow.toml: levels[1].bandwidth: 1e-12")
+
+
+def test_markdown_lists_the_tiers(run: Run) -> None:
+    result = run("optimize", "--preset", "llama3-405b-tiered", "--markdown")
+    assert "| local nvme | 3.53 min | 264 ms | 12.0 % | 10.0 min |" in result.stdout
