@@ -15,10 +15,11 @@ needs it.
 from __future__ import annotations
 
 import copy
+import functools
 import math
 import os
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from .errors import InputError
 from .model import Result
@@ -308,7 +309,7 @@ def optimize(preset: PresetRef | None = None, *, target: Value | None = None, **
 
     goal = _fraction(target, "target") if target is not None else None
     the_job = job(preset, **inputs)
-    result = evaluate(the_job.config)
+    result = _as_stated(the_job, lambda: evaluate(the_job.config))
     assume = decide.LeverAssumptions(**presets.lever_assumptions())
     levers = decide.levers(
         the_job.config, the_job.gpus, assume, base=float(result.optimal_effective), more=_part_levers(the_job)
@@ -327,6 +328,20 @@ def optimize(preset: PresetRef | None = None, *, target: Value | None = None, **
     return Optimization(document, the_job, result, label, preset is None)
 
 
+_T = TypeVar("_T")
+
+
+def _as_stated(one: Job, compute: Callable[[], _T]) -> _T:
+    """``compute()``, its input errors naming the input as the job states it (``f.toml: failures.shape``
+    for a preset's key) rather than by its option."""
+    try:
+        return compute()
+    except InputError as error:
+        if error.where in BY_NAME:
+            raise InputError(error.template, where=one.scenario.where(error.where)) from None
+        raise
+
+
 def _at_gpus(one: Job) -> Callable[[float], Any] | None:
     """The job at another GPU count, when some of its rates are per GPU; None otherwise."""
     s = one.scenario
@@ -342,7 +357,9 @@ def _part_levers(one: Job) -> list[tuple[str, Any, float | None]]:
     counts one, and every read bandwidth doubled, where a reload is counted."""
     s = one.scenario
     found: list[tuple[str, Any, float | None]] = []
-    if s.detect_s and s.restart_s is None:
+    if s.detect_s and (s.restart_s is None or s.memory_read_bandwidth is not None or any(
+        t.read_bandwidth is not None and t.restart_s is None for t in s.middle
+    )):  # fmt: skip
         found.append(("detect_half", resolve(s.replace(detect_s=s.detect_s / 2)).config, s.detect_s / 2))
     c = one.config
     reads = [c.read_bandwidth, c.memory_read_bandwidth, *(t.read_bandwidth for t in c.middle)]
@@ -488,7 +505,9 @@ def what_if(base: Scenario, key: str, value: Value, where: str) -> Scenario:
     changed = merge(base, {spec.name: number}, origin={spec.name: where})
     if spec.name in ("interval_s", "memory_interval_s"):
         return changed
-    return changed.replace(interval_s=None, memory_interval_s=None)
+    return changed.replace(
+        interval_s=None, memory_interval_s=None, middle=tuple(t.replace(interval_s=None) for t in changed.middle)
+    )
 
 
 def compare(
@@ -520,7 +539,7 @@ def compare(
     rows = []
     for name, stated in columns:
         one = resolve(stated)
-        rows.append((name, one, evaluate(one.config)))
+        rows.append((name, one, _as_stated(one, functools.partial(evaluate, one.config))))
     scenarios = [
         {"name": name, **documents.evaluation(one, result, _steps(one, result), _uncertainty(one, result))}
         for name, one, result in rows
@@ -571,7 +590,7 @@ def sweep(
     from . import documents, sweeps
 
     plan = sweep_stream(preset, over=over, start=start, stop=stop, points=points, log=log, **inputs)
-    run = sweeps.run(plan.job, plan.over, plan.values, plan.log)
+    run = _as_stated(plan.job, lambda: sweeps.run(plan.job, plan.over, plan.values, plan.log))
     return SweepResult(documents.sweep(plan.job, run, plan.label), plan.job, run)
 
 
@@ -651,7 +670,8 @@ def sweep_stream(
     low = _bound(spec, start, "start", the_job.gpus)
     high = _bound(spec, stop, "stop", the_job.gpus)
     if low is None or high is None:
-        default_low, default_high = sweeps.default_range(over, the_job, evaluate(the_job.config.optimal()))
+        base = _as_stated(the_job, functools.partial(evaluate, the_job.config.optimal()))
+        default_low, default_high = sweeps.default_range(over, the_job, base)
         low = default_low if low is None else low
         high = default_high if high is None else high
     spacing = log if log is not None else (start is None and stop is None)
@@ -1156,7 +1176,10 @@ def measured_preset(outcome: RunAnalysis, base: PresetRef | None = None) -> Scen
             memory_interval_s=float(config.memory_interval_s),
         )
     low, high = outcome.document["measured"]["mtbf_ci95"]
-    cleared = start.replace(**{name: None for name in fields if fields[name].section in ("storage", "memory")})
+    # The measured levels replace every level of the base, its tiers included.
+    cleared = start.replace(
+        **{name: None for name in fields if fields[name].section in ("storage", "memory")}, middle=(), tier_names=()
+    )
     merged = merge(cleared, values, band=(low, high) if high is not None else None)
     label = str(_label(base if base is not None else DEFAULT_PRESET))
     return merged.replace(

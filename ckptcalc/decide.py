@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Callable, Sequence
 
@@ -251,10 +250,9 @@ def interval_steps(result: Result, step_time_s: float) -> Steps:
     if result.optimal_storage_every is None:
         return Steps(steps(float(result.optimal_interval_s), step_time_s))
     memory = steps(float(result.levels[0].optimal_interval_s), step_time_s)
-    if len(result.levels) > 2:
-        counts = [memory]
-        for below, above in itertools.pairwise(result.levels):
-            ratio = max(1, round(float(above.optimal_interval_s) / float(below.optimal_interval_s)))
-            counts.append(counts[-1] * ratio)
-        return Steps(counts[-1], memory, tuple(counts))
-    return Steps(memory * int(result.optimal_storage_every), memory)
+    # Each tier a whole multiple of the one below, in steps, nearest its optimal interval: a fastest
+    # interval rounded up to a whole step does not stretch the tiers above it.
+    counts = [memory]
+    for level in result.levels[1:]:
+        counts.append(counts[-1] * max(1, round(float(level.optimal_interval_s) / (counts[-1] * step_time_s))))
+    return Steps(counts[-1], memory, tuple(counts) if len(counts) > 2 else None)

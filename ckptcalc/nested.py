@@ -447,9 +447,12 @@ def best(t: Tiers, mtbf_s: Num, *, tau1_fixed: bool = False, top_s: Num | None =
         j = i % count
         m = lib.maximum(multiples[j] + step, floor_of(j, multiples))
         if i < count or j + 1 >= count:
-            return (*multiples[:j], m, *multiples[j + 1 :])
-        above = lib.maximum(lib.rint(multiples[j] * multiples[j + 1] / m), floor_of(j + 1, multiples))
-        return (*multiples[:j], m, above, *multiples[j + 2 :])
+            moved = (*multiples[:j], m, *multiples[j + 1 :])
+        else:
+            above = lib.maximum(lib.rint(multiples[j] * multiples[j + 1] / m), floor_of(j + 1, multiples))
+            moved = (*multiples[:j], m, above, *multiples[j + 2 :])
+        # With τ₁ held, fewer checkpoints below may need more above for storage to cover its persist time.
+        return (*moved[:-1], lib.maximum(moved[-1], floor_of(count - 1, moved)))
 
     current = every
     best_v, best_tau = at(current)

@@ -392,6 +392,9 @@ def _base(
         path = directory / ref
         base_label = str(path)
     else:
+        if _identity(directory) == _identity(shipped_dir()):
+            # A shipped preset's base is the shipped one of that name, whatever the user's search path holds.
+            search = [shipped_dir()]
         found = _by_name(ref, where, search, frozenset(link.identity for link in chain))
         if found is None and _by_name(ref, where, search) is not None:
             raise PresetError(f"cycle: {names} -> {ref}.toml", where=where)
@@ -760,26 +763,28 @@ def to_document(scenario: Scenario) -> dict[str, Any]:
     band = scenario.mtbf_ci95
     if band is not None and band[1] is not None:
         document.setdefault("failures", {})[BAND] = [_written("duration", band[0]), _written("duration", band[1])]
-    if scenario.middle:
+    if scenario.middle or scenario.tier_names:
         _write_levels(scenario, document)
     return document
 
 
 def _write_levels(scenario: Scenario, document: dict[str, Any]) -> None:
-    """Three or more tiers as ``[[levels]]``: memory, the middle tiers, storage, taking the keys the
-    tiers state out of the classic tables."""
+    """The levels as ``[[levels]]``, fastest first (memory, the middle tiers, storage), with the names
+    they were given, taking the keys the tiers state out of the classic tables."""
     values = scenario.values()
-    memory = document.pop("memory", {})
-    names = scenario.tier_names if len(scenario.tier_names) == len(scenario.middle) + 2 else ()
-    first = {
-        "name": names[0] if names else "memory",
-        **{k: memory[k] for k in ("bandwidth", "restart", "read_bandwidth") if k in memory},
-    }
-    first["serves"] = _written("number", values["replica_survival"])
-    if "interval" in memory:
-        first["interval"] = memory["interval"]
-    tiers = [first]
-    served = float(values["replica_survival"])
+    count = len(scenario.middle) + (2 if "replica_survival" in values else 1)
+    names = scenario.tier_names if len(scenario.tier_names) == count else ()
+    tiers: list[dict[str, Any]] = []
+    served = 0.0
+    memory = document.pop("memory", None)
+    if memory is not None:
+        first: dict[str, Any] = {"name": names[0] if names else "memory"}
+        first.update({k: memory[k] for k in ("bandwidth", "restart", "read_bandwidth") if k in memory})
+        first["serves"] = _written("number", values["replica_survival"])
+        if "interval" in memory:
+            first["interval"] = memory["interval"]
+        tiers.append(first)
+        served = float(values["replica_survival"])
     for tier in scenario.middle:
         entry: dict[str, Any] = {"name": tier.name}
         for key, field, kind in (("bandwidth", "bandwidth", "rate"), ("restart", "restart_s", "duration"),
@@ -837,6 +842,10 @@ def dumps_over(scenario: Scenario, base: Parent, path: Path) -> str:
     from the base's. A scenario that leaves unset a key its base sets cannot be written so."""
 
     label = str(path)
+    if _identity(path) is not None and _identity(path) == _identity(base.path):
+        raise PresetError(
+            f"{label} is the base {base.ref!r} itself: a preset cannot be saved over its own base", where="save_preset"
+        )
     full = to_document(scenario)
     mine = from_document(full, label)
     theirs = to_document(from_document(base.layer.document, base.label, base.layer.labels))

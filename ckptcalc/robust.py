@@ -86,6 +86,10 @@ def band(config: Config, result: Result, low: float, high: float | None) -> Band
             return None
         return 100.0 * max(_regret(config, lo, schedule), _regret(config, hi, schedule))
 
+    if hi is not None and regret(point) is not None and (regret(robust) or 0.0) > (regret(point) or 0.0):
+        # The searches above cover the multiples near either end's optimum; where the point optimum's
+        # schedule does better, it is the robust one found.
+        robust = point
     at_high = None if hi is None else float(hi.best.storage_interval_s)
     return Band(
         mtbf_s=(low, high),

@@ -430,12 +430,17 @@ def merge(
             f"give the restart one way only: {{restart}} or its parts, not both (here {{{BY_NAME[parts[0]].public}}})",
             where="restart",
         )
+    # Whether a level other than storage will still restart by parts once the overrides apply.
+    others = _others_by_parts(base.replace(memory_read_bandwidth=None) if "memory_restart_s" in overrides else base)
+    others = others or "memory_read_bandwidth" in overrides
     if "restart_s" in overrides:
         # A whole storage restart; the job's parts stay while another level restarts by them.
         cleared["read_bandwidth"] = None
-        if not _others_by_parts(base):
+        if not others:
             cleared.update({name: None for name in RESTART_PARTS})
-    elif parts:
+    elif "read_bandwidth" in overrides or (parts and not others):
+        # Storage's restart by parts now: its whole restart goes (the job's parts alone, while other
+        # levels restart by them, change those levels and leave storage's whole restart alone).
         cleared["restart_s"] = None
     if "memory_restart_s" in overrides and "memory_read_bandwidth" in overrides:
         raise InputError(

@@ -112,8 +112,8 @@ def _check(over: str, values: Any, job: Job) -> None:
     if not (math.isfinite(low) and math.isfinite(high)):
         raise InputError("bounds must be finite", where=where)
     if over == "replica-survival":
-        if low <= 0 or high >= 1:
-            raise InputError("replica survival must lie strictly between 0 and 1", where=where)
+        if low < 0 or high >= 1:
+            raise InputError("replica survival must lie in [0, 1)", where=where)
     elif low <= 0:
         raise InputError(f"{over} must be positive over the whole sweep", where=where)
     elif low < SMALLEST or high > LARGEST:
@@ -123,6 +123,22 @@ def _check(over: str, values: Any, job: Job) -> None:
     c = job.config
     if over == "interval" and c.is_async and low < float(c.write_s):
         raise InputError("the sweep starts below the persist time of the asynchronous checkpoint", where=where)
+    if over == "interval" and c.middle:
+        lower = [c.memory_interval_s, *(t.interval_s for t in c.middle)]
+        if any(v is not None for v in lower) and not all(v is not None for v in lower):
+            raise InputError(
+                "sweeping storage's interval with three or more tiers needs every faster tier's interval"
+                " pinned, or none",
+                where=job.scenario.where("memory_interval_s" if c.memory_interval_s is not None else "interval_s"),
+            )
+    if over == "interval" and c.is_async:
+        shortest = float(_rounded(c, values).min())
+        if shortest < float(c.write_s) * (1.0 - 1e-12):
+            raise InputError(
+                f"storage intervals round to whole multiples of the pinned ones below, down to"
+                f" {shortest:g} s, under the persist time {float(c.write_s):g} s: start the sweep higher",
+                where=where,
+            )
     if over == "snapshot-bw" and low <= float(c.bandwidth):
         raise InputError(
             f"snapshot bandwidth must stay above the storage bandwidth {format_rate(float(c.bandwidth))}"
@@ -154,6 +170,21 @@ def _check(over: str, values: Any, job: Job) -> None:
             )
     if over in ("replica-survival", "memory-bw", "memory-restart") and not c.has_memory:
         raise InputError(f"sweeping {over} needs an in-memory level ({{replica_survival}})", where="over")
+
+
+def _rounded(c: Config, values: Any) -> Any:
+    """Storage intervals ``values`` as the model runs them: whole multiples of the pinned interval of
+    the tier below (each pinned tier a whole multiple of the one below it); as given when any is free."""
+    import numpy
+
+    stated = [c.memory_interval_s, *(t.interval_s for t in c.middle)] if c.has_memory else []
+    pinned = [float(v) for v in stated if v is not None]
+    if not pinned or len(pinned) < len(stated):
+        return numpy.asarray(values, dtype=float)
+    below = pinned[0]
+    for interval in pinned[1:]:
+        below *= max(1.0, float(round(interval / below)))
+    return numpy.maximum(numpy.rint(numpy.asarray(values, dtype=float) / below), 1.0) * below
 
 
 def vary(job: Job, over: str, values: Any) -> Config:

@@ -150,6 +150,10 @@ def inputs_table(job: Job, narrow: bool = False) -> Table:
     return table
 
 
+def _every_steps(count: int) -> str:
+    return "every step" if count == 1 else f"every {count} steps"
+
+
 def restart_notes(job: Job) -> dict[str, str]:
     """Each level's restart taken apart, as a note: ``detect 5 min + reschedule 2 min + reload 3.24 s
     + warmup 3 min`` (levels whose restart is a whole have none)."""
@@ -316,9 +320,9 @@ def decisions(out: Console, job: Job, document: dict[str, Any], narrow: bool) ->
         out.print(line + ".")
     if document["optimal_interval_steps"] is not None:
         steps = document["optimal_interval_steps"]
-        out.print(f"Checkpoint to storage every {steps} steps ({dur(document['step_time_s'])} a step).")
+        out.print(f"Checkpoint to storage {_every_steps(steps)} ({dur(document['step_time_s'])} a step).")
         for item in document["levels"][:-1]:
-            out.print(f"Checkpoint to {item['name']} every {item['optimal_interval_steps']} steps.")
+            out.print(f"Checkpoint to {item['name']} {_every_steps(item['optimal_interval_steps'])}.")
         for name, setting in document["settings"].items():
             out.print(Text(f"  {name:<16} {setting}"))
     if document["lost_gpu_hours_per_day"] is not None or document["optimal_interval_steps"] is not None:
@@ -342,7 +346,7 @@ def decisions(out: Console, job: Job, document: dict[str, Any], narrow: bool) ->
         found = document["targets"]
         rows = [
             ("storage bandwidth", "bandwidth_bytes_per_s", units.format_rate, c.bandwidth, "at least"),
-            ("restart", "restart_s", dur, c.restart_s, "at most"),
+            ("restart", "restart_s", dur, c.storage_restart_s, "at most"),
             ("MTBF", "mtbf_s", dur, c.mtbf_s, "at least"),
             ("GPUs", "gpus", units.format_count, job.gpus, "at most"),
         ]

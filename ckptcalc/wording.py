@@ -53,7 +53,9 @@ def lever_name(key: str, changed: Any, assume: Any, gpus: float | None = None, v
     if key == "bandwidth_x2":
         return f"storage bandwidth ×2 ({units.format_rate(changed.bandwidth)})"
     if key == "restart_half":
-        return f"restart ÷2 ({dur(changed.restart_s)})"
+        # With more than one level, only storage's restart is halved: say so.
+        what = "storage restart" if changed.has_memory else "restart"
+        return f"{what} ÷2 ({dur(changed.restart_s)})"
     if key == "mtbf_x2":
         return f"MTBF ×2 ({dur(changed.mtbf_s)})"
     if key == "detect_half":

@@ -157,8 +157,9 @@ def test_lever_assumptions_come_from_the_shipped_bases(user_dir: Path) -> None:
     }
     # A user's preset of the same name as a shipped base changes what --preset NAME loads ...
     _write(user_dir / "gemini-storage-only.toml", FULL.replace("gpus = 4096", "gpus = 1024"))
-    assert presets.load("gemini-inmemory").gpus == 1024
-    # ... but not what the levers assume.
+    assert presets.load("gemini-storage-only").gpus == 1024
+    # ... but not the shipped presets built on it, nor what the levers assume.
+    assert presets.load("gemini-inmemory").gpus == 16384
     assert presets.lever_assumptions() == before
 
 

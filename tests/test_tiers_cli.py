@@ -373,3 +373,135 @@ def test_middle_tier_rates_in_range(run: Run, tmp_path: Path) -> None:
 def test_markdown_lists_the_tiers(run: Run) -> None:
     result = run("optimize", "--preset", "llama3-405b-tiered", "--markdown")
     assert "| local nvme | 3.53 min | 264 ms | 12.0 % | 10.0 min |" in result.stdout
+
+
+# ------------------------------------------------------------ a second round of odd inputs
+
+
+def test_analyze_saves_over_a_tiered_preset(run: Run, run_json: RunJson, tmp_path: Path) -> None:
+    """The measured levels replace the base's, tiers included."""
+    target = tmp_path / "measured.toml"
+    log = str(Path(__file__).resolve().parent.parent / "docs" / "example-run.csv")
+    result = run("analyze", log, "--time-unit", "s", "--preset", "llama3-405b-tiered", "--save-preset", str(target))
+    assert result.exit_code == 0, result.stderr
+    assert "[[levels]]" not in target.read_text(encoding="utf-8")
+    assert run_json("optimize", "--preset", str(target))["inputs"]["tiers"] is None
+
+
+TZ = (tier("m", "1TB/s", 0.0, "30s"), tier("n", "200GB/s", 0.9, "2min"),
+      tier("s", "5GB/s", 0.1, "10min", snapshot_bandwidth="2TB/s"))  # fmt: skip
+TZ_HEAD = 'schema_version = 1\n[checkpoint]\nsize = "1TB"\n[failures]\nmtbf = "1h"\n'
+
+
+@pytest.mark.parametrize("fastest", ["10s", "20s", "30s"])
+def test_pinned_fastest_tier_keeps_storage_over_its_persist(run_json: RunJson, tmp_path: Path, fastest: str) -> None:
+    preset = write(tmp_path, "tz", *TZ, head=TZ_HEAD)
+    storage = run_json("optimize", "--preset", preset, "--memory-interval", fastest)["levels"][-1]
+    assert storage["interval_s"] >= storage["lag_s"] == 200.0
+
+
+def test_sweep_refuses_storage_intervals_rounded_under_the_persist(run: Run) -> None:
+    result = run("sweep", "--preset", "gemini-inmemory", "--snapshot-bw", "100TB/s", "--memory-interval", "40s",
+                 "--from", "90s", "--to", "100s", "--points", "3", "--linear", "--json")  # fmt: skip
+    assert_usage_error(result, "--from: storage intervals round to whole multiples of the pinned ones below")
+
+
+def test_robust_never_worse_than_the_point_optimum(run_json: RunJson, tmp_path: Path) -> None:
+    """A persist-bound asynchronous top tier across a wide MTBF interval."""
+    preset = write(
+        tmp_path, "ra", tier("m", "100TB/s", 0.85, "10min"), tier("n", "25TB/s", 0.12, "10min"),
+        tier("s", "20GB/s", 0.03, "10min", snapshot_bandwidth="400TB/s"),
+        head='schema_version = 1\n[checkpoint]\nsize = "6.48TB"\n[failures]\nmtbf = "30min"\n'
+        'mtbf_ci95 = ["5min", "5h"]\n',
+    )  # fmt: skip
+    band = run_json("optimize", "--preset", preset)["uncertainty"]
+    assert band["robust_regret_pp"] <= band["point_regret_pp"] * (1 + 1e-12)
+
+
+@pytest.mark.parametrize(
+    ("preset", "steps"), [("llama3-405b-tiered", [1, 2, 14]), ("gemini-inmemory", [1, 26])]
+)  # fmt: skip
+def test_long_steps_do_not_stretch_the_tiers_above(run_json: RunJson, preset: str, steps: list[int]) -> None:
+    """A step longer than the fastest interval rounds that one up to a step; the tiers above stay near
+    their optima (storage 24.7 min = 14.8 steps of 100 s; 4.39 h = 26.3 steps of 10 min)."""
+    step = "100s" if preset == "llama3-405b-tiered" else "10min"
+    doc = run_json("optimize", "--preset", preset, "--step-time", step)
+    assert [level["optimal_interval_steps"] for level in doc["levels"]] == steps
+
+
+def test_what_if_over_pinned_tiers(run_json: RunJson, tmp_path: Path) -> None:
+    preset = write(
+        tmp_path, "pinall", tier("m", "2.16TB/s", 0.9, interval="5min"), tier("n", "540GB/s", 0.08, "3min",
+        interval="30min"), tier("s", "72GB/s", 0.02, "10min", interval="3h"),
+    )  # fmt: skip
+    doc = run_json("compare", preset, "--what-if", "mtbf=2h")
+    assert doc["scenarios"][1]["effective"] == run_json("optimize", "--preset", preset, "--mtbf", "2h")[
+        "optimal_effective"
+    ]
+
+
+def test_keep_base_over_two_levels(run: Run, run_json: RunJson, tmp_path: Path) -> None:
+    base = write(tmp_path, "two", tier("ram", "2.16TB/s", 0.99), tier("pfs", "72GB/s", 0.01, "10min"))
+    child = tmp_path / "k2.toml"
+    child.write_text(f'base = "{Path(base).name}"\n[failures]\nmtbf = "3h"\n', encoding="utf-8")
+    target = tmp_path / "kk.toml"
+    result = run("optimize", "--preset", str(child), "--mtbf", "2h", "--save-preset", str(target), "--keep-base")
+    assert result.exit_code == 0, result.stderr
+    assert run_json("optimize", "--preset", str(target))["effective"] == run_json(
+        "optimize", "--preset", str(child), "--mtbf", "2h"
+    )["effective"]
+    plain = tmp_path / "plain.toml"
+    assert run("optimize", "--preset", base, "--save-preset", str(plain)).exit_code == 0
+    assert 'name = "ram"' in plain.read_text(encoding="utf-8")
+
+
+def test_keep_base_will_not_overwrite_its_base(run: Run, tmp_path: Path) -> None:
+    base = write(tmp_path, "base", tier("ram", "2.16TB/s", 0.99), tier("pfs", "72GB/s", 0.01, "10min"))
+    before = Path(base).read_text(encoding="utf-8")
+    child = tmp_path / "kid.toml"
+    child.write_text('base = "base.toml"\n[failures]\nmtbf = "3h"\n', encoding="utf-8")
+    result = run("optimize", "--preset", str(child), "--save-preset", base, "--keep-base", "--force")
+    assert_usage_error(result, "a preset cannot be saved over its own base")
+    assert Path(base).read_text(encoding="utf-8") == before
+
+
+def test_detection_lever_beside_a_whole_storage_restart(run_json: RunJson) -> None:
+    keys = [lever["key"] for lever in run_json("optimize", "--preset", "llama3-405b-tiered", "--restart", "10min")[
+        "levers"]]  # fmt: skip
+    assert "detect_half" in keys
+
+
+def test_every_restart_whole_drops_the_job_parts(run_json: RunJson, tmp_path: Path) -> None:
+    preset = tmp_path / "rp2.toml"
+    preset.write_text(
+        'schema_version = 1\n[checkpoint]\nsize = "6.48TB"\n[storage]\nbandwidth = "2TB/s"\nread_bandwidth = "2TB/s"\n'
+        '[failures]\nmtbf = "3.1h"\ndetect = "5min"\n[memory]\nreplica_survival = 0.9\nbandwidth = "100TB/s"\n'
+        'read_bandwidth = "100TB/s"\n',
+        encoding="utf-8",
+    )
+    doc = run_json("optimize", "--preset", str(preset), "--memory-restart", "1min", "--restart", "5min")
+    assert (doc["inputs"]["restart_s"], doc["inputs"]["memory_restart_s"]) == (300.0, 60.0)
+    assert doc["inputs"]["restart_components"] is None
+
+
+def test_shipped_bases_are_the_shipped_ones(run_json: RunJson, tmp_path: Path, monkeypatch: Any) -> None:
+    (tmp_path / "llama3-405b.toml").write_text(
+        '[checkpoint]\nsize = "1TB"\n[storage]\nbandwidth = "1TB/s"\n[failures]\nmtbf = "1h"\nrestart = "1min"\n',
+        encoding="utf-8",
+    )
+    shipped = run_json("optimize", "--preset", "llama3-405b-tiered")["effective"]
+    monkeypatch.setenv("CKPTCALC_PRESET_PATH", str(tmp_path))
+    assert run_json("optimize", "--preset", "llama3-405b-tiered")["effective"] == shipped
+
+
+def test_a_preset_shape_is_named_by_its_key(run: Run, tmp_path: Path) -> None:
+    child = tmp_path / "w.toml"
+    child.write_text('base = "llama3-405b-tiered"\n[failures]\nshape = 0.7\n', encoding="utf-8")
+    for command in (("optimize", "--preset", str(child)), ("compare", str(child)), ("sweep", "--preset", str(child))):
+        assert_usage_error(run(*command, "--json"), "w.toml: failures.shape: more than one checkpoint level")
+
+
+def test_replica_survival_sweep_from_zero(run_json: RunJson) -> None:
+    doc = run_json("sweep", "--preset", "gemini-inmemory", "--over", "replica-survival", "--from", "0", "--to",
+                   "0.9", "--points", "3", "--linear")  # fmt: skip
+    assert doc["values"][0] == 0.0 and len(doc["effective"]) == 3
