@@ -442,6 +442,10 @@ def _merge(base: Layer, child: dict[str, Any], label: str) -> Layer:
     for key, value in base.document.items():
         if key in _META or key in skipped:
             continue
+        if key == LEVELS and isinstance(value, list) and stated & _JOB_PART_PATHS:
+            # The child states the job's parts in [failures]: the base's tiers stop stating them.
+            parts = {path.split(".")[1] for path in stated & _JOB_PART_PATHS}
+            value = [{k: v for k, v in t.items() if k not in parts} if isinstance(t, dict) else t for t in value]
         if isinstance(value, dict):
             kept = {sub: raw for sub, raw in value.items() if f"{key}.{sub}" not in dropped}
             if value and not kept:

@@ -505,3 +505,19 @@ def test_replica_survival_sweep_from_zero(run_json: RunJson) -> None:
     doc = run_json("sweep", "--preset", "gemini-inmemory", "--over", "replica-survival", "--from", "0", "--to",
                    "0.9", "--points", "3", "--linear")  # fmt: skip
     assert doc["values"][0] == 0.0 and len(doc["effective"]) == 3
+
+
+def test_a_child_changes_detection_its_base_states_on_the_tiers(run_json: RunJson, tmp_path: Path) -> None:
+    """The base states detect (and warm-up) on its tiers; the child's [failures] detect replaces it and
+    keeps the warm-up."""
+    base = write(
+        tmp_path, "tb", tier("mem", "2.16TB/s", 0.9, None, read_bandwidth="2TB/s", detect="5min", warmup="2min"),
+        tier("nvme", "540GB/s", 0.08, "3min"),
+        tier("pfs", "72GB/s", 0.02, None, read_bandwidth="72GB/s", detect="5min"),
+    )  # fmt: skip
+    child = tmp_path / "tc.toml"
+    child.write_text(f'base = "{Path(base).name}"\n[failures]\ndetect = "1min"\n', encoding="utf-8")
+    parts = run_json("optimize", "--preset", str(child))["inputs"]["restart_components"]
+    assert {name: (p["detect_s"], p["warmup_s"]) for name, p in parts.items()} == {
+        "memory": (60.0, 120.0), "storage": (60.0, 120.0)
+    }
