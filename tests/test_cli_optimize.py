@@ -295,6 +295,7 @@ def test_optimize_table_imports_rich_but_not_numpy() -> None:
         (["schema"], {"rich", "numpy", "tomli_w"}),
         (["sweep"], {"matplotlib"}),
         (["optimize", "--preset", "gemini-inmemory", "--json"], {"rich", "numpy", "tomli_w", "scipy"}),
+        (["optimize", "--preset", "llama3-405b-tiered", "--json"], {"rich", "numpy", "tomli_w", "scipy"}),
         (["--help"], {"numpy", "scipy", "tomli_w"}),
     ],
 )
