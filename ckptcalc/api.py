@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 from .errors import InputError
 from .model import Result
 from .records import Record
-from .scenario import BY_NAME, BY_PUBLIC, Job, Scenario, merge, parse_value, resolve
+from .scenario import BY_NAME, BY_PUBLIC, Job, Scenario, merge, others_by_parts, parse_value, resolve
 
 #: The preset a call starts from when it names none.
 DEFAULT_PRESET = "llama3-405b"
@@ -357,9 +357,7 @@ def _part_levers(one: Job) -> list[tuple[str, Any, float | None]]:
     counts one, and every read bandwidth doubled, where a reload is counted."""
     s = one.scenario
     found: list[tuple[str, Any, float | None]] = []
-    if s.detect_s and (s.restart_s is None or s.memory_read_bandwidth is not None or any(
-        t.read_bandwidth is not None and t.restart_s is None for t in s.middle
-    )):  # fmt: skip
+    if s.detect_s and (s.restart_s is None or others_by_parts(s)):
         found.append(("detect_half", resolve(s.replace(detect_s=s.detect_s / 2)).config, s.detect_s / 2))
     c = one.config
     reads = [c.read_bandwidth, c.memory_read_bandwidth, *(t.read_bandwidth for t in c.middle)]

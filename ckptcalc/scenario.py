@@ -431,7 +431,7 @@ def merge(
             where="restart",
         )
     # Whether a level other than storage will still restart by parts once the overrides apply.
-    others = _others_by_parts(base.replace(memory_read_bandwidth=None) if "memory_restart_s" in overrides else base)
+    others = others_by_parts(base.replace(memory_read_bandwidth=None) if "memory_restart_s" in overrides else base)
     others = others or "memory_read_bandwidth" in overrides
     if "restart_s" in overrides:
         # A whole storage restart; the job's parts stay while another level restarts by them.
@@ -650,7 +650,7 @@ def by_parts(scenario: Scenario) -> bool:
     return any(getattr(scenario, name) is not None for name in (*RESTART_PARTS, "read_bandwidth"))
 
 
-def _others_by_parts(scenario: Scenario) -> bool:
+def others_by_parts(scenario: Scenario) -> bool:
     """Whether a level other than storage restarts by parts (the replica or a middle tier)."""
     return scenario.memory_read_bandwidth is not None or any(
         t.read_bandwidth is not None and t.restart_s is None for t in scenario.middle
@@ -662,7 +662,7 @@ def _restarts(scenario: Scenario) -> tuple[float, float | None]:
     which the model adds the reload. A restart is given one way: its whole or its parts."""
     stated = [name for name in (*RESTART_PARTS, "read_bandwidth") if getattr(scenario, name) is not None]
     parts = stated
-    if _others_by_parts(scenario):
+    if others_by_parts(scenario):
         # The job's parts serve the other levels; only a read bandwidth makes storage's by parts too.
         parts = [name for name in stated if name == "read_bandwidth"]
     if scenario.restart_s is not None and parts:
