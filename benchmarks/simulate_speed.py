@@ -17,9 +17,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ckptcalc import montecarlo as simulate
-from ckptcalc import presets
-from ckptcalc.scenario import resolve
+from ckptcalc.inputs import presets
+from ckptcalc.inputs.scenario import resolve
+from ckptcalc.simulation import timeline as simulate
 
 RUNS = 5
 

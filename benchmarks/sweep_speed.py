@@ -18,9 +18,11 @@ import time
 
 import numpy as np
 
-from ckptcalc import exact, model, presets
-from ckptcalc.model import replace
-from ckptcalc.scenario import resolve
+from ckptcalc.inputs import presets
+from ckptcalc.inputs.scenario import resolve
+from ckptcalc.model import evaluation as model
+from ckptcalc.model import exact
+from ckptcalc.model.evaluation import replace
 
 
 def main() -> None:

@@ -41,7 +41,7 @@ _API = frozenset({"analyze", "check", "compare", "fit", "load_preset", "optimize
 def __getattr__(name: str) -> Any:
     # The API loads on first use, so that the command line's start-up does not pay for it twice.
     if name in _API:
-        from . import api
+        from ckptcalc import api
 
         return getattr(api, name)
     raise AttributeError(f"module 'ckptcalc' has no attribute {name!r}")

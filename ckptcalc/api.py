@@ -3,7 +3,7 @@
 The command line is a thin adapter over these functions, so a notebook gets
 exactly what ``ckptcalc COMMAND --json`` prints: every result's
 :meth:`Outcome.to_dict` is that document. Inputs are the fields of
-:data:`ckptcalc.scenario.FIELDS` by their public names (``bw``, ``restart``,
+:data:`ckptcalc.inputs.scenario.FIELDS` by their public names (``bw``, ``restart``,
 ``memory_interval``…), each a plain SI number (bytes, bytes per second,
 seconds) or a string with its unit (``"2TB/s"``, ``"10min"``). Invalid input
 raises :class:`ckptcalc.InputError` (a :class:`ValueError`) naming the field.
@@ -21,10 +21,10 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
-from .errors import InputError
-from .model import Result
-from .records import Record
-from .scenario import BY_NAME, BY_PUBLIC, Job, Scenario, merge, others_by_parts, parse_value, resolve
+from ckptcalc.errors import InputError
+from ckptcalc.inputs.scenario import BY_NAME, BY_PUBLIC, Job, Scenario, merge, others_by_parts, parse_value, resolve
+from ckptcalc.model.evaluation import Result
+from ckptcalc.records import Record
 
 #: The preset a call starts from when it names none.
 DEFAULT_PRESET = "llama3-405b"
@@ -51,7 +51,7 @@ class Outcome(Record):
 
 
 class Optimization(Outcome):
-    """:func:`optimize`'s result; the model's own :class:`ckptcalc.model.Result` is ``result``."""
+    """:func:`optimize`'s result; the model's own :class:`ckptcalc.model.evaluation.Result` is ``result``."""
 
     result: Result | None = None
     preset: str | None = None
@@ -92,12 +92,12 @@ class Optimization(Outcome):
 
 
 def load_preset(preset: PresetRef | None = None) -> Scenario:
-    """A preset by name or path (or one already loaded), as a :class:`ckptcalc.scenario.Scenario`.
+    """A preset by name or path (or one already loaded), as a :class:`ckptcalc.inputs.scenario.Scenario`.
 
     >>> load_preset("llama3-405b").restart_s
     600.0
     """
-    from . import presets
+    from ckptcalc.inputs import presets
 
     if isinstance(preset, Scenario):
         return preset
@@ -120,7 +120,7 @@ def save_preset(
     """
     from pathlib import Path
 
-    from . import presets
+    from ckptcalc.inputs import presets
 
     target = Path(path)
     saved = preset.replace(name=target.stem, description=description or preset.description)
@@ -138,7 +138,8 @@ def save_preset(
 
 def presets_list() -> Outcome:
     """The presets found by name (``CKPTCALC_PRESET_PATH`` first, then the shipped ones)."""
-    from . import documents, presets
+    from ckptcalc.inputs import presets
+    from ckptcalc.output import documents
 
     rows = [{"name": r.name, "description": r.description, "path": str(r.path)} for r in presets.available()]
     return Outcome({"schema_version": documents.SCHEMA_VERSION, "command": "presets list", "presets": rows}, None)
@@ -147,7 +148,7 @@ def presets_list() -> Outcome:
 def preset_text(preset: str, *, resolved: bool = False) -> str:
     """A preset's TOML as written, after checking that it loads; ``resolved``: with its bases merged
     in and no ``base`` key, as one document."""
-    from . import presets
+    from ckptcalc.inputs import presets
 
     if resolved:
         return presets.toml_text(presets.resolved_document(preset, "name"))
@@ -210,7 +211,7 @@ def scenario(
     mtbf_ci: Band | None = None,
     **inputs: Value | None,
 ) -> Scenario:
-    """The preset with ``inputs`` applied on top (see :func:`ckptcalc.scenario.merge`).
+    """The preset with ``inputs`` applied on top (see :func:`ckptcalc.inputs.scenario.merge`).
 
     ``failure_dist`` ``"weibull"`` needs a ``shape`` (given or the preset's); ``"exponential"``
     drops a preset's shape. ``mtbf_ci`` is the 95 % interval of the job MTBF.
@@ -237,7 +238,7 @@ def _with_law(merged: Scenario, failure_dist: str | None, *, shape_given: bool) 
 
 def _band(value: Band, where: str = "mtbf_ci") -> tuple[float, float]:
     """``"LOW:HIGH"`` or a pair, as SI seconds."""
-    from .scenario import BY_NAME as fields
+    from ckptcalc.inputs.scenario import BY_NAME as fields
 
     spec = fields["mtbf_s"]
     if isinstance(value, str):
@@ -275,7 +276,7 @@ def job(
 
 def _number(parser: Callable[[str], float], value: Value, where: str) -> float:
     """A plain number, or text read by ``parser``; errors name ``where``."""
-    from .errors import CkptError
+    from ckptcalc.errors import CkptError
 
     try:
         return parser(value) if isinstance(value, str) else float(value)
@@ -284,8 +285,8 @@ def _number(parser: Callable[[str], float], value: Value, where: str) -> float:
 
 
 def _fraction(value: Value, where: str) -> float:
-    from .errors import CkptError
-    from .units import parse_fraction
+    from ckptcalc.errors import CkptError
+    from ckptcalc.inputs.units import parse_fraction
 
     try:
         number = parse_fraction(value) if isinstance(value, str) else float(value)
@@ -304,8 +305,10 @@ def optimize(preset: PresetRef | None = None, *, target: Value | None = None, **
     >>> round(r.effective, 4), round(r.optimal_interval_s, 1), r.dominant
     (0.9657, 266.8, 'rework')
     """
-    from . import decide, documents, presets
-    from .model import evaluate
+    from ckptcalc.inputs import presets
+    from ckptcalc.model import decisions as decide
+    from ckptcalc.model.evaluation import evaluate
+    from ckptcalc.output import documents
 
     goal = _fraction(target, "target") if target is not None else None
     the_job = job(preset, **inputs)
@@ -347,7 +350,7 @@ def _at_gpus(one: Job) -> Callable[[float], Any] | None:
     s = one.scenario
     if not (s.per_gpu or any(t.per_gpu for t in s.middle)) or one.gpu_mtbf_s is None:
         return None
-    from . import sweeps
+    from ckptcalc.inputs import grid as sweeps
 
     return lambda gpus: sweeps.vary(one, "gpus", gpus)
 
@@ -374,10 +377,10 @@ def _part_levers(one: Job) -> list[tuple[str, Any, float | None]]:
 
 
 def _uncertainty(one: Job, result: Result) -> Any:
-    """The model across the job MTBF's 95 % interval, when there is one (:mod:`ckptcalc.robust`)."""
+    """The model across the job MTBF's 95 % interval, when there is one (:mod:`ckptcalc.model.band`)."""
     if one.mtbf_band is None:
         return None
-    from . import robust
+    from ckptcalc.model import band as robust
 
     low, high = one.mtbf_band
     return robust.band(one.config, result, low, high)
@@ -410,13 +413,13 @@ def check(presets: Iterable[PresetRef], *, min_effective: Value, at: str = "poin
     >>> check(["llama3-405b", "rsc1-131k"], min_effective=0.9).passed
     False
     """
-    from . import documents
-    from .model import evaluate
+    from ckptcalc.model.evaluation import evaluate
+    from ckptcalc.output import documents
 
     floor = _fraction(min_effective, "min_effective")
     if at not in ("point", "low"):
         raise InputError(f"choose point or low, not {at!r}", where="at")
-    from .errors import CkptError
+    from ckptcalc.errors import CkptError
 
     rows: list[dict[str, Any]] = []
     for ref in presets:
@@ -475,7 +478,7 @@ def _error_text(error: Any, ref: PresetRef) -> str:
 
 def _load_named(ref: PresetRef) -> Scenario:
     """A preset whose errors name the preset (a positional argument), not an input."""
-    from . import presets
+    from ckptcalc.inputs import presets
 
     if isinstance(ref, Scenario):
         return ref
@@ -523,8 +526,8 @@ def compare(
     >>> [round(s["effective"], 3) for s in c.scenarios]
     [0.925, 0.966]
     """
-    from . import documents
-    from .model import evaluate
+    from ckptcalc.model.evaluation import evaluate
+    from ckptcalc.output import documents
 
     refs = list(presets) if presets is not None else [DEFAULT_PRESET]
     law = overrides({"shape": shape})
@@ -547,7 +550,7 @@ def compare(
 
 
 def _steps(one: Job, result: Result) -> Any:
-    from . import decide
+    from ckptcalc.model import decisions as decide
 
     step = one.scenario.step_time_s
     return decide.interval_steps(result, step) if step is not None else None
@@ -560,7 +563,7 @@ class SweepResult(Outcome):
 
     def to_csv(self) -> str:
         """A header row and one row per point, SI units in the column names."""
-        from . import documents
+        from ckptcalc.output import documents
 
         return str(documents.sweep_csv(self.run))
 
@@ -585,7 +588,8 @@ def sweep(
     >>> [round(e, 3) for e in s["effective"]]
     [0.811, 0.975, 0.985]
     """
-    from . import documents, sweeps
+    from ckptcalc.inputs import grid as sweeps
+    from ckptcalc.output import documents
 
     plan = sweep_stream(preset, over=over, start=start, stop=stop, points=points, log=log, **inputs)
     run = _as_stated(plan.job, lambda: sweeps.run(plan.job, plan.over, plan.values, plan.log))
@@ -606,8 +610,8 @@ class SweepStream(Record):
     CHUNK = 1 << 17
 
     def runs(self) -> Any:
-        """Each slice of the grid, evaluated (a :class:`ckptcalc.sweeps.Sweep` per slice)."""
-        from . import sweeps
+        """Each slice of the grid, evaluated (a :class:`ckptcalc.inputs.grid.Sweep` per slice)."""
+        from ckptcalc.inputs import grid as sweeps
 
         for first in range(0, len(self.values), self.CHUNK):
             yield sweeps.run(self.job, self.over, self.values[first : first + self.CHUNK], self.log)
@@ -615,7 +619,8 @@ class SweepStream(Record):
     def write_json(self, out: Any) -> None:
         """The ``sweep --json`` document, written to the text stream ``out`` slice by slice (at once when
         it is one slice)."""
-        from . import documents, sweeps
+        from ckptcalc.inputs import grid as sweeps
+        from ckptcalc.output import documents
 
         if len(self.values) <= self.CHUNK:
             run = sweeps.run(self.job, self.over, self.values, self.log)
@@ -625,7 +630,7 @@ class SweepStream(Record):
 
     def write_csv(self, out: Any) -> None:
         """The ``sweep --csv`` table, written to ``out`` slice by slice."""
-        from . import documents
+        from ckptcalc.output import documents
 
         for index, run in enumerate(self.runs()):
             out.write(documents.sweep_csv(run, header=index == 0))
@@ -635,7 +640,7 @@ class SweepStream(Record):
         evaluated: what a terminal table shows."""
         import numpy
 
-        from . import sweeps
+        from ckptcalc.inputs import grid as sweeps
 
         n = len(self.values)
         if n > rows:
@@ -655,8 +660,8 @@ def sweep_stream(
     **inputs: Any,
 ) -> SweepStream:
     """The grid of :func:`sweep`, checked, without evaluating it."""
-    from . import sweeps
-    from .model import evaluate
+    from ckptcalc.inputs import grid as sweeps
+    from ckptcalc.model.evaluation import evaluate
 
     the_job = job(preset, **inputs)
     if over not in sweeps.OVER:
@@ -684,7 +689,7 @@ def _bound(spec: Any, value: Value | None, where: str, gpus: float | None) -> fl
     """A sweep bound in SI units; a per-GPU rate (``25GB/s/gpu``) times the job's GPU count."""
     if value is None:
         return None
-    from .scenario import total
+    from ckptcalc.inputs.scenario import total
 
     return total(parse_value(spec, value, where), gpus, where) if isinstance(value, str) else float(value)
 
@@ -721,9 +726,9 @@ def simulate(
     >>> low < 0.925 < high
     True
     """
-    from . import documents
-    from . import montecarlo as sim
-    from .units import parse_count
+    from ckptcalc.inputs.units import parse_count
+    from ckptcalc.output import documents
+    from ckptcalc.simulation import timeline as sim
 
     count = _number(parse_count, cycles, "cycles")
     if seed is not None and seed < 0:
@@ -752,7 +757,7 @@ def simulate(
             raise
         # The schedule the simulation refused, named as the user gave it (input or preset key).
         raise InputError(error.template, where=the_job.scenario.where(error.where)) from None
-    from .model import evaluate
+    from ckptcalc.model.evaluation import evaluate
 
     if events is not None:
         _write_events(outcome.schedule, failures, total, chosen, events, force)
@@ -768,7 +773,7 @@ def simulate(
 
 def _ran(config: Any, schedule: Any) -> Any:
     """``config`` with the intervals of the schedule simulated."""
-    from . import montecarlo as sim
+    from ckptcalc.simulation import timeline as sim
 
     if isinstance(schedule, sim.TierSchedule):
         intervals = schedule.intervals()
@@ -785,10 +790,10 @@ def _write_events(schedule: Any, failures: Any, cycles: int, seed: int, path: An
     """The simulated timeline as an event log (CSV, times in seconds), written atomically."""
     from pathlib import Path
 
-    from . import documents
-    from . import montecarlo as sim
-    from .errors import CkptError
-    from .files import atomic_write, check_new
+    from ckptcalc.errors import CkptError
+    from ckptcalc.files import atomic_write, check_new
+    from ckptcalc.output import documents
+    from ckptcalc.simulation import timeline as sim
 
     target = Path(path)
     try:
@@ -837,9 +842,10 @@ def fit(
     >>> round(f.mtbf_s / 3600, 2), [round(x / 3600, 2) for x in f.mtbf_ci95], round(f["weibull"]["shape"], 3)
     (3.36, [3.04, 3.73], 0.774)
     """
-    from . import documents, eventlog
-    from . import failures as fitting
-    from .units import parse_count, parse_duration
+    from ckptcalc.inputs.units import parse_count, parse_duration
+    from ckptcalc.logs import fit as fitting
+    from ckptcalc.logs import reader as eventlog
+    from ckptcalc.output import documents
 
     conditions = list(where)
     read = [
@@ -865,7 +871,7 @@ def fitted_preset(outcome: FailureLog, base: PresetRef | None = None) -> Scenari
     ``mtbf``, ``mtbf_ci95`` and, when the log rejects exponential failures, the Weibull ``shape``,
     with a ``source`` saying what was fitted. This is what ``fit --save-preset`` writes.
     """
-    from . import wording
+    from ckptcalc.output import wording
 
     fitted = outcome.fitted
     mtbf = fitted.mtbf
@@ -889,7 +895,7 @@ def fitted_preset(outcome: FailureLog, base: PresetRef | None = None) -> Scenari
 
 def _moment(value: Value | None, time_unit: str | None, where: str) -> float | None:
     """A window end: an ISO-8601 timestamp, or a number in the log's time unit."""
-    from . import eventlog
+    from ckptcalc.logs import reader as eventlog
 
     if value is None:
         return None
@@ -932,11 +938,11 @@ def plan(
     >>> abs(p.completion_s["p50"] / p["expected_s"] - 1) < 0.01
     True
     """
-    from . import documents
-    from . import runs as whole
-    from .model import evaluate
-    from .montecarlo import DEFAULT_SEED, Failures, TierSchedule, schedule_for
-    from .units import parse_count, parse_duration
+    from ckptcalc.inputs.units import parse_count, parse_duration
+    from ckptcalc.model.evaluation import evaluate
+    from ckptcalc.output import documents
+    from ckptcalc.simulation import plan as whole
+    from ckptcalc.simulation.timeline import DEFAULT_SEED, Failures, TierSchedule, schedule_for
 
     if seed is not None and seed < 0:
         raise InputError(f"must be a non-negative integer, got {seed}", where="seed")
@@ -982,7 +988,7 @@ def plan(
 
 def _work(work: Value | None, steps: Value | None, step_time_s: float | None) -> float:
     """W in seconds of useful work: ``work`` itself, or ``steps`` × the job's step time."""
-    from .units import parse_count, parse_duration
+    from ckptcalc.inputs.units import parse_count, parse_duration
 
     if (work is None) == (steps is None):
         raise InputError("give the run's length one way: {work} or {steps} (with {step_time})", where="work")
@@ -1037,9 +1043,10 @@ def analyze(
     >>> round(a.realised["effective"], 6), a["measured"]["failures"]
     (0.441667, 4)
     """
-    from . import documents, timeline
-    from . import failures as fitting
-    from .units import parse_count, parse_duration
+    from ckptcalc.inputs.units import parse_count, parse_duration
+    from ckptcalc.logs import analyze as timeline
+    from ckptcalc.logs import fit as fitting
+    from ckptcalc.output import documents
 
     span = _number(parse_duration, window, "window") if window is not None else None
     if span is not None and not (math.isfinite(span) and span > 0):
@@ -1071,7 +1078,7 @@ def analyze(
 def _measured_config(analysis: Any, fitted: Any) -> tuple[Any, str | None]:
     """The model configuration of the measured inputs (SI seconds: a checkpoint of 1 byte written at
     1/δ bytes per second), or None and the reason none can be built."""
-    from .model import Config
+    from ckptcalc.model.evaluation import Config
 
     levels = {level.name: level for level in analysis.levels}
     if not levels:
@@ -1116,8 +1123,8 @@ def _measured_config(analysis: Any, fitted: Any) -> tuple[Any, str | None]:
 
 
 def _model_at(config: Any, fitted: Any, analysis: Any, gpus: float | None) -> dict[str, Any]:
-    from . import robust
-    from .model import evaluate
+    from ckptcalc.model import band as robust
+    from ckptcalc.model.evaluation import evaluate
 
     result = evaluate(config)
     low, high = fitted.mtbf.ci95
@@ -1148,9 +1155,9 @@ def measured_preset(outcome: RunAnalysis, base: PresetRef | None = None) -> Scen
     bandwidth for the base's checkpoint size), restart, MTBF and its interval, and the interval it
     used, pinned. This is what ``analyze --save-preset`` writes.
     """
-    from . import wording
-    from .scenario import BY_NAME as fields
-    from .scenario import resolve as resolved
+    from ckptcalc.inputs.scenario import BY_NAME as fields
+    from ckptcalc.inputs.scenario import resolve as resolved
+    from ckptcalc.output import wording
 
     config = outcome.config
     if config is None:

@@ -16,10 +16,10 @@ from typing import Annotated, Any, Optional
 import typer
 from typer.core import TyperGroup
 
-from . import __version__
-from .errors import CkptError, InputError
-from .records import Record
-from .scenario import BY_NAME, FIELDS, SWEEPABLE, Field, Scenario
+from ckptcalc import __version__
+from ckptcalc.errors import CkptError, InputError
+from ckptcalc.inputs.scenario import BY_NAME, FIELDS, SWEEPABLE, Field, Scenario
+from ckptcalc.records import Record
 
 DEFAULT_PRESET = "llama3-405b"
 
@@ -93,8 +93,8 @@ def _extra_hint(message: str, argv: list[str]) -> str:
         return f"; a value with a space needs quotes: {option} '{value} {extra}'"
     looks_like_preset = extra.endswith(".toml")
     if not looks_like_preset:
-        from . import api
-        from .errors import CkptError
+        from ckptcalc import api
+        from ckptcalc.errors import CkptError
 
         try:
             looks_like_preset = extra in {row["name"] for row in api.presets_list()["presets"]}
@@ -117,7 +117,7 @@ _OPTIONS = frozenset(
 
 def flag(name: str) -> str:
     """The flag for an API field name (``memory_bw`` → ``--memory-bw``); anything else as it is."""
-    from .scenario import BY_PUBLIC
+    from ckptcalc.inputs.scenario import BY_PUBLIC
 
     if name in _RENAMED:
         return _RENAMED[name]
@@ -132,7 +132,7 @@ MarkdownOpt = Annotated[bool, typer.Option("--markdown", help="Print GitHub-flav
 
 
 def _print_markdown(document: dict[str, Any]) -> None:
-    from . import documents
+    from ckptcalc.output import documents
 
     for message in document.get("warnings", []):
         sys.stderr.write(f"warning: {_plain(message)}\n")
@@ -140,20 +140,20 @@ def _print_markdown(document: dict[str, Any]) -> None:
 
 
 def _printable(text: str) -> str:
-    from .errors import printable
+    from ckptcalc.errors import printable
 
     return printable(text)
 
 
 def _plain(message: str) -> str:
     """A message for stderr: one line, nothing in it that could steer the terminal."""
-    from .errors import printable
+    from ckptcalc.errors import printable
 
     return printable(message, newlines=False)
 
 
 def _fail(message: str) -> None:
-    from .errors import printable
+    from ckptcalc.errors import printable
 
     first = printable(" ".join(message.split()), newlines=False)
     sys.stderr.write(f"error: {first}\n")
@@ -272,8 +272,9 @@ def _preset_defaults() -> dict[str, str]:
     """`` (llama3-405b: 2.00 TB/s)`` for each input the default preset sets, for the help. A default
     preset that does not load (a broken copy on CKPTCALC_PRESET_PATH) leaves the help without them;
     the command itself will say what is wrong."""
-    from . import api, units
-    from .errors import CkptError
+    from ckptcalc import api
+    from ckptcalc.errors import CkptError
+    from ckptcalc.inputs import units
 
     try:
         stated = api.load_preset(DEFAULT_PRESET).values()
@@ -388,8 +389,8 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document (
 
 
 def _print_json(document: dict[str, Any]) -> None:
-    from . import documents
-    from .errors import printable
+    from ckptcalc.errors import printable
+    from ckptcalc.output import documents
 
     text = documents.dumps(document)
     for message in document.get("warnings", []):
@@ -464,7 +465,7 @@ def optimize(
 
     Starts from the llama3-405b preset unless --preset says otherwise; every flag overrides it.
     """
-    from . import api
+    from ckptcalc import api
 
     if keep_base and save_preset is None:
         raise InputError("only goes with {save_preset}", where="keep_base")
@@ -475,7 +476,7 @@ def optimize(
         assert outcome.job is not None
         _save(outcome.job.scenario, str(outcome.preset), model, save_preset, force, keep_base)
     if value is not None:
-        from .errors import printable
+        from ckptcalc.errors import printable
 
         sys.stdout.write(f"{printable(str(picked), newlines=False)}\n")
         return
@@ -485,7 +486,7 @@ def optimize(
     if markdown:
         _print_markdown(document)
         return
-    from . import tables
+    from ckptcalc.output import tables
 
     assert outcome.job is not None and outcome.result is not None
     tables.optimize(outcome.job, outcome.result, outcome.preset, outcome.default_preset, document)
@@ -502,7 +503,7 @@ def _parse(parser: Callable[[str], float], text: str, where: str) -> float:
 
 def _share(text: str, where: str) -> float:
     """A fraction strictly between 0 and 1 (``0.95`` or ``95%``)."""
-    from .units import parse_fraction
+    from ckptcalc.inputs.units import parse_fraction
 
     value = _parse(parse_fraction, text, where)
     if not 0 < value < 1:
@@ -512,7 +513,7 @@ def _share(text: str, where: str) -> float:
 
 def _pick(document: dict[str, Any], key: str) -> str:
     """One value of ``document`` as bare text, for ``$(...)``."""
-    from . import documents
+    from ckptcalc.output import documents
 
     try:
         picked = documents.value_at(document, key)
@@ -555,7 +556,7 @@ def check(
     markdown: MarkdownOpt = False,
 ) -> None:
     """Check presets against a floor, at the interval each pins or its optimum: exit 3 when any falls below."""
-    from . import api
+    from ckptcalc import api
 
     outcome = api.check(files, min_effective=min_effective, at=at)
     rows = [row for row in outcome.results if row["error"] is None]
@@ -566,7 +567,7 @@ def check(
         if rows:  # nothing checked, nothing to report: the errors say it all
             (_print_json if json_output else _print_markdown)(outcome.to_dict())
     else:
-        from . import wording
+        from ckptcalc.output import wording
 
         for row in rows:
             typer.echo(_plain(wording.check_row(row)))
@@ -582,7 +583,8 @@ def _save(scenario: Scenario, label: str, model: ModelArgs, path: Path, force: b
     """Write the configuration run as a preset: what it came from, which keys changed, and no ``source``
     sentence that describes the original rather than this one; with ``keep_base``, as differences from
     the base of the preset it came from."""
-    from . import api, wording
+    from ckptcalc import api
+    from ckptcalc.output import wording
 
     given = model._given()
     changes = " ".join(f"--{f.flag} {text}" for f, text in given)
@@ -645,12 +647,12 @@ def sweep(
     ] = False,
 ) -> None:
     """Show the loss curve around the optimum, or how the optimum moves with one input."""
-    from . import api
+    from ckptcalc import api
 
     if json_output + csv_output + markdown > 1:
         raise InputError("choose one of --json, --csv and --markdown", where="--csv" if csv_output else "--markdown")
     if plot is not None:
-        from . import plot as plots
+        from ckptcalc.output import plot as plots
 
         plots.check_target(plot, force)
     plan = api.sweep_stream(model.preset, over=over, start=start, stop=stop, points=points, log=log, **model.inputs)
@@ -663,11 +665,11 @@ def sweep(
     elif csv_output:
         plan.write_csv(sys.stdout)
     elif markdown:
-        from . import documents
+        from ckptcalc.output import documents
 
         _print_markdown(documents.sweep(plan.job, plan.shown(60), plan.label))
     else:
-        from . import tables
+        from ckptcalc.output import tables
 
         tables.sweep(plan.job, plan.shown(tables.MAX_ROWS), plan.label, points=len(plan.values))
 
@@ -705,7 +707,7 @@ def compare(
     markdown: MarkdownOpt = False,
 ) -> None:
     """Compare presets side by side, and what-if variations of the first."""
-    from . import api
+    from ckptcalc import api
 
     outcome = api.compare(
         presets_ or None,
@@ -719,7 +721,7 @@ def compare(
     if markdown:
         _print_markdown(outcome.to_dict())
         return
-    from . import tables
+    from ckptcalc.output import tables
 
     tables.compare(list(outcome.rows), outcome.scenarios)
 
@@ -730,7 +732,7 @@ PLOT_POINTS = 2000
 
 def _sweep_warnings(plan: Any) -> list[str]:
     """The caveats of a streamed sweep, for stderr (the document carries them too)."""
-    from . import documents
+    from ckptcalc.output import documents
 
     return documents.warnings(plan.shown(PLOT_POINTS).result)
 
@@ -798,7 +800,7 @@ def simulate(
     json_output: JsonOpt = False,
 ) -> None:
     """Run the training timeline itself (Monte Carlo) to check the formulas, or where none exists."""
-    from . import api
+    from ckptcalc import api
 
     show_progress = not json_output and sys.stderr.isatty()
     arguments: dict[str, Any] = {"cycles": cycles, "seed": seed, "search": search, **model.inputs}
@@ -806,7 +808,7 @@ def simulate(
         _check_new(events, force, "events")
         arguments.update(events=events, force=force)
     if show_progress:
-        from . import tables
+        from ckptcalc.output import tables
 
         with tables.progress("simulating") as update:
             outcome = api.simulate(model.preset, progress=update, **arguments)
@@ -816,7 +818,7 @@ def simulate(
     if json_output:
         _print_json(document)
         return
-    from . import tables
+    from ckptcalc.output import tables
 
     tables.simulation(document)
 
@@ -871,12 +873,12 @@ def plan(
     json_output: JsonOpt = False,
 ) -> None:
     """How long a whole run takes, failures and all: wall time p10/p50/p90, failures, GPU-hours, cost."""
-    from . import api
+    from ckptcalc import api
 
     arguments: dict[str, Any] = {"work": work, "steps": steps, "deadline": deadline, "runs": runs, "seed": seed}
     arguments.update(model.inputs)
     if not json_output and sys.stderr.isatty():
-        from . import tables
+        from ckptcalc.output import tables
 
         with tables.progress("planning") as update:
             outcome = api.plan(model.preset, progress=update, **arguments)
@@ -885,7 +887,7 @@ def plan(
     if json_output:
         _print_json(outcome.to_dict())
         return
-    from . import tables
+    from ckptcalc.output import tables
 
     assert outcome.job is not None
     tables.plan(outcome.job, outcome.to_dict())
@@ -953,10 +955,10 @@ def fit(
     json_output: JsonOpt = False,
 ) -> None:
     """Estimate the failure process from incident logs: MTBF with its 95 % interval, Weibull shape, causes."""
-    from . import api
+    from ckptcalc import api
 
     if plot is not None:
-        from . import plot as plots
+        from ckptcalc.output import plot as plots
 
         plots.check_target(plot, force)
     if save_preset is not None:
@@ -975,7 +977,7 @@ def fit(
         skip_bad=skip_bad,
     )
     if save_preset is not None:
-        from . import wording
+        from ckptcalc.output import wording
 
         api.save_preset(api.fitted_preset(outcome, preset), save_preset, force=force)
         sys.stderr.write(_plain(wording.saved(str(save_preset), preset or DEFAULT_PRESET)) + "\n")
@@ -984,14 +986,14 @@ def fit(
     if json_output:
         _print_json(outcome.to_dict())
         return
-    from . import tables
+    from ckptcalc.output import tables
 
     tables.fit(outcome.to_dict())
 
 
 def _check_new(path: Path, force: bool, where: str) -> None:
     """Fail before any work if ``path`` cannot take a new file (see :func:`ckptcalc.files.check_new`)."""
-    from .files import check_new
+    from ckptcalc.files import check_new
 
     check_new(path, force=force, where=where)
 
@@ -1036,7 +1038,7 @@ def analyze(
     markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown report instead of a table.")] = False,
 ) -> None:
     """The goodput a run actually got, where its time went, and what the model says it should have got."""
-    from . import api
+    from ckptcalc import api
 
     if json_output and markdown:
         raise InputError("choose one of --json and --markdown", where="--markdown")
@@ -1047,7 +1049,7 @@ def analyze(
         discard=discard, skip_bad=skip_bad,
     )  # fmt: skip
     if save_preset is not None:
-        from . import wording
+        from ckptcalc.output import wording
 
         api.save_preset(api.measured_preset(outcome, preset), save_preset, force=force)
         sys.stderr.write(_plain(wording.saved_measured(str(save_preset), preset or DEFAULT_PRESET)) + "\n")
@@ -1055,12 +1057,12 @@ def analyze(
     if json_output:
         _print_json(document)
         return
-    from . import documents
+    from ckptcalc.output import documents
 
     if markdown:
         sys.stdout.write(_printable(documents.analyze_markdown(document)))
         return
-    from . import tables
+    from ckptcalc.output import tables
 
     tables.analyze(document)
 
@@ -1084,7 +1086,7 @@ def schema(
     """Print the JSON Schema (draft 2020-12) of a command's --json output."""
     import json
 
-    from . import schema as schemas
+    from ckptcalc.output import schema as schemas
 
     if command is None:
         document = schemas.everything()
@@ -1098,13 +1100,13 @@ def schema(
 @presets_app.command("list")
 def presets_list(json_output: JsonOpt = False) -> None:
     """List the presets found by name (CKPTCALC_PRESET_PATH, then the shipped ones)."""
-    from . import api
+    from ckptcalc import api
 
     outcome = api.presets_list()
     if json_output:
         _print_json(outcome.to_dict())
         return
-    from . import tables
+    from ckptcalc.output import tables
 
     tables.presets_list(outcome["presets"])
 
@@ -1117,8 +1119,8 @@ def presets_show(
     ] = False,
 ) -> None:
     """Print a preset's TOML."""
-    from . import api
-    from .errors import printable
+    from ckptcalc import api
+    from ckptcalc.errors import printable
 
     text = printable(api.preset_text(name, resolved=resolved))
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
@@ -1231,7 +1233,7 @@ def _stdout_silenced() -> bool:
 
 def _search_warnings() -> None:
     """What the preset search skipped (an unreadable directory, a FIFO), once each, on stderr."""
-    presets = sys.modules.get("ckptcalc.presets")
+    presets = sys.modules.get("ckptcalc.inputs.presets")
     if presets is None:
         return
     with contextlib.suppress(OSError, ValueError):

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .errors import CkptError
+from ckptcalc.errors import CkptError
 
 
 def _check(mode: int, size: int, *, label: str, noun: str, hint: str, limit: int | None) -> None:

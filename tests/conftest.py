@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from ckptcalc import schema as ckptcalc_schema
 from ckptcalc.cli import app
+from ckptcalc.output import schema as ckptcalc_schema
 
 
 @pytest.fixture(autouse=True)

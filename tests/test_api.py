@@ -12,8 +12,10 @@ from typing import Any
 import pytest
 
 import ckptcalc
-from ckptcalc import api, errors, exact, model, records
-from ckptcalc.scenario import Scenario
+from ckptcalc import api, errors, records
+from ckptcalc.inputs.scenario import Scenario
+from ckptcalc.model import evaluation as model
+from ckptcalc.model import exact
 
 RunJson = Callable[..., dict[str, Any]]
 
@@ -128,8 +130,8 @@ def test_api_imports_neither_typer_nor_rich() -> None:
 
 def test_the_simulation_itself_refuses_too_few_cycles() -> None:
     # Below the API too: 10 cycles cannot fill the 20 batches behind the confidence interval.
-    from ckptcalc import montecarlo
-    from ckptcalc.model import Config
+    from ckptcalc.model.evaluation import Config
+    from ckptcalc.simulation import timeline as montecarlo
 
     config = Config(checkpoint_bytes=6.48e12, bandwidth=2e12, mtbf_s=11160.0, restart_s=600.0)
     with pytest.raises(ckptcalc.InputError) as info:

@@ -12,70 +12,130 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "ckptcalc"
 
-#: docs/architecture.md's bands, lowest first: a module may import from its own band's
-#: earlier entries and from lower bands, never from a higher one.
-BANDS: list[list[str]] = [
-    ["records", "errors", "units", "numeric"],  # foundations
-    ["exact", "nested", "renewal", "model"],  # the pure model
-    ["scenario", "decide", "robust", "files", "eventlog"],  # inputs, decisions, uncertainty, files in and out
-    ["sweeps", "montecarlo", "runs", "presets", "wording", "failures", "timeline"],  # grids, simulation, logs
-    ["documents", "schema"],  # documents
-    ["api"],  # orchestration
-    ["tables", "plot"],  # terminal and pictures
-    ["cli"],  # the command line
-    ["__main__"],
+#: docs/architecture.md's layers, lowest first: a module may import from its own layer's
+#: earlier entries and from lower layers, never from a higher one. A layer is a subpackage
+#: (its modules in the order they may import each other) or a group of top-level modules.
+LAYERS: list[tuple[str, list[str]]] = [
+    ("", ["errors", "records", "files"]),  # foundations
+    ("model", ["numeric", "exact", "tiers", "weibull", "evaluation", "band", "decisions"]),
+    ("inputs", ["units", "scenario", "grid", "presets"]),
+    ("simulation", ["timeline", "plan"]),
+    ("logs", ["reader", "fit", "analyze"]),
+    ("output", ["wording", "documents", "schema", "tables", "plot"]),
+    ("", ["api"]),  # orchestration
+    ("", ["cli"]),  # the command line
+    ("", ["__main__"]),
 ]
-RANK = {name: (band, position) for band, names in enumerate(BANDS) for position, name in enumerate(names)}
+RANK = {
+    f"{sub}.{name}" if sub else name: (layer, position)
+    for layer, (sub, names) in enumerate(LAYERS)
+    for position, name in enumerate(names)
+}
+SUBPACKAGES = {sub for sub, _ in LAYERS if sub}
+
+
+def module_file(module: str) -> Path:
+    return PACKAGE / (module.replace(".", "/") + ".py")
+
+
+def _resolve(module: str, node: ast.ImportFrom) -> list[str]:
+    """The ckptcalc modules (dotted below ckptcalc) that one ``from … import …`` names."""
+    if node.level:
+        here = module.split(".")[:-1]
+        base = here[: len(here) - (node.level - 1)]
+        target = [*base, *(node.module.split(".") if node.module else [])]
+    elif (node.module or "") == "ckptcalc" or (node.module or "").startswith("ckptcalc."):
+        target = (node.module or "").split(".")[1:]
+    else:
+        return []
+    dotted = ".".join(target)
+    if dotted in RANK:
+        return [dotted]
+    # ``from ckptcalc.model import exact``: the names are modules of that package.
+    found = [f"{dotted}.{a.name}" if dotted else a.name for a in node.names]
+    return [name for name in found if name in RANK]
 
 
 def imports(module: str) -> set[str]:
     """The ckptcalc modules ``module`` imports, at any depth of its code."""
-    tree = ast.parse((PACKAGE / f"{module}.py").read_text(encoding="utf-8"))
+    tree = ast.parse(module_file(module).read_text(encoding="utf-8"))
     found: set[str] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.level == 1:
-            if node.module:
-                found.add(node.module.split(".")[0])
-            else:
-                found.update(alias.name for alias in node.names if (PACKAGE / f"{alias.name}.py").exists())
-        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ckptcalc."):
-            found.add((node.module or "").split(".")[1])
+        if isinstance(node, ast.ImportFrom):
+            found.update(_resolve(module, node))
         elif isinstance(node, ast.Import):
-            found.update(a.name.split(".")[1] for a in node.names if a.name.startswith("ckptcalc."))
-    return found - {"__init__"}
+            for alias in node.names:
+                if alias.name.startswith("ckptcalc."):
+                    dotted = alias.name.split(".", 1)[1]
+                    if dotted in RANK:
+                        found.add(dotted)
+    return found
 
 
 def test_every_module_has_a_place_on_the_map() -> None:
-    modules = {p.stem for p in PACKAGE.glob("*.py")} - {"__init__"}
+    modules = {
+        ".".join(p.relative_to(PACKAGE).with_suffix("").parts) for p in PACKAGE.rglob("*.py") if p.name != "__init__.py"
+    }
     assert modules == set(RANK)
 
 
 @pytest.mark.parametrize("module", sorted(RANK))
 def test_imports_point_down(module: str) -> None:
     here = RANK[module]
-    upward = sorted(name for name in imports(module) if name in RANK and RANK[name] >= here)
+    upward = sorted(name for name in imports(module) if RANK[name] >= here)
     assert upward == [], f"{module} imports {upward}, which sit at or above it on the map"
+
+
+def test_an_upward_arrow_is_caught() -> None:
+    # The reader itself: a model module importing the output layer, relatively and absolutely.
+    tree = ast.parse("from ..output import tables\nfrom ckptcalc.inputs.units import parse_duration\n")
+    found = {
+        name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for name in _resolve("model.exact", node)
+    }
+    assert found == {"output.tables", "inputs.units"}
+    assert all(RANK[name] > RANK["model.exact"] for name in found)
+
+
+@pytest.mark.parametrize("sub", sorted(SUBPACKAGES))
+def test_subpackage_inits_import_nothing(sub: str) -> None:
+    # Start-up pays only for the modules a command uses: a package's __init__ loads none.
+    tree = ast.parse((PACKAGE / sub / "__init__.py").read_text(encoding="utf-8"))
+    assert not [node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))]
 
 
 def test_the_package_itself_loads_only_errors_at_import() -> None:
     # ckptcalc/__init__.py imports errors eagerly and the API only when a function is first used.
     tree = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
     top = {node.module for node in tree.body if isinstance(node, ast.ImportFrom) and node.level == 1}
+    top |= {
+        (node.module or "").removeprefix("ckptcalc.")
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ckptcalc.")
+    }
     assert top == {"errors"}
 
 
 def test_only_tables_and_the_command_line_import_typer_or_rich() -> None:
-    for path in PACKAGE.glob("*.py"):
+    for path in PACKAGE.rglob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         names = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
         absolute = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 0]
         names |= {(n.module or "").split(".")[0] for n in absolute}
-        if path.stem != "cli":
-            assert "typer" not in names, path.stem
-        if path.stem not in ("cli", "tables"):
-            assert "rich" not in names, path.stem
+        where = ".".join(path.relative_to(PACKAGE).with_suffix("").parts)
+        if where != "cli":
+            assert "typer" not in names, where
+        if where not in ("cli", "output.tables"):
+            assert "rich" not in names, where
+
+
+def test_the_model_knows_nothing_of_inputs_files_or_words() -> None:
+    for module in (name for name in RANK if name.startswith("model.")):
+        assert not {
+            name for name in imports(module) if not name.startswith("model.") and name not in ("errors", "records")
+        }, module
 
 
 def test_the_command_line_holds_no_model_logic() -> None:
-    # cli.py parses, calls the API and hands the result to the output modules (documents, tables, plot).
-    assert imports("cli") & {"model", "exact", "decide", "sweeps", "montecarlo", "presets"} == set()
+    # cli.py parses, calls the API and hands the result to the output modules.
+    assert {name for name in imports("cli") if name.startswith(("model.", "simulation.", "logs."))} == set()
+    assert "inputs.presets" not in imports("cli")

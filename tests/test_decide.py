@@ -19,9 +19,10 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from references import exact_best, lambert
 
-from ckptcalc import decide, presets
-from ckptcalc.model import Config, evaluate, replace
-from ckptcalc.scenario import resolve
+from ckptcalc.inputs import presets
+from ckptcalc.inputs.scenario import resolve
+from ckptcalc.model import decisions as decide
+from ckptcalc.model.evaluation import Config, evaluate, replace
 
 Run = Callable[..., Any]
 RunJson = Callable[..., dict[str, Any]]

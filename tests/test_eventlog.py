@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ckptcalc import eventlog
 from ckptcalc.errors import InputError
-from ckptcalc.eventlog import combine, get_path, parse_log, parse_time, read_log, text_form
+from ckptcalc.logs import reader as eventlog
+from ckptcalc.logs.reader import combine, get_path, parse_log, parse_time, read_log, text_form
 
 # 2024-05-01T00:00:00Z in seconds since the epoch: 19 844 days (1970-01-01 .. 2024-05-01) × 86 400.
 MAY_1 = 19_844 * 86_400.0

@@ -12,9 +12,9 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from references import daly
 
-from ckptcalc import exact
-from ckptcalc import montecarlo as simulate
-from ckptcalc.model import Config, evaluate
+from ckptcalc.model import exact
+from ckptcalc.model.evaluation import Config, evaluate
+from ckptcalc.simulation import timeline as simulate
 
 LLAMA = Config(checkpoint_bytes=6.48e12, bandwidth=2e12, mtbf_s=11160.0, restart_s=600.0)
 

@@ -21,9 +21,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ckptcalc import eventlog
 from ckptcalc.errors import InputError
-from ckptcalc.failures import (
+from ckptcalc.logs import reader as eventlog
+from ckptcalc.logs.fit import (
     CauseShare,
     Histogram,
     NoWeibull,
@@ -817,7 +817,7 @@ def test_fit_log_carries_the_reader_counts() -> None:
 
 def test_importing_the_library_loads_neither_scipy_nor_numpy() -> None:
     code = (
-        "import sys, ckptcalc.failures, ckptcalc.eventlog\n"
+        "import sys, ckptcalc.logs.fit, ckptcalc.logs.reader\n"
         "print(' '.join(sorted(m for m in ('scipy', 'numpy') if m in sys.modules)))\n"
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)

@@ -24,10 +24,10 @@ from cli_helpers import assert_usage_error
 from references import daly as _daly
 from references import lambert as _lambert
 
-from ckptcalc import presets
-from ckptcalc.model import evaluate
-from ckptcalc.scenario import resolve
-from ckptcalc.units import format_duration, format_percent, sig
+from ckptcalc.inputs import presets
+from ckptcalc.inputs.scenario import resolve
+from ckptcalc.inputs.units import format_duration, format_percent, sig
+from ckptcalc.model.evaluation import evaluate
 
 Run = Callable[..., Any]
 

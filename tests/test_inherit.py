@@ -13,10 +13,10 @@ import pytest
 from cli_helpers import assert_usage_error
 from typer.testing import CliRunner
 
-from ckptcalc import presets
 from ckptcalc.cli import app
 from ckptcalc.errors import InputError, PresetError
-from ckptcalc.scenario import BY_NAME, resolve
+from ckptcalc.inputs import presets
+from ckptcalc.inputs.scenario import BY_NAME, resolve
 
 Run = Callable[..., Any]
 RunJson = Callable[..., dict[str, Any]]
@@ -632,7 +632,7 @@ def test_presets_list_warns_of_a_preset_it_cannot_read(run: Run, tmp_path: Path,
     result = run("presets", "list")
     assert result.exit_code == 0
     assert "sp_a" not in result.stdout and "llama3-405b" in result.stdout
-    from ckptcalc import presets
+    from ckptcalc.inputs import presets
 
     warned = [w for w in presets.search_warnings() if "sp_a.toml: not listed:" in w]
     assert warned and "cycle: " in warned[0]

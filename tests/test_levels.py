@@ -21,10 +21,11 @@ import pytest
 from cli_helpers import assert_usage_error
 from test_sim_independent import daly, markov, one_level, two_levels
 
-from ckptcalc import model, presets
-from ckptcalc.model import Config, evaluate, replace
-from ckptcalc.scenario import resolve
-from ckptcalc.units import format_duration
+from ckptcalc.inputs import presets
+from ckptcalc.inputs.scenario import resolve
+from ckptcalc.inputs.units import format_duration
+from ckptcalc.model import evaluation as model
+from ckptcalc.model.evaluation import Config, evaluate, replace
 
 Run = Callable[..., Any]
 RunJson = Callable[..., dict[str, Any]]

@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from ckptcalc.model import TERMS, Config, daly_interval, dominant, evaluate, first_order, replace
+from ckptcalc.model.evaluation import TERMS, Config, daly_interval, dominant, evaluate, first_order, replace
 
 # docs/model.md §2.1: Llama 3 405B. S = 405e9 × 16 B, B = 2 TB/s, M = 3.1 h, r = 10 min.
 LLAMA = Config(checkpoint_bytes=405e9 * 16, bandwidth=2e12, mtbf_s=3.1 * 3600, restart_s=600.0)

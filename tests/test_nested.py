@@ -9,9 +9,10 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from ckptcalc import exact, nested
-from ckptcalc import montecarlo as mc
-from ckptcalc.model import Config, Tier, evaluate, first_order
+from ckptcalc.model import exact
+from ckptcalc.model import tiers as nested
+from ckptcalc.model.evaluation import Config, Tier, evaluate, first_order
+from ckptcalc.simulation import timeline as mc
 
 M = 14_400.0
 STALLS = (3.0, 12.0, 90.0)

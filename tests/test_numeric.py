@@ -1,4 +1,4 @@
-"""The incomplete gamma function and χ² quantiles of ckptcalc.numeric, against scipy and hand-worked values."""
+"""The incomplete gamma function and χ² quantiles of ckptcalc.model.numeric, against scipy and hand-worked values."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from scipy import special as sp
 from scipy import stats
 
-from ckptcalc.numeric import chi2_quantile, gamma_p, gamma_q
+from ckptcalc.model.numeric import chi2_quantile, gamma_p, gamma_q
 
 
 @pytest.mark.parametrize(

@@ -17,10 +17,10 @@ from cli_helpers import assert_usage_error
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ckptcalc import presets, units
 from ckptcalc.errors import InputError, UnitError
-from ckptcalc.scenario import BY_NAME as FIELDS
-from ckptcalc.scenario import Scenario, merge, parse_value, resolve
+from ckptcalc.inputs import presets, units
+from ckptcalc.inputs.scenario import BY_NAME as FIELDS
+from ckptcalc.inputs.scenario import Scenario, merge, parse_value, resolve
 
 Run = Callable[..., Any]
 RunJson = Callable[..., dict[str, Any]]

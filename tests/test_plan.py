@@ -14,8 +14,8 @@ from cli_helpers import assert_usage_error
 from test_cli_optimize import _modules_loaded
 
 from ckptcalc import api
-from ckptcalc.montecarlo import Failures, Schedule
-from ckptcalc.runs import complete
+from ckptcalc.simulation.plan import complete
+from ckptcalc.simulation.timeline import Failures, Schedule
 
 Run = Callable[..., Any]
 RunJson = Callable[..., dict[str, Any]]

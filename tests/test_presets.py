@@ -14,9 +14,10 @@ import tomli_w
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from ckptcalc import files, presets
+from ckptcalc import files
 from ckptcalc.errors import CkptError, InputError, PresetError
-from ckptcalc.scenario import FIELDS, Scenario, resolve
+from ckptcalc.inputs import presets
+from ckptcalc.inputs.scenario import FIELDS, Scenario, resolve
 
 SHIPPED = sorted(presets.shipped_dir().glob("*.toml"))
 

@@ -35,10 +35,13 @@ from hypothesis import Phase, event, example, given, settings
 from hypothesis import strategies as st
 from references import daly
 
-from ckptcalc import decide, exact, model, presets, units
-from ckptcalc.decide import LeverAssumptions
-from ckptcalc.model import Config, Result, evaluate, replace
-from ckptcalc.scenario import Scenario, resolve
+from ckptcalc.inputs import presets, units
+from ckptcalc.inputs.scenario import Scenario, resolve
+from ckptcalc.model import decisions as decide
+from ckptcalc.model import evaluation as model
+from ckptcalc.model import exact
+from ckptcalc.model.decisions import LeverAssumptions
+from ckptcalc.model.evaluation import Config, Result, evaluate, replace
 
 REL = 1e-12  # float noise allowed when two computations of one quantity are compared
 EPSILONS = (1e-3, 0.1, 0.5)

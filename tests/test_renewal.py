@@ -11,9 +11,10 @@ from cli_helpers import assert_usage_error
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from ckptcalc import exact, renewal
 from ckptcalc.errors import InputError
-from ckptcalc.model import Config, evaluate
+from ckptcalc.model import exact
+from ckptcalc.model import weibull as renewal
+from ckptcalc.model.evaluation import Config, evaluate
 
 LLAMA = Config(checkpoint_bytes=6.48e12, bandwidth=2e12, mtbf_s=11160.0, restart_s=600.0)
 

@@ -4,7 +4,7 @@ The reference below walks the timeline event by event in plain Python: one
 failure at a time, one piece of work or stall at a time, keeping the last
 memory checkpoint, the last durable storage checkpoint and the snapshot in
 flight as (position, useful work) pairs. It shares no code with
-``ckptcalc.montecarlo`` (which works on phases and whole arrays), so the two
+``ckptcalc.simulation.timeline`` (which works on phases and whole arrays), so the two
 agreeing is evidence that both follow the semantics:
 
 * renewal: the failure clock restarts at each failure, the time to the next
@@ -26,7 +26,7 @@ agreeing is evidence that both follow the semantics:
 The same rules, for exponential failures, also give the exact split by a
 linear solve over the states of one renewal cycle (:func:`markov`): it agrees
 with the walk within its confidence interval, with Daly's closed form for one
-synchronous level, and with ``ckptcalc.exact`` to rounding, so the exact
+synchronous level, and with ``ckptcalc.model.exact`` to rounding, so the exact
 model the decisions come from is checked against code that shares nothing
 with it.
 
@@ -44,7 +44,7 @@ import numpy as np
 import pytest
 from references import daly
 
-from ckptcalc import montecarlo as sim
+from ckptcalc.simulation import timeline as sim
 
 BATCHES = 20
 
@@ -381,8 +381,8 @@ EXACT_CASES = [
 
 @pytest.mark.parametrize(("strategy", "mtbf"), [c[1:] for c in EXACT_CASES], ids=[c[0] for c in EXACT_CASES])
 def test_exact_model_is_the_markov_reference(strategy: Strategy, mtbf: float) -> None:
-    # ckptcalc.exact's closed-form recursion against the linear solve: the same numbers, to rounding.
-    from ckptcalc import exact
+    # ckptcalc.model.exact's closed-form recursion against the linear solve: the same numbers, to rounding.
+    from ckptcalc.model import exact
 
     schedule = exact.Schedule(
         tau1_s=strategy.work,

@@ -16,12 +16,13 @@ from cli_helpers import assert_usage_error
 from references import daly
 from test_sim_independent import markov, t_975, two_levels
 
-from ckptcalc import montecarlo as sim
-from ckptcalc import presets, renewal
 from ckptcalc.errors import InputError
-from ckptcalc.model import Config, evaluate, exact_effective, exact_interval, replace
-from ckptcalc.scenario import resolve
-from ckptcalc.units import format_duration
+from ckptcalc.inputs import presets
+from ckptcalc.inputs.scenario import resolve
+from ckptcalc.inputs.units import format_duration
+from ckptcalc.model import weibull as renewal
+from ckptcalc.model.evaluation import Config, evaluate, exact_effective, exact_interval, replace
+from ckptcalc.simulation import timeline as sim
 
 Run = Callable[..., Any]
 RunJson = Callable[..., dict[str, Any]]
@@ -167,7 +168,7 @@ def test_decreasing_hazard_moves_the_optimum_longer() -> None:
     weibull = sim.optimize(config, sim.Failures(6 * 3600.0, 0.5), cycles=200_000, seed=4)
     assert weibull.interval_s > exponential.interval_s * 1.1
     # the exponential search lands near Daly's exact optimum (M = 6 h, δ = 5 min)
-    from ckptcalc.model import exact_interval
+    from ckptcalc.model.evaluation import exact_interval
 
     assert exponential.interval_s == pytest.approx(exact_interval(300.0, 21600.0), rel=0.15)
 

@@ -21,10 +21,11 @@ from cli_helpers import assert_usage_error
 from references import daly
 from references import lambert as lambert_optimum
 
-from ckptcalc import presets, sweeps
-from ckptcalc.model import evaluate, replace
-from ckptcalc.scenario import resolve
-from ckptcalc.units import format_duration, format_percent
+from ckptcalc.inputs import grid as sweeps
+from ckptcalc.inputs import presets
+from ckptcalc.inputs.scenario import resolve
+from ckptcalc.inputs.units import format_duration, format_percent
+from ckptcalc.model.evaluation import evaluate, replace
 
 Run = Callable[..., Any]
 RunJson = Callable[..., dict[str, Any]]

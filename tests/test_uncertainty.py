@@ -13,9 +13,10 @@ from hypothesis import strategies as st
 from references import daly, lambert
 from test_cli_optimize import _modules_loaded
 
-from ckptcalc import api, robust
+from ckptcalc import api
 from ckptcalc.errors import InputError
-from ckptcalc.model import Config, evaluate
+from ckptcalc.model import band as robust
+from ckptcalc.model.evaluation import Config, evaluate
 
 Run = Callable[..., Any]
 RunJson = Callable[..., dict[str, Any]]

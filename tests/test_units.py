@@ -9,8 +9,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from ckptcalc import units
 from ckptcalc.errors import CkptError, UnitError
+from ckptcalc.inputs import units
 
 PARSERS: dict[str, Callable[[str], float]] = {
     "size": units.parse_size,

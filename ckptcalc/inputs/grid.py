@@ -11,10 +11,10 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import InputError
-from .model import Config, Result, evaluate, replace
-from .scenario import BY_FLAG, BY_NAME, DEFAULT_BYTES_PER_PARAM, LARGEST, SMALLEST, SWEEPABLE, Field, Job
-from .units import format_rate
+from ckptcalc.errors import InputError
+from ckptcalc.inputs.scenario import BY_FLAG, BY_NAME, DEFAULT_BYTES_PER_PARAM, LARGEST, SMALLEST, SWEEPABLE, Field, Job
+from ckptcalc.inputs.units import format_rate
+from ckptcalc.model.evaluation import Config, Result, evaluate, replace
 
 #: What ``over`` accepts: the flag names of the inputs a sweep can vary (``FIELDS`` says which).
 OVER = tuple(f.flag for f in SWEEPABLE)

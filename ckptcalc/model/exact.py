@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 from typing import Any, TypeAlias
 
-from .records import Record
+from ckptcalc.records import Record
 
 Num: TypeAlias = Any
 

@@ -38,9 +38,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import montecarlo
-from .errors import CkptError, InputError
-from .eventlog import MISSING, get_path, parse_time, text_form
+from ckptcalc.errors import CkptError, InputError
+from ckptcalc.logs.reader import MISSING, get_path, parse_time, text_form
+from ckptcalc.simulation import timeline as montecarlo
 
 #: The events the analysis reads; any other value of ``event`` is skipped and counted.
 EVENTS = ("run_start", "run_end", "checkpoint_start", "checkpoint_end", "failure", "restart_end", "progress")
@@ -120,7 +120,7 @@ def read(
     skip_bad: bool = False,
 ) -> Timeline:
     """Read an event log from a file (``"-"``: ``stdin``), JSON Lines or CSV by its first character."""
-    from .files import open_regular
+    from ckptcalc.files import open_regular
 
     if path == "-":
         if stdin is None:

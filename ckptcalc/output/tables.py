@@ -18,10 +18,11 @@ from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
-from . import documents, units, wording
-from .errors import printable
-from .model import TERMS, Result, interval_comparison
-from .scenario import DEFAULT_BYTES_PER_PARAM, Job, anatomy
+from ckptcalc.errors import printable
+from ckptcalc.inputs import units
+from ckptcalc.inputs.scenario import DEFAULT_BYTES_PER_PARAM, Job, anatomy
+from ckptcalc.model.evaluation import TERMS, Result, interval_comparison
+from ckptcalc.output import documents, wording
 
 TERM_STYLE = {"write": "cyan", "rework": "yellow", "restart": "magenta"}
 TERM_FORMULA = {"write": "stall / interval", "rework": "interval / 2M", "restart": "restart / M"}
@@ -434,7 +435,7 @@ def sweep(job: Job, run: Any, preset: str | None, points: int | None = None) -> 
     holds only the rows shown."""
     import numpy
 
-    from .sweeps import kind
+    from ckptcalc.inputs.grid import kind
 
     out = console()
     result = run.result

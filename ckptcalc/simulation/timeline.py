@@ -9,7 +9,7 @@ of the level that serves the failure. ``--cycles N`` is exactly N cycles of
 one timeline, which starts with a restart from storage.
 
 A :class:`Schedule` is what runs: :func:`run_schedule` simulates one, and
-:func:`run` maps a model :class:`~ckptcalc.model.Config` to one
+:func:`run` maps a model :class:`~ckptcalc.model.evaluation.Config` to one
 (:func:`schedule_for`) first.
 
 * One level (synchronous or asynchronous): every cycle starts from a durable
@@ -40,9 +40,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import InputError
-from .model import Config, Result, evaluate, first_order, optimal_interval
-from .numeric import golden_max
+from ckptcalc.errors import InputError
+from ckptcalc.model.evaluation import Config, Result, evaluate, first_order, optimal_interval
+from ckptcalc.model.numeric import golden_max
 
 #: The fixed default seed, printed with every result.
 DEFAULT_SEED = 20240601

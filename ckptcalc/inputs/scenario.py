@@ -4,7 +4,7 @@ A :class:`Scenario` holds what a preset file or the command line said, in SI
 units, each field remembering where it came from (``--bw`` or
 ``cluster.toml: storage.bandwidth``) so that an out-of-range value is reported
 against the right culprit. :func:`resolve` checks ranges and combinations and
-builds the :class:`ckptcalc.model.Config` the model evaluates.
+builds the :class:`ckptcalc.model.evaluation.Config` the model evaluates.
 
 The table :data:`FIELDS` is the single description of every input: its unit
 kind, its command-line flag, its key in a preset file. The parsers, the preset
@@ -16,10 +16,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from . import units
-from .errors import InputError, UnitError
-from .model import Config, Tier, replace
-from .records import Record
+from ckptcalc.errors import InputError, UnitError
+from ckptcalc.inputs import units
+from ckptcalc.model.evaluation import Config, Tier, replace
+from ckptcalc.records import Record
 
 
 class Field(Record):
@@ -262,7 +262,7 @@ BY_PUBLIC: dict[str, Field] = {f.public: f for f in FIELDS}
 
 def parse_value(spec: Field, raw: str, where: str | None = None) -> float:
     """Parse ``raw`` with the unit kind of ``spec``; errors name ``where`` (its field by default).
-    A rate per GPU stays a :class:`ckptcalc.units.PerGpu`, which :func:`merge` records as such."""
+    A rate per GPU stays a :class:`ckptcalc.inputs.units.PerGpu`, which :func:`merge` records as such."""
     try:
         value = PARSERS[spec.kind](raw)
     except UnitError as error:
@@ -271,7 +271,7 @@ def parse_value(spec: Field, raw: str, where: str | None = None) -> float:
 
 
 def total(value: float, gpus: float | None, where: str) -> float:
-    """A rate as the model takes it: a per-GPU one (:class:`ckptcalc.units.PerGpu`) times ``gpus``,
+    """A rate as the model takes it: a per-GPU one (:class:`ckptcalc.inputs.units.PerGpu`) times ``gpus``,
     which must then be known; any other as it is."""
     if not isinstance(value, units.PerGpu):
         return value
@@ -312,7 +312,7 @@ class Scenario(Record):
 
     ``origin`` maps a field name to where its value came from, for messages. ``per_gpu`` names the
     rates stated per GPU: those fields hold the per-GPU value, and :func:`resolve` multiplies it by
-    the GPU count, so that changing ``gpus`` scales them. A :class:`ckptcalc.units.PerGpu` value
+    the GPU count, so that changing ``gpus`` scales them. A :class:`ckptcalc.inputs.units.PerGpu` value
     given for a field marks it so.
     """
 
@@ -367,7 +367,7 @@ class Scenario(Record):
         )
 
     def values(self) -> dict[str, float]:
-        """The stated inputs, by field name; a rate stated per GPU as a :class:`ckptcalc.units.PerGpu`."""
+        """The stated inputs, by field name; a rate stated per GPU as a :class:`ckptcalc.inputs.units.PerGpu`."""
         return {
             f.name: units.PerGpu(getattr(self, f.name)) if f.name in self.per_gpu else getattr(self, f.name)
             for f in FIELDS
@@ -407,7 +407,7 @@ def merge(
     stating any failure-interval source replaces the base's, and its band
     unless ``band`` is given. Changing only the GPU count holds the base's
     per-GPU failure rate: M × GPUs stays constant, and the band scales with M.
-    A rate given as a :class:`ckptcalc.units.PerGpu` is per GPU; any other replaces the base's,
+    A rate given as a :class:`ckptcalc.inputs.units.PerGpu` is per GPU; any other replaces the base's,
     per GPU or not, as an aggregate.
     """
     origin = dict(origin or {f: BY_NAME[f].public for f in overrides})
@@ -779,7 +779,7 @@ def anatomy(job: Job) -> tuple[tuple[str, Parts], ...]:
 def _counted_band(scenario: Scenario) -> tuple[float, float | None] | None:
     """The exact 95 % χ² interval of M = T/n from n failures in a window T (docs/model.md §9.1);
     with none seen, only the lower bound T/ln 20. None unless both are stated and valid."""
-    from .numeric import mtbf_interval
+    from ckptcalc.model.numeric import mtbf_interval
 
     window, count = scenario.window_s, scenario.failures
     if window is None or count is None or not (window > 0 and count >= 0 and float(count).is_integer()):

@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal, TextIO
 
-from .errors import CkptError, InputError
-from .files import read_regular
-from .units import DURATION_UNITS
+from ckptcalc.errors import CkptError, InputError
+from ckptcalc.files import read_regular
+from ckptcalc.inputs.units import DURATION_UNITS
 
 #: Largest log read, in bytes (characters for a text stream). Bigger inputs are refused, not truncated.
 MAX_BYTES = 64 * 2**20

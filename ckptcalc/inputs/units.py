@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import re
 
-from .errors import UnitError
+from ckptcalc.errors import UnitError
 
 _NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
 _NUMBER_RE = re.compile(_NUMBER)

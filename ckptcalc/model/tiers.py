@@ -10,7 +10,7 @@ last *durable* one when its writes are asynchronous), restarts in r_k, and
 the lower tiers start over from that point. A failure during a restart draws
 its class afresh and goes back at least as far.
 
-The recursion of :mod:`ckptcalc.exact` runs one period inside the next. Every
+The recursion of :mod:`ckptcalc.model.exact` runs one period inside the next. Every
 piece of a period (a segment, or a whole tier-k period) is an affine map
 from the expected time after it to the expected time from its start,
 
@@ -35,8 +35,8 @@ from __future__ import annotations
 import math
 from typing import Any, TypeAlias
 
-from .exact import SEARCH_ABOVE, SEARCH_BELOW, Split, _divide, _golden, _lib, _Math, _piece, _quiet
-from .records import Record
+from ckptcalc.model.exact import SEARCH_ABOVE, SEARCH_BELOW, Split, _divide, _golden, _lib, _Math, _piece, _quiet
+from ckptcalc.records import Record
 
 Num: TypeAlias = Any
 

@@ -1,6 +1,6 @@
 """Whole runs: how long a job needing W of useful work takes, failures and all (docs/model.md §10).
 
-The timeline is the simulation's (:mod:`ckptcalc.montecarlo`): renewal at
+The timeline is the simulation's (:mod:`ckptcalc.simulation.timeline`): renewal at
 each failure, restarts that can themselves be interrupted, a failure served
 by memory or by storage. A run starts fresh (no restart), and ends when the
 storage checkpoint that covers W is durable: one level ends with a shorter
@@ -12,7 +12,7 @@ Runs are simulated side by side, one failure cycle per step: each step draws
 the next time to failure for every run still going, finishes the runs that
 reach their end before it, and moves the others on as the simulation does.
 
->>> from ckptcalc.montecarlo import Failures, Schedule
+>>> from ckptcalc.simulation.timeline import Failures, Schedule
 >>> done = complete(Schedule(interval_s=600.0, stall_s=60.0, restart_s=300.0), Failures(3600.0),
 ...                 work_s=36_000.0, runs=200, seed=1)
 >>> done.times_s.size, bool(done.times_s.min() >= 36_000.0 + 60 * 60.0)
@@ -26,8 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import InputError
-from .montecarlo import Failures, Schedule, vector_step
+from ckptcalc.errors import InputError
+from ckptcalc.simulation.timeline import Failures, Schedule, vector_step
 
 #: Most runs one plan simulates.
 MAX_RUNS = 1_000_000

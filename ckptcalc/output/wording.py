@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import units
-from .model import TERMS, Caveat, Result
+from ckptcalc.inputs import units
+from ckptcalc.model.evaluation import TERMS, Caveat, Result
 
 pct = units.format_percent
 dur = units.format_duration

@@ -3,20 +3,20 @@
 Every number here was computed by the model, the decisions or the API; this
 module only lays them out. The documents carry full precision in SI units
 and :func:`dumps` refuses NaN and infinities. Sentences come from
-:mod:`ckptcalc.wording`.
+:mod:`ckptcalc.output.wording`.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from . import wording
-from .decide import Cost, Lever, LeverAssumptions, Steps, Targets
-from .model import TERMS, FirstOrder, Plan, Result
-from .scenario import DEFAULT_BYTES_PER_PARAM, Job, Scenario, anatomy
+from ckptcalc.inputs.scenario import DEFAULT_BYTES_PER_PARAM, Job, Scenario, anatomy
+from ckptcalc.model.decisions import Cost, Lever, LeverAssumptions, Steps, Targets
+from ckptcalc.model.evaluation import TERMS, FirstOrder, Plan, Result
+from ckptcalc.output import wording
 
 if TYPE_CHECKING:
-    from .robust import Band
+    from ckptcalc.model.band import Band
 
 #: Version of every JSON document ckptcalc prints. Keys are only ever added
 #: within a version; a key that changes meaning or goes away bumps it.
@@ -346,7 +346,7 @@ def _columns(run: Any) -> dict[str, Any]:
 
 def sweep(job: Job, run: Any, preset: str | None) -> dict[str, Any]:
     """Columns of equal length, one entry per swept point."""
-    from .sweeps import SI_NAME
+    from ckptcalc.inputs.grid import SI_NAME
 
     columns = _columns(run)
     two = "storage_every" in columns
@@ -382,7 +382,7 @@ def sweep_csv(run: Any, *, header: bool = True) -> str:
 
     import numpy
 
-    from .sweeps import SI_NAME
+    from ckptcalc.inputs.grid import SI_NAME
 
     shaped = _columns(run)
     dominant = shaped.pop("dominant")
@@ -643,8 +643,8 @@ def analyze(
 
 def analyze_markdown(document: dict[str, Any]) -> str:
     """``analyze --markdown``: the same document as a short Markdown report."""
-    from .units import format_duration as dur
-    from .units import format_percent as pct
+    from ckptcalc.inputs.units import format_duration as dur
+    from ckptcalc.inputs.units import format_percent as pct
 
     r, m = document["realised"], document["measured"]
     lines = [
@@ -694,8 +694,8 @@ def analyze_markdown(document: dict[str, Any]) -> str:
 
 
 def events_csv(events: Any) -> str:
-    """A simulated timeline (:class:`ckptcalc.montecarlo.Events`) as an event log: CSV, times in seconds."""
-    from .montecarlo import EVENT_KINDS
+    """A simulated timeline (:class:`ckptcalc.simulation.timeline.Events`) as an event log: CSV, times in seconds."""
+    from ckptcalc.simulation.timeline import EVENT_KINDS
 
     rows = ["time,event,level,resumed_from,async_persist_end"]
     for t, k, resumed, persist in zip(
@@ -719,8 +719,8 @@ def stream_sweep_json(job: Job, plan: Any, preset: str | None, out: Any) -> None
     are evaluated, then the document is written around them. The same document as :func:`sweep`."""
     import tempfile
 
-    from .model import Caveat
-    from .sweeps import SI_NAME
+    from ckptcalc.inputs.grid import SI_NAME
+    from ckptcalc.model.evaluation import Caveat
 
     spools: dict[str, Any] = {}
     counts: dict[tuple[str, str | None], int] = {}
@@ -819,8 +819,8 @@ def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 def markdown(document: dict[str, Any]) -> str:
     """``--markdown`` of optimize, compare, check and sweep: GitHub-flavoured tables for reviews."""
-    from .units import format_duration as dur
-    from .units import format_percent as pct
+    from ckptcalc.inputs.units import format_duration as dur
+    from ckptcalc.inputs.units import format_percent as pct
 
     command = document["command"]
     lines: list[str] = []
@@ -880,7 +880,7 @@ def markdown(document: dict[str, Any]) -> str:
             ],
         )  # fmt: skip
     elif command == "sweep":
-        from .scenario import BY_FLAG
+        from ckptcalc.inputs.scenario import BY_FLAG
 
         kind = BY_FLAG[document["over"]].kind
         show = {"duration": dur, "fraction": pct}.get(kind, lambda v: f"{v:.4g}")

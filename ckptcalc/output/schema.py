@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .documents import SCHEMA_VERSION
+from ckptcalc.output.documents import SCHEMA_VERSION
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 

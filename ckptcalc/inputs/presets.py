@@ -53,11 +53,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import units
-from .errors import CkptError, PresetError
-from .files import atomic_write, check_new, read_regular
-from .records import Record
-from .scenario import BAND, BY_NAME, FIELDS, PARSERS, MiddleTier, Scenario, per_gpu_rate
+from ckptcalc.errors import CkptError, PresetError
+from ckptcalc.files import atomic_write, check_new, read_regular
+from ckptcalc.inputs import units
+from ckptcalc.inputs.scenario import BAND, BY_NAME, FIELDS, PARSERS, MiddleTier, Scenario, per_gpu_rate
+from ckptcalc.records import Record
 
 #: Version of the preset format this ckptcalc writes and the newest it reads.
 SCHEMA_VERSION = 1
@@ -80,9 +80,9 @@ class PresetInfo(Record):
 def shipped_dir() -> Path:
     """Where the shipped presets live: inside the package when installed,
     beside it in a source checkout."""
-    here = Path(__file__).resolve().parent
-    packaged = here / "presets"
-    return packaged if packaged.is_dir() else here.parent / "presets"
+    package = Path(__file__).resolve().parent.parent
+    packaged = package / "presets"
+    return packaged if packaged.is_dir() else package.parent / "presets"
 
 
 def search_dirs() -> list[Path]:
@@ -259,7 +259,7 @@ MAX_DEPTH = 8
 
 
 class _Ways(Record):
-    """Keys (``table.key``) that state one input different ways, as :func:`ckptcalc.scenario.merge`
+    """Keys (``table.key``) that state one input different ways, as :func:`ckptcalc.inputs.scenario.merge`
     treats the flags: a preset stating a key of one way drops its base's keys of the other ways, or
     with ``whole`` of every way, its own too, and the base's ``dropped`` keys with them."""
 
@@ -922,7 +922,7 @@ MEMORY_PRESET = "gemini-inmemory"
 
 def lever_assumptions() -> dict[str, float]:
     """Per-GPU snapshot and replica figures from the shipped async and in-memory presets, by the
-    fields of :class:`ckptcalc.decide.LeverAssumptions`."""
+    fields of :class:`ckptcalc.model.decisions.LeverAssumptions`."""
     directory = shipped_dir()
     # Their bases are the shipped ones too: a preset of the same name on the search path must not
     # change what the levers assume.

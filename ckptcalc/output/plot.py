@@ -10,12 +10,12 @@ import io
 from pathlib import Path
 from typing import Any
 
-from . import units
-from .errors import CkptError, InputError
-from .files import atomic_write, check_new
-from .model import TERMS
-from .scenario import BY_FLAG
-from .sweeps import kind
+from ckptcalc.errors import CkptError, InputError
+from ckptcalc.files import atomic_write, check_new
+from ckptcalc.inputs import units
+from ckptcalc.inputs.grid import kind
+from ckptcalc.inputs.scenario import BY_FLAG
+from ckptcalc.model.evaluation import TERMS
 
 FORMATS = {".png": "png", ".svg": "svg"}
 COLOURS = {"write": "#1f9bd1", "rework": "#e8b10c", "restart": "#b4479b"}
@@ -50,7 +50,7 @@ def _matplotlib() -> Any:
 
 
 def draw(run: Any, path: Path, *, force: bool) -> None:
-    """Draw ``run`` (a :class:`ckptcalc.sweeps.Sweep`) to ``path``, atomically."""
+    """Draw ``run`` (a :class:`ckptcalc.inputs.grid.Sweep`) to ``path``, atomically."""
     import numpy
 
     plt = _matplotlib()

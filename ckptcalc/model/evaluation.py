@@ -5,7 +5,7 @@ floats and numpy arrays alike (arrays broadcast), so a sweep of a million
 points goes through the same code as a single ``optimize``; numpy is imported
 only when an array is actually passed.
 
-Decisions come from the exact model (:mod:`ckptcalc.exact`, docs/model.md
+Decisions come from the exact model (:mod:`ckptcalc.model.exact`, docs/model.md
 §8): failures strike during work, stalls and restarts, and losses are
 shares of elapsed time. First order stays beside it as the explanation: one
 or more checkpoint levels, each with a stall ``s``, a lag ``P``, an interval
@@ -30,12 +30,13 @@ import itertools
 import math
 from typing import Any, TypeAlias, TypeVar
 
-from . import exact, nested
-from .errors import InputError
-from .exact import lambert_interval
-from .exact import lambert_w0_plus_one as lambert_w0_plus_one
-from .records import Record
-from .records import replace as replace
+from ckptcalc.errors import InputError
+from ckptcalc.model import exact
+from ckptcalc.model import tiers as nested
+from ckptcalc.model.exact import lambert_interval
+from ckptcalc.model.exact import lambert_w0_plus_one as lambert_w0_plus_one
+from ckptcalc.records import Record
+from ckptcalc.records import replace as replace
 
 #: A float or a numpy array of floats: every function here takes either.
 Num: TypeAlias = Any
@@ -549,7 +550,7 @@ def _worst(ratio: Num) -> float:
 def dominant(write: Num, rework: Num, restart: Num) -> Any:
     """Index into :data:`TERMS` of the largest term (an int, or an int array).
 
-    Terms within a relative :data:`ckptcalc.exact.TIE` of the largest are
+    Terms within a relative :data:`ckptcalc.model.exact.TIE` of the largest are
     tied, and a tie goes to the earlier term (write, then rework, then
     restart), identically for floats and arrays.
     """
@@ -684,7 +685,7 @@ def effective_at(config: Config, schedule: exact.Schedule | nested.Tiers, mtbf_s
         return float(nested.effective(schedule, mtbf_s).effective)
     if config.shape is None:
         return float(exact.effective(schedule, mtbf_s).effective)
-    from . import renewal
+    from ckptcalc.model import weibull as renewal
 
     return renewal.weibull_effective(
         interval_s=float(schedule.tau1_s),
@@ -721,7 +722,7 @@ def _weibull_point(config: Config, optima: _Optima) -> tuple[float, float, exact
 
     ``optima`` remembers each optimum by the level and law, so a sweep over the interval searches once.
     """
-    from . import renewal
+    from ckptcalc.model import weibull as renewal
 
     (level,) = config.levels()
     assert config.shape is not None

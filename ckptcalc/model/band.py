@@ -22,9 +22,10 @@ import functools
 import math
 from collections.abc import Callable
 
-from . import exact, nested
-from .model import Config, Result, effective_at, evaluate, schedule_of
-from .records import Record
+from ckptcalc.model import exact
+from ckptcalc.model import tiers as nested
+from ckptcalc.model.evaluation import Config, Result, effective_at, evaluate, schedule_of
+from ckptcalc.records import Record
 
 
 class Band(Record):

@@ -18,14 +18,14 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any, Literal
 
-from .errors import InputError
-from .numeric import chi2_quantile, mtbf_interval
+from ckptcalc.errors import InputError
+from ckptcalc.model.numeric import chi2_quantile, mtbf_interval
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from .eventlog import EventLog
+    from ckptcalc.logs.reader import EventLog
 
 #: Confidence level of every interval here.
 CONFIDENCE = 0.95
@@ -550,7 +550,7 @@ def fit_log(
     observed_gpus: float | None = None,
     bins_per_decade: int = 4,
 ) -> FailureFit:
-    """:func:`fit` on the events of a log read by :mod:`ckptcalc.eventlog`, carrying its counts."""
+    """:func:`fit` on the events of a log read by :mod:`ckptcalc.logs.reader`, carrying its counts."""
     return fit(
         log.times,
         causes=log.causes,

@@ -14,8 +14,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from .model import Config, Result, evaluate, replace
-from .records import Record
+from ckptcalc.model.evaluation import Config, Result, evaluate, replace
+from ckptcalc.records import Record
 
 #: Beyond this (SI units) no input is physical: a target that needs more is "not reachable".
 LARGEST = 1e21
