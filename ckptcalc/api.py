@@ -317,9 +317,7 @@ def optimize(preset: PresetRef | None = None, *, target: Value | None = None, **
     levers = decide.levers(
         the_job.config, the_job.gpus, assume, base=float(result.optimal_effective), more=_part_levers(the_job)
     )
-    targets = (
-        decide.targets(the_job.config, goal, the_job.gpu_mtbf_s, _at_gpus(the_job)) if goal is not None else None
-    )
+    targets = decide.targets(the_job.config, goal, the_job.gpu_mtbf_s, _at_gpus(the_job)) if goal is not None else None
     s = the_job.scenario
     cost = decide.cost(result, the_job.gpus, s.gpu_hour_cost) if the_job.gpus is not None else None
     steps = decide.interval_steps(result, s.step_time_s) if s.step_time_s is not None else None

@@ -42,9 +42,10 @@ def test_two_levels_are_the_memory_shorthand(run_json: RunJson, tmp_path: Path) 
 
 def test_one_level_is_storage_only(run_json: RunJson, tmp_path: Path) -> None:
     preset = write(tmp_path, "one", tier("storage", "72GB/s", 1.0, "10min"))
-    assert run_json("optimize", "--preset", preset)["effective"] == run_json(
-        "optimize", "--preset", "gemini-storage-only"
-    )["effective"]
+    assert (
+        run_json("optimize", "--preset", preset)["effective"]
+        == run_json("optimize", "--preset", "gemini-storage-only")["effective"]
+    )
 
 
 def test_a_free_middle_tier_reduces_to_two(run_json: RunJson, tmp_path: Path) -> None:
@@ -160,13 +161,20 @@ def test_commands_that_cover_two_levels_say_so(run: Run, command: tuple[str, ...
 BAD_LEVELS = [
     ((tier("a", "1TB/s", 0.5), tier("b", "72GB/s", 0.4, "10min")), "levels: the tiers' shares of failures"),
     ((tier("a", "1TB/s", 0.5, oops="1"), tier("b", "72GB/s", 0.5, "10min")), "levels[0].oops: unknown key"),
-    ((tier("a", "1TB/s", 0.5, snapshot_bandwidth="9TB/s"), tier("b", "72GB/s", 0.5, "10min")),
-     "levels[0].snapshot_bandwidth: only the last tier"),
+    (
+        (tier("a", "1TB/s", 0.5, snapshot_bandwidth="9TB/s"), tier("b", "72GB/s", 0.5, "10min")),
+        "levels[0].snapshot_bandwidth: only the last tier",
+    ),
     ((tier("a", "1TB/s", 1.0), tier("b", "72GB/s", 0.0, "10min")), "levels[1].serves: the last tier"),
     ((tier("a", "1TB/s", 0.5, detect="1min"), tier("b", "72GB/s", 0.5, "10min")), "levels[0].restart: give restart"),
     ((tier("a", "1TB/s", 0.5, None), tier("b", "72GB/s", 0.5, "10min")), "levels[0].restart: a tier needs"),
-    ((tier("a", "1TB/s", 0.5, None, read_bandwidth="1TB/s", detect="1min"),
-      tier("b", "72GB/s", 0.5, None, read_bandwidth="1TB/s", detect="2min")), "levels[1].detect: detect follows"),
+    (
+        (
+            tier("a", "1TB/s", 0.5, None, read_bandwidth="1TB/s", detect="1min"),
+            tier("b", "72GB/s", 0.5, None, read_bandwidth="1TB/s", detect="2min"),
+        ),
+        "levels[1].detect: detect follows",
+    ),
     ((tier("a", "1TB/s", 1.5), tier("b", "72GB/s", 0.5, "10min")), "levels[0].serves: must be a share"),
     ((tier("a", "1TB/s", 0.5), tier("a", "72GB/s", 0.5, "10min")), "levels[1].name: two tiers named"),
     ((tier("a", "oops", 0.5), tier("b", "72GB/s", 0.5, "10min")), "levels[0].bandwidth"),
@@ -185,7 +193,7 @@ def test_levels_with_classic_keys_are_refused(run: Run, tmp_path: Path) -> None:
     levels = tier("a", "1TB/s", 0.5) + tier("b", "72GB/s", 0.5, "10min")
     preset = write(tmp_path, "mixed", levels, head=HEAD + '[storage]\nbandwidth = "2TB/s"\n')
     assert_usage_error(run("optimize", "--preset", preset, "--json"), "drop storage.bandwidth")
-    preset = write(tmp_path, "memory", levels, head=HEAD + '[memory]\nreplica_survival = 0.5\n')
+    preset = write(tmp_path, "memory", levels, head=HEAD + "[memory]\nreplica_survival = 0.5\n")
     assert_usage_error(run("optimize", "--preset", preset, "--json"), "[[levels]] or with [memory]")
 
 
@@ -208,12 +216,14 @@ def test_a_child_levels_replace_the_base_levels(run_json: RunJson, tmp_path: Pat
     child = tmp_path / "child.toml"
     child.write_text(
         'schema_version = 1\nbase = "gemini-inmemory"\n'
-        + tier("host memory", "2.16TB/s", 0.99) + tier("storage", "72GB/s", 0.01, "10min"),
+        + tier("host memory", "2.16TB/s", 0.99)
+        + tier("storage", "72GB/s", 0.01, "10min"),
         encoding="utf-8",
     )
-    assert run_json("optimize", "--preset", str(child))["effective"] == run_json(
-        "optimize", "--preset", "gemini-inmemory"
-    )["effective"]
+    assert (
+        run_json("optimize", "--preset", str(child))["effective"]
+        == run_json("optimize", "--preset", "gemini-inmemory")["effective"]
+    )
 
 
 def test_json_is_one_document(run: Run) -> None:
@@ -337,7 +347,7 @@ def test_a_child_cannot_change_a_tier_through_the_classic_tables(run: Run, tmp_p
      ("5", "must be a string"), ('"two\\nlines"', "must be printable"), ('"  "', "must not be empty")],
 )  # fmt: skip
 def test_tier_names(run: Run, tmp_path: Path, name: str, message: str) -> None:
-    middle = f"[[levels]]\nname = {name}\nbandwidth = \"24TB/s\"\nrestart = \"1min\"\nserves = 0.12\n"
+    middle = f'[[levels]]\nname = {name}\nbandwidth = "24TB/s"\nrestart = "1min"\nserves = 0.12\n'
     preset = write(tmp_path, "names", tier("m", "100TB/s", 0.85), middle, tier("s", "2TB/s", 0.03, "10min"))
     result = run("optimize", "--preset", preset, "--json")
     assert_usage_error(result, "names.toml: levels[1].name: ")
@@ -359,9 +369,10 @@ def test_keep_base_with_inherited_tiers(run: Run, run_json: RunJson, tmp_path: P
     assert result.exit_code == 0, result.stderr
     text = target.read_text(encoding="utf-8")
     assert 'base = "llama3-405b-tiered"' in text and "[[levels]]" not in text
-    assert run_json("optimize", "--preset", str(target))["effective"] == run_json(
-        "optimize", "--preset", str(child)
-    )["effective"]
+    assert (
+        run_json("optimize", "--preset", str(target))["effective"]
+        == run_json("optimize", "--preset", str(child))["effective"]
+    )
 
 
 def test_middle_tier_rates_in_range(run: Run, tmp_path: Path) -> None:
@@ -435,9 +446,10 @@ def test_what_if_over_pinned_tiers(run_json: RunJson, tmp_path: Path) -> None:
         interval="30min"), tier("s", "72GB/s", 0.02, "10min", interval="3h"),
     )  # fmt: skip
     doc = run_json("compare", preset, "--what-if", "mtbf=2h")
-    assert doc["scenarios"][1]["effective"] == run_json("optimize", "--preset", preset, "--mtbf", "2h")[
-        "optimal_effective"
-    ]
+    assert (
+        doc["scenarios"][1]["effective"]
+        == run_json("optimize", "--preset", preset, "--mtbf", "2h")["optimal_effective"]
+    )
 
 
 def test_keep_base_over_two_levels(run: Run, run_json: RunJson, tmp_path: Path) -> None:
@@ -447,9 +459,10 @@ def test_keep_base_over_two_levels(run: Run, run_json: RunJson, tmp_path: Path) 
     target = tmp_path / "kk.toml"
     result = run("optimize", "--preset", str(child), "--mtbf", "2h", "--save-preset", str(target), "--keep-base")
     assert result.exit_code == 0, result.stderr
-    assert run_json("optimize", "--preset", str(target))["effective"] == run_json(
-        "optimize", "--preset", str(child), "--mtbf", "2h"
-    )["effective"]
+    assert (
+        run_json("optimize", "--preset", str(target))["effective"]
+        == run_json("optimize", "--preset", str(child), "--mtbf", "2h")["effective"]
+    )
     plain = tmp_path / "plain.toml"
     assert run("optimize", "--preset", base, "--save-preset", str(plain)).exit_code == 0
     assert 'name = "ram"' in plain.read_text(encoding="utf-8")
@@ -519,5 +532,6 @@ def test_a_child_changes_detection_its_base_states_on_the_tiers(run_json: RunJso
     child.write_text(f'base = "{Path(base).name}"\n[failures]\ndetect = "1min"\n', encoding="utf-8")
     parts = run_json("optimize", "--preset", str(child))["inputs"]["restart_components"]
     assert {name: (p["detect_s"], p["warmup_s"]) for name, p in parts.items()} == {
-        "memory": (60.0, 120.0), "storage": (60.0, 120.0)
+        "memory": (60.0, 120.0),
+        "storage": (60.0, 120.0),
     }

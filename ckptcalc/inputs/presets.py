@@ -656,10 +656,9 @@ def _levels(
             )
         )
     if abs(sum(shares) - 1.0) > 1e-9:
-        raise PresetError(
-            f"the tiers' shares of failures (serves) must sum to 1, got {sum(shares):.10g}", where=where
-        )
+        raise PresetError(f"the tiers' shares of failures (serves) must sum to 1, got {sum(shares):.10g}", where=where)
     return (tuple(middle) if count > 1 else ()), tuple(ordered)
+
 
 #: The longest tier name: it labels table rows.
 MAX_TIER_NAME = 40
@@ -791,8 +790,12 @@ def _write_levels(scenario: Scenario, document: dict[str, Any]) -> None:
         served = float(values["replica_survival"])
     for tier in scenario.middle:
         entry: dict[str, Any] = {"name": tier.name}
-        for key, field, kind in (("bandwidth", "bandwidth", "rate"), ("restart", "restart_s", "duration"),
-                                 ("read_bandwidth", "read_bandwidth", "rate"), ("interval", "interval_s", "duration")):
+        for key, field, kind in (
+            ("bandwidth", "bandwidth", "rate"),
+            ("restart", "restart_s", "duration"),
+            ("read_bandwidth", "read_bandwidth", "rate"),
+            ("interval", "interval_s", "duration"),
+        ):
             value = getattr(tier, field)
             if value is not None:
                 entry[key] = _written(kind, units.PerGpu(value) if field in tier.per_gpu else value)

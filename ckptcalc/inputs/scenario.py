@@ -681,8 +681,7 @@ def _restarts(scenario: Scenario) -> tuple[float, float | None]:
     if scenario.memory_read_bandwidth is not None:
         if memory is not None:
             raise InputError(
-                "give the memory restart one way only: {memory_restart} or {memory_read_bw} (with the"
-                " restart's parts)",
+                "give the memory restart one way only: {memory_restart} or {memory_read_bw} (with the restart's parts)",
                 where=scenario.where("memory_read_bandwidth"),
             )
         memory = fixed_restart(scenario)
@@ -770,9 +769,7 @@ def anatomy(job: Job) -> tuple[tuple[str, Parts], ...]:
             continue
         bandwidth = None if read is True else float(read)
         reload = size / bandwidth if bandwidth is not None else 0.0
-        found.append(
-            (level.name, Parts(detect, reschedule, reload, warmup, bandwidth, float(level.restart_s)))
-        )
+        found.append((level.name, Parts(detect, reschedule, reload, warmup, bandwidth, float(level.restart_s))))
     return tuple(found)
 
 
@@ -872,9 +869,7 @@ def _check_levels(scenario: Scenario, values: dict[str, float]) -> None:
                 continue  # the memory restart from its parts
             if name not in values:
                 needed = BY_NAME[name].public
-                raise InputError(
-                    f"an in-memory level needs {{{needed}}} too", where=scenario.where("replica_survival")
-                )
+                raise InputError(f"an in-memory level needs {{{needed}}} too", where=scenario.where("replica_survival"))
     snapshot, bandwidth = scenario.snapshot_bandwidth, scenario.bandwidth or 0.0
     if snapshot is not None and _at_scale(scenario, "snapshot_bandwidth") <= _at_scale(scenario, "bandwidth"):
         raise InputError(

@@ -756,8 +756,7 @@ def _evaluate_weibull(config: Config) -> Result:
     """One level under Weibull failures: the renewal series at the interval run and at its optimum."""
     if config.has_memory:
         raise InputError(
-            "more than one checkpoint level under Weibull failures has no exact model; `ckptcalc simulate`"
-            " answers it",
+            "more than one checkpoint level under Weibull failures has no exact model; `ckptcalc simulate` answers it",
             where="shape",
         )
     fields = ("checkpoint_bytes", "bandwidth", "mtbf_s", "restart_s", "snapshot_bandwidth", "interval_s", "shape")
@@ -776,9 +775,7 @@ def _evaluate_weibull(config: Config) -> Result:
             )
         optima: _Optima = {}
         points = [
-            _weibull_point(
-                config.replace(**{k: float(g.flat[i]) for k, g in zip(present, grids, strict=True)}), optima
-            )
+            _weibull_point(config.replace(**{k: float(g.flat[i]) for k, g in zip(present, grids, strict=True)}), optima)
             for i in range(grids[0].size)
         ]
         shape = grids[0].shape

@@ -106,7 +106,6 @@ class Schedule(Record):
     r1_s: Num
     r2_s: Num
 
-
     @property
     def storage_interval_s(self) -> Num:
         """Useful work between storage checkpoints, m·τ₁."""
@@ -288,8 +287,10 @@ def effective(schedule: Schedule, mtbf_s: Num) -> Split:
         eff = useful / time
         write = stall / time
         back = restart / time
-    ok = lib.isfinite(eff) & lib.isfinite(write) & lib.isfinite(back) if lib is not _Math else (
-        math.isfinite(eff) and math.isfinite(write) and math.isfinite(back)
+    ok = (
+        lib.isfinite(eff) & lib.isfinite(write) & lib.isfinite(back)
+        if lib is not _Math
+        else (math.isfinite(eff) and math.isfinite(write) and math.isfinite(back))
     )
     eff = lib.where(ok, eff, 0.0)
     write = lib.where(ok, write, 0.0)

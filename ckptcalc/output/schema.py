@@ -215,7 +215,13 @@ def optimize() -> dict[str, Any]:
         {
             "key": {
                 "enum": [
-                    "bandwidth_x2", "restart_half", "mtbf_x2", "async", "memory_replica", "detect_half", "read_bw_x2"
+                    "bandwidth_x2",
+                    "restart_half",
+                    "mtbf_x2",
+                    "async",
+                    "memory_replica",
+                    "detect_half",
+                    "read_bw_x2",
                 ]
             },
             "name": {"type": "string"},

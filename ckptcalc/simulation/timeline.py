@@ -1026,9 +1026,7 @@ def events(schedule: Schedule, failures: Failures, *, cycles: int, seed: int = D
     if lag > 0:
         persist = numpy.where(n[ends] < durable[owner[ends]], ck_end + lag, numpy.nan)
     # The checkpoint each restart resumes from: the newest durable one of the cycles before it.
-    last_durable = numpy.where(
-        durable > 0, begin + r + (durable - 1) * period + tau, numpy.nan
-    )
+    last_durable = numpy.where(durable > 0, begin + r + (durable - 1) * period + tau, numpy.nan)
     last_durable[:first] = numpy.nan
     carried = _carry_forward(last_durable, start_s)
     resumed = numpy.concatenate(([start_s], carried[:-1]))
