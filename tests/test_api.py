@@ -15,12 +15,12 @@ import ckptcalc
 from ckptcalc import api, errors, records
 from ckptcalc.inputs.scenario import Scenario
 from ckptcalc.model import evaluation as model
-from ckptcalc.model import exact
+from ckptcalc.model import one_level, search, tiers
 
 RunJson = Callable[..., dict[str, Any]]
 
 
-@pytest.mark.parametrize("module", [ckptcalc, api, exact, model, records])
+@pytest.mark.parametrize("module", [ckptcalc, api, one_level, tiers, search, model, records])
 def test_doctests(module: Any) -> None:
     failures, tried = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert tried > 0

@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "ckptcalc"
 #: (its modules in the order they may import each other) or a group of top-level modules.
 LAYERS: list[tuple[str, list[str]]] = [
     ("", ["errors", "records", "files"]),  # foundations
-    ("model", ["numeric", "exact", "tiers", "weibull", "evaluation", "band", "decisions"]),
+    ("model", ["numeric", "arrays", "one_level", "tiers", "search", "weibull", "evaluation", "band", "decisions"]),
     ("inputs", ["units", "scenario", "grid", "presets"]),
     ("simulation", ["timeline", "plan"]),
     ("logs", ["reader", "fit", "analyze"]),
@@ -90,10 +90,10 @@ def test_an_upward_arrow_is_caught() -> None:
     # The reader itself: a model module importing the output layer, relatively and absolutely.
     tree = ast.parse("from ..output import tables\nfrom ckptcalc.inputs.units import parse_duration\n")
     found = {
-        name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for name in _resolve("model.exact", node)
+        name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for name in _resolve("model.tiers", node)
     }
     assert found == {"output.tables", "inputs.units"}
-    assert all(RANK[name] > RANK["model.exact"] for name in found)
+    assert all(RANK[name] > RANK["model.tiers"] for name in found)
 
 
 @pytest.mark.parametrize("sub", sorted(SUBPACKAGES))

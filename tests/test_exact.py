@@ -3,6 +3,7 @@ an independent dense linear solve of the same equations, and the simulation."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
@@ -12,7 +13,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from references import daly
 
-from ckptcalc.model import exact
+from ckptcalc.model import one_level, search, tiers
 from ckptcalc.model.evaluation import Config, evaluate
 from ckptcalc.simulation import timeline as simulate
 
@@ -22,7 +23,7 @@ LLAMA = Config(checkpoint_bytes=6.48e12, bandwidth=2e12, mtbf_s=11160.0, restart
 # ----------------------------------------------------- an independent solver
 
 
-def _dense(s: exact.Schedule, mtbf: float) -> tuple[float, float, float, float]:
+def _dense(s: TwoLevel, mtbf: float) -> tuple[float, float, float, float]:
     """(effective, write, rework, restart) by writing every segment's equation of docs/model.md §8.3
     and §8.4 out and solving them together with numpy.linalg.solve: no closed-form sums, no recursion."""
     q, m, tau, s1, s2, lag = s.share, int(s.every), s.tau1_s, s.s1_s, s.s2_s, s.lag_s
@@ -85,8 +86,36 @@ def _dense(s: exact.Schedule, mtbf: float) -> tuple[float, float, float, float]:
     return effective, write, 1.0 - effective - write - restart, restart
 
 
-def _schedule(tau: float, m: int, s1: float, s2: float, lag: float, q: float, r1: float, r2: float) -> exact.Schedule:
-    return exact.Schedule(tau1_s=tau, every=m, s1_s=s1, s2_s=s2, lag_s=lag, share=q, r1_s=r1, r2_s=r2)
+@dataclasses.dataclass(frozen=True)
+class TwoLevel:
+    """A memory + storage schedule in the terms of docs/model.md §8.3, for the dense solver above."""
+
+    tau1_s: float
+    every: int
+    s1_s: float
+    s2_s: float
+    lag_s: float
+    share: float
+    r1_s: float
+    r2_s: float
+
+    def replace(self, **changes: float) -> TwoLevel:
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+    def tiers(self) -> tiers.Tiers:
+        """The same schedule as the model takes it: two tiers."""
+        return tiers.Tiers(
+            tau1_s=self.tau1_s,
+            every=(float(self.every),),
+            stalls=(self.s1_s, self.s2_s),
+            lag_s=self.lag_s,
+            shares=(self.share, 1.0 - self.share),
+            restarts=(self.r1_s, self.r2_s),
+        )
+
+
+def _schedule(tau: float, m: int, s1: float, s2: float, lag: float, q: float, r1: float, r2: float) -> TwoLevel:
+    return TwoLevel(tau1_s=tau, every=m, s1_s=s1, s2_s=s2, lag_s=lag, share=q, r1_s=r1, r2_s=r2)
 
 
 # ----------------------------------------------------------- single levels
@@ -94,7 +123,7 @@ def _schedule(tau: float, m: int, s1: float, s2: float, lag: float, q: float, r1
 
 def test_single_synchronous_level_is_dalys_exact_form() -> None:
     # docs/model.md §8.1, Llama 3 at Young's interval 268.9 s: 0.92500 (MODEL §3's 0.9250)
-    split = exact.effective(exact.single(interval_s=268.9178313165566, stall_s=3.24, lag_s=0.0, restart_s=600.0),
+    split = tiers.effective(tiers.single(interval_s=268.9178313165566, stall_s=3.24, lag_s=0.0, restart_s=600.0),
                             11160.0)  # fmt: skip
     assert split.effective == pytest.approx(daly(268.9178313165566, 3.24, 600.0, 11160.0), rel=1e-12)
     assert split.effective == pytest.approx(0.925003314, abs=1e-9)
@@ -103,7 +132,7 @@ def test_single_synchronous_level_is_dalys_exact_form() -> None:
 def test_single_synchronous_split_by_hand() -> None:
     # docs/model.md §8.1: restart share 1 − e^{−r/M}; write share (e^{δ/M} − 1)/(e^{r/M}(e^{(τ+δ)/M} − 1)).
     tau, delta, r, mtbf = 266.76218265727664, 3.24, 600.0, 11160.0
-    split = exact.effective(exact.single(interval_s=tau, stall_s=delta, lag_s=0.0, restart_s=r), mtbf)
+    split = tiers.effective(tiers.single(interval_s=tau, stall_s=delta, lag_s=0.0, restart_s=r), mtbf)
     assert split.restart == pytest.approx(1.0 - math.exp(-r / mtbf), rel=1e-12)
     assert split.restart == pytest.approx(0.0523437433, abs=1e-10)
     by_hand = math.expm1(delta / mtbf) / (math.exp(r / mtbf) * math.expm1((tau + delta) / mtbf))
@@ -115,14 +144,14 @@ def test_single_synchronous_split_by_hand() -> None:
 def test_single_asynchronous_level_is_the_sync_form_with_the_lag_in_the_restart() -> None:
     # docs/model.md §8.2: δ → s, r → r + P. s = 6.48 TB / 409.6 TB/s, P = 3.24 s, τ 18.78 s → 0.945787
     s, lag = 6.48e12 / 409.6e12, 3.24
-    split = exact.effective(exact.single(interval_s=18.780659330064076, stall_s=s, lag_s=lag, restart_s=600.0), 11160.0)
+    split = tiers.effective(tiers.single(interval_s=18.780659330064076, stall_s=s, lag_s=lag, restart_s=600.0), 11160.0)
     assert split.effective == pytest.approx(daly(18.780659330064076, s, 600.0 + lag, 11160.0), rel=1e-12)
     assert split.effective == pytest.approx(0.9457868657, abs=1e-9)
 
 
 def test_lambert_interval_matches_a_bisection() -> None:
     # docs/model.md §3: t − 1 + e^{−t} = δ/M, τ = M(1 − e^{−t}); Llama 3 → 266.762 s
-    assert exact.lambert_interval(3.24, 11160.0) == pytest.approx(266.76218265727664, rel=1e-12)
+    assert one_level.lambert_interval(3.24, 11160.0) == pytest.approx(266.76218265727664, rel=1e-12)
 
 
 # ---------------------------------------------------------------- two levels
@@ -132,17 +161,17 @@ def test_memory_and_synchronous_storage_reference() -> None:
     # docs/model.md §8.3 (MODEL §4's case): M 4 h, s₁ 3 s, s₂ 90 s, q 0.99, r₁ 60 s, r₂ 600 s,
     # τ₁ 295.4 s, m 54 → 0.96438; joint optimum τ₁ 292.52 s, m 54 → 0.964380.
     s = _schedule(295.4, 54, 3.0, 90.0, 0.0, 0.99, 60.0, 600.0)
-    assert exact.effective(s, 14400.0).effective == pytest.approx(0.964379, abs=5e-6)
-    best = exact.best_multiple(s, 14400.0, tau1_fixed=False)
-    assert best.every == 54
+    assert tiers.effective(s.tiers(), 14400.0).effective == pytest.approx(0.964379, abs=5e-6)
+    best = search.best(s.tiers(), 14400.0)
+    assert best.every == (54.0,)
     assert best.tau1_s == pytest.approx(292.52, abs=0.05)
-    assert exact.effective(best, 14400.0).effective == pytest.approx(0.9643801, abs=5e-7)
+    assert tiers.effective(best, 14400.0).effective == pytest.approx(0.9643801, abs=5e-7)
 
 
 def test_second_two_level_reference() -> None:
     # docs/model.md §8.3: τ₁ 300 s, m 5, s₁ 10, s₂ 100, q 0.7, r₁ 60, r₂ 900, M 3600 → 0.75473
     s = _schedule(300.0, 5, 10.0, 100.0, 0.0, 0.7, 60.0, 900.0)
-    assert exact.effective(s, 3600.0).effective == pytest.approx(0.754727, abs=5e-6)
+    assert tiers.effective(s.tiers(), 3600.0).effective == pytest.approx(0.754727, abs=5e-6)
 
 
 schedules = st.builds(
@@ -160,11 +189,11 @@ schedules = st.builds(
 
 @settings(max_examples=150, deadline=None)
 @given(schedule=schedules, scale=st.floats(3.0, 300.0))
-def test_closed_form_recursion_equals_a_dense_solve(schedule: exact.Schedule, scale: float) -> None:
+def test_closed_form_recursion_equals_a_dense_solve(schedule: TwoLevel, scale: float) -> None:
     # M a multiple of the longest thing that must run without a failure: mostly meaningful territory.
     s = schedule.replace(lag_s=schedule.lag_s * schedule.every * schedule.tau1_s)
     mtbf = scale * max(s.r2_s, s.every * (s.tau1_s + s.s1_s) + s.s2_s)
-    ours = exact.effective(s, mtbf)
+    ours = tiers.effective(s.tiers(), mtbf)
     effective, write, rework, restart = _dense(s, mtbf)
     event("lag" if s.lag_s > 0 else "no lag")
     event("meaningful" if 0.05 < effective < 0.999 else "degenerate")
@@ -177,9 +206,9 @@ def test_closed_form_recursion_equals_a_dense_solve(schedule: exact.Schedule, sc
 def test_arrays_equal_floats() -> None:
     taus = np.array([100.0, 300.0, 900.0])
     s = _schedule(300.0, 7, 5.0, 80.0, 400.0, 0.9, 60.0, 900.0)
-    vector = exact.effective(s.replace(tau1_s=taus), 7200.0)
+    vector = tiers.effective(s.tiers().replace(tau1_s=taus), 7200.0)
     for i, tau in enumerate(taus):
-        one = exact.effective(s.replace(tau1_s=float(tau)), 7200.0)
+        one = tiers.effective(s.tiers().replace(tau1_s=float(tau)), 7200.0)
         assert vector.effective[i] == pytest.approx(one.effective, rel=1e-13)
         assert vector.rework[i] == pytest.approx(one.rework, rel=1e-10)
 
@@ -200,7 +229,7 @@ def test_memory_with_asynchronous_storage_agrees_with_the_simulation() -> None:
 
 def test_degenerate_restart_counts_as_all_restart() -> None:
     # Restarts thousands of MTBFs long underflow e^{−r/M}: effective 0, the whole time restart.
-    split = exact.effective(_schedule(300.0, 5, 10.0, 100.0, 0.0, 0.7, 1e7, 1e7), 1.0)
+    split = tiers.effective(_schedule(300.0, 5, 10.0, 100.0, 0.0, 0.7, 1e7, 1e7).tiers(), 1.0)
     assert (split.effective, split.write, split.rework, split.restart) == (0.0, 0.0, 0.0, 1.0)
 
 
@@ -246,12 +275,13 @@ def test_simulation_at_the_reported_optimum_agrees_with_the_exact_model(case: di
 def test_single_level_closed_form_is_the_general_recursion(
     tau: float, stall: float, lag: float, restart: float, scale: float
 ) -> None:
-    # docs/model.md §8.1–§8.2: one level's closed form and the two-level recursion with q = 0, m = 1.
-    s = exact.single(interval_s=tau, stall_s=stall, lag_s=lag * tau, restart_s=restart)
+    # docs/model.md §8.1–§8.2: one level's closed form and the general recursion (one level runs in
+    # it as two, a free tier 1 serving no failure under the real one).
+    s = tiers.single(interval_s=tau, stall_s=stall, lag_s=lag * tau, restart_s=restart)
     mtbf = scale * (tau + stall + restart)
-    closed = exact.effective(s, mtbf)
-    time, in_stall, in_restart, gamma = exact._cycle(s, mtbf, exact._Math)
+    closed = tiers.effective(s, mtbf)
+    general = tiers.by_recursion(s, mtbf)
     event("meaningful" if 0.05 < closed.effective < 0.999 else "degenerate")
-    assert closed.effective == pytest.approx(tau * gamma / time, rel=1e-9)
-    assert closed.write == pytest.approx(in_stall / time, rel=1e-8)
-    assert closed.restart == pytest.approx(in_restart / time, rel=1e-8)
+    assert closed.effective == pytest.approx(general.effective, rel=1e-9)
+    assert closed.write == pytest.approx(general.write, rel=1e-8)
+    assert closed.restart == pytest.approx(general.restart, rel=1e-8)

@@ -6,11 +6,10 @@ import math
 
 import numpy
 import pytest
-from hypothesis import event, given, settings
-from hypothesis import strategies as st
 
-from ckptcalc.model import exact
+from ckptcalc.model import search
 from ckptcalc.model import tiers as nested
+from ckptcalc.model.arrays import Scalar
 from ckptcalc.model.evaluation import Config, Tier, evaluate, first_order
 from ckptcalc.simulation import timeline as mc
 
@@ -73,7 +72,7 @@ def test_reference_12_4_nested_by_hand() -> None:
 
 def test_reference_12_4_recovery_times() -> None:
     """§12.4's T_c, R and w₁ come from the recovery recursion of §12.3."""
-    rec = nested._recovery(tiers(300.0, (2.0, 1.0)), M, exact._Math)
+    rec = nested._recovery(tiers(300.0, (2.0, 1.0)), M, Scalar)
     assert float(rec.restart) == pytest.approx(80.39785, abs=1e-5)
     assert float(rec.lands[0]) == pytest.approx(0.8996244, abs=1e-7)
     assert sum(float(x) for x in rec.lands) == pytest.approx(1.0, abs=1e-15)
@@ -98,7 +97,7 @@ def test_reference_12_5_no_better_multiples_nearby() -> None:
     for m2 in range(4, 11):
         for m3 in range(2, 9):
             trial = base.replace(every=(float(m2), float(m3)))
-            tau = nested.best_tau1(trial, M)
+            tau = search.best_tau1(trial, M)
             assert float(nested.effective(trial.replace(tau1_s=tau), M).effective) <= best * (1 + 1e-12)
 
 
@@ -115,44 +114,6 @@ def test_reference_12_6_a_free_tier_changes_nothing() -> None:
     assert float(b.storage_every) == float(a.storage_every) == 54.0
     assert float(b.memory_interval_s) == pytest.approx(float(a.memory_interval_s), rel=1e-6)
     assert float(a.memory_interval_s) == pytest.approx(292.521, abs=1e-3)
-
-
-# ------------------------------------------------------------ against the two-level model
-
-
-@settings(max_examples=300, deadline=None)
-@given(
-    log_m=st.floats(2.5, 5.0),
-    log_tau=st.floats(0.0, 4.0),
-    m=st.integers(1, 60),
-    log_s1=st.floats(-2.0, 2.0),
-    log_s2=st.floats(-1.0, 3.0),
-    lag_share=st.one_of(st.just(0.0), st.floats(0.0, 1.0)),
-    q=st.floats(0.0, 1.0),
-    log_r1=st.floats(0.0, 3.0),
-    log_r2=st.floats(0.0, 3.5),
-)
-def test_two_tiers_are_the_two_level_model(
-    log_m: float, log_tau: float, m: int, log_s1: float, log_s2: float, lag_share: float, q: float,
-    log_r1: float, log_r2: float,
-) -> None:  # fmt: skip
-    """With two tiers the nested recursion is §8.3–§8.4's, asynchronous storage included."""
-    mtbf, tau = 10**log_m, 10**log_tau
-    s1, s2, r1, r2 = 10**log_s1, 10**log_s2, 10**log_r1, 10**log_r2
-    lag = lag_share * m * tau
-    two = exact.effective(
-        exact.Schedule(tau1_s=tau, every=m, s1_s=s1, s2_s=s2, lag_s=lag, share=q, r1_s=r1, r2_s=r2), mtbf
-    )
-    general = nested.effective(
-        nested.Tiers(tau1_s=tau, every=(m,), stalls=(s1, s2), lag_s=lag, shares=(q, 1 - q), restarts=(r1, r2)), mtbf
-    )
-    meaningful = two.effective > 1e-3
-    event("meaningful" if meaningful else "effective time near 0")
-    if meaningful:
-        for part in ("effective", "write", "rework", "restart"):
-            assert getattr(general, part) == pytest.approx(getattr(two, part), rel=1e-8, abs=1e-12)
-    else:
-        assert general.effective == pytest.approx(two.effective, abs=1e-6)
 
 
 def test_arrays_match_floats() -> None:
@@ -183,11 +144,15 @@ def test_split_sums_to_one() -> None:
     assert min(float(split.write), float(split.rework), float(split.restart)) > 0
 
 
-def test_degenerate_periods_count_as_restart() -> None:
-    """Periods thousands of MTBFs long: effective 0, the whole time restart, no error."""
+def test_degenerate_periods_keep_the_restart_share() -> None:
+    """Periods thousands of MTBFs long: effective 0, no error, and the restarts still take
+    Σ q_c·(1 − e^{−r_c/M}) of the time (every gap between failures starts with one), the rest re-done."""
     split = nested.effective(tiers(1e7, (50.0, 50.0)), 10.0)
     assert float(split.effective) == 0.0
-    assert float(split.restart) == 1.0
+    by_hand = sum(q * -math.expm1(-r / 10.0) for q, r in zip(SHARES, RESTARTS, strict=True))
+    assert float(split.restart) == pytest.approx(by_hand, rel=1e-14)
+    assert float(split.restart) == pytest.approx(0.9 * -math.expm1(-6.0) + 0.08 * -math.expm1(-18.0) + 0.02, rel=1e-12)
+    assert float(split.rework) == pytest.approx(1.0 - by_hand, rel=1e-12)
 
 
 # ------------------------------------------------------------ the simulation

@@ -39,7 +39,6 @@ from ckptcalc.inputs import presets, units
 from ckptcalc.inputs.scenario import Scenario, resolve
 from ckptcalc.model import decisions as decide
 from ckptcalc.model import evaluation as model
-from ckptcalc.model import exact
 from ckptcalc.model.decisions import LeverAssumptions
 from ckptcalc.model.evaluation import Config, Result, evaluate, replace
 
@@ -363,7 +362,7 @@ def test_shorter_mtbf_never_raises_effective_two_levels(config: Config, factor: 
 
 def _expected_dominant(terms: tuple[float, float, float]) -> int:
     """The documented rule: terms within a relative TIE of the largest are tied, a tie goes to the earlier term."""
-    floor = max(terms) * (1.0 - exact.TIE)
+    floor = max(terms) * (1.0 - model.TIE)
     return next(i for i, term in enumerate(terms) if term >= floor)
 
 

@@ -12,14 +12,15 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from ckptcalc.errors import InputError
-from ckptcalc.model import exact
+from ckptcalc.model import tiers
 from ckptcalc.model import weibull as renewal
 from ckptcalc.model.evaluation import Config, evaluate
+from ckptcalc.model.one_level import Split
 
 LLAMA = Config(checkpoint_bytes=6.48e12, bandwidth=2e12, mtbf_s=11160.0, restart_s=600.0)
 
 
-def _split(tau: float, stall: float, lag: float, restart: float, mtbf: float, shape: float) -> exact.Split:
+def _split(tau: float, stall: float, lag: float, restart: float, mtbf: float, shape: float) -> Split:
     return renewal.weibull_split(interval_s=tau, stall_s=stall, lag_s=lag, restart_s=restart, mtbf_s=mtbf, shape=shape)
 
 
@@ -50,7 +51,7 @@ def test_shape_one_is_the_exponential_closed_form(
     tau, stall, restart, mtbf = 10**log_tau, 10**log_stall, 10**log_restart, 10**log_mtbf
     lag = lag_ratio * tau
     weibull = _split(tau, stall, lag, restart, mtbf, 1.0)
-    closed = exact.effective(exact.single(interval_s=tau, stall_s=stall, lag_s=lag, restart_s=restart), mtbf)
+    closed = tiers.effective(tiers.single(interval_s=tau, stall_s=stall, lag_s=lag, restart_s=restart), mtbf)
     event("meaningful" if 0.05 < closed.effective < 0.999 else "degenerate")
     for part in ("effective", "write", "rework", "restart"):
         assert getattr(weibull, part) == pytest.approx(getattr(closed, part), rel=1e-9, abs=1e-11), part

@@ -26,7 +26,7 @@ agreeing is evidence that both follow the semantics:
 The same rules, for exponential failures, also give the exact split by a
 linear solve over the states of one renewal cycle (:func:`markov`): it agrees
 with the walk within its confidence interval, with Daly's closed form for one
-synchronous level, and with ``ckptcalc.model.exact`` to rounding, so the exact
+synchronous level, and with ``ckptcalc.model.tiers`` to rounding, so the exact
 model the decisions come from is checked against code that shares nothing
 with it.
 
@@ -381,20 +381,25 @@ EXACT_CASES = [
 
 @pytest.mark.parametrize(("strategy", "mtbf"), [c[1:] for c in EXACT_CASES], ids=[c[0] for c in EXACT_CASES])
 def test_exact_model_is_the_markov_reference(strategy: Strategy, mtbf: float) -> None:
-    # ckptcalc.model.exact's closed-form recursion against the linear solve: the same numbers, to rounding.
-    from ckptcalc.model import exact
+    # ckptcalc.model.tiers's recursion against the linear solve: the same numbers, to rounding. One level
+    # is its closed form, the rest the recursion over two tiers.
+    from ckptcalc.model import tiers
 
-    schedule = exact.Schedule(
-        tau1_s=strategy.work,
-        every=strategy.every,
-        s1_s=strategy.stall,
-        s2_s=strategy.storage_stall,
-        lag_s=strategy.lag,
-        share=strategy.share,
-        r1_s=strategy.restart_memory,
-        r2_s=strategy.restart_storage,
-    )
-    got = exact.effective(schedule, mtbf)
+    if strategy.share == 0.0 and strategy.stall == 0.0 and strategy.every == 1:
+        schedule = tiers.single(
+            interval_s=strategy.work, stall_s=strategy.storage_stall, lag_s=strategy.lag,
+            restart_s=strategy.restart_storage,
+        )  # fmt: skip
+    else:
+        schedule = tiers.Tiers(
+            tau1_s=strategy.work,
+            every=(float(strategy.every),),
+            stalls=(strategy.stall, strategy.storage_stall),
+            lag_s=strategy.lag,
+            shares=(strategy.share, 1.0 - strategy.share),
+            restarts=(strategy.restart_memory, strategy.restart_storage),
+        )
+    got = tiers.effective(schedule, mtbf)
     want = markov(strategy, mtbf)
     for key in ("effective", "write", "rework", "restart"):
         assert getattr(got, key) == pytest.approx(getattr(want, key), rel=1e-11), key

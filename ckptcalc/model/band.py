@@ -6,12 +6,16 @@ either end, and the *robust* schedule: the one whose worst regret
 
     max over M in {M_lo, M_hi} of  effective*(M) − effective(schedule, M)
 
-is smallest (effective* being the optimum at that M). For one level the
-regrets are monotone between the two optima, so the robust interval is
-where they are equal, found by bisection. For two levels the same is done
-for each whole multiple m near the two optima, and the best m kept. With
-only a lower bound (no failure seen) there is no upper end: the robust
-schedule is the optimum at the bound.
+is smallest (effective* being the optimum at that M). At whole multiples
+held, the regrets are monotone in τ₁ between the two optima, so the robust
+τ₁ is where they are equal, found by bisection. The multiples tried are
+every combination between the two ends' optima, one beyond on either side
+(each tier's multiples from the smaller optimum's less 2 to the larger's
+plus 2; the ends' own multiples and their neighbours where that would be
+too many), and the one with the least worst regret is kept. One level has
+no multiples: it is the same search with none. With only a lower bound (no
+failure seen) there is no upper end: the robust schedule is the optimum at
+the bound.
 
 Pure: floats in SI units, no I/O.
 """
@@ -19,13 +23,17 @@ Pure: floats in SI units, no I/O.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Callable
 
-from ckptcalc.model import exact
-from ckptcalc.model import tiers as nested
+from ckptcalc.model import search
 from ckptcalc.model.evaluation import Config, Result, effective_at, evaluate, schedule_of
+from ckptcalc.model.tiers import Tiers
 from ckptcalc.records import Record
+
+#: The most combinations of multiples the robust search tries one by one.
+MAX_CANDIDATES = 64
 
 
 class Band(Record):
@@ -53,7 +61,7 @@ class _End(Record):
     """One end of the interval: its M, the optimum there and its effective time."""
 
     mtbf_s: float
-    best: exact.Schedule | nested.Tiers
+    best: Tiers
     effective: float
 
 
@@ -69,28 +77,21 @@ def band(config: Config, result: Result, low: float, high: float | None) -> Band
     point = schedule_of(config, result, optimal=True)
     lo = _end(config, low)
     hi = _end(config, high) if high is not None else None
-    two = config.has_memory
-    if hi is None:
-        robust = lo.best
-    elif config.is_nested:
-        robust = _robust_nested(config, lo, hi)
-    elif two:
-        robust = _robust_two(config, lo, hi)
-    else:
-        robust = _robust_one(config, lo, hi)
+    robust = lo.best if hi is None else _robust(config, lo, hi)
 
-    def pair(schedule: exact.Schedule | nested.Tiers) -> tuple[float, float | None]:
+    def pair(schedule: Tiers) -> tuple[float, float | None]:
         return effective_at(config, schedule, low), None if high is None else effective_at(config, schedule, high)
 
-    def regret(schedule: exact.Schedule | nested.Tiers) -> float | None:
+    def regret(schedule: Tiers) -> float | None:
         if hi is None:
             return None
         return 100.0 * max(_regret(config, lo, schedule), _regret(config, hi, schedule))
 
     if hi is not None and regret(point) is not None and (regret(robust) or 0.0) > (regret(point) or 0.0):
-        # The searches above cover the multiples near either end's optimum; where the point optimum's
+        # The search above covers the multiples near either end's optimum; where the point optimum's
         # schedule does better, it is the robust one found.
         robust = point
+    two = config.has_memory
     at_high = None if hi is None else float(hi.best.storage_interval_s)
     return Band(
         mtbf_s=(low, high),
@@ -99,65 +100,57 @@ def band(config: Config, result: Result, low: float, high: float | None) -> Band
         optimal_effective=(lo.effective, None if hi is None else hi.effective),
         robust_interval_s=float(robust.storage_interval_s),
         robust_memory_interval_s=float(robust.tau1_s) if two else None,
-        robust_storage_every=float(_every(robust)) if two else None,
+        robust_storage_every=float(robust.segments) if two else None,
         robust_effective=pair(robust),
         robust_regret_pp=regret(robust),
         point_regret_pp=regret(point),
     )
 
 
-def _every(schedule: exact.Schedule | nested.Tiers) -> float:
-    return float(schedule.segments if isinstance(schedule, nested.Tiers) else schedule.every)
-
-
-def _regret(config: Config, end: _End, schedule: exact.Schedule | nested.Tiers) -> float:
+def _regret(config: Config, end: _End, schedule: Tiers) -> float:
     return max(end.effective - effective_at(config, schedule, end.mtbf_s), 0.0)
 
 
-def _with_tau1(schedule: exact.Schedule, tau: float) -> exact.Schedule:
+def _with_tau1(schedule: Tiers, tau: float) -> Tiers:
     return schedule.replace(tau1_s=tau)
 
 
-def _robust_one(config: Config, lo: _End, hi: _End) -> exact.Schedule:
-    """One level: the interval between the two optima where the two regrets are equal."""
-    best = lo.best
-    assert isinstance(best, exact.Schedule)
-    a, b = sorted((float(best.tau1_s), float(hi.best.tau1_s)))
-    tau, _ = _minimax(config, lo, hi, lambda t: best.replace(tau1_s=t), a, b)
-    return best.replace(tau1_s=tau)
+def candidates(lo: Tiers, hi: Tiers) -> list[tuple[float, ...]]:
+    """The multiples the robust search tries: every combination of each tier's multiples from the two
+    optima's smaller less 2 to their larger plus 2, or, where that makes more than
+    :data:`MAX_CANDIDATES`, the two optima's own multiples and each one's neighbours (m ± 1 per tier)."""
+    ranges = []
+    for a, b in zip(lo.every, hi.every, strict=True):
+        small, large = sorted((int(a), int(b)))
+        ranges.append(range(max(1, small - 2), large + 3))
+    if math.prod(len(r) for r in ranges) <= MAX_CANDIDATES:
+        return [tuple(float(m) for m in combo) for combo in itertools.product(*ranges)]
+    found: list[tuple[float, ...]] = []
+    for end in (lo.every, hi.every):
+        for j in range(len(end)):
+            for step in (-1.0, 0.0, 1.0):
+                moved = (*end[:j], max(float(end[j]) + step, 1.0), *end[j + 1 :])
+                if moved not in found:
+                    found.append(tuple(float(m) for m in moved))
+    return found
 
 
-def _robust_two(config: Config, lo: _End, hi: _End) -> exact.Schedule:
-    """Two levels: for each whole m from just below the smaller optimal m to just above the larger,
-    the memory interval with equal regrets between that m's two optima; the m with the least regret."""
-    low_best, high_best = lo.best, hi.best
-    assert isinstance(low_best, exact.Schedule) and isinstance(high_best, exact.Schedule)
-    m_lo, m_hi = sorted((int(low_best.every), int(high_best.every)))
-    found: list[tuple[float, float, exact.Schedule]] = []
-    for m in range(max(1, m_lo - 2), m_hi + 3):
-        base = low_best.replace(every=float(m))
-        a, b = sorted((float(exact.best_tau1(base, lo.mtbf_s)), float(exact.best_tau1(base, hi.mtbf_s))))
-        make: Callable[[float], exact.Schedule] = functools.partial(_with_tau1, base)
+def _robust(config: Config, lo: _End, hi: _End) -> Tiers:
+    """The schedule of least worst regret: for each candidate set of multiples, the τ₁ of equal
+    regrets between that schedule's two optima; the candidate with the least regret (the fewer
+    checkpoints on a tie)."""
+    found: list[tuple[float, float, Tiers]] = []
+    for every in candidates(lo.best, hi.best):
+        base = lo.best.replace(every=every)
+        # An end's own multiples take its own optimum (which is Weibull's under Weibull failures).
+        ends = tuple(
+            float(end.best.tau1_s) if end.best.every == every else float(search.best_tau1(base, end.mtbf_s))
+            for end in (lo, hi)
+        )
+        a, b = sorted(ends)
+        make: Callable[[float], Tiers] = functools.partial(_with_tau1, base)
         tau, worst = _minimax(config, lo, hi, make, a, b)
-        found.append((worst, m, base.replace(tau1_s=tau)))
-    return min(found, key=lambda item: (item[0], item[1]))[2]
-
-
-def _tiers_at(schedule: nested.Tiers, tau: float) -> nested.Tiers:
-    return schedule.replace(tau1_s=tau)
-
-
-def _robust_nested(config: Config, lo: _End, hi: _End) -> nested.Tiers:
-    """Three or more tiers: the multiples of either end's optimum, each with the fastest interval of
-    equal regrets between its optima at the two ends; the one with the least regret."""
-    found: list[tuple[float, int, nested.Tiers]] = []
-    for rank, end in enumerate((lo, hi)):
-        base = end.best
-        assert isinstance(base, nested.Tiers)
-        a, b = sorted((float(nested.best_tau1(base, lo.mtbf_s)), float(nested.best_tau1(base, hi.mtbf_s))))
-        make: Callable[[float], nested.Tiers] = functools.partial(_tiers_at, base)
-        tau, worst = _minimax(config, lo, hi, make, a, b)
-        found.append((worst, rank, base.replace(tau1_s=tau)))
+        found.append((worst, base.segments, base.replace(tau1_s=tau)))
     return min(found, key=lambda item: (item[0], item[1]))[2]
 
 
@@ -165,7 +158,7 @@ def _minimax(
     config: Config,
     lo: _End,
     hi: _End,
-    at: Callable[[float], exact.Schedule | nested.Tiers],
+    at: Callable[[float], Tiers],
     a: float,
     b: float,
 ) -> tuple[float, float]:

@@ -102,45 +102,83 @@ class Targets(Record):
     unbounded: tuple[str, ...] = ()
 
 
-def _bisect(reach: Callable[[float], bool], low: float, high: float) -> float:
-    """The boundary between ``low`` (not reaching) and ``high`` (reaching), on a log scale."""
+def _root(gap: Callable[[float], float], low: float, high: float, at_low: float, at_high: float) -> float:
+    """The boundary between ``low`` (gap < 0: not reaching) and ``high`` (gap ≥ 0: reaching), on a
+    log scale, to a relative :data:`_PRECISION`: regula falsi with the Illinois rule (the end kept
+    twice in a row has its gap halved, so that both ends converge). A step lands at least half the
+    precision inside the bracket, so that a root found next to one end is closed from the other side
+    at once; after four steps on the same side, or between equal gaps (effective time flat at 0),
+    it bisects."""
+    a, b = math.log(low), math.log(high)
+    fa, fb = at_low, at_high
+    side, streak = 0, 0
     for _ in range(200):
-        middle = math.sqrt(low * high)
-        if reach(middle):
-            high = middle
-        else:
-            low = middle
-        if high / low - 1 < 1e-11:
+        width = b - a
+        if width < _PRECISION:
             break
-    return high
+        if fb == fa or streak >= 4:
+            u = a + width / 2.0
+        else:
+            u = b - fb * width / (fb - fa)
+            u = min(max(u, a + _PRECISION / 2.0), b - _PRECISION / 2.0)
+        value = gap(math.exp(u))
+        here = 1 if value >= 0.0 else -1
+        streak = streak + 1 if here == side else 1
+        if here == 1:
+            b, fb = u, value
+            if side == 1:
+                fa /= 2.0
+        else:
+            a, fa = u, value
+            if side == -1:
+                fb /= 2.0
+        side = here
+        if streak >= 5:
+            streak = 0
+    return math.exp(b)
+
+
+#: The relative precision of a target's value.
+_PRECISION = 1e-11
+
+#: How far the brackets reach either side of the start: 80 factors of 4 (48 decades).
+_REACH = 4.0**80
 
 
 def _solve(make: Callable[[float], Config], target: float, start: float) -> float | None:
     """The smallest x with effective(make(x)) ≥ ``target``, for an input effective time grows with.
 
-    Brackets from ``start`` by factors of 4 (up to 48 decades), then bisects;
-    None when no value in that range reaches the target.
+    Brackets from ``start`` by factors of 4 (up to 48 decades), then finds the boundary
+    (:func:`_root`); None when no value in that range reaches the target.
     """
 
-    def reach(x: float) -> bool:
-        return _effective(make(x)) >= target
+    def gap(x: float) -> float:
+        return _effective(make(x)) - target
 
     low = high = start
-    if reach(start):
+    at_low = at_high = gap(start)
+    # Short of the target, the far end first: one evaluation says whether any value in range reaches it.
+    if at_high < 0.0 and gap(start * _REACH) < 0.0:
+        return None
+    if at_high >= 0.0:
         for _ in range(80):
+            high, at_high = low, at_low
             low /= 4.0
-            if not reach(low):
+            at_low = gap(low)
+            if at_low < 0.0:
                 break
         else:
             return low
     else:
         for _ in range(80):
-            low, high = high, high * 4.0
-            if reach(high):
+            low, at_low = high, at_high
+            high *= 4.0
+            at_high = gap(high)
+            if at_high >= 0.0:
                 break
         else:
             return None
-    return _bisect(reach, low, high)
+    return _root(gap, low, high, at_low, at_high)
 
 
 def targets(
@@ -176,9 +214,12 @@ def targets(
         # has a floor (a failure during a storage restart may be served from memory): above it,
         # every restart reaches the target.
         if _effective(replace(config, restart_s=LARGEST)) >= target:
+            # Every restart reaches it: there is no boundary to find.
             unbounded.append("restart_s")
-        found = _solve(lambda x: replace(config, restart_s=1.0 / x), target, 1.0 / restart)
-        restart_target = 1.0 / found if found is not None and found > 1.0 / LARGEST else None
+            restart_target = None
+        else:
+            found = _solve(lambda x: replace(config, restart_s=1.0 / x), target, 1.0 / restart)
+            restart_target = 1.0 / found if found is not None and found > 1.0 / LARGEST else None
 
     gpus = None
     if gpu_mtbf_s is not None and mtbf_target is not None:

@@ -28,59 +28,24 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Any, TypeAlias, TypeVar
+from typing import Any
 
 from ckptcalc.errors import InputError
-from ckptcalc.model import exact
-from ckptcalc.model import tiers as nested
-from ckptcalc.model.exact import lambert_interval
-from ckptcalc.model.exact import lambert_w0_plus_one as lambert_w0_plus_one
+from ckptcalc.model import search
+from ckptcalc.model.arrays import Num, count, largest, lib, scalar
+from ckptcalc.model.arrays import maximum as _maximum
+from ckptcalc.model.arrays import share as _share
+from ckptcalc.model.one_level import Split, lambert_interval, single_split
+from ckptcalc.model.one_level import lambert_w0_plus_one as lambert_w0_plus_one
+from ckptcalc.model.tiers import Tiers, effective
 from ckptcalc.records import Record
 from ckptcalc.records import replace as replace
-
-#: A float or a numpy array of floats: every function here takes either.
-Num: TypeAlias = Any
 
 #: The three kinds of loss, in the order used for ``dominant`` indices.
 TERMS: tuple[str, str, str] = ("write", "rework", "restart")
 
-
-def _scalar(*values: object) -> bool:
-    return all(isinstance(v, (int, float)) for v in values)
-
-
-def _lib(*values: object) -> Any:
-    """``math`` for plain numbers, ``numpy`` as soon as an array is involved."""
-    if _scalar(*values):
-        return math
-    import numpy
-
-    return numpy
-
-
-def _maximum(a: Num, b: Num) -> Num:
-    if _scalar(a, b):
-        return max(a, b)
-    import numpy
-
-    return numpy.maximum(a, b)
-
-
-def _share(part: Num, whole: Num) -> Num:
-    """part / whole, taken as 0 where ``part`` is 0 (a free checkpoint taken continuously)."""
-    if _scalar(part, whole):
-        return part / whole if part else 0.0
-    import numpy
-
-    with numpy.errstate(divide="ignore", invalid="ignore"):
-        return numpy.where(numpy.asarray(part) == 0, 0.0, part / whole)
-
-
-def _count(mask: Any) -> int:
-    """How many points a boolean (scalar or array) marks."""
-    if isinstance(mask, bool):
-        return int(mask)
-    return int(mask.sum())
+#: Terms whose relative difference is below this are tied; a tie goes to the earlier term.
+TIE = 1e-9
 
 
 # ---------------------------------------------------------------- first order
@@ -94,7 +59,7 @@ def write_time(checkpoint_bytes: Num, bandwidth: Num) -> Num:
 def young_interval(stall_s: Num, mtbf_s: Num, share: Num = 1.0) -> Num:
     """Young's first-order optimum √(2 s M / q); with ``share`` 1 this is √(2δM). A level that
     serves no failure (q = 0) is best never written: infinite."""
-    if _scalar(stall_s, mtbf_s, share):
+    if scalar(stall_s, mtbf_s, share):
         return (2.0 * stall_s * mtbf_s / share) ** 0.5 if share else math.inf
     import numpy
 
@@ -116,7 +81,7 @@ def level_loss(
     """
     write = _share(stall_s, interval_s)
     # Grouped so that scalar factors are combined before touching an array.
-    if _scalar(share):
+    if scalar(share):
         # A level that serves no failure loses no work to rework, however long its interval.
         rework = interval_s * (0.5 * share / mtbf_s) if share else 0.0
     else:
@@ -124,7 +89,7 @@ def level_loss(
 
         with numpy.errstate(invalid="ignore"):
             rework = numpy.where(numpy.asarray(share) == 0, 0.0, interval_s * (0.5 * share / mtbf_s))
-    if not (_scalar(lag_s) and lag_s == 0):
+    if not (scalar(lag_s) and lag_s == 0):
         rework = rework + lag_s * (share / mtbf_s)
     restart = restart_s * (share / mtbf_s)
     return write, rework, restart
@@ -145,7 +110,7 @@ def daly_interval(delta_s: Num, mtbf_s: Num) -> Num:
     """
     x = delta_s / (2.0 * mtbf_s)
     series = (2.0 * delta_s * mtbf_s) ** 0.5 * (1.0 + x**0.5 / 3.0 + x / 9.0) - delta_s
-    if _scalar(delta_s, mtbf_s):
+    if scalar(delta_s, mtbf_s):
         return series if x < 1.0 else mtbf_s
     import numpy
 
@@ -162,21 +127,9 @@ def exact_interval(delta_s: Num, mtbf_s: Num) -> Num:
 
 def exact_effective(interval_s: Num, delta_s: Num, restart_s: Num, mtbf_s: Num) -> Num:
     """Share of time spent on kept work when failures are exponential and may
-    strike during writes and restarts: τ / (M·e^{r/M}·(e^{(τ+δ)/M} − 1)).
-
-    Written as (τ/M)·e^{−r/M}/(e^x − 1) with x = (τ+δ)/M, and as
-    (τ/M)·e^{−r/M−x} once e^x would overflow, so it tends to 0 instead of failing.
-    """
-    lib = _lib(interval_s, delta_s, restart_s, mtbf_s)
-    x = (interval_s + delta_s) / mtbf_s
-    scale = interval_s / mtbf_s
-    if lib is math:
-        if x > 700.0:
-            return scale * math.exp(-restart_s / mtbf_s - x)
-        return scale * math.exp(-restart_s / mtbf_s) / math.expm1(x)
-    safe = lib.minimum(x, 700.0)
-    direct = scale * lib.exp(-restart_s / mtbf_s) / lib.expm1(safe)
-    return lib.where(x > 700.0, scale * lib.exp(-restart_s / mtbf_s - x), direct)
+    strike during writes and restarts: τ / (M·e^{r/M}·(e^{(τ+δ)/M} − 1)), Daly's exact form
+    (:func:`ckptcalc.model.one_level.single_split`, which tends to 0 instead of overflowing)."""
+    return single_split(interval_s=interval_s, stall_s=delta_s, lag_s=0.0, restart_s=restart_s, mtbf_s=mtbf_s).effective
 
 
 # ------------------------------------------------------------ configurations
@@ -491,77 +444,76 @@ class Result(Record):
         return self.levels[-1]
 
 
-def _schedule(config: Config, interval_s: Num, memory_interval_s: Num | None, every: Num) -> exact.Schedule:
-    """The exact model's schedule of ``config`` at the given intervals."""
+def _base(config: Config) -> Tiers:
+    """The schedule of ``config``'s levels, fastest first, with τ₁ = 1 and every multiple 1 (placeholders)."""
     levels = config.levels()
-    storage = levels[-1]
-    if memory_interval_s is None:
-        return exact.single(
-            interval_s=interval_s, stall_s=storage.stall_s, lag_s=storage.lag_s, restart_s=storage.restart_s
-        )
-    memory = levels[0]
-    return exact.Schedule(
-        tau1_s=memory_interval_s,
-        every=every,
-        s1_s=memory.stall_s,
-        s2_s=storage.stall_s,
-        lag_s=storage.lag_s,
-        share=memory.share,
-        r1_s=memory.restart_s,
-        r2_s=storage.restart_s,
+    return Tiers(
+        tau1_s=1.0,
+        every=tuple(1.0 for _ in levels[1:]),
+        stalls=tuple(level.stall_s for level in levels),
+        lag_s=levels[-1].lag_s,
+        shares=tuple(level.share for level in levels),
+        restarts=tuple(level.restart_s for level in levels),
     )
 
 
-def _optimal_single(config: Config) -> Num:
-    storage = config.levels()[-1]
-    return _maximum(lambert_interval(storage.stall_s, config.mtbf_s), storage.lag_s)
-
-
-def _plan(config: Config) -> tuple[exact.Schedule, list[Caveat]]:
-    """The schedule ``config`` runs: its given intervals, the exact optimum for the free ones."""
+def _given(config: Config, base: Tiers, given: list[Num]) -> tuple[Tiers, list[Caveat]]:
+    """Every level's interval as given, each rounded to a whole multiple of the one below (with a caveat)."""
     caveats: list[Caveat] = []
+    ns = lib(*given)
+    levels = config.levels()
+    every: list[Num] = []
+    below: Num = given[0]
+    for lower, level, interval in zip(levels, levels[1:], given[1:], strict=False):
+        m = ns.maximum(ns.rint(interval / below), 1.0)
+        off = abs(m * below - interval) > 1e-9 * interval
+        hits = count(off)
+        if hits:
+            # The largest given interval among the points that were rounded.
+            worst = largest(interval if scalar(interval, below) else ns.where(off, interval, 0.0))
+            if len(levels) == 2:
+                caveats.append(Caveat("storage_rounded", level.name, worst, hits))
+            else:
+                caveats.append(Caveat("tier_rounded", level.name, worst, hits, lower.name))
+        every.append(m)
+        below = below * m
+    return base.replace(tau1_s=given[0], every=tuple(every)), caveats
+
+
+def _plan(config: Config) -> tuple[Tiers, list[Caveat]]:
+    """The schedule ``config`` runs: the joint exact optimum; the fastest interval or storage's held
+    where only that one is given; every interval as given when all are."""
+    base = _base(config)
     mtbf = config.mtbf_s
-    if not config.has_memory:
-        tau = _optimal_single(config) if config.interval_s is None else config.interval_s
-        return _schedule(config, tau, None, 1.0), caveats
-    base = _schedule(config, 1.0, 1.0, 1.0)
-    tau1, tau2 = config.memory_interval_s, config.interval_s
-    if tau1 is None and tau2 is None:
-        return exact.best_multiple(base, mtbf, tau1_fixed=False), caveats
-    if tau2 is None:
-        return exact.best_multiple(base.replace(tau1_s=tau1), mtbf, tau1_fixed=True), caveats
-    if tau1 is None:
-        return exact.best_multiple(base, mtbf, tau1_fixed=False, storage_s=tau2), caveats
-    lib = exact._lib(tau1, tau2)
-    every = lib.maximum(lib.rint(tau2 / tau1), 1.0)
-    off = abs(every * tau1 - tau2) > 1e-9 * tau2
-    hits = _count(off)
-    if hits:
-        # The largest given storage interval among the points that were rounded.
-        given = tau2 if _scalar(tau2, tau1) else lib.where(off, tau2, 0.0)
-        caveats.append(Caveat("storage_rounded", "storage", _worst(given), hits))
-    return base.replace(tau1_s=tau1, every=every), caveats
-
-
-def _worst(ratio: Num) -> float:
-    return float(ratio) if _scalar(ratio) else float(ratio.max())
+    given = [level.interval_s for level in config.levels()]
+    if all(g is None for g in given):
+        return search.best(base, mtbf), []
+    if all(g is not None for g in given):
+        return _given(config, base, given)
+    if given[0] is not None and all(g is None for g in given[1:]):
+        return search.best(base.replace(tau1_s=given[0]), mtbf, tau1_fixed=True), []
+    if given[-1] is not None and all(g is None for g in given[:-1]):
+        return search.best(base, mtbf, top_s=given[-1]), []
+    raise InputError(
+        "with three or more tiers, give every tier's interval, only the fastest's, or only storage's",
+        where="interval",
+    )
 
 
 def dominant(write: Num, rework: Num, restart: Num) -> Any:
     """Index into :data:`TERMS` of the largest term (an int, or an int array).
 
-    Terms within a relative :data:`ckptcalc.model.exact.TIE` of the largest are
-    tied, and a tie goes to the earlier term (write, then rework, then
-    restart), identically for floats and arrays.
+    Terms within a relative :data:`TIE` of the largest are tied, and a tie goes to the earlier
+    term (write, then rework, then restart), identically for floats and arrays.
     """
-    if _scalar(write, rework, restart):
+    if scalar(write, rework, restart):
         top = max(write, rework, restart)
-        floor = top * (1.0 - exact.TIE)
+        floor = top * (1.0 - TIE)
         return 0 if write >= floor else (1 if rework >= floor else 2)
     import numpy
 
     top = numpy.maximum(numpy.maximum(write, rework), restart)
-    floor = top * (1.0 - exact.TIE)
+    floor = top * (1.0 - TIE)
     return numpy.where(write >= floor, 0, numpy.where(rework >= floor, 1, 2))
 
 
@@ -570,14 +522,11 @@ def evaluate(config: Config) -> Result:
     the exact optimum itself, and first order beside them."""
     if config.shape is not None:
         return _evaluate_weibull(config)
-    if config.is_nested:
-        return _evaluate_nested(config)
     mtbf = config.mtbf_s
     chosen, caveats = _plan(config)
-    pinned = config.pinned
-    best = _plan(config.optimal())[0] if pinned else chosen
-    split = exact.effective(chosen, mtbf)
-    at_best = split if best is chosen else exact.effective(best, mtbf)
+    best = _plan(config.optimal())[0] if config.pinned else chosen
+    split = effective(chosen, mtbf)
+    at_best = split if best is chosen else effective(best, mtbf)
     if best is not chosen:
         # The search is numeric: where it lands short of the schedule given (degenerate corners,
         # effective time near 0), that schedule is the better one found, and the optimum reported.
@@ -586,14 +535,11 @@ def evaluate(config: Config) -> Result:
     return _result(config, (chosen, split), (best, at_best), caveats, daly)
 
 
-_S = TypeVar("_S", exact.Schedule, nested.Tiers)
-
-
-def _better(a: _S, a_split: exact.Split, b: _S, b_split: exact.Split) -> tuple[_S, exact.Split]:
+def _better(a: Tiers, a_split: Split, b: Tiers, b_split: Split) -> tuple[Tiers, Split]:
     """Per point, the schedule with the higher effective time, with its split: ``b`` unless ``a`` is
     better by more than rounding (a relative 1e-12)."""
     take_a = a_split.effective > b_split.effective * (1.0 + 1e-12)
-    if _scalar(a_split.effective, b_split.effective):
+    if scalar(a_split.effective, b_split.effective):
         return (a, a_split) if take_a else (b, b_split)
     import numpy
 
@@ -602,29 +548,15 @@ def _better(a: _S, a_split: exact.Split, b: _S, b_split: exact.Split) -> tuple[_
             return tuple(numpy.where(take_a, u, v) for u, v in zip(x, y, strict=True))
         return numpy.where(take_a, x, y)
 
-    schedule = type(a)(**{f: pick(getattr(a, f), getattr(b, f)) for f in type(a)._fields})
-    split = exact.Split(**{f: pick(getattr(a_split, f), getattr(b_split, f)) for f in exact.Split._fields})
+    schedule = Tiers(**{f: pick(getattr(a, f), getattr(b, f)) for f in Tiers._fields})
+    split = Split(**{f: pick(getattr(a_split, f), getattr(b_split, f)) for f in Split._fields})
     return schedule, split
-
-
-def _intervals(schedule: exact.Schedule | nested.Tiers, levels: int) -> tuple[Num, ...]:
-    """Each level's interval under ``schedule``, fastest first."""
-    if isinstance(schedule, nested.Tiers):
-        return schedule.intervals()
-    if levels == 1:
-        return (schedule.storage_interval_s,)
-    return (schedule.tau1_s, schedule.storage_interval_s)
-
-
-def _every(schedule: exact.Schedule | nested.Tiers) -> Num:
-    """Fastest-level checkpoints per storage checkpoint."""
-    return schedule.segments if isinstance(schedule, nested.Tiers) else schedule.every
 
 
 def _result(
     config: Config,
-    run: tuple[exact.Schedule | nested.Tiers, exact.Split],
-    optimum: tuple[exact.Schedule | nested.Tiers, exact.Split],
+    run: tuple[Tiers, Split],
+    optimum: tuple[Tiers, Split],
     caveats: list[Caveat],
     daly: Num | None,
 ) -> Result:
@@ -633,21 +565,21 @@ def _result(
     fo = first_order(config)
     levels = config.levels()
     two = config.has_memory
-    ran, ideal = _intervals(chosen, len(levels)), _intervals(best, len(levels))
+    ran, ideal = chosen.intervals(), best.intervals()
     plans = [Plan(level, ran[i], ideal[i]) for i, level in enumerate(levels)]
     storage = levels[-1]
     if not config.pinned or config.interval_s is None or config.memory_interval_s is None:
-        bound = _count((storage.lag_s > 0) & (ideal[-1] <= storage.lag_s * (1.0 + 1e-9)))
+        bound = count((storage.lag_s > 0) & (ideal[-1] <= storage.lag_s * (1.0 + 1e-9)))
         if bound:
             caveats.append(Caveat("lag_bound", storage.name, None, bound))
     return Result(
         config=config,
         interval_s=ran[-1],
         memory_interval_s=ran[0] if two else None,
-        storage_every=_every(chosen) if two else None,
+        storage_every=chosen.segments if two else None,
         optimal_interval_s=ideal[-1],
         optimal_memory_interval_s=ideal[0] if two else None,
-        optimal_storage_every=_every(best) if two else None,
+        optimal_storage_every=best.segments if two else None,
         effective=split.effective,
         optimal_effective=at_best.effective,
         write=split.write,
@@ -662,36 +594,26 @@ def _result(
     )
 
 
-def schedule_of(config: Config, result: Result, *, optimal: bool = False) -> exact.Schedule | nested.Tiers:
+def schedule_of(config: Config, result: Result, *, optimal: bool = False) -> Tiers:
     """The exact model's schedule that ``result`` (of ``config``) runs, or its optimal one."""
-    if config.is_nested:
-        intervals = [p.optimal_interval_s if optimal else p.interval_s for p in result.levels]
-        lib = exact._lib(*intervals)
-        multiples = tuple(lib.rint(b / a) for a, b in itertools.pairwise(intervals))
-        return _base_tiers(config).replace(tau1_s=intervals[0], every=multiples)
-    if optimal:
-        tau2, tau1, every = result.optimal_interval_s, result.optimal_memory_interval_s, result.optimal_storage_every
-    else:
-        tau2, tau1, every = result.interval_s, result.memory_interval_s, result.storage_every
-    if tau1 is None:
-        return _schedule(config, tau2, None, 1.0)
-    return _schedule(config, tau2, tau1, every)
+    intervals = [p.optimal_interval_s if optimal else p.interval_s for p in result.levels]
+    ns = lib(*intervals)
+    multiples = tuple(ns.rint(b / a) for a, b in itertools.pairwise(intervals))
+    return _base(config).replace(tau1_s=intervals[0], every=multiples)
 
 
-def effective_at(config: Config, schedule: exact.Schedule | nested.Tiers, mtbf_s: float) -> float:
+def effective_at(config: Config, schedule: Tiers, mtbf_s: float) -> float:
     """Effective time of ``config`` running ``schedule`` when the job MTBF is ``mtbf_s`` (floats);
     Weibull failures (one level) when ``config.shape`` is set."""
-    if isinstance(schedule, nested.Tiers):
-        return float(nested.effective(schedule, mtbf_s).effective)
     if config.shape is None:
-        return float(exact.effective(schedule, mtbf_s).effective)
-    from ckptcalc.model import weibull as renewal
+        return float(effective(schedule, mtbf_s).effective)
+    from ckptcalc.model import weibull
 
-    return renewal.weibull_effective(
+    return weibull.weibull_effective(
         interval_s=float(schedule.tau1_s),
-        stall_s=float(schedule.s2_s),
+        stall_s=float(schedule.stalls[0]),
         lag_s=float(schedule.lag_s),
-        restart_s=float(schedule.r2_s),
+        restart_s=float(schedule.restarts[0]),
         mtbf_s=mtbf_s,
         shape=float(config.shape),
     )
@@ -714,10 +636,10 @@ def interval_comparison(config: Config) -> list[tuple[str, float, float]] | None
 # ------------------------------------------------------------ Weibull failures
 
 
-_Optima = dict[tuple[float, ...], tuple[float, exact.Split]]
+_Optima = dict[tuple[float, ...], tuple[float, Split]]
 
 
-def _weibull_point(config: Config, optima: _Optima) -> tuple[float, float, exact.Split, exact.Split]:
+def _weibull_point(config: Config, optima: _Optima) -> tuple[float, float, Split, Split]:
     """(interval run, optimal interval, split at each) of one level under Weibull failures, floats.
 
     ``optima`` remembers each optimum by the level and law, so a sweep over the interval searches once.
@@ -729,14 +651,14 @@ def _weibull_point(config: Config, optima: _Optima) -> tuple[float, float, exact
     mtbf, shape = float(config.mtbf_s), float(config.shape)
     stall, lag, restart = float(level.stall_s), float(level.lag_s), float(level.restart_s)
 
-    def split(tau: float) -> exact.Split:
+    def split(tau: float) -> Split:
         return renewal.weibull_split(
             interval_s=tau, stall_s=stall, lag_s=lag, restart_s=restart, mtbf_s=mtbf, shape=shape
         )
 
     key = (stall, lag, restart, mtbf, shape)
     if key not in optima:
-        start = float(_optimal_single(config.replace(shape=None, mtbf_s=mtbf, interval_s=None)))
+        start = float(search.best_tau1(_base(config), mtbf))
         best = renewal.weibull_optimum(
             stall_s=stall, lag_s=lag, restart_s=restart, mtbf_s=mtbf, shape=shape, start_s=max(start, 1e-9)
         )
@@ -761,7 +683,7 @@ def _evaluate_weibull(config: Config) -> Result:
         )
     fields = ("checkpoint_bytes", "bandwidth", "mtbf_s", "restart_s", "snapshot_bandwidth", "interval_s", "shape")
     present = {name: getattr(config, name) for name in fields if getattr(config, name) is not None}
-    if _scalar(*present.values()):
+    if scalar(*present.values()):
         chosen, best, split, at_best = _weibull_point(config, {})
     else:
         import numpy
@@ -784,75 +706,12 @@ def _evaluate_weibull(config: Config) -> Result:
             return numpy.array([pick(p) for p in points], dtype=float).reshape(shape)
 
         chosen, best = column(lambda p: p[0]), column(lambda p: p[1])
-        parts = exact.Split._fields
-        split = exact.Split(**{f: column(lambda p, f=f: getattr(p[2], f)) for f in parts})
-        at_best = exact.Split(**{f: column(lambda p, f=f: getattr(p[3], f)) for f in parts})
-    (storage,) = config.levels()
+        parts = Split._fields
+        split = Split(**{f: column(lambda p, f=f: getattr(p[2], f)) for f in parts})
+        at_best = Split(**{f: column(lambda p, f=f: getattr(p[3], f)) for f in parts})
+    (_storage,) = config.levels()
 
-    def schedule(tau: Num) -> exact.Schedule:
-        return exact.single(interval_s=tau, stall_s=storage.stall_s, lag_s=storage.lag_s, restart_s=storage.restart_s)
+    def schedule(tau: Num) -> Tiers:
+        return _base(config).replace(tau1_s=tau)
 
     return _result(config, (schedule(chosen), split), (schedule(best), at_best), [], None)
-
-
-# -------------------------------------------------------------- nested tiers
-
-
-def _base_tiers(config: Config) -> nested.Tiers:
-    """The nested schedule of ``config`` with τ₁ = 1 and every multiple 1 (placeholders)."""
-    levels = config.levels()
-    return nested.Tiers(
-        tau1_s=1.0,
-        every=tuple(1.0 for _ in levels[1:]),
-        stalls=tuple(level.stall_s for level in levels),
-        lag_s=levels[-1].lag_s,
-        shares=tuple(level.share for level in levels),
-        restarts=tuple(level.restart_s for level in levels),
-    )
-
-
-def _plan_nested(config: Config) -> tuple[nested.Tiers, list[Caveat]]:
-    """The nested schedule ``config`` runs: the joint exact optimum; τ₁ or the storage interval held
-    where only that one is given; every interval as given (each rounded to a whole multiple of the
-    one below, with a caveat) when all are."""
-    base = _base_tiers(config)
-    mtbf = config.mtbf_s
-    given = [level.interval_s for level in config.levels()]
-    if all(g is None for g in given):
-        return nested.best(base, mtbf), []
-    if all(g is not None for g in given):
-        caveats: list[Caveat] = []
-        lib = exact._lib(*given)
-        every: list[Num] = []
-        below: Num = given[0]
-        levels = config.levels()
-        for lower, level, interval in zip(levels, levels[1:], given[1:], strict=False):
-            assert interval is not None
-            m = lib.maximum(lib.rint(interval / below), 1.0)
-            off = abs(m * below - interval) > 1e-9 * interval
-            hits = _count(off)
-            if hits:
-                caveats.append(Caveat("tier_rounded", level.name, _worst(interval), hits, lower.name))
-            every.append(m)
-            below = below * m
-        return base.replace(tau1_s=given[0], every=tuple(every)), caveats
-    if given[0] is not None and all(g is None for g in given[1:]):
-        return nested.best(base.replace(tau1_s=given[0]), mtbf, tau1_fixed=True), []
-    if given[-1] is not None and all(g is None for g in given[:-1]):
-        return nested.best(base, mtbf, top_s=given[-1]), []
-    raise InputError(
-        "with three or more tiers, give every tier's interval, only the fastest's, or only storage's",
-        where="interval",
-    )
-
-
-def _evaluate_nested(config: Config) -> Result:
-    """Three or more nested tiers: the exact model at the schedule run and at its joint optimum."""
-    mtbf = config.mtbf_s
-    chosen, caveats = _plan_nested(config)
-    best = _plan_nested(config.optimal())[0] if config.pinned else chosen
-    split = nested.effective(chosen, mtbf)
-    at_best = split if best is chosen else nested.effective(best, mtbf)
-    if best is not chosen:
-        best, at_best = _better(chosen, split, best, at_best)
-    return _result(config, (chosen, split), (best, at_best), caveats, None)

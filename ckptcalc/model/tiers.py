@@ -1,18 +1,27 @@
-"""The exact model of any number of nested checkpoint tiers (docs/model.md §12).
+"""The exact model of every periodic checkpointing strategy: one recursion over nested tiers (docs/model.md §8, §12).
 
-Tier 1 (the fastest) is written after every τ₁ of useful work; tier i after
-every m_i-th checkpoint of tier i − 1, so each interval is a whole multiple of
-the one below and a tier-i boundary is a boundary of every tier below it: the
-stall there is s₁ + … + s_i. A failure is of class k with probability q_k
-(Σ q = 1). It destroys the tiers below k, so the job goes back to the newest
-checkpoint on a tier ≥ k: the last tier-k boundary (for the top tier L, the
-last *durable* one when its writes are asynchronous), restarts in r_k, and
-the lower tiers start over from that point. A failure during a restart draws
-its class afresh and goes back at least as far.
+Every strategy is a schedule of L ≥ 1 tiers. Tier 1 (the fastest) is
+written after every τ₁ of useful work; tier i after every m_i-th checkpoint
+of tier i − 1, so each interval is a whole multiple of the one below and a
+tier-i boundary is a boundary of every tier below it: the stall there is
+s₁ + … + s_i. A failure is of class k with probability q_k (Σ q = 1). It
+destroys the tiers below k, so the job goes back to the newest checkpoint on
+a tier ≥ k: the last tier-k boundary (for the top tier L, the last *durable*
+one when its writes are asynchronous, durable P of progress after its
+snapshot), restarts in r_k, and the lower tiers start over from that point.
+A failure during a restart draws its class afresh and goes back at least as
+far. So one recursion covers
 
-The recursion of :mod:`ckptcalc.model.exact` runs one period inside the next. Every
-piece of a period (a segment, or a whole tier-k period) is an affine map
-from the expected time after it to the expected time from its start,
+* one level, synchronous (Daly's exact model) or asynchronous (L = 1, in
+  closed form: :mod:`ckptcalc.model.one_level`, tested equal to the recursion),
+* memory + storage, synchronous or asynchronous (L = 2),
+* any number of tiers (L ≥ 3).
+
+Failures renew at each failure (the time X to the next one counts from the
+start of the restart) and E[min(X, w)] = M·(1 − e^{−w/M}). The recursion
+runs one period inside the next. Every piece of a period (a segment, or a
+whole tier-k period) is an affine map from the expected time after it to the
+expected time from its start,
 
     E_start = λ·E_after + μ,      μ = (α, β₂ … β_L),
 
@@ -24,8 +33,8 @@ form, so the cost grows with the number of tiers, not with the multiples.
 Probability is conserved (λ + Σβ = 1), which gives every 1 − λ and 1 − β_k
 as a sum of positive terms, free of cancellation.
 
->>> t = Tiers(tau1_s=295.4, every=(1, 54), stalls=(3.0, 0.0, 90.0), lag_s=0.0,
-...           shares=(0.99, 0.0, 0.01), restarts=(60.0, 60.0, 600.0))
+>>> t = Tiers(tau1_s=295.4, every=(54.0,), stalls=(3.0, 90.0), lag_s=0.0,
+...           shares=(0.99, 0.01), restarts=(60.0, 600.0))
 >>> round(float(effective(t, 14400.0).effective), 5)
 0.96438
 """
@@ -33,27 +42,19 @@ as a sum of positive terms, free of cancellation.
 from __future__ import annotations
 
 import math
-from typing import Any, TypeAlias
 
-from ckptcalc.model.exact import SEARCH_ABOVE, SEARCH_BELOW, Split, _divide, _golden, _lib, _Math, _piece, _quiet
+from ckptcalc.model.arrays import Lib, Num, Scalar, divide, lib, quiet
+from ckptcalc.model.one_level import Split, single_split
 from ckptcalc.records import Record
-
-Num: TypeAlias = Any
-
-#: Steps each multiple may walk from its first-order start while effective time improves.
-MAX_WALK = 64
-
-#: Rounds of the walk over all multiples.
-ROUNDS = 8
 
 
 class Tiers(Record):
-    """A nested schedule of L ≥ 2 tiers in SI units (fields may be numpy arrays).
+    """A schedule of L ≥ 1 nested tiers in SI units (fields may be numpy arrays).
 
     ``tau1_s`` useful work between tier-1 checkpoints; ``every`` the whole
-    multiples m₂ … m_L (tier i every m_i-th checkpoint of tier i − 1);
-    ``stalls`` s₁ … s_L; ``lag_s`` the top tier's persist time (0:
-    synchronous); ``shares`` q₁ … q_L; ``restarts`` r₁ … r_L.
+    multiples m₂ … m_L (tier i every m_i-th checkpoint of tier i − 1; empty
+    for one level); ``stalls`` s₁ … s_L; ``lag_s`` the top tier's persist
+    time (0: synchronous); ``shares`` q₁ … q_L; ``restarts`` r₁ … r_L.
     """
 
     tau1_s: Num
@@ -65,6 +66,7 @@ class Tiers(Record):
 
     @property
     def count(self) -> int:
+        """L, the number of tiers."""
         return len(self.stalls)
 
     def intervals(self) -> tuple[Num, ...]:
@@ -81,11 +83,34 @@ class Tiers(Record):
 
     @property
     def segments(self) -> Num:
-        """Tier-1 checkpoints per top-tier checkpoint: m₂·…·m_L."""
+        """Tier-1 checkpoints per top-tier checkpoint: m₂·…·m_L (1 for one level)."""
         n: Num = 1.0
         for m in self.every:
             n = n * m
         return n
+
+    def values(self) -> tuple[Num, ...]:
+        """Every number of the schedule, flat (to tell floats from arrays)."""
+        return (self.tau1_s, *self.every, *self.stalls, self.lag_s, *self.shares, *self.restarts)
+
+
+def single(*, interval_s: Num, stall_s: Num, lag_s: Num, restart_s: Num) -> Tiers:
+    """The schedule of one level (asynchronous when ``lag_s`` > 0)."""
+    return Tiers(tau1_s=interval_s, every=(), stalls=(stall_s,), lag_s=lag_s, shares=(1.0,), restarts=(restart_s,))
+
+
+def _emin(w: Num, m: Num, ns: Lib) -> Num:
+    """E[min(X, w)] for X exponential with mean ``m``."""
+    return -m * ns.expm1(-w / m)
+
+
+def _piece(start: Num, end: Num, work: Num, mtbf: Num, ns: Lib) -> tuple[Num, Num]:
+    """Expected (time, stall time) spent in offsets [start, end] of a segment whose first
+    ``work`` seconds are work and the rest a stall, entered at ``start``, until it ends or fails."""
+    total = _emin(end - start, mtbf, ns)
+    stall_from = ns.maximum(start, work)
+    stall = ns.exp(-(stall_from - start) / mtbf) * _emin(ns.maximum(end - stall_from, 0.0), mtbf, ns)
+    return total, stall
 
 
 # ------------------------------------------------------------------ recovery
@@ -98,7 +123,25 @@ class _Recovery(Record):
     lands: tuple[Num, ...]  # chance of resuming at the anchor of tier 1 … L
 
 
-def _recovery(t: Tiers, mtbf: Num, lib: Any) -> _Recovery:
+#: Recent recoveries of plain-float schedules, by shares, restarts and M: a search over the
+#: intervals asks for the same one again and again.
+_RECOVERIES: dict[tuple[float, ...], _Recovery] = {}
+
+
+def _recovered(t: Tiers, mtbf: Num, ns: Lib) -> _Recovery:
+    """:func:`_recovery`, remembered for plain floats (it depends on the shares, restarts and M only)."""
+    if ns is not Scalar:
+        return _recovery(t, mtbf, ns)
+    key = (*t.shares, *t.restarts, mtbf)
+    found = _RECOVERIES.get(key)
+    if found is None:
+        if len(_RECOVERIES) > 256:
+            _RECOVERIES.clear()
+        found = _RECOVERIES[key] = _recovery(t, mtbf, ns)
+    return found
+
+
+def _recovery(t: Tiers, mtbf: Num, ns: Lib) -> _Recovery:
     """Restarts of class c take r_c; one struck by a failure (chance 1 − a_c) continues with a fresh
     class, towards the anchor of the highest class drawn so far (K). With Z_K the expected time still
     to come from a struck restart at K, and D_K = 1 − Σ_{c≤K} q_c·(1 − a_c):
@@ -109,9 +152,9 @@ def _recovery(t: Tiers, mtbf: Num, lib: Any) -> _Recovery:
     chances follow the same pattern."""
     count = t.count
     q, r = t.shares, t.restarts
-    lost = [-lib.expm1(-rc / mtbf) for rc in r]  # a failure strikes during the restart
+    lost = [-ns.expm1(-rc / mtbf) for rc in r]  # a failure strikes during the restart
     kept = [1.0 - x for x in lost]
-    spent = [-mtbf * lib.expm1(-rc / mtbf) for rc in r]  # E[min(X, r_c)]
+    spent = [-mtbf * ns.expm1(-rc / mtbf) for rc in r]  # E[min(X, r_c)]
     total: list[Num] = [0.0] * count  # T_c
     land: list[list[Num]] = [[0.0] * count for _ in range(count)]  # land[c][K]: from a class-c failure
     for k in range(count - 1, -1, -1):
@@ -126,7 +169,7 @@ def _recovery(t: Tiers, mtbf: Num, lib: Any) -> _Recovery:
             d = d + q[c]
             high_cost = high_cost + q[c] * total[c]
         # D underflows to 0 when every restart is thousands of MTBFs long: then nothing finishes.
-        z = _divide(low_cost + high_cost, d, lib)
+        z = divide(low_cost + high_cost, d, ns)
         total[k] = spent[k] + lost[k] * z
         stay: Num = 0.0
         for c in range(k + 1):
@@ -135,7 +178,7 @@ def _recovery(t: Tiers, mtbf: Num, lib: Any) -> _Recovery:
             w: Num = stay if target == k else 0.0
             for c in range(k + 1, count):
                 w = w + q[c] * land[c][target]
-            w = _divide(w, d, lib)
+            w = divide(w, d, ns)
             land[k][target] = (kept[k] if target == k else 0.0) + lost[k] * w
     restart: Num = 0.0
     for c in range(count):
@@ -162,12 +205,12 @@ class _Map(Record):
     beta: tuple[Num, ...]
 
 
-def _segment(length: Num, work: Num, rec: _Recovery, mtbf: Num, lib: Any) -> _Map:
+def _segment(length: Num, work: Num, rec: _Recovery, mtbf: Num, ns: Lib) -> _Map:
     """One tier-1 segment of ``length`` (its first ``work`` seconds work, the rest a stall):
 
     E = c + p·E_next + (1 − p)·[R + Σ_K w_K·A_K], with A₁ = E itself, solved for E."""
-    time, stall = _piece(0.0, length, work, mtbf, lib)
-    lost = -lib.expm1(-length / mtbf)
+    time, stall = _piece(0.0, length, work, mtbf, ns)
+    lost = -ns.expm1(-length / mtbf)
     d = 1.0 - lost * rec.lands[0]
     restart = lost * rec.restart
     beta = tuple(lost * w / d for w in rec.lands[1:])
@@ -185,9 +228,9 @@ def _then(outer: _Map, inner: _Map) -> _Map:
     return _Map(lam, outer.rest + outer.lam * inner.rest, alpha, beta)
 
 
-def _power(piece: _Map, times: Num, lib: Any) -> _Map:
+def _power(piece: _Map, times: Num, ns: Lib) -> _Map:
     """``times`` identical pieces in a row: λⁿ and μ·(1 − λⁿ)/(1 − λ), in logs for λ near 1."""
-    if lib is _Math:
+    if ns is Scalar:
         if piece.rest == 0.0 or times == 0:
             lam_n, series = 1.0, float(times)
         elif piece.rest >= 1.0:
@@ -197,9 +240,9 @@ def _power(piece: _Map, times: Num, lib: Any) -> _Map:
             lam_n, series = math.exp(scaled), -math.expm1(scaled) / piece.rest
     else:
         flat = piece.rest == 0.0
-        scaled = lib.where(flat, 0.0, times * lib.log1p(-lib.minimum(piece.rest, 1.0)))
-        lam_n = lib.exp(scaled)
-        series = lib.where(flat, times, -lib.expm1(scaled) / lib.where(flat, 1.0, piece.rest))
+        scaled = ns.where(flat, 0.0, times * ns.log1p(-ns.minimum(piece.rest, 1.0)))
+        lam_n = ns.exp(scaled)
+        series = ns.where(flat, times, -ns.expm1(scaled) / ns.where(flat, 1.0, piece.rest))
     alpha = tuple(a * series for a in piece.alpha)
     beta = tuple(b * series for b in piece.beta)
     return _Map(lam_n, piece.rest * series, alpha, beta)
@@ -214,21 +257,21 @@ def _anchor(piece: _Map, tier: int) -> _Map:
     for i, b in enumerate(piece.beta):
         if i != j:
             keep = keep + b
-    lib = _lib(keep)
-    beta = tuple(0.0 if i == j else _divide(b, keep, lib) for i, b in enumerate(piece.beta))
-    lam = _divide(piece.lam, keep, lib)
+    ns = lib(keep)
+    beta = tuple(0.0 if i == j else divide(b, keep, ns) for i, b in enumerate(piece.beta))
+    lam = divide(piece.lam, keep, ns)
     rest: Num = 0.0
     for b in beta:
         rest = rest + b
-    return _Map(lam, rest, tuple(_divide(a, keep, lib) for a in piece.alpha), beta)
+    return _Map(lam, rest, tuple(divide(a, keep, ns) for a in piece.alpha), beta)
 
 
 class _Periods:
     """P(k, e): a whole tier-k period whose last boundary has level e (its stall s₁ + … + s_e),
     with its own anchor solved (k ≥ 2); built on demand and remembered."""
 
-    def __init__(self, t: Tiers, rec: _Recovery, mtbf: Num, lib: Any) -> None:
-        self.t, self.rec, self.mtbf, self.lib = t, rec, mtbf, lib
+    def __init__(self, t: Tiers, rec: _Recovery, mtbf: Num, ns: Lib) -> None:
+        self.t, self.rec, self.mtbf, self.ns = t, rec, mtbf, ns
         self.cache: dict[tuple[int, int], _Map] = {}
 
     def stall(self, level: int) -> Num:
@@ -242,16 +285,16 @@ class _Periods:
         if key not in self.cache:
             tau = self.t.tau1_s
             if k == 1:
-                found = _segment(tau + self.stall(e), tau, self.rec, self.mtbf, self.lib)
+                found = _segment(tau + self.stall(e), tau, self.rec, self.mtbf, self.ns)
             else:
                 m = self.t.every[k - 2]
-                body = _then(_power(self.get(k - 1, k - 1), m - 1.0, self.lib), self.get(k - 1, e))
+                body = _then(_power(self.get(k - 1, k - 1), m - 1.0, self.ns), self.get(k - 1, e))
                 found = body if k == self.t.count else _anchor(body, k)
             self.cache[key] = found
         return self.cache[key]
 
 
-def _prefix(periods: _Periods, offset: Num, t: Tiers, lib: Any) -> _Map:
+def _prefix(periods: _Periods, offset: Num, t: Tiers, ns: Lib) -> _Map:
     """The first ``offset`` of a top-tier period (offset below its length), as a map to the point
     ``offset``: whole sub-periods of each tier, then whole segments, then a partial segment; the
     anchors of the partial sub-periods are solved, the top tier's is left open."""
@@ -265,216 +308,100 @@ def _prefix(periods: _Periods, offset: Num, t: Tiers, lib: Any) -> _Map:
     for k in range(t.count - 1, 0, -1):
         size = lengths[k - 1]
         limit = t.every[k - 1] - 1.0
-        d = lib.minimum(lib.maximum(lib.floor(left / size), 0.0), limit)
+        d = ns.minimum(ns.maximum(ns.floor(left / size), 0.0), limit)
         counts[k - 1] = d
-        left = lib.maximum(left - d * size, 0.0)
-    form = _segment(left, tau, periods.rec, periods.mtbf, lib)  # the partial segment up to the offset
+        left = ns.maximum(left - d * size, 0.0)
+    form = _segment(left, tau, periods.rec, periods.mtbf, ns)  # the partial segment up to the offset
     for k in range(1, t.count):
-        form = _then(_power(periods.get(k, k), counts[k - 1], lib), form)
+        form = _then(_power(periods.get(k, k), counts[k - 1], ns), form)
         if k + 1 < t.count:
             form = _anchor(form, k + 1)
     return form
 
 
-def _cycle(t: Tiers, mtbf: Num, lib: Any) -> tuple[Num, Num, Num]:
-    """Expected (time, stall, restart) from one top-tier commit to the next.
+def _cycle(t: Tiers, mtbf: Num, ns: Lib) -> tuple[Num, Num, Num, Num]:
+    """Expected (time, stall, restart) from one top-tier commit to the next, each times λ, and λ.
 
     The commit of the snapshot taken at a period's start lies ``lag`` into the period (positions
     count stalls, as the simulation does). E₁, the time from a period's start to the next commit, is
     that period followed by the next one's prefix up to the lag, a top-class failure anywhere in it
     going back to E₁; the cycle is E₁ less the prefix run on its own (top-class failures returning
     to its start), which is what precedes the cycle's start."""
-    rec = _recovery(t, mtbf, lib)
-    periods = _Periods(t, rec, mtbf, lib)
+    rec = _recovered(t, mtbf, ns)
+    periods = _Periods(t, rec, mtbf, ns)
     top = t.count
     whole = periods.get(top, top)
-    if lib is _Math and t.lag_s == 0:
+    if ns is Scalar and t.lag_s == 0:
         # Synchronous: the commit is the snapshot itself, so there is no prefix (an identity).
         tail = _Map(1.0, 0.0, (0.0, 0.0, 0.0), tuple(0.0 for _ in t.every))
     else:
-        tail = _prefix(periods, t.lag_s, t, lib)
+        tail = _prefix(periods, t.lag_s, t, ns)
     both = _then(whole, tail)
-    # E₁ = α + β_L·E₁ with 1 − β_L = λ (the chance of reaching the commit without landing back).
-    start = tuple(_divide(a, both.lam, lib) for a in both.alpha)
-    head = tuple(_divide(a, tail.lam, lib) for a in tail.alpha)
-    return start[0] - head[0], start[1] - head[1], start[2] - head[2]
+    # E₁ = α + β_L·E₁ with 1 − β_L = λ (the chance of reaching the commit without landing back), so
+    # E₁ = α/λ. Returned times λ, so that a λ that underflows (periods thousands of MTBFs long)
+    # leaves the shares of the cycle finite.
+    lam = both.lam
+    head = tuple(divide(a, tail.lam, ns) for a in tail.alpha)
+    return both.alpha[0] - lam * head[0], both.alpha[1] - lam * head[1], both.alpha[2] - lam * head[2], lam
 
 
 def effective(t: Tiers, mtbf_s: Num) -> Split:
-    """The exact split of elapsed time for the nested schedule ``t`` at job failure interval ``mtbf_s``.
+    """The exact split of elapsed time for the schedule ``t`` at job failure interval ``mtbf_s``.
 
     effective = (m₂·…·m_L)·τ₁ / E[cycle]; stalls and restarts are their shares of it, rework the rest.
-    Where floating point gives out (periods thousands of MTBFs long) the whole time counts as restart.
+    One level takes its closed form (:func:`ckptcalc.model.one_level.single_split`, the same numbers
+    as :func:`by_recursion` to rounding, and about twenty times faster).
     """
-    lib = _lib(t.tau1_s, *t.every, *t.stalls, t.lag_s, *t.shares, *t.restarts, mtbf_s)
-    with _quiet(lib):
-        time, stall, restart = _cycle(t, mtbf_s, lib)
-        eff = _divide(t.segments * t.tau1_s, time, lib)
-        write = _divide(stall, time, lib)
-        back = _divide(restart, time, lib)
-    if lib is _Math:
+    if t.count == 1:
+        return single_split(
+            interval_s=t.tau1_s, stall_s=t.stalls[0], lag_s=t.lag_s, restart_s=t.restarts[0], mtbf_s=mtbf_s
+        )
+    return by_recursion(t, mtbf_s)
+
+
+def by_recursion(t: Tiers, mtbf_s: Num) -> Split:
+    """:func:`effective` by the recursion, for any L (one level included).
+
+    One level runs as two: a free tier 1 that serves no failure, written at every checkpoint of
+    the real one (the recursion's top tier is the one whose failures go back to the last durable
+    checkpoint). Where floating point gives out (periods thousands of MTBFs long) effective time is
+    0 and the restarts take their share of :func:`restart_share`.
+    """
+    if t.count == 1:
+        t = Tiers(
+            tau1_s=t.tau1_s,
+            every=(1.0,),
+            stalls=(0.0, t.stalls[0]),
+            lag_s=t.lag_s,
+            shares=(0.0, t.shares[0]),
+            restarts=(t.restarts[0], t.restarts[0]),
+        )
+    ns = lib(*t.values(), mtbf_s)
+    with quiet(ns):
+        time, stall, restart, lam = _cycle(t, mtbf_s, ns)
+        eff = divide(t.segments * t.tau1_s * lam, time, ns)
+        write = divide(stall, time, ns)
+        back = divide(restart, time, ns)
+    if ns is Scalar:
         ok = all(math.isfinite(v) for v in (eff, write, back)) and time > 0
     else:
-        ok = lib.isfinite(eff) & lib.isfinite(write) & lib.isfinite(back) & (time > 0)
-    eff = lib.where(ok, eff, 0.0)
-    write = lib.where(ok, write, 0.0)
-    back = lib.where(ok, back, 1.0)
-    rework = lib.maximum(1.0 - eff - write - back, 0.0)
+        ok = ns.isfinite(eff) & ns.isfinite(write) & ns.isfinite(back) & (time > 0)
+    if ns is Scalar and ok:
+        return Split(eff, write, max(1.0 - eff - write - back, 0.0), back)
+    eff = ns.where(ok, eff, 0.0)
+    write = ns.where(ok, write, 0.0)
+    back = ns.where(ok, back, restart_share(t, mtbf_s))
+    rework = ns.maximum(1.0 - eff - write - back, 0.0)
     return Split(eff, write, rework, back)
 
 
-# ------------------------------------------------------------------ optimum
-
-
-def _targets(t: Tiers, mtbf_s: Num, lib: Any) -> list[Num]:
-    """Each tier's first-order interval, made nested: its own Young interval √(2·s_i·M/q_i); a tier
-    that serves no failure goes with the next one above that does (written only then), or with the
-    one below when it costs nothing to write; none shorter than the one below."""
-    count = t.count
-    found: list[Num] = [None] * count
-    for i in range(count - 1, -1, -1):
-        s, q = t.stalls[i], t.shares[i]
-        own = lib.sqrt(2.0 * s * mtbf_s / lib.maximum(q, 1e-300))
-        above = found[i + 1] if i + 1 < count else own
-        found[i] = lib.where(q > 0, own, lib.where(s > 0, above, 0.0))
-    floor = 1e-9 * mtbf_s
-    for i in range(count):
-        below = found[i - 1] if i else floor
-        found[i] = lib.minimum(lib.maximum(found[i], below), 1e12 * mtbf_s)
-    return found
-
-
-def first_order(t: Tiers, mtbf_s: Num, lib: Any) -> tuple[Num, tuple[Num, ...]]:
-    """The first-order start: τ₁ and whole multiples (each at least 1) near the tiers' first-order
-    intervals (:func:`_targets`), the top one covering the persist time."""
-    wanted = _targets(t, mtbf_s, lib)
-    tau1 = wanted[0]
-    return tau1, _multiples(t, wanted, tau1, lib)
-
-
-def _multiples(t: Tiers, wanted: list[Num], tau1: Num, lib: Any) -> tuple[Num, ...]:
-    below = tau1
-    every: list[Num] = []
-    for i in range(1, t.count):
-        m = lib.maximum(lib.rint(wanted[i] / below), 1.0)
-        every.append(m)
-        below = below * m
-    n: Num = 1.0
-    for m in every[:-1]:
-        n = n * m
-    every[-1] = lib.maximum(every[-1], lib.ceil(t.lag_s / (n * tau1) - 1e-12))
-    return tuple(every)
-
-
-def _floor_tau1(t: Tiers) -> Num:
-    """The shortest τ₁ whose top interval covers the persist time."""
-    return t.lag_s / t.segments * (1.0 + 1e-15)
-
-
-def best_tau1(t: Tiers, mtbf_s: Num) -> Num:
-    """The τ₁ that maximises effective time at the schedule's multiples (top interval ≥ persist time)."""
-    lib = _lib(t.tau1_s, *t.every, *t.stalls, t.lag_s, *t.shares, *t.restarts, mtbf_s)
-    # First order at these multiples: loss Σ S_i/(N_i·τ₁) + τ₁·Σ q_i·N_i/2M, N_i = m₂…m_i.
-    cost: Num = 0.0
-    weight: Num = 0.0
-    n: Num = 1.0
-    for i in range(t.count):
-        if i:
-            n = n * t.every[i - 1]
-        cost = cost + t.stalls[i] / n
-        weight = weight + t.shares[i] * n
-    guess = lib.sqrt(2.0 * cost * mtbf_s / weight)
-    guess = lib.maximum(guess, 1e-9 * mtbf_s)
-    low = lib.maximum(guess / SEARCH_BELOW, _floor_tau1(t))
-    high = lib.maximum(guess * SEARCH_ABOVE, low * 2.0)
-
-    def value(tau: Num) -> Num:
-        return effective(t.replace(tau1_s=tau), mtbf_s).effective
-
-    tau = _golden(value, low, high, lib)
-    return lib.where(value(low) >= value(tau), low, tau)
-
-
-def best(t: Tiers, mtbf_s: Num, *, tau1_fixed: bool = False, top_s: Num | None = None) -> Tiers:
-    """The nested schedule with the best whole multiples and τ₁, from the first-order start.
-
-    Each multiple in turn walks up or down one step at a time while effective time improves (τ₁
-    re-optimised at every step), for a few rounds over all of them. ``tau1_fixed`` keeps the
-    schedule's τ₁; ``top_s`` keeps the top interval (τ₁ = top / (m₂·…·m_L)).
-    """
-    given = [] if top_s is None else [top_s]
-    lib = _lib(t.tau1_s, *t.every, *t.stalls, t.lag_s, *t.shares, *t.restarts, mtbf_s, *given)
-    tau1, every = first_order(t, mtbf_s, lib)
-    if tau1_fixed:
-        tau1 = t.tau1_s
-        every = _rescaled(t, tau1, mtbf_s, lib)
-    elif top_s is not None:
-        n: Num = 1.0
-        for m in every[:-1]:
-            n = n * m
-        every = (*every[:-1], lib.maximum(lib.rint(top_s / (tau1 * n)), 1.0))
-    memo: dict[tuple[Any, ...], tuple[Num, Num]] = {}
-
-    def at(multiples: tuple[Num, ...]) -> tuple[Num, Num]:
-        key = tuple(float(m) for m in multiples) if lib is _Math else None
-        if key is not None and key in memo:
-            return memo[key]
-        trial = t.replace(every=multiples)
-        if top_s is not None:
-            tau = top_s / trial.segments
-        elif tau1_fixed:
-            tau = tau1
-        else:
-            tau = best_tau1(trial.replace(tau1_s=tau1), mtbf_s)
-        found = effective(trial.replace(tau1_s=tau), mtbf_s).effective, tau
-        if key is not None:
-            memo[key] = found
-        return found
-
-    def floor_of(i: int, multiples: tuple[Num, ...]) -> Num:
-        """The smallest m_i keeping the top interval at or above the persist time (τ₁ fixed)."""
-        if not tau1_fixed or i != len(multiples) - 1:
-            return 1.0
-        n: Num = 1.0
-        for m in multiples[:-1]:
-            n = n * m
-        return lib.maximum(1.0, lib.ceil(t.lag_s / (n * tau1) - 1e-12))
-
-    def moves(i: int, step: float, multiples: tuple[Num, ...]) -> tuple[Num, ...]:
-        """m_i one step up or down; for a tier below the top, a second kind of move keeps the next
-        tier's interval (m_{i+1} rescaled), coded as i + len."""
-        count = len(multiples)
-        j = i % count
-        m = lib.maximum(multiples[j] + step, floor_of(j, multiples))
-        if i < count or j + 1 >= count:
-            moved = (*multiples[:j], m, *multiples[j + 1 :])
-        else:
-            above = lib.maximum(lib.rint(multiples[j] * multiples[j + 1] / m), floor_of(j + 1, multiples))
-            moved = (*multiples[:j], m, above, *multiples[j + 2 :])
-        # With τ₁ held, fewer checkpoints below may need more above for storage to cover its persist time.
-        return (*moved[:-1], lib.maximum(moved[-1], floor_of(count - 1, moved)))
-
-    current = every
-    best_v, best_tau = at(current)
-    for _ in range(ROUNDS):
-        moved = False
-        for i in range(2 * len(current) - 1):
-            for step in (1.0, -1.0):
-                for _ in range(MAX_WALK):
-                    trial = moves(i, step, current)
-                    v, tau = at(trial)
-                    better = v > best_v * (1.0 + 1e-13)
-                    if not (better if lib is _Math else bool(better.any())):
-                        break
-                    moved = True
-                    current = tuple(lib.where(better, a, b) for a, b in zip(trial, current, strict=True))
-                    best_v = lib.where(better, v, best_v)
-                    best_tau = lib.where(better, tau, best_tau)
-        if not moved:
-            break
-    return t.replace(every=current, tau1_s=best_tau)
-
-
-def _rescaled(t: Tiers, tau1: Num, mtbf_s: Num, lib: Any) -> tuple[Num, ...]:
-    """First-order multiples when τ₁ is given."""
-    return _multiples(t, _targets(t, mtbf_s, lib), tau1, lib)
+def restart_share(t: Tiers, mtbf_s: Num) -> Num:
+    """The share of elapsed time in restarts, for any schedule: every time X between failures spends
+    min(X, r_c) restarting, r_c the restart of the class drawn, so it is Σ q_c·(1 − e^{−r_c/M}).
+    Where the cycle leaves floating point (periods thousands of MTBFs long, effective time 0), this
+    is the restart share reported and the rest counts as re-done work."""
+    ns = lib(*t.shares, *t.restarts, mtbf_s)
+    total: Num = 0.0
+    for q, r in zip(t.shares, t.restarts, strict=True):
+        total = total + q * -ns.expm1(-r / mtbf_s)
+    return total

@@ -29,8 +29,8 @@ import functools
 import math
 from collections.abc import Callable
 
-from ckptcalc.model.exact import Split
 from ckptcalc.model.numeric import gamma_q, golden_max
+from ckptcalc.model.one_level import Split
 
 #: Shapes the planner accepts: beyond them Γ(1 + 1/k) or the series leave floating point.
 SHAPES = (0.1, 20.0)
