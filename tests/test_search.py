@@ -1,0 +1,217 @@
+"""The one optimiser (docs/model.md §8.6): its optimum beats every neighbouring schedule, does not depend on
+where it starts, keeps the top tier above its persist time, and the robust band picks the multiple of least
+regret."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import pytest
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+
+from ckptcalc import api
+from ckptcalc.model import band, search, tiers
+from ckptcalc.model.evaluation import Config, _base, evaluate
+from ckptcalc.model.tiers import Tiers
+
+
+def value(t: Tiers, mtbf: float) -> float:
+    return float(tiers.effective(t, mtbf).effective)
+
+
+def at_multiples(t: Tiers, every: tuple[float, ...], mtbf: float) -> float:
+    """Effective time at whole multiples ``every`` with τ₁ re-optimised."""
+    trial = t.replace(every=every)
+    return value(trial.replace(tau1_s=search.best_tau1(trial, mtbf)), mtbf)
+
+
+def neighbours(every: tuple[float, ...]) -> list[tuple[float, ...]]:
+    """Each multiple ± 1 (at least 1), one tier at a time."""
+    found = []
+    for j in range(len(every)):
+        for step in (1.0, -1.0):
+            m = every[j] + step
+            if m >= 1.0:
+                found.append((*every[:j], m, *every[j + 1 :]))
+    return found
+
+
+# ------------------------------------------------------------------ the two cases that started it
+
+
+def test_a_million_gpus_take_the_better_multiple() -> None:
+    # docs/model.md §8.6: M = 50 000 h / 10⁶ = 180 s, memory 6.48 TB at 10 GB/s/GPU (s₁ = 0.648 ms),
+    # storage δ = 3.24 s, q = 0.99, r₁ 60 s, r₂ 600 s. Pinning m = 600 (τ₁ = 0.48064 s) gives
+    # 0.6920263, where a search that walked from its start ended at m = 640 (0.6920229).
+    found = api.optimize(
+        gpu_mtbf="50000h", gpus=1_000_000, replica_survival=0.99, memory_bw="10GB/s/gpu", memory_restart="1min"
+    )
+    result = found.result
+    assert float(result.storage_every) == 600.0
+    assert float(result.memory_interval_s) == pytest.approx(0.48064, rel=1e-4)
+    pinned = Tiers(
+        tau1_s=0.48064, every=(600.0,), stalls=(6.48e12 / 1e16, 3.24), lag_s=0.0, shares=(0.99, 0.01),
+        restarts=(60.0, 600.0),
+    )  # fmt: skip
+    assert value(pinned, 180.0) == pytest.approx(0.6920263, abs=5e-8)
+    assert float(result.effective) >= value(pinned, 180.0)
+    assert float(result.effective) > 0.692024  # m = 640 at its own best τ₁: 0.6920229
+    for m in (599.0, 601.0, 640.0):
+        assert at_multiples(pinned, (m,), 180.0) < float(result.effective)
+
+
+@pytest.mark.parametrize("tau1", [20.0, 60.0, 150.0])
+@pytest.mark.parametrize("lag", [0.0, 3000.0])
+def test_three_tiers_with_the_fastest_held_match_an_exhaustive_search(tau1: float, lag: float) -> None:
+    # With τ₁ held, every (m₂, m₃) in a box three times the optimum's is evaluated: the search's pick is the
+    # best of them. A walk that moves one multiple at a time can stop at a pair such as (8, 25) where (17, 12) is
+    # better; this search cannot.
+    t = Tiers(
+        tau1_s=tau1, every=(1.0, 1.0), stalls=(3.0, 12.0, 90.0), lag_s=lag, shares=(0.90, 0.08, 0.02),
+        restarts=(60.0, 180.0, 600.0),
+    )  # fmt: skip
+    mtbf = 14_400.0
+    found = search.best(t, mtbf, tau1_fixed=True)
+    best = value(found, mtbf)
+    m2, m3 = (int(m) for m in found.every)
+    box = itertools.product(range(1, 3 * m2 + 3), range(1, 3 * m3 + 3))
+    trials = [t.replace(every=(float(a), float(b))) for a, b in box if a * b * tau1 >= lag]
+    exhaustive = max(value(trial, mtbf) for trial in trials)
+    assert best == pytest.approx(exhaustive, rel=1e-13)
+    assert found.tau1_s == tau1
+    assert found.storage_interval_s >= lag
+
+
+def test_two_levels_match_an_exhaustive_search_over_the_multiple() -> None:
+    # τ₁ re-optimised at every m from 1 to 200: the search's optimum is the best of them (docs/model.md §8.3).
+    t = Tiers(tau1_s=1.0, every=(1.0,), stalls=(3.0, 90.0), lag_s=0.0, shares=(0.99, 0.01), restarts=(60.0, 600.0))
+    found = search.best(t, 14_400.0)
+    assert found.every == (54.0,)
+    assert found.tau1_s == pytest.approx(292.521, abs=1e-3)
+    exhaustive = max(at_multiples(t, (float(m),), 14_400.0) for m in range(1, 201))
+    assert value(found, 14_400.0) == pytest.approx(exhaustive, rel=1e-14)
+    assert value(found, 14_400.0) == pytest.approx(0.964380, abs=1e-6)
+
+
+def test_a_start_far_from_the_optimum_is_left_quickly() -> None:
+    # gemini-inmemory's storage at 70.3 MB/s (δ = 92 160 s ≫ M = 4 h): first order starts near m = 7 600, the
+    # optimum is m = 10 786 (τ₁ 110.53 s); neighbours on either side are worse.
+    t = Tiers(
+        tau1_s=1.0, every=(1.0,), stalls=(6.48e12 / 2.16e12, 6.48e12 / 70_312_500.0), lag_s=0.0,
+        shares=(0.99, 0.01), restarts=(60.0, 600.0),
+    )  # fmt: skip
+    found = search.best(t, 14_400.0)
+    assert found.every == (10_786.0,)
+    assert found.tau1_s == pytest.approx(110.5345, rel=1e-5)
+    best = value(found, 14_400.0)
+    assert best == pytest.approx(0.0527576269, abs=1e-10)
+    for m in (10_785.0, 10_787.0):
+        assert at_multiples(t, (m,), 14_400.0) < best
+
+
+# ------------------------------------------------------------------ the persist time is a floor
+
+
+@pytest.mark.parametrize("count", [1, 2, 3])
+def test_the_top_tier_never_goes_below_its_persist_time(count: int) -> None:
+    # A 20 000 s persist on a job failing every 4 h: the unconstrained optimum of every tier is far shorter,
+    # so the optimum sits on the floor m₂⋯m_L·τ₁ = P (docs/model.md §8.2, §8.4).
+    stalls, shares, restarts = (3.0, 12.0, 0.5)[-count:], (0.90, 0.08, 0.02)[-count:], (60.0, 180.0, 600.0)[-count:]
+    total = sum(shares)
+    t = Tiers(
+        tau1_s=1.0, every=(1.0,) * (count - 1), stalls=stalls, lag_s=20_000.0,
+        shares=tuple(q / total for q in shares), restarts=restarts,
+    )  # fmt: skip
+    free = search.best(t, 14_400.0)
+    assert free.storage_interval_s >= 20_000.0
+    assert free.storage_interval_s == pytest.approx(20_000.0, rel=1e-6)
+    if count > 1:
+        held = search.best(t.replace(tau1_s=700.0), 14_400.0, tau1_fixed=True)
+        assert held.tau1_s == 700.0
+        assert held.storage_interval_s >= 20_000.0
+        if count == 2:
+            assert held.segments == math.ceil(20_000.0 / 700.0)
+
+
+def test_a_preset_with_a_long_persist_reports_it_as_the_bound() -> None:
+    config = evaluate(
+        Config(
+            checkpoint_bytes=6.48e12,
+            bandwidth=324e6,
+            mtbf_s=14_400.0,
+            restart_s=600.0,
+            snapshot_bandwidth=2e12,
+            replica_survival=0.9,
+            memory_bandwidth=2.16e12,
+            memory_restart_s=60.0,
+        )
+    )
+    # S / B = 6.48 TB / 324 MB/s = 20 000 s of persist.
+    assert float(config.interval_s) >= 20_000.0
+    assert any(c.kind == "lag_bound" for c in config.caveats)
+
+
+# ------------------------------------------------------------------ every neighbour is worse
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    count=st.integers(2, 3),
+    log_mtbf=st.floats(2.5, 5.0),
+    log_stalls=st.lists(st.floats(-2.0, 2.5), min_size=3, max_size=3),
+    weights=st.lists(st.floats(0.01, 1.0), min_size=3, max_size=3),
+    log_restarts=st.lists(st.floats(0.5, 3.0), min_size=3, max_size=3),
+    lag_share=st.one_of(st.just(0.0), st.floats(0.0, 3.0)),
+)
+def test_the_optimum_beats_every_neighbouring_schedule(
+    count: int, log_mtbf: float, log_stalls: list[float], weights: list[float], log_restarts: list[float],
+    lag_share: float,
+) -> None:  # fmt: skip
+    mtbf = 10**log_mtbf
+    stalls = tuple(sorted(10**s for s in log_stalls[:count]))  # slower tiers stall longer
+    total = sum(weights[:count])
+    shares = tuple(w / total for w in weights[:count])
+    restarts = tuple(sorted(10**r for r in log_restarts[:count]))
+    lag = lag_share * math.sqrt(2.0 * stalls[-1] * mtbf)
+    t = Tiers(tau1_s=1.0, every=(1.0,) * (count - 1), stalls=stalls, lag_s=lag, shares=shares, restarts=restarts)
+    found = search.best(t, mtbf)
+    best = value(found, mtbf)
+    event(f"{count} tiers, {'async' if lag > 0 else 'sync'}")
+    if best < 1e-3:
+        event("effective time near 0")
+        return
+    event("reaches the comparison")
+    assert found.storage_interval_s >= lag * (1.0 - 1e-12)
+    # The optimum's own τ₁ is the best at its multiples, and each neighbour at its own best τ₁ is no better.
+    assert best >= at_multiples(t, found.every, mtbf) * (1.0 - 1e-12)
+    for every in neighbours(found.every):
+        assert at_multiples(t, every, mtbf) <= best * (1.0 + 1e-12), every
+
+
+# ------------------------------------------------------------------ the robust band
+
+
+def test_the_robust_multiple_has_the_least_worst_regret() -> None:
+    # gemini-inmemory with M known only within [2 h, 8 h]: for the robust m and its neighbours m ± 1, each at the
+    # τ₁ of equal regrets between its two optima, the robust one has the least worst regret.
+    config = Config(
+        checkpoint_bytes=6.48e12, bandwidth=72e9, mtbf_s=14_400.0, restart_s=600.0, replica_survival=0.99,
+        memory_bandwidth=2.16e12, memory_restart_s=60.0,
+    )  # fmt: skip
+    result = evaluate(config)
+    found = band.band(config, result, 7_200.0, 28_800.0)
+    m = found.robust_storage_every
+    assert m is not None
+    lo, hi = band._end(config, 7_200.0), band._end(config, 28_800.0)
+
+    def worst(every: float) -> float:
+        base = _base(config).replace(every=(every,))
+        a, b = sorted((float(search.best_tau1(base, 7_200.0)), float(search.best_tau1(base, 28_800.0))))
+        return band._minimax(config, lo, hi, lambda tau: base.replace(tau1_s=tau), a, b)[1]
+
+    assert found.robust_regret_pp == pytest.approx(100.0 * worst(m), rel=1e-9)
+    assert worst(m) < worst(m - 1.0)
+    assert worst(m) < worst(m + 1.0)
+    assert min(lo.best.every[0], hi.best.every[0]) <= m <= max(lo.best.every[0], hi.best.every[0])
