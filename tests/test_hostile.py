@@ -425,6 +425,7 @@ def _narrow_numbers() -> dict[str, list[str]]:
     test_levels and test_sim_independent)."""
     tau, effective = _single("llama3-405b")
     gemini = evaluate(resolve(presets.load("gemini-inmemory")).config)
+    assert gemini.optimal_memory_interval_s is not None
     _, slow = _single("llama3-405b", bandwidth=200e9)
     fast_tau, fast = _single("llama3-405b", bandwidth=20e12)
     bloom_tau, bloom = _single("bloom-176b")
