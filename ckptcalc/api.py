@@ -19,7 +19,7 @@ import functools
 import math
 import os
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from ckptcalc.errors import InputError
 from ckptcalc.inputs.scenario import BY_NAME, BY_PUBLIC, Job, Scenario, merge, others_by_parts, parse_value, resolve
@@ -1181,7 +1181,9 @@ def measured_preset(outcome: RunAnalysis, base: PresetRef | None = None) -> Scen
     low, high = outcome.document["measured"]["mtbf_ci95"]
     # The measured levels replace every level of the base, its tiers included.
     cleared = start.replace(
-        **{name: None for name in fields if fields[name].section in ("storage", "memory")}, middle=(), tier_names=()
+        **cast("dict[str, Any]", {name: None for name in fields if fields[name].section in ("storage", "memory")}),
+        middle=(),
+        tier_names=(),
     )
     merged = merge(cleared, values, band=(low, high) if high is not None else None)
     label = str(_label(base if base is not None else DEFAULT_PRESET))

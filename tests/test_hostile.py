@@ -411,7 +411,7 @@ def test_no_ansi_in_a_pipe(args: tuple[str, ...], no_color: str | None) -> None:
     assert ANSI not in done.stderr, done.stderr
 
 
-def _single(preset: str, **changes: float) -> tuple[float, float]:
+def _single(preset: str, **changes: Any) -> tuple[float, float]:
     """(exact optimum, effective time there) of a one-level preset, from the formulas."""
     config = resolve(presets.load(preset)).config.replace(**changes)
     delta, mtbf = float(config.write_s), float(config.mtbf_s)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy
 import pytest
@@ -24,7 +25,7 @@ def tiers(tau: float, every: tuple[float, ...], lag: float = 0.0) -> nested.Tier
     return nested.Tiers(tau1_s=tau, every=every, stalls=STALLS, lag_s=lag, shares=SHARES, restarts=RESTARTS)
 
 
-def reference_job(**changes: object) -> Config:
+def reference_job(**changes: Any) -> Config:
     """docs/model.md §12.2: 6.48 TB written at 2.16 TB/s, 540 GB/s and 72 GB/s (stalls 3, 12, 90 s)."""
     config = Config(
         checkpoint_bytes=6.48e12,

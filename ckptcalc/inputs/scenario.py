@@ -552,7 +552,7 @@ def _rate_echo(scenario: Scenario, name: str, value: float) -> str:
 
 def _aggregate(scenario: Scenario) -> Scenario:
     """``scenario`` with every per-GPU rate multiplied by the GPU count (which must be known), checked."""
-    totals = {}
+    totals: dict[str, Any] = {}  # keyword arguments of replace: the rates, all float or None
     for name, value in scenario.values().items():
         if not isinstance(value, units.PerGpu):
             continue
