@@ -568,7 +568,7 @@ def _steps(one: Job, result: Result) -> Steps | None:
 class SweepResult(Outcome):
     """:func:`sweep`'s result: columns of equal length, one entry per point (``run`` holds the arrays)."""
 
-    run: Sweep | None = None
+    run: Any = None
 
     def to_csv(self) -> str:
         """A header row and one row per point, SI units in the column names."""
