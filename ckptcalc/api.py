@@ -834,7 +834,7 @@ class FailureLog(Outcome):
 def fit(
     logs: Iterable[str | os.PathLike[str]],
     *,
-    stdin: Any = None,
+    stdin: TextIO | None = None,
     time: str | None = None,
     time_unit: str | None = None,
     where: Iterable[str] = (),
@@ -1034,7 +1034,7 @@ class RunAnalysis(Outcome):
 def analyze(
     log: str | os.PathLike[str],
     *,
-    stdin: Any = None,
+    stdin: TextIO | None = None,
     time: str = "time",
     time_unit: str | None = None,
     cause: str = "cause",

@@ -14,6 +14,7 @@ loader and writer, ``--what-if`` and ``sweep --over`` are all driven by it.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from ckptcalc.errors import InputError, UnitError
@@ -227,7 +228,7 @@ SWEEPABLE: tuple[Field, ...] = tuple(next(f for f in FIELDS if f.flag == flag) f
 BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}
 BY_FLAG: dict[str, Field] = {f.flag: f for f in FIELDS}
 
-PARSERS: dict[str, Any] = {
+PARSERS: dict[str, Callable[[str], float]] = {
     "size": units.parse_size,
     "rate": units.parse_rate,
     "duration": units.parse_duration,
