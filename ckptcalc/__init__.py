@@ -12,9 +12,12 @@ command line's ``--json`` document. Bad input raises :class:`InputError`, a
 0.9657
 """
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import CkptError, InputError, PresetError, UnitError
+
+if TYPE_CHECKING:  # what __getattr__ below loads on first use, as type checkers should see it
+    from .api import analyze, check, compare, fit, load_preset, optimize, plan, simulate, sweep
 
 __version__ = "0.1.0"
 

@@ -18,13 +18,24 @@ import copy
 import functools
 import math
 import os
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar, cast
 
 from ckptcalc.errors import InputError
 from ckptcalc.inputs.scenario import BY_NAME, BY_PUBLIC, Job, Scenario, merge, others_by_parts, parse_value, resolve
 from ckptcalc.model.evaluation import Result
 from ckptcalc.records import Record
+
+if TYPE_CHECKING:  # loaded where they are used, for start-up
+    from ckptcalc.errors import CkptError
+    from ckptcalc.inputs.grid import Sweep
+    from ckptcalc.logs.analyze import Analysis
+    from ckptcalc.logs.fit import FailureFit
+    from ckptcalc.model.band import Band as ModelBand
+    from ckptcalc.model.decisions import Steps
+    from ckptcalc.model.evaluation import Config
+    from ckptcalc.simulation.plan import Completion
+    from ckptcalc.simulation.timeline import Failures, Schedule, TierSchedule
 
 #: The preset a call starts from when it names none.
 DEFAULT_PRESET = "llama3-405b"
@@ -343,7 +354,7 @@ def _as_stated(one: Job, compute: Callable[[], _T]) -> _T:
         raise
 
 
-def _at_gpus(one: Job) -> Callable[[float], Any] | None:
+def _at_gpus(one: Job) -> Callable[[float], Config] | None:
     """The job at another GPU count, when some of its rates are per GPU; None otherwise."""
     s = one.scenario
     if not (s.per_gpu or any(t.per_gpu for t in s.middle)) or one.gpu_mtbf_s is None:
@@ -353,11 +364,11 @@ def _at_gpus(one: Job) -> Callable[[float], Any] | None:
     return lambda gpus: sweeps.vary(one, "gpus", gpus)
 
 
-def _part_levers(one: Job) -> list[tuple[str, Any, float | None]]:
+def _part_levers(one: Job) -> list[tuple[str, Config, float | None]]:
     """The levers on the restart's parts (docs/model.md §12.1): detection halved, where the restart
     counts one, and every read bandwidth doubled, where a reload is counted."""
     s = one.scenario
-    found: list[tuple[str, Any, float | None]] = []
+    found: list[tuple[str, Config, float | None]] = []
     if s.detect_s and (s.restart_s is None or others_by_parts(s)):
         found.append(("detect_half", resolve(s.replace(detect_s=s.detect_s / 2)).config, s.detect_s / 2))
     c = one.config
@@ -374,7 +385,7 @@ def _part_levers(one: Job) -> list[tuple[str, Any, float | None]]:
     return found
 
 
-def _uncertainty(one: Job, result: Result) -> Any:
+def _uncertainty(one: Job, result: Result) -> ModelBand | None:
     """The model across the job MTBF's 95 % interval, when there is one (:mod:`ckptcalc.model.band`)."""
     if one.mtbf_band is None:
         return None
@@ -434,7 +445,7 @@ def check(presets: Iterable[PresetRef], *, min_effective: Value, at: str = "poin
         pinned = one.config.interval_s is not None or one.config.memory_interval_s is not None
         band = _uncertainty(one, result)
         tested = "low" if at == "low" and band is not None else "point"
-        value = band.effective[0] if tested == "low" else effective
+        value = band.effective[0] if band is not None and tested == "low" else effective
         rows.append(
             {
                 "preset": _label(ref),
@@ -458,7 +469,7 @@ def check(presets: Iterable[PresetRef], *, min_effective: Value, at: str = "poin
     return Check(document, None)
 
 
-def _error_text(error: Any, ref: PresetRef) -> str:
+def _error_text(error: CkptError, ref: PresetRef) -> str:
     """An error about one preset of several: ``FILE: table.key: message``, inputs named by their keys."""
 
     def key(name: str) -> str:
@@ -547,7 +558,7 @@ def compare(
     return Comparison(document, None, tuple(rows))
 
 
-def _steps(one: Job, result: Result) -> Any:
+def _steps(one: Job, result: Result) -> Steps | None:
     from ckptcalc.model import decisions as decide
 
     step = one.scenario.step_time_s
@@ -607,14 +618,14 @@ class SweepStream(Record):
     #: Points evaluated at once while writing.
     CHUNK = 1 << 17
 
-    def runs(self) -> Any:
+    def runs(self) -> Iterator[Sweep]:
         """Each slice of the grid, evaluated (a :class:`ckptcalc.inputs.grid.Sweep` per slice)."""
         from ckptcalc.inputs import grid as sweeps
 
         for first in range(0, len(self.values), self.CHUNK):
             yield sweeps.run(self.job, self.over, self.values[first : first + self.CHUNK], self.log)
 
-    def write_json(self, out: Any) -> None:
+    def write_json(self, out: TextIO) -> None:
         """The ``sweep --json`` document, written to the text stream ``out`` slice by slice (at once when
         it is one slice)."""
         from ckptcalc.inputs import grid as sweeps
@@ -626,14 +637,14 @@ class SweepStream(Record):
             return
         documents.stream_sweep_json(self.job, self, self.label, out)
 
-    def write_csv(self, out: Any) -> None:
+    def write_csv(self, out: TextIO) -> None:
         """The ``sweep --csv`` table, written to ``out`` slice by slice."""
         from ckptcalc.output import documents
 
         for index, run in enumerate(self.runs()):
             out.write(documents.sweep_csv(run, header=index == 0))
 
-    def shown(self, rows: int) -> Any:
+    def shown(self, rows: int) -> Sweep:
         """The grid cut to at most ``rows`` evenly spread points (with the base optimum's neighbour),
         evaluated: what a terminal table shows."""
         import numpy
@@ -769,7 +780,7 @@ def simulate(
     return Simulation(document, the_job)
 
 
-def _ran(config: Any, schedule: Any) -> Any:
+def _ran(config: Config, schedule: Schedule | TierSchedule) -> Config:
     """``config`` with the intervals of the schedule simulated."""
     from ckptcalc.simulation import timeline as sim
 
@@ -784,7 +795,9 @@ def _ran(config: Any, schedule: Any) -> Any:
 EVENT_CYCLES = 1_000_000
 
 
-def _write_events(schedule: Any, failures: Any, cycles: int, seed: int, path: Any, force: bool) -> None:
+def _write_events(
+    schedule: Schedule, failures: Failures, cycles: int, seed: int, path: str | os.PathLike[str], force: bool
+) -> None:
     """The simulated timeline as an event log (CSV, times in seconds), written atomically."""
     from pathlib import Path
 
@@ -821,7 +834,7 @@ class FailureLog(Outcome):
 def fit(
     logs: Iterable[str | os.PathLike[str]],
     *,
-    stdin: Any = None,
+    stdin: TextIO | None = None,
     time: str | None = None,
     time_unit: str | None = None,
     where: Iterable[str] = (),
@@ -909,7 +922,7 @@ def _moment(value: Value | None, time_unit: str | None, where: str) -> float | N
 class RunPlan(Outcome):
     """:func:`plan`'s result: the distribution of a whole run's wall time (``completion`` holds the runs)."""
 
-    completion: Any = None
+    completion: Completion | None = None
 
     @property
     def completion_s(self) -> dict[str, float]:
@@ -1010,7 +1023,7 @@ class RunAnalysis(Outcome):
     """:func:`analyze`'s result: the realised split of a run, what it measured and the model at those inputs
     (``analysis`` holds the timeline, ``config`` the model configuration built from the measurements)."""
 
-    analysis: Any = None
+    analysis: Analysis | None = None
     config: Any = None
 
     @property
@@ -1021,7 +1034,7 @@ class RunAnalysis(Outcome):
 def analyze(
     log: str | os.PathLike[str],
     *,
-    stdin: Any = None,
+    stdin: TextIO | None = None,
     time: str = "time",
     time_unit: str | None = None,
     cause: str = "cause",
@@ -1073,7 +1086,7 @@ def analyze(
     return RunAnalysis(document, None, analysis, config)
 
 
-def _measured_config(analysis: Any, fitted: Any) -> tuple[Any, str | None]:
+def _measured_config(analysis: Analysis, fitted: FailureFit) -> tuple[Config | None, str | None]:
     """The model configuration of the measured inputs (SI seconds: a checkpoint of 1 byte written at
     1/δ bytes per second), or None and the reason none can be built."""
     from ckptcalc.model.evaluation import Config
@@ -1120,7 +1133,7 @@ def _measured_config(analysis: Any, fitted: Any) -> tuple[Any, str | None]:
     return config, None
 
 
-def _model_at(config: Any, fitted: Any, analysis: Any, gpus: float | None) -> dict[str, Any]:
+def _model_at(config: Config, fitted: FailureFit, analysis: Analysis, gpus: float | None) -> dict[str, Any]:
     from ckptcalc.model import band as robust
     from ckptcalc.model.evaluation import evaluate
 
@@ -1181,7 +1194,9 @@ def measured_preset(outcome: RunAnalysis, base: PresetRef | None = None) -> Scen
     low, high = outcome.document["measured"]["mtbf_ci95"]
     # The measured levels replace every level of the base, its tiers included.
     cleared = start.replace(
-        **{name: None for name in fields if fields[name].section in ("storage", "memory")}, middle=(), tier_names=()
+        **cast("dict[str, Any]", {name: None for name in fields if fields[name].section in ("storage", "memory")}),
+        middle=(),
+        tier_names=(),
     )
     merged = merge(cleared, values, band=(low, high) if high is not None else None)
     label = str(_label(base if base is not None else DEFAULT_PRESET))

@@ -11,7 +11,7 @@ import inspect
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 from typer.core import TyperGroup
@@ -20,6 +20,9 @@ from ckptcalc import __version__
 from ckptcalc.errors import CkptError, InputError
 from ckptcalc.inputs.scenario import BY_NAME, FIELDS, SWEEPABLE, Field, Scenario
 from ckptcalc.records import Record
+
+if TYPE_CHECKING:  # the API loads inside the commands
+    from ckptcalc.api import SweepStream
 
 DEFAULT_PRESET = "llama3-405b"
 
@@ -730,7 +733,7 @@ def compare(
 PLOT_POINTS = 2000
 
 
-def _sweep_warnings(plan: Any) -> list[str]:
+def _sweep_warnings(plan: "SweepStream") -> list[str]:
     """The caveats of a streamed sweep, for stderr (the document carries them too)."""
     from ckptcalc.output import documents
 

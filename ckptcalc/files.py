@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import BinaryIO
 
 from ckptcalc.errors import CkptError
 
@@ -24,7 +24,7 @@ def _check(mode: int, size: int, *, label: str, noun: str, hint: str, limit: int
         raise CkptError(f"larger than the {_size(limit)} a {noun} may be", where=label)
 
 
-def _open(path: str | os.PathLike[str], *, label: str, noun: str, hint: str, limit: int | None) -> Any:
+def _open(path: str | os.PathLike[str], *, label: str, noun: str, hint: str, limit: int | None) -> BinaryIO:
     """A binary stream on a checked regular file: checked before opening (a FIFO would block the open)
     and again on the open descriptor, in case the path was swapped in between."""
     try:
@@ -63,7 +63,7 @@ def read_regular(path: str | os.PathLike[str], *, label: str, limit: int, noun: 
     return bytes(data)
 
 
-def open_regular(path: str | os.PathLike[str], *, label: str, noun: str, hint: str = "") -> Any:
+def open_regular(path: str | os.PathLike[str], *, label: str, noun: str, hint: str = "") -> BinaryIO:
     """A binary stream on a regular file, for reading line by line: the checks of :func:`read_regular`
     without a size cap."""
     return _open(path, label=label, noun=noun, hint=hint, limit=None)

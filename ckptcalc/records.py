@@ -4,7 +4,10 @@ A subclass lists its fields as class annotations; :class:`Record` builds the
 constructor (positional in declaration order, or by keyword), equality, repr
 and :meth:`Record.replace` from them, and refuses assignment afterwards.
 Cheaper to define than dataclasses, which matters for a command line that
-starts in a fraction of a second.
+starts in a fraction of a second. Marked with :func:`typing.dataclass_transform`,
+so that a type checker sees the same constructor (and :func:`replace`) as a frozen
+dataclass's and rejects a misspelt field or a value of the wrong type; with
+:func:`mypy_plugin`, mypy checks :meth:`Record.replace` the same way.
 
 >>> class Point(Record):
 ...     x: float
@@ -16,11 +19,15 @@ starts in a fraction of a second.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, dataclass_transform
+
+if TYPE_CHECKING:
+    from mypy.plugin import Plugin
 
 _MISSING = object()
 
 
+@dataclass_transform(eq_default=True, frozen_default=True)
 class Record:
     """Base of the small frozen records every module builds on."""
 
@@ -43,12 +50,10 @@ class Record:
             post = "__post_init__" in vars(cls)
             cls.__init__ = _constructor(cls._fields, defaults, post)  # type: ignore[method-assign]
 
-    if TYPE_CHECKING:  # the real one is written per class, above
+    if not TYPE_CHECKING:  # hidden so that a checker reports an assignment as it does for frozen dataclasses
 
-        def __init__(self, *args: Any, **kwargs: Any) -> None: ...
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"{type(self).__name__} is frozen; use replace()")
+        def __setattr__(self, name: str, value: Any) -> None:
+            raise AttributeError(f"{type(self).__name__} is frozen; use replace()")
 
     def __repr__(self) -> str:
         fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
@@ -86,6 +91,47 @@ def _constructor(fields: tuple[str, ...], defaults: dict[str, Any], post: bool) 
     return namespace["__init__"]
 
 
-def replace(record: _R, **changes: Any) -> _R:
-    """A copy of ``record`` with some fields changed."""
-    return record.replace(**changes)
+if TYPE_CHECKING:
+    # Type checkers check the changes against the record's fields for dataclasses.replace, which
+    # they apply to dataclass_transform classes too; at run time the record's own method does it.
+    from dataclasses import replace as replace
+else:
+
+    def replace(record: _R, **changes: Any) -> _R:
+        """A copy of ``record`` with some fields changed."""
+        return record.replace(**changes)
+
+
+def mypy_plugin(version: str) -> type[Plugin]:
+    """mypy's plugin for records (``plugins = ["ckptcalc.records:mypy_plugin"]``): it checks
+    ``record.replace(...)`` against the record's fields as mypy checks :func:`dataclasses.replace`.
+    The constructors and :func:`replace` need none."""
+    from collections.abc import Callable
+
+    from mypy.plugin import MethodSigContext, Plugin
+    from mypy.plugins.dataclasses import _INTERNAL_REPLACE_SYM_NAME
+    from mypy.types import CallableType, FunctionLike, Instance, get_proper_type
+
+    def signature(ctx: MethodSigContext) -> FunctionLike:
+        record = get_proper_type(ctx.type)
+        if not isinstance(record, Instance):  # a type variable, say: unchecked, as before
+            return ctx.default_signature
+        method = record.type.get_method("replace")
+        fields = record.type.get_method(_INTERNAL_REPLACE_SYM_NAME)
+        if method is None or method.info.fullname != f"{__name__}.Record" or fields is None:
+            return ctx.default_signature
+        changes = get_proper_type(fields.type)
+        assert isinstance(changes, CallableType)
+        return ctx.default_signature.copy_modified(
+            arg_types=changes.arg_types,
+            arg_kinds=changes.arg_kinds,
+            arg_names=changes.arg_names,
+            name=f"replace of {record.type.name}",
+        )
+
+    class RecordPlugin(Plugin):
+        def get_method_signature_hook(self, fullname: str) -> Callable[[MethodSigContext], FunctionLike] | None:
+            # Named for the class of the object it is called on: Record.replace is tested in the hook.
+            return signature if fullname.endswith(".replace") else None
+
+    return RecordPlugin

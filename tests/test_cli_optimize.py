@@ -87,7 +87,7 @@ def test_json_restart_what_if(run_json: RunJson) -> None:
 
 
 def test_given_interval_shows_penalty(run: Run, run_json: RunJson) -> None:
-    args = ("optimize", "--size", "6.5TB", "--bw", "20GB/s", "--mtbf", "3.1h", "--restart", "10min")
+    args: tuple[str, ...] = ("optimize", "--size", "6.5TB", "--bw", "20GB/s", "--mtbf", "3.1h", "--restart", "10min")
     args = (*args, "--interval", "30min")
     doc = run_json(*args)
     assert doc["interval_s"] == 1800

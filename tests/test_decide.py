@@ -166,7 +166,8 @@ def test_targets_bisection_for_levels() -> None:
     # Storage serves 1 % of failures: even a zero storage restart leaves the loss above 3.5 %.
     assert found.restart_s is None
     assert evaluate(replace(job.config, restart_s=1e-9)).total > 0.035
-    for change in ({"bandwidth": found.bandwidth}, {"mtbf_s": found.mtbf_s}):
+    changes: list[dict[str, Any]] = [{"bandwidth": found.bandwidth}, {"mtbf_s": found.mtbf_s}]
+    for change in changes:
         assert evaluate(replace(job.config, **change)).effective == pytest.approx(0.965, abs=1e-9)
 
 

@@ -516,7 +516,7 @@ def test_errors_while_opening_or_reading(tmp_path: Path, monkeypatch: pytest.Mon
         raise PermissionError(13, "Permission denied")
 
     with monkeypatch.context() as patch:
-        patch.setattr(eventlog.os, "open", refuse)
+        patch.setattr(os, "open", refuse)  # the module the reader opens files with
         with pytest.raises(InputError) as excinfo:
             read_log(path)
     assert excinfo.value.message == "cannot read: Permission denied"

@@ -28,7 +28,6 @@ from ckptcalc.logs.fit import (
     Histogram,
     NoWeibull,
     WeibullFit,
-    chi2_quantile,
     coalesce,
     fit,
     fit_log,
@@ -38,6 +37,7 @@ from ckptcalc.logs.fit import (
     survival_curve,
     weibull_log_likelihood,
 )
+from ckptcalc.model.numeric import chi2_quantile
 
 DATA = Path(__file__).parent / "data"
 HOUR = 3600.0

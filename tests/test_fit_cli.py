@@ -93,7 +93,7 @@ def test_save_preset_feeds_the_planner(run: Run, run_json: RunJson, tmp_path: Pa
     # [failures] carries the fit: M, its interval and (failures cluster) the Weibull shape ...
     scenario = api.load_preset(str(target))
     assert scenario.mtbf_s == pytest.approx(fit["mtbf_s"], rel=1e-12)
-    assert scenario.mtbf_ci95 == (pytest.approx(fit["mtbf_ci95"][0]), pytest.approx(fit["mtbf_ci95"][1]))
+    assert scenario.mtbf_ci95 == pytest.approx((fit["mtbf_ci95"][0], fit["mtbf_ci95"][1]))
     assert scenario.shape == pytest.approx(fit["weibull"]["shape"], rel=1e-12)
     # ... and a source line saying what was fitted: file, events, window and filter.
     assert scenario.source is not None

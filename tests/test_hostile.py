@@ -411,7 +411,7 @@ def test_no_ansi_in_a_pipe(args: tuple[str, ...], no_color: str | None) -> None:
     assert ANSI not in done.stderr, done.stderr
 
 
-def _single(preset: str, **changes: float) -> tuple[float, float]:
+def _single(preset: str, **changes: Any) -> tuple[float, float]:
     """(exact optimum, effective time there) of a one-level preset, from the formulas."""
     config = resolve(presets.load(preset)).config.replace(**changes)
     delta, mtbf = float(config.write_s), float(config.mtbf_s)
@@ -425,6 +425,7 @@ def _narrow_numbers() -> dict[str, list[str]]:
     test_levels and test_sim_independent)."""
     tau, effective = _single("llama3-405b")
     gemini = evaluate(resolve(presets.load("gemini-inmemory")).config)
+    assert gemini.optimal_memory_interval_s is not None
     _, slow = _single("llama3-405b", bandwidth=200e9)
     fast_tau, fast = _single("llama3-405b", bandwidth=20e12)
     bloom_tau, bloom = _single("bloom-176b")

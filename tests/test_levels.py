@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 import pytest
 from cli_helpers import assert_usage_error
-from test_sim_independent import daly, markov, one_level, two_levels
+from references import daly
+from test_sim_independent import markov, one_level, two_levels
 
 from ckptcalc.inputs import presets
 from ckptcalc.inputs.scenario import resolve
@@ -198,6 +199,7 @@ def test_two_level_reference() -> None:
     assert both.first_order.total == pytest.approx(fo_loss, rel=1e-12)
     assert both.young_interval_s == pytest.approx(fo_storage, rel=1e-12)
     # Exact: storage every m-th memory checkpoint, a whole m, and the split is the reference's at that schedule.
+    assert both.memory_interval_s is not None and both.storage_every is not None
     tau1, every = float(both.memory_interval_s), int(both.storage_every)
     assert every == both.storage_every and both.interval_s == every * tau1
     assert (memory.interval_s, storage.interval_s) == (tau1, both.interval_s)
@@ -215,6 +217,7 @@ def _best_at(every: int, around: float, config: Config) -> float:
     s1 = config.checkpoint_bytes / config.memory_bandwidth
     s2 = config.checkpoint_bytes / config.bandwidth
     q, r1, r2, mtbf = config.replica_survival, config.memory_restart_s, config.restart_s, config.mtbf_s
+    assert q is not None and r1 is not None
     grid = around * np.linspace(0.8, 1.2, 41)
     return max(markov(two_levels(float(t), every, s1, s2, q, r1, r2), mtbf).effective for t in grid)
 
@@ -223,6 +226,7 @@ def test_two_level_optimum_is_the_joint_optimum() -> None:
     # τ₁ and m are searched jointly: neither a nearby τ₁ at the same m, nor the neighbouring m at any nearby τ₁,
     # does better by the reference.
     both = evaluate(TWO_LEVELS)
+    assert both.memory_interval_s is not None and both.storage_every is not None
     tau1, every = float(both.memory_interval_s), int(both.storage_every)
     for factor in (0.99, 0.999, 1.001, 1.01):
         moved = markov(two_levels(tau1 * factor, every, 3.0, 90.0, 0.99, 60.0, 600.0), 14400.0)
@@ -346,6 +350,7 @@ def test_adding_a_nearly_free_level_never_hurts(base: Config, survival: float, r
 
 def test_given_intervals_are_never_better_than_the_optimum() -> None:
     best = evaluate(TWO_LEVELS)
+    assert best.memory_interval_s is not None and best.storage_every is not None
     tau1, every = float(best.memory_interval_s), int(best.storage_every)
     for memory_factor, storage_factor in ((0.9, 1.0), (1.1, 1.0), (1.0, 0.5), (1.0, 2.0), (0.5, 0.5)):
         moved = evaluate(
@@ -353,6 +358,7 @@ def test_given_intervals_are_never_better_than_the_optimum() -> None:
         )
         assert moved.effective < best.effective
         assert moved.optimal_effective == best.effective
+        assert moved.memory_interval_s is not None and moved.storage_every is not None
         assert moved.interval_s == moved.storage_every * moved.memory_interval_s
 
 
@@ -360,7 +366,7 @@ def test_given_intervals_are_never_better_than_the_optimum() -> None:
 
 
 def test_cli_memory_level(run: Run, run_json: RunJson) -> None:
-    args = ("--replica-survival", "0.99", "--memory-bw", "2TB/s", "--memory-restart", "1min")
+    args: tuple[str, ...] = ("--replica-survival", "0.99", "--memory-bw", "2TB/s", "--memory-restart", "1min")
     args += ("--mtbf", "4h", "--size", "6.48TB", "--bw", "72GB/s")
     doc = run_json("optimize", *args)
     memory, storage = doc["levels"]

@@ -7,6 +7,7 @@ cited section, not copied from the program's output.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -58,7 +59,7 @@ def test_llama3_exact_reference() -> None:
         ({"mtbf_s": 24 * 3600.0}, 746.09, 0.984504),
     ],
 )
-def test_llama3_what_ifs(change: dict[str, float], interval: float, effective: float) -> None:
+def test_llama3_what_ifs(change: dict[str, Any], interval: float, effective: float) -> None:
     result = evaluate(replace(LLAMA, **change))
     assert result.optimal_interval_s == pytest.approx(interval, abs=0.01)
     assert result.effective == pytest.approx(effective, abs=5e-7)
@@ -142,6 +143,7 @@ def test_scalar_and_array_agree() -> None:
         assert grid.effective[i] == pytest.approx(single.effective, rel=1e-14)
         assert grid.optimal_interval_s[i] == pytest.approx(single.optimal_interval_s, rel=1e-14)
         assert grid.dominant[i] == single.dominant
+        assert grid.daly_interval_s is not None
         assert grid.daly_interval_s[i] == pytest.approx(single.daly_interval_s, rel=1e-12)
 
 

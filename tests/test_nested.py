@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy
 import pytest
@@ -23,7 +24,7 @@ def tiers(tau: float, every: tuple[float, ...], lag: float = 0.0) -> nested.Tier
     return nested.Tiers(tau1_s=tau, every=every, stalls=STALLS, lag_s=lag, shares=SHARES, restarts=RESTARTS)
 
 
-def reference_job(**changes: object) -> Config:
+def reference_job(**changes: Any) -> Config:
     """docs/model.md §12.2: 6.48 TB written at 2.16 TB/s, 540 GB/s and 72 GB/s (stalls 3, 12, 90 s)."""
     config = Config(
         checkpoint_bytes=6.48e12,
@@ -85,6 +86,7 @@ def test_reference_12_5_joint_optimum() -> None:
     assert intervals == pytest.approx([305.258, 2136.81, 10684.04], abs=1e-2)
     assert intervals[1] / intervals[0] == pytest.approx(7.0, abs=1e-9)
     assert intervals[2] / intervals[1] == pytest.approx(5.0, abs=1e-9)
+    assert result.storage_every is not None
     assert float(result.storage_every) == 35.0
     assert float(result.effective) == pytest.approx(0.948492, abs=1e-6)
     assert float(result.first_order.effective) == pytest.approx(0.947693, abs=1e-6)
@@ -111,6 +113,8 @@ def test_reference_12_6_a_free_tier_changes_nothing() -> None:
     a, b = evaluate(two), evaluate(three)
     assert float(b.effective) == pytest.approx(float(a.effective), rel=1e-12)
     assert float(b.effective) == pytest.approx(0.964380, abs=1e-6)
+    assert a.memory_interval_s is not None and a.storage_every is not None
+    assert b.memory_interval_s is not None and b.storage_every is not None
     assert float(b.storage_every) == float(a.storage_every) == 54.0
     assert float(b.memory_interval_s) == pytest.approx(float(a.memory_interval_s), rel=1e-6)
     assert float(a.memory_interval_s) == pytest.approx(292.521, abs=1e-3)

@@ -133,8 +133,8 @@ FIELD_VALUES["failures"] = WHOLE
 
 @st.composite
 def scenarios(draw: st.DrawFn) -> Scenario:
-    values = {name: draw(st.none() | strategy) for name, strategy in FIELD_VALUES.items()}
-    meta = {key: draw(st.none() | st.text(min_size=1)) for key in ("name", "description", "source")}
+    values: dict[str, Any] = {name: draw(st.none() | strategy) for name, strategy in FIELD_VALUES.items()}
+    meta: dict[str, Any] = {key: draw(st.none() | st.text(min_size=1)) for key in ("name", "description", "source")}
     return Scenario(**meta, **{k: v for k, v in values.items() if v is not None})
 
 
@@ -483,7 +483,7 @@ def documents(draw: st.DrawFn) -> dict[str, Any]:
         table: dict[str, Any] = {}
         for _ in range(draw(st.integers(0, 5))):
             known = KNOWN_KEYS.get(section, [])
-            key = draw(st.sampled_from(known) if known and draw(OFTEN) else NAMES)
+            key = draw(st.sampled_from(known) if bool(known) and draw(OFTEN) else NAMES)
             kind = KIND_OF.get(f"{section}.{key}")
             table[key] = draw(PLAUSIBLE[kind] if kind and draw(OFTEN) else VALUES)
         document[section] = table

@@ -96,7 +96,7 @@ def configs(
     bandwidth = size / (mtbf * ratio("stall", STALL_RATIO, WIDE_STALL_RATIO))
     delta = size / bandwidth  # time to make a copy durable in storage, as the model computes it
     restart = mtbf * ratio("restart", RESTART_RATIO, WIDE_RESTART_RATIO)
-    extra: dict[str, float] = {}
+    extra: dict[str, Any] = {}  # keyword arguments of Config
     stall, lag = delta, 0.0
     if kind in ("async", "both"):
         extra["snapshot_bandwidth"] = bandwidth * draw(SNAPSHOT_FACTOR)
@@ -158,7 +158,8 @@ def restart_share(config: Config) -> float:
     if not config.has_memory:
         return storage
     q = config.replica_survival
-    return q * -math.expm1(-config.memory_restart_s / mtbf) + (1 - q) * storage
+    assert q is not None and config.memory_restart_s is not None
+    return float(q * -math.expm1(-config.memory_restart_s / mtbf) + (1 - q) * storage)
 
 
 def _degenerate_share(kinds: tuple[str, ...], count: int) -> float:
@@ -211,6 +212,7 @@ def test_two_level_optimum_is_a_maximum(config: Config) -> None:
     # The joint search over τ₁ and the whole multiple m: no nearby τ₁, neighbouring m or first order's
     # schedule does better, and a given schedule always reports the same optimum beside it.
     best = note(evaluate(config))
+    assert best.memory_interval_s is not None and best.storage_every is not None
     tau1, every, lag = float(best.memory_interval_s), int(best.storage_every), config.levels()[-1].lag_s
     assert best.storage_every == every >= 1 and best.interval_s == every * tau1
     fo = best.first_order
@@ -300,12 +302,15 @@ def test_exact_interval_matches_a_high_precision_reference(mtbf: float, ratio: f
 def _more_bandwidth_never_lowers_effective(config: Config, factor: float) -> None:
     note(evaluate(config))
     if config.is_async:  # keep the snapshot above the faster storage, so the configuration stays valid
+        assert config.snapshot_bandwidth is not None
         config = replace(config, snapshot_bandwidth=config.snapshot_bandwidth * factor)
     base = effective(config)
     assert effective(replace(config, bandwidth=config.bandwidth * factor)) >= base * (1 - REL)
     if config.is_async:
+        assert config.snapshot_bandwidth is not None
         assert effective(replace(config, snapshot_bandwidth=config.snapshot_bandwidth * factor)) >= base * (1 - REL)
     if config.has_memory:
+        assert config.memory_bandwidth is not None
         assert effective(replace(config, memory_bandwidth=config.memory_bandwidth * factor)) >= base * (1 - REL)
 
 
@@ -313,6 +318,7 @@ def _longer_restart_never_raises_effective(config: Config, factor: float) -> Non
     base = float(note(evaluate(config.optimal())).effective)
     assert effective(replace(config, restart_s=config.restart_s * factor)) <= base * (1 + REL)
     if config.has_memory:
+        assert config.memory_restart_s is not None
         assert effective(replace(config, memory_restart_s=config.memory_restart_s * factor)) <= base * (1 + REL)
 
 
@@ -441,7 +447,7 @@ def extreme_configs(draw: st.DrawFn, kinds: tuple[str, ...]) -> Config:
     """Every input over its whole physical range, independently: mostly degenerate, on purpose (not counted)."""
     kind = draw(st.sampled_from(kinds))
     size, bandwidth, mtbf, restart = draw(SIZE), draw(BANDWIDTH), draw(MTBF), draw(RESTART)
-    extra: dict[str, float] = {}
+    extra: dict[str, Any] = {}  # keyword arguments of Config
     lag = 0.0
     if kind in ("async", "both"):
         extra["snapshot_bandwidth"] = bandwidth * draw(SNAPSHOT_FACTOR)
@@ -482,7 +488,7 @@ def test_daly_tends_to_young(mtbf: float, ratio: float) -> None:
 
     def drift(d: float) -> float:
         young = model.young_interval(d, mtbf)
-        return abs(model.daly_interval(d, mtbf) - young) / young
+        return float(abs(model.daly_interval(d, mtbf) - young) / young)
 
     assert drift(delta) <= 1.0 * math.sqrt(ratio)
     assert drift(delta) > 0  # Daly's correction is really applied
@@ -538,6 +544,7 @@ def test_one_level_first_order_is_young(config: Config) -> None:
 def test_two_level_first_order_terms_are_level_loss_of_each_level(config: Config) -> None:
     first = model.first_order(config)  # first order alone: no search
     size, q = config.checkpoint_bytes, config.replica_survival
+    assert q is not None
     expected_levels = [("memory", size / config.memory_bandwidth, 0.0, config.memory_restart_s, q)]
     stall = size / (config.snapshot_bandwidth if config.is_async else config.bandwidth)
     lag = size / config.bandwidth if config.is_async else 0.0
@@ -638,6 +645,7 @@ def _check_array_against_scalars(items: list[Config], grid: Result, singles: lis
         assert float(grid.first_order.effective[i]) == pytest.approx(one.first_order.effective, rel=REL, abs=1e-300)
         assert (grid.daly_interval_s is None) == (one.daly_interval_s is None) == (not one.config.is_single_sync)
         if one.config.is_single_sync:
+            assert grid.daly_interval_s is not None
             assert float(grid.daly_interval_s[i]) == pytest.approx(one.daly_interval_s, rel=REL)
     # Caveats of the grid summarise those of the points: same kinds, counts summed, worst value kept.
     summary = _caveat_summary(singles)
@@ -740,7 +748,7 @@ def scenarios(draw: st.DrawFn) -> Scenario:
     """A scenario that resolves: every combination of the optional inputs, values in wide valid ranges
     for the text, and (but for one input in one draw in twenty) in the meaningful ranges of the model."""
     wide = draw(WIDE)  # None, or the one input that leaves its meaningful range in this draw
-    values: dict[str, float] = {}
+    values: dict[str, Any] = {}  # keyword arguments of Scenario
     mtbf = draw(MTBF)
     values["bandwidth"] = draw(BANDWIDTH)
     size = values["bandwidth"] * mtbf * draw(WIDE_STALL_RATIO if wide == "stall" else STALL_RATIO)
@@ -874,7 +882,7 @@ def _bandwidth_target_reaches_the_goal(config: Config, goal: float, found: float
     if found is not None:
         assert effective(replace(config, bandwidth=found)) == pytest.approx(goal, abs=1e-9)
         if config.is_async:
-            assert found < config.snapshot_bandwidth
+            assert config.snapshot_bandwidth is not None and found < config.snapshot_bandwidth
     else:  # not even the fastest storage reaches it (async: storage as fast as the snapshot; else δ/M = 1e-15)
         fastest = config.snapshot_bandwidth if config.is_async else config.checkpoint_bytes / (config.mtbf_s * 1e-15)
         assert effective(replace(config, bandwidth=fastest)) <= goal + 1e-9

@@ -343,6 +343,7 @@ def test_memory_sync_storage_from_a_config() -> None:
     run = sim.run(config, sim.Failures(14400.0), cycles=2_000_000, seed=11)
     result = evaluate(config)
     assert run.memory_interval_s == result.memory_interval_s and run.storage_every == result.storage_every == 54
+    assert run.memory_interval_s is not None
     assert run.interval_s == 54 * run.memory_interval_s == result.interval_s
     assert run.memory_interval_s == pytest.approx(292.5, abs=0.05)
     exact = exact_memory_sync(run.memory_interval_s, 54, 3.0, 90.0, 0.99, 60.0, 600.0, 14400.0)
@@ -582,6 +583,7 @@ def test_search_lands_on_the_exact_joint_optimum() -> None:
     found = sim.optimize(config, sim.Failures(14400.0), cycles=100_000, seed=1)
     assert found.storage_every is not None and found.memory_interval_s is not None
     result = evaluate(config)
+    assert result.memory_interval_s is not None
     best = exact_memory_sync(float(result.memory_interval_s), 54, 3.0, 90.0, 0.99, 60.0, 600.0, 14400.0)
     assert result.storage_every == 54 and float(result.effective) == pytest.approx(best, rel=1e-11)
     assert exact_memory_sync(292.5, 54, 3.0, 90.0, 0.99, 60.0, 600.0, 14400.0) <= best

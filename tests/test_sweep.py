@@ -97,7 +97,7 @@ def test_interval_table_highlights_optimum_and_draws_bars(run: Run) -> None:
     ],
 )
 def test_sweep_over_inputs_matches_optimize(
-    run_json: RunJson, over: str, start: str, stop: str, change: Callable[[float], dict[str, float]]
+    run_json: RunJson, over: str, start: str, stop: str, change: Callable[[float], dict[str, Any]]
 ) -> None:
     doc = run_json("sweep", "--over", over, "--from", start, "--to", stop, "--points", "7", "--log")
     base = resolve(presets.load("llama3-405b")).config
@@ -149,6 +149,7 @@ def test_sweep_rows_of_two_levels_and_async_match_optimize(
         assert doc["first_order_effective"][i] == pytest.approx(float(single.first_order.effective), rel=1e-12)
         assert doc["dominant"][i] == ("write", "rework", "restart")[int(single.dominant)]
         if two:
+            assert single.memory_interval_s is not None and single.storage_every is not None
             assert doc["storage_every"][i] == int(single.storage_every)
             assert doc["memory_interval_s"][i] == pytest.approx(float(single.memory_interval_s), rel=1e-6)
             assert doc["interval_s"][i] == pytest.approx(
@@ -367,6 +368,7 @@ def test_compare_two_levels_shows_the_schedule(run: Run) -> None:
     out = run("compare", "llama3-405b", "gemini-inmemory").stdout
     best = evaluate(resolve(presets.load("gemini-inmemory")).config)
     line = next(line for line in out.splitlines() if line.strip().startswith("memory × m"))
+    assert best.optimal_memory_interval_s is not None and best.optimal_storage_every is not None
     schedule = f"{format_duration(best.optimal_memory_interval_s)} × {int(best.optimal_storage_every)}"
     assert line.split()[3:] == ["-", *schedule.split()]
 

@@ -134,7 +134,7 @@ def test_sig_999_96_reads_1000() -> None:
 # ---------------------------------------------------------------- errors
 
 
-def _unit_error(parser: Callable[[object], float], raw: object) -> UnitError:
+def _unit_error(parser: Callable[..., float], raw: object) -> UnitError:
     with pytest.raises(UnitError) as info:
         parser(raw)
     assert isinstance(info.value, CkptError)

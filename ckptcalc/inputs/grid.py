@@ -14,7 +14,7 @@ from typing import Any
 from ckptcalc.errors import InputError
 from ckptcalc.inputs.scenario import BY_FLAG, BY_NAME, DEFAULT_BYTES_PER_PARAM, LARGEST, SMALLEST, SWEEPABLE, Field, Job
 from ckptcalc.inputs.units import format_rate
-from ckptcalc.model.evaluation import Config, Result, evaluate, replace
+from ckptcalc.model.evaluation import Config, Result, Tier, evaluate, replace
 
 #: What ``over`` accepts: the flag names of the inputs a sweep can vary (``FIELDS`` says which).
 OVER = tuple(f.flag for f in SWEEPABLE)
@@ -207,7 +207,7 @@ def vary(job: Job, over: str, values: Any) -> Config:
     return replace(free, **{BY_FLAG[over].name: values})
 
 
-def _middle_at(job: Job, config: Config, gpus: Any) -> Any:
+def _middle_at(job: Job, config: Config, gpus: Any) -> tuple[Tier, ...]:
     """The middle tiers with their per-GPU rates at the GPU counts ``gpus``."""
     found = []
     for stated, tier in zip(job.scenario.middle, config.middle, strict=True):

@@ -534,6 +534,7 @@ def from_document(document: dict[str, Any], label: str, labels: dict[str, str] |
         mtbf_ci95=meta.get(BAND),
         middle=middle,
         origin=origin,
+        per_gpu=frozenset(),  # a rate stated per GPU is marked by its PerGpu value instead
         **values,
     )
 

@@ -14,6 +14,7 @@ loader and writer, ``--what-if`` and ``sweep --over`` are all driven by it.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from ckptcalc.errors import InputError, UnitError
@@ -227,7 +228,7 @@ SWEEPABLE: tuple[Field, ...] = tuple(next(f for f in FIELDS if f.flag == flag) f
 BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}
 BY_FLAG: dict[str, Field] = {f.flag: f for f in FIELDS}
 
-PARSERS: dict[str, Any] = {
+PARSERS: dict[str, Callable[[str], float]] = {
     "size": units.parse_size,
     "rate": units.parse_rate,
     "duration": units.parse_duration,
@@ -552,7 +553,7 @@ def _rate_echo(scenario: Scenario, name: str, value: float) -> str:
 
 def _aggregate(scenario: Scenario) -> Scenario:
     """``scenario`` with every per-GPU rate multiplied by the GPU count (which must be known), checked."""
-    totals = {}
+    totals: dict[str, Any] = {}  # keyword arguments of replace: the rates, all float or None
     for name, value in scenario.values().items():
         if not isinstance(value, units.PerGpu):
             continue

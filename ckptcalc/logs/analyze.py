@@ -36,7 +36,7 @@ import json
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, BinaryIO, TextIO
 
 from ckptcalc.errors import CkptError, InputError
 from ckptcalc.logs.reader import MISSING, get_path, parse_time, text_form
@@ -113,7 +113,7 @@ class Timeline:
 def read(
     path: str,
     *,
-    stdin: Any = None,
+    stdin: TextIO | None = None,
     time_field: str = "time",
     time_unit: str | None = None,
     cause: str = "cause",
@@ -135,7 +135,7 @@ def read(
         return parse(lines, name=path, time_field=time_field, time_unit=time_unit, cause=cause, skip_bad=skip_bad)
 
 
-def _decoded(stream: Any, name: str) -> Iterator[str]:
+def _decoded(stream: BinaryIO, name: str) -> Iterator[str]:
     for number, raw in enumerate(stream, start=1):
         try:
             yield raw.decode("utf-8-sig" if number == 1 else "utf-8")

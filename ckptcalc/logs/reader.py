@@ -22,7 +22,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal, TextIO
@@ -505,7 +505,7 @@ class _Collector:
         )
 
 
-def _default_time_field(fields: Any, where: str) -> str:
+def _default_time_field(fields: Iterable[str], where: str) -> str:
     present = list(fields)
     for candidate in TIME_FIELDS:
         if candidate in present:

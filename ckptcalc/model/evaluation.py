@@ -697,7 +697,7 @@ def _evaluate_weibull(config: Config) -> Result:
             )
         optima: _Optima = {}
         points = [
-            _weibull_point(config.replace(**{k: float(g.flat[i]) for k, g in zip(present, grids, strict=True)}), optima)
+            _weibull_point(config.replace(**{k: float(g.flat[i]) for k, g in zip(present, grids, strict=True)}), optima)  # type: ignore[arg-type]
             for i in range(grids[0].size)
         ]
         shape = grids[0].shape

@@ -8,7 +8,7 @@ and :func:`dumps` refuses NaN and infinities. Sentences come from
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ckptcalc.inputs.scenario import DEFAULT_BYTES_PER_PARAM, Job, Scenario, anatomy
 from ckptcalc.model.decisions import Cost, Lever, LeverAssumptions, Steps, Targets
@@ -16,7 +16,12 @@ from ckptcalc.model.evaluation import TERMS, FirstOrder, Plan, Result
 from ckptcalc.output import wording
 
 if TYPE_CHECKING:
+    from ckptcalc.inputs.grid import Sweep
+    from ckptcalc.logs.analyze import Analysis
+    from ckptcalc.logs.fit import FailureFit
     from ckptcalc.model.band import Band
+    from ckptcalc.simulation.plan import Completion
+    from ckptcalc.simulation.timeline import Events, Failures, Search, Simulation
 
 #: Version of every JSON document ckptcalc prints. Keys are only ever added
 #: within a version; a key that changes meaning or goes away bumps it.
@@ -319,7 +324,7 @@ def _broadcast(value: Any, like: Any) -> Any:
     return numpy.broadcast_to(numpy.asarray(value, dtype=float), numpy.shape(like))
 
 
-def _columns(run: Any) -> dict[str, Any]:
+def _columns(run: Sweep) -> dict[str, Any]:
     """Every per-point column of a sweep, broadcast to the swept values (numpy arrays)."""
     import numpy
 
@@ -344,7 +349,7 @@ def _columns(run: Any) -> dict[str, Any]:
     return shaped
 
 
-def sweep(job: Job, run: Any, preset: str | None) -> dict[str, Any]:
+def sweep(job: Job, run: Sweep, preset: str | None) -> dict[str, Any]:
     """Columns of equal length, one entry per swept point."""
     from ckptcalc.inputs.grid import SI_NAME
 
@@ -375,7 +380,7 @@ def sweep(job: Job, run: Any, preset: str | None) -> dict[str, Any]:
     }
 
 
-def sweep_csv(run: Any, *, header: bool = True) -> str:
+def sweep_csv(run: Sweep, *, header: bool = True) -> str:
     """Header row (unless ``header`` is false: a later slice) and one row per point; SI units in the
     column names."""
     import io
@@ -412,10 +417,10 @@ def _tier_intervals(result: Result) -> list[dict[str, Any]]:
 
 def simulation(
     job: Job,
-    outcome: Any,
-    failures: Any,
+    outcome: Simulation,
+    failures: Failures,
     preset: str | None,
-    search: Any,
+    search: Search | None,
     *,
     analytic: tuple[float, float | None],
     result: Result,
@@ -474,7 +479,7 @@ def simulation(
     return document
 
 
-def fit(fitted: Any, logs: list[str], where: list[str], time_kind: str) -> dict[str, Any]:
+def fit(fitted: FailureFit, logs: list[str], where: list[str], time_kind: str) -> dict[str, Any]:
     """Everything ``fit --json`` prints: what was read and what was estimated, in SI units.
 
     ``time_kind``: ``timestamp`` (window ends in seconds since 1970 UTC) or ``number`` (the log's own zero).
@@ -509,7 +514,7 @@ def _wilson(hits: int, total: int) -> list[float]:
 def plan(
     job: Job,
     result: Result,
-    done: Any,
+    done: Completion,
     preset: str | None,
     *,
     work_s: float,
@@ -560,8 +565,8 @@ def plan(
 
 
 def analyze(
-    analysis: Any,
-    fitted: Any,
+    analysis: Analysis,
+    fitted: FailureFit,
     model: dict[str, Any] | None,
     reason: str | None,
     *,
@@ -693,7 +698,7 @@ def analyze_markdown(document: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def events_csv(events: Any) -> str:
+def events_csv(events: Events) -> str:
     """A simulated timeline (:class:`ckptcalc.simulation.timeline.Events`) as an event log: CSV, times in seconds."""
     from ckptcalc.simulation.timeline import EVENT_KINDS
 
@@ -714,7 +719,7 @@ def events_csv(events: Any) -> str:
 _SLOT = "\x00column\x00"
 
 
-def stream_sweep_json(job: Job, plan: Any, preset: str | None, out: Any) -> None:
+def stream_sweep_json(job: Job, plan: Any, preset: str | None, out: TextIO) -> None:
     """``sweep --json`` written slice by slice: each column is spooled to a temporary file as its slices
     are evaluated, then the document is written around them. The same document as :func:`sweep`."""
     import tempfile

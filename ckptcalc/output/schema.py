@@ -7,29 +7,33 @@ allow additional ones.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TypeAlias, cast
 
 from ckptcalc.output.documents import SCHEMA_VERSION
 
+#: A JSON Schema, or a part of one.
+Schema: TypeAlias = dict[str, object]
+
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
-NUMBER: dict[str, Any] = {"type": "number"}
-FRACTION: dict[str, Any] = {"type": "number", "minimum": 0, "maximum": 1}
-SECONDS: dict[str, Any] = {"type": "number", "minimum": 0, "description": "seconds"}
-MAYBE_NUMBER: dict[str, Any] = {"type": ["number", "null"]}
-MAYBE_SECONDS: dict[str, Any] = {"type": ["number", "null"], "minimum": 0, "description": "seconds"}
-TERM: dict[str, Any] = {"enum": ["write", "rework", "restart"]}
-WARNINGS: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
+NUMBER: Schema = {"type": "number"}
+FRACTION: Schema = {"type": "number", "minimum": 0, "maximum": 1}
+SECONDS: Schema = {"type": "number", "minimum": 0, "description": "seconds"}
+MAYBE_NUMBER: Schema = {"type": ["number", "null"]}
+MAYBE_SECONDS: Schema = {"type": ["number", "null"], "minimum": 0, "description": "seconds"}
+TERM: Schema = {"enum": ["write", "rework", "restart"]}
+WARNINGS: Schema = {"type": "array", "items": {"type": "string"}}
 
 
-def _object(properties: dict[str, Any], description: str | None = None) -> dict[str, Any]:
-    schema: dict[str, Any] = {"type": "object", "properties": properties, "required": list(properties)}
+def _object(properties: Mapping[str, object], description: str | None = None) -> Schema:
+    schema: Schema = {"type": "object", "properties": properties, "required": list(properties)}
     if description:
         schema["description"] = description
     return schema
 
 
-def _loss(exact: bool) -> dict[str, Any]:
+def _loss(exact: bool) -> Schema:
     """Exact losses are shares of elapsed time (0 to 1); first-order ones are charged per unit of
     useful time and may exceed 1."""
     share = FRACTION if exact else {"type": "number", "minimum": 0}
@@ -39,7 +43,7 @@ def _loss(exact: bool) -> dict[str, Any]:
 
 
 #: A rate stated per GPU (``25GB/s/gpu``), beside its aggregate over the GPUs under the key without ``_per_gpu``.
-PER_GPU_RATE: dict[str, Any] = {
+PER_GPU_RATE: Schema = {
     "type": ["number", "null"],
     "exclusiveMinimum": 0,
     "description": "bytes per second per GPU, when stated per GPU; null otherwise",
@@ -116,12 +120,12 @@ INPUTS = _object(
 
 
 #: [at the low end of the MTBF's interval, at the high end]; the high end null when only a bound exists.
-def _pair(item: dict[str, Any]) -> dict[str, Any]:
+def _pair(item: Schema) -> Schema:
     high = {**item, "type": [item["type"], "null"]} if isinstance(item.get("type"), str) else item
     return {"type": "array", "prefixItems": [item, high], "minItems": 2, "maxItems": 2}
 
 
-UNCERTAINTY: dict[str, Any] = {
+UNCERTAINTY: Schema = {
     "oneOf": [
         {"type": "null"},
         _object(
@@ -156,7 +160,7 @@ LEVEL = _object(
     }
 )
 
-MAYBE_COUNT: dict[str, Any] = {"type": ["integer", "null"], "minimum": 1}
+MAYBE_COUNT: Schema = {"type": ["integer", "null"], "minimum": 1}
 
 FIRST_ORDER = _object(
     {
@@ -168,7 +172,7 @@ FIRST_ORDER = _object(
     "Young's first-order model of the same configuration: the explanation, not the decision",
 )
 
-EVALUATION: dict[str, Any] = {
+EVALUATION: Schema = {
     "inputs": INPUTS,
     "model": {"const": "exact"},
     "write_s": SECONDS,
@@ -191,10 +195,10 @@ EVALUATION: dict[str, Any] = {
     "warnings": WARNINGS,
 }
 
-HEADER: dict[str, Any] = {"schema_version": {"const": SCHEMA_VERSION}}
+HEADER: Schema = {"schema_version": {"const": SCHEMA_VERSION}}
 
 
-def _document(command: str, title: str, properties: dict[str, Any]) -> dict[str, Any]:
+def _document(command: str, title: str, properties: Mapping[str, object]) -> Schema:
     schema = _object({**HEADER, "command": {"const": command}, **properties})
     return {
         "$schema": DRAFT,
@@ -204,13 +208,13 @@ def _document(command: str, title: str, properties: dict[str, Any]) -> dict[str,
     }
 
 
-def _with_optional(schema: dict[str, Any], optional: dict[str, Any]) -> dict[str, Any]:
+def _with_optional(schema: Schema, optional: Mapping[str, object]) -> Schema:
     """Add properties that appear only with some flags (not required)."""
-    schema["properties"] = {**schema["properties"], **optional}
+    schema["properties"] = {**cast(Schema, schema["properties"]), **optional}
     return schema
 
 
-def optimize() -> dict[str, Any]:
+def optimize() -> Schema:
     lever = _object(
         {
             "key": {
@@ -266,9 +270,9 @@ def optimize() -> dict[str, Any]:
     return _with_optional(document, {"settings": settings})
 
 
-def sweep() -> dict[str, Any]:
-    column: dict[str, Any] = {"type": "array", "items": NUMBER}
-    fractions: dict[str, Any] = {"type": "array", "items": FRACTION}
+def sweep() -> Schema:
+    column: Schema = {"type": "array", "items": NUMBER}
+    fractions: Schema = {"type": "array", "items": FRACTION}
     return _document(
         "sweep",
         "ckptcalc sweep --json",
@@ -296,14 +300,14 @@ def sweep() -> dict[str, Any]:
     )
 
 
-def compare() -> dict[str, Any]:
+def compare() -> Schema:
     scenario = _object({"name": {"type": "string"}, **EVALUATION})
     return _document(
         "compare", "ckptcalc compare --json", {"scenarios": {"type": "array", "items": scenario, "minItems": 1}}
     )
 
 
-def simulate() -> dict[str, Any]:
+def simulate() -> Schema:
     agreement = {
         "oneOf": [_object({"agrees": {"type": "boolean"}, "difference_pp": NUMBER}), {"type": "null"}],
     }
@@ -349,7 +353,7 @@ def simulate() -> dict[str, Any]:
     )
 
 
-def check() -> dict[str, Any]:
+def check() -> Schema:
     row = _object(
         {
             "preset": {"type": "string"},
@@ -373,12 +377,12 @@ def check() -> dict[str, Any]:
     )
 
 
-def presets_list() -> dict[str, Any]:
+def presets_list() -> Schema:
     row = _object({"name": {"type": "string"}, "description": {"type": "string"}, "path": {"type": "string"}})
     return _document("presets list", "ckptcalc presets list --json", {"presets": {"type": "array", "items": row}})
 
 
-def fit() -> dict[str, Any]:
+def fit() -> Schema:
     maybe_pair = {"oneOf": [{"type": "array", "items": MAYBE_SECONDS, "minItems": 2, "maxItems": 2}, {"type": "null"}]}
     weibull = _object(
         {
@@ -425,8 +429,8 @@ def fit() -> dict[str, Any]:
 
 
 #: Schema builders by command name, as ``ckptcalc schema COMMAND`` takes them.
-def plan() -> dict[str, Any]:
-    def spread(item: dict[str, Any]) -> dict[str, Any]:
+def plan() -> Schema:
+    def spread(item: Schema) -> Schema:
         return _object({"p10": item, "p50": item, "p90": item, "mean": item})
 
     maybe_spread = {"oneOf": [{"type": "null"}, spread({"type": "number", "minimum": 0})]}
@@ -463,7 +467,7 @@ def plan() -> dict[str, Any]:
     )
 
 
-def analyze() -> dict[str, Any]:
+def analyze() -> Schema:
     share = FRACTION
     level = _object(
         {
@@ -559,7 +563,7 @@ def analyze() -> dict[str, Any]:
     )  # fmt: skip
 
 
-def events() -> dict[str, Any]:
+def events() -> Schema:
     """One line of an event log (JSON Lines; a CSV row has the same fields as columns)."""
     time = {"type": ["string", "number"], "description": "ISO-8601 timestamp, or a number in --time-unit"}
     return {
@@ -598,12 +602,12 @@ SCHEMAS = {
 }
 
 
-def for_command(command: str) -> dict[str, Any]:
+def for_command(command: str) -> Schema:
     """The schema of one command's ``--json`` output (``presets list`` is ``presets-list``)."""
     return SCHEMAS[command.replace(" ", "-")]()
 
 
-def everything() -> dict[str, Any]:
+def everything() -> Schema:
     """All schemas in one document, under ``$defs``, keyed by command."""
     return {
         "$schema": DRAFT,

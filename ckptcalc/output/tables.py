@@ -10,7 +10,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich import box
 from rich.console import Console
@@ -23,6 +23,9 @@ from ckptcalc.inputs import units
 from ckptcalc.inputs.scenario import DEFAULT_BYTES_PER_PARAM, Job, anatomy
 from ckptcalc.model.evaluation import TERMS, Result, interval_comparison
 from ckptcalc.output import documents, wording
+
+if TYPE_CHECKING:
+    from ckptcalc.inputs.grid import Sweep
 
 TERM_STYLE = {"write": "cyan", "rework": "yellow", "restart": "magenta"}
 TERM_FORMULA = {"write": "stall / interval", "rework": "interval / 2M", "restart": "restart / M"}
@@ -393,7 +396,7 @@ GLYPH = {"write": "█", "rework": "▒", "restart": "░"}
 MAX_ROWS = 60
 
 
-def _formatter(kind: str) -> Any:
+def _formatter(kind: str) -> Callable[[float], str]:
     return {
         "size": units.format_size,
         "rate": units.format_rate,
@@ -430,7 +433,7 @@ def legend() -> Text:
     return text
 
 
-def sweep(job: Job, run: Any, preset: str | None, points: int | None = None) -> None:
+def sweep(job: Job, run: Sweep, preset: str | None, points: int | None = None) -> None:
     """The sweep's rows (at most :data:`MAX_ROWS`); ``points`` is the whole grid's size when ``run``
     holds only the rows shown."""
     import numpy

@@ -6,10 +6,14 @@ the terminal tables both word them here, so a sentence is written once.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ckptcalc.inputs import units
 from ckptcalc.model.evaluation import TERMS, Caveat, Result
+
+if TYPE_CHECKING:
+    from ckptcalc.model.evaluation import Config
 
 pct = units.format_percent
 dur = units.format_duration
@@ -156,14 +160,14 @@ def no_failures(bound_s: float, window_s: float) -> str:
     )
 
 
-def model_label(config: Any) -> str:
+def model_label(config: Config) -> str:
     """Which model answered: the exact one, under Weibull failures when a shape is set."""
     if config.shape is None:
         return "exact model"
     return f"exact model, Weibull failures k = {units.sig(float(config.shape))}"
 
 
-def span(pair: list[Any], fmt: Any) -> str:
+def span(pair: list[Any], fmt: Callable[[float], str]) -> str:
     low, high = pair
     return f"> {fmt(low)}" if high is None else f"{fmt(low)} to {fmt(high)}"
 
