@@ -148,7 +148,7 @@ def test_two_levels(run_json: RunJson, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("lines", "where", "message"),
     [
-        (['{"time": 0, "event": "run_start"}', "{not json"], ":2", "not JSON"),
+        (['{"time": 0, "event": "run_start"}', "{not json"], ":2", "malformed JSON"),
         (['{"time": 0, "event": "run_start"}', '{"time": "yesterday", "event": "failure"}'], ":2", "time"),
         (['{"time": 0, "event": "run_start"}', '{"time": 5, "event": "checkpoint_end"}'], ":2", "without a"),
         (['{"time": 5, "event": "failure"}'], ":1", "before run_start"),
@@ -162,7 +162,7 @@ def test_two_levels(run_json: RunJson, tmp_path: Path) -> None:
         (['{"time": 0, "event": "run_start"}', '{"time": 5}'], ":2", "no 'event'"),
         (['{"time": 0, "event": "run_start"}', "[1, 2]"], ":2", "JSON object"),
         (["time,event", "0,run_start", "5,failure,extra"], ":3", "fields"),
-        (["time,kind", "0,run_start"], ":1", "'event' column"),
+        (["time,kind", "0,run_start"], ":1", "no column 'event' in the header"),
         (['{"time": 0, "event": "heartbeat"}'], ":1", "no run_start"),
     ],
 )  # fmt: skip

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from ckptcalc.errors import InputError
 from ckptcalc.logs import reader as eventlog
-from ckptcalc.logs.reader import combine, get_path, parse_log, parse_time, read_log, text_form
+from ckptcalc.logs.fit import combine, parse_log, read_log
+from ckptcalc.logs.reader import get_path, parse_time, text_form
 
 # 2024-05-01T00:00:00Z in seconds since the epoch: 19 844 days (1970-01-01 .. 2024-05-01) × 86 400.
 MAY_1 = 19_844 * 86_400.0
@@ -29,18 +30,32 @@ def _error(excinfo: pytest.ExceptionInfo[InputError]) -> tuple[str | None, str]:
 
 
 @pytest.mark.parametrize(
-    ("text", "expected"),
+    ("line", "expected"),
     [
         ("[{}]", "json"),
-        ("\n\n   [\n", "json"),
+        ("   [\n", "json"),
         ('{"time": 1}\n', "jsonl"),
         ("  \t{", "jsonl"),
-        ("time\n1\n", "csv"),
-        ("", "csv"),
+        ("time,kind\n", "csv"),
+        ('"time"\n', "csv"),
+        ("", None),
+        ("<html><body>502 Bad Gateway", None),  # a web page saved instead of the log
+        ("\x00\x01binary", None),
     ],
 )
-def test_format_is_detected_from_the_first_non_blank_character(text: str, expected: str) -> None:
-    assert eventlog.detect_format(text) == expected
+def test_format_is_detected_from_the_first_non_blank_line(line: str, expected: str | None) -> None:
+    assert eventlog.detect_format(line) == expected
+
+
+def test_an_undetectable_format_names_the_line_and_the_parameter() -> None:
+    with pytest.raises(InputError) as excinfo:
+        parse_log("\n<html>\n<body>oops</body>\n", name="page.log")
+    assert _error(excinfo) == (
+        "page.log:2",
+        "cannot tell the format from '<html>': name it with format (csv, json, jsonl)",
+    )
+    # Named, the format is not detected: a header that looks like markup is read as CSV.
+    assert parse_log("<t>\n5\n", name="odd.csv", format="csv", time="<t>", time_unit="s").times == (5.0,)
 
 
 CSV = "time,kind\n2024-05-01T00:00:00Z,gpu\n2024-05-01T02:00:00Z,nic\n2024-05-01T01:00:00Z,gpu\n"
@@ -522,7 +537,7 @@ def test_errors_while_opening_or_reading(tmp_path: Path, monkeypatch: pytest.Mon
     assert excinfo.value.message == "cannot read: Permission denied"
 
     class Broken(io.StringIO):
-        def read(self, size: int | None = -1) -> str:
+        def readline(self, size: int | None = -1) -> str:
             raise OSError(5, "Input/output error")
 
     with pytest.raises(InputError) as excinfo:
@@ -530,19 +545,20 @@ def test_errors_while_opening_or_reading(tmp_path: Path, monkeypatch: pytest.Mon
     assert (excinfo.value.where, excinfo.value.message) == ("stdin", "cannot read: Input/output error")
 
 
-def test_an_oversized_file_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_only_standard_input_has_a_size_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A pipe might never end; a regular file does, and is read line by line whatever its size.
     path = tmp_path / "big.csv"
     path.write_text(CSV)
     monkeypatch.setattr(eventlog, "MAX_BYTES", len(CSV.encode()) - 1)
-    with pytest.raises(InputError) as excinfo:
-        read_log(path)
-    assert excinfo.value.where == str(path)
-    assert excinfo.value.message.startswith("larger than the")
-    with pytest.raises(InputError, match="larger than the"):
-        read_log("-", stdin=io.StringIO(CSV))
-    monkeypatch.setattr(eventlog, "MAX_BYTES", len(CSV.encode()))
     assert read_log(path).kept == 3
+    for stdin in (io.StringIO(CSV), io.TextIOWrapper(io.BytesIO(CSV.encode()))):
+        with pytest.raises(InputError) as excinfo:
+            read_log("-", stdin=stdin)
+        assert excinfo.value.where == "stdin"
+        assert excinfo.value.message.startswith("larger than the")
+    monkeypatch.setattr(eventlog, "MAX_BYTES", len(CSV.encode()))
     assert read_log("-", stdin=io.StringIO(CSV)).kept == 3
+    assert read_log("-", stdin=io.TextIOWrapper(io.BytesIO(CSV.encode()))).kept == 3
 
 
 def test_a_file_that_is_not_utf8_names_its_line(tmp_path: Path) -> None:
@@ -557,8 +573,7 @@ def test_a_stream_that_is_not_utf8() -> None:
     stream = io.TextIOWrapper(io.BytesIO(b"time\n\xff\n"), encoding="utf-8")
     with pytest.raises(InputError) as excinfo:
         read_log("-", stdin=stream)
-    assert excinfo.value.where == "stdin"
-    assert "not UTF-8" in excinfo.value.message
+    assert _error(excinfo) == ("stdin:2", "not UTF-8 text (byte 5)")
 
 
 # ---------------------------------------------------------------- several logs
