@@ -151,8 +151,8 @@ class _Run:
         self.clock = reader.Clock(self.time_unit)
 
     def time(self, record: dict[str, Any], key: str, required: bool = True) -> float | None:
-        value = get_path(record, key, MISSING)
-        if value is MISSING or value is None:
+        value = _given(record, key)
+        if value is MISSING:
             if required:
                 raise BadRecord(f"no {key!r} field")
             return None
@@ -167,9 +167,7 @@ class _Run:
     def record(self, record: dict[str, Any], line: int) -> bool:
         """Take one line's event: False for an event the analysis does not read."""
         self.line = line
-        # An empty value is an absent one: a CSV row leaves the fields its event does not use empty.
-        record = {key: value for key, value in record.items() if value != ""}
-        kind = get_path(record, "event", MISSING)
+        kind = _given(record, "event")
         if kind is MISSING:
             raise BadRecord("no 'event' field")
         kind = text_form(kind)
@@ -217,8 +215,8 @@ class _Run:
         for start in self.open.values():
             self.cut_short.append((start, t))
         self.open.clear()
-        cause = get_path(record, self.cause_field, MISSING)
-        label = "unknown" if cause is MISSING or cause is None or text_form(cause) == "" else text_form(cause)
+        cause = _given(record, self.cause_field)
+        label = "unknown" if cause is MISSING else text_form(cause)
         self.failure_times.append(t)
         self.failure_causes.append(label)
         if self.pending is not None:
@@ -236,16 +234,16 @@ class _Run:
 
     def _progress(self, t: float, record: dict[str, Any]) -> None:
         self.progress += 1
-        step = get_path(record, "step", MISSING)
-        if step is not MISSING and step is not None:
+        step = _given(record, "step")
+        if step is not MISSING:
             try:
                 self.last_step = float(step)
             except (TypeError, ValueError):
                 raise BadRecord(f"step {text_form(step)[:20]} is not a number") from None
 
     def _level(self, record: dict[str, Any]) -> str:
-        level = get_path(record, "level", MISSING)
-        return DEFAULT_LEVEL if level is MISSING or level is None else text_form(level)
+        level = _given(record, "level")
+        return DEFAULT_LEVEL if level is MISSING else text_form(level)
 
     def _close_episode(self, end: float | None, resumed: float | None = None) -> None:
         if self.pending is None:
@@ -291,6 +289,13 @@ class _Run:
             progress=self.progress,
             last_step=self.last_step,
         )
+
+
+def _given(record: dict[str, Any], key: str) -> Any:
+    """The value at ``key``, or MISSING when absent, null or empty: a CSV row leaves the fields its event
+    does not use empty."""
+    value = get_path(record, key, MISSING)
+    return MISSING if value is None or value == "" else value
 
 
 def parse(

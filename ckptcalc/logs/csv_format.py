@@ -44,7 +44,7 @@ def rows(lines: Iterable[str]) -> Iterator[Row | Bad | Header]:
             yield Bad(start, f"cannot read the CSV row: {error}")
             continue
         consumed = reader.line_num
-        if not row or all(not cell.strip() for cell in row):
+        if not "".join(row).strip():
             continue
         if header is None:
             header = [cell.strip() for cell in row]
@@ -56,4 +56,4 @@ def rows(lines: Iterable[str]) -> Iterator[Row | Bad | Header]:
         if len(row) != len(header):
             yield Bad(start, f"{len(row)} fields, but the header has {len(header)}")
             continue
-        yield Row(start, dict(zip(header, (cell.strip() for cell in row), strict=True)))
+        yield Row(start, dict(zip(header, [cell.strip() for cell in row], strict=True)))

@@ -249,11 +249,21 @@ class Clock:
 
     def __init__(self, time_unit: str | None) -> None:
         self.time_unit = time_unit
+        self.factor = None if time_unit is None else time_unit_seconds(time_unit)
         self.kind: TimeKind | None = None
         self.first_line = 0
         self.naive = 0  # timestamps without an offset, read as UTC
 
     def seconds(self, value: Any, *, line: int) -> float:
+        if self.kind == "number" and self.factor is not None and type(value) in (int, float, str):
+            # The common case, a number like the ones before it, without parse_time's generality.
+            try:
+                seconds = float(value) * self.factor
+            except (ValueError, OverflowError):
+                pass
+            else:
+                if math.isfinite(seconds) and (type(value) is not str or _NUMBER_RE.fullmatch(value.strip())):
+                    return seconds
         try:
             seconds, kind, naive = parse_time(value, time_unit=self.time_unit)
         except InputError as error:  # a number, and no unit to read it in (before ValueError: a subclass)
