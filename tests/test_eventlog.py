@@ -637,3 +637,23 @@ def test_any_text_gives_a_log_or_an_input_error(text: str, fmt: str | None, skip
     assert log.kept == len(log.events) > 0
     assert log.read == log.kept + log.filtered + log.skipped_bad
     assert list(log.times) == sorted(log.times)
+
+
+@pytest.mark.parametrize("path", ["a.2", "a.5", "a.2.b"])
+def test_get_path_past_the_end_of_a_list_is_absent(path: str) -> None:
+    record = {"a": [{"b": 1}, {"b": 2}]}
+    assert get_path(record, path, eventlog.MISSING) is eventlog.MISSING
+    with pytest.raises(KeyError):  # not an IndexError
+        get_path(record, path)
+    assert get_path(record, "a.1.b") == 2
+
+
+@pytest.mark.parametrize(("option", "message"), [("time", "no time: field 'gpus.2'"), ("where", "no events kept")])
+def test_a_path_past_the_end_of_a_list_is_an_input_error(tmp_path: Path, option: str, message: str) -> None:
+    from ckptcalc import api
+
+    path = tmp_path / "gpus.jsonl"
+    path.write_text('{"time": 1, "gpus": [5, 6]}\n{"time": 2, "gpus": [5, 6]}\n')
+    chosen: dict[str, Any] = {"time": "gpus.2"} if option == "time" else {"where": ["gpus.2=6"]}
+    with pytest.raises(InputError, match=message):
+        api.fit([path], time_unit="s", **chosen)
