@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import os
@@ -10,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from ckptcalc.errors import InputError
@@ -626,17 +627,55 @@ def test_csv_and_jsonl_round_trip(rows: list[tuple[float, str]]) -> None:
     assert from_jsonl.causes == from_csv.causes
 
 
-@given(st.text(max_size=300), st.sampled_from([None, "csv", "json", "jsonl"]), st.booleans())
+one_line = st.text(st.characters(blacklist_characters="\n\r"), max_size=30)
+
+
+@st.composite
+def fuzzed_logs(draw: st.DrawFn) -> tuple[str, str, int | None]:
+    """A log's text, its format and, when no row is junk, how many rows it has: mostly well-formed rows
+    (so that most draws parse and reach the checks) with junk lines among them, or now and then any text."""
+    fmt = draw(st.sampled_from(["csv", "json", "jsonl"]))
+    if draw(st.integers(0, 9)) == 0:
+        return draw(st.text(max_size=300)), fmt, None
+    row = st.tuples(finite_times, one_line)
+    # The first row is well-formed (so the format can be told from it); one in four of the others is junk.
+    rows = [draw(row), *draw(st.lists(st.one_of(row, row, row, one_line), max_size=8))]
+    clean = all(isinstance(row, tuple) for row in rows)
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(["time", "kind"])
+        for row in rows:
+            if isinstance(row, tuple):
+                writer.writerow([repr(row[0]), row[1]])
+            else:
+                buffer.write(row + "\n")
+        text = buffer.getvalue()
+    else:
+        # Junk in a JSON array is a value that is not an object (junk text would break the whole array).
+        junk = (lambda row: json.dumps(row)) if fmt == "json" else (lambda row: row)
+        values = [json.dumps({"time": r[0], "kind": r[1]}) if isinstance(r, tuple) else junk(r) for r in rows]
+        text = "[\n" + ",\n".join(values) + "\n]\n" if fmt == "json" else "\n".join(values) + "\n"
+    return text, fmt, len(rows) if clean else None
+
+
+@given(fuzzed_logs(), st.booleans(), st.booleans())
 @settings(max_examples=300, deadline=None)
-def test_any_text_gives_a_log_or_an_input_error(text: str, fmt: str | None, skip: bool) -> None:
+def test_any_text_gives_a_log_or_an_input_error(drawn: tuple[str, str, int | None], named: bool, skip: bool) -> None:
+    text, fmt, rows = drawn
     try:
-        log = parse_log(text, name="fuzz", format=fmt, time_unit="s", skip_bad=skip)
+        log = parse_log(text, name="fuzz", format=fmt if named else None, time_unit="s", skip_bad=skip)
     except InputError as error:
+        event("input error")
         assert error.where is not None and error.where.startswith("fuzz")
+        assert rows is None  # a log of well-formed rows only always parses
         return
+    event("parsed, with bad rows skipped" if log.skipped_bad else "parsed")
     assert log.kept == len(log.events) > 0
     assert log.read == log.kept + log.filtered + log.skipped_bad
     assert list(log.times) == sorted(log.times)
+    if rows is not None:
+        assert (log.read, log.kept, log.skipped_bad) == (rows, rows, 0)
 
 
 @pytest.mark.parametrize("path", ["a.2", "a.5", "a.2.b"])
