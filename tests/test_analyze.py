@@ -70,13 +70,19 @@ def test_windows_and_slo(run_json: RunJson) -> None:
 
 
 @pytest.mark.parametrize(
-    ("preset", "cycles"),
-    [("llama3-405b", "2000"), ("llama3-405b-async", "1000")],
+    ("preset", "flags"),
+    [
+        ("llama3-405b", ["--cycles", "2000"]),
+        # At its optimum (19 s) the asynchronous preset checkpoints 570 times per failure: 1.1 million lines
+        # for 1000 failures. Every 5 minutes, 400 failures take 31,000 lines and still pin the stall, the
+        # persist, the restart and the interval (each within 1 %, and off by far more when measured wrongly).
+        ("llama3-405b-async", ["--interval", "5min", "--cycles", "400"]),
+    ],
 )
-def test_simulated_timeline_round_trip(run_json: RunJson, tmp_path: Path, preset: str, cycles: str) -> None:
+def test_simulated_timeline_round_trip(run_json: RunJson, tmp_path: Path, preset: str, flags: list[str]) -> None:
     # docs/model.md §11.4: analyze recovers what simulate ran.
     log = tmp_path / "run.csv"
-    sim = run_json("simulate", "--preset", preset, "--cycles", cycles, "--seed", "3", "--events", str(log))
+    sim = run_json("simulate", "--preset", preset, *flags, "--seed", "3", "--events", str(log))
     doc = run_json("analyze", str(log), "--time-unit", "s")
     job = api.job(preset)
     level = job.config.levels()[-1]
@@ -90,7 +96,9 @@ def test_simulated_timeline_round_trip(run_json: RunJson, tmp_path: Path, preset
     assert low <= float(job.config.mtbf_s) <= high
     assert doc["realised"]["effective"] == pytest.approx(sim["effective"], abs=0.002)
     assert doc["model"]["agrees"] is True
-    assert doc["model"]["effective_at_interval"] == pytest.approx(sim["analytic"]["exact"], abs=0.002)
+    # The model at the measured inputs predicts the run it measured (the failures drawn included, so the
+    # few hundred of a short run do not blur it the way a comparison with the preset's MTBF would).
+    assert doc["model"]["effective_at_interval"] == pytest.approx(sim["effective"], abs=0.002)
 
 
 def test_save_preset_writes_the_measured_inputs(run: Run, tmp_path: Path) -> None:
