@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -161,7 +161,7 @@ class _Run:
             raise BadRecord(f"{key} {seconds:g} s is out of range (at most {MAX_TIME:g} s from the log's zero)")
         return seconds
 
-    def fields(self, names: Any, line: int) -> None:
+    def fields(self, names: Sequence[str], line: int) -> None:
         pass  # the fields are fixed: time_field, event and those of each event
 
     def record(self, record: dict[str, Any], line: int) -> bool:
