@@ -261,11 +261,12 @@ def test_compressed_standard_input() -> None:
 @pytest.mark.parametrize(
     ("suffix", "data"),
     [
-        (".gz", gzip.compress(b"time\n1\n2\n")[:-12]),  # cut short
+        (".gz", gzip.compress(b"time\n1\n2\n", mtime=0)[:-12]),  # cut short
         (".gz", b"time\n1\n"),  # the suffix says gzip, the bytes do not
         (".xz", lzma.compress(b"time\n1\n")[:-8]),
         (".bz2", bz2.compress(b"time\n1\n")[:-4]),
     ],
+    ids=["gzip-cut-short", "not-gzip", "xz-cut-short", "bz2-cut-short"],
 )
 def test_corrupt_compressed_data_is_one_clean_error(tmp_path: Path, suffix: str, data: bytes) -> None:
     path = tmp_path / f"log.csv{suffix}"
