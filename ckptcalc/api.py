@@ -834,7 +834,8 @@ class FailureLog(Outcome):
 def fit(
     logs: Iterable[str | os.PathLike[str]],
     *,
-    stdin: TextIO | None = None,
+    stdin: Any = None,
+    format: str | None = None,
     time: str | None = None,
     time_unit: str | None = None,
     where: Iterable[str] = (),
@@ -845,7 +846,8 @@ def fit(
     observed_gpus: Value | None = None,
     skip_bad: bool = False,
 ) -> FailureLog:
-    """The failure process from incident logs (CSV, JSON array or JSON Lines; ``"-"`` reads ``stdin``):
+    """The failure process from incident logs (CSV, JSON array or JSON Lines, detected unless ``format``
+    names one, compressed or not; ``"-"`` reads ``stdin``):
     the MTBF with its exact 95 % interval, a Weibull fit with the test of exponential failures,
     causes and the gap histogram (docs/fit.md).
 
@@ -855,19 +857,14 @@ def fit(
     """
     from ckptcalc.inputs.units import parse_count, parse_duration
     from ckptcalc.logs import fit as fitting
-    from ckptcalc.logs import reader as eventlog
     from ckptcalc.output import documents
 
     conditions = list(where)
-    read = [
-        eventlog.read_log(
-            log, stdin=stdin, time=time, time_unit=time_unit, where=conditions, cause=cause, skip_bad=skip_bad
-        )
-        for log in logs
-    ]
+    options: dict[str, Any] = {"time": time, "time_unit": time_unit, "cause": cause, "skip_bad": skip_bad}
+    read = [fitting.read_log(log, stdin=stdin, format=format, where=conditions, **options) for log in logs]
     if not read:
         raise InputError("no log to read", where="logs")
-    log = eventlog.combine(read)
+    log = fitting.combine(read)
     start = _moment(window_start, time_unit, "window_start")
     end = _moment(window_end, time_unit, "window_end")
     gap = _number(parse_duration, coalesce, "coalesce") if coalesce is not None else 0.0
@@ -1034,7 +1031,8 @@ class RunAnalysis(Outcome):
 def analyze(
     log: str | os.PathLike[str],
     *,
-    stdin: TextIO | None = None,
+    stdin: Any = None,
+    format: str | None = None,
     time: str = "time",
     time_unit: str | None = None,
     cause: str = "cause",
@@ -1070,8 +1068,9 @@ def analyze(
     if not (math.isfinite(thrown) and 0.0 <= thrown < 1.0):
         raise InputError(f"must be a share in [0, 1), got {thrown:g}", where="discard")
     read = timeline.read(
-        os.fspath(log), stdin=stdin, time_field=time, time_unit=time_unit, cause=cause, skip_bad=skip_bad
-    )
+        os.fspath(log), stdin=stdin, format=format, time_field=time, time_unit=time_unit, cause=cause,
+        skip_bad=skip_bad,
+    )  # fmt: skip
     if span is not None and (read.end_s - read.start_s) / span > 10_000:
         raise InputError("more than 10,000 windows: choose a longer one", where="window")
     analysis = timeline.analyze(read, window_s=span)

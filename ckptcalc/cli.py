@@ -389,6 +389,10 @@ BaseOpt = Annotated[
 ]
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document (SI units) instead of a table.")]
+FormatOpt = Annotated[
+    Optional[str],
+    typer.Option("--format", help="Log format: csv, json or jsonl (default: from the first line).", metavar="FORMAT"),
+]
 
 
 def _print_json(document: dict[str, Any]) -> None:
@@ -905,6 +909,7 @@ def plan(
 )
 def fit(
     logs: Annotated[list[str], typer.Argument(metavar="LOG...", help="CSV, JSON or JSON Lines files; - for stdin.")],
+    log_format: FormatOpt = None,
     time: Annotated[
         Optional[str],
         typer.Option("--time", help="Time field (default: time, timestamp, event_time or start).", metavar="FIELD"),
@@ -969,6 +974,7 @@ def fit(
     outcome = api.fit(
         logs,
         stdin=sys.stdin,
+        format=log_format,
         time=time,
         time_unit=time_unit,
         where=where or [],
@@ -1009,7 +1015,8 @@ def _check_new(path: Path, force: bool, where: str) -> None:
     )
 )
 def analyze(
-    log: Annotated[str, typer.Argument(metavar="LOG", help="Event log: JSON Lines or CSV; - for stdin.")],
+    log: Annotated[str, typer.Argument(metavar="LOG", help="Event log: JSON Lines, CSV or JSON; - for stdin.")],
+    log_format: FormatOpt = None,
     time: Annotated[str, typer.Option("--time", help="Time field.", metavar="FIELD")] = "time",
     time_unit: Annotated[
         Optional[str], typer.Option("--time-unit", help="Unit of numeric times: s, min, h or d.", metavar="UNIT")
@@ -1048,8 +1055,8 @@ def analyze(
     if save_preset is not None:
         _check_new(save_preset, force, "save_preset")
     outcome = api.analyze(
-        log, stdin=sys.stdin, time=time, time_unit=time_unit, cause=cause, window=window, slo=slo, gpus=gpus,
-        discard=discard, skip_bad=skip_bad,
+        log, stdin=sys.stdin, format=log_format, time=time, time_unit=time_unit, cause=cause, window=window,
+        slo=slo, gpus=gpus, discard=discard, skip_bad=skip_bad,
     )  # fmt: skip
     if save_preset is not None:
         from ckptcalc.output import wording

@@ -20,7 +20,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("model", ["numeric", "arrays", "one_level", "tiers", "search", "weibull", "evaluation", "band", "decisions"]),
     ("inputs", ["units", "scenario", "grid", "presets"]),
     ("simulation", ["timeline", "plan"]),
-    ("logs", ["reader", "fit", "analyze"]),
+    ("logs", ["adapter", "csv_format", "jsonl_format", "json_format", "reader", "fit", "analyze"]),
     ("output", ["wording", "documents", "schema", "tables", "plot"]),
     ("", ["api"]),  # orchestration
     ("", ["cli"]),  # the command line

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import os
@@ -10,12 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from ckptcalc.errors import InputError
 from ckptcalc.logs import reader as eventlog
-from ckptcalc.logs.reader import combine, get_path, parse_log, parse_time, read_log, text_form
+from ckptcalc.logs.fit import combine, parse_log, read_log
+from ckptcalc.logs.reader import get_path, parse_time, text_form
 
 # 2024-05-01T00:00:00Z in seconds since the epoch: 19 844 days (1970-01-01 .. 2024-05-01) × 86 400.
 MAY_1 = 19_844 * 86_400.0
@@ -29,18 +31,32 @@ def _error(excinfo: pytest.ExceptionInfo[InputError]) -> tuple[str | None, str]:
 
 
 @pytest.mark.parametrize(
-    ("text", "expected"),
+    ("line", "expected"),
     [
         ("[{}]", "json"),
-        ("\n\n   [\n", "json"),
+        ("   [\n", "json"),
         ('{"time": 1}\n', "jsonl"),
         ("  \t{", "jsonl"),
-        ("time\n1\n", "csv"),
-        ("", "csv"),
+        ("time,kind\n", "csv"),
+        ('"time"\n', "csv"),
+        ("", None),
+        ("<html><body>502 Bad Gateway", None),  # a web page saved instead of the log
+        ("\x00\x01binary", None),
     ],
 )
-def test_format_is_detected_from_the_first_non_blank_character(text: str, expected: str) -> None:
-    assert eventlog.detect_format(text) == expected
+def test_format_is_detected_from_the_first_non_blank_line(line: str, expected: str | None) -> None:
+    assert eventlog.detect_format(line) == expected
+
+
+def test_an_undetectable_format_names_the_line_and_the_parameter() -> None:
+    with pytest.raises(InputError) as excinfo:
+        parse_log("\n<html>\n<body>oops</body>\n", name="page.log")
+    assert _error(excinfo) == (
+        "page.log:2",
+        "cannot tell the format from '<html>': name it with format (csv, json, jsonl)",
+    )
+    # Named, the format is not detected: a header that looks like markup is read as CSV.
+    assert parse_log("<t>\n5\n", name="odd.csv", format="csv", time="<t>", time_unit="s").times == (5.0,)
 
 
 CSV = "time,kind\n2024-05-01T00:00:00Z,gpu\n2024-05-01T02:00:00Z,nic\n2024-05-01T01:00:00Z,gpu\n"
@@ -522,7 +538,7 @@ def test_errors_while_opening_or_reading(tmp_path: Path, monkeypatch: pytest.Mon
     assert excinfo.value.message == "cannot read: Permission denied"
 
     class Broken(io.StringIO):
-        def read(self, size: int | None = -1) -> str:
+        def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
             raise OSError(5, "Input/output error")
 
     with pytest.raises(InputError) as excinfo:
@@ -530,19 +546,20 @@ def test_errors_while_opening_or_reading(tmp_path: Path, monkeypatch: pytest.Mon
     assert (excinfo.value.where, excinfo.value.message) == ("stdin", "cannot read: Input/output error")
 
 
-def test_an_oversized_file_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_only_standard_input_has_a_size_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A pipe might never end; a regular file does, and is read line by line whatever its size.
     path = tmp_path / "big.csv"
     path.write_text(CSV)
     monkeypatch.setattr(eventlog, "MAX_BYTES", len(CSV.encode()) - 1)
-    with pytest.raises(InputError) as excinfo:
-        read_log(path)
-    assert excinfo.value.where == str(path)
-    assert excinfo.value.message.startswith("larger than the")
-    with pytest.raises(InputError, match="larger than the"):
-        read_log("-", stdin=io.StringIO(CSV))
-    monkeypatch.setattr(eventlog, "MAX_BYTES", len(CSV.encode()))
     assert read_log(path).kept == 3
+    for stdin in (io.StringIO(CSV), io.TextIOWrapper(io.BytesIO(CSV.encode()))):
+        with pytest.raises(InputError) as excinfo:
+            read_log("-", stdin=stdin)
+        assert excinfo.value.where == "stdin"
+        assert excinfo.value.message.startswith("larger than the")
+    monkeypatch.setattr(eventlog, "MAX_BYTES", len(CSV.encode()))
     assert read_log("-", stdin=io.StringIO(CSV)).kept == 3
+    assert read_log("-", stdin=io.TextIOWrapper(io.BytesIO(CSV.encode()))).kept == 3
 
 
 def test_a_file_that_is_not_utf8_names_its_line(tmp_path: Path) -> None:
@@ -557,8 +574,7 @@ def test_a_stream_that_is_not_utf8() -> None:
     stream = io.TextIOWrapper(io.BytesIO(b"time\n\xff\n"), encoding="utf-8")
     with pytest.raises(InputError) as excinfo:
         read_log("-", stdin=stream)
-    assert excinfo.value.where == "stdin"
-    assert "not UTF-8" in excinfo.value.message
+    assert _error(excinfo) == ("stdin:2", "not UTF-8 text (byte 5)")
 
 
 # ---------------------------------------------------------------- several logs
@@ -611,14 +627,72 @@ def test_csv_and_jsonl_round_trip(rows: list[tuple[float, str]]) -> None:
     assert from_jsonl.causes == from_csv.causes
 
 
-@given(st.text(max_size=300), st.sampled_from([None, "csv", "json", "jsonl"]), st.booleans())
+one_line = st.text(st.characters(blacklist_characters="\n\r"), max_size=30)
+
+
+@st.composite
+def fuzzed_logs(draw: st.DrawFn) -> tuple[str, str, int | None]:
+    """A log's text, its format and, when no row is junk, how many rows it has: mostly well-formed rows
+    (so that most draws parse and reach the checks) with junk lines among them, or now and then any text."""
+    fmt = draw(st.sampled_from(["csv", "json", "jsonl"]))
+    if draw(st.integers(0, 9)) == 0:
+        return draw(st.text(max_size=300)), fmt, None
+    good = st.tuples(finite_times, one_line)
+    # The first row is well-formed (so the format can be told from it); one in four of the others is junk.
+    rows = [draw(good), *draw(st.lists(st.one_of(good, good, good, one_line), max_size=8))]
+    clean = all(isinstance(row, tuple) for row in rows)
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(["time", "kind"])
+        for row in rows:
+            if isinstance(row, tuple):
+                writer.writerow([repr(row[0]), row[1]])
+            else:
+                buffer.write(row + "\n")
+        text = buffer.getvalue()
+    else:
+        # Junk in a JSON array is a value that is not an object (junk text would break the whole array).
+        junk = (lambda row: json.dumps(row)) if fmt == "json" else (lambda row: row)
+        values = [json.dumps({"time": r[0], "kind": r[1]}) if isinstance(r, tuple) else junk(r) for r in rows]
+        text = "[\n" + ",\n".join(values) + "\n]\n" if fmt == "json" else "\n".join(values) + "\n"
+    return text, fmt, len(rows) if clean else None
+
+
+@given(fuzzed_logs(), st.booleans(), st.booleans())
 @settings(max_examples=300, deadline=None)
-def test_any_text_gives_a_log_or_an_input_error(text: str, fmt: str | None, skip: bool) -> None:
+def test_any_text_gives_a_log_or_an_input_error(drawn: tuple[str, str, int | None], named: bool, skip: bool) -> None:
+    text, fmt, rows = drawn
     try:
-        log = parse_log(text, name="fuzz", format=fmt, time_unit="s", skip_bad=skip)
+        log = parse_log(text, name="fuzz", format=fmt if named else None, time_unit="s", skip_bad=skip)
     except InputError as error:
+        event("input error")
         assert error.where is not None and error.where.startswith("fuzz")
+        assert rows is None  # a log of well-formed rows only always parses
         return
+    event("parsed, with bad rows skipped" if log.skipped_bad else "parsed")
     assert log.kept == len(log.events) > 0
     assert log.read == log.kept + log.filtered + log.skipped_bad
     assert list(log.times) == sorted(log.times)
+    if rows is not None:
+        assert (log.read, log.kept, log.skipped_bad) == (rows, rows, 0)
+
+
+@pytest.mark.parametrize("path", ["a.2", "a.5", "a.2.b"])
+def test_get_path_past_the_end_of_a_list_is_absent(path: str) -> None:
+    record = {"a": [{"b": 1}, {"b": 2}]}
+    assert get_path(record, path, eventlog.MISSING) is eventlog.MISSING
+    with pytest.raises(KeyError):  # not an IndexError
+        get_path(record, path)
+    assert get_path(record, "a.1.b") == 2
+
+
+@pytest.mark.parametrize(("option", "message"), [("time", "no time: field 'gpus.2'"), ("where", "no events kept")])
+def test_a_path_past_the_end_of_a_list_is_an_input_error(tmp_path: Path, option: str, message: str) -> None:
+    from ckptcalc import api
+
+    path = tmp_path / "gpus.jsonl"
+    path.write_text('{"time": 1, "gpus": [5, 6]}\n{"time": 2, "gpus": [5, 6]}\n')
+    chosen: dict[str, Any] = {"time": "gpus.2"} if option == "time" else {"where": ["gpus.2=6"]}
+    with pytest.raises(InputError, match=message):
+        api.fit([path], time_unit="s", **chosen)

@@ -209,8 +209,8 @@ def test_arrays_equal_floats() -> None:
     vector = tiers.effective(s.tiers().replace(tau1_s=taus), 7200.0)
     for i, tau in enumerate(taus):
         one = tiers.effective(s.tiers().replace(tau1_s=float(tau)), 7200.0)
-        assert vector.effective[i] == pytest.approx(one.effective, rel=1e-13)
-        assert vector.rework[i] == pytest.approx(one.rework, rel=1e-10)
+        assert np.asarray(vector.effective)[i] == pytest.approx(one.effective, rel=1e-13)
+        assert np.asarray(vector.rework)[i] == pytest.approx(one.rework, rel=1e-10)
 
 
 def test_memory_with_asynchronous_storage_agrees_with_the_simulation() -> None:

@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ckptcalc.errors import InputError
-from ckptcalc.logs import reader as eventlog
+from ckptcalc.logs import fit as eventlog
 from ckptcalc.logs.fit import (
     CauseShare,
     Histogram,

@@ -160,3 +160,14 @@ def test_plot_ignores_a_bogus_matplotlib_backend(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     assert target.read_bytes().startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize(
+    ("flags", "culprit"), [(["--time", "gpus.2"], "gpus.jsonl:1"), (["--where", "gpus.5=6"], "gpus.jsonl")]
+)
+def test_a_path_past_the_end_of_a_list_is_a_usage_error(
+    run: Run, tmp_path: Path, flags: list[str], culprit: str
+) -> None:
+    path = tmp_path / "gpus.jsonl"
+    path.write_text('{"time": 1, "gpus": [5, 6]}\n{"time": 2, "gpus": [5, 6]}\n')
+    assert_usage_error(run("fit", str(path), "--time-unit", "s", *flags, "--json"), culprit)

@@ -128,8 +128,8 @@ def test_arrays_match_floats() -> None:
     grid = nested.effective(t.replace(tau1_s=taus), mtbfs)
     for i in range(3):
         one = nested.effective(t.replace(tau1_s=float(taus[i])), float(mtbfs[i]))
-        assert float(grid.effective[i]) == pytest.approx(float(one.effective), rel=1e-13)
-        assert float(grid.write[i]) == pytest.approx(float(one.write), rel=1e-12)
+        assert float(numpy.asarray(grid.effective)[i]) == pytest.approx(float(one.effective), rel=1e-13)
+        assert float(numpy.asarray(grid.write)[i]) == pytest.approx(float(one.write), rel=1e-12)
 
 
 def test_swept_mtbf_reoptimises_every_point() -> None:

@@ -49,6 +49,7 @@ def test_a_million_gpus_take_the_better_multiple() -> None:
         gpu_mtbf="50000h", gpus=1_000_000, replica_survival=0.99, memory_bw="10GB/s/gpu", memory_restart="1min"
     )
     result = found.result
+    assert result is not None and result.storage_every is not None and result.memory_interval_s is not None
     assert float(result.storage_every) == 600.0
     assert float(result.memory_interval_s) == pytest.approx(0.48064, rel=1e-4)
     pinned = Tiers(
@@ -178,6 +179,7 @@ def test_the_optimum_beats_every_neighbouring_schedule(
     t = Tiers(tau1_s=1.0, every=(1.0,) * (count - 1), stalls=stalls, lag_s=lag, shares=shares, restarts=restarts)
     found = search.best(t, mtbf)
     best = value(found, mtbf)
+    multiples = tuple(float(m) for m in found.every)
     event(f"{count} tiers, {'async' if lag > 0 else 'sync'}")
     if best < 1e-3:
         event("effective time near 0")
@@ -185,8 +187,8 @@ def test_the_optimum_beats_every_neighbouring_schedule(
     event("reaches the comparison")
     assert found.storage_interval_s >= lag * (1.0 - 1e-12)
     # The optimum's own τ₁ is the best at its multiples, and each neighbour at its own best τ₁ is no better.
-    assert best >= at_multiples(t, found.every, mtbf) * (1.0 - 1e-12)
-    for every in neighbours(found.every):
+    assert best >= at_multiples(t, multiples, mtbf) * (1.0 - 1e-12)
+    for every in neighbours(multiples):
         assert at_multiples(t, every, mtbf) <= best * (1.0 + 1e-12), every
 
 

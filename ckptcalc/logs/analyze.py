@@ -1,6 +1,7 @@
 """A run's event log, read and split into where its time went (docs/model.md §11).
 
-An event log is JSON Lines or CSV, one event a line, each with a ``time`` and
+An event log is any format :mod:`ckptcalc.logs.reader` reads (JSON Lines, CSV, a JSON array;
+compressed or not), one event a record, each with a ``time`` and
 an ``event``: ``run_start``, ``run_end``, ``checkpoint_start``,
 ``checkpoint_end`` (optional ``level``, and ``async_persist_end``: when its
 persist became durable), ``failure`` (optional ``cause``), ``restart_end``
@@ -14,7 +15,7 @@ Every instant between ``run_start`` and ``run_end`` is one of: a *restart*
 work. Work between the checkpoint a restart resumed from and the failure
 before it was lost: *rework*. The rest is *useful*.
 
-Logs are read line by line (a long run's log is large), so the reader keeps
+Logs are read line by line (a long run's log is large), and the consumer here keeps
 only the times it needs. Pure apart from reading the file; numpy is
 imported by the analysis.
 
@@ -30,16 +31,15 @@ imported by the analysis.
 
 from __future__ import annotations
 
-import csv
 import itertools
-import json
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, TextIO
+from typing import Any
 
-from ckptcalc.errors import CkptError, InputError
-from ckptcalc.logs.reader import MISSING, get_path, parse_time, text_form
+from ckptcalc.errors import InputError
+from ckptcalc.logs import reader
+from ckptcalc.logs.reader import MISSING, BadRecord, get_path, text_form
 from ckptcalc.simulation import timeline as montecarlo
 
 #: The events the analysis reads; any other value of ``event`` is skipped and counted.
@@ -60,9 +60,6 @@ T_975 = 2.093024054408263
 #: Largest time a log may hold, in seconds from its zero (a Unix timestamp is about 1.7e9): far beyond
 #: any run, small enough that no sum or product of times overflows.
 MAX_TIME = 1e13
-
-#: Bad lines whose messages are kept when they are skipped.
-BAD_KEPT = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,83 +110,28 @@ class Timeline:
 def read(
     path: str,
     *,
-    stdin: TextIO | None = None,
+    stdin: Any = None,
+    format: str | None = None,
     time_field: str = "time",
     time_unit: str | None = None,
     cause: str = "cause",
     skip_bad: bool = False,
 ) -> Timeline:
-    """Read an event log from a file (``"-"``: ``stdin``), JSON Lines or CSV by its first character."""
-    from ckptcalc.files import open_regular
-
-    if path == "-":
-        if stdin is None:
-            raise InputError("no standard input to read", where="log")
-        return parse(stdin, name="stdin", time_field=time_field, time_unit=time_unit, cause=cause, skip_bad=skip_bad)
-    try:
-        stream = open_regular(path, label=path, noun="event log", hint=" (pipe data through stdin with -)")
-    except CkptError as error:
-        raise InputError(error.template, where=error.where) from None
-    with stream:
-        lines = _decoded(stream, path)
-        return parse(lines, name=path, time_field=time_field, time_unit=time_unit, cause=cause, skip_bad=skip_bad)
-
-
-def _decoded(stream: BinaryIO, name: str) -> Iterator[str]:
-    for number, raw in enumerate(stream, start=1):
-        try:
-            yield raw.decode("utf-8-sig" if number == 1 else "utf-8")
-        except UnicodeDecodeError as error:
-            raise InputError(f"not UTF-8 text (byte {error.start} of the line)", where=f"{name}:{number}") from None
-
-
-class _Bad(Exception):
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-
-def _records(lines: Iterable[str], name: str) -> Iterator[tuple[int, dict[str, Any] | _Bad]]:
-    """(line number, record) for every non-blank line: JSON Lines if the first character is ``{``, else CSV."""
-    iterator = iter(lines)
-    header: list[str] | None = None
-    jsonl: bool | None = None
-    for number, line in enumerate(iterator, start=1):
-        text = line.strip()
-        if not text:
-            continue
-        if jsonl is None:
-            jsonl = text.startswith("{")
-        if jsonl:
-            try:
-                record = json.loads(text)
-            except (ValueError, RecursionError) as error:
-                yield number, _Bad(f"not JSON: {str(error)[:80]}")
-                continue
-            yield number, record if isinstance(record, dict) else _Bad("a line must be a JSON object")
-            continue
-        cells = next(csv.reader([line]))
-        if header is None:
-            header = [cell.strip() for cell in cells]
-            if "event" not in header:
-                raise InputError("the CSV header has no 'event' column", where=f"{name}:{number}")
-            continue
-        if len(cells) != len(header):
-            yield number, _Bad(f"{len(cells)} fields where the header has {len(header)}")
-            continue
-        yield number, {key: value for key, value in zip(header, cells, strict=True) if value.strip() != ""}
+    """Read an event log from a file (``"-"``: ``stdin``) by :func:`ckptcalc.logs.reader.scan`: any format
+    it reads (JSON Lines, CSV, a JSON array), compressed or not."""
+    run = _Run(time_field, time_unit, cause)
+    counts = reader.scan(path, run, stdin=stdin, format=format, required=("event",), skip_bad=skip_bad)
+    return run.timeline(counts)
 
 
 @dataclass
-class _Reader:
-    """The state of a log being read, one event at a time."""
+class _Run:
+    """The reader's consumer for a run's event log: the state of the run, one event at a time."""
 
-    name: str
     time_field: str
     time_unit: str | None
     cause_field: str
-    skip_bad: bool
-    kind: str | None = None
+    clock: reader.Clock = field(init=False)
     start: float | None = None
     end: float | None = None
     last: float = -math.inf
@@ -200,74 +142,52 @@ class _Reader:
     failure_times: list[float] = field(default_factory=list)
     failure_causes: list[str] = field(default_factory=list)
     pending: dict[str, Any] | None = None  # the failure whose restart has not ended yet
-    lines: int = 0
-    used: int = 0
-    unknown: int = 0
-    skipped: int = 0
-    bad: list[str] = field(default_factory=list)
     progress: int = 0
     last_step: float | None = None
     starts: dict[float, str] = field(default_factory=dict)  # checkpoint start time -> level
+    line: int = 0
+
+    def __post_init__(self) -> None:
+        self.clock = reader.Clock(self.time_unit)
 
     def time(self, record: dict[str, Any], key: str, required: bool = True) -> float | None:
-        value = get_path(record, key, MISSING)
-        if value is MISSING or value is None:
+        value = _given(record, key)
+        if value is MISSING:
             if required:
-                raise _Bad(f"no {key!r} field")
+                raise BadRecord(f"no {key!r} field")
             return None
-        try:
-            seconds, kind, _ = parse_time(value, time_unit=self.time_unit)
-        except InputError:
-            raise
-        except ValueError as error:
-            raise _Bad(str(error)) from None
+        seconds = self.clock.seconds(value, line=self.line)
         if abs(seconds) > MAX_TIME:
-            raise _Bad(f"{key} {seconds:g} s is out of range (at most {MAX_TIME:g} s from the log's zero)")
-        if self.kind is None:
-            self.kind = kind
-        elif kind != self.kind:
-            raise _Bad(f"a {kind} among {self.kind}s: give every time the same way")
+            raise BadRecord(f"{key} {seconds:g} s is out of range (at most {MAX_TIME:g} s from the log's zero)")
         return seconds
 
-    def add(self, number: int, record: dict[str, Any] | _Bad) -> None:
-        self.lines += 1
-        try:
-            if isinstance(record, _Bad):
-                raise record
-            self._event(record)
-        except _Bad as bad:
-            where = f"{self.name}:{number}"
-            if not self.skip_bad:
-                raise InputError(bad.message, where=where) from None
-            self.skipped += 1
-            if len(self.bad) < BAD_KEPT:
-                self.bad.append(f"{where}: {bad.message}")
+    def fields(self, names: Sequence[str], line: int) -> None:
+        pass  # the fields are fixed: time_field, event and those of each event
 
-    def _event(self, record: dict[str, Any]) -> None:
-        kind = get_path(record, "event", MISSING)
+    def record(self, record: dict[str, Any], line: int) -> bool:
+        """Take one line's event: False for an event the analysis does not read."""
+        self.line = line
+        kind = _given(record, "event")
         if kind is MISSING:
-            raise _Bad("no 'event' field")
+            raise BadRecord("no 'event' field")
         kind = text_form(kind)
         if kind not in EVENTS:
-            self.unknown += 1
-            return
+            return False
         t = self.time(record, self.time_field)
         assert t is not None
-        if abs(t) > MAX_TIME:
-            raise _Bad(f"time {t:g} s is out of range (at most {MAX_TIME:g} s from the log's zero)")
         if t < self.last:
-            raise _Bad(f"time goes backwards (an earlier line is later by {self.last - t:g} s)")
+            raise BadRecord(f"time goes backwards (an earlier line is later by {self.last - t:g} s)")
         if self.start is None and kind != "run_start":
-            raise _Bad(f"{kind} before run_start")
+            raise BadRecord(f"{kind} before run_start")
         if self.end is not None:
-            raise _Bad(f"{kind} after run_end")
+            raise BadRecord(f"{kind} after run_end")
         self.last = t
-        self.used += 1
         getattr(self, f"_{kind}")(t, record)
+        return True
 
     def _run_start(self, t: float, record: dict[str, Any]) -> None:
         if self.start is not None:
-            raise _Bad("a second run_start")
+            raise BadRecord("a second run_start")
         self.start = t
 
     def _run_end(self, t: float, record: dict[str, Any]) -> None:
@@ -277,17 +197,17 @@ class _Reader:
     def _checkpoint_start(self, t: float, record: dict[str, Any]) -> None:
         level = self._level(record)
         if level in self.open:
-            raise _Bad(f"checkpoint_start while a {level} checkpoint is open")
+            raise BadRecord(f"checkpoint_start while a {level} checkpoint is open")
         self.open[level] = t
 
     def _checkpoint_end(self, t: float, record: dict[str, Any]) -> None:
         level = self._level(record)
         if level not in self.open:
-            raise _Bad(f"checkpoint_end without a checkpoint_start ({level})")
+            raise BadRecord(f"checkpoint_end without a checkpoint_start ({level})")
         start = self.open.pop(level)
         persist = self.time(record, "async_persist_end", required=False)
         if persist is not None and persist < t:
-            raise _Bad("async_persist_end before the checkpoint ended")
+            raise BadRecord("async_persist_end before the checkpoint ended")
         self.checkpoints.append(Checkpoint(start, t, level, t if persist is None else persist))
         self.starts[start] = level
 
@@ -295,8 +215,8 @@ class _Reader:
         for start in self.open.values():
             self.cut_short.append((start, t))
         self.open.clear()
-        cause = get_path(record, self.cause_field, MISSING)
-        label = "unknown" if cause is MISSING or cause is None or text_form(cause) == "" else text_form(cause)
+        cause = _given(record, self.cause_field)
+        label = "unknown" if cause is MISSING else text_form(cause)
         self.failure_times.append(t)
         self.failure_causes.append(label)
         if self.pending is not None:
@@ -306,24 +226,24 @@ class _Reader:
 
     def _restart_end(self, t: float, record: dict[str, Any]) -> None:
         if self.pending is None:
-            raise _Bad("restart_end without a failure before it")
+            raise BadRecord("restart_end without a failure before it")
         resumed = self.time(record, "resumed_from", required=False)
         if resumed is not None and resumed > self.pending["failure"]:
-            raise _Bad("resumed_from is later than the failure")
+            raise BadRecord("resumed_from is later than the failure")
         self._close_episode(t, resumed)
 
     def _progress(self, t: float, record: dict[str, Any]) -> None:
         self.progress += 1
-        step = get_path(record, "step", MISSING)
-        if step is not MISSING and step is not None:
+        step = _given(record, "step")
+        if step is not MISSING:
             try:
                 self.last_step = float(step)
             except (TypeError, ValueError):
-                raise _Bad(f"step {text_form(step)[:20]} is not a number") from None
+                raise BadRecord(f"step {text_form(step)[:20]} is not a number") from None
 
     def _level(self, record: dict[str, Any]) -> str:
-        level = get_path(record, "level", MISSING)
-        return DEFAULT_LEVEL if level is MISSING or level is None else text_form(level)
+        level = _given(record, "level")
+        return DEFAULT_LEVEL if level is MISSING else text_form(level)
 
     def _close_episode(self, end: float | None, resumed: float | None = None) -> None:
         if self.pending is None:
@@ -340,46 +260,58 @@ class _Reader:
         self.episodes.append(Episode(failure, self.pending["cause"], self.pending["failures"], end, resumed, level))
         self.pending = None
 
+    def timeline(self, counts: reader.Counts) -> Timeline:
+        """The run as read, once every line is in."""
+        name = counts.source
+        if self.start is None:
+            raise InputError("no run_start event: the log must say when the run began", where=f"{name}:1")
+        end = self.end if self.end is not None else self.last
+        self._close_episode(None)
+        if not end > self.start:
+            raise InputError("the run has no length: run_end is at run_start", where=name)
+        for start in self.open.values():
+            self.cut_short.append((start, end))  # a checkpoint still open at the end stalled until then
+        return Timeline(
+            source=name,
+            time_kind=self.clock.kind or "number",
+            start_s=self.start,
+            end_s=end,
+            checkpoints=tuple(self.checkpoints),
+            cut_short=tuple(self.cut_short),
+            episodes=tuple(self.episodes),
+            failure_times_s=tuple(self.failure_times),
+            failure_causes=tuple(self.failure_causes),
+            lines=counts.read,
+            used=counts.kept,
+            unknown=counts.ignored,
+            skipped_bad=counts.skipped_bad,
+            bad=counts.bad,
+            progress=self.progress,
+            last_step=self.last_step,
+        )
+
+
+def _given(record: dict[str, Any], key: str) -> Any:
+    """The value at ``key``, or MISSING when absent, null or empty: a CSV row leaves the fields its event
+    does not use empty."""
+    value = get_path(record, key, MISSING)
+    return MISSING if value is None or value == "" else value
+
 
 def parse(
-    lines: Iterable[str],
+    lines: str | Iterable[str],
     *,
     name: str,
+    format: str | None = None,
     time_field: str = "time",
     time_unit: str | None = None,
     cause: str = "cause",
     skip_bad: bool = False,
 ) -> Timeline:
-    """Read an event log's lines (see the module's description)."""
-    reader = _Reader(name, time_field, time_unit, cause, skip_bad)
-    for number, record in _records(lines, name):
-        reader.add(number, record)
-    if reader.start is None:
-        raise InputError("no run_start event: the log must say when the run began", where=f"{name}:1")
-    end = reader.end if reader.end is not None else reader.last
-    reader._close_episode(None)
-    if not end > reader.start:
-        raise InputError("the run has no length: run_end is at run_start", where=name)
-    for start in reader.open.values():
-        reader.cut_short.append((start, end))  # a checkpoint still open at the end stalled until then
-    return Timeline(
-        source=name,
-        time_kind=reader.kind or "number",
-        start_s=reader.start,
-        end_s=end,
-        checkpoints=tuple(reader.checkpoints),
-        cut_short=tuple(reader.cut_short),
-        episodes=tuple(reader.episodes),
-        failure_times_s=tuple(reader.failure_times),
-        failure_causes=tuple(reader.failure_causes),
-        lines=reader.lines,
-        used=reader.used,
-        unknown=reader.unknown,
-        skipped_bad=reader.skipped,
-        bad=tuple(reader.bad),
-        progress=reader.progress,
-        last_step=reader.last_step,
-    )
+    """Read an event log's text or lines (see the module's description)."""
+    run = _Run(time_field, time_unit, cause)
+    counts = reader.scan_text(lines, run, name=name, format=format, required=("event",), skip_bad=skip_bad)
+    return run.timeline(counts)
 
 
 # ------------------------------------------------------------------ analysis

@@ -1,9 +1,16 @@
-"""Estimate the failure process from interruption times, with honest uncertainty.
+"""Estimate the failure process from incident logs, with honest uncertainty.
 
-This is MODEL.md §9; the formulas, the choices and hand-worked references
-are in docs/fit.md §2–§10. Everything here is pure: event times in seconds
-go in, frozen dataclasses come out. scipy is imported inside the functions
-that need it, so importing this module costs nothing.
+Two halves. Reading (docs/fit.md §1): an incident log, read by :mod:`ckptcalc.logs.reader`, gives
+events, each a time (the time field) and a cause; the events kept are sorted by time, in seconds,
+with counts of what was read, kept, filtered out and skipped.
+
+>>> log = parse_log("time,kind\\n2024-05-01T00:00:00Z,gpu\\n2024-05-01T01:00:00Z,nic\\n", name="x.csv", cause="kind")
+>>> log.times, log.causes
+((1714521600.0, 1714525200.0), ('gpu', 'nic'))
+
+Estimating (docs/fit.md §2–§10): event times in seconds go in, frozen dataclasses come out, and
+nothing else is touched. scipy is imported inside the functions that need it, so importing this
+module costs nothing.
 
 >>> result = fit([0.0, 3600.0, 7200.0, 18000.0])
 >>> result.mtbf.interruptions, result.mtbf.mtbf_s
@@ -13,19 +20,20 @@ that need it, so importing this module costs nothing.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any, Literal
 
 from ckptcalc.errors import InputError
+from ckptcalc.logs import reader
+from ckptcalc.logs.reader import MISSING, BadRecord, Clock, FatalRecord, TimeKind, get_path, text_form
 from ckptcalc.model.numeric import chi2_quantile, mtbf_interval
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
-
-    from ckptcalc.logs.reader import EventLog
 
 #: Confidence level of every interval here.
 CONFIDENCE = 0.95
@@ -550,7 +558,7 @@ def fit_log(
     observed_gpus: float | None = None,
     bins_per_decade: int = 4,
 ) -> FailureFit:
-    """:func:`fit` on the events of a log read by :mod:`ckptcalc.logs.reader`, carrying its counts."""
+    """:func:`fit` on the events of a log read by :func:`read_log`, carrying its counts."""
     return fit(
         log.times,
         causes=log.causes,
@@ -561,4 +569,215 @@ def fit_log(
         events_read=log.read,
         skipped_bad=log.skipped_bad,
         bins_per_decade=bins_per_decade,
+    )
+
+
+# ---------------------------------------------------------------- reading incident logs
+
+#: Fields tried, in order, when no time field is named.
+TIME_FIELDS = ("time", "timestamp", "event_time", "start")
+
+#: The cause given to an event whose cause field is missing, null or empty.
+UNKNOWN_CAUSE = "unknown"
+
+
+@dataclass(frozen=True)
+class Event:
+    """One kept event: its time in seconds, its cause, and the line it was read from."""
+
+    time_s: float
+    cause: str
+    line: int
+
+
+@dataclass(frozen=True)
+class EventLog:
+    """The kept events of one or more logs, sorted by time, and what happened to the rest.
+
+    ``time_kind`` says what the times count from: ``"timestamp"`` (ISO-8601,
+    seconds since 1970-01-01 UTC) or ``"number"`` (the log's own zero).
+    ``read = kept + filtered + skipped_bad``; ``bad`` holds the first few
+    skipped rows' messages, each starting with ``FILE:LINE``.
+    """
+
+    source: str
+    format: str
+    time_field: str
+    time_kind: TimeKind
+    events: tuple[Event, ...]
+    read: int
+    kept: int
+    filtered: int
+    skipped_bad: int
+    bad: tuple[str, ...]
+    naive_timestamps: int = 0
+
+    @property
+    def times(self) -> tuple[float, ...]:
+        """The event times in seconds, ascending."""
+        return tuple(event.time_s for event in self.events)
+
+    @property
+    def causes(self) -> tuple[str, ...]:
+        """The causes, in the order of :attr:`times`."""
+        return tuple(event.cause for event in self.events)
+
+
+class _Incidents:
+    """The reader's consumer for incident logs: every record is an event with a time and a cause."""
+
+    def __init__(self, time: str | None, time_unit: str | None, cause: str | None) -> None:
+        self.time_field = time.strip() if time else None
+        self.clock = Clock(time_unit)
+        self.cause = cause.strip() if cause else None
+        self.events: list[Event] = []
+
+    def fields(self, names: Sequence[str], line: int) -> None:
+        if self.time_field is not None:
+            return
+        for candidate in TIME_FIELDS:
+            if candidate in names:
+                self.time_field = candidate
+                return
+        shown = ", ".join(repr(name) for name in list(names)[:8]) or "none"
+        raise FatalRecord(
+            f"no time field: none of {', '.join(TIME_FIELDS)} is present (fields: {shown}); name one with {{time}}"
+        )
+
+    def record(self, record: dict[str, Any], line: int) -> bool:
+        assert self.time_field is not None  # fields() came first
+        raw = get_path(record, self.time_field, MISSING)
+        if raw is MISSING or raw is None or raw == "":
+            raise BadRecord(f"no time: field {self.time_field!r} is missing or empty")
+        seconds = self.clock.seconds(raw, line=line)
+        label = UNKNOWN_CAUSE
+        if self.cause is not None:
+            value = get_path(record, self.cause, None)
+            if value is not None and value != "":
+                label = text_form(value)
+        self.events.append(Event(seconds, label, line))
+        return True
+
+    def log(self, counts: reader.Counts) -> EventLog:
+        if not self.events:
+            detail = f"read {counts.read}"
+            if counts.filtered:
+                detail += f", {counts.filtered} filtered out by where"
+            if counts.skipped_bad:
+                detail += f", {counts.skipped_bad} bad rows skipped"
+            raise InputError(f"no events kept ({detail})", where=counts.source)
+        assert self.time_field is not None and self.clock.kind is not None
+        events = tuple(sorted(self.events, key=lambda event: event.time_s))
+        return EventLog(
+            source=counts.source,
+            format=counts.format,
+            time_field=self.time_field,
+            time_kind=self.clock.kind,
+            events=events,
+            read=counts.read,
+            kept=len(events),
+            filtered=counts.filtered,
+            skipped_bad=counts.skipped_bad,
+            bad=counts.bad,
+            naive_timestamps=self.clock.naive,
+        )
+
+
+def _incidents(time: str | None, time_unit: str | None, cause: str | None) -> _Incidents:
+    if time_unit is not None:
+        reader.time_unit_seconds(time_unit)
+    if time is not None and not time.strip():
+        raise InputError("empty field name", where="time")
+    if cause is not None and not cause.strip():
+        raise InputError("empty field name", where="cause")
+    return _Incidents(time, time_unit, cause)
+
+
+def read_log(
+    source: str | os.PathLike[str],
+    *,
+    stdin: Any = None,
+    format: str | None = None,
+    time: str | None = None,
+    time_unit: str | None = None,
+    where: Sequence[str] = (),
+    cause: str | None = None,
+    skip_bad: bool = False,
+) -> EventLog:
+    """Read one incident log from a path, or from ``stdin`` when ``source`` is ``"-"``, by
+    :func:`ckptcalc.logs.reader.scan` (compressed logs too). The keyword arguments are those of :func:`parse_log`."""
+    reader.check_format(format)
+    incidents = _incidents(time, time_unit, cause)
+    required = () if incidents.time_field is None else (incidents.time_field,)
+    counts = reader.scan(
+        source, incidents, stdin=stdin, format=format, where=where, required=required, skip_bad=skip_bad
+    )
+    return incidents.log(counts)
+
+
+def parse_log(
+    text: str,
+    *,
+    name: str,
+    format: str | None = None,
+    time: str | None = None,
+    time_unit: str | None = None,
+    where: Sequence[str] = (),
+    cause: str | None = None,
+    skip_bad: bool = False,
+) -> EventLog:
+    """Read the text of one incident log; ``name`` labels it in messages (``name:line``).
+
+    * ``format``: ``csv``, ``json`` or ``jsonl``; detected from the first non-blank line when ``None``.
+    * ``time``: the dotted path of the time field; default, the first of
+      :data:`TIME_FIELDS` present in the first record (CSV: the header).
+    * ``time_unit``: the unit of numeric times (``s``, ``min``, ``h``, ``d``); required for them.
+    * ``where``: ``FIELD=VALUE`` conditions, all of which a record must meet
+      (compared as text, see :func:`~ckptcalc.logs.reader.text_form`); a record without the field fails.
+    * ``cause``: dotted path of a field to group by; missing, null or empty is ``"unknown"``.
+    * ``skip_bad``: skip and count bad rows instead of raising at the first.
+    """
+    reader.check_format(format)
+    incidents = _incidents(time, time_unit, cause)
+    required = () if incidents.time_field is None else (incidents.time_field,)
+    counts = reader.scan_text(
+        text, incidents, name=name, format=format, where=where, required=required, skip_bad=skip_bad
+    )
+    return incidents.log(counts)
+
+
+def combine(logs: Sequence[EventLog]) -> EventLog:
+    """Merge logs read separately into one, keeping every event and adding the counts.
+
+    All logs must use the same time form (timestamps, or numbers from the same zero).
+    """
+    if not logs:
+        raise InputError("no logs to combine")
+    first = logs[0]
+    for log in logs[1:]:
+        if log.time_kind != first.time_kind:
+            raise InputError(
+                f"{log.source} has {log.time_kind} times but {first.source} has {first.time_kind} times; "
+                "logs read together must use one form",
+                where=log.source,
+            )
+    if len(logs) == 1:
+        return first
+
+    def joined(values: Sequence[str]) -> str:
+        return values[0] if len(set(values)) == 1 else ", ".join(values)
+
+    events = tuple(sorted((e for log in logs for e in log.events), key=lambda event: event.time_s))
+    return EventLog(
+        source=", ".join(log.source for log in logs),
+        format=joined([log.format for log in logs]),
+        time_field=joined([log.time_field for log in logs]),
+        time_kind=first.time_kind,
+        events=events,
+        read=sum(log.read for log in logs),
+        kept=len(events),
+        filtered=sum(log.filtered for log in logs),
+        skipped_bad=sum(log.skipped_bad for log in logs),
+        bad=tuple(message for log in logs for message in log.bad)[: reader.BAD_KEPT],
+        naive_timestamps=sum(log.naive_timestamps for log in logs),
     )

@@ -1,50 +1,69 @@
-"""Read failure and incident logs: CSV, a JSON array, or JSON Lines.
+"""The one reader of logs, for ``fit`` (incident logs) and ``analyze`` (a run's event log).
 
-A log is a list of records (one per event). Each record has a time, and may
-have fields to filter on (``where``) and a field naming its cause. The reader
-returns the kept events sorted by time, in seconds, with counts of what it
-read, kept, filtered out and skipped, so a caller can say what it did.
+What the reader does, in order, for a path or ``"-"`` (standard input):
 
->>> log = parse_log("time,kind\\n2024-05-01T00:00:00Z,gpu\\n2024-05-01T01:00:00Z,nic\\n", name="x.csv", cause="kind")
->>> log.times, log.causes
-((1714521600.0, 1714525200.0), ('gpu', 'nic'))
+1. opens it: a regular file (FIFOs, devices and directories are refused before they are opened,
+   see :mod:`ckptcalc.files`), or standard input, the only input capped at :data:`MAX_BYTES` (it
+   might never end);
+2. decompresses it, by the name's extension or the first bytes: ``.gz``, ``.xz``, ``.bz2`` with the
+   standard library, ``.zst`` with the ``zstandard`` package (``pip install 'ckptcalc[logs]'``);
+3. decodes it line by line as UTF-8 (a byte order mark is dropped), so records come as lines arrive
+   and a large log is never held whole;
+4. picks the format adapter: the one named, or the first in :data:`ADAPTERS` whose ``detect``
+   accepts the first non-blank line;
+5. hands each record (a dict) the adapter reads, with its line, to a *consumer* (fit's incidents,
+   analyze's run events: they decide which fields and events matter), after the ``where`` filters;
+6. reports a bad row as ``FILE:LINE: message``, or with ``skip_bad`` counts and skips it, and
+   counts what was read, kept, ignored and filtered out.
 
-Formats, time forms, filters and the line numbers in messages are described
-in docs/fit.md §1. Every problem raises :class:`~ckptcalc.errors.InputError`
-whose ``where`` is ``FILE:LINE`` for a bad row, ``FILE`` for a whole-file
-problem, and the parameter's name (``time_unit``, ``where``...) for a bad
-parameter.
+Adding a format is one module and one registration: write ``ckptcalc/logs/<name>_format.py`` with
+``NAME``, ``detect(first_line)`` and ``rows(lines)`` (the contract is in :mod:`ckptcalc.logs.adapter`),
+and add it to :data:`ADAPTERS`.
+
+>>> class Times:
+...     def fields(self, names, line): pass
+...     def record(self, record, line): return record["kind"] != "heartbeat"
+>>> counts = scan_text("time,kind\\n1,gpu\\n2,heartbeat\\n", Times(), name="x.csv")
+>>> counts.format, counts.read, counts.kept, counts.ignored
+('csv', 2, 1, 1)
+
+Every problem raises :class:`~ckptcalc.errors.InputError` whose ``where`` is ``FILE:LINE`` for a bad
+row, ``FILE`` for a whole-file problem, and the parameter's name (``time_unit``, ``where``...) for a
+bad parameter.
 """
 
 from __future__ import annotations
 
+import io
+import itertools
 import json
 import math
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Literal, TextIO
+from types import ModuleType
+from typing import IO, Any, Literal, Protocol, cast
 
 from ckptcalc.errors import CkptError, InputError
-from ckptcalc.files import read_regular
 from ckptcalc.inputs.units import DURATION_UNITS
+from ckptcalc.logs import csv_format, json_format, jsonl_format
+from ckptcalc.logs.adapter import Bad, Broken, Header
 
-#: Largest log read, in bytes (characters for a text stream). Bigger inputs are refused, not truncated.
+#: The format adapters, tried in this order on a log's first non-blank line.
+ADAPTERS: tuple[ModuleType, ...] = (json_format, jsonl_format, csv_format)
+
+#: Their names: what ``format`` takes.
+FORMATS = tuple(sorted(adapter.NAME for adapter in ADAPTERS))
+
+#: Largest input read from standard input, in bytes (characters for a text stream): it might never end.
+#: Bigger inputs are refused, not truncated. Regular files are read whatever their size.
 MAX_BYTES = 64 * 2**20
 
-#: Formats the reader knows; ``None`` detects one from the first non-blank character.
-FORMATS = ("csv", "json", "jsonl")
-
-#: Fields tried, in order, when no time field is named.
-TIME_FIELDS = ("time", "timestamp", "event_time", "start")
-
-#: How many bad-row messages a log keeps when ``skip_bad`` is on.
+#: How many bad-row messages a reading keeps when ``skip_bad`` is on.
 BAD_KEPT = 5
-
-#: The cause given to an event whose cause field is missing, null or empty.
-UNKNOWN_CAUSE = "unknown"
 
 #: Name used for standard input in messages.
 STDIN_NAME = "stdin"
@@ -56,49 +75,7 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _TIME_UNIT_HELP = "s, min, h or d"
 
 
-@dataclass(frozen=True)
-class Event:
-    """One kept event: its time in seconds, its cause, and the line it was read from."""
-
-    time_s: float
-    cause: str
-    line: int
-
-
-@dataclass(frozen=True)
-class EventLog:
-    """The kept events of one or more logs, sorted by time, and what happened to the rest.
-
-    ``time_kind`` says what the times count from: ``"timestamp"`` (ISO-8601,
-    seconds since 1970-01-01 UTC) or ``"number"`` (the log's own zero).
-    ``read = kept + filtered + skipped_bad``; ``bad`` holds the first few
-    skipped rows' messages, each starting with ``FILE:LINE``.
-    """
-
-    source: str
-    format: str
-    time_field: str
-    time_kind: TimeKind
-    events: tuple[Event, ...]
-    read: int
-    kept: int
-    filtered: int
-    skipped_bad: int
-    bad: tuple[str, ...]
-    naive_timestamps: int = 0
-
-    @property
-    def times(self) -> tuple[float, ...]:
-        """The event times in seconds, ascending."""
-        return tuple(event.time_s for event in self.events)
-
-    @property
-    def causes(self) -> tuple[str, ...]:
-        """The causes, in the order of :attr:`times`."""
-        return tuple(event.cause for event in self.events)
-
-
-# ---------------------------------------------------------------- small pieces
+# ---------------------------------------------------------------- values in records
 
 
 class _Missing:
@@ -115,12 +92,14 @@ def get_path(record: Mapping[str, Any], path: str, default: Any = _RAISE) -> Any
     """The value at the dotted ``path`` of ``record`` (``"job.node.id"``).
 
     A key that itself contains dots (a CSV column called ``job.id``) wins over
-    the nested reading. A numeric part indexes a JSON array (``"gpus.0"``).
-    An absent field gives ``default``, and raises ``KeyError`` when no default
-    is given.
+    the nested reading. A numeric part indexes a JSON array (``"gpus.0"``); past
+    the array's end it is absent. An absent field gives ``default``, and raises
+    ``KeyError`` when no default is given.
 
     >>> get_path({"a": {"b": [10, 20]}}, "a.b.1")
     20
+    >>> get_path({"a": {"b": [10, 20]}}, "a.b.2", None) is None
+    True
     """
     if path in record:
         return record[path]
@@ -150,13 +129,15 @@ def text_form(value: Any) -> str:
 
 def parse_where(conditions: Sequence[str]) -> tuple[tuple[str, str], ...]:
     """Split ``FIELD=VALUE`` conditions at their first ``=``; errors name ``where``."""
+    if isinstance(conditions, str):
+        raise InputError("expected a list of FIELD=VALUE conditions, got one string", where="where")
     pairs = []
     for condition in conditions:
-        field, equals, value = condition.partition("=")
-        field = field.strip()
-        if not equals or not field:
+        name, equals, value = condition.partition("=")
+        name = name.strip()
+        if not equals or not name:
             raise InputError(f"cannot read {condition!r}: expected FIELD=VALUE, e.g. kind=hardware", where="where")
-        pairs.append((field, value))
+        pairs.append((name, value))
     return tuple(pairs)
 
 
@@ -226,441 +207,407 @@ def _timestamp(text: str) -> tuple[float, TimeKind, bool]:
     return (moment - _EPOCH).total_seconds(), "timestamp", naive
 
 
-# ---------------------------------------------------------------- reading files
+# ---------------------------------------------------------------- what a consumer says
 
 
-def read_text(path: str | os.PathLike[str], *, name: str | None = None) -> str:
-    """The UTF-8 text of a regular file of at most :data:`MAX_BYTES`.
+class BadRecord(Exception):
+    """Raised by a consumer for a record it cannot use: an error at its line, or with ``skip_bad`` a count."""
 
-    FIFOs, devices and directories are refused before they are opened (a FIFO
-    would block). A UTF-8 byte order mark is dropped.
-    """
-    label = name if name is not None else os.fspath(path)
-    hint = " (pipe data through stdin with -)"
-    try:
-        data = read_regular(path, label=label, limit=MAX_BYTES, noun="log file", hint=hint)
-    except CkptError as error:
-        raise InputError(error.template, where=error.where) from None
-    return _decode(data, label)
-
-
-def _too_big() -> str:
-    return f"larger than the {MAX_BYTES // 2**20} MiB a log may be; split it or filter it first"
-
-
-def _decode(data: bytes, label: str) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        raise InputError(f"not UTF-8 text (byte {error.start})", where=f"{label}:{line}") from None
-
-
-def read_stream(stream: TextIO, *, name: str = STDIN_NAME) -> str:
-    """The text of an open text stream (standard input), at most :data:`MAX_BYTES` characters."""
-    try:
-        text = stream.read(MAX_BYTES + 1)
-    except UnicodeDecodeError as error:
-        raise InputError(f"not UTF-8 text (byte {error.start})", where=name) from None
-    except OSError as error:
-        raise InputError(f"cannot read: {error.strerror}", where=name) from None
-    if len(text) > MAX_BYTES:
-        raise InputError(_too_big(), where=name)
-    return text.removeprefix("\ufeff")
-
-
-def read_log(
-    source: str | os.PathLike[str],
-    *,
-    stdin: TextIO | None = None,
-    format: str | None = None,
-    time: str | None = None,
-    time_unit: str | None = None,
-    where: Sequence[str] = (),
-    cause: str | None = None,
-    skip_bad: bool = False,
-) -> EventLog:
-    """Read one log from a path, or from ``stdin`` when ``source`` is ``"-"``.
-
-    The keyword arguments are those of :func:`parse_log`.
-    """
-    _check_options(format, time, time_unit, where, cause)
-    if os.fspath(source) == "-":
-        if stdin is None:
-            raise InputError("reading standard input needs a stream", where="-")
-        text, name = read_stream(stdin), STDIN_NAME
-    else:
-        name = os.fspath(source)
-        text = read_text(source, name=name)
-    return parse_log(
-        text,
-        name=name,
-        format=format,
-        time=time,
-        time_unit=time_unit,
-        where=where,
-        cause=cause,
-        skip_bad=skip_bad,
-    )
-
-
-def _check_options(
-    format: str | None, time: str | None, time_unit: str | None, where: Sequence[str], cause: str | None
-) -> None:
-    if format is not None and format not in FORMATS:
-        raise InputError(f"unknown format {format!r}: expected {', '.join(FORMATS)}", where="format")
-    if time_unit is not None:
-        time_unit_seconds(time_unit)
-    if time is not None and not time.strip():
-        raise InputError("empty field name", where="time")
-    if cause is not None and not cause.strip():
-        raise InputError("empty field name", where="cause")
-    if isinstance(where, str):
-        raise InputError("expected a list of FIELD=VALUE conditions, got one string", where="where")
-    parse_where(where)
-
-
-def detect_format(text: str) -> str:
-    """``json`` when the first non-blank character is ``[``, ``jsonl`` when it is ``{``, otherwise ``csv``."""
-    stripped = text.lstrip()
-    if stripped.startswith("["):
-        return "json"
-    if stripped.startswith("{"):
-        return "jsonl"
-    return "csv"
-
-
-# ---------------------------------------------------------------- parsing
-
-
-class _Header:
-    """A CSV header: it names the fields before any record is seen."""
-
-    def __init__(self, line: int, fields: list[str]) -> None:
-        self.line = line
-        self.fields = fields
-
-
-class _BadRow(Exception):
-    """A row that cannot be used; ``skip_bad`` turns it into a count."""
-
-    def __init__(self, line: int, message: str) -> None:
+    def __init__(self, message: str) -> None:
         super().__init__(message)
-        self.line = line
         self.message = message
 
 
-def parse_log(
-    text: str,
-    *,
-    name: str,
-    format: str | None = None,
-    time: str | None = None,
-    time_unit: str | None = None,
-    where: Sequence[str] = (),
-    cause: str | None = None,
-    skip_bad: bool = False,
-) -> EventLog:
-    """Parse the text of one log; ``name`` labels it in messages (``name:line``).
+class FatalRecord(Exception):
+    """Raised by a consumer for a record that stops the reading even with ``skip_bad``; the message
+    may hold ``{name}`` placeholders (see :class:`~ckptcalc.errors.CkptError`)."""
 
-    * ``format``: ``csv``, ``json`` or ``jsonl``; detected by :func:`detect_format` when ``None``.
-    * ``time``: the dotted path of the time field; default, the first of
-      :data:`TIME_FIELDS` present in the first record (CSV: the header).
-    * ``time_unit``: the unit of numeric times (``s``, ``min``, ``h``, ``d``); required for them.
-    * ``where``: ``FIELD=VALUE`` conditions, all of which a record must meet
-      (compared as text, see :func:`text_form`); a record without the field fails.
-    * ``cause``: dotted path of a field to group by; missing, null or empty is ``"unknown"``.
-    * ``skip_bad``: skip and count bad rows instead of raising at the first.
+    def __init__(self, template: str) -> None:
+        super().__init__(template)
+        self.template = template
+
+
+class Consumer(Protocol):
+    """What fit and analyze give the reader: they decide what a record means."""
+
+    def fields(self, names: Sequence[str], line: int) -> None:
+        """The field names known before the records: a CSV header, or the first record's keys."""
+
+    def record(self, record: dict[str, Any], line: int) -> bool:
+        """Take one record that passed the filters: True if kept, False if ignored (an event of no interest).
+        Raises :class:`BadRecord` or :class:`FatalRecord`."""
+
+
+class Clock:
+    """Reads a log's times one by one and holds them to one form: all timestamps, or all numbers in
+    ``time_unit`` (seconds from the log's own zero).
+
+    >>> clock = Clock("min")
+    >>> clock.seconds("2", line=3), clock.kind
+    (120.0, 'number')
     """
-    _check_options(format, time, time_unit, where, cause)
-    chosen = format or detect_format(text)
-    if not text.strip():
-        raise InputError("empty log: no events", where=name)
-    conditions = parse_where(where)
-    records = {"csv": _csv_records, "json": _json_records, "jsonl": _jsonl_records}[chosen](text, name)
-    state = _Collector(name, chosen, time, time_unit, conditions, cause, skip_bad)
-    for item in records:
-        state.add(item)
-    return state.result()
 
-
-class _Collector:
-    """Turns records into events one by one, applying the filters and the time rules."""
-
-    def __init__(
-        self,
-        name: str,
-        format: str,
-        time: str | None,
-        time_unit: str | None,
-        conditions: tuple[tuple[str, str], ...],
-        cause: str | None,
-        skip_bad: bool,
-    ) -> None:
-        self.name = name
-        self.format = format
-        self.time_field = time.strip() if time else None
+    def __init__(self, time_unit: str | None) -> None:
         self.time_unit = time_unit
-        self.conditions = conditions
-        self.cause = cause.strip() if cause else None
-        self.skip_bad = skip_bad
-        self.events: list[Event] = []
-        self.read = 0
-        self.filtered = 0
-        self.skipped = 0
-        self.bad: list[str] = []
+        self.factor = None if time_unit is None else time_unit_seconds(time_unit)
         self.kind: TimeKind | None = None
-        self.kind_line = 0
-        self.naive = 0
+        self.first_line = 0
+        self.naive = 0  # timestamps without an offset, read as UTC
 
-    def add(self, item: tuple[int, Any] | _BadRow | _Header) -> None:
-        if isinstance(item, _Header):
-            where = f"{self.name}:{item.line}"
-            if self.time_field is None:
-                self.time_field = _default_time_field(item.fields, where)
-            elif self.time_field not in item.fields:
-                raise InputError(f"no column {self.time_field!r} in the header", where=where)
-            return
-        if isinstance(item, _BadRow):
-            # Rows that failed to parse still count as read.
-            self.read += 1
-            self._bad(item)
-            return
-        line, record = item
-        self.read += 1
+    def seconds(self, value: Any, *, line: int) -> float:
+        if self.kind == "number" and self.factor is not None and type(value) in (int, float, str):
+            # The common case, a number like the ones before it, without parse_time's generality.
+            try:
+                seconds = float(value) * self.factor
+            except (ValueError, OverflowError):
+                pass
+            else:
+                if math.isfinite(seconds) and (type(value) is not str or _NUMBER_RE.fullmatch(value.strip())):
+                    return seconds
         try:
-            self._record(line, record)
-        except _BadRow as bad:
-            self._bad(bad)
-
-    def _bad(self, bad: _BadRow) -> None:
-        where = f"{self.name}:{bad.line}"
-        if not self.skip_bad:
-            raise InputError(bad.message, where=where)
-        self.skipped += 1
-        if len(self.bad) < BAD_KEPT:
-            self.bad.append(f"{where}: {bad.message}")
-
-    def _record(self, line: int, record: Any) -> None:
-        if not isinstance(record, dict):
-            shown = json.dumps(record, ensure_ascii=False)
-            raise _BadRow(line, f"expected a JSON object, got {shown[:40]}")
-        if self.time_field is None:
-            self.time_field = _default_time_field(record.keys(), f"{self.name}:{line}")
-        for field, wanted in self.conditions:
-            value = get_path(record, field, MISSING)
-            if value is MISSING or text_form(value) != wanted:
-                self.filtered += 1
-                return
-        raw = get_path(record, self.time_field, MISSING)
-        if raw is MISSING or raw is None or raw == "":
-            raise _BadRow(line, f"no time: field {self.time_field!r} is missing or empty")
-        try:
-            seconds, kind, naive = parse_time(raw, time_unit=self.time_unit)
+            seconds, kind, naive = parse_time(value, time_unit=self.time_unit)
         except InputError as error:  # a number, and no unit to read it in (before ValueError: a subclass)
             if self.kind == "timestamp":
-                raise _BadRow(line, self._mixed("number")) from None
-            raise InputError(error.template, where=f"{self.name}:{line}") from None
+                raise BadRecord(self._mixed("number")) from None
+            raise FatalRecord(error.template) from None
         except ValueError as error:
-            raise _BadRow(line, str(error)) from None
+            raise BadRecord(str(error)) from None
         if self.kind is None:
-            self.kind, self.kind_line = kind, line
+            self.kind, self.first_line = kind, line
         elif kind != self.kind:
-            raise _BadRow(line, self._mixed(kind))
+            raise BadRecord(self._mixed(kind))
         self.naive += naive
-        label = UNKNOWN_CAUSE
-        if self.cause is not None:
-            value = get_path(record, self.cause, None)
-            if value is not None and value != "":
-                label = text_form(value)
-        self.events.append(Event(seconds, label, line))
+        return seconds
 
     def _mixed(self, kind: TimeKind) -> str:
         one = {"timestamp": "an ISO-8601 timestamp", "number": "a number"}
         many = {"timestamp": "ISO-8601 timestamps", "number": "numbers"}
-        return f"{one[kind]}, but line {self.kind_line} has {many[self.kind or kind]}; a log uses one form"
-
-    def result(self) -> EventLog:
-        if not self.events:
-            detail = f"read {self.read}"
-            if self.filtered:
-                detail += f", {self.filtered} filtered out by where"
-            if self.skipped:
-                detail += f", {self.skipped} bad rows skipped"
-            raise InputError(f"no events kept ({detail})", where=self.name)
-        assert self.time_field is not None and self.kind is not None
-        events = tuple(sorted(self.events, key=lambda event: event.time_s))
-        return EventLog(
-            source=self.name,
-            format=self.format,
-            time_field=self.time_field,
-            time_kind=self.kind,
-            events=events,
-            read=self.read,
-            kept=len(events),
-            filtered=self.filtered,
-            skipped_bad=self.skipped,
-            bad=tuple(self.bad),
-            naive_timestamps=self.naive,
-        )
+        return f"{one[kind]}, but line {self.first_line} has {many[self.kind or kind]}; a log uses one form"
 
 
-def _default_time_field(fields: Iterable[str], where: str) -> str:
-    present = list(fields)
-    for candidate in TIME_FIELDS:
-        if candidate in present:
-            return candidate
-    shown = ", ".join(repr(f) for f in present[:8]) or "none"
-    raise InputError(
-        f"no time field: none of {', '.join(TIME_FIELDS)} is present (fields: {shown}); name one with time",
-        where=where,
-    )
+@dataclass(frozen=True)
+class Counts:
+    """What one reading did: ``read = kept + ignored + filtered + skipped_bad``; ``bad`` holds the first
+    few skipped rows' messages, each starting with ``FILE:LINE``."""
+
+    source: str
+    format: str
+    read: int
+    kept: int
+    ignored: int
+    filtered: int
+    skipped_bad: int
+    bad: tuple[str, ...]
 
 
-def _csv_records(text: str, name: str) -> Iterator[tuple[int, Any] | _BadRow | _Header]:
-    import csv
-    import io
+@dataclass
+class _Tally:
+    name: str
+    skip_bad: bool
+    read: int = 0
+    kept: int = 0
+    ignored: int = 0
+    filtered: int = 0
+    skipped: int = 0
+    bad: list[str] = field(default_factory=list)
 
-    reader = csv.reader(io.StringIO(text, newline=""))
-    header: list[str] | None = None
-    consumed = 0  # physical lines read so far, to know where the next row starts
-    while True:
-        start = consumed + 1
-        try:
-            row = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as error:
-            consumed = reader.line_num
-            if header is None:
-                raise InputError(f"cannot read the CSV header: {error}", where=f"{name}:{start}") from None
-            yield _BadRow(start, f"cannot read the CSV row: {error}")
-            continue
-        consumed = reader.line_num
-        if not row or all(not cell.strip() for cell in row):
-            continue  # blank lines are not rows
-        if header is None:
-            header = [cell.strip() for cell in row]
-            duplicates = sorted({cell for cell in header if header.count(cell) > 1})
-            if duplicates:
-                raise InputError(f"duplicate column {duplicates[0]!r} in the header", where=f"{name}:{start}")
-            yield _Header(start, header)
-            continue
-        if len(row) != len(header):
-            yield _BadRow(start, f"{len(row)} fields, but the header has {len(header)}")
-            continue
-        # Cells are stripped: "time, kind" headers and ", gpu" cells are common.
-        yield start, dict(zip(header, (cell.strip() for cell in row), strict=True))
+    def reject(self, line: int, message: str) -> None:
+        where = f"{self.name}:{line}"
+        if not self.skip_bad:
+            raise InputError(message, where=where)
+        self.skipped += 1
+        if len(self.bad) < BAD_KEPT:
+            self.bad.append(f"{where}: {message}")
 
 
-def _jsonl_records(text: str, name: str) -> Iterator[tuple[int, Any] | _BadRow | _Header]:
-    # Split on "\n" only: JSON strings may hold other line separators (U+2028) raw.
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            yield number, json.loads(line)
-        except RecursionError:
-            yield _BadRow(number, "malformed JSON: nested too deeply")
-        except ValueError as error:
-            message = error.msg if isinstance(error, json.JSONDecodeError) else str(error)
-            yield _BadRow(number, f"malformed JSON: {message}")
+# ---------------------------------------------------------------- reading
 
 
-def _json_records(text: str, name: str) -> Iterator[tuple[int, Any] | _BadRow | _Header]:
-    """The elements of a JSON array, each with the line its value starts on.
+def check_format(format: str | None) -> None:
+    """Refuse a format no adapter reads; the error names ``format``."""
+    if format is not None and format not in FORMATS:
+        raise InputError(f"unknown format {format!r}: expected {', '.join(FORMATS)}", where="format")
 
-    A syntax error inside the array is fatal even with ``skip_bad``: after it
-    there is no telling where the next element starts.
+
+def detect_format(first_line: str) -> str | None:
+    """The name of the first adapter that recognises a log's first non-blank line, or None.
+
+    >>> detect_format('  {"time": 1}'), detect_format("[{"), detect_format("time,kind"), detect_format("<html>")
+    ('jsonl', 'json', 'csv', None)
     """
-    decoder = json.JSONDecoder()
-    position = _skip_space(text, 0)
-    if not text.startswith("[", position):
-        raise InputError("expected a JSON array of objects", where=f"{name}:{_line(text, position)}")
-    position = _skip_space(text, position + 1)
-    line, counted = 1, 0
+    return next((adapter.NAME for adapter in ADAPTERS if adapter.detect(first_line)), None)
 
-    def line_at(offset: int) -> int:
-        nonlocal line, counted
-        line += text.count("\n", counted, offset)
-        counted = offset
-        return line
 
-    if text.startswith("]", position):
-        position += 1
+def scan(
+    source: str | os.PathLike[str],
+    consumer: Consumer,
+    *,
+    stdin: Any = None,
+    format: str | None = None,
+    where: Sequence[str] = (),
+    required: Sequence[str] = (),
+    skip_bad: bool = False,
+) -> Counts:
+    """Read the log at ``source`` (``"-"``: ``stdin``) into ``consumer``.
+
+    ``format`` names the adapter (detected when None); ``where`` holds ``FIELD=VALUE`` conditions
+    all of which a record must meet to reach the consumer (compared as text, see
+    :func:`text_form`; a record without the field fails); ``required`` are fields a header must
+    declare; ``skip_bad`` counts and skips bad rows instead of raising at the first.
+    """
+    check_format(format)
+    conditions = parse_where(where)
+    with open_lines(source, stdin=stdin) as (name, lines):
+        return _scan(lines, consumer, name=name, format=format, conditions=conditions, required=required,
+                     skip_bad=skip_bad)  # fmt: skip
+
+
+def scan_text(
+    text: str | Iterable[str],
+    consumer: Consumer,
+    *,
+    name: str,
+    format: str | None = None,
+    where: Sequence[str] = (),
+    required: Sequence[str] = (),
+    skip_bad: bool = False,
+) -> Counts:
+    """:func:`scan` on a log's text, or its lines (with or without their newlines); ``name`` labels it."""
+    check_format(format)
+    conditions = parse_where(where)
+    lines = _split(text) if isinstance(text, str) else (line if line.endswith("\n") else line + "\n" for line in text)
+    return _scan(lines, consumer, name=name, format=format, conditions=conditions, required=required,
+                 skip_bad=skip_bad)  # fmt: skip
+
+
+def _split(text: str) -> Iterator[str]:
+    # Split on "\n" only, as a file is read: JSON strings may hold other line separators (U+2028) raw.
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end + 1
+        yield text[start:end]
+        start = end
+
+
+def _scan(
+    lines: Iterable[str],
+    consumer: Consumer,
+    *,
+    name: str,
+    format: str | None,
+    conditions: tuple[tuple[str, str], ...],
+    required: Sequence[str],
+    skip_bad: bool,
+) -> Counts:
+    source = iter(lines)
+    head: list[str] = []
+    for line in source:
+        head.append(line)
+        if line.strip():
+            break
     else:
-        while True:
-            start_line = line_at(position)
-            try:
-                value, position = decoder.raw_decode(text, position)
-            except json.JSONDecodeError as error:
-                raise InputError(f"malformed JSON: {error.msg}", where=f"{name}:{error.lineno}") from None
-            except RecursionError:
-                raise InputError("malformed JSON: nested too deeply", where=f"{name}:{start_line}") from None
-            except ValueError as error:  # e.g. an integer longer than Python converts
-                raise InputError(f"malformed JSON: {error}", where=f"{name}:{start_line}") from None
-            yield start_line, value
-            position = _skip_space(text, position)
-            if text.startswith(",", position):
-                position = _skip_space(text, position + 1)
+        raise InputError("empty log: no events", where=name)
+    chosen = format or detect_format(head[-1])
+    if chosen is None:
+        raise InputError(
+            f"cannot tell the format from {head[-1].strip()[:20]!r}: name it with {{format}} ({', '.join(FORMATS)})",
+            where=f"{name}:{len(head)}",
+        )
+    adapter = next(adapter for adapter in ADAPTERS if chosen == adapter.NAME)
+    tally = _Tally(name, skip_bad)
+    named = False
+    at = len(head)
+    try:
+        for item in adapter.rows(itertools.chain(head, source)):
+            at = line = item.line
+            if isinstance(item, Header):
+                missing = [wanted for wanted in required if wanted not in item.fields]
+                if missing:
+                    raise InputError(f"no column {missing[0]!r} in the header", where=f"{name}:{line}")
+                named = True
+                consumer.fields(item.fields, line)
                 continue
-            if text.startswith("]", position):
-                position += 1
+            tally.read += 1
+            if isinstance(item, Bad):
+                tally.reject(line, item.message)
+                continue
+            record = item.value
+            if not isinstance(record, dict):
+                shown = json.dumps(record, ensure_ascii=False)
+                tally.reject(line, f"expected a JSON object, got {shown[:40]}")
+                continue
+            try:
+                if not named:
+                    named = True
+                    consumer.fields(tuple(record), line)
+                if not all(_meets(record, path, wanted) for path, wanted in conditions):
+                    tally.filtered += 1
+                elif consumer.record(record, line):
+                    tally.kept += 1
+                else:
+                    tally.ignored += 1
+            except BadRecord as bad:
+                tally.reject(line, bad.message)
+    except Broken as broken:
+        raise InputError(broken.message, where=f"{name}:{broken.line}") from None
+    except FatalRecord as fatal:
+        raise InputError(fatal.template, where=f"{name}:{at}") from None
+    return Counts(name, chosen, tally.read, tally.kept, tally.ignored, tally.filtered, tally.skipped, tuple(tally.bad))
+
+
+def _meets(record: dict[str, Any], path: str, wanted: str) -> bool:
+    value = get_path(record, path, MISSING)
+    return value is not MISSING and text_form(value) == wanted
+
+
+# ---------------------------------------------------------------- opening, decompressing, decoding
+
+
+def _too_big() -> str:
+    return f"larger than the {MAX_BYTES // 2**20} MiB standard input may hold; split it or filter it first"
+
+
+@contextmanager
+def open_lines(source: str | os.PathLike[str], *, stdin: Any = None) -> Iterator[tuple[str, Iterator[str]]]:
+    """The name of ``source`` in messages and its decoded lines, read as they are asked for."""
+    from ckptcalc.files import open_regular
+
+    path = os.fspath(source)
+    if path == "-":
+        if stdin is None:
+            raise InputError("reading standard input needs a stream", where="-")
+        binary = getattr(stdin, "buffer", None)
+        if binary is None:  # a text stream (a StringIO): already decoded, so neither compressed nor bytes
+            yield STDIN_NAME, _text_lines(stdin, STDIN_NAME)
+            return
+        yield STDIN_NAME, _decoded(_Source(binary, STDIN_NAME, MAX_BYTES), STDIN_NAME, "")
+        return
+    try:
+        stream = open_regular(path, label=path, noun="log file", hint=" (pipe data through stdin with -)")
+    except CkptError as error:
+        raise InputError(error.template, where=error.where) from None
+    with stream:
+        yield path, _decoded(_Source(stream, path, None), path, path)
+
+
+class _Source(io.RawIOBase):
+    """A binary input read as it comes: read errors as :class:`InputError`, an optional cap, and the
+    first bytes kept to be read again after they are looked at."""
+
+    def __init__(self, stream: Any, name: str, limit: int | None) -> None:
+        super().__init__()
+        self.stream, self.name, self.limit = stream, name, limit
+        self.count = 0
+        self.pending = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def first(self, size: int) -> bytes:
+        """The first ``size`` bytes (fewer at the end), read again by the next reads."""
+        while len(self.pending) < size:
+            data = self._read(size - len(self.pending))
+            if not data:
                 break
-            raise InputError("malformed JSON: expected ',' or ']'", where=f"{name}:{_line(text, position)}")
-    position = _skip_space(text, position)
-    if position < len(text):
-        raise InputError("unexpected text after the JSON array", where=f"{name}:{_line(text, position)}")
+            self.pending += data
+        return self.pending[:size]
+
+    def readinto(self, buffer: Any) -> int:
+        wanted = len(buffer)
+        if self.pending:
+            data, self.pending = self.pending[:wanted], self.pending[wanted:]
+        else:
+            data = self._read(wanted)
+        buffer[: len(data)] = data
+        return len(data)
+
+    def _read(self, size: int) -> bytes:
+        read = getattr(self.stream, "read1", None) or self.stream.read
+        try:
+            data = bytes(read(size))
+        except OSError as error:
+            raise InputError(f"cannot read: {error.strerror}", where=self.name) from None
+        self.count += len(data)
+        if self.limit is not None and self.count > self.limit:
+            raise InputError(_too_big(), where=self.name)
+        return data
 
 
-_SPACE_RE = re.compile(r"[ \t\n\r]*")
+#: First bytes of the compressed forms, and what the ones read by suffix are called.
+_MAGIC = (
+    (re.compile(re.escape(b"\x1f\x8b")), "gzip"),
+    (re.compile(re.escape(b"\xfd7zXZ\x00")), "xz"),
+    (re.compile(b"BZh[1-9](1AY&SY|\x17rE8P\x90)"), "bz2"),
+    (re.compile(re.escape(b"\x28\xb5\x2f\xfd")), "zstd"),
+)
+_SUFFIXES = {".gz": "gzip", ".xz": "xz", ".bz2": "bz2", ".zst": "zstd"}
 
 
-def _skip_space(text: str, position: int) -> int:
-    match = _SPACE_RE.match(text, position)
-    assert match is not None  # the pattern matches the empty string
-    return match.end()
+def _decompressing(raw: _Source, name: str, path: str) -> tuple[Any, str | None, tuple[type[BaseException], ...]]:
+    """A stream of the log's bytes, what they were compressed with, and the errors that say they are corrupt."""
+    head = raw.first(10)
+    kind = next((kind for magic, kind in _MAGIC if magic.match(head)), None)
+    if kind is None:
+        kind = _SUFFIXES.get(os.path.splitext(path)[1].lower())
+    if kind is None:
+        return io.BufferedReader(raw), None, ()
+    if kind == "gzip":
+        import gzip
+
+        return gzip.GzipFile(fileobj=raw, mode="rb"), kind, (OSError, EOFError)
+    if kind == "xz":
+        import lzma
+
+        return lzma.LZMAFile(cast(IO[bytes], raw)), kind, (lzma.LZMAError, EOFError, OSError)
+    if kind == "bz2":
+        import bz2
+
+        return bz2.BZ2File(raw), kind, (OSError, EOFError)
+    try:
+        import zstandard
+    except ImportError:
+        raise InputError(
+            "compressed with zstd, which needs the zstandard package: pip install 'ckptcalc[logs]'", where=name
+        ) from None
+    reader = zstandard.ZstdDecompressor().stream_reader(cast(IO[bytes], raw), read_across_frames=True)
+    return io.BufferedReader(reader), kind, (zstandard.ZstdError, OSError, EOFError)
 
 
-def _line(text: str, position: int) -> int:
-    return text.count("\n", 0, position) + 1
+def _decoded(raw: _Source, name: str, path: str) -> Iterator[str]:
+    """The lines of a binary input, decompressed and decoded; errors name the line being read."""
+    stream, kind, corrupt = _decompressing(raw, name, path)
+    offset, number = 0, 0
+    with stream:
+        while True:
+            number += 1
+            try:
+                data = stream.readline()
+            except corrupt as error:
+                raise InputError(f"cannot decompress the {kind} data: {error}", where=f"{name}:{number}") from None
+            if not data:
+                return
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise InputError(f"not UTF-8 text (byte {offset + error.start})", where=f"{name}:{number}") from None
+            offset += len(data)
+            yield text.removeprefix("\ufeff") if number == 1 else text
 
 
-# ---------------------------------------------------------------- several logs
-
-
-def combine(logs: Sequence[EventLog]) -> EventLog:
-    """Merge logs read separately into one, keeping every event and adding the counts.
-
-    All logs must use the same time form (timestamps, or numbers from the same zero).
-    """
-    if not logs:
-        raise InputError("no logs to combine")
-    first = logs[0]
-    for log in logs[1:]:
-        if log.time_kind != first.time_kind:
-            raise InputError(
-                f"{log.source} has {log.time_kind} times but {first.source} has {first.time_kind} times; "
-                "logs read together must use one form",
-                where=log.source,
-            )
-    if len(logs) == 1:
-        return first
-
-    def joined(values: Sequence[str]) -> str:
-        return values[0] if len(set(values)) == 1 else ", ".join(values)
-
-    events = tuple(sorted((e for log in logs for e in log.events), key=lambda event: event.time_s))
-    return EventLog(
-        source=", ".join(log.source for log in logs),
-        format=joined([log.format for log in logs]),
-        time_field=joined([log.time_field for log in logs]),
-        time_kind=first.time_kind,
-        events=events,
-        read=sum(log.read for log in logs),
-        kept=len(events),
-        filtered=sum(log.filtered for log in logs),
-        skipped_bad=sum(log.skipped_bad for log in logs),
-        bad=tuple(message for log in logs for message in log.bad)[:BAD_KEPT],
-        naive_timestamps=sum(log.naive_timestamps for log in logs),
-    )
+def _text_lines(stream: Any, name: str) -> Iterator[str]:
+    total, number = 0, 0
+    while True:
+        try:
+            line = stream.readline(MAX_BYTES - total + 1)
+        except UnicodeDecodeError:
+            raise InputError("not UTF-8 text", where=f"{name}:{number + 1}") from None
+        except OSError as error:
+            raise InputError(f"cannot read: {error.strerror}", where=name) from None
+        if not line:
+            return
+        total += len(line)
+        if total > MAX_BYTES:
+            raise InputError(_too_big(), where=name)
+        number += 1
+        yield line.removeprefix("\ufeff") if number == 1 else line

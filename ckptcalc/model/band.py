@@ -150,7 +150,7 @@ def _robust(config: Config, lo: _End, hi: _End) -> Tiers:
         a, b = sorted(ends)
         make: Callable[[float], Tiers] = functools.partial(_with_tau1, base)
         tau, worst = _minimax(config, lo, hi, make, a, b)
-        found.append((worst, base.segments, base.replace(tau1_s=tau)))
+        found.append((worst, float(base.segments), base.replace(tau1_s=tau)))
     return min(found, key=lambda item: (item[0], item[1]))[2]
 
 

@@ -28,11 +28,11 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Any
+from typing import Any, TypeAlias
 
 from ckptcalc.errors import InputError
 from ckptcalc.model import search
-from ckptcalc.model.arrays import Num, count, largest, lib, scalar
+from ckptcalc.model.arrays import count, largest, lib, scalar
 from ckptcalc.model.arrays import maximum as _maximum
 from ckptcalc.model.arrays import share as _share
 from ckptcalc.model.one_level import Split, lambert_interval, single_split
@@ -40,6 +40,11 @@ from ckptcalc.model.one_level import lambert_w0_plus_one as lambert_w0_plus_one
 from ckptcalc.model.tiers import Tiers, effective
 from ckptcalc.records import Record
 from ckptcalc.records import replace as replace
+
+#: What a configuration or a result holds: a float for one job, a numpy array for a grid of them. Typed
+#: loosely at this boundary, so that the many callers holding one job use the values as floats; inside
+#: the recursion and the search (:mod:`ckptcalc.model.arrays`) the union is spelt out.
+Num: TypeAlias = Any
 
 #: The three kinds of loss, in the order used for ``dominant`` indices.
 TERMS: tuple[str, str, str] = ("write", "rework", "restart")

@@ -125,7 +125,7 @@ class _Recovery(Record):
 
 #: Recent recoveries of plain-float schedules, by shares, restarts and M: a search over the
 #: intervals asks for the same one again and again.
-_RECOVERIES: dict[tuple[float, ...], _Recovery] = {}
+_RECOVERIES: dict[tuple[object, ...], _Recovery] = {}
 
 
 def _recovered(t: Tiers, mtbf: Num, ns: Lib) -> _Recovery:
@@ -201,7 +201,7 @@ class _Map(Record):
 
     lam: Num
     rest: Num
-    alpha: tuple[Num, Num, Num]
+    alpha: tuple[Num, ...]  # (time, stall, restart)
     beta: tuple[Num, ...]
 
 
@@ -230,6 +230,8 @@ def _then(outer: _Map, inner: _Map) -> _Map:
 
 def _power(piece: _Map, times: Num, ns: Lib) -> _Map:
     """``times`` identical pieces in a row: λⁿ and μ·(1 − λⁿ)/(1 − λ), in logs for λ near 1."""
+    lam_n: Num
+    series: Num
     if ns is Scalar:
         if piece.rest == 0.0 or times == 0:
             lam_n, series = 1.0, float(times)

@@ -1,0 +1,59 @@
+"""CSV logs: a header line naming the fields, then one row a line (quoted cells may span lines).
+
+>>> list(rows(["time,kind\\n", "\\n", "1, gpu\\n"]))
+[Header(line=1, fields=('time', 'kind')), Row(line=3, value={'time': '1', 'kind': 'gpu'})]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from ckptcalc.logs.adapter import Bad, Broken, Header, Row
+
+NAME = "csv"
+
+# Control characters (tab and line ends aside) do not belong in a header: the text is not a CSV log.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def detect(first_line: str) -> bool:
+    """A header: text that does not open JSON (``[``, ``{``) or markup (``<``), without control characters."""
+    text = first_line.strip()
+    return bool(text) and text[0] not in "[{<" and _CONTROL.search(text) is None
+
+
+def rows(lines: Iterable[str]) -> Iterator[Row | Bad | Header]:
+    """The header, then each row as a dict of stripped cells (``"time, kind"`` headers and ``", gpu"`` cells
+    are common); blank lines are not rows."""
+    import csv
+
+    reader = csv.reader(iter(lines))
+    header: list[str] | None = None
+    consumed = 0  # physical lines read so far, to know where the next row starts
+    while True:
+        start = consumed + 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as error:
+            consumed = reader.line_num
+            if header is None:
+                raise Broken(f"cannot read the CSV header: {error}", start) from None
+            yield Bad(start, f"cannot read the CSV row: {error}")
+            continue
+        consumed = reader.line_num
+        if not "".join(row).strip():
+            continue
+        if header is None:
+            header = [cell.strip() for cell in row]
+            duplicates = sorted({cell for cell in header if header.count(cell) > 1})
+            if duplicates:
+                raise Broken(f"duplicate column {duplicates[0]!r} in the header", start)
+            yield Header(start, tuple(header))
+            continue
+        if len(row) != len(header):
+            yield Bad(start, f"{len(row)} fields, but the header has {len(header)}")
+            continue
+        yield Row(start, dict(zip(header, [cell.strip() for cell in row], strict=True)))

@@ -1,0 +1,33 @@
+"""JSON Lines logs: one JSON value a line; a line that is not JSON is a bad row, the next one is read.
+
+>>> [(row.line, row.value) for row in rows(['{"time": 1}\\n', "\\n", '{"time": 2}\\n'])]
+[(1, {'time': 1}), (3, {'time': 2})]
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+
+from ckptcalc.logs.adapter import Bad, Header, Row
+
+NAME = "jsonl"
+
+
+def detect(first_line: str) -> bool:
+    """A first line that opens a JSON object."""
+    return first_line.lstrip().startswith("{")
+
+
+def rows(lines: Iterable[str]) -> Iterator[Row | Bad | Header]:
+    """Each non-blank line parsed on its own."""
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            yield Row(number, json.loads(line))
+        except RecursionError:
+            yield Bad(number, "malformed JSON: nested too deeply")
+        except ValueError as error:  # JSONDecodeError, or an integer longer than Python converts
+            message = error.msg if isinstance(error, json.JSONDecodeError) else str(error)
+            yield Bad(number, f"malformed JSON: {message}")
