@@ -19,7 +19,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("", ["errors", "records", "files"]),  # foundations
     ("model", ["numeric", "exact", "tiers", "weibull", "evaluation", "band", "decisions"]),
     ("inputs", ["units", "scenario", "grid", "presets"]),
-    ("simulation", ["timeline", "plan"]),
+    ("simulation", ["timeline", "search", "events", "plan"]),
     ("logs", ["reader", "fit", "analyze"]),
     ("output", ["wording", "documents", "schema", "tables", "plot"]),
     ("", ["api"]),  # orchestration

@@ -694,8 +694,8 @@ def analyze_markdown(document: dict[str, Any]) -> str:
 
 
 def events_csv(events: Any) -> str:
-    """A simulated timeline (:class:`ckptcalc.simulation.timeline.Events`) as an event log: CSV, times in seconds."""
-    from ckptcalc.simulation.timeline import EVENT_KINDS
+    """A simulated timeline (:class:`ckptcalc.simulation.events.Events`) as an event log: CSV, times in seconds."""
+    from ckptcalc.simulation.events import EVENT_KINDS
 
     rows = ["time,event,level,resumed_from,async_persist_end"]
     for t, k, resumed, persist in zip(
