@@ -483,10 +483,40 @@ def _window(
     # Epochs still running at each step (lengths are sorted longest first).
     running = numpy.searchsorted(-lengths, -numpy.arange(int(lengths[0])), side="left").tolist()
     for at, active in enumerate(running):
+        if active <= FEW_LANES:
+            for k in range(active):  # the last few epochs, cycle by cycle on plain floats
+                begin, end = int(starts[k]) + at, int(starts[k] + lengths[k])
+                phase[k], pending[k], restart[k] = _lane(step, x, tier, begin, end, (phase[k], pending[k], restart[k]),
+                                                         kept, stalls, restarts)  # fmt: skip
+            break
         index = starts[:active] + at
         step(x[index], tier[index], phase[:active], pending[:active], restart[:active], index, kept, stalls, restarts)
     last = int(numpy.flatnonzero(order == lanes - 1)[0])  # the epoch still open at the window's end
     return kept, stalls, restarts, (float(phase[last]), bool(pending[last]), float(restart[last]))
+
+
+def _lane(
+    step: Any,
+    x: Any,
+    tier: Any,
+    begin: int,
+    end: int,
+    state: tuple[Any, Any, Any],
+    kept: Any,
+    stalls: Any,
+    restarts: Any,
+) -> tuple[float, bool, float]:
+    """Cycles ``begin:end`` of one epoch through ``step``'s cycle on plain floats."""
+    lane = step.lane
+    c, pending, r = float(state[0]), bool(state[1]), float(state[2])
+    out_kept, out_stalls, out_restarts = [], [], []
+    for failure, k in zip(x[begin:end].tolist(), tier[begin:end].tolist(), strict=True):
+        out_restarts.append(r)
+        kept_here, stall, c, pending, r = lane(failure, k, c, pending, r)
+        out_kept.append(kept_here)
+        out_stalls.append(stall)
+    kept[begin:end], stalls[begin:end], restarts[begin:end] = out_kept, out_stalls, out_restarts
+    return c, pending, r
 
 
 def _epochs(ends: Any, restart_s: float) -> tuple[Any, Any, Any, Any, Any, Any]:
@@ -503,10 +533,38 @@ def _epochs(ends: Any, restart_s: float) -> tuple[Any, Any, Any, Any, Any, Any]:
     return starts[order], lengths[order], order, *state
 
 
+class _Ops:
+    """The few operations a cycle needs beyond arithmetic, on numpy arrays or on plain floats: the one
+    body of :func:`stepper` runs on both, so a handful of epochs can finish without numpy's per-call
+    cost, with the same IEEE arithmetic, bit for bit."""
+
+    def __init__(self, *, arrays: bool) -> None:
+        import operator
+
+        if arrays:
+            import numpy
+
+            self.max, self.min, self.floor, self.where = numpy.maximum, numpy.minimum, numpy.floor, numpy.where
+            self.not_, self.any = numpy.logical_not, numpy.any
+            self.take: Callable[[tuple[Any, Any], Any], Any] = lambda table, i: table[0].take(i)
+        else:
+            self.max, self.min, self.where = max, min, lambda c, a, b: a if c else b  # type: ignore[assignment]
+            self.floor = lambda v: float(math.floor(v))  # type: ignore[assignment]
+            self.not_, self.any = operator.not_, bool  # type: ignore[assignment]
+            self.take = lambda table, i: table[1][i]
+        self.and_, self.or_ = operator.and_, operator.or_
+
+
+#: Once this few epochs are still running in a window, they finish cycle by cycle on plain floats.
+FEW_LANES = 12
+
+
 def stepper(
     schedule: Schedule, *, interval_s: float | None = None, every: tuple[int, ...] | None = None
 ) -> Callable[..., None]:
     """One cycle of every running epoch of ``schedule``, as array arithmetic; updates the state in place.
+    Its ``lane`` attribute runs the same cycle on plain floats: (x, tier, c, pending, r) to (kept,
+    stall, c, pending, r).
 
     ``interval_s`` or ``every`` replace the schedule's own without checking them against the lag: a
     whole run's last top-tier period may be shorter (:mod:`ckptcalc.simulation.plan`).
@@ -530,81 +588,73 @@ def stepper(
         lengths.append(sizes[j] * tau + sum(sizes[j] // sizes[i] * stalls[i] for i in range(j + 1)))
     period = total * tau + sum(sizes[-1] // sizes[i] * stalls[i] for i in range(count))
     lag = schedule.lag_s
-    restarts = numpy.asarray(schedule.restarts, dtype=float)
     top = count - 1
-    below = numpy.asarray(sizes[:-1], dtype=float)  # N_k of each tier k below the top
-    floor, maximum, minimum, where = numpy.floor, numpy.maximum, numpy.minimum, numpy.where
+    restarts = (numpy.asarray(schedule.restarts, dtype=float), tuple(schedule.restarts))
+    below = (numpy.asarray(sizes[:-1], dtype=float), tuple(float(n) for n in sizes[:-1]))  # N_k below the top
 
-    def stall_sum(i: Any, rounds: Any) -> Any:
-        """Σ_j ⌊i/N_j⌋·s_j for whole numbers i with ⌊i/N_L⌋ = ``rounds`` (0: i is a phase)."""
+    def stall_sum(o: _Ops, i: Any, rounds: Any) -> Any:
+        """Σ_j ⌊i/N_j⌋·s_j for whole numbers i with ⌊i/N_L⌋ = ``rounds`` (None: i is a phase, below N_L)."""
         found = i * stalls[0]
         for j in range(1, top):
-            found += floor(i / sizes[j]) * stalls[j]
+            found = found + o.floor(i / sizes[j]) * stalls[j]
         if top and rounds is not None:
-            found += rounds * stalls[top]
+            found = found + rounds * stalls[top]
         return found
 
-    def step(x: Any, tier: Any, c: Any, pending: Any, r: Any, index: Any, kept: Any, stall_out: Any,
-             restart_out: Any) -> None:  # fmt: skip
-        w = x - r
-        maximum(w, 0.0, out=w)
-        stalled = stall_sum(c, None)  # c < N_L
-        start = c * tau
-        start += stalled  # pos(c)
+    def cycle(o: _Ops, x: Any, tier: Any, c: Any, pending: Any, r: Any) -> tuple[Any, Any, Any, Any, Any]:
+        mx, mn, fl, wh = o.max, o.min, o.floor, o.where
+        w = mx(x - r, 0.0)
+        stalled = stall_sum(o, c, None)
+        start = c * tau + stalled  # pos(c)
         e = w - (period - start)
         passed = e >= 0.0
-        maximum(e, 0.0, out=e)
-        extra = floor(e / period)
-        e -= extra * period
-        maximum(e, 0.0, out=e)
-        start += w
-        offset = where(passed, e, start)  # where the failure strikes, from its period's start
-        left = offset
-        done = None
+        e = mx(e, 0.0)
+        extra = fl(e / period)
+        e = mx(e - extra * period, 0.0)
+        offset = wh(passed, e, start + w)  # where the failure strikes, from its period's start
+        left, done = offset, None
         for j in range(count - 2, -1, -1):  # whole tier-(j+1) periods, top down, then segments
-            whole = minimum(floor(left / lengths[j]), multiples[j] - 1.0)
-            maximum(whole, 0.0, out=whole)
-            left = left - whole * lengths[j]
-            maximum(left, 0.0, out=left)
-            if j:
-                whole *= sizes[j]
+            whole = mx(mn(fl(left / lengths[j]), multiples[j] - 1.0), 0.0)
+            left = mx(left - whole * lengths[j], 0.0)
+            whole = whole * sizes[j] if j else whole
             done = whole if done is None else done + whole
-        if done is None:
-            done = numpy.zeros_like(offset)
-        partial = left - tau
-        maximum(partial, 0.0, out=partial)  # the stall cut short by the failure
+        if done is None:  # one tier: no checkpoint below the top
+            done = 0.0 * offset
+        partial = mx(left - tau, 0.0)  # the stall cut short by the failure
         # The job never stands before the point it resumed from: where rounding put the failure
         # in the segment before (a failure during the restart strikes exactly there), it is not.
-        behind = done < c
-        behind &= ~passed
-        if behind.any():
-            done = where(behind, c, done)
-            partial = where(behind, maximum(w - tau, 0.0), partial)
-        rounds = where(passed, extra + 1.0, 0.0)
+        behind = o.and_(done < c, o.not_(passed))
+        if o.any(behind):
+            done = wh(behind, c, done)
+            partial = wh(behind, mx(w - tau, 0.0), partial)
+        rounds = extra + passed  # extra is 0 where no top-tier checkpoint passed
         base = rounds * total
         reached = base + done
-        moved = stall_sum(reached, rounds)
-        moved -= stalled
-        moved += partial
-        stall_out[index] = moved
+        stall = stall_sum(o, reached, rounds) - stalled + partial
         is_top = tier == top
         back = base
         if lag > 0:
-            durable = offset >= lag
-            durable |= ~(passed | pending)
-            back = base - where(durable, 0.0, total)
-            pending[...] = ~is_top & ~durable
+            durable = o.or_(offset >= lag, o.not_(o.or_(passed, pending)))
+            back = base - wh(durable, 0.0, total)
+            pending = o.and_(o.not_(is_top), o.not_(durable))
         if count > 2:
-            sizes_of = below[minimum(tier, top - 1)]
-            lower = floor(reached / sizes_of) * sizes_of
+            size = o.take(below, mn(tier, top - 1))
+            lower = fl(reached / size) * size
         else:
             lower = reached  # the tier below the top restores to its own last checkpoint: N₁ = 1
-        restore = where(is_top, back, lower)
-        restore -= c
-        kept[index] = restore
-        restart_out[index] = r
-        lower = lower - base
-        c[...] = where(is_top, 0.0, lower)
-        r[...] = restarts.take(tier)
+        kept = wh(is_top, back, lower) - c
+        return kept, stall, wh(is_top, 0.0, lower - base), pending, o.take(restarts, tier)
 
+    arrays, floats = _Ops(arrays=True), _Ops(arrays=False)
+
+    def step(x: Any, tier: Any, c: Any, pending: Any, r: Any, index: Any, kept: Any, stall_out: Any,
+             restart_out: Any) -> None:  # fmt: skip
+        kept[index], stall_out[index], new_c, new_pending, new_r = cycle(arrays, x, tier, c, pending, r)
+        restart_out[index] = r
+        c[...], pending[...], r[...] = new_c, new_pending, new_r
+
+    def lane(x: float, tier: int, c: float, pending: bool, r: float) -> tuple[float, float, float, bool, float]:
+        return cycle(floats, x, tier, c, pending, r)
+
+    step.lane = lane  # type: ignore[attr-defined]
     return step
