@@ -16,10 +16,11 @@ or asynchronous) is one tier, memory + storage two, and so on.
 A failure served by the top tier always leaves the job in the same state (a
 restart towards a durable top-tier checkpoint, nothing in flight), so the
 timeline splits there into independent epochs, which run side by side, one
-cycle per step (:func:`stepper`), each step vectorised across the epochs. With
-one tier every failure is such a one and every epoch one cycle long: that
-case has a faster path, cache-sized array arithmetic over the cycles, which
-gives the same timeline from the same draws.
+cycle per step (:func:`stepper`), each step vectorised across the epochs; the
+last few of a window take the same cycle on plain floats. With one tier every
+failure is such a one and every epoch one cycle long: that case has a faster
+path, cache-sized array arithmetic over the cycles, which gives the same
+timeline from the same draws.
 
 Everything is driven by an explicit ``numpy.random.Generator``; the same seed
 gives the same result bit for bit, and the same draws whatever the schedule
@@ -436,9 +437,9 @@ def _timeline(
     draw_tiers: bool,
 ) -> tuple[Any, int]:
     """Exactly ``cycles`` cycles of one timeline, drawn a window at a time: for each, the times to
-    failure and (``draw_tiers``) one uniform draw per cycle (which tier serves it), run by ``window`` from the state
-    the last one left. Returns the per-batch sums of (time, kept in fastest intervals, stalls,
-    restarts) and how many failures struck a restart."""
+    failure and (``draw_tiers``) one uniform draw per cycle (which tier serves it), run by ``window``
+    from the state the last one left. Returns the per-batch sums of (time, kept in tier-1 intervals,
+    stalls, restarts) and how many failures struck a restart."""
     import numpy
 
     rng = numpy.random.default_rng(seed)
