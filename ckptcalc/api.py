@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # loaded where they are used, for start-up
     from ckptcalc.model.decisions import Steps
     from ckptcalc.model.evaluation import Config
     from ckptcalc.simulation.plan import Completion
-    from ckptcalc.simulation.timeline import Failures, Schedule, TierSchedule
+    from ckptcalc.simulation.timeline import Failures, Schedule
 
 #: The preset a call starts from when it names none.
 DEFAULT_PRESET = "llama3-405b"
@@ -737,6 +737,7 @@ def simulate(
     """
     from ckptcalc.inputs.units import parse_count
     from ckptcalc.output import documents
+    from ckptcalc.simulation import search as searching
     from ckptcalc.simulation import timeline as sim
 
     count = _number(parse_count, cycles, "cycles")
@@ -760,7 +761,7 @@ def simulate(
     chosen = sim.DEFAULT_SEED if seed is None else seed
     try:
         outcome = sim.run(config, failures, cycles=total, seed=chosen, progress=progress)
-        found = sim.optimize(config, failures, cycles=total, seed=chosen) if search else None
+        found = searching.optimize(config, failures, cycles=total, seed=chosen) if search else None
     except InputError as error:
         if error.where is None or error.where not in BY_NAME:
             raise
@@ -780,15 +781,11 @@ def simulate(
     return Simulation(document, the_job)
 
 
-def _ran(config: Config, schedule: Schedule | TierSchedule) -> Config:
+def _ran(config: Config, schedule: Schedule) -> Config:
     """``config`` with the intervals of the schedule simulated."""
-    from ckptcalc.simulation import timeline as sim
-
-    if isinstance(schedule, sim.TierSchedule):
-        intervals = schedule.intervals()
-        middle = tuple(t.replace(interval_s=i) for t, i in zip(config.middle, intervals[1:-1], strict=True))
-        return config.replace(memory_interval_s=intervals[0], interval_s=intervals[-1], middle=middle)
-    return config.replace(interval_s=schedule.storage_interval_s, memory_interval_s=schedule.memory_interval_s)
+    intervals = schedule.intervals()
+    middle = tuple(t.replace(interval_s=i) for t, i in zip(config.middle, intervals[1:-1], strict=True))
+    return config.replace(interval_s=intervals[-1], memory_interval_s=schedule.memory_interval_s, middle=middle)
 
 
 #: The most cycles ``simulate --events`` writes: a cycle of Llama 3 is about 85 lines of log.
@@ -804,12 +801,12 @@ def _write_events(
     from ckptcalc.errors import CkptError
     from ckptcalc.files import atomic_write, check_new
     from ckptcalc.output import documents
-    from ckptcalc.simulation import timeline as sim
+    from ckptcalc.simulation.events import events as simulated_events
 
     target = Path(path)
     try:
         check_new(target, force=force, where="events")
-        text = documents.events_csv(sim.events(schedule, failures, cycles=cycles, seed=seed))
+        text = documents.events_csv(simulated_events(schedule, failures, cycles=cycles, seed=seed))
         atomic_write(target, text.encode("utf-8"), force=force, where="events")
     except CkptError as error:
         raise InputError(error.template, where=error.where) from None
@@ -950,7 +947,7 @@ def plan(
     from ckptcalc.model.evaluation import evaluate
     from ckptcalc.output import documents
     from ckptcalc.simulation import plan as whole
-    from ckptcalc.simulation.timeline import DEFAULT_SEED, Failures, TierSchedule, schedule_for
+    from ckptcalc.simulation.timeline import DEFAULT_SEED, Failures, schedule_for
 
     if seed is not None and seed < 0:
         raise InputError(f"must be a non-negative integer, got {seed}", where="seed")
@@ -976,10 +973,8 @@ def plan(
     expected = work_s / effective
     count = whole.check(_number(parse_count, runs, "runs"), expected / float(config.mtbf_s) + 1.0)
     chosen = DEFAULT_SEED if seed is None else seed
-    schedule = schedule_for(run_config)
-    assert not isinstance(schedule, TierSchedule)  # refused above
     done = whole.complete(
-        schedule,
+        schedule_for(run_config),
         Failures(float(config.mtbf_s), shape),
         work_s=work_s,
         runs=count,

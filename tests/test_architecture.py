@@ -19,7 +19,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("", ["errors", "records", "files"]),  # foundations
     ("model", ["numeric", "arrays", "one_level", "tiers", "search", "weibull", "evaluation", "band", "decisions"]),
     ("inputs", ["units", "scenario", "grid", "presets"]),
-    ("simulation", ["timeline", "plan"]),
+    ("simulation", ["timeline", "search", "events", "plan"]),
     ("logs", ["adapter", "csv_format", "jsonl_format", "json_format", "reader", "fit", "analyze"]),
     ("output", ["wording", "documents", "schema", "tables", "plot"]),
     ("", ["api"]),  # orchestration

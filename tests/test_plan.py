@@ -75,7 +75,11 @@ def test_agrees_with_an_event_by_event_simulation() -> None:
     rng = np.random.default_rng(11)
     reference = np.array([_one_run(rng, tau, delta, restart, mtbf, work) for _ in range(3000)])
     ours = complete(
-        Schedule(interval_s=tau, stall_s=delta, restart_s=restart), Failures(mtbf), work_s=work, runs=6000, seed=3
+        Schedule.single(interval_s=tau, stall_s=delta, restart_s=restart),
+        Failures(mtbf),
+        work_s=work,
+        runs=6000,
+        seed=3,
     ).times_s
     error = math.sqrt(reference.var() / reference.size + ours.var() / ours.size)
     assert abs(ours.mean() - reference.mean()) < 4 * error
@@ -158,3 +162,68 @@ def test_api_plan_matches_the_command(run: Run) -> None:
     doc = json.loads(run("plan", "--work", "5d", "--runs", "100", "--seed", "9", "--json").stdout)
     assert outcome.to_dict() == doc
     assert outcome.completion is not None and outcome.completion.times_s.size == 100
+
+
+# ------------------------------------------------------------- the whole-run library, by hand
+
+NO_FAILURE = Failures(1e15)  # P(a failure within a run of hours) ≈ 1e-11: every run is the no-failure one
+
+
+@pytest.mark.parametrize(
+    ("work", "expected"),
+    [
+        # 3 × 700.7 s is 2102.1000000000004 s in floating point, and W / τ = 3.0000000000000004: still exactly
+        # three periods, three checkpoints of 60 s, no empty fourth one: W + 3 × 60 s.
+        (3 * 700.7, 3 * 700.7 + 3 * 60.0),
+        # W = 2.5 τ: two full periods and a half one, each ending with a checkpoint: W + 3 × 60 s.
+        (2.5 * 700.7, 2.5 * 700.7 + 3 * 60.0),
+    ],
+)
+def test_a_run_without_failures_has_one_checkpoint_per_period(work: float, expected: float) -> None:
+    schedule = Schedule.single(interval_s=700.7, stall_s=60.0, restart_s=600.0)
+    done = complete(schedule, NO_FAILURE, work_s=work, runs=20, seed=1)
+    assert done.periods == 3
+    assert done.times_s == pytest.approx(np.full(20, expected), rel=1e-15)
+    assert (done.failures == 0).all()
+
+
+@pytest.mark.parametrize(
+    ("work", "periods", "expected"),
+    [
+        # Memory every τ₁ = 300 s (s₁ = 10 s), storage every m = 5 (s₂ = 5 s more), durable P = 1200 s after.
+        # W = 15 τ₁ exactly: 3 storage periods of 5·(300 + 10) + 5 = 1555 s, then the last persist: 5865 s.
+        (15 * 300.0, 3, 3 * 1555.0 + 1200.0),
+        # W = 17 τ₁: 3 full periods, a last one of 2 memory intervals, 2·310 + 5 = 625 s, then P: 6490 s.
+        (17 * 300.0, 4, 3 * 1555.0 + 625.0 + 1200.0),
+        # W = 16.5 τ₁ rounds up to the same 17 whole memory intervals.
+        (16.5 * 300.0, 4, 3 * 1555.0 + 625.0 + 1200.0),
+    ],
+)
+def test_memory_and_async_storage_without_failures(work: float, periods: int, expected: float) -> None:
+    schedule = Schedule(interval_s=300.0, every=(5,), stalls=(10.0, 5.0), restarts=(60.0, 900.0),
+                        shares=(0.7, 0.3), lag_s=1200.0)  # fmt: skip
+    done = complete(schedule, NO_FAILURE, work_s=work, runs=20, seed=1)
+    assert done.periods == periods
+    assert done.times_s == pytest.approx(np.full(20, expected), rel=1e-15)
+
+
+def test_memory_and_async_storage_grow_at_w_over_the_exact_effective() -> None:
+    # Memory + asynchronous storage where the lag matters: τ₁ 300 s, m 5, s₁ 10 s, s₂ 5 s, P 1200 s,
+    # q 0.7, r₁ 60 s, r₂ 900 s, M 1 h. The exact effective time, by the independent linear solve over
+    # states (tests/test_sim_independent.py), is 0.72647 (0.80621 were the copy durable at once). The
+    # start and the end of a run add a constant, which cancels in the growth from W = 20 to 220 storage
+    # periods: (E[T(220 P)] − E[T(20 P)]) / (200 P) must be 1 / effective within 4 standard errors
+    # (about 0.15 %; ignoring the lag would be 90 standard errors away). Fixed seeds: deterministic.
+    from test_sim_independent import markov, two_levels
+
+    exact = markov(two_levels(300.0, 5, 10.0, 5.0, 0.7, 60.0, 900.0, lag=1200.0), 3600.0).effective
+    assert exact == pytest.approx(0.726465, abs=1e-6)
+    schedule = Schedule(interval_s=300.0, every=(5,), stalls=(10.0, 5.0), restarts=(60.0, 900.0),
+                        shares=(0.7, 0.3), lag_s=1200.0)  # fmt: skip
+    period, runs = 1500.0, 2000
+    short = complete(schedule, Failures(3600.0), work_s=20 * period, runs=runs, seed=1).times_s
+    long = complete(schedule, Failures(3600.0), work_s=220 * period, runs=runs, seed=2).times_s
+    slope = (long.mean() - short.mean()) / (200 * period)
+    error = math.sqrt(short.var() / runs + long.var() / runs) / (200 * period)
+    assert error < 2e-3
+    assert abs(slope - 1 / exact) < 4 * error

@@ -185,16 +185,14 @@ def python_draws(strategy: Strategy, mtbf: float, shape: float | None, seed: int
 
 def to_schedule(s: Strategy) -> sim.Schedule:
     if s.share == 0.0 and s.every == 1 and s.stall == 0.0 and s.restart_memory == s.restart_storage:
-        return sim.Schedule(interval_s=s.work, stall_s=s.storage_stall, restart_s=s.restart_storage, lag_s=s.lag)
+        return sim.Schedule.single(interval_s=s.work, stall_s=s.storage_stall, restart_s=s.restart_storage, lag_s=s.lag)
     return sim.Schedule(
         interval_s=s.work,
-        stall_s=s.stall,
-        restart_s=s.restart_storage,
+        every=(s.every,),
+        stalls=(s.stall, s.storage_stall),
+        restarts=(s.restart_memory, s.restart_storage),
+        shares=(s.share, 1.0 - s.share),
         lag_s=s.lag,
-        storage_every=s.every,
-        storage_stall_s=s.storage_stall,
-        memory_restart_s=s.restart_memory,
-        memory_share=s.share,
     )
 
 

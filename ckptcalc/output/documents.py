@@ -20,8 +20,10 @@ if TYPE_CHECKING:
     from ckptcalc.logs.analyze import Analysis
     from ckptcalc.logs.fit import FailureFit
     from ckptcalc.model.band import Band
+    from ckptcalc.simulation.events import Events
     from ckptcalc.simulation.plan import Completion
-    from ckptcalc.simulation.timeline import Events, Failures, Search, Simulation
+    from ckptcalc.simulation.search import Search
+    from ckptcalc.simulation.timeline import Failures, Simulation
 
 #: Version of every JSON document ckptcalc prints. Keys are only ever added
 #: within a version; a key that changes meaning or goes away bumps it.
@@ -699,8 +701,8 @@ def analyze_markdown(document: dict[str, Any]) -> str:
 
 
 def events_csv(events: Events) -> str:
-    """A simulated timeline (:class:`ckptcalc.simulation.timeline.Events`) as an event log: CSV, times in seconds."""
-    from ckptcalc.simulation.timeline import EVENT_KINDS
+    """A simulated timeline (:class:`ckptcalc.simulation.events.Events`) as an event log: CSV, times in seconds."""
+    from ckptcalc.simulation.events import EVENT_KINDS
 
     rows = ["time,event,level,resumed_from,async_persist_end"]
     for t, k, resumed, persist in zip(

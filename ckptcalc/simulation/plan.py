@@ -1,19 +1,21 @@
 """Whole runs: how long a job needing W of useful work takes, failures and all (docs/model.md §10).
 
-The timeline is the simulation's (:mod:`ckptcalc.simulation.timeline`): renewal at
-each failure, restarts that can themselves be interrupted, a failure served
-by memory or by storage. A run starts fresh (no restart), and ends when the
-storage checkpoint that covers W is durable: one level ends with a shorter
-period holding the rest of W; with a memory level the last storage period
-holds the whole memory intervals that cover the rest (W rounds up by less
-than one memory interval). An asynchronous persist is waited for.
+The timeline is the simulation's (:mod:`ckptcalc.simulation.timeline`, its
+:func:`~ckptcalc.simulation.timeline.stepper`): renewal at each failure,
+restarts that can themselves be interrupted, a failure served by memory or by
+storage. A run starts fresh (no restart), and ends when the storage checkpoint
+that covers W is durable: one level ends with a shorter period holding the
+rest of W; with a memory level the last storage period holds the whole memory
+intervals that cover the rest (W rounds up by less than one memory interval).
+An asynchronous persist is waited for.
 
 Runs are simulated side by side, one failure cycle per step: each step draws
-the next time to failure for every run still going, finishes the runs that
-reach their end before it, and moves the others on as the simulation does.
+the next time to failure for every run still going (and, with a memory level,
+the level that serves it), finishes the runs that reach their end before it,
+and moves the others on as the simulation does.
 
 >>> from ckptcalc.simulation.timeline import Failures, Schedule
->>> done = complete(Schedule(interval_s=600.0, stall_s=60.0, restart_s=300.0), Failures(3600.0),
+>>> done = complete(Schedule.single(interval_s=600.0, stall_s=60.0, restart_s=300.0), Failures(3600.0),
 ...                 work_s=36_000.0, runs=200, seed=1)
 >>> done.times_s.size, bool(done.times_s.min() >= 36_000.0 + 60 * 60.0)
 (200, True)
@@ -27,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ckptcalc.errors import InputError
-from ckptcalc.simulation.timeline import Failures, Schedule, vector_step
+from ckptcalc.simulation.timeline import Failures, Schedule, stepper
 
 #: Most runs one plan simulates.
 MAX_RUNS = 1_000_000
@@ -84,21 +86,20 @@ def complete(
     """Simulate ``runs`` runs of ``schedule`` until W = ``work_s`` of useful work is durable."""
     import numpy
 
+    if schedule.tiers > 2:
+        raise InputError("whole runs are simulated for one or two levels", where="levels")
     rng = numpy.random.default_rng(seed)
     periods = max(1, math.ceil(work_s / schedule.storage_interval_s * (1.0 - 1e-12)))
     times = numpy.empty(runs)
     counts = numpy.zeros(runs, dtype=numpy.int64)
     lanes = numpy.arange(runs)
     elapsed = numpy.zeros(runs)
-    if schedule.storage_every is None:
-        advance = _one_level(schedule, work_s, periods, runs)
-    else:
-        advance = _two_levels(schedule, work_s, periods, runs)
+    advance = _advance(schedule, work_s, periods, runs)
     step = 0
     while lanes.size:
         x = failures.draw(rng, lanes.size)
-        served = rng.random(lanes.size) < schedule.memory_share if schedule.storage_every is not None else None
-        finished, need = advance(x, served)
+        tier = (rng.random(lanes.size) >= schedule.shares[0]).astype(numpy.intp) if schedule.tiers > 1 else None
+        finished, need = advance(x, tier)
         times[lanes[finished]] = elapsed[finished] + need[finished]
         going = ~finished
         elapsed = elapsed[going] + x[going]
@@ -112,74 +113,46 @@ def complete(
     return Completion(times, counts, periods, seed)
 
 
-def _one_level(schedule: Schedule, work_s: float, periods: int, runs: int) -> Callable[[Any, Any], tuple[Any, Any]]:
-    """One level: the state of a run is its durable checkpoints and the restart its cycle begins with.
+def _advance(schedule: Schedule, work_s: float, periods: int, runs: int) -> Callable[[Any, Any], tuple[Any, Any]]:
+    """The state of a run is the simulation's (phase, persist in flight, restart) plus the tier-1
+    intervals up to the last storage checkpoint.
 
-    The last period holds what is left of W, W − (K − 1)·τ, and ends with a checkpoint like the others.
+    The storage periods before the last are the schedule's; the last is its own: one level, a period
+    holding the rest of W, W − (K − 1)·τ, ending with a checkpoint like the others; with memory, the
+    whole memory intervals that cover the rest (W rounded up by less than one memory interval), the
+    last of them going to storage.
     """
     import numpy
 
-    tau, stall, lag, restart = schedule.interval_s, schedule.stall_s, schedule.lag_s, schedule.restart_s
-    period = tau + stall
-    last = work_s - (periods - 1) * tau + stall  # the final period: the rest of W and its checkpoint
-    state = {"done": numpy.zeros(runs), "restart": numpy.zeros(runs)}  # the first cycle starts without one
-
-    def advance(x: Any, _: Any) -> tuple[Any, Any]:
-        done, r = state["done"], state["restart"]
-        need = r + (periods - 1 - done) * period + last + lag  # the last persist is waited for
-        finished = x >= need
-        w = numpy.maximum(x - r, 0.0)
-        count = numpy.floor(w / period)
-        if lag > 0:
-            # A checkpoint is durable only ``lag`` after its stall ends.
-            count -= (count > 0) & (w - count * period < lag)
-        # A failure before the end never has the final checkpoint durable.
-        count = numpy.minimum(count, periods - 1 - done)
-        going = ~finished
-        state["done"] = (done + count)[going]
-        state["restart"] = numpy.full(int(going.sum()), restart)
-        return finished, need
-
-    return advance
-
-
-def _two_levels(schedule: Schedule, work_s: float, periods: int, runs: int) -> Callable[[Any, Any], tuple[Any, Any]]:
-    """Memory + storage: the state is the simulation's (phase, persist in flight, restart) plus the
-    memory checkpoints up to the last storage one.
-
-    The last storage period holds the whole memory intervals that cover what is left of W (so W is
-    rounded up by less than one memory interval); the last of them goes to storage.
-    """
-    import dataclasses
-
-    import numpy
-
-    every = schedule.storage_every
-    assert every is not None
-    tau, s1, s2, lag = schedule.interval_s, schedule.stall_s, schedule.storage_stall_s, schedule.lag_s
+    tau, s1, s_top, lag = schedule.interval_s, schedule.stalls[0], schedule.stalls[-1], schedule.lag_s
+    every = schedule.storage_every or 1
+    before = (periods - 1) * every  # tier-1 intervals up to the start of the last storage period
+    rest = work_s - before * tau
     segment = tau + s1
-    period = every * segment + s2
-    final = max(1, math.ceil((work_s - (periods - 1) * every * tau) / tau * (1.0 - 1e-12)))  # ≤ every
-    before = (periods - 1) * every  # memory intervals up to the start of the last storage period
+    regular = stepper(schedule)
+    if schedule.tiers == 1:
+        final, closing = 1, stepper(schedule, interval_s=rest)
+        period, closing_length = segment, rest + s1
+    else:
+        final = max(1, math.ceil(rest / tau * (1.0 - 1e-12)))  # ≤ every
+        closing = stepper(schedule, every=(final,))
+        period, closing_length = every * segment + s_top, final * segment + s_top
     target = before + final
-    regular = vector_step(schedule)
-    closing = vector_step(dataclasses.replace(schedule, storage_every=final))
     state = {
-        "stored": numpy.zeros(runs),  # memory intervals up to the last storage checkpoint
+        "stored": numpy.zeros(runs),  # tier-1 intervals up to the last storage checkpoint
         "phase": numpy.zeros(runs),
         "pending": numpy.zeros(runs, dtype=bool),
-        "restart": numpy.zeros(runs),
+        "restart": numpy.zeros(runs),  # the first cycle starts without one
     }
 
-    def advance(x: Any, by_memory: Any) -> tuple[Any, Any]:
+    def advance(x: Any, tier: Any) -> tuple[Any, Any]:
         stored, phase, pending, r = state["stored"], state["phase"], state["pending"], state["restart"]
+        if tier is None:
+            tier = numpy.zeros(x.size, dtype=numpy.intp)
         last = stored >= before
         full_left = (before - stored) / every  # whole storage periods before the last, the current one included
-        need = numpy.where(
-            last,
-            (final - phase) * segment + s2,
-            (every - phase) * segment + s2 + (full_left - 1.0) * period + final * segment + s2,
-        )
+        need = numpy.where(last, closing_length - phase * segment,
+                           period - phase * segment + (full_left - 1.0) * period + closing_length)  # fmt: skip
         need = r + need + lag  # the last persist is waited for
         need = numpy.where(stored >= target, r + lag, need)  # committed, its persist cut short by a restart
         finished = x >= need
@@ -190,7 +163,7 @@ def _two_levels(schedule: Schedule, work_s: float, periods: int, runs: int) -> C
                 sub = numpy.flatnonzero(mask)
                 p, q, rr, k = phase[sub], pending[sub], r[sub], numpy.empty(sub.size)
                 scratch = numpy.empty((2, sub.size))
-                step(x[sub], by_memory[sub], p, q, rr, numpy.arange(sub.size), k, scratch[0], scratch[1])
+                step(x[sub], tier[sub], p, q, rr, numpy.arange(sub.size), k, scratch[0], scratch[1])
                 phase[sub], pending[sub], r[sub], kept[sub] = p, q, rr, k
         stored = stored + kept + old_phase - phase
         # In the last storage period memory checkpoints stop at the one that goes to storage.
