@@ -322,14 +322,28 @@ def optimize(preset: PresetRef | None = None, *, target: Value | None = None, **
     cost = decide.cost(result, the_job.gpus, s.gpu_hour_cost) if the_job.gpus is not None else None
     steps = decide.interval_steps(result, s.step_time_s) if s.step_time_s is not None else None
     label = _label(preset)
+    discard = s.discard or 0.0
     document = documents.optimize(
         the_job, result, label, levers=levers, assume=assume, target=goal, targets=targets, cost=cost, steps=steps,
-        band=_uncertainty(the_job, result),
+        band=_uncertainty(the_job, result), penalty_pp=_penalty_pp(result), discard=discard,
+        goodput=_goodput(float(result.effective), discard),
     )  # fmt: skip
     return Optimization(document, the_job, result, label, preset is None)
 
 
 _T = TypeVar("_T")
+
+
+def _penalty_pp(result: Result) -> float:
+    """What the interval used costs against the optimum, in points of effective time."""
+    from ckptcalc.model.statistics import points
+
+    return float(points(result.optimal_effective, result.effective))
+
+
+def _goodput(effective: float, discard: float) -> float:
+    """The share of wall time that is useful work kept: effective time less the share thrown away."""
+    return effective * (1.0 - discard)
 
 
 def _as_stated(one: Job, compute: Callable[[], _T]) -> _T:
@@ -540,7 +554,12 @@ def compare(
         one = resolve(stated)
         rows.append((name, one, _as_stated(one, functools.partial(evaluate, one.config))))
     scenarios = [
-        {"name": name, **documents.evaluation(one, result, _steps(one, result), _uncertainty(one, result))}
+        {
+            "name": name,
+            **documents.evaluation(
+                one, result, _steps(one, result), _uncertainty(one, result), penalty_pp=_penalty_pp(result)
+            ),
+        }
         for name, one, result in rows
     ]
     document = {"schema_version": documents.SCHEMA_VERSION, "command": "compare", "scenarios": scenarios}
@@ -763,10 +782,23 @@ def simulate(
     analytic = sim.analytic(ran, failures)
     base = evaluate(config.optimal().replace(shape=None)) if found is not None else None
     document = documents.simulation(
-        the_job, outcome, failures, _label(preset), found, analytic=analytic, result=evaluate(ran), base=base,
-        given=evaluate(config) if config.pinned and config.shape is None else None,
+        the_job, outcome, failures, _label(preset), found, analytic=analytic,
+        agreement={name: _agreement(value, outcome.ci95, outcome.effective)
+                   for name, value in zip(("first_order", "exact"), analytic, strict=True)},
+        result=evaluate(ran), base=base, given=evaluate(config) if config.pinned and config.shape is None else None,
     )  # fmt: skip
     return Simulation(document, the_job)
+
+
+def _agreement(value: float | None, ci95: tuple[float, float], simulated: float) -> dict[str, Any] | None:
+    """A model's verdict on a simulated run: whether its effective time lies in the run's 95 % interval,
+    and by how many points it differs (None when there is no such model)."""
+    from ckptcalc.model.statistics import points
+
+    if value is None:
+        return None
+    low, high = ci95
+    return {"agrees": low <= value <= high, "difference_pp": points(value, simulated)}
 
 
 def _ran(config: Any, schedule: Any) -> Any:
@@ -977,11 +1009,46 @@ def plan(
         expected_failures=expected / float(config.mtbf_s),
         progress=progress,
     )
+    step_time = the_job.scenario.step_time_s
+    expected_s = expected if exact_model else None
     document = documents.plan(
-        the_job, result, done, _label(preset), work_s=work_s, steps=steps is not None,
-        expected_s=expected if exact_model else None, deadline_s=limit,
+        the_job, result, done, _label(preset), work_s=work_s,
+        steps=round(work_s / step_time) if steps is not None and step_time else None,
+        expected_s=expected_s, deadline_s=limit,
+        figures=_plan_figures(done, the_job.gpus, the_job.scenario.gpu_hour_cost, expected_s, limit),
     )  # fmt: skip
     return RunPlan(document, the_job, done)
+
+
+def _plan_figures(
+    done: Any, gpus: float | None, price: float | None, expected_s: float | None, deadline_s: float | None
+) -> dict[str, Any]:
+    """What ``plan`` reports of its runs: wall time and failure quantiles, GPU-hours and cost at each,
+    the mean against the expectation, and the shares (with Wilson intervals) of runs with no failure
+    and of runs done by the deadline."""
+    import numpy
+
+    from ckptcalc.model.statistics import quantiles, wilson_interval
+
+    times, failures = done.times_s, done.failures
+    runs = int(times.size)
+    completion = quantiles(times)
+    hours = None if gpus is None else {k: v * gpus / 3600.0 for k, v in completion.items()}
+    cost = None if hours is None or price is None else {k: v * price for k, v in hours.items()}
+    within = None if deadline_s is None else int(numpy.count_nonzero(times <= deadline_s))
+    none = int(numpy.count_nonzero(failures == 0))
+    return {
+        "runs": runs,
+        "completion_s": completion,
+        "mean_vs_expected": None if expected_s is None else completion["mean"] / expected_s - 1.0,
+        "failures": quantiles(failures),
+        "p_no_failure": none / runs,
+        "p_no_failure_ci95": list(wilson_interval(none, runs)),
+        "gpu_hours": hours,
+        "cost": cost,
+        "p_deadline": None if within is None else within / runs,
+        "p_deadline_ci95": None if within is None else list(wilson_interval(within, runs)),
+    }
 
 
 def _work(work: Value | None, steps: Value | None, step_time_s: float | None) -> float:
@@ -1067,9 +1134,14 @@ def analyze(
     model = None
     if config is not None:
         model = _model_at(config, fitted, analysis, count)
+    wall = analysis.realised.wall_s
     document = documents.analyze(
-        analysis, fitted, model, reason, log=os.fspath(log), gpus=count, discard=thrown, slo=floor
-    )
+        analysis, fitted, model, reason, log=os.fspath(log), gpus=count, discard=thrown, slo=floor,
+        goodput=_goodput(analysis.realised.effective, thrown),
+        cause_shares=[c.lost_s / wall for c in analysis.causes],
+        below_slo=None if analysis.windows is None
+        else [None if floor is None else w.split.effective < floor for w in analysis.windows],
+    )  # fmt: skip
     return RunAnalysis(document, None, analysis, config)
 
 
@@ -1123,6 +1195,7 @@ def _measured_config(analysis: Any, fitted: Any) -> tuple[Any, str | None]:
 def _model_at(config: Any, fitted: Any, analysis: Any, gpus: float | None) -> dict[str, Any]:
     from ckptcalc.model import band as robust
     from ckptcalc.model.evaluation import evaluate
+    from ckptcalc.model.statistics import points
 
     result = evaluate(config)
     low, high = fitted.mtbf.ci95
@@ -1134,7 +1207,7 @@ def _model_at(config: Any, fitted: Any, analysis: Any, gpus: float | None) -> di
     wall = analysis.realised.wall_s
     return {
         "effective_at_interval": at,
-        "difference_pp": (realised - at) * 100.0,
+        "difference_pp": points(realised, at),
         "agrees": low_ci <= at <= high_ci,
         "optimal_interval_s": float(result.optimal_interval_s),
         "optimal_memory_interval_s": None
@@ -1142,7 +1215,7 @@ def _model_at(config: Any, fitted: Any, analysis: Any, gpus: float | None) -> di
         else float(result.optimal_memory_interval_s),
         "optimal_effective": best,
         "robust_interval_s": band.robust_interval_s,
-        "gain_pp": gain * 100.0,
+        "gain_pp": points(best, at),
         "gain_gpu_hours": None if gpus is None else gain * wall * gpus / 3600.0,
         "result": result,
     }
