@@ -3,7 +3,7 @@
 The command line is a thin adapter over these functions, so a notebook gets
 exactly what ``ckptcalc COMMAND --json`` prints: every result's
 :meth:`Outcome.to_dict` is that document. Inputs are the fields of
-:data:`ckptcalc.inputs.scenario.FIELDS` by their public names (``bw``, ``restart``,
+:data:`ckptcalc.inputs.fields.FIELDS` by their public names (``bw``, ``restart``,
 ``memory_interval``…), each a plain SI number (bytes, bytes per second,
 seconds) or a string with its unit (``"2TB/s"``, ``"10min"``). Invalid input
 raises :class:`ckptcalc.InputError` (a :class:`ValueError`) naming the field.
@@ -22,7 +22,8 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from ckptcalc.errors import InputError
-from ckptcalc.inputs.scenario import BY_NAME, BY_PUBLIC, Job, Scenario, merge, others_by_parts, parse_value, resolve
+from ckptcalc.inputs.fields import BY_NAME, BY_PUBLIC, parse_value
+from ckptcalc.inputs.scenario import Job, Scenario, merge, others_by_parts, resolve
 from ckptcalc.model.evaluation import Result
 from ckptcalc.records import Record
 
@@ -121,6 +122,8 @@ def save_preset(
     from pathlib import Path
 
     from ckptcalc.inputs import presets
+    from ckptcalc.inputs.preset_document import BASE
+    from ckptcalc.inputs.preset_write import save
 
     target = Path(path)
     saved = preset.replace(name=target.stem, description=description or preset.description)
@@ -130,10 +133,10 @@ def save_preset(
         if base is None:
             raise InputError(
                 f"the preset {os.fspath(keep_base_of)!r} names no base to keep (a preset inherits with"
-                f' {presets.BASE} = "NAME")',
+                f' {BASE} = "NAME")',
                 where="keep_base",
             )
-    presets.save(saved, target, force=force, base=base)
+    save(saved, target, force=force, base=base)
 
 
 def presets_list() -> Outcome:
@@ -149,12 +152,15 @@ def preset_text(preset: str, *, resolved: bool = False) -> str:
     """A preset's TOML as written, after checking that it loads; ``resolved``: with its bases merged
     in and no ``base`` key, as one document."""
     from ckptcalc.inputs import presets
+    from ckptcalc.inputs.preset_document import read_text
+    from ckptcalc.inputs.preset_search import is_path
+    from ckptcalc.inputs.preset_write import toml_text
 
     if resolved:
-        return presets.toml_text(presets.resolved_document(preset, "name"))
+        return toml_text(presets.resolved_document(preset, "name"))
     path = presets.find(preset, "name")
-    label = preset if presets.is_path(preset) else path.name
-    text = presets.read_text(path, label)
+    label = preset if is_path(preset) else path.name
+    text = read_text(path, label)
     presets.parse(text, label, path)
     return text
 
@@ -238,7 +244,7 @@ def _with_law(merged: Scenario, failure_dist: str | None, *, shape_given: bool) 
 
 def _band(value: Band, where: str = "mtbf_ci") -> tuple[float, float]:
     """``"LOW:HIGH"`` or a pair, as SI seconds."""
-    from ckptcalc.inputs.scenario import BY_NAME as fields
+    from ckptcalc.inputs.fields import BY_NAME as fields
 
     spec = fields["mtbf_s"]
     if isinstance(value, str):
@@ -1226,7 +1232,7 @@ def measured_preset(outcome: RunAnalysis, base: PresetRef | None = None) -> Scen
     bandwidth for the base's checkpoint size), restart, MTBF and its interval, and the interval it
     used, pinned. This is what ``analyze --save-preset`` writes.
     """
-    from ckptcalc.inputs.scenario import BY_NAME as fields
+    from ckptcalc.inputs.fields import BY_NAME as fields
     from ckptcalc.inputs.scenario import resolve as resolved
     from ckptcalc.output import wording
 

@@ -18,7 +18,20 @@ PACKAGE = Path(__file__).resolve().parent.parent / "ckptcalc"
 LAYERS: list[tuple[str, list[str]]] = [
     ("", ["errors", "records", "files"]),  # foundations
     ("model", ["numeric", "exact", "tiers", "weibull", "evaluation", "band", "decisions", "statistics"]),
-    ("inputs", ["units", "scenario", "grid", "presets"]),
+    (
+        "inputs",
+        [
+            "units",
+            "fields",
+            "scenario",
+            "grid",
+            "preset_search",
+            "preset_document",
+            "inherit",
+            "presets",
+            "preset_write",
+        ],
+    ),
     ("simulation", ["timeline", "plan"]),
     ("logs", ["reader", "fit", "analyze"]),
     ("output", ["wording", "documents", "schema", "tables", "plot"]),

@@ -16,10 +16,11 @@ from hypothesis import strategies as st
 
 from ckptcalc import files
 from ckptcalc.errors import CkptError, InputError, PresetError
-from ckptcalc.inputs import presets
-from ckptcalc.inputs.scenario import FIELDS, Scenario, resolve
+from ckptcalc.inputs import preset_document, preset_search, preset_write, presets
+from ckptcalc.inputs.fields import FIELDS
+from ckptcalc.inputs.scenario import Scenario, resolve
 
-SHIPPED = sorted(presets.shipped_dir().glob("*.toml"))
+SHIPPED = sorted(preset_search.shipped_dir().glob("*.toml"))
 
 LLAMA = """\
 schema_version = 1
@@ -51,7 +52,7 @@ def _leftovers(directory: Path, name: str) -> list[Path]:
 
 
 def test_presets_are_shipped() -> None:
-    assert presets.shipped_dir().is_dir()
+    assert preset_search.shipped_dir().is_dir()
     assert {p.stem for p in SHIPPED} >= {"llama3-405b", "bloom-176b"}
 
 
@@ -93,7 +94,7 @@ def test_llama3_reference_numbers() -> None:
 def test_llama3_save_load_round_trip(tmp_path: Path) -> None:
     original = presets.load("llama3-405b")
     path = tmp_path / "copy.toml"
-    presets.save(original, path)
+    preset_write.save(original, path)
     loaded = presets.load(str(path))
     assert loaded.values() == original.values()
     assert (loaded.name, loaded.description, loaded.source) == (original.name, original.description, original.source)
@@ -141,7 +142,7 @@ def scenarios(draw: st.DrawFn) -> Scenario:
 @settings(max_examples=300, deadline=None)
 @given(scenario=scenarios())
 def test_dumps_parse_round_trip(scenario: Scenario) -> None:
-    text = presets.dumps(scenario)
+    text = preset_write.dumps(scenario)
     loaded = presets.parse(text, "x.toml")
     assert loaded.values() == scenario.values(), text
     assert (loaded.name, loaded.description, loaded.source) == (scenario.name, scenario.description, scenario.source)
@@ -154,7 +155,7 @@ def test_dumps_parse_round_trip(scenario: Scenario) -> None:
 def test_save_load_round_trip(scenario: Scenario) -> None:
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "generated.toml"
-        presets.save(scenario, path)
+        preset_write.save(scenario, path)
         loaded = presets.load_file(path)
         assert loaded.values() == scenario.values()
         assert _leftovers(Path(directory), path.name) == []
@@ -178,7 +179,7 @@ def test_save_refuses_to_overwrite(tmp_path: Path, umask_022: None) -> None:
     os.utime(path, ns=(1_000_000_000, 1_000_000_000))
     before = path.stat()
     with pytest.raises(CkptError) as info:
-        presets.save(presets.load("llama3-405b"), path)
+        preset_write.save(presets.load("llama3-405b"), path)
     # The library names its inputs by field; the command line renders them as flags.
     assert info.value.where == "save_preset"
     assert str(info.value).startswith("save_preset: ")
@@ -193,8 +194,8 @@ def test_save_with_force_replaces(tmp_path: Path, umask_022: None) -> None:
     path = tmp_path / "mine.toml"
     path.write_bytes(b"precious = true\n")
     scenario = presets.load("llama3-405b")
-    presets.save(scenario, path, force=True)
-    assert path.read_text(encoding="utf-8") == presets.dumps(scenario)
+    preset_write.save(scenario, path, force=True)
+    assert path.read_text(encoding="utf-8") == preset_write.dumps(scenario)
     assert presets.load_file(path).values() == scenario.values()
     assert _leftovers(tmp_path, path.name) == []
     assert path.stat().st_mode & 0o777 == 0o666 & ~0o022
@@ -202,7 +203,7 @@ def test_save_with_force_replaces(tmp_path: Path, umask_022: None) -> None:
 
 def test_save_new_file_permissions(tmp_path: Path, umask_022: None) -> None:
     path = tmp_path / "new.toml"
-    presets.save(presets.load("bloom-176b"), path)
+    preset_write.save(presets.load("bloom-176b"), path)
     mode = path.stat().st_mode & 0o777
     assert mode == 0o644
     assert mode & 0o044  # group and others can read: not mkstemp's 0600
@@ -222,7 +223,7 @@ def test_atomic_write_never_clobbers(tmp_path: Path) -> None:
 
 def test_save_into_directory_refused(tmp_path: Path) -> None:
     with pytest.raises(CkptError) as info:
-        presets.save(presets.load("llama3-405b"), tmp_path)
+        preset_write.save(presets.load("llama3-405b"), tmp_path)
     assert info.value.where == "save_preset"
 
 
@@ -257,7 +258,7 @@ def _preset_error(text: str, label: str = "bad.toml") -> PresetError:
         ('[failures]\nmtbf = "3.1"\n', ["failures.mtbf", "no unit"]),
         ("name = 5\n", ["name", "string", "integer"]),
         ('description = ["a"]\n', ["description", "string", "array"]),
-        (f"schema_version = {presets.SCHEMA_VERSION + 1}\n", ["schema_version", "newer"]),
+        (f"schema_version = {preset_document.SCHEMA_VERSION + 1}\n", ["schema_version", "newer"]),
         ('schema_version = "1"\n', ["schema_version", "integer"]),
         ("schema_version = 1.0\n", ["schema_version", "integer"]),
         ("schema_version = true\n", ["schema_version", "integer"]),
@@ -271,10 +272,10 @@ def test_bad_documents(text: str, words: list[str]) -> None:
 
 
 def test_newer_schema_names_both_versions() -> None:
-    newer = presets.SCHEMA_VERSION + 1
+    newer = preset_document.SCHEMA_VERSION + 1
     message = str(_preset_error(f"schema_version = {newer}\n"))
     assert str(newer) in message
-    assert str(presets.SCHEMA_VERSION) in message
+    assert str(preset_document.SCHEMA_VERSION) in message
     assert message.startswith("bad.toml: schema_version: ")
 
 
@@ -489,7 +490,7 @@ def documents(draw: st.DrawFn) -> dict[str, Any]:
         document[section] = table
     for key in ("schema_version", "name", "description", "source"):
         if draw(st.booleans()):
-            good = st.just(presets.SCHEMA_VERSION) if key == "schema_version" else st.text()
+            good = st.just(preset_document.SCHEMA_VERSION) if key == "schema_version" else st.text()
             document[key] = draw(good if draw(OFTEN) else SCALARS)
     return document
 

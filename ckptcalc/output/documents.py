@@ -869,7 +869,7 @@ def markdown(document: dict[str, Any]) -> str:
             ],
         ))  # fmt: skip
     elif command == "sweep":
-        from ckptcalc.inputs.scenario import BY_FLAG
+        from ckptcalc.inputs.fields import BY_FLAG
 
         kind = BY_FLAG[document["over"]].kind
         show = {"duration": dur, "fraction": pct}.get(kind, lambda v: f"{v:.4g}")
