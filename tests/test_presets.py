@@ -346,6 +346,109 @@ def test_out_of_range_values_load_but_do_not_resolve(
         assert word in message
 
 
+# ---------------------------------------------------------------- a restart whole and by its parts
+# One level's restart is a whole or its parts (detection, rescheduling, reload at a read bandwidth,
+# warm-up), never both: with both, which one the model used would be a guess. Each form of input is
+# refused with its own sentence, naming the whole and the first part given.
+
+STORAGE_ONLY = """\
+[checkpoint]
+size = "6.48TB"
+
+[storage]
+bandwidth = "2TB/s"
+{storage}
+[failures]
+mtbf = "3h"
+{failures}"""
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (
+            ["--restart", "10min", "--detect", "5min"],
+            "--restart: give the restart one way only: --restart or its parts, not both (here --detect)",
+        ),
+        (
+            ["--warmup", "3min", "--restart", "10min", "--reschedule", "2min"],
+            "--restart: give the restart one way only: --restart or its parts, not both (here --reschedule)",
+        ),
+        (
+            ["--restart", "10min", "--read-bw", "2TB/s"],
+            "--restart: give the restart one way only: --restart or its parts, not both (here --read-bw)",
+        ),
+        (
+            ["--preset", "gemini-inmemory", "--memory-restart", "1min", "--memory-read-bw", "2TB/s"],
+            "--memory-restart: give the memory restart one way only: --memory-restart or --memory-read-bw",
+        ),
+    ],
+    ids=["detect", "reschedule", "read-bw", "memory"],
+)
+def test_restart_whole_and_by_parts_flags(run: Any, flags: list[str], message: str) -> None:
+    result = run("optimize", *flags, "--json")
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"error: {message}\n")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            STORAGE_ONLY.format(storage="", failures='restart = "10min"\ndetect = "5min"\n'),
+            "{p}: failures.restart: give the restart one way only, as a whole or by its parts, not both"
+            " (here {p}: failures.detect)",
+        ),
+        (
+            STORAGE_ONLY.format(storage='read_bandwidth = "2TB/s"\n', failures='restart = "10min"\n'),
+            "{p}: failures.restart: give the restart one way only, as a whole or by its parts, not both"
+            " (here {p}: storage.read_bandwidth)",
+        ),
+        (
+            # Over a base whose restart is whole: the child's own keys state it both ways.
+            'base = "llama3-405b"\n\n[failures]\nrestart = "10min"\ndetect = "5min"\n',
+            "{p}: failures.restart: give the restart one way only, as a whole or by its parts, not both"
+            " (here {p}: failures.detect)",
+        ),
+        (
+            'base = "gemini-inmemory"\n\n[memory]\nrestart = "1min"\nread_bandwidth = "2TB/s"\n',
+            "{p}: memory.read_bandwidth: give the memory restart one way only: --memory-restart or"
+            " --memory-read-bw (with the restart's parts)",
+        ),
+        (
+            '[checkpoint]\nsize = "6.48TB"\n\n[failures]\nmtbf = "3h"\n\n'
+            '[[levels]]\nbandwidth = "2TB/s"\nrestart = "10min"\ndetect = "5min"\nserves = 1\n',
+            "{p}: levels[0].restart: give restart or its parts, not both (here detect)",
+        ),
+    ],
+    ids=["failures-detect", "storage-read-bandwidth", "over-a-base", "memory", "levels"],
+)
+def test_restart_whole_and_by_parts_preset(run: Any, tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "both.toml"
+    path.write_text(text, encoding="utf-8")
+    result = run("optimize", "--preset", str(path), "--json")
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"error: {message.format(p=path)}\n")
+
+
+@pytest.mark.parametrize(
+    ("inputs", "where", "message"),
+    [
+        ({"restart": "10min", "detect": "5min"}, "restart",
+         "restart: give the restart one way only: restart or its parts, not both (here detect)"),
+        ({"restart": 600.0, "read_bw": "2TB/s"}, "restart",
+         "restart: give the restart one way only: restart or its parts, not both (here read_bw)"),
+        ({"preset": "gemini-inmemory", "memory_restart": "1min", "memory_read_bw": "2TB/s"}, "memory_restart",
+         "memory_restart: give the memory restart one way only: memory_restart or memory_read_bw"),
+    ],
+    ids=["detect", "read-bw", "memory"],
+)  # fmt: skip
+def test_restart_whole_and_by_parts_api(inputs: dict[str, Any], where: str, message: str) -> None:
+    import ckptcalc
+
+    with pytest.raises(InputError) as info:
+        ckptcalc.optimize(**inputs)
+    assert (info.value.where, str(info.value)) == (where, message)
+
+
 def _with_value(document: str, section: str, key: str, value: str) -> str:
     """``document`` with ``[section] key`` set to the raw TOML ``value`` (added if absent)."""
     lines = document.splitlines()
