@@ -3,7 +3,7 @@
 The command line is a thin adapter over these functions, so a notebook gets
 exactly what ``ckptcalc COMMAND --json`` prints: every result's
 :meth:`Outcome.to_dict` is that document. Inputs are the fields of
-:data:`ckptcalc.inputs.scenario.FIELDS` by their public names (``bw``, ``restart``,
+:data:`ckptcalc.inputs.fields.FIELDS` by their public names (``bw``, ``restart``,
 ``memory_interval``…), each a plain SI number (bytes, bytes per second,
 seconds) or a string with its unit (``"2TB/s"``, ``"10min"``). Invalid input
 raises :class:`ckptcalc.InputError` (a :class:`ValueError`) naming the field.
@@ -22,7 +22,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar, cast
 
 from ckptcalc.errors import InputError
-from ckptcalc.inputs.scenario import BY_NAME, BY_PUBLIC, Job, Scenario, merge, others_by_parts, parse_value, resolve
+from ckptcalc.inputs.fields import BY_NAME, BY_PUBLIC, parse_value
+from ckptcalc.inputs.scenario import Job, Scenario, merge, others_by_parts, resolve
 from ckptcalc.model.evaluation import Result
 from ckptcalc.records import Record
 
@@ -132,6 +133,8 @@ def save_preset(
     from pathlib import Path
 
     from ckptcalc.inputs import presets
+    from ckptcalc.inputs.preset_document import BASE
+    from ckptcalc.inputs.preset_write import save
 
     target = Path(path)
     saved = preset.replace(name=target.stem, description=description or preset.description)
@@ -141,10 +144,10 @@ def save_preset(
         if base is None:
             raise InputError(
                 f"the preset {os.fspath(keep_base_of)!r} names no base to keep (a preset inherits with"
-                f' {presets.BASE} = "NAME")',
+                f' {BASE} = "NAME")',
                 where="keep_base",
             )
-    presets.save(saved, target, force=force, base=base)
+    save(saved, target, force=force, base=base)
 
 
 def presets_list() -> Outcome:
@@ -160,12 +163,15 @@ def preset_text(preset: str, *, resolved: bool = False) -> str:
     """A preset's TOML as written, after checking that it loads; ``resolved``: with its bases merged
     in and no ``base`` key, as one document."""
     from ckptcalc.inputs import presets
+    from ckptcalc.inputs.preset_document import read_text
+    from ckptcalc.inputs.preset_search import is_path
+    from ckptcalc.inputs.preset_write import toml_text
 
     if resolved:
-        return presets.toml_text(presets.resolved_document(preset, "name"))
+        return toml_text(presets.resolved_document(preset, "name"))
     path = presets.find(preset, "name")
-    label = preset if presets.is_path(preset) else path.name
-    text = presets.read_text(path, label)
+    label = preset if is_path(preset) else path.name
+    text = read_text(path, label)
     presets.parse(text, label, path)
     return text
 
@@ -249,7 +255,7 @@ def _with_law(merged: Scenario, failure_dist: str | None, *, shape_given: bool) 
 
 def _band(value: Band, where: str = "mtbf_ci") -> tuple[float, float]:
     """``"LOW:HIGH"`` or a pair, as SI seconds."""
-    from ckptcalc.inputs.scenario import BY_NAME as fields
+    from ckptcalc.inputs.fields import BY_NAME as fields
 
     spec = fields["mtbf_s"]
     if isinstance(value, str):
@@ -333,14 +339,28 @@ def optimize(preset: PresetRef | None = None, *, target: Value | None = None, **
     cost = decide.cost(result, the_job.gpus, s.gpu_hour_cost) if the_job.gpus is not None else None
     steps = decide.interval_steps(result, s.step_time_s) if s.step_time_s is not None else None
     label = _label(preset)
+    discard = s.discard or 0.0
     document = documents.optimize(
         the_job, result, label, levers=levers, assume=assume, target=goal, targets=targets, cost=cost, steps=steps,
-        band=_uncertainty(the_job, result),
+        band=_uncertainty(the_job, result), penalty_pp=_penalty_pp(result), discard=discard,
+        goodput=_goodput(float(result.effective), discard),
     )  # fmt: skip
     return Optimization(document, the_job, result, label, preset is None)
 
 
 _T = TypeVar("_T")
+
+
+def _penalty_pp(result: Result) -> float:
+    """What the interval used costs against the optimum, in points of effective time."""
+    from ckptcalc.model.statistics import points
+
+    return float(points(result.optimal_effective, result.effective))
+
+
+def _goodput(effective: float, discard: float) -> float:
+    """The share of wall time that is useful work kept: effective time less the share thrown away."""
+    return effective * (1.0 - discard)
 
 
 def _as_stated(one: Job, compute: Callable[[], _T]) -> _T:
@@ -551,7 +571,12 @@ def compare(
         one = resolve(stated)
         rows.append((name, one, _as_stated(one, functools.partial(evaluate, one.config))))
     scenarios = [
-        {"name": name, **documents.evaluation(one, result, _steps(one, result), _uncertainty(one, result))}
+        {
+            "name": name,
+            **documents.evaluation(
+                one, result, _steps(one, result), _uncertainty(one, result), penalty_pp=_penalty_pp(result)
+            ),
+        }
         for name, one, result in rows
     ]
     document = {"schema_version": documents.SCHEMA_VERSION, "command": "compare", "scenarios": scenarios}
@@ -775,10 +800,23 @@ def simulate(
     analytic = sim.analytic(ran, failures)
     base = evaluate(config.optimal().replace(shape=None)) if found is not None else None
     document = documents.simulation(
-        the_job, outcome, failures, _label(preset), found, analytic=analytic, result=evaluate(ran), base=base,
-        given=evaluate(config) if config.pinned and config.shape is None else None,
+        the_job, outcome, failures, _label(preset), found, analytic=analytic,
+        agreement={name: _agreement(value, outcome.ci95, outcome.effective)
+                   for name, value in zip(("first_order", "exact"), analytic, strict=True)},
+        result=evaluate(ran), base=base, given=evaluate(config) if config.pinned and config.shape is None else None,
     )  # fmt: skip
     return Simulation(document, the_job)
+
+
+def _agreement(value: float | None, ci95: tuple[float, float], simulated: float) -> dict[str, Any] | None:
+    """A model's verdict on a simulated run: whether its effective time lies in the run's 95 % interval,
+    and by how many points it differs (None when there is no such model)."""
+    from ckptcalc.model.statistics import points
+
+    if value is None:
+        return None
+    low, high = ci95
+    return {"agrees": low <= value <= high, "difference_pp": points(value, simulated)}
 
 
 def _ran(config: Config, schedule: Schedule) -> Config:
@@ -982,11 +1020,46 @@ def plan(
         expected_failures=expected / float(config.mtbf_s),
         progress=progress,
     )
+    step_time = the_job.scenario.step_time_s
+    expected_s = expected if exact_model else None
     document = documents.plan(
-        the_job, result, done, _label(preset), work_s=work_s, steps=steps is not None,
-        expected_s=expected if exact_model else None, deadline_s=limit,
+        the_job, result, done, _label(preset), work_s=work_s,
+        steps=round(work_s / step_time) if steps is not None and step_time else None,
+        expected_s=expected_s, deadline_s=limit,
+        figures=_plan_figures(done, the_job.gpus, the_job.scenario.gpu_hour_cost, expected_s, limit),
     )  # fmt: skip
     return RunPlan(document, the_job, done)
+
+
+def _plan_figures(
+    done: Any, gpus: float | None, price: float | None, expected_s: float | None, deadline_s: float | None
+) -> dict[str, Any]:
+    """What ``plan`` reports of its runs: wall time and failure quantiles, GPU-hours and cost at each,
+    the mean against the expectation, and the shares (with Wilson intervals) of runs with no failure
+    and of runs done by the deadline."""
+    import numpy
+
+    from ckptcalc.model.statistics import quantiles, wilson_interval
+
+    times, failures = done.times_s, done.failures
+    runs = int(times.size)
+    completion = quantiles(times)
+    hours = None if gpus is None else {k: v * gpus / 3600.0 for k, v in completion.items()}
+    cost = None if hours is None or price is None else {k: v * price for k, v in hours.items()}
+    within = None if deadline_s is None else int(numpy.count_nonzero(times <= deadline_s))
+    none = int(numpy.count_nonzero(failures == 0))
+    return {
+        "runs": runs,
+        "completion_s": completion,
+        "mean_vs_expected": None if expected_s is None else completion["mean"] / expected_s - 1.0,
+        "failures": quantiles(failures),
+        "p_no_failure": none / runs,
+        "p_no_failure_ci95": list(wilson_interval(none, runs)),
+        "gpu_hours": hours,
+        "cost": cost,
+        "p_deadline": None if within is None else within / runs,
+        "p_deadline_ci95": None if within is None else list(wilson_interval(within, runs)),
+    }
 
 
 def _work(work: Value | None, steps: Value | None, step_time_s: float | None) -> float:
@@ -1074,9 +1147,14 @@ def analyze(
     model = None
     if config is not None:
         model = _model_at(config, fitted, analysis, count)
+    wall = analysis.realised.wall_s
     document = documents.analyze(
-        analysis, fitted, model, reason, log=os.fspath(log), gpus=count, discard=thrown, slo=floor
-    )
+        analysis, fitted, model, reason, log=os.fspath(log), gpus=count, discard=thrown, slo=floor,
+        goodput=_goodput(analysis.realised.effective, thrown),
+        cause_shares=[c.lost_s / wall for c in analysis.causes],
+        below_slo=None if analysis.windows is None
+        else [None if floor is None else w.split.effective < floor for w in analysis.windows],
+    )  # fmt: skip
     return RunAnalysis(document, None, analysis, config)
 
 
@@ -1130,6 +1208,7 @@ def _measured_config(analysis: Analysis, fitted: FailureFit) -> tuple[Config | N
 def _model_at(config: Config, fitted: FailureFit, analysis: Analysis, gpus: float | None) -> dict[str, Any]:
     from ckptcalc.model import band as robust
     from ckptcalc.model.evaluation import evaluate
+    from ckptcalc.model.statistics import points
 
     result = evaluate(config)
     low, high = fitted.mtbf.ci95
@@ -1141,7 +1220,7 @@ def _model_at(config: Config, fitted: FailureFit, analysis: Analysis, gpus: floa
     wall = analysis.realised.wall_s
     return {
         "effective_at_interval": at,
-        "difference_pp": (realised - at) * 100.0,
+        "difference_pp": points(realised, at),
         "agrees": low_ci <= at <= high_ci,
         "optimal_interval_s": float(result.optimal_interval_s),
         "optimal_memory_interval_s": None
@@ -1149,7 +1228,7 @@ def _model_at(config: Config, fitted: FailureFit, analysis: Analysis, gpus: floa
         else float(result.optimal_memory_interval_s),
         "optimal_effective": best,
         "robust_interval_s": band.robust_interval_s,
-        "gain_pp": gain * 100.0,
+        "gain_pp": points(best, at),
         "gain_gpu_hours": None if gpus is None else gain * wall * gpus / 3600.0,
         "result": result,
     }
@@ -1160,7 +1239,7 @@ def measured_preset(outcome: RunAnalysis, base: PresetRef | None = None) -> Scen
     bandwidth for the base's checkpoint size), restart, MTBF and its interval, and the interval it
     used, pinned. This is what ``analyze --save-preset`` writes.
     """
-    from ckptcalc.inputs.scenario import BY_NAME as fields
+    from ckptcalc.inputs.fields import BY_NAME as fields
     from ckptcalc.inputs.scenario import resolve as resolved
     from ckptcalc.output import wording
 

@@ -18,7 +18,8 @@ from typer.core import TyperGroup
 
 from ckptcalc import __version__
 from ckptcalc.errors import CkptError, InputError
-from ckptcalc.inputs.scenario import BY_NAME, FIELDS, SWEEPABLE, Field, Scenario
+from ckptcalc.inputs.fields import BY_NAME, FIELDS, SWEEPABLE, Field
+from ckptcalc.inputs.scenario import Scenario
 from ckptcalc.records import Record
 
 if TYPE_CHECKING:  # the API loads inside the commands
@@ -120,7 +121,7 @@ _OPTIONS = frozenset(
 
 def flag(name: str) -> str:
     """The flag for an API field name (``memory_bw`` → ``--memory-bw``); anything else as it is."""
-    from ckptcalc.inputs.scenario import BY_PUBLIC
+    from ckptcalc.inputs.fields import BY_PUBLIC
 
     if name in _RENAMED:
         return _RENAMED[name]
@@ -1243,11 +1244,11 @@ def _stdout_silenced() -> bool:
 
 def _search_warnings() -> None:
     """What the preset search skipped (an unreadable directory, a FIFO), once each, on stderr."""
-    presets = sys.modules.get("ckptcalc.inputs.presets")
-    if presets is None:
+    search = sys.modules.get("ckptcalc.inputs.preset_search")
+    if search is None:
         return
     with contextlib.suppress(OSError, ValueError):
-        for message in presets.search_warnings():
+        for message in search.search_warnings():
             sys.stderr.write(f"warning: {_plain(message)}\n")
 
 

@@ -17,8 +17,35 @@ PACKAGE = Path(__file__).resolve().parent.parent / "ckptcalc"
 #: (its modules in the order they may import each other) or a group of top-level modules.
 LAYERS: list[tuple[str, list[str]]] = [
     ("", ["errors", "records", "files"]),  # foundations
-    ("model", ["numeric", "arrays", "one_level", "tiers", "search", "weibull", "evaluation", "band", "decisions"]),
-    ("inputs", ["units", "scenario", "grid", "presets"]),
+    (
+        "model",
+        [
+            "numeric",
+            "arrays",
+            "one_level",
+            "tiers",
+            "search",
+            "weibull",
+            "evaluation",
+            "band",
+            "decisions",
+            "statistics",
+        ],
+    ),
+    (
+        "inputs",
+        [
+            "units",
+            "fields",
+            "scenario",
+            "grid",
+            "preset_search",
+            "preset_document",
+            "inherit",
+            "presets",
+            "preset_write",
+        ],
+    ),
     ("simulation", ["timeline", "search", "events", "plan"]),
     ("logs", ["adapter", "csv_format", "jsonl_format", "json_format", "reader", "fit", "analyze"]),
     ("output", ["wording", "documents", "schema", "tables", "plot"]),
@@ -139,3 +166,73 @@ def test_the_command_line_holds_no_model_logic() -> None:
     # cli.py parses, calls the API and hands the result to the output modules.
     assert {name for name in imports("cli") if name.startswith(("model.", "simulation.", "logs."))} == set()
     assert "inputs.presets" not in imports("cli")
+
+
+#: Operators that work numbers out. ``+`` and ``*`` also join and repeat text and lists, which is layout.
+ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult)
+ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+#: Builtins and numpy functions that reduce numbers to a figure.
+REDUCING = {"round", "sum", "min", "max", "abs", "pow", "divmod", "mean", "median", "percentile", "quantile",
+            "count_nonzero", "average", "std", "var", "cumsum", "prod"}  # fmt: skip
+
+
+def _text(node: ast.expr) -> bool:
+    """A string or list written out (or joined to one): joining or repeating it is layout, not a computation."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _text(node.left) or _text(node.right)
+    return isinstance(node, (ast.JoinedStr, ast.List, ast.ListComp)) or (
+        isinstance(node, ast.Constant) and isinstance(node.value, str)
+    )
+
+
+def computations(source: str) -> list[str]:
+    """Where ``source`` works a figure out: arithmetic on anything but written-out text or lists, an
+    ordering comparison (a verdict), or a call that reduces numbers. Each as ``line: code``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.BinOp):
+            left, op, right = node.left, node.op, node.right
+        elif isinstance(node, ast.AugAssign):
+            left, op, right = node.target, node.op, node.value
+        else:
+            left = op = right = None  # type: ignore[assignment]
+        if op is not None and isinstance(op, ARITHMETIC):
+            assert left is not None and right is not None
+            layout = isinstance(op, (ast.Add, ast.Mult, ast.Mod)) and (_text(left) or _text(right))
+            if not layout:
+                found.append(node)
+        elif isinstance(node, ast.Compare) and any(isinstance(o, ORDERING) for o in node.ops):
+            found.append(node)
+        elif isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+            if name in REDUCING:
+                found.append(node)
+    return sorted(f"{n.lineno}: {ast.unparse(n)}" for n in found)  # type: ignore[attr-defined]
+
+
+def test_the_documents_compute_nothing() -> None:
+    # Every figure a document prints is worked out in the model or the API and handed over: here only
+    # dictionaries are filled and text laid out, so a second formula for a number cannot creep in.
+    source = (PACKAGE / "output" / "documents.py").read_text(encoding="utf-8")
+    assert computations(source) == []
+
+
+@pytest.mark.parametrize(
+    ("code", "caught"),
+    [
+        ("x = a * (1.0 - d)", True),
+        ("x = (v - s) * 100.0", True),
+        ("x = {k: v / n for k, v in d.items()}", True),
+        ("n += c.points", True),
+        ("ok = low <= v <= high", True),
+        ("p = numpy.percentile(t, [10, 50])", True),
+        ("s = f'{round(t)}'", True),
+        ('s = "\\n".join(lines) + "\\n"', False),
+        ('lines += ["", "x"]', False),
+        ('pad = " " * 4', False),
+        ("if k == -1: pass", False),
+        ("t: int | None = None", False),
+    ],
+)
+def test_a_computation_is_caught(code: str, caught: bool) -> None:
+    assert bool(computations(code)) is caught

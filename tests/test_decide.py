@@ -19,7 +19,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from references import exact_best, lambert
 
-from ckptcalc.inputs import presets
+from ckptcalc.inputs import preset_search, presets
 from ckptcalc.inputs.scenario import resolve
 from ckptcalc.model import decisions as decide
 from ckptcalc.model.evaluation import Config, evaluate, replace
@@ -259,7 +259,7 @@ def test_value(run: Run) -> None:
 
 
 def test_check(run: Run, tmp_path: Path) -> None:
-    shipped = sorted(str(p) for p in presets.shipped_dir().glob("*.toml"))
+    shipped = sorted(str(p) for p in preset_search.shipped_dir().glob("*.toml"))
     result = run("check", *shipped, "--min-effective", "0.9")
     assert result.exit_code == 3
     failing = {line.split()[1].rstrip(":") for line in result.stdout.splitlines() if line.startswith("FAIL")}

@@ -15,8 +15,9 @@ from typer.testing import CliRunner
 
 from ckptcalc.cli import app
 from ckptcalc.errors import InputError, PresetError
-from ckptcalc.inputs import presets
-from ckptcalc.inputs.scenario import BY_NAME, resolve
+from ckptcalc.inputs import preset_document, preset_search, presets
+from ckptcalc.inputs.fields import BY_NAME
+from ckptcalc.inputs.scenario import resolve
 
 Run = Callable[..., Any]
 RunJson = Callable[..., dict[str, Any]]
@@ -49,7 +50,7 @@ def user_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A preset directory searched by name before the shipped ones."""
     directory = tmp_path / "user"
     directory.mkdir()
-    monkeypatch.setenv(presets.PATH_VARIABLE, str(directory))
+    monkeypatch.setenv(preset_search.PATH_VARIABLE, str(directory))
     return directory
 
 
@@ -91,7 +92,7 @@ def test_shipped_inheriting_preset_equals_its_base_with_flags(
     ("preset", "base"), [("gemini-inmemory", "gemini-storage-only"), ("llama3-405b-async", "llama3-405b")]
 )
 def test_shipped_files_name_their_base(preset: str, base: str) -> None:
-    document = tomllib.loads((presets.shipped_dir() / f"{preset}.toml").read_text(encoding="utf-8"))
+    document = tomllib.loads((preset_search.shipped_dir() / f"{preset}.toml").read_text(encoding="utf-8"))
     assert document["base"] == base
     assert document["name"] == preset
     assert "checkpoint" not in document and "failures" not in document and "cluster" not in document
@@ -410,7 +411,7 @@ def test_out_of_range_base_value_names_the_base_file(run: Run, tmp_path: Path, m
 
 
 def test_a_base_newer_than_ckptcalc_is_refused(tmp_path: Path) -> None:
-    _write(tmp_path / "new.toml", f"schema_version = {presets.SCHEMA_VERSION + 1}\n")
+    _write(tmp_path / "new.toml", f"schema_version = {preset_document.SCHEMA_VERSION + 1}\n")
     child = _write(tmp_path / "child.toml", 'base = "new.toml"\n')
     with pytest.raises(PresetError) as info:
         presets.load(str(child))
@@ -441,7 +442,7 @@ def test_list_skips_broken_inheriting_presets(run_json: RunJson, user_dir: Path)
 def test_show_prints_the_file_as_written(run: Run) -> None:
     result = run("presets", "show", "llama3-405b-async")
     assert result.exit_code == 0, result.stderr
-    text = (presets.shipped_dir() / "llama3-405b-async.toml").read_text(encoding="utf-8")
+    text = (preset_search.shipped_dir() / "llama3-405b-async.toml").read_text(encoding="utf-8")
     assert result.stdout == text
     assert 'base = "llama3-405b"' in result.stdout
 
@@ -466,7 +467,7 @@ def test_show_resolved_of_a_preset_without_base(run: Run) -> None:
     result = run("presets", "show", "llama3-405b", "--resolved")
     assert result.exit_code == 0, result.stderr
     assert tomllib.loads(result.stdout) == tomllib.loads(
-        (presets.shipped_dir() / "llama3-405b.toml").read_text(encoding="utf-8")
+        (preset_search.shipped_dir() / "llama3-405b.toml").read_text(encoding="utf-8")
     )
 
 
@@ -632,7 +633,5 @@ def test_presets_list_warns_of_a_preset_it_cannot_read(run: Run, tmp_path: Path,
     result = run("presets", "list")
     assert result.exit_code == 0
     assert "sp_a" not in result.stdout and "llama3-405b" in result.stdout
-    from ckptcalc.inputs import presets
-
-    warned = [w for w in presets.search_warnings() if "sp_a.toml: not listed:" in w]
+    warned = [w for w in preset_search.search_warnings() if "sp_a.toml: not listed:" in w]
     assert warned and "cycle: " in warned[0]

@@ -18,9 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ckptcalc.errors import InputError, UnitError
-from ckptcalc.inputs import presets, units
-from ckptcalc.inputs.scenario import BY_NAME as FIELDS
-from ckptcalc.inputs.scenario import Scenario, merge, parse_value, resolve
+from ckptcalc.inputs import preset_document, preset_write, presets, units
+from ckptcalc.inputs.fields import BY_NAME as FIELDS
+from ckptcalc.inputs.fields import parse_value
+from ckptcalc.inputs.scenario import Scenario, merge, resolve
 
 Run = Callable[..., Any]
 RunJson = Callable[..., dict[str, Any]]
@@ -246,9 +247,9 @@ def test_save_preset_round_trip_writes_per_gpu(run: Run, run_json: RunJson, tmp_
 
 def test_to_document_round_trip() -> None:
     stated = merge(presets.load("llama3-405b"), {"snapshot_bandwidth": units.PerGpu(PER_GPU)})
-    document = presets.to_document(stated)
+    document = preset_write.to_document(stated)
     assert document["storage"]["snapshot_bandwidth"] == "25GB/s/gpu"
-    assert presets.from_document(document, "saved.toml") == stated
+    assert preset_document.from_document(document, "saved.toml") == stated
 
 
 def test_inputs_table_shows_both(run: Run) -> None:
@@ -341,7 +342,7 @@ def test_sweep_bounds_per_gpu(run_json: RunJson) -> None:
 @given(v=st.floats(min_value=1e-3, max_value=1e18, allow_nan=False, allow_infinity=False))
 def test_written_per_gpu_rate_round_trip(v: float) -> None:
     # What --save-preset writes for a per-GPU rate loads back to the same per-GPU float.
-    text = presets.to_document(Scenario(memory_bandwidth=units.PerGpu(v)))["memory"]["bandwidth"]
+    text = preset_write.to_document(Scenario(memory_bandwidth=units.PerGpu(v)))["memory"]["bandwidth"]
     assert text.endswith("/s/gpu")
     back = units.parse_rate(text)
     assert isinstance(back, units.PerGpu) and back == v, text

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ckptcalc.errors import InputError
-from ckptcalc.inputs.scenario import BY_FLAG, BY_NAME, DEFAULT_BYTES_PER_PARAM, LARGEST, SMALLEST, SWEEPABLE, Field, Job
+from ckptcalc.inputs.fields import BY_FLAG, BY_NAME, SWEEPABLE, Field
+from ckptcalc.inputs.scenario import DEFAULT_BYTES_PER_PARAM, LARGEST, SMALLEST, Job
 from ckptcalc.inputs.units import format_rate
 from ckptcalc.model.evaluation import Config, Result, Tier, evaluate, replace
 

@@ -6,236 +6,20 @@ units, each field remembering where it came from (``--bw`` or
 against the right culprit. :func:`resolve` checks ranges and combinations and
 builds the :class:`ckptcalc.model.evaluation.Config` the model evaluates.
 
-The table :data:`FIELDS` is the single description of every input: its unit
-kind, its command-line flag, its key in a preset file. The parsers, the preset
-loader and writer, ``--what-if`` and ``sweep --over`` are all driven by it.
+Every input is a row of :data:`ckptcalc.inputs.fields.FIELDS`, which names its
+unit kind, flag and preset key.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
-from ckptcalc.errors import InputError, UnitError
+from ckptcalc.errors import InputError
 from ckptcalc.inputs import units
+from ckptcalc.inputs.fields import BY_NAME, FIELDS
 from ckptcalc.model.evaluation import Config, Tier, replace
 from ckptcalc.records import Record
-
-
-class Field(Record):
-    """How one input is written on the command line and in a preset, and how a sweep varies it.
-
-    ``sweep`` is the input's column name in sweep JSON and CSV (SI units), or
-    ``None`` when a sweep cannot vary it; ``axis`` labels a plot's x axis.
-    """
-
-    name: str  # attribute of Scenario and Config (SI)
-    kind: str  # size, rate, duration, count, fraction, number
-    flag: str  # command-line option, also the --what-if and --over key
-    section: str  # preset TOML table
-    key: str  # key inside that table
-    help: str
-    sweep: str | None = None
-    axis: str | None = None
-
-    @property
-    def path(self) -> str:
-        return f"{self.section}.{self.key}"
-
-    @property
-    def public(self) -> str:
-        """The name the Python API takes and errors use: the flag with underscores (``memory_bw``)."""
-        return self.flag.replace("-", "_")
-
-
-FIELDS: tuple[Field, ...] = (
-    Field("params", "count", "params", "checkpoint", "params", "Model parameters, e.g. 405e9, 405B, 70b."),
-    Field(
-        "bytes_per_param",
-        "number",
-        "bytes-per-param",
-        "checkpoint",
-        "bytes_per_param",
-        "Bytes of checkpointed state per parameter (default: 16).",
-    ),
-    Field(
-        "checkpoint_bytes",
-        "size",
-        "size",
-        "checkpoint",
-        "size",
-        "Checkpoint size instead of params, e.g. 6.5TB, 500GiB.",
-    ),
-    Field(
-        "bandwidth",
-        "rate",
-        "bw",
-        "storage",
-        "bandwidth",
-        "Aggregate storage write bandwidth, e.g. 2TB/s, 100Gbps; per GPU: 1GB/s/gpu.",
-    ),
-    Field(
-        "snapshot_bandwidth",
-        "rate",
-        "snapshot-bw",
-        "storage",
-        "snapshot_bandwidth",
-        "Aggregate device-to-host snapshot bandwidth (per GPU: 25GB/s/gpu): makes checkpoints asynchronous.",
-    ),
-    Field(
-        "interval_s",
-        "duration",
-        "interval",
-        "storage",
-        "interval",
-        "Evaluate this storage checkpoint interval, e.g. 30min.",
-    ),
-    Field("mtbf_s", "duration", "mtbf", "failures", "mtbf", "Job mean time between failures, e.g. 3.1h."),
-    Field(
-        "gpu_mtbf_s",
-        "duration",
-        "gpu-mtbf",
-        "failures",
-        "gpu_mtbf",
-        "Per-GPU mean time between failures (M = this / GPUs).",
-    ),
-    Field(
-        "failures", "count", "failures", "failures", "count", "Failures observed in --window (M = window / failures)."
-    ),
-    Field("window_s", "duration", "window", "failures", "window", "Observation window for --failures, e.g. 54d."),
-    Field(
-        "restart_s",
-        "duration",
-        "restart",
-        "failures",
-        "restart",
-        "Restart time after a failure, e.g. 10min (or give its parts: --detect, --reschedule, --read-bw, --warmup).",
-    ),
-    Field(
-        "detect_s",
-        "duration",
-        "detect",
-        "failures",
-        "detect",
-        "Restart part: time to notice a failure (hang watchdog), e.g. 15min.",
-    ),
-    Field(
-        "reschedule_s",
-        "duration",
-        "reschedule",
-        "failures",
-        "reschedule",
-        "Restart part: time to replace nodes and relaunch, e.g. 3min.",
-    ),
-    Field(
-        "read_bandwidth",
-        "rate",
-        "read-bw",
-        "storage",
-        "read_bandwidth",
-        "Restart part: aggregate storage read bandwidth; the reload is checkpoint size / this.",
-    ),
-    Field(
-        "warmup_s",
-        "duration",
-        "warmup",
-        "failures",
-        "warmup",
-        "Restart part: time from loaded to training at full speed, e.g. 2min.",
-    ),
-    Field(
-        "shape",
-        "number",
-        "shape",
-        "failures",
-        "shape",
-        "Weibull shape k of the time between failures (mean: the MTBF); below 1, failures cluster.",
-    ),
-    Field("gpus", "count", "gpus", "cluster", "gpus", "GPU count; alone, it rescales M holding the per-GPU rate."),
-    Field(
-        "replica_survival",
-        "fraction",
-        "replica-survival",
-        "memory",
-        "replica_survival",
-        "Share of failures an in-memory replica survives, e.g. 0.99.",
-    ),
-    Field(
-        "memory_bandwidth",
-        "rate",
-        "memory-bw",
-        "memory",
-        "bandwidth",
-        "Aggregate bandwidth of the in-memory replica copy (per GPU: 25GB/s/gpu).",
-    ),
-    Field(
-        "memory_restart_s",
-        "duration",
-        "memory-restart",
-        "memory",
-        "restart",
-        "Restart time when recovering from memory, e.g. 1min.",
-    ),
-    Field(
-        "memory_read_bandwidth",
-        "rate",
-        "memory-read-bw",
-        "memory",
-        "read_bandwidth",
-        "Restore bandwidth from the replica: the memory restart is detect + reschedule + size / this + warmup.",
-    ),
-    Field(
-        "memory_interval_s",
-        "duration",
-        "memory-interval",
-        "memory",
-        "interval",
-        "Evaluate this in-memory checkpoint interval.",
-    ),
-    Field(
-        "step_time_s",
-        "duration",
-        "step-time",
-        "training",
-        "step_time",
-        "Training step time: intervals become whole steps.",
-    ),
-    Field("discard", "fraction", "discard", "training", "discard", "Share of steps later thrown away (goodput)."),
-    Field("gpu_hour_cost", "number", "gpu-hour-cost", "cost", "gpu_hour", "Cost of one GPU-hour, any currency."),
-)
-
-#: Sweepable inputs: (flag, column name in SI units, axis label), in the order ``--over`` lists them.
-_SWEEPS = (
-    ("interval", "interval_s", "checkpoint interval"),
-    ("bw", "bandwidth_bytes_per_s", "storage bandwidth"),
-    ("size", "checkpoint_bytes", "checkpoint size"),
-    ("params", "params", "parameters"),
-    ("mtbf", "mtbf_s", "job MTBF"),
-    ("restart", "restart_s", "restart time"),
-    ("gpus", "gpus", "GPUs"),
-    ("snapshot-bw", "snapshot_bandwidth_bytes_per_s", "snapshot bandwidth"),
-    ("replica-survival", "replica_survival", "replica survival"),
-    ("memory-bw", "memory_bandwidth_bytes_per_s", "memory bandwidth"),
-    ("memory-restart", "memory_restart_s", "memory restart time"),
-)
-_SWEEP = {flag: (column, axis) for flag, column, axis in _SWEEPS}
-FIELDS = tuple(f.replace(sweep=_SWEEP[f.flag][0], axis=_SWEEP[f.flag][1]) if f.flag in _SWEEP else f for f in FIELDS)
-
-#: The inputs a sweep can vary, by flag, in the order above.
-SWEEPABLE: tuple[Field, ...] = tuple(next(f for f in FIELDS if f.flag == flag) for flag, _, _ in _SWEEPS)
-
-BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}
-BY_FLAG: dict[str, Field] = {f.flag: f for f in FIELDS}
-
-PARSERS: dict[str, Callable[[str], float]] = {
-    "size": units.parse_size,
-    "rate": units.parse_rate,
-    "duration": units.parse_duration,
-    "count": units.parse_count,
-    "fraction": units.parse_fraction,
-    "number": units.parse_number,
-}
 
 DEFAULT_BYTES_PER_PARAM = 16.0
 
@@ -256,19 +40,6 @@ BAND = "mtbf_ci95"
 #: or the law is a step; fitted shapes of real clusters lie between 0.3 and 2.
 SHAPES = (0.1, 20.0)
 _SIZE_SOURCES = ("params", "bytes_per_param", "checkpoint_bytes")
-
-
-BY_PUBLIC: dict[str, Field] = {f.public: f for f in FIELDS}
-
-
-def parse_value(spec: Field, raw: str, where: str | None = None) -> float:
-    """Parse ``raw`` with the unit kind of ``spec``; errors name ``where`` (its field by default).
-    A rate per GPU stays a :class:`ckptcalc.inputs.units.PerGpu`, which :func:`merge` records as such."""
-    try:
-        value = PARSERS[spec.kind](raw)
-    except UnitError as error:
-        raise UnitError(error.template, where=where or spec.public) from None
-    return value if isinstance(value, units.PerGpu) else float(value)
 
 
 def total(value: float, gpus: float | None, where: str) -> float:

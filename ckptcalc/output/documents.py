@@ -165,8 +165,11 @@ def uncertainty(job: Job, band: Band | None) -> dict[str, Any] | None:
     }
 
 
-def evaluation(job: Job, result: Result, steps: Steps | None = None, band: Band | None = None) -> dict[str, Any]:
-    """The fields shared by ``optimize`` and each ``compare`` scenario."""
+def evaluation(
+    job: Job, result: Result, steps: Steps | None = None, band: Band | None = None, *, penalty_pp: float
+) -> dict[str, Any]:
+    """The fields shared by ``optimize`` and each ``compare`` scenario; ``penalty_pp`` is what the interval
+    used costs against the optimum, in points of effective time."""
     return {
         "inputs": inputs(job),
         "model": "exact",
@@ -182,12 +185,12 @@ def evaluation(job: Job, result: Result, steps: Steps | None = None, band: Band 
         "loss": loss(result),
         "effective": float(result.effective),
         "optimal_effective": float(result.optimal_effective),
-        "interval_penalty_pp": float((result.optimal_effective - result.effective) * 100.0),
+        "interval_penalty_pp": penalty_pp,
         "dominant": TERMS[int(result.dominant)],
         "first_order": first_order(result),
         "levels": levels(result, steps),
         "uncertainty": uncertainty(job, band),
-        "warnings": warnings(result) + _bound_warning(job),
+        "warnings": [*warnings(result), *_bound_warning(job)],
     }
 
 
@@ -229,12 +232,14 @@ def optimize(
     cost: Cost | None = None,
     steps: Steps | None = None,
     band: Band | None = None,
+    penalty_pp: float,
+    discard: float,
+    goodput: float,
 ) -> dict[str, Any]:
-    """Everything ``optimize --json`` prints."""
+    """Everything ``optimize --json`` prints (``goodput``: the effective time less the ``discard``ed share)."""
     s = job.scenario
-    discard = s.discard or 0.0
     document: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "command": "optimize", "preset": preset}
-    document.update(evaluation(job, result, steps, band))
+    document.update(evaluation(job, result, steps, band, penalty_pp=penalty_pp))
     document.update(
         {
             "levers": [
@@ -243,7 +248,7 @@ def optimize(
                 for v in levers
             ],
             "discard": discard,
-            "goodput": float(result.effective) * (1.0 - discard),
+            "goodput": goodput,
             "target": target,
             "targets": None,
             "lost_gpu_hours_per_day": cost.lost_gpu_hours_per_day if cost is not None else None,
@@ -271,7 +276,7 @@ def settings(result: Result, steps: Steps) -> dict[str, str]:
     lines = {
         "megatron": f"--save-interval {steps.storage}",
         "torchtitan": f"[checkpoint] interval = {steps.storage}",
-        "scr": f"SCR_CHECKPOINT_SECONDS={round(float(result.optimal_interval_s))}",
+        "scr": f"SCR_CHECKPOINT_SECONDS={float(result.optimal_interval_s):.0f}",
     }
     if steps.memory is not None:
         lines["megatron_memory"] = f"--non-persistent-save-interval {steps.memory}"
@@ -291,8 +296,11 @@ def value_at(document: dict[str, Any], path: str) -> Any:
     for part in path.split("."):
         if isinstance(node, dict) and part in node:
             node = node[part]
-        elif isinstance(node, list) and part.isascii() and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
+        elif isinstance(node, list) and part.isascii() and part.isdigit():
+            try:
+                node = node[int(part)]
+            except IndexError:
+                raise KeyError(path) from None
         else:
             raise KeyError(path)
     return node
@@ -406,12 +414,6 @@ def sweep_csv(run: Sweep, *, header: bool = True) -> str:
     return buffer.getvalue()
 
 
-def _agreement(value: float | None, low: float, high: float, simulated: float) -> dict[str, Any] | None:
-    if value is None:
-        return None
-    return {"agrees": low <= value <= high, "difference_pp": (value - simulated) * 100.0}
-
-
 def _tier_intervals(result: Result) -> list[dict[str, Any]]:
     """Each tier's name and interval, fastest first."""
     return [{"name": str(plan.level.name), "interval_s": float(plan.interval_s)} for plan in result.levels]
@@ -425,17 +427,18 @@ def simulation(
     search: Search | None,
     *,
     analytic: tuple[float, float | None],
+    agreement: dict[str, dict[str, Any] | None],
     result: Result,
     base: Result | None,
     given: Result | None = None,
 ) -> dict[str, Any]:
     """Everything ``simulate --json`` prints: the run, and the models at the schedule it ran
     (``result``; ``base`` is the job at its optimum, with ``search``; ``given`` the job as stated,
-    whose intervals may have been rounded to run)."""
+    whose intervals may have been rounded to run); ``agreement`` is each model's verdict on the run."""
     first, exact = analytic
     low, high = outcome.ci95
-    notes = ([] if given is None else warnings(given)) + warnings(result)
-    notes = list(dict.fromkeys(notes)) + ([wording.NO_EXACT] if exact is None else [])
+    notes = [*([] if given is None else warnings(given)), *warnings(result)]
+    notes = [*dict.fromkeys(notes), *([wording.NO_EXACT] if exact is None else [])]
     document: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "command": "simulate",
@@ -460,10 +463,7 @@ def simulation(
         "failures": outcome.failures,
         "failures_in_restart": outcome.failures_in_restart,
         "analytic": {"first_order": first, "exact": exact},
-        "agreement": {
-            "first_order": _agreement(first, low, high, outcome.effective),
-            "exact": _agreement(exact, low, high, outcome.effective),
-        },
+        "agreement": {"first_order": agreement["first_order"], "exact": agreement["exact"]},
         "optimize": None,
         "warnings": notes,
     }
@@ -496,23 +496,6 @@ def fit(fitted: FailureFit, logs: list[str], where: list[str], time_kind: str) -
     }
 
 
-def _quantiles(values: Any) -> dict[str, float]:
-    import numpy
-
-    p10, p50, p90 = (float(v) for v in numpy.percentile(values, [10, 50, 90]))
-    return {"p10": p10, "p50": p50, "p90": p90, "mean": float(numpy.mean(values))}
-
-
-def _wilson(hits: int, total: int) -> list[float]:
-    """The Wilson score 95 % interval of a proportion."""
-    z = 1.959963984540054
-    p = hits / total
-    centre = (p + z * z / (2 * total)) / (1 + z * z / total)
-    half = z * (p * (1 - p) / total + z * z / (4 * total * total)) ** 0.5 / (1 + z * z / total)
-    # At 0 or all hits one end is exactly 0 or 1 (the formula leaves rounding noise there).
-    return [0.0 if hits == 0 else max(centre - half, 0.0), 1.0 if hits == total else min(centre + half, 1.0)]
-
-
 def plan(
     job: Job,
     result: Result,
@@ -520,21 +503,13 @@ def plan(
     preset: str | None,
     *,
     work_s: float,
-    steps: bool,
+    steps: int | None,
     expected_s: float | None,
     deadline_s: float | None,
+    figures: dict[str, Any],
 ) -> dict[str, Any]:
-    """Everything ``plan --json`` prints: the runs' wall time, failures and cost (SI units)."""
-    import numpy
-
-    times, failures = done.times_s, done.failures
-    runs = int(times.size)
-    completion = _quantiles(times)
-    gpus, price = job.gpus, job.scenario.gpu_hour_cost
-    hours = None if gpus is None else {k: v * gpus / 3600.0 for k, v in completion.items()}
-    cost = None if hours is None or price is None else {k: v * price for k, v in hours.items()}
-    within = None if deadline_s is None else int(numpy.count_nonzero(times <= deadline_s))
-    none = int(numpy.count_nonzero(failures == 0))
+    """Everything ``plan --json`` prints: the runs' wall time, failures and cost (SI units); ``figures``
+    holds what was worked out from the runs (their quantiles, shares and intervals)."""
     c = job.config
     return {
         "schema_version": SCHEMA_VERSION,
@@ -542,27 +517,27 @@ def plan(
         "preset": preset,
         "inputs": inputs(job),
         "work_s": work_s,
-        "steps": round(work_s / job.scenario.step_time_s) if steps and job.scenario.step_time_s else None,
+        "steps": steps,
         "failure_dist": "exponential" if c.shape is None else "weibull",
         "shape": _f(c.shape),
         "interval_s": float(result.interval_s),
         "memory_interval_s": _f(result.memory_interval_s),
         "storage_every": _whole(result.storage_every),
         "effective": float(result.effective),
-        "runs": runs,
+        "runs": figures["runs"],
         "seed": done.seed,
-        "completion_s": completion,
+        "completion_s": figures["completion_s"],
         "expected_s": expected_s,
-        "mean_vs_expected": None if expected_s is None else completion["mean"] / expected_s - 1.0,
-        "failures": _quantiles(failures),
-        "p_no_failure": none / runs,
-        "p_no_failure_ci95": _wilson(none, runs),
-        "gpu_hours": hours,
-        "cost": cost,
+        "mean_vs_expected": figures["mean_vs_expected"],
+        "failures": figures["failures"],
+        "p_no_failure": figures["p_no_failure"],
+        "p_no_failure_ci95": figures["p_no_failure_ci95"],
+        "gpu_hours": figures["gpu_hours"],
+        "cost": figures["cost"],
         "deadline_s": deadline_s,
-        "p_deadline": None if within is None else within / runs,
-        "p_deadline_ci95": None if within is None else _wilson(within, runs),
-        "warnings": warnings(result) + ([] if expected_s is not None else [wording.NO_EXACT]),
+        "p_deadline": figures["p_deadline"],
+        "p_deadline_ci95": figures["p_deadline_ci95"],
+        "warnings": [*warnings(result), *([] if expected_s is not None else [wording.NO_EXACT])],
     }
 
 
@@ -576,8 +551,13 @@ def analyze(
     gpus: float | None,
     discard: float,
     slo: float | None,
+    goodput: float,
+    cause_shares: list[float],
+    below_slo: list[bool | None] | None,
 ) -> dict[str, Any]:
-    """Everything ``analyze --json`` prints (SI units; shares of the run's wall time)."""
+    """Everything ``analyze --json`` prints (SI units; shares of the run's wall time). ``goodput`` is the
+    realised effective time less the ``discard``ed share, ``cause_shares`` each cause's lost time as a
+    share of wall time, ``below_slo`` each window's verdict against ``slo`` (None without one)."""
     tl, split = analysis.timeline, analysis.realised
     storage = analysis.levels[-1] if analysis.levels else None
     low, high = fitted.mtbf.ci95
@@ -606,7 +586,7 @@ def analyze(
             "restart": split.restart,
             "effective": split.effective,
             "effective_ci95": list(analysis.effective_ci95),
-            "goodput": split.effective * (1.0 - discard),
+            "goodput": goodput,
         },
         "discard": discard,
         "measured": {
@@ -632,8 +612,8 @@ def analyze(
         "model": None if model is None else {k: v for k, v in model.items() if k != "result"},
         "gpus": gpus,
         "causes": [
-            {"cause": c.cause, "failures": c.failures, "lost_s": c.lost_s, "share_of_wall": c.lost_s / split.wall_s}
-            for c in analysis.causes
+            {"cause": c.cause, "failures": c.failures, "lost_s": c.lost_s, "share_of_wall": share}
+            for c, share in zip(analysis.causes, cause_shares, strict=True)
         ],
         "slo": slo,
         "windows": None
@@ -641,8 +621,8 @@ def analyze(
         else [
             {"start_s": w.start_s, "end_s": w.end_s, "effective": w.split.effective, "write": w.split.write,
              "rework": w.split.rework, "restart": w.split.restart,
-             "below_slo": None if slo is None else w.split.effective < slo}
-            for w in analysis.windows
+             "below_slo": below}
+            for w, below in zip(analysis.windows, below_slo or (), strict=True)
         ],
         "warnings": notes,
     }  # fmt: skip
@@ -720,6 +700,9 @@ def events_csv(events: Events) -> str:
 
 _SLOT = "\x00column\x00"
 
+#: Characters of a spooled column copied at a time.
+_BLOCK = 1 << 20
+
 
 def stream_sweep_json(job: Job, plan: Any, preset: str | None, out: TextIO) -> None:
     """``sweep --json`` written slice by slice: each column is spooled to a temporary file as its slices
@@ -728,9 +711,10 @@ def stream_sweep_json(job: Job, plan: Any, preset: str | None, out: TextIO) -> N
 
     from ckptcalc.inputs.grid import SI_NAME
     from ckptcalc.model.evaluation import Caveat
+    from ckptcalc.model.statistics import tally
 
     spools: dict[str, Any] = {}
-    counts: dict[tuple[str, str | None], int] = {}
+    caveats: list[tuple[tuple[str, str | None], int]] = []
     first: Any = None
     try:
         for run in plan.runs():
@@ -753,9 +737,9 @@ def stream_sweep_json(job: Job, plan: Any, preset: str | None, out: TextIO) -> N
                 elif text:
                     spool.write("\n")
                 spool.write(text)
-            for caveat in run.result.caveats:
-                counts[(caveat.kind, caveat.level)] = counts.get((caveat.kind, caveat.level), 0) + caveat.points
+            caveats.extend(((caveat.kind, caveat.level), caveat.points) for caveat in run.result.caveats)
         assert first is not None
+        counts = tally(caveats)
         two = "storage_every" in spools
         slot = {name: f"{_SLOT}{name}" for name in spools}
         document = {
@@ -784,20 +768,20 @@ def stream_sweep_json(job: Job, plan: Any, preset: str | None, out: TextIO) -> N
         text = dumps(document)
         for line in text.split("\n"):
             marker = line.find('"\\u0000column\\u0000')
-            if marker < 0:
+            if marker == -1:
                 out.write(line + "\n")
                 continue
             name = line[marker:].split("\\u0000")[2].rstrip('",')
-            indent = len(line) - len(line.lstrip(" "))
+            indent = line.removesuffix(line.lstrip(" "))
             comma = "," if line.rstrip().endswith(",") else ""
             out.write(line[:marker] + "[\n")
             spool = spools[name]
             spool.seek(0)
-            pad = " " * (indent + 2)
+            pad = indent + "  "
             out.write(pad)
-            while block := spool.read(1 << 20):
+            while block := spool.read(_BLOCK):
                 out.write(block.replace("\n", ",\n" + pad))
-            out.write("\n" + " " * indent + "]" + comma + "\n")
+            out.write("\n" + indent + "]" + comma + "\n")
     finally:
         for spool in spools.values():
             spool.close()
@@ -828,71 +812,76 @@ def markdown(document: dict[str, Any]) -> str:
     """``--markdown`` of optimize, compare, check and sweep: GitHub-flavoured tables for reviews."""
     from ckptcalc.inputs.units import format_duration as dur
     from ckptcalc.inputs.units import format_percent as pct
+    from ckptcalc.model.statistics import points, shares
 
     command = document["command"]
     lines: list[str] = []
     if command == "optimize":
         loss = document["loss"]
-        total = loss["total"] or 1.0
+        of_loss = shares({t: loss[t] for t in TERMS}, loss["total"])
         lines += [f"## ckptcalc optimize: {document['preset']}", ""]
         headline = (
             f"Optimal interval **{dur(document['optimal_interval_s'])}**, effective time"
             f" **{pct(document['effective'])}** (exact model); {document['dominant']} dominates."
         )
         lines += [headline, ""]
-        if len(document["levels"]) > 1:
-            lines += _md_table(
+        if len(document["levels"]) != 1:  # a level or more beside storage
+            lines.extend(_md_table(
                 ["level", "interval", "stall", "serves", "restart"],
                 [
                     [v["name"], dur(v["optimal_interval_s"]), dur(v["stall_s"]), pct(v["share_of_failures"]),
                      dur(v["restart_s"])]
                     for v in document["levels"]
                 ],
-            )  # fmt: skip
+            ))  # fmt: skip
             lines.append("")
-        lines += _md_table(
-            ["term", "share of time", "share of loss"],
-            [[t, pct(loss[t]), pct(loss[t] / total)] for t in TERMS] + [["total", pct(loss["total"]), "100 %"]],
+        lines.extend(
+            _md_table(
+                ["term", "share of time", "share of loss"],
+                [[t, pct(loss[t]), pct(of_loss[t])] for t in TERMS] + [["total", pct(loss["total"]), "100 %"]],
+            )
         )
         band = document["uncertainty"]
         if band is not None:
             lines += ["", f"MTBF 95 % interval {wording.span(band['mtbf_s'], dur)}:", ""]
-            lines += _md_table(["", "value", "note"], [list(row) for row in wording.uncertainty_rows(band)])
+            lines.extend(_md_table(["", "value", "note"], [list(row) for row in wording.uncertainty_rows(band)]))
         if document["levers"]:
             lines += ["", "Levers (one change at a time, re-optimised):", ""]
-            lines += _md_table(
-                ["lever", "effective", "gain"],
-                [[v["name"], pct(v["effective"]), f"{v['gain_pp']:+.2f} pp"] for v in document["levers"]],
+            lines.extend(
+                _md_table(
+                    ["lever", "effective", "gain"],
+                    [[v["name"], pct(v["effective"]), f"{v['gain_pp']:+.2f} pp"] for v in document["levers"]],
+                )
             )
     elif command == "compare":
         first = document["scenarios"][0]["effective"]
         lines += ["## ckptcalc compare", ""]
-        lines += _md_table(
+        lines.extend(_md_table(
             ["scenario", "interval", "write", "rework", "restart", "effective", "vs first", "dominant"],
             [
                 [s["name"], dur(s["optimal_interval_s"]), pct(s["loss"]["write"]), pct(s["loss"]["rework"]),
                  pct(s["loss"]["restart"]), pct(s["effective"]),
-                 "-" if i == 0 else f"{(s['effective'] - first) * 100:+.2f} pp", s["dominant"]]
+                 "-" if i == 0 else f"{points(s['effective'], first):+.2f} pp", s["dominant"]]
                 for i, s in enumerate(document["scenarios"])
             ],
-        )  # fmt: skip
+        ))  # fmt: skip
     elif command == "check":
         lines += [f"## ckptcalc check: floor {pct(document['min_effective'])}", ""]
-        lines += _md_table(
+        lines.extend(_md_table(
             ["preset", "effective", "tested at", "result"],
             [
                 [r["preset"], "-" if r["effective"] is None else pct(r["effective"]), r["tested"],
                  "error: " + r["error"] if r["error"] else ("pass" if r["passed"] else "FAIL")]
                 for r in document["results"]
             ],
-        )  # fmt: skip
+        ))  # fmt: skip
     elif command == "sweep":
-        from ckptcalc.inputs.scenario import BY_FLAG
+        from ckptcalc.inputs.fields import BY_FLAG
 
         kind = BY_FLAG[document["over"]].kind
         show = {"duration": dur, "fraction": pct}.get(kind, lambda v: f"{v:.4g}")
         lines += [f"## ckptcalc sweep over {document['over']}: {document['preset']}", ""]
-        lines += _md_table(
+        lines.extend(_md_table(
             [document["over"], "interval", "write", "rework", "restart", "effective", "dominant"],
             [
                 [show(v), dur(i), pct(w), pct(rw), pct(rs), pct(e), d]
@@ -902,7 +891,7 @@ def markdown(document: dict[str, Any]) -> str:
                     document["dominant"], strict=True,
                 )
             ],
-        )  # fmt: skip
+        ))  # fmt: skip
     else:  # pragma: no cover - the command line offers --markdown on these only
         raise ValueError(f"no Markdown for {command}")
     lines += [f"\n> warning: {w}" for w in document.get("warnings", [])]

@@ -13,8 +13,8 @@ from typing import Any
 from ckptcalc.errors import CkptError, InputError
 from ckptcalc.files import atomic_write, check_new
 from ckptcalc.inputs import units
+from ckptcalc.inputs.fields import BY_FLAG
 from ckptcalc.inputs.grid import kind
-from ckptcalc.inputs.scenario import BY_FLAG
 from ckptcalc.model.evaluation import TERMS
 
 FORMATS = {".png": "png", ".svg": "svg"}

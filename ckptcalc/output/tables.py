@@ -22,6 +22,7 @@ from ckptcalc.errors import printable
 from ckptcalc.inputs import units
 from ckptcalc.inputs.scenario import DEFAULT_BYTES_PER_PARAM, Job, anatomy
 from ckptcalc.model.evaluation import TERMS, Result, interval_comparison
+from ckptcalc.model.statistics import points, shares
 from ckptcalc.output import documents, wording
 
 if TYPE_CHECKING:
@@ -214,11 +215,11 @@ def loss_table(result: Result, title: str, narrow: bool = False) -> Table:
     table.add_column("", no_wrap=True)
     top = TERMS[int(result.dominant)]
     total = float(result.total)
-    for term in TERMS:
-        value = float(getattr(result, term))
-        share = value / total if total else 0.0
+    parts = {term: float(getattr(result, term)) for term in TERMS}
+    of_loss = shares(parts, total)
+    for term, value in parts.items():
         mark = "◀ dominant" if term == top else ""
-        table.add_row(Text(term, style=TERM_STYLE[term]), pct(value), pct(share), mark)
+        table.add_row(Text(term, style=TERM_STYLE[term]), pct(value), pct(of_loss[term]), mark)
     table.add_section()
     table.add_row(Text("total loss", style="bold"), pct(total), "100 %", "")
     table.add_row(Text("effective", style="bold green"), pct(result.effective), "", "")
@@ -590,7 +591,7 @@ def compare(rows: list[tuple[str, Job, Result]], scenarios: list[dict[str, Any]]
     table.add_row("effective", *effective)
     line(
         "vs first (pp)",
-        ["-" if i == 0 else f"{(float(r.effective) - first) * 100:+.2f}" for i, (_, _, r) in enumerate(rows)],
+        ["-" if i == 0 else f"{points(float(r.effective), first):+.2f}" for i, (_, _, r) in enumerate(rows)],
     )
     line("dominant", [TERMS[int(r.dominant)] for _, _, r in rows])
     if any(band is not None for band in bands):
@@ -858,7 +859,7 @@ def _compare_rows(out: Console, rows: list[tuple[str, Job, Result]], first: floa
                 pct(float(r.rework)),
                 pct(float(r.restart)),
                 pct(r.effective),
-                "-" if i == 0 else f"{(float(r.effective) - first) * 100:+.2f} pp",
+                "-" if i == 0 else f"{points(float(r.effective), first):+.2f} pp",
                 TERMS[int(r.dominant)],
             )
         )

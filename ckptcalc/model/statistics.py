@@ -1,0 +1,66 @@
+"""Descriptive figures of results: shares, differences in points, quantiles, a proportion's interval.
+
+Pure functions on floats (numpy only in :func:`quantiles`, imported there), so
+that the output layer lays these figures out instead of working them out.
+
+>>> wilson_interval(0, 10)[0], round(wilson_interval(5, 10)[1], 6)
+(0.0, 0.763407)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping
+from typing import Any, TypeVar
+
+#: The standard normal quantile at 97.5 %: a two-sided 95 % interval.
+Z95 = 1.959963984540054
+
+_K = TypeVar("_K", bound=Hashable)
+
+
+def points(value: float, reference: float) -> float:
+    """``value - reference`` in percentage points (both fractions).
+
+    >>> round(points(0.95, 0.9), 12)
+    5.0
+    """
+    return (value - reference) * 100.0
+
+
+def shares(parts: Mapping[str, float], total: float) -> dict[str, float]:
+    """Each part as a share of ``total``; every share is 0 when the total is 0 (nothing to share).
+
+    >>> shares({"write": 0.01, "rework": 0.03}, 0.04)
+    {'write': 0.25, 'rework': 0.75}
+    """
+    return {name: value / total if total else 0.0 for name, value in parts.items()}
+
+
+def quantiles(values: Any) -> dict[str, float]:
+    """The 10th, 50th and 90th percentiles (linear interpolation) and the mean of a sample."""
+    import numpy
+
+    p10, p50, p90 = (float(v) for v in numpy.percentile(values, [10, 50, 90]))
+    return {"p10": p10, "p50": p50, "p90": p90, "mean": float(numpy.mean(values))}
+
+
+def wilson_interval(hits: int, total: int) -> tuple[float, float]:
+    """The Wilson score 95 % interval of the proportion ``hits / total``."""
+    z = Z95
+    p = hits / total
+    centre = (p + z * z / (2 * total)) / (1 + z * z / total)
+    half = z * (p * (1 - p) / total + z * z / (4 * total * total)) ** 0.5 / (1 + z * z / total)
+    # At 0 or all hits one end is exactly 0 or 1 (the formula leaves rounding noise there).
+    return 0.0 if hits == 0 else max(centre - half, 0.0), 1.0 if hits == total else min(centre + half, 1.0)
+
+
+def tally(counts: Iterable[tuple[_K, int]]) -> dict[_K, int]:
+    """The counts of each key summed, keys in the order first seen.
+
+    >>> tally([("a", 2), ("b", 1), ("a", 3)])
+    {'a': 5, 'b': 1}
+    """
+    summed: dict[_K, int] = {}
+    for key, count in counts:
+        summed[key] = summed.get(key, 0) + count
+    return summed
