@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import settings
 from typer.testing import CliRunner
 
 from ckptcalc.cli import app
 from ckptcalc.output import schema as ckptcalc_schema
+
+# No deadlines: under several workers a draw's time says nothing about the code. In CI the draws are
+# derandomised, so that a run of an unchanged checkout passes or fails the same way every time; set
+# HYPOTHESIS_PROFILE=dev to explore new draws.
+settings.register_profile("ci", deadline=None, derandomize=True, print_blob=True)
+settings.register_profile("dev", deadline=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 
 @pytest.fixture(autouse=True)

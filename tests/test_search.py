@@ -1,4 +1,4 @@
-"""The one optimiser (docs/model.md §8.6): its optimum beats every neighbouring schedule, does not depend on
+"""The one optimiser (docs/model.md §8.5): its optimum beats every neighbouring schedule, does not depend on
 where it starts, keeps the top tier above its persist time, and the robust band picks the multiple of least
 regret."""
 
@@ -42,7 +42,7 @@ def neighbours(every: tuple[float, ...]) -> list[tuple[float, ...]]:
 
 
 def test_a_million_gpus_take_the_better_multiple() -> None:
-    # docs/model.md §8.6: M = 50 000 h / 10⁶ = 180 s, memory 6.48 TB at 10 GB/s/GPU (s₁ = 0.648 ms),
+    # docs/model.md §8.5, reference 8.5a: M = 50 000 h / 10⁶ = 180 s, memory 6.48 TB at 10 GB/s/GPU (s₁ = 0.648 ms),
     # storage δ = 3.24 s, q = 0.99, r₁ 60 s, r₂ 600 s. Pinning m = 600 (τ₁ = 0.48064 s) gives
     # 0.6920263, where a search that walked from its start ended at m = 640 (0.6920229).
     found = api.optimize(
@@ -97,7 +97,8 @@ def test_two_levels_match_an_exhaustive_search_over_the_multiple() -> None:
 
 
 def test_a_start_far_from_the_optimum_is_left_quickly() -> None:
-    # gemini-inmemory's storage at 70.3 MB/s (δ = 92 160 s ≫ M = 4 h): first order starts near m = 7 600, the
+    # docs/model.md §8.5, reference 8.5b: gemini-inmemory's storage at 70.3 MB/s (δ = 92 160 s ≫ M = 4 h):
+    # first order starts near m = 7 600, the
     # optimum is m = 10 786 (τ₁ 110.53 s); neighbours on either side are worse.
     t = Tiers(
         tau1_s=1.0, every=(1.0,), stalls=(6.48e12 / 2.16e12, 6.48e12 / 70_312_500.0), lag_s=0.0,

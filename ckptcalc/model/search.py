@@ -1,4 +1,4 @@
-"""The one optimiser: the schedule of L tiers with the highest exact effective time (docs/model.md §8.6).
+"""The one optimiser: the schedule of L tiers with the highest exact effective time (docs/model.md §8.5).
 
 A schedule is τ₁ and whole multiples m₂ … m_L (tier intervals T₁ = τ₁,
 T_i = m_i·T_{i−1}), the top interval at least the persist time. The search
