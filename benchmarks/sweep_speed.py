@@ -4,7 +4,7 @@ The vectorised run passes one numpy array to ``model.evaluate`` (the whole
 result: the exact split, effective time, the exact optimum, first order
 beside it, dominant term, caveats). Two Python loops over the same points
 serve as floors: one calls the exact model's own scalar function
-``exact.effective`` per point, the other computes Daly's exact form inline,
+``tiers.effective`` per point, the other computes Daly's exact form inline,
 the cheapest scalar path there is. Prints the times and the ratios.
 
     python benchmarks/sweep_speed.py [POINTS]
@@ -21,7 +21,7 @@ import numpy as np
 from ckptcalc.inputs import presets
 from ckptcalc.inputs.scenario import resolve
 from ckptcalc.model import evaluation as model
-from ckptcalc.model import exact
+from ckptcalc.model import tiers
 from ckptcalc.model.evaluation import replace
 
 
@@ -41,8 +41,8 @@ def main() -> None:
     start = time.perf_counter()
     through_model = []
     for tau_i in intervals.tolist():
-        schedule = exact.single(interval_s=tau_i, stall_s=delta, lag_s=0.0, restart_s=restart)
-        through_model.append(exact.effective(schedule, mtbf).effective)
+        schedule = tiers.single(interval_s=tau_i, stall_s=delta, lag_s=0.0, restart_s=restart)
+        through_model.append(tiers.effective(schedule, mtbf).effective)
     model_loop = time.perf_counter() - start
 
     start = time.perf_counter()
@@ -56,7 +56,7 @@ def main() -> None:
     assert np.allclose(grid.effective, through_model, rtol=1e-12)
     print(f"points:               {points:,}")
     print(f"vectorised:           {best_vector * 1e3:8.1f} ms  (best of 5, model.evaluate on one array)")
-    print(f"loop through model:   {model_loop * 1e3:8.1f} ms  (exact.effective per point)")
+    print(f"loop through model:   {model_loop * 1e3:8.1f} ms  (tiers.effective per point)")
     print(f"loop, inline formula: {loop * 1e3:8.1f} ms  (Daly's exact form per point)")
     print(f"ratio, model loop:    {model_loop / best_vector:8.1f}x")
     print(f"ratio, inline loop:   {loop / best_vector:8.1f}x")

@@ -20,8 +20,8 @@ LAYERS: list[tuple[str, list[str]]] = [
     (
         "model",
         [
-            "numeric",
             "arrays",
+            "numeric",
             "one_level",
             "tiers",
             "search",

@@ -17,6 +17,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
+
+from ckptcalc.model.arrays import Scalar, lib
 
 _EPS = 1e-16
 _TINY = 1e-300
@@ -152,24 +155,27 @@ def _normal_quantile(p: float) -> float:
 _GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
 
 
-def golden_max(value: Callable[[float], float], a: float, b: float, tolerance: float, iterations: int = 200) -> float:
+def golden_max(value: Callable[[Any], Any], a: Any, b: Any, tolerance: float, iterations: int = 200) -> Any:
     """The midpoint of the last bracket of a golden-section search for the maximum of a unimodal
-    ``value`` on [a, b], once narrower than ``tolerance`` or after ``iterations`` steps.
+    ``value`` on [a, b], once narrower than ``tolerance`` or after ``iterations`` steps: the one
+    golden section of the model, its optimiser and the simulation's search. ``a`` and ``b`` may be
+    numpy arrays (each point its own bracket): then every point takes all ``iterations`` steps, so
+    that arrays and floats take the same path.
 
     >>> round(golden_max(lambda x: -(x - 2.0) ** 2, 0.0, 5.0, 1e-9), 6)
     2.0
     """
+    ns = lib(a, b)
     c, d = b - _GOLDEN * (b - a), a + _GOLDEN * (b - a)
     fc, fd = value(c), value(d)
     for _ in range(iterations):
-        if fc >= fd:
-            b, d, fd = d, c, fc
-            c = b - _GOLDEN * (b - a)
-            fc = value(c)
-        else:
-            a, c, fc = c, d, fd
-            d = a + _GOLDEN * (b - a)
-            fd = value(d)
-        if b - a < tolerance:
+        left = fc >= fd  # the maximum lies in [a, d]
+        a, b = ns.where(left, a, c), ns.where(left, d, b)
+        c_new = ns.where(left, b - _GOLDEN * (b - a), d)
+        d_new = ns.where(left, c, a + _GOLDEN * (b - a))
+        f_new = value(ns.where(left, c_new, d_new))
+        fc, fd = ns.where(left, f_new, fd), ns.where(left, fc, f_new)
+        c, d = c_new, d_new
+        if ns is Scalar and b - a < tolerance:
             break
     return (a + b) / 2.0

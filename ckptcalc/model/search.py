@@ -30,10 +30,10 @@ or ends when no point improves), so a sweep re-optimises every point.
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Callable
 
 from ckptcalc.model.arrays import Lib, Num, Scalar, any_of, lib
+from ckptcalc.model.numeric import golden_max
 from ckptcalc.model.one_level import best_interval
 from ckptcalc.model.tiers import Tiers, effective
 
@@ -56,25 +56,12 @@ MAX_MOVES = 10_000
 #: The largest multiple tried: a free tier below one that costs something is written this often at most.
 MAX_MULTIPLE = 1e9
 
-_GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
-
 
 def golden(value: Callable[[Num], Num], low: Num, high: Num, steps: int = SEARCH_STEPS) -> Num:
-    """The maximiser of a unimodal ``value`` on [low, high], searched on a log scale in a fixed
-    number of steps, so that arrays and floats take the same path (each point its own bracket)."""
+    """The maximiser of a unimodal ``value`` on [low, high], by golden section on a log scale in a
+    fixed number of steps (:func:`ckptcalc.model.numeric.golden_max`), arrays and floats alike."""
     ns = lib(low, high)
-    a, b = ns.log(low), ns.log(high)
-    c, d = b - _GOLDEN * (b - a), a + _GOLDEN * (b - a)
-    fc, fd = value(ns.exp(c)), value(ns.exp(d))
-    for _ in range(steps):
-        left = fc >= fd  # the maximum lies in [a, d]
-        a, b = ns.where(left, a, c), ns.where(left, d, b)
-        c_new = ns.where(left, b - _GOLDEN * (b - a), d)
-        d_new = ns.where(left, c, a + _GOLDEN * (b - a))
-        f_new = value(ns.exp(ns.where(left, c_new, d_new)))
-        fc, fd = ns.where(left, f_new, fd), ns.where(left, fc, f_new)
-        c, d = c_new, d_new
-    return ns.exp((a + b) / 2.0)
+    return ns.exp(golden_max(lambda u: value(ns.exp(u)), ns.log(low), ns.log(high), 0.0, steps))
 
 
 def _first_order_intervals(t: Tiers, mtbf_s: Num, ns: Lib) -> list[Num]:

@@ -152,7 +152,7 @@ def _at_least(lag: float, every: int) -> float:
 
 def _golden(value: Callable[[float], float], low: float, high: float, tolerance: float, iterations: int) -> float:
     """Golden-section search for the maximum of ``value(log τ)`` over [ln low, ln high]; the midpoint found."""
-    return golden_max(value, math.log(low), math.log(high), tolerance, iterations)
+    return float(golden_max(value, math.log(low), math.log(high), tolerance, iterations))
 
 
 def _integer_peak(value: Callable[[int], float], low: int, high: int, cap: int) -> int:
