@@ -165,9 +165,10 @@ def golden_max(value: Callable[[Any], Any], a: Any, b: Any, tolerance: float, it
     >>> round(golden_max(lambda x: -(x - 2.0) ** 2, 0.0, 5.0, 1e-9), 6)
     2.0
     """
-    ns = lib(a, b)
     c, d = b - _GOLDEN * (b - a), a + _GOLDEN * (b - a)
     fc, fd = value(c), value(d)
+    # Arrays where the bracket or the values are (a float bracket over a grid of jobs is a grid of searches).
+    ns = lib(a, b, fc, fd)
     for _ in range(iterations):
         left = fc >= fd  # the maximum lies in [a, d]
         a, b = ns.where(left, a, c), ns.where(left, d, b)
