@@ -251,20 +251,32 @@ class _Search:
             for keep in ((False, True) if j + 1 < count else (False,))
         ]
 
+    def walk(
+        self, every: tuple[Num, ...], value: Num, tau: Num, j: int, sign: float, keep: bool
+    ) -> tuple[tuple[Num, ...], Num, Num, bool]:
+        """One direction of the climb from ``every``: m_{j+2} moved by ``sign`` (with the next multiple
+        keeping its tier's interval when ``keep``), the step doubled while it pays, so that a start far
+        from the optimum (effective time near 0, where the tiers' intervals pull on each other) is left
+        in a few moves, not thousands. Returns the schedule reached, its value and τ₁, and whether any
+        move paid."""
+        ns = self.ns
+        step, moved = sign, False
+        for _ in range(64):
+            trial = self.moved(every, j, step, keep)
+            v, t = self.at(trial)
+            better = v > value * (1.0 + 1e-13)
+            if not any_of(better):
+                break
+            moved = True
+            every = tuple(ns.where(better, x, y) for x, y in zip(trial, every, strict=True))
+            value, tau = ns.where(better, v, value), ns.where(better, t, tau)
+            step = step * 2.0
+        return every, value, tau, moved
+
     def climb(self, every: tuple[Num, ...], value: Num, tau: Num, j: int) -> tuple[tuple[Num, ...], Num, Num]:
         """From ``every``, the best m_{j+2} alone: steps up or down, doubled while they pay."""
-        ns = self.ns
         for sign in (1.0, -1.0):
-            step = sign
-            for _ in range(64):
-                trial = self.moved(every, j, step, False)
-                v, t = self.at(trial)
-                better = v > value * (1.0 + 1e-13)
-                if not any_of(better):
-                    break
-                every = tuple(ns.where(better, x, y) for x, y in zip(trial, every, strict=True))
-                value, tau = ns.where(better, v, value), ns.where(better, t, tau)
-                step = step * 2.0
+            every, value, tau, _ = self.walk(every, value, tau, j, sign, False)
         return every, value, tau
 
     def run(self) -> Tiers:
@@ -275,20 +287,8 @@ class _Search:
         for _ in range(MAX_MOVES):
             improved = False
             for j, sign, keep in self.directions(len(every)):
-                # A move that pays is tried again at twice the step while it keeps paying, so that a
-                # start far from the optimum (effective time near 0, where the tiers' intervals pull
-                # on each other) is left in a few moves, not thousands.
-                step = sign
-                for _ in range(64):
-                    trial = self.moved(every, j, step, keep)
-                    v, t = self.at(trial)
-                    better = v > value * (1.0 + 1e-13)
-                    if not any_of(better):
-                        break
-                    improved = True
-                    every = tuple(ns.where(better, x, y) for x, y in zip(trial, every, strict=True))
-                    value, tau = ns.where(better, v, value), ns.where(better, t, tau)
-                    step = step * 2.0
+                every, value, tau, moved = self.walk(every, value, tau, j, sign, keep)
+                improved = improved or moved
             if not improved:
                 # Whole multiples need not nest where the intervals want them (with τ₁ held, 94 × 5
                 # segments against 85 × 6): an upper multiple one step away with the one below it
