@@ -30,6 +30,8 @@ Config(checkpoint_bytes=6.48e12, bandwith=2e12, mtbf_s=11160.0, restart_s=600.0)
 Config(6.48e12, 2e12, 11160.0, 600.0, bogus=1)  # expect: call-arg
 Scenario(mtbf_s="4h")  # expect: arg-type
 Tiers(300.0, every=7.0, stalls=(3.0, 90.0), lag_s=0.0, shares=(0.9, 0.1), restarts=(60.0, 600.0))  # expect: arg-type
+Tiers(tau1_s="not a number", every=(), stalls=(3.0,), lag_s=0.0, shares=(1.0,), restarts=(6.0,))  # expect: arg-type
+Tiers(tau1_s=300.0, evry=(7.0,), stalls=(3.0, 9.0), lag_s=0.0, shares=(1.0,), restarts=(6.0,))  # expect: call-arg
 records.replace(LLAMA, nonsense=3)  # expect: call-arg
 records.replace(LLAMA, middle=("nvme",))  # expect: arg-type
 LLAMA.replace(nonsense=3)  # expect: call-arg
@@ -70,7 +72,7 @@ def test_mypy_rejects_mistyped_records(tmp_path: Path, monkeypatch: pytest.Monke
         for number, line in enumerate(BAD.splitlines(), start=1)
         if "# expect: " in line
     }
-    assert len(expected) == 9
+    assert len(expected) == 11
     monkeypatch.chdir(ROOT)  # ckptcalc and its configuration as the project's own mypy sees them
     stdout, stderr, status = api.run(
         [
