@@ -693,6 +693,15 @@ def _incidents(time: str | None, time_unit: str | None, cause: str | None) -> _I
     return _Incidents(time, time_unit, cause)
 
 
+def _prepared(
+    format: str | None, time: str | None, time_unit: str | None, cause: str | None
+) -> tuple[_Incidents, tuple[str, ...]]:
+    """The format checked, the consumer of incidents, and the fields every record must have."""
+    reader.check_format(format)
+    incidents = _incidents(time, time_unit, cause)
+    return incidents, (() if incidents.time_field is None else (incidents.time_field,))
+
+
 def read_log(
     source: str | os.PathLike[str],
     *,
@@ -706,9 +715,7 @@ def read_log(
 ) -> EventLog:
     """Read one incident log from a path, or from ``stdin`` when ``source`` is ``"-"``, by
     :func:`ckptcalc.logs.reader.scan` (compressed logs too). The keyword arguments are those of :func:`parse_log`."""
-    reader.check_format(format)
-    incidents = _incidents(time, time_unit, cause)
-    required = () if incidents.time_field is None else (incidents.time_field,)
+    incidents, required = _prepared(format, time, time_unit, cause)
     counts = reader.scan(
         source, incidents, stdin=stdin, format=format, where=where, required=required, skip_bad=skip_bad
     )
@@ -737,9 +744,7 @@ def parse_log(
     * ``cause``: dotted path of a field to group by; missing, null or empty is ``"unknown"``.
     * ``skip_bad``: skip and count bad rows instead of raising at the first.
     """
-    reader.check_format(format)
-    incidents = _incidents(time, time_unit, cause)
-    required = () if incidents.time_field is None else (incidents.time_field,)
+    incidents, required = _prepared(format, time, time_unit, cause)
     counts = reader.scan_text(
         text, incidents, name=name, format=format, where=where, required=required, skip_bad=skip_bad
     )
