@@ -1,13 +1,36 @@
 """What a format adapter gives the reader: rows with the line they start on.
 
-A format adapter is one module under ``ckptcalc/logs/`` with three names:
+A format adapter is one module under ``ckptcalc/logs/`` with four names:
 
 * ``NAME``: the format's name (what ``format=`` takes, e.g. ``"csv"``);
-* ``detect(first_line) -> bool``: whether the first non-blank line of a log is in this format;
-* ``rows(lines) -> Iterator[Row | Bad | Header]``: the log's rows, from its physical lines (the first
-  is line 1, each ends with its newline, blank ones included). A row that cannot be read is a
-  :class:`Bad` (the reader reports it, or counts and skips it); a problem after which nothing more
-  can be read raises :class:`Broken`.
+* ``GIVES``: ``"records"`` for a table of records whose fields the consumer interprets (CSV, JSON), or
+  ``"events"`` for a framework's or scheduler's log turned into *raw run events* (below);
+* ``detect(head) -> bool``: whether a log whose first non-blank lines are ``head`` (at most
+  :data:`HEAD_LINES`, newlines kept) is in this format;
+* ``rows(lines, context) -> Iterator[Row | Bad | Header]``: the log's rows, from its physical lines
+  (the first is line 1, each ends with its newline, blank ones included). A row that cannot be read is
+  a :class:`Bad` (the reader reports it, or counts and skips it); a problem after which nothing more
+  can be read raises :class:`Broken`. ``context`` (:class:`Context`) carries what the lines do not say
+  (the time zone of naive timestamps, the year) and counts what the adapter inferred.
+
+Raw run events (``GIVES = "events"``) are dicts with a ``time`` (a :class:`Stamp`: already seconds since
+1970-01-01 UTC, see :meth:`Context.stamp`), an ``event`` and its fields, in time order:
+
+==================  ==========================================================================
+``attempt_start``   a process (an attempt of the run) began: a start banner
+``progress``        training reached ``step``
+``checkpoint_start``  a save began (``step``, ``level``: ``storage`` unless said)
+``checkpoint_end``  the save's stall ended (``step``, ``level``; ``async: True`` when a persist follows)
+``persist_end``     an asynchronous save became durable (``step``)
+``load_start``      a restore began (``step`` when known)
+``load_end``        the restore ended (``step``: the checkpoint training resumes from)
+``failure``         the log says the attempt failed (``cause``)
+``run_end``         the log says the run finished
+==================  ==========================================================================
+
+:mod:`ckptcalc.logs.assembly` turns them into the canonical event log (``run_start`` ...
+``run_end``, docs/commands/analyze.md): it starts the run, infers a failure where one attempt stops
+and the next begins, ends the restart when training resumes, and counts what it inferred.
 
 The reader (:mod:`ckptcalc.logs.reader`) opens, decompresses and decodes the log, picks the adapter,
 and does everything else: bad rows, filters, counts, ``FILE:LINE`` in messages.
@@ -15,8 +38,76 @@ and does everything else: bad rows, filters, counts, ``FILE:LINE`` in messages.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, tzinfo
 from typing import Any
+
+#: How many non-blank lines ``detect`` sees at most.
+HEAD_LINES = 64
+
+#: What ``Context.notes`` counts (the adapters' and the assembly's inferences); each is reported.
+NOTES = (
+    "inferred_failures",  # an attempt stopped and another began, with no failure in the log
+    "rebuilt_times",  # lines whose time was rebuilt from per-iteration times
+    "unmatched_starts",  # a save or restore began and the log never says it ended
+    "unmatched_ends",  # a save ended that the log never says began
+    "duplicates",  # the same event again (another rank's copy of a line)
+    "naive_timestamps",  # timestamps without a zone, read in the given zone (UTC if none)
+)
+
+
+class Stamp(float):
+    """A time already resolved to seconds since 1970-01-01 UTC (what framework adapters give).
+
+    >>> Stamp(1.5) + 1
+    2.5
+    """
+
+    __slots__ = ()
+
+
+@dataclass
+class Context:
+    """What a log's lines do not say, and what the adapter inferred while reading them.
+
+    ``tz``: the zone of naive timestamps (UTC when None); ``year``: the year of timestamps that carry
+    none (absl's ``I0608 20:54:47``), given by the user; ``mtime``: the file's modification time
+    (seconds since 1970), the year's fallback.
+    ``notes`` counts inferences (keys from :data:`NOTES`); ``said`` records facts to report once, such
+    as where the year came from.
+
+    >>> from datetime import datetime
+    >>> context = Context("x.log")
+    >>> context.stamp(datetime(2025, 6, 25, 13, 20, 46)), context.notes["naive_timestamps"]
+    (1750857646.0, 1)
+    """
+
+    name: str
+    tz: tzinfo | None = None
+    year: int | None = None
+    mtime: float | None = None
+    notes: Counter[str] = field(default_factory=Counter)
+    said: dict[str, str] = field(default_factory=dict)
+
+    def stamp(self, moment: datetime) -> Stamp:
+        """``moment`` as a :class:`Stamp`; a naive one is read in :attr:`tz` and counted."""
+        if moment.tzinfo is None:
+            self.notes["naive_timestamps"] += 1
+            moment = moment.replace(tzinfo=self.tz or UTC)
+        return Stamp(moment.timestamp())
+
+    def the_year(self) -> int:
+        """The year for timestamps without one: :attr:`year`, else the file's modification time's (said
+        once in :attr:`said`), else the current year."""
+        if self.year is not None:
+            self.said.setdefault("year_from", "year")
+            return self.year
+        if self.mtime is not None:
+            self.said.setdefault("year_from", "mtime")
+            return datetime.fromtimestamp(self.mtime, self.tz or UTC).year
+        self.said.setdefault("year_from", "today")
+        return datetime.now(self.tz or UTC).year
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +116,7 @@ class Row:
 
     line: int
     value: Any
+    source: str | None = field(default=None, repr=False)  # its file, when a reading spans several
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +125,7 @@ class Bad:
 
     line: int
     message: str
+    source: str | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,23 +7,37 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
-from ckptcalc.logs.adapter import Bad, Broken, Header, Row
+from ckptcalc.logs.adapter import Bad, Broken, Context, Header, Row
 
 NAME = "csv"
+GIVES = "records"
 
 # Control characters (tab and line ends aside) do not belong in a header: the text is not a CSV log.
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
-def detect(first_line: str) -> bool:
+# A header of plain names: words, spaces and a few marks, split by commas (no brackets, colons or dates).
+_PLAIN_HEADER = re.compile(r"[ \t]*[\w .\-/()%#]*(?:,[\w .\-/()%#]*)*[ \t]*\r?\n?")
+
+
+def plain_header(line: str) -> bool:
+    """Whether ``line`` can only be a CSV header (so no more lines need be read to tell the format).
+
+    >>> plain_header("time,kind\\n"), plain_header("[rank0]:[titan] 2025-06-25 13:20:46,458 - root - INFO")
+    (True, False)
+    """
+    return bool(line.strip()) and _PLAIN_HEADER.fullmatch(line) is not None
+
+
+def detect(head: Sequence[str]) -> bool:
     """A header: text that does not open JSON (``[``, ``{``) or markup (``<``), without control characters."""
-    text = first_line.strip()
+    text = head[0].strip()
     return bool(text) and text[0] not in "[{<" and _CONTROL.search(text) is None
 
 
-def rows(lines: Iterable[str]) -> Iterator[Row | Bad | Header]:
+def rows(lines: Iterable[str], context: Context | None = None) -> Iterator[Row | Bad | Header]:
     """The header, then each row as a dict of stripped cells (``"time, kind"`` headers and ``", gpu"`` cells
     are common); blank lines are not rows."""
     import csv

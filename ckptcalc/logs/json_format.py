@@ -11,19 +11,20 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from ckptcalc.logs.adapter import Bad, Broken, Header, Row
+from ckptcalc.logs.adapter import Bad, Broken, Context, Header, Row
 
 NAME = "json"
+GIVES = "records"
 
 _SPACE = re.compile(r"[ \t\n\r]*")
 
 
-def detect(first_line: str) -> bool:
+def detect(head: Sequence[str]) -> bool:
     """A first line that opens a JSON array."""
-    return first_line.lstrip().startswith("[")
+    return head[0].lstrip().startswith("[")
 
 
 class _Text:
@@ -64,7 +65,7 @@ class _Text:
                 return self.text[self.pos : self.pos + 1]
 
 
-def rows(lines: Iterable[str]) -> Iterator[Row | Bad | Header]:
+def rows(lines: Iterable[str], context: Context | None = None) -> Iterator[Row | Bad | Header]:
     """Each element of the array, with the line its value starts on."""
     decoder = json.JSONDecoder()
     text = _Text(lines)

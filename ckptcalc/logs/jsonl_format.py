@@ -7,19 +7,20 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
-from ckptcalc.logs.adapter import Bad, Header, Row
+from ckptcalc.logs.adapter import Bad, Context, Header, Row
 
 NAME = "jsonl"
+GIVES = "records"
 
 
-def detect(first_line: str) -> bool:
+def detect(head: Sequence[str]) -> bool:
     """A first line that opens a JSON object."""
-    return first_line.lstrip().startswith("{")
+    return head[0].lstrip().startswith("{")
 
 
-def rows(lines: Iterable[str]) -> Iterator[Row | Bad | Header]:
+def rows(lines: Iterable[str], context: Context | None = None) -> Iterator[Row | Bad | Header]:
     """Each non-blank line parsed on its own."""
     for number, line in enumerate(lines, start=1):
         if not line.strip():

@@ -41,16 +41,16 @@ import math
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from types import ModuleType
 from typing import IO, Any, Literal, Protocol, cast
 
 from ckptcalc.errors import CkptError, InputError
 from ckptcalc.inputs.units import DURATION_UNITS
-from ckptcalc.logs import csv_format, json_format, jsonl_format
-from ckptcalc.logs.adapter import Bad, Broken, Header
+from ckptcalc.logs import assembly, csv_format, json_format, jsonl_format
+from ckptcalc.logs.adapter import HEAD_LINES, Bad, Broken, Context, Header, Row, Stamp
 
 #: The format adapters, tried in this order on a log's first non-blank line.
 ADAPTERS: tuple[ModuleType, ...] = (json_format, jsonl_format, csv_format)
@@ -149,12 +149,46 @@ def time_unit_seconds(time_unit: str) -> float:
     return factor
 
 
-def parse_time(value: Any, *, time_unit: str | None = None) -> tuple[float, TimeKind, bool]:
-    """Read one time value: an ISO-8601 timestamp, or a number in ``time_unit``.
+_OFFSET_RE = re.compile(r"(?:UTC|GMT)?([+-])(\d{1,2}):?(\d{2})?")
+
+
+def parse_tz(text: str) -> tzinfo:
+    """A time zone: ``UTC``, an offset (``+02:00``, ``-0500``, ``UTC+1``) or an IANA name
+    (``Europe/Paris``); errors name ``tz``.
+
+    >>> parse_tz("+05:30").utcoffset(None), parse_tz("UTC").utcoffset(None)
+    (datetime.timedelta(seconds=19800), datetime.timedelta(0))
+    """
+    name = text.strip()
+    if name.upper() in ("UTC", "Z", "GMT"):
+        return UTC
+    offset = _OFFSET_RE.fullmatch(name)
+    if offset is not None:
+        sign, hours, minutes = offset.groups()
+        delta = timedelta(hours=int(hours), minutes=int(minutes or 0))
+        if delta >= timedelta(hours=24):
+            raise InputError(f"offset {text!r} is not under 24 hours", where="tz")
+        return timezone(-delta if sign == "-" else delta)
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        raise InputError(
+            f"unknown time zone {text!r}: expected UTC, an offset such as +02:00, or a name such as Europe/Paris",
+            where="tz",
+        ) from None
+
+
+def parse_time(
+    value: Any, *, time_unit: str | None = None, tz: tzinfo | None = None, time_format: str | None = None
+) -> tuple[float, TimeKind, bool]:
+    """Read one time value: an ISO-8601 timestamp (or one in the ``strptime`` ``time_format``), or a
+    number in ``time_unit``.
 
     Returns the time in seconds (since 1970-01-01 UTC for a timestamp, since
     the log's zero for a number), which form it was, and whether it was a
-    timestamp without an offset (read as UTC). Raises ``ValueError`` with a
+    timestamp without an offset (read in ``tz``, UTC when None). Raises ``ValueError`` with a
     short message for a value that is not a time, and :class:`InputError`
     (``where="time_unit"``) for a number when no unit is given.
 
@@ -162,8 +196,12 @@ def parse_time(value: Any, *, time_unit: str | None = None) -> tuple[float, Time
     (1714564800.0, 'timestamp', False)
     >>> parse_time("1.5", time_unit="h")
     (5400.0, 'number', False)
+    >>> parse_time("6/21/2005 10:54", time_format="%m/%d/%Y %H:%M", tz=parse_tz("-06:00"))
+    (1119372840.0, 'timestamp', True)
     """
     number: float | None = None
+    if type(value) is Stamp:
+        return float(value), "timestamp", False
     if isinstance(value, bool) or value is None:
         raise ValueError(f"{text_form(value)} is not a time")
     if isinstance(value, (int, float)):
@@ -175,10 +213,12 @@ def parse_time(value: Any, *, time_unit: str | None = None) -> tuple[float, Time
         text = value.strip()
         if not text:
             raise ValueError("empty time")
+        if time_format is not None:
+            return _timestamp(text, tz, time_format)
         if _NUMBER_RE.fullmatch(text):
             number = float(text)
         else:
-            return _timestamp(text)
+            return _timestamp(text, tz, None)
     else:
         raise ValueError(f"time must be a timestamp or a number, not {text_form(value)[:40]}")
     if not math.isfinite(number):
@@ -194,17 +234,23 @@ def parse_time(value: Any, *, time_unit: str | None = None) -> tuple[float, Time
     return seconds, "number", False
 
 
-def _timestamp(text: str) -> tuple[float, TimeKind, bool]:
+def _timestamp(text: str, tz: tzinfo | None, time_format: str | None) -> tuple[float, TimeKind, bool]:
     try:
-        moment = datetime.fromisoformat(text)
+        moment = datetime.strptime(text, time_format) if time_format else datetime.fromisoformat(text)
     except ValueError:
-        raise ValueError(
-            f"cannot read time {text[:40]!r}: expected an ISO-8601 timestamp such as 2024-05-01T12:00:00Z or a number"
-        ) from None
+        expected = (
+            f"a time in the format {time_format!r}"
+            if time_format
+            else "an ISO-8601 timestamp such as 2024-05-01T12:00:00Z or a number"
+        )
+        raise ValueError(f"cannot read time {text[:40]!r}: expected {expected}") from None
     naive = moment.tzinfo is None
     if naive:
-        moment = moment.replace(tzinfo=UTC)
-    return (moment - _EPOCH).total_seconds(), "timestamp", naive
+        moment = moment.replace(tzinfo=tz or UTC)
+    try:
+        return (moment - _EPOCH).total_seconds(), "timestamp", naive
+    except OverflowError:  # a year 1 timestamp read in a zone east of UTC
+        raise ValueError(f"time {text[:40]!r} is out of range") from None
 
 
 # ---------------------------------------------------------------- what a consumer says
@@ -247,8 +293,9 @@ class Clock:
     (120.0, 'number')
     """
 
-    def __init__(self, time_unit: str | None) -> None:
+    def __init__(self, time_unit: str | None, *, tz: tzinfo | None = None, time_format: str | None = None) -> None:
         self.time_unit = time_unit
+        self.tz, self.time_format = tz, time_format
         self.factor = None if time_unit is None else time_unit_seconds(time_unit)
         self.kind: TimeKind | None = None
         self.first_line = 0
@@ -265,7 +312,7 @@ class Clock:
                 if math.isfinite(seconds) and (type(value) is not str or _NUMBER_RE.fullmatch(value.strip())):
                     return seconds
         try:
-            seconds, kind, naive = parse_time(value, time_unit=self.time_unit)
+            seconds, kind, naive = parse_time(value, time_unit=self.time_unit, tz=self.tz, time_format=self.time_format)
         except InputError as error:  # a number, and no unit to read it in (before ValueError: a subclass)
             if self.kind == "timestamp":
                 raise BadRecord(self._mixed("number")) from None
@@ -298,6 +345,9 @@ class Counts:
     filtered: int
     skipped_bad: int
     bad: tuple[str, ...]
+    notes: Mapping[str, int] = field(default_factory=dict)  # inferences, keys from adapter.NOTES (non-zero)
+    said: Mapping[str, str] = field(default_factory=dict)  # facts about the reading (where the year came from)
+    files: int = 1
 
 
 @dataclass
@@ -311,8 +361,8 @@ class _Tally:
     skipped: int = 0
     bad: list[str] = field(default_factory=list)
 
-    def reject(self, line: int, message: str) -> None:
-        where = f"{self.name}:{line}"
+    def reject(self, line: int, message: str, source: str | None = None) -> None:
+        where = f"{source or self.name}:{line}"
         if not self.skip_bad:
             raise InputError(message, where=where)
         self.skipped += 1
@@ -329,17 +379,18 @@ def check_format(format: str | None) -> None:
         raise InputError(f"unknown format {format!r}: expected {', '.join(FORMATS)}", where="format")
 
 
-def detect_format(first_line: str) -> str | None:
-    """The name of the first adapter that recognises a log's first non-blank line, or None.
+def detect_format(head: str | Sequence[str]) -> str | None:
+    """The name of the first adapter that recognises a log's first non-blank lines (or line), or None.
 
     >>> detect_format('  {"time": 1}'), detect_format("[{"), detect_format("time,kind"), detect_format("<html>")
     ('jsonl', 'json', 'csv', None)
     """
-    return next((adapter.NAME for adapter in ADAPTERS if adapter.detect(first_line)), None)
+    lines = [head] if isinstance(head, str) else list(head)
+    return next((adapter.NAME for adapter in ADAPTERS if adapter.detect(lines)), None)
 
 
 def scan(
-    source: str | os.PathLike[str],
+    source: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     consumer: Consumer,
     *,
     stdin: Any = None,
@@ -347,19 +398,35 @@ def scan(
     where: Sequence[str] = (),
     required: Sequence[str] = (),
     skip_bad: bool = False,
+    tz: tzinfo | None = None,
+    year: int | None = None,
 ) -> Counts:
-    """Read the log at ``source`` (``"-"``: ``stdin``) into ``consumer``.
+    """Read the log at ``source`` (``"-"``: ``stdin``), or the logs of one run at several paths, into
+    ``consumer``.
 
-    ``format`` names the adapter (detected when None); ``where`` holds ``FIELD=VALUE`` conditions
+    ``format`` names the adapter (detected per file when None); ``where`` holds ``FIELD=VALUE`` conditions
     all of which a record must meet to reach the consumer (compared as text, see
     :func:`text_form`; a record without the field fails); ``required`` are fields a header must
-    declare; ``skip_bad`` counts and skips bad rows instead of raising at the first.
+    declare; ``skip_bad`` counts and skips bad rows instead of raising at the first. ``tz`` and ``year``
+    complete the timestamps of framework logs (see :class:`~ckptcalc.logs.adapter.Context`).
+
+    Several framework logs are one run read in time order (:func:`merged`); several tables are read
+    one after the other.
     """
     check_format(format)
     conditions = parse_where(where)
-    with open_lines(source, stdin=stdin) as (name, lines):
-        return _scan(lines, consumer, name=name, format=format, conditions=conditions, required=required,
-                     skip_bad=skip_bad)  # fmt: skip
+    sources = [source] if isinstance(source, (str, os.PathLike)) else list(source)
+    if not sources:
+        raise InputError("no log to read", where="logs")
+    paths = [os.fspath(one) for one in sources]
+    if paths.count("-") > 1:
+        raise InputError("standard input can be read once", where="-")
+    with ExitStack() as stack:
+        files = []
+        for path in paths:
+            name, lines = stack.enter_context(open_lines(path, stdin=stdin))
+            files.append(_File(name, lines, Context(name, tz=tz, year=year, mtime=_mtime(path))))
+        return _scan(files, consumer, format=format, conditions=conditions, required=required, skip_bad=skip_bad)
 
 
 def scan_text(
@@ -371,13 +438,24 @@ def scan_text(
     where: Sequence[str] = (),
     required: Sequence[str] = (),
     skip_bad: bool = False,
+    tz: tzinfo | None = None,
+    year: int | None = None,
 ) -> Counts:
     """:func:`scan` on a log's text, or its lines (with or without their newlines); ``name`` labels it."""
     check_format(format)
     conditions = parse_where(where)
     lines = _split(text) if isinstance(text, str) else (line if line.endswith("\n") else line + "\n" for line in text)
-    return _scan(lines, consumer, name=name, format=format, conditions=conditions, required=required,
-                 skip_bad=skip_bad)  # fmt: skip
+    files = [_File(name, iter(lines), Context(name, tz=tz, year=year))]
+    return _scan(files, consumer, format=format, conditions=conditions, required=required, skip_bad=skip_bad)
+
+
+def _mtime(path: str) -> float | None:
+    if path == "-":
+        return None
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return None
 
 
 def _split(text: str) -> Iterator[str]:
@@ -390,52 +468,161 @@ def _split(text: str) -> Iterator[str]:
         start = end
 
 
+@dataclass
+class _File:
+    """One log being read: its name, its lines, what its lines do not say, and its adapter once known."""
+
+    name: str
+    lines: Iterator[str]
+    context: Context
+    adapter: ModuleType | None = None
+
+    def items(self) -> Iterator[Row | Bad | Header]:
+        assert self.adapter is not None
+        return cast(Iterator[Row | Bad | Header], self.adapter.rows(self.lines, self.context))
+
+
+def _choose(file: _File, format: str | None) -> None:
+    """Detect (or take) the file's adapter, keeping the lines looked at to be read again."""
+    head: list[str] = []
+    shown: list[str] = []
+    for line in file.lines:
+        head.append(line)
+        if line.strip():
+            shown.append(line)
+            # A named format, a JSON opening or a plain CSV header is enough: a stream flows at once.
+            decisive = len(shown) == 1 and (line.lstrip()[:1] in ("{", "[") or csv_format.plain_header(line))
+            if format is not None or decisive or len(shown) >= HEAD_LINES:
+                break
+    if not shown:
+        raise InputError("empty log: no events", where=file.name)
+    chosen = format or detect_format(shown)
+    if chosen is None:
+        raise InputError(
+            f"cannot tell the format from {shown[0].strip()[:20]!r}: name it with {{format}} ({', '.join(FORMATS)})",
+            where=f"{file.name}:{next(i for i, line in enumerate(head, start=1) if line.strip())}",
+        )
+    file.adapter = next(adapter for adapter in ADAPTERS if chosen == adapter.NAME)
+    file.lines = itertools.chain(head, file.lines)
+
+
+def merged(files: Sequence[_File]) -> Iterator[Row | Bad | Header]:
+    """The raw events of several logs of one run, in time order, each row naming its file.
+
+    A file whose first event comes after every other file read so far has ended begins a new attempt;
+    one that begins while another is still going is a parallel rank: of its events only failures are
+    kept (the first file's copies of the rest stand for it) and the rest are counted as duplicates.
+    Bad rows come out as they are met.
+    """
+    import heapq
+
+    queue: list[tuple[float, int, int, Row]] = []
+    iterators = [file.items() for file in files]
+    seen = [False] * len(files)
+    parallel = [False] * len(files)
+    order = itertools.count()
+    pending_bad: list[Row | Bad | Header] = []
+
+    def advance(index: int) -> None:
+        for item in iterators[index]:
+            if isinstance(item, Row):
+                queue_row = Row(item.line, item.value, files[index].name)
+                heapq.heappush(queue, (float(item.value["time"]), next(order), index, queue_row))
+                return
+            pending_bad.append(Bad(item.line, item.message, files[index].name) if isinstance(item, Bad) else item)
+
+    for index in range(len(files)):
+        advance(index)
+    started = False
+    while queue or pending_bad:
+        yield from pending_bad
+        pending_bad.clear()
+        if not queue:
+            break
+        _, _, index, row = heapq.heappop(queue)
+        if not seen[index]:
+            seen[index] = True
+            others = any(seen[other] for _, _, other, _ in queue if other != index)
+            if others:
+                parallel[index] = True
+            elif started and row.value["event"] != assembly.NEW_ATTEMPT:
+                yield Row(row.line, {"time": row.value["time"], "event": assembly.NEW_ATTEMPT}, row.source)
+            started = True
+        if parallel[index] and row.value["event"] != "failure":
+            files[index].context.notes["duplicates"] += 1
+        else:
+            yield row
+        advance(index)
+
+
 def _scan(
-    lines: Iterable[str],
+    files: Sequence[_File],
     consumer: Consumer,
     *,
-    name: str,
     format: str | None,
     conditions: tuple[tuple[str, str], ...],
     required: Sequence[str],
     skip_bad: bool,
 ) -> Counts:
-    source = iter(lines)
-    head: list[str] = []
-    for line in source:
-        head.append(line)
-        if line.strip():
-            break
+    for file in files:
+        _choose(file, format)
+    gives = {file.adapter.GIVES for file in files if file.adapter is not None}
+    if len(gives) > 1:
+        raise InputError("framework logs and event tables cannot be read together", where=files[-1].name)
+    name = ", ".join(file.name for file in files)
+    tally = _Tally(files[0].name, skip_bad)
+    if gives == {"events"}:
+        context = files[0].context
+        raw = merged(files) if len(files) > 1 else _named(files[0])
+        _read(assembly.assemble(raw, context), consumer, tally, conditions, required)
     else:
-        raise InputError("empty log: no events", where=name)
-    chosen = format or detect_format(head[-1])
-    if chosen is None:
-        raise InputError(
-            f"cannot tell the format from {head[-1].strip()[:20]!r}: name it with {{format}} ({', '.join(FORMATS)})",
-            where=f"{name}:{len(head)}",
-        )
-    adapter = next(adapter for adapter in ADAPTERS if chosen == adapter.NAME)
-    tally = _Tally(name, skip_bad)
+        for file in files:
+            tally.name = file.name
+            _read(file.items(), consumer, tally, conditions, required)
+    notes: dict[str, int] = {}
+    said: dict[str, str] = {}
+    for file in files:
+        for key, count in file.context.notes.items():
+            if count:
+                notes[key] = notes.get(key, 0) + count
+        said.update(file.context.said)
+    formats = sorted({file.adapter.NAME for file in files if file.adapter is not None})
+    return Counts(name, ", ".join(formats), tally.read, tally.kept, tally.ignored, tally.filtered, tally.skipped,
+                  tuple(tally.bad), notes, said, len(files))  # fmt: skip
+
+
+def _named(file: _File) -> Iterator[Row | Bad | Header]:
+    yield from file.items()
+
+
+def _read(
+    items: Iterable[Row | Bad | Header],
+    consumer: Consumer,
+    tally: _Tally,
+    conditions: tuple[tuple[str, str], ...],
+    required: Sequence[str],
+) -> None:
     named = False
-    at = len(head)
+    at, source = 0, None
     try:
-        for item in adapter.rows(itertools.chain(head, source)):
+        for item in items:
             at = line = item.line
+            source = None if isinstance(item, Header) else item.source
             if isinstance(item, Header):
                 missing = [wanted for wanted in required if wanted not in item.fields]
                 if missing:
-                    raise InputError(f"no column {missing[0]!r} in the header", where=f"{name}:{line}")
+                    raise InputError(f"no column {missing[0]!r} in the header", where=f"{tally.name}:{line}")
                 named = True
                 consumer.fields(item.fields, line)
                 continue
             tally.read += 1
             if isinstance(item, Bad):
-                tally.reject(line, item.message)
+                tally.reject(line, item.message, item.source)
                 continue
             record = item.value
             if not isinstance(record, dict):
                 shown = json.dumps(record, ensure_ascii=False)
-                tally.reject(line, f"expected a JSON object, got {shown[:40]}")
+                tally.reject(line, f"expected a JSON object, got {shown[:40]}", item.source)
                 continue
             try:
                 if not named:
@@ -448,12 +635,11 @@ def _scan(
                 else:
                     tally.ignored += 1
             except BadRecord as bad:
-                tally.reject(line, bad.message)
+                tally.reject(line, bad.message, item.source)
     except Broken as broken:
-        raise InputError(broken.message, where=f"{name}:{broken.line}") from None
+        raise InputError(broken.message, where=f"{tally.name}:{broken.line}") from None
     except FatalRecord as fatal:
-        raise InputError(fatal.template, where=f"{name}:{at}") from None
-    return Counts(name, chosen, tally.read, tally.kept, tally.ignored, tally.filtered, tally.skipped, tuple(tally.bad))
+        raise InputError(fatal.template, where=f"{source or tally.name}:{at}") from None
 
 
 def _meets(record: dict[str, Any], path: str, wanted: str) -> bool:
