@@ -1278,3 +1278,77 @@ def measured_preset(outcome: RunAnalysis, base: PresetRef | None = None) -> Scen
         description=wording.measured_description(label, outcome.document["log"]),
         source=wording.measured_source(outcome.document),
     )
+
+
+class EventLogWritten(Outcome):
+    """:func:`events`' result: how many events were written where, and what reading the logs inferred."""
+
+    @property
+    def written(self) -> int:
+        return int(self.document["events"])
+
+
+def events(
+    logs: Iterable[str | os.PathLike[str]],
+    *,
+    output: str | os.PathLike[str] | None = None,
+    stream: Any = None,
+    stdin: Any = None,
+    format: str | None = None,
+    time: str = "time",
+    time_unit: str | None = None,
+    tz: str | None = None,
+    year: int | None = None,
+    force: bool = False,
+    skip_bad: bool = False,
+) -> EventLogWritten:
+    """Write the canonical event log of one run read from ``logs`` (any format the reader knows: a
+    framework's text log, a scheduler's accounting, an event table; several files of one run are read
+    in time order) to ``output`` (``.jsonl`` or ``.csv``, written atomically, never over a file unless
+    ``force``) or, without one, as JSON Lines to the binary ``stream``. What was inferred is counted in
+    the result (docs/commands/events.md).
+
+    >>> import io
+    >>> out = io.BytesIO()
+    >>> written = events(["tests/data/hand-run.jsonl"], stream=out, time_unit="min")
+    >>> written.written, out.getvalue().decode().splitlines()[0]
+    (19, '{"time_s": 0.0, "event": "run_start"}')
+    """
+    from pathlib import Path
+
+    from ckptcalc.files import atomic_stream, check_new
+    from ckptcalc.logs import canonical, reader
+    from ckptcalc.output import documents
+
+    paths = [os.fspath(log) for log in logs]
+    if not paths:
+        raise InputError("no log to read", where="logs")
+    zone = reader.parse_tz(tz) if tz is not None else None
+    if year is not None and not 1 <= year <= 9999:
+        raise InputError(f"must be a year from 1 to 9999, got {year}", where="year")
+    clock = reader.Clock(time_unit, tz=zone)
+
+    def write(target: Any, form: canonical.Form) -> tuple[reader.Counts, int]:
+        writer = canonical.Writer(target, form, time_field=time, clock=clock)
+        counts = reader.scan(paths, writer, stdin=stdin, format=format, skip_bad=skip_bad, tz=zone, year=year)
+        return counts, writer.written
+
+    if output is None:
+        if stream is None:
+            raise InputError("no output: give a file or a stream", where="output")
+        counts, written = write(stream, "jsonl")
+        form = "jsonl"
+    else:
+        target = Path(output)
+        chosen = canonical.FORMS.get(target.suffix.lower())
+        if chosen is None:
+            raise InputError(
+                f"cannot tell the form from {target.suffix or 'no extension'!r}: name the file .jsonl or .csv",
+                where="output",
+            )
+        form = chosen
+        check_new(target, force=force, where="output")
+        with atomic_stream(target, force=force, where="output") as file:
+            counts, written = write(file, chosen)
+    document = documents.events(counts, paths, written, None if output is None else os.fspath(output), form)
+    return EventLogWritten(document, None)

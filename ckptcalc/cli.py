@@ -115,7 +115,7 @@ _OPTIONS = frozenset(
     {"preset", "save_preset", "force", "plot", "over", "points", "cycles", "shape", "seed", "target",
      "min_effective", "what_if", "failure_dist", "value", "time", "time_unit", "where", "cause",
      "window_start", "window_end", "coalesce", "observed_gpus", "format", "mtbf_ci", "at", "work", "steps",
-     "runs", "deadline", "events", "slo", "discard", "keep_base"}
+     "runs", "deadline", "events", "slo", "discard", "keep_base", "tz", "year", "output"}
 )  # fmt: skip
 
 
@@ -1001,6 +1001,61 @@ def fit(
     tables.fit(outcome.to_dict())
 
 
+@app.command(
+    "events",
+    epilog=_examples(
+        "ckptcalc events train.log > run.jsonl",
+        "ckptcalc events attempt-*.log --output run.csv",
+        "ckptcalc events train.log | ckptcalc analyze -",
+    ),
+)
+def events_command(
+    logs: Annotated[
+        list[str],
+        typer.Argument(metavar="LOG...", help="Logs of one run (several: read in time order); - for stdin."),
+    ],
+    log_format: FormatOpt = None,
+    output: Annotated[
+        Optional[Path],
+        typer.Option("--output", "-o", help="Write to FILE (.jsonl or .csv) instead of stdout.", metavar="FILE"),
+    ] = None,
+    time: Annotated[str, typer.Option("--time", help="Time field of an event table.", metavar="FIELD")] = "time",
+    time_unit: Annotated[
+        Optional[str], typer.Option("--time-unit", help="Unit of numeric times: s, min, h or d.", metavar="UNIT")
+    ] = None,
+    tz: Annotated[
+        Optional[str], typer.Option("--tz", help="Zone of timestamps without one (default UTC).", metavar="ZONE")
+    ] = None,
+    year: Annotated[
+        Optional[int], typer.Option("--year", help="Year of timestamps without one (absl).", metavar="YEAR")
+    ] = None,
+    skip_bad: Annotated[bool, typer.Option("--skip-bad", help="Count and skip malformed lines.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Let --output overwrite a file.")] = False,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="With --output: print the summary as one JSON document.")
+    ] = False,
+) -> None:
+    """Write the run a log describes as ckptcalc's event log, with what was inferred counted."""
+    from ckptcalc import api
+
+    if output is None and json_output:
+        raise InputError("--json prints the summary of --output FILE; without it the events are the output",
+                         where="--json")  # fmt: skip
+    stream = None if output is not None else sys.stdout.buffer
+    outcome = api.events(
+        logs, output=output, stream=stream, stdin=sys.stdin, format=log_format, time=time, time_unit=time_unit,
+        tz=tz, year=year, force=force, skip_bad=skip_bad,
+    )  # fmt: skip
+    if output is None:
+        return
+    if json_output:
+        _print_json(outcome.to_dict())
+        return
+    from ckptcalc.output import tables
+
+    tables.events(outcome.to_dict())
+
+
 def _check_new(path: Path, force: bool, where: str) -> None:
     """Fail before any work if ``path`` cannot take a new file (see :func:`ckptcalc.files.check_new`)."""
     from ckptcalc.files import check_new
@@ -1088,8 +1143,8 @@ def schema(
     command: Annotated[
         Optional[str],
         typer.Argument(
-            help="optimize, sweep, compare, simulate, plan, check, presets-list, fit, analyze or events"
-            " (default: all, under $defs).",
+            help="optimize, sweep, compare, simulate, plan, check, presets-list, fit, analyze, events, or event"
+            " (one line of an event log; default: all, under $defs).",
             show_default=False,
         ),
     ] = None,

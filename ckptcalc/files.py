@@ -4,6 +4,8 @@ hang, /dev/zero would never end), and writes are atomic, with no overwrite unles
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
@@ -80,15 +82,23 @@ def _umask() -> int:
 
 
 def atomic_write(path: Path, data: bytes, *, force: bool, where: str) -> None:
-    """Write via a temporary file in the same directory, then link or rename it
+    """Write ``data`` via a temporary file in the same directory, then link or rename it
     into place, so a reader never sees half a file and nothing is clobbered
     unless ``force``. Failures raise :class:`CkptError` attributed to ``where``."""
+    with atomic_stream(path, force=force, where=where) as stream:
+        stream.write(data)
 
+
+@contextmanager
+def atomic_stream(path: Path, *, force: bool, where: str) -> Iterator[BinaryIO]:
+    """A binary stream whose bytes appear at ``path`` only when the block ends without an exception:
+    written to a temporary file in the same directory, then linked (or with ``force`` renamed) into
+    place. An exception (an interrupt too) removes the temporary file and leaves ``path`` as it was.
+    Failures raise :class:`CkptError` attributed to ``where``."""
+    import stat
     import tempfile
 
     directory = path.parent if str(path.parent) else Path(".")
-    import stat
-
     try:
         special = path.exists() and not stat.S_ISREG(os.stat(path).st_mode)
     except OSError:
@@ -101,7 +111,7 @@ def atomic_write(path: Path, data: bytes, *, force: bool, where: str) -> None:
         raise CkptError(f"cannot write {str(path)!r}: {error.strerror}", where=where) from None
     try:
         with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
+            yield stream
         os.chmod(temporary, 0o666 & ~_umask())
         if force:
             os.replace(temporary, path)

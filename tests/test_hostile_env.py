@@ -121,7 +121,7 @@ def test_control_characters_print_as_escapes(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- help
 
 
-COMMANDS = ["optimize", "sweep", "compare", "simulate", "plan", "check", "fit", "analyze", "schema"]
+COMMANDS = ["optimize", "sweep", "compare", "simulate", "plan", "check", "fit", "analyze", "events", "schema"]
 
 
 @pytest.mark.parametrize("command", COMMANDS)

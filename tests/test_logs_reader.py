@@ -18,6 +18,7 @@ from cli_helpers import assert_usage_error
 from ckptcalc.errors import InputError
 from ckptcalc.logs import csv_format, json_format, jsonl_format, reader
 from ckptcalc.logs.adapter import Bad, Broken, Header, Row
+from ckptcalc.logs.reader import FORMATS
 
 
 class Collect:
@@ -194,7 +195,10 @@ def test_an_empty_or_undetectable_log(text: str, where: str, message: str) -> No
 def test_an_unknown_format_names_the_parameter() -> None:
     with pytest.raises(InputError) as excinfo:
         reader.scan_text("a\n", Collect(), name="x", format="xml")
-    assert (excinfo.value.where, excinfo.value.message) == ("format", "unknown format 'xml': expected csv, json, jsonl")
+    assert (excinfo.value.where, excinfo.value.message) == (
+        "format",
+        "unknown format 'xml': expected auto or " + ", ".join(FORMATS),
+    )
 
 
 def test_records_come_as_lines_arrive() -> None:

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from ckptcalc.errors import InputError
 from ckptcalc.logs import reader as eventlog
 from ckptcalc.logs.fit import combine, parse_log, read_log
-from ckptcalc.logs.reader import get_path, parse_time, text_form
+from ckptcalc.logs.reader import FORMATS, get_path, parse_time, text_form
 
 # 2024-05-01T00:00:00Z in seconds since the epoch: 19 844 days (1970-01-01 .. 2024-05-01) × 86 400.
 MAY_1 = 19_844 * 86_400.0
@@ -97,7 +97,7 @@ def test_format_override_beats_detection() -> None:
 def test_unknown_format_names_the_parameter() -> None:
     with pytest.raises(InputError) as excinfo:
         parse_log(CSV, name="x", format="xml")
-    assert _error(excinfo) == ("format", "unknown format 'xml': expected csv, json, jsonl")
+    assert _error(excinfo) == ("format", "unknown format 'xml': expected auto or " + ", ".join(FORMATS))
 
 
 def test_stdin_is_read_from_the_stream_given(tmp_path: Path) -> None:

@@ -23,16 +23,16 @@ def test_schema_command_prints_a_valid_schema(run: Run, command: str) -> None:
     document = json.loads(result.stdout)
     Draft202012Validator.check_schema(document)
     assert document["$schema"] == "https://json-schema.org/draft/2020-12/schema"
-    if command == "events":  # an input format, not a --json document
+    if command == "event":  # an input format, not a --json document
         assert document["required"] == ["time", "event"]
         return
     assert document["properties"]["schema_version"] == {"const": 2}
 
 
-def test_every_line_of_the_hand_worked_log_obeys_the_events_schema() -> None:
+def test_every_line_of_the_hand_worked_log_obeys_the_event_schema() -> None:
     from pathlib import Path
 
-    validator = Draft202012Validator(schema.for_command("events"))
+    validator = Draft202012Validator(schema.for_command("event"))
     for line in (Path(__file__).parent / "data" / "hand-run.jsonl").read_text().splitlines():
         validator.validate(json.loads(line))
 

@@ -373,10 +373,18 @@ class _Tally:
 # ---------------------------------------------------------------- reading
 
 
-def check_format(format: str | None) -> None:
-    """Refuse a format no adapter reads; the error names ``format``."""
-    if format is not None and format not in FORMATS:
-        raise InputError(f"unknown format {format!r}: expected {', '.join(FORMATS)}", where="format")
+#: What ``format`` takes to detect the format (the same as None).
+AUTO = "auto"
+
+
+def check_format(format: str | None) -> str | None:
+    """The adapter's name ``format`` asks for (None: detect it, as ``"auto"`` does); the error for a
+    format no adapter reads names ``format``."""
+    if format is None or format == AUTO:
+        return None
+    if format not in FORMATS:
+        raise InputError(f"unknown format {format!r}: expected {AUTO} or {', '.join(FORMATS)}", where="format")
+    return format
 
 
 def detect_format(head: str | Sequence[str]) -> str | None:
@@ -413,7 +421,7 @@ def scan(
     Several framework logs are one run read in time order (:func:`merged`); several tables are read
     one after the other.
     """
-    check_format(format)
+    format = check_format(format)
     conditions = parse_where(where)
     sources = [source] if isinstance(source, (str, os.PathLike)) else list(source)
     if not sources:
@@ -442,7 +450,7 @@ def scan_text(
     year: int | None = None,
 ) -> Counts:
     """:func:`scan` on a log's text, or its lines (with or without their newlines); ``name`` labels it."""
-    check_format(format)
+    format = check_format(format)
     conditions = parse_where(where)
     lines = _split(text) if isinstance(text, str) else (line if line.endswith("\n") else line + "\n" for line in text)
     files = [_File(name, iter(lines), Context(name, tz=tz, year=year))]

@@ -896,3 +896,35 @@ def markdown(document: dict[str, Any]) -> str:
         raise ValueError(f"no Markdown for {command}")
     lines += [f"\n> warning: {w}" for w in document.get("warnings", [])]
     return "\n".join(lines) + "\n"
+
+
+def reading(counts: Any) -> dict[str, Any]:
+    """What reading a log did (a :class:`ckptcalc.logs.reader.Counts`): lines, bad rows, and every
+    inference (all keys of :data:`ckptcalc.logs.adapter.NOTES`, zero when none)."""
+    from ckptcalc.logs.adapter import NOTES
+
+    return {
+        "files": counts.files,
+        "format": counts.format,
+        "read": counts.read,
+        "used": counts.kept,
+        "ignored": counts.ignored,
+        "filtered": counts.filtered,
+        "skipped_bad": counts.skipped_bad,
+        "bad": list(counts.bad),
+        "inferred": {key: int(counts.notes.get(key, 0)) for key in NOTES},
+        "year_from": counts.said.get("year_from"),
+    }
+
+
+def events(counts: Any, logs: list[str], written: int, output: str | None, form: str) -> dict[str, Any]:
+    """``events``' summary: what was read, what was inferred, how many events were written where."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "command": "events",
+        "logs": logs,
+        "output": output,
+        "form": form,
+        "events": written,
+        "reading": reading(counts),
+    }

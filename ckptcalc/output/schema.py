@@ -563,12 +563,45 @@ def analyze() -> Schema:
     )  # fmt: skip
 
 
+def reading() -> Schema:
+    """What reading a log did: lines, bad rows and every inference."""
+    from ckptcalc.logs.adapter import NOTES
+
+    count = {"type": "integer", "minimum": 0}
+    return _object(
+        {
+            "files": {"type": "integer", "minimum": 1},
+            "format": {"type": "string", "description": "the format read (several, comma-separated)"},
+            "read": count, "used": count, "ignored": count, "filtered": count, "skipped_bad": count,
+            "bad": {"type": "array", "items": {"type": "string"}, "description": "the first bad lines, FILE:LINE"},
+            "inferred": _object({key: count for key in NOTES}, "what the reading inferred (0: nothing)"),
+            "year_from": {"enum": [None, "year", "mtime", "today"],
+                          "description": "where the year of timestamps without one came from"},
+        },
+        "what reading the log did",
+    )  # fmt: skip
+
+
 def events() -> Schema:
+    return _document(
+        "events",
+        "ckptcalc events --output FILE --json",
+        {
+            "logs": {"type": "array", "items": {"type": "string"}},
+            "output": {"type": ["string", "null"], "description": "the file written; null: standard output"},
+            "form": {"enum": ["jsonl", "csv"]},
+            "events": {"type": "integer", "minimum": 0, "description": "events written"},
+            "reading": reading(),
+        },
+    )
+
+
+def event() -> Schema:
     """One line of an event log (JSON Lines; a CSV row has the same fields as columns)."""
     time = {"type": ["string", "number"], "description": "ISO-8601 timestamp, or a number in --time-unit"}
     return {
         "$schema": DRAFT,
-        "$id": f"ckptcalc:events:v{SCHEMA_VERSION}",
+        "$id": f"ckptcalc:event:v{SCHEMA_VERSION}",
         "title": "one event of a run's event log, read by ckptcalc analyze",
         "type": "object",
         "properties": {
@@ -599,6 +632,7 @@ SCHEMAS = {
     "plan": plan,
     "analyze": analyze,
     "events": events,
+    "event": event,
 }
 
 
@@ -614,5 +648,5 @@ def everything() -> Schema:
         "$id": f"ckptcalc:all:v{SCHEMA_VERSION}",
         "title": "ckptcalc --json documents",
         "$defs": {name: build() for name, build in SCHEMAS.items()},
-        "oneOf": [{"$ref": f"#/$defs/{name}"} for name in SCHEMAS if name != "events"],
+        "oneOf": [{"$ref": f"#/$defs/{name}"} for name in SCHEMAS if name != "event"],
     }

@@ -901,3 +901,20 @@ def _windows(out: Console, document: dict[str, Any], narrow: bool) -> None:
     if len(windows) > MAX_ROWS:
         out.print(wording.rows_omitted(len(windows) - MAX_ROWS))
     out.print(legend())
+
+
+def events(document: dict[str, Any]) -> None:
+    """``events --output``: where the events went and what reading the logs inferred."""
+    out = console()
+    out.print(Text(wording.events_header(document), style="bold"))
+    reading = document["reading"]
+    rows = wording.inference_rows(reading)
+    if reading["skipped_bad"]:
+        rows.append(("bad lines skipped", f"{reading['skipped_bad']:,}"))
+    if rows:
+        table = _grid("What was inferred", out.width < 80)
+        table.add_column("", overflow="fold")
+        table.add_column("count", justify="right", no_wrap=True)
+        for row in rows:
+            table.add_row(*row)
+        out.print(table)

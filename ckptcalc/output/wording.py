@@ -409,3 +409,35 @@ def nesting(names: list[str], intervals: list[float]) -> str:
         which = f"every {ordinal(every)} {names[i - 1]} checkpoint" if every > 1 else f"every {names[i - 1]} checkpoint"
         parts.append(f"{names[i]} with {which} ({dur(intervals[i])})")
     return ", ".join(parts)
+
+
+# ---------------------------------------------------------------- reading framework logs
+
+#: What each inference of a reading is called (keys: ckptcalc.logs.adapter.NOTES).
+INFERENCES = {
+    "inferred_failures": "failures inferred between attempts",
+    "rebuilt_times": "times rebuilt from per-iteration times",
+    "unmatched_starts": "saves or restores with no end",
+    "unmatched_ends": "ends with no start",
+    "duplicates": "duplicate lines (other ranks)",
+    "naive_timestamps": "timestamps without a zone",
+}
+
+#: Where the year of timestamps without one came from.
+YEAR_FROM = {"year": "given with --year", "mtime": "the file's modification time", "today": "the current year"}
+
+
+def inference_rows(reading: dict[str, Any]) -> list[tuple[str, str]]:
+    """(what, count) rows of what a reading inferred, non-zero ones only, and where the year came from."""
+    rows = [(INFERENCES[key], f"{count:,}") for key, count in reading["inferred"].items() if count]
+    if reading.get("year_from") is not None:
+        rows.append(("year of the timestamps", YEAR_FROM[reading["year_from"]]))
+    return rows
+
+
+def events_header(document: dict[str, Any]) -> str:
+    """The first line of ``events``' summary."""
+    reading = document["reading"]
+    where = document["output"] if document["output"] is not None else "standard output"
+    files = f"{reading['files']} files" if reading["files"] > 1 else document["logs"][0]
+    return f"{document['events']:,} events from {files} ({reading['format']}) written to {where}"

@@ -1,0 +1,126 @@
+"""The canonical event log written out, one event as it is read: what ``ckptcalc events`` gives.
+
+Whatever a log was (a framework's text log, a scheduler's accounting, an event table), the canonical
+log has one event a line with the fields ``analyze`` reads (docs/commands/events.md):
+
+* ``time``: an ISO-8601 timestamp in UTC (``2025-06-25T13:20:46.458Z``), or ``time_s``, seconds from
+  the log's zero, when the log's times were numbers;
+* ``event``: ``run_start``, ``checkpoint_start``, ``checkpoint_end``, ``failure``, ``restart_end``,
+  ``progress`` or ``run_end``;
+* where they apply: ``level``, ``step``, ``cause``, ``resumed_from`` and ``async_persist_end`` (times in
+  the form of ``time``; ``async_persist_end`` is ``interrupted`` for a persist that never completed).
+
+It is written as it is read, in JSON Lines or CSV, so a log of any length takes no more memory.
+
+>>> import io
+>>> out = io.BytesIO()
+>>> writer = Writer(out, "jsonl")
+>>> from ckptcalc.logs.adapter import Stamp
+>>> writer.record({"time": Stamp(1750857646.458), "event": "failure", "cause": "xid79"}, line=1)
+True
+>>> out.getvalue().decode()
+'{"time": "2025-06-25T13:20:46.458Z", "event": "failure", "cause": "xid79"}\\n'
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import IO, Any, Literal
+
+from ckptcalc.logs import reader
+from ckptcalc.logs.reader import MISSING, BadRecord, get_path, text_form
+
+#: The events of the canonical log, in the order a run meets them.
+EVENTS = ("run_start", "checkpoint_start", "checkpoint_end", "failure", "restart_end", "progress", "run_end")
+
+#: Fields written after ``time`` and ``event`` when an event has them (the CSV columns, in order).
+FIELDS = ("level", "step", "cause", "resumed_from", "async_persist_end")
+
+#: Of them, the ones that hold times.
+TIME_FIELDS = ("resumed_from", "async_persist_end")
+
+#: What ``async_persist_end`` says of a persist that never completed.
+INTERRUPTED = "interrupted"
+
+#: The forms the log is written in, by the output's extension.
+Form = Literal["jsonl", "csv"]
+
+FORMS: dict[str, Form] = {".jsonl": "jsonl", ".csv": "csv"}
+
+
+def iso(seconds: float) -> str:
+    """A time in seconds since 1970 as ISO-8601 UTC, to the millisecond when it has a fraction.
+
+    >>> iso(0.0), iso(1750857646.5)
+    ('1970-01-01T00:00:00Z', '2025-06-25T13:20:46.500Z')
+    """
+    moment = datetime.fromtimestamp(seconds, UTC)
+    spec = "seconds" if seconds == math.floor(seconds) else "milliseconds"
+    return moment.isoformat(timespec=spec).replace("+00:00", "Z")
+
+
+class Writer:
+    """The reader's consumer that writes each event of the run to ``stream`` as it comes."""
+
+    def __init__(
+        self, stream: IO[bytes], form: Form, *, time_field: str = "time", clock: reader.Clock | None = None
+    ) -> None:
+        self.stream, self.form = stream, form
+        self.time_field = time_field
+        self.clock = clock or reader.Clock(None)
+        self.last = -math.inf
+        self.written = 0
+        self.header = False
+
+    def fields(self, names: Sequence[str], line: int) -> None:
+        pass
+
+    def _time(self, seconds: float) -> str | float:
+        if self.clock.kind == "timestamp":
+            try:
+                return iso(seconds)
+            except (OverflowError, ValueError, OSError):
+                raise BadRecord(f"time {seconds:g} s is out of range") from None
+        return seconds
+
+    def record(self, record: dict[str, Any], line: int) -> bool:
+        kind = text_form(get_path(record, "event", ""))
+        if kind not in EVENTS:
+            return False
+        value = get_path(record, self.time_field, MISSING)
+        if value is MISSING or value is None or value == "":
+            raise BadRecord(f"no {self.time_field!r} field")
+        seconds = self.clock.seconds(value, line=line)
+        if seconds < self.last:
+            raise BadRecord(f"time goes backwards (an earlier line is later by {self.last - seconds:g} s)")
+        self.last = seconds
+        time_key = "time" if self.clock.kind == "timestamp" else "time_s"
+        out: dict[str, Any] = {time_key: self._time(seconds), "event": kind}
+        for key in FIELDS:
+            given = get_path(record, key, None)
+            if given is None or given == "":
+                continue
+            if key in TIME_FIELDS and given != INTERRUPTED:
+                given = self._time(self.clock.seconds(given, line=line))
+            out[key] = given
+        self._write(time_key, out)
+        self.written += 1
+        return True
+
+    def _write(self, time_key: str, out: dict[str, Any]) -> None:
+        if self.form == "jsonl":
+            self.stream.write((json.dumps(out, ensure_ascii=False) + "\n").encode("utf-8"))
+            return
+        import csv
+        import io
+
+        text = io.StringIO()
+        writer = csv.writer(text, lineterminator="\n")
+        if not self.header:
+            self.header = True
+            writer.writerow((time_key, "event", *FIELDS))
+        writer.writerow((out[time_key], out["event"], *(text_form(out[key]) if key in out else "" for key in FIELDS)))
+        self.stream.write(text.getvalue().encode("utf-8"))
