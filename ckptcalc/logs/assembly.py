@@ -207,11 +207,12 @@ class _State:
 
 
 def assemble(items: Iterable[Row | Bad | Header], context: Context) -> Iterator[Row | Bad | Header]:
-    """The canonical events of one run from its raw events, in order; bad rows pass through."""
+    """The canonical events of one run from its raw events, in order; bad rows pass through, and a
+    format's own header (sacct's column names) stays with its adapter."""
     state = _State(context)
     for item in items:
         if isinstance(item, Row):
             yield from state.take(item)
-        else:
+        elif isinstance(item, Bad):
             yield item
     yield from state.finish()
