@@ -64,6 +64,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
+from ckptcalc.logs import csv_format
 from ckptcalc.logs.adapter import Bad, Context, Header, Row, Stamp
 
 NAME = "megatron"
@@ -94,8 +95,9 @@ _MARKS = (_SAVE_START, _SAVE_END, _LOAD_END, _BANNER, re.compile(r"\] datetime: 
 
 def detect(head: Sequence[str]) -> bool:
     """A Megatron or NeMo line among the first: an iteration line, a save, a restore, the argument dump,
-    a setup milestone or NeMo's prefix (a JSON log never is one)."""
-    if head[0].lstrip().startswith("{"):
+    a setup milestone or NeMo's prefix (a JSON log or a table under a CSV header never is one)."""
+    first = head[0]
+    if first.lstrip().startswith("{") or ("," in first and csv_format.plain_header(first)):
         return False
     for line in head:
         if _ITERATION.search(line) and (_ELAPSED.search(line) or _STEP_TIMING.search(line)):
