@@ -16,7 +16,7 @@ messages read:
 
 absl lines carry no year: it is ``year`` when given, else the year of the file's modification time
 (:meth:`~ckptcalc.logs.adapter.Context.the_year`, which records which); a log that runs past
-31 December moves on to the next year when the month goes back. The times are naive (read in ``tz``).
+31 December moves on to the next year when a January line follows a December one. The times are naive (read in ``tz``).
 
 A line in absl's form whose date cannot be (``I0230 ...``) is a bad row; other lines, and absl lines
 with other messages, are not events.
@@ -92,15 +92,14 @@ def rows(lines: Iterable[str], context: Context | None = None) -> Iterator[Row |
         assert match is not None
         if year is None:
             year = context.the_year()
-        if int(parsed[2]) < month:  # December to January: the log ran into the next year
-            year += 1
+        this = year + 1 if month == 12 and int(parsed[2]) == 1 else year  # the log ran into the next year
         try:
-            moment = datetime(year, int(parsed[2]), int(parsed[3]), int(parsed[4]), int(parsed[5]), int(parsed[6]),
+            moment = datetime(this, int(parsed[2]), int(parsed[3]), int(parsed[4]), int(parsed[5]), int(parsed[6]),
                               int((parsed[7] or "0").ljust(6, "0")))  # fmt: skip
         except ValueError:
-            yield Bad(number, f"cannot read the date {line.strip()[1:5]!r} of year {year}: expected MMDD")
+            yield Bad(number, f"cannot read the date {line.strip()[1:5]!r} of year {this}: expected MMDD")
             continue
-        month = moment.month
+        year, month = this, moment.month
         record: dict[str, Any] = {"time": context.stamp(moment), "event": event, **extra}
         step = _step(event, message, match)
         if step is not None:
