@@ -110,6 +110,9 @@ def test_a_log_that_runs_into_the_next_year() -> None:
         ("[process=0][thread=MainThread][step=19] Finished synchronous save.", "checkpoint_end", 19),
         ("[process=0][thread=main][step=19] Starting CheckpointManager Save Finalize thread=t", "checkpoint_end", 19),
         ("[process=0][thread=t][step=19] CheckpointManager Save Finalize is done on all hosts.", "persist_end", 19),
+        ("Finished saving checkpoint at step 19", "checkpoint_end", 19),
+        ("Finished saving checkpoint", "checkpoint_end", None),
+        ("Finished restoring checkpoint at step 19.", "load_end", 19),
         ("Restoring checkpoint from gs://bucket/run/19/items.", "load_start", 19),
         ("Restoring checkpoint from /ckpt/latest.", "load_start", None),
         ("completed step: 7, seconds: 1.2, TFLOP/s/device: 100.0", "progress", 7),
@@ -128,6 +131,8 @@ def test_the_messages_read(message: str, event: str, step: int | None) -> None:
 
 def test_other_lines_are_not_events() -> None:
     lines = ["I0608 20:54:47.918725 140021 file.py:1] steps to go: 5\n", "plain text\n",
+             "I0608 20:54:47.918725 140021 atomicity.py:845] [process=0][thread=MainThread] Finished saving"
+             " checkpoint (finalized tmp dir) to `/ckpt/19`.\n",
              "I0608 20:54:47 140021 file.py:1] Loading dataset\n"]  # fmt: skip
     assert list(absl_format.rows(lines, Context("x", year=2024))) == []
 

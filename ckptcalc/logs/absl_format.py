@@ -6,11 +6,12 @@ messages read:
 
 * ``CheckpointManager created``: a new process (an attempt of the run);
 * ``Saving checkpoint at step N``: a save of step N begins;
-* ``[step=N] Finished synchronous save.``, or the older ``Finished saving checkpoint``: its stall ends;
+* ``[step=N] Finished synchronous save.``, or ``Finished saving checkpoint [at step N]``: its stall ends
+  (not ``Finished saving checkpoint (finalized tmp dir)``, the commit inside a save);
 * ``[step=N] Starting CheckpointManager Save Finalize thread``: its stall ends and it goes on in the
   background, until ``[step=N] CheckpointManager Save Finalize is done on all hosts.`` (durable);
 * ``Restoring checkpoint from DIR`` (the step is DIR's last all-digit part, when it has one) and
-  ``Finished restoring checkpoint``: a restore;
+  ``Finished restoring checkpoint [at step N]``: a restore;
 * progress: MaxText's ``completed step: N, ...``, or any message that starts with ``step N``
   (``Step N``, ``step: N``, ``step=N``, ``train step N``).
 
@@ -50,11 +51,16 @@ _STEP_TAG = re.compile(r"\[step=(\d+)\]")
 _MESSAGES: tuple[tuple[re.Pattern[str], str, dict[str, Any]], ...] = (
     (re.compile(r"CheckpointManager created"), "attempt_start", {}),
     (re.compile(r"Saving checkpoint at step (\d+)"), "checkpoint_start", {}),
-    (re.compile(r"Finished synchronous save|Finished saving checkpoint"), "checkpoint_end", {}),
+    # Not "Finished saving checkpoint (finalized tmp dir)": that is the commit, inside the save (or its finalize).
+    (
+        re.compile(r"Finished synchronous save|Finished saving checkpoint(?! \(finalized)(?: at step (\d+))?"),
+        "checkpoint_end",
+        {},
+    ),
     (re.compile(r"Starting CheckpointManager Save Finalize thread"), "checkpoint_end", {"async": True}),
     (re.compile(r"CheckpointManager Save Finalize is done on all hosts"), "persist_end", {}),
     (re.compile(r"Restoring checkpoint from (\S*?)\.?$"), "load_start", {}),
-    (re.compile(r"Finished restoring checkpoint"), "load_end", {}),
+    (re.compile(r"Finished restoring checkpoint(?: at step (\d+))?"), "load_end", {}),
     (re.compile(r"^(?:completed step:|(?:train(?:ing)? )?step\b[\s:=]*)\s*(\d+)\b", re.IGNORECASE), "progress", {}),
 )
 
@@ -68,7 +74,7 @@ def _step(event: str, message: str, match: re.Match[str]) -> int | None:
     if event == "load_start":
         digits = [part for part in match[1].replace("\\", "/").split("/") if part.isdigit()]
         return int(digits[-1]) if digits else None
-    if match.groups():
+    if match.groups() and match[1] is not None:
         return int(match[1])
     tag = _STEP_TAG.search(message)
     return int(tag[1]) if tag else None
