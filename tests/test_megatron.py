@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 from cli_helpers import assert_usage_error
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
 
 from ckptcalc import api
 from ckptcalc.logs import analyze, megatron_format, reader
@@ -264,3 +266,46 @@ class _Collect:
     def record(self, record: dict[str, Any], line: int) -> bool:
         self.records.append((record["event"], float(record["time"]), record))
         return True
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.tuples(st.just("iteration"), st.integers(1, 50), st.integers(1, 100_000)),
+            st.tuples(st.just("save"), st.integers(0, 10**7), st.booleans()),
+        ),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_the_rebuilt_clock_is_the_sum_of_its_parts(steps: list[tuple[str, int, Any]]) -> None:
+    """Any run of iteration and save lines without timestamps, against the clock summed step by step:
+    iteration N at the latest iteration's time (or the training start) + (N − M) × E + the stalls since."""
+    lines = [
+        "> initializing torch distributed ...",
+        "[before the start of training step] datetime: 2024-05-01 12:00:00",
+    ]
+    expected: list[tuple[str, float, Any]] = [("attempt_start", 0.0, None)]
+    iteration, last, now, stalls = 0, 0.0, 0.0, 0.0
+    for kind, a, b in steps:
+        if kind == "iteration":
+            iteration += a
+            lines.append(_iteration(iteration, f"{b / 10:.1f}"))
+            last = now = last + a * b / 10_000 + stalls
+            stalls = 0.0
+            expected.append(("progress", now, iteration))
+        else:
+            lines += [f"saving checkpoint at iteration {iteration:7d} to /ckpt",
+                      f"  successfully saved checkpoint from iteration {iteration:7d} to /ckpt"]  # fmt: skip
+            if b:  # with its timer (in ms, two decimals), the stall it gives; without, none
+                lines.append(f"    save-checkpoint ................................: {a / 100:.2f}")
+            stall = a / 100_000 if b else 0.0
+            expected += [("checkpoint_start", now, iteration), ("checkpoint_end", now + stall, iteration)]
+            now += stall
+            stalls += stall
+    event("saves: " + ("some" if any(kind == "save" for kind, _, _ in steps) else "none"))
+    event("iterations: " + ("some" if any(kind == "iteration" for kind, _, _ in steps) else "none"))
+    got = _events(lines)
+    assert [(e, s) for e, _, s in got] == [(e, s) for e, _, s in expected]
+    assert [t for _, t, _ in got] == pytest.approx([t for _, t, _ in expected], abs=1e-6)
