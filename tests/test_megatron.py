@@ -309,3 +309,38 @@ def test_the_rebuilt_clock_is_the_sum_of_its_parts(steps: list[tuple[str, int, A
     got = _events(lines)
     assert [(e, s) for e, _, s in got] == [(e, s) for e, _, s in expected]
     assert [t for _, t, _ in got] == pytest.approx([t for _, t, _ in expected], abs=1e-6)
+
+
+def _nemo(when: str, message: str) -> str:
+    return f"[NeMo I 2024-05-01 {when} nemo_logging:393] {message}"
+
+
+NEMO_STEP = "Training epoch 0, iteration {0}/99 | lr: 1e-05 | global_step: {0} | train_step_timing in s: 2.0 |"
+
+
+def test_nemo_saves_sync_and_async() -> None:
+    # The first save, of step 10, began at 12:00:20 UTC (Unix 1714564820) and stalled 4 s; "Scheduled async"
+    # follows: it went on in the background, durable at 12:00:40. The second, of step 11, is synchronous.
+    # Steps are rebuilt from 2 s a step, plus the saves between them (NeMo's step timing leaves them out).
+    lines = [
+        _nemo("12:00:00", "Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/8"),
+        _nemo("12:00:00", "Initializing distributed: GLOBAL_RANK: 1, MEMBER: 2/8"),  # the same process start
+        NEMO_STEP.format(10),
+        _nemo("12:00:24", "Global Checkpoint Save : Rank: 0 : Iteration: 10 : Start time: 1714564820.000s : "
+                          "Save duration: 4.000s"),
+        _nemo("12:00:24", "Scheduled async checkpoint save for /ckpt/step=10.ckpt"),
+        NEMO_STEP.format(11),
+        _nemo("12:00:40", "Successfully saved checkpoint from iteration      10 to /ckpt/step=10.ckpt"),
+        _nemo("12:00:50", "Global Checkpoint Save : Rank: 0 : Iteration: 11 : Start time: 1714564846.000s : "
+                          "Save duration: 4.000s"),
+        NEMO_STEP.format(23),
+    ]  # fmt: skip
+    assert _events(lines) == [
+        ("attempt_start", 0.0, None),
+        ("progress", 20.0, 10),  # 10 steps of 2 s from the process start (this line has no timestamp)
+        ("checkpoint_start", 20.0, 10), ("checkpoint_end", 24.0, 10),
+        ("progress", 26.0, 11),  # 20 + 2 s + the 4 s stall
+        ("persist_end", 40.0, 10),
+        ("checkpoint_start", 46.0, 11), ("checkpoint_end", 50.0, 11),
+        ("progress", 54.0, 23),  # 26 + 12 × 2 s + 4 s
+    ]  # fmt: skip

@@ -9,10 +9,14 @@ The lines read (anywhere in a line, so rank labels such as ``0: `` may precede t
   (Megatron-DeepSpeed: ``... at iteration N``): a save of step N begins and ends;
 * the save timer, ``save-checkpoint: 57514.53`` or ``save-checkpoint ....: (57000.10, 57514.53)``
   (milliseconds; the larger, the slowest rank): how long the save stalled training;
+* NeMo's ``Global Checkpoint Save : Rank: 0 : Iteration: N : Start time: 1744408121.151s : Save duration:
+  4.389s``: a save of step N, from that Unix time for that long; asynchronous when ``Scheduled async
+  checkpoint save`` follows it (then ``Successfully saved checkpoint from iteration N`` is when it became
+  durable);
 * ``loading checkpoint from DIR at iteration N`` and ``successfully loaded checkpoint from DIR ... at
   iteration N``: a restore of step N;
-* a new process: the argument dump (``------------------------ arguments ------------------------``) or
-  ``> initializing torch distributed ...``;
+* a new process: the argument dump (``------------------------ arguments ------------------------``),
+  ``> initializing torch distributed ...`` or Lightning's ``Initializing distributed: GLOBAL_RANK: 0``;
 * ``[after training is done] datetime: ...``: the run ended; ``[exiting program after receiving
   SIGTERM.] ...``: the attempt failed (cause ``SIGTERM``).
 
@@ -22,9 +26,9 @@ YYYY-MM-DD HH:MM:SS ...]`` prefix; they are naive (read in ``tz``). Other lines'
 
 * an iteration line N after iteration M of the same process is ``N − M`` iterations of its
   ``elapsed time per iteration`` after M, plus the saves logged between them (Megatron-LM stops its
-  iteration timer while saving; Megatron-DeepSpeed, whose lines carry ``consumed tokens:``, does not);
-  the first iteration of a process counts from the iteration it loaded (0 when it loaded none), from
-  the latest time read;
+  iteration timer while saving, and NeMo's step timing leaves saves out; Megatron-DeepSpeed, whose lines
+  carry ``consumed tokens:``, does not); the first iteration of a process counts from the iteration it
+  loaded (0 when it loaded none), from the latest time read;
 * a save begins at the latest time read and stalls for its timer's duration; a restore, a new
   process, a save's end without a timer are at the latest time read;
 * the lines before the log's first timestamp are placed back from it; a log with no timestamp in its
@@ -84,7 +88,13 @@ _SAVE_END = re.compile(r"successfully saved checkpoint (?:from|at) iteration\s+(
 _LOAD_START = re.compile(r"\bloading (?:distributed )?checkpoint from .* at iteration\s+(\d+)")
 _LOAD_END = re.compile(r"successfully loaded checkpoint from .* at iteration\s+(\d+)")
 _TIMER = re.compile(r"(?<![\w-])save-checkpoint(?![\w-])[ .]*:\s*(\([^)]*\)?|[^\s|]*)")
-_BANNER = re.compile(r"-{8,} arguments -{8,}|> initializing torch distributed \.\.\.")
+_BANNER = re.compile(
+    r"-{8,} arguments -{8,}|> initializing torch distributed \.\.\.|Initializing distributed: GLOBAL_RANK: \d"
+)
+_NEMO_SAVE = re.compile(
+    r"Global Checkpoint Save : Rank: \d+ : Iteration: (\d+) : Start time: ([^\s:]*?)s? : Save duration: ([^\s:]*?)s?\s*$"  # noqa: E501
+)
+_NEMO_ASYNC = "Scheduled async checkpoint save"
 _DONE = "[after training is done]"
 _SIGTERM = "exiting program after receiving SIGTERM"
 _TOKENS = "consumed tokens:"
@@ -129,6 +139,7 @@ class _Log:
     def __init__(self, context: Context) -> None:
         self.context = context
         self.now = 0.0  # the latest time, on the log's own clock (seconds from its first event)
+        self.emitted = 0.0  # the time of the latest event given
         self.offset: float | None = None  # a timestamp minus the log's clock, once a line says the time
         self.relative = False  # no timestamp came in time: the clock stays from 0
         self.queue: list[Row] = []
@@ -163,6 +174,7 @@ class _Log:
 
     def emit(self, line: int, t: float, event: str, **fields: Any) -> None:
         self.now = max(self.now, t)
+        self.emitted = t
         if event != "attempt_start":
             self.since_start = True
         self.queue.append(Row(line, {"time": t, "event": event, **fields}))
@@ -213,6 +225,13 @@ class _Log:
             t, _ = self.at(stamped)
             self.save = _Save(int(match[1]), t, number)
             self.since_start = True
+        elif (match := _NEMO_SAVE.search(line)) is not None:
+            return self.nemo_save(number, line, match)
+        elif _NEMO_ASYNC in line and self.save is not None and self.save.end is not None:
+            save, end, self.save = self.save, self.save.end, None  # the save just timed goes on in the background
+            self.emit(save.line, save.start, "checkpoint_start", step=save.step)
+            self.emit(end[1], end[0], "checkpoint_end", step=save.step, **{"async": True})
+            self.persisting = save.step
         elif (match := _SAVE_END.search(line)) is not None:
             self.saved(number, int(match[1]), stamped)
         elif (match := _LOAD_START.search(line)) is not None:
@@ -288,6 +307,25 @@ class _Log:
         if not read:
             save.end = (save.start + stall, line, False)
         self.close_save()
+        return None
+
+    def nemo_save(self, number: int, line: str, match: re.Match[str]) -> Bad | None:
+        """NeMo's save, begun at a Unix time and stalling for a duration: held, in case the next line says it
+        goes on in the background."""
+        start, stall = _number(match[2]), _number(match[3])
+        if start is None or stall is None:
+            return Bad(number, f"cannot read the save's start time and duration in {line.strip()[-80:]!r}")
+        self.close_save()
+        if self.relative:
+            at = self.now
+        else:
+            if self.offset is None:
+                self.offset = start - self.now
+            at = max(start - self.offset, self.emitted)
+        self.save = _Save(int(match[1]), at, number)
+        self.save.end = (at + stall, number, True)
+        self.paused += stall  # NeMo's step timing leaves the save out
+        self.since_start = True
         return None
 
     def saved(self, number: int, step: int, stamped: float | None) -> None:
