@@ -78,8 +78,10 @@ GIVES = "events"
 HELD = 100_000
 
 _DATE = r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:\.\d+)?"
-_STAMP = re.compile(rf"\[({_DATE})\]|\] datetime: ({_DATE})|\[NeMo [A-Z] ({_DATE}) ")
-_ITERATION = re.compile(r"\biteration\s+(\d+)\s*/\s*(?:\d+|infinity)\s*\|")
+_BRACKETED = re.compile(rf"\[({_DATE})\]")
+_MILESTONE = re.compile(rf"\] datetime: ({_DATE})")
+_NEMO_PREFIX = re.compile(rf"\[NeMo [A-Z] ({_DATE}) ")
+_ITERATION = re.compile(r"iteration\s+(\d+)\s*/\s*(?:\d+|infinity)\s*\|")
 _ELAPSED = re.compile(r"elapsed time per iteration \(ms\):\s*([^\s|]*)")
 _STEP_TIMING = re.compile(r"train_step_timing in s:\s*([^\s|]*)")
 _GLOBAL_STEP = re.compile(r"global_step:\s*(\d+)")
@@ -154,11 +156,18 @@ class _Log:
 
     def stamp(self, line: str) -> float | None:
         """The line's own time on the log's clock, or None; raises ValueError for an impossible date."""
-        match = _STAMP.search(line)
-        if match is None or self.relative:
+        if self.relative or "[" not in line:
             return None
-        text = next(group for group in match.groups() if group is not None)
-        seconds = float(self.context.stamp(datetime.fromisoformat(text)))
+        if "] datetime: " in line:
+            match = _MILESTONE.search(line)
+        elif "[NeMo " in line:
+            match = _NEMO_PREFIX.search(line)
+        else:
+            at = line.find("[2")  # a bracketed timestamp of this millennium
+            match = None if at < 0 else _BRACKETED.match(line, at)
+        if match is None:
+            return None
+        seconds = float(self.context.stamp(datetime.fromisoformat(match[1])))
         if self.offset is None:
             self.offset = seconds - self.now
         return max(seconds - self.offset, self.now)
@@ -214,12 +223,29 @@ class _Log:
             return Bad(number, f"cannot read the timestamp in {line.strip()[:60]!r}")
         if stamped is not None:
             self.now = stamped
-        iteration = _ITERATION.search(line)
-        if iteration is not None:
+        # Words every event line holds, tested before any pattern: most lines of a log are none of these.
+        if "iteration" in line and (iteration := _ITERATION.search(line)) is not None:
             return self.iteration(number, line, iteration, stamped)
-        timer = _TIMER.search(line)
-        if timer is not None:
+        if "save-checkpoint" in line and (timer := _TIMER.search(line)) is not None:
             return self.timer(number, timer[1])
+        if "heckpoint" in line:
+            return self.checkpoint(number, line, stamped)
+        if ("rguments" in line or "nitializing" in line) and _BANNER.search(line) is not None:
+            self.close_save()
+            if self.since_start:
+                self.emit(number, self.at(stamped)[0], "attempt_start")
+                self.since_start = False
+            self.first_iteration, self.reference, self.persisting = 0, None, None
+        elif _DONE in line:
+            self.close_save()
+            self.emit(number, self.at(stamped)[0], "run_end")
+        elif _SIGTERM in line:
+            self.close_save()
+            self.emit(number, self.at(stamped)[0], "failure", cause="SIGTERM")
+        return None
+
+    def checkpoint(self, number: int, line: str, stamped: float | None) -> Bad | None:
+        """A line about a checkpoint: a save or a restore beginning or ending."""
         if (match := _SAVE_START.search(line)) is not None:
             self.close_save()
             t, _ = self.at(stamped)
@@ -241,18 +267,6 @@ class _Log:
             self.close_save()
             self.emit(number, self.at(stamped)[0], "load_end", step=int(match[1]))
             self.first_iteration, self.reference = int(match[1]), None
-        elif _BANNER.search(line) is not None:
-            self.close_save()
-            if self.since_start:
-                self.emit(number, self.at(stamped)[0], "attempt_start")
-                self.since_start = False
-            self.first_iteration, self.reference, self.persisting = 0, None, None
-        elif _DONE in line:
-            self.close_save()
-            self.emit(number, self.at(stamped)[0], "run_end")
-        elif _SIGTERM in line:
-            self.close_save()
-            self.emit(number, self.at(stamped)[0], "failure", cause="SIGTERM")
         return None
 
     def iteration(self, number: int, line: str, match: re.Match[str], stamped: float | None) -> Bad | None:
@@ -348,11 +362,12 @@ def rows(lines: Iterable[str], context: Context | None = None) -> Iterator[Row |
     """The raw run events of a Megatron log, in time order; bad lines as they come."""
     log = _Log(context or Context("log"))
     for number, line in enumerate(lines, start=1):
-        if not line.strip():
+        if line.isspace():
             continue
         bad = log.take(number, line)
         if bad is not None:
             yield bad
-        yield from log.flush()
+        if log.queue:
+            yield from log.flush()
     log.close_save()
     yield from log.flush(end=True)
