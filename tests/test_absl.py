@@ -19,7 +19,7 @@ from cli_helpers import assert_usage_error
 
 from ckptcalc import api
 from ckptcalc.logs import absl_format, analyze, fit, reader
-from ckptcalc.logs.adapter import Context, Row
+from ckptcalc.logs.adapter import Bad, Context, Row
 
 Run = Callable[..., Any]
 RunJson = Callable[..., dict[str, Any]]
@@ -127,6 +127,13 @@ def test_the_messages_read(message: str, event: str, step: int | None) -> None:
     assert (row.value["event"], row.value.get("step")) == (event, step)
     assert row.value.get("async", False) == ("Finalize thread" in message)  # the stall ends, the persist goes on
     assert row.value["time"] == datetime(2024, 6, 8, 20, 54, 47, 918725, tzinfo=UTC).timestamp()
+
+
+def test_a_bad_time_and_a_save_without_its_step_tag() -> None:
+    lines = ["I0608 20:61:47.918725 1 file.py:1] step 5\n", "I0608 20:54:47 1 file.py:1] Finished synchronous save.\n"]
+    bad, row = absl_format.rows(lines, Context("x", year=2024))
+    assert bad == Bad(1, "cannot read the time '20:61:47': expected HH:MM:SS")
+    assert isinstance(row, Row) and row.value["event"] == "checkpoint_end" and "step" not in row.value
 
 
 def test_other_lines_are_not_events() -> None:

@@ -41,7 +41,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
-from ckptcalc.logs.adapter import Bad, Context, Header, Row
+from ckptcalc.logs.adapter import Bad, Context, Header, Row, Stamp
 
 NAME = "absl"
 GIVES = "events"
@@ -49,6 +49,8 @@ GIVES = "events"
 _LINE = re.compile(r"\s*([DIWEF])(\d\d)(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?\s+(\d+)\s+[^\s:\]]+:\d+\] ?(.*)")
 _STEP_TAG = re.compile(r"\[step=(\d+)\]")
 _MESSAGES: tuple[tuple[re.Pattern[str], str, dict[str, Any]], ...] = (
+    # Progress first: the most frequent line, and anchored at the message's start.
+    (re.compile(r"^(?:completed step:|(?:train(?:ing)? )?step\b[\s:=]*)\s*(\d+)\b", re.IGNORECASE), "progress", {}),
     (re.compile(r"CheckpointManager created"), "attempt_start", {}),
     (re.compile(r"Saving checkpoint at step (\d+)"), "checkpoint_start", {}),
     # Not "Finished saving checkpoint (finalized tmp dir)": that is the commit, inside the save (or its finalize).
@@ -61,7 +63,6 @@ _MESSAGES: tuple[tuple[re.Pattern[str], str, dict[str, Any]], ...] = (
     (re.compile(r"CheckpointManager Save Finalize is done on all hosts"), "persist_end", {}),
     (re.compile(r"Restoring checkpoint from (\S*?)\.?$"), "load_start", {}),
     (re.compile(r"Finished restoring checkpoint(?: at step (\d+))?"), "load_end", {}),
-    (re.compile(r"^(?:completed step:|(?:train(?:ing)? )?step\b[\s:=]*)\s*(\d+)\b", re.IGNORECASE), "progress", {}),
 )
 
 
@@ -80,33 +81,55 @@ def _step(event: str, message: str, match: re.Match[str]) -> int | None:
     return int(tag[1]) if tag else None
 
 
+def _message(message: str) -> tuple[re.Match[str], str, dict[str, Any]] | None:
+    # Every message read holds one of these words: most lines are passed over without a pattern.
+    if "heckpoint" not in message and "tep" not in message and "ave" not in message:
+        return None
+    for pattern, event, extra in _MESSAGES:
+        match = pattern.search(message)
+        if match is not None:
+            return match, event, extra
+    return None
+
+
 def rows(lines: Iterable[str], context: Context | None = None) -> Iterator[Row | Bad | Header]:
     """The raw run events of an absl log, in the order logged."""
     context = context or Context("log")
     year: int | None = None
     month = 0
+    hours: dict[tuple[int, str, str], float] = {}  # (year, MMDD, HH) -> the hour's start: one zone lookup an hour
     for number, line in enumerate(lines, start=1):
         parsed = _LINE.match(line)
         if parsed is None:
             continue
         message = parsed[9].rstrip()
-        found = next(((pattern.search(message), event, extra) for pattern, event, extra in _MESSAGES
-                      if pattern.search(message)), None)  # fmt: skip
+        found = _message(message)
         if found is None:
             continue
         match, event, extra = found
-        assert match is not None
         if year is None:
             year = context.the_year()
-        this = year + 1 if month == 12 and int(parsed[2]) == 1 else year  # the log ran into the next year
-        try:
-            moment = datetime(this, int(parsed[2]), int(parsed[3]), int(parsed[4]), int(parsed[5]), int(parsed[6]),
-                              int((parsed[7] or "0").ljust(6, "0")))  # fmt: skip
-        except ValueError:
-            yield Bad(number, f"cannot read the date {line.strip()[1:5]!r} of year {this}: expected MMDD")
+        this = year + 1 if month == 12 and parsed[2] == "01" else year  # the log ran into the next year
+        key = (this, parsed[2] + parsed[3], parsed[4])
+        hour = hours.get(key)
+        if hour is None:
+            try:
+                moment = datetime(this, int(parsed[2]), int(parsed[3]), int(parsed[4]))
+            except ValueError:
+                yield Bad(number, f"cannot read the date {line.strip()[1:5]!r} of year {this}: expected MMDD")
+                continue
+            if len(hours) > 1000:
+                hours.clear()
+            hour = hours[key] = float(context.stamp(moment))
+        else:
+            context.notes["naive_timestamps"] += 1  # counted as the stamp of the hour's start would count it
+        minute, second = int(parsed[5]), int(parsed[6])
+        if minute > 59 or second > 59:
+            yield Bad(number, f"cannot read the time {line.strip()[6:14]!r}: expected HH:MM:SS")
             continue
-        year, month = this, moment.month
-        record: dict[str, Any] = {"time": context.stamp(moment), "event": event, **extra}
+        year, month = this, int(parsed[2])
+        fraction = int((parsed[7] or "0").ljust(6, "0")) / 1e6
+        record: dict[str, Any] = {"time": Stamp(hour + minute * 60 + second + fraction), "event": event, **extra}
         step = _step(event, message, match)
         if step is not None:
             record["step"] = step
