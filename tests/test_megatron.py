@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from ckptcalc import api
 from ckptcalc.logs import analyze, megatron_format, reader
-from ckptcalc.logs.adapter import Context, Row
+from ckptcalc.logs.adapter import Bad, Context, Row
 
 Run = Callable[..., Any]
 RunJson = Callable[..., dict[str, Any]]
@@ -346,3 +346,14 @@ def test_nemo_saves_sync_and_async() -> None:
         ("checkpoint_start", 46.0, 11), ("checkpoint_end", 50.0, 11),
         ("progress", 54.0, 23),  # 26 + 12 × 2 s + 4 s
     ]  # fmt: skip
+
+
+def test_a_bad_line_leaves_the_clock_as_it_was() -> None:
+    # The bad iteration line's timestamp (an hour on) is not taken: iteration 20 is rebuilt from iteration 10.
+    start = "[before the start of training step] datetime: 2024-05-01 12:00:00"
+    bad = " [2024-05-01 13:00:00]" + _iteration(15, "n/a")
+    lines = ["> initializing torch distributed ...", start, _iteration(10, 1000.0), bad, _iteration(20, 1000.0)]
+    items = list(megatron_format.rows([line + "\n" for line in lines], Context("x.log")))
+    assert [item.line for item in items if isinstance(item, Bad)] == [4]
+    times = [float(item.value["time"]) - T0 for item in items if isinstance(item, Row)]
+    assert times == [0.0, 10.0, 20.0]

@@ -217,6 +217,14 @@ class _Log:
     # -- lines
 
     def take(self, number: int, line: str) -> Bad | None:
+        """Read one line; a bad one leaves the clock as it was."""
+        now, offset = self.now, self.offset
+        bad = self.read(number, line)
+        if bad is not None:
+            self.now, self.offset = now, offset
+        return bad
+
+    def read(self, number: int, line: str) -> Bad | None:
         try:
             stamped = self.stamp(line)
         except ValueError:
