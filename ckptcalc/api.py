@@ -854,6 +854,7 @@ class FailureLog(Outcome):
     """:func:`fit`'s result: the failure process estimated from logs (``fitted`` holds the curves)."""
 
     fitted: Any = None
+    year_from: str | None = None  # where year-less timestamps got their year: "year", "mtime" or "today"
 
     @property
     def mtbf_s(self) -> float | None:
@@ -880,6 +881,7 @@ def fit(
     coalesce: Value | None = None,
     observed_gpus: Value | None = None,
     skip_bad: bool = False,
+    year: int | None = None,
 ) -> FailureLog:
     """The failure process from incident logs (CSV, JSON array or JSON Lines, detected unless ``format``
     names one, compressed or not; ``"-"`` reads ``stdin``):
@@ -895,7 +897,8 @@ def fit(
     from ckptcalc.output import documents
 
     conditions = list(where)
-    options: dict[str, Any] = {"time": time, "time_unit": time_unit, "cause": cause, "skip_bad": skip_bad}
+    options: dict[str, Any] = {"time": time, "time_unit": time_unit, "cause": cause, "skip_bad": skip_bad,
+                               "year": _year(year)}  # fmt: skip
     read = [fitting.read_log(log, stdin=stdin, format=format, where=conditions, **options) for log in logs]
     if not read:
         raise InputError("no log to read", where="logs")
@@ -906,7 +909,7 @@ def fit(
     gpus = _number(parse_count, observed_gpus, "observed_gpus") if observed_gpus is not None else None
     fitted = fitting.fit_log(log, coalesce_s=gap, start_s=start, end_s=end, observed_gpus=gpus)
     document = documents.fit(fitted, [os.fspath(x) for x in logs], conditions, log.time_kind)
-    return FailureLog(document, None, fitted)
+    return FailureLog(document, None, fitted, year_from=log.year_from)
 
 
 def fitted_preset(outcome: FailureLog, base: PresetRef | None = None) -> Scenario:
@@ -1090,6 +1093,7 @@ class RunAnalysis(Outcome):
 
     analysis: Analysis | None = None
     config: Any = None
+    year_from: str | None = None  # where year-less timestamps got their year: "year", "mtime" or "today"
 
     @property
     def realised(self) -> dict[str, float]:
@@ -1109,6 +1113,7 @@ def analyze(
     gpus: Value | None = None,
     discard: Value | None = None,
     skip_bad: bool = False,
+    year: int | None = None,
 ) -> RunAnalysis:
     """The goodput a run got and what the model says it should have got (docs/model.md §11): the realised
     split of wall time from an event log, the measured write time, restart, interval and failure rate, the
@@ -1137,7 +1142,7 @@ def analyze(
         raise InputError(f"must be a share in [0, 1), got {thrown:g}", where="discard")
     read = timeline.read(
         os.fspath(log), stdin=stdin, format=format, time_field=time, time_unit=time_unit, cause=cause,
-        skip_bad=skip_bad,
+        skip_bad=skip_bad, year=_year(year),
     )  # fmt: skip
     if span is not None and (read.end_s - read.start_s) / span > 10_000:
         raise InputError("more than 10,000 windows: choose a longer one", where="window")
@@ -1155,7 +1160,14 @@ def analyze(
         below_slo=None if analysis.windows is None
         else [None if floor is None else w.split.effective < floor for w in analysis.windows],
     )  # fmt: skip
-    return RunAnalysis(document, None, analysis, config)
+    return RunAnalysis(document, None, analysis, config, year_from=read.year_from)
+
+
+def _year(year: int | None) -> int | None:
+    """The year of timestamps that carry none, checked (``year``)."""
+    if year is not None and not (isinstance(year, int) and not isinstance(year, bool) and 1 <= year <= 9999):
+        raise InputError(f"must be a year from 1 to 9999, got {year!r}", where="year")
+    return year
 
 
 def _measured_config(analysis: Analysis, fitted: FailureFit) -> tuple[Config | None, str | None]:

@@ -390,6 +390,10 @@ BaseOpt = Annotated[
 ]
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document (SI units) instead of a table.")]
+YearOpt = Annotated[
+    Optional[int],
+    typer.Option("--year", help="Year of timestamps that carry none (absl; default: the file's).", metavar="YEAR"),
+]
 FormatOpt = Annotated[
     Optional[str],
     typer.Option("--format", help="Log format: csv, json or jsonl (default: from the first line).", metavar="FORMAT"),
@@ -943,6 +947,7 @@ def fit(
         typer.Option("--observed-gpus", help="GPUs the log covers: gives the per-GPU MTBF.", metavar="COUNT"),
     ] = None,
     skip_bad: Annotated[bool, typer.Option("--skip-bad", help="Count and skip malformed rows.")] = False,
+    year: YearOpt = None,
     plot: Annotated[
         Optional[Path],
         typer.Option(
@@ -985,6 +990,7 @@ def fit(
         coalesce=coalesce,
         observed_gpus=observed_gpus,
         skip_bad=skip_bad,
+        year=year,
     )
     if save_preset is not None:
         from ckptcalc.output import wording
@@ -1094,6 +1100,7 @@ def analyze(
         Optional[str], typer.Option("--discard", help="Share of steps later thrown away (goodput).", metavar="F")
     ] = None,
     skip_bad: Annotated[bool, typer.Option("--skip-bad", help="Count and skip malformed lines.")] = False,
+    year: YearOpt = None,
     save_preset: Annotated[
         Optional[Path],
         typer.Option("--save-preset", help="Write the measured inputs into --preset, as a TOML file.", metavar="FILE"),
@@ -1112,7 +1119,7 @@ def analyze(
         _check_new(save_preset, force, "save_preset")
     outcome = api.analyze(
         log, stdin=sys.stdin, format=log_format, time=time, time_unit=time_unit, cause=cause, window=window,
-        slo=slo, gpus=gpus, discard=discard, skip_bad=skip_bad,
+        slo=slo, gpus=gpus, discard=discard, skip_bad=skip_bad, year=year,
     )  # fmt: skip
     if save_preset is not None:
         from ckptcalc.output import wording

@@ -49,7 +49,19 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("simulation", ["timeline", "search", "events", "plan"]),
     (
         "logs",
-        ["adapter", "assembly", "csv_format", "jsonl_format", "json_format", "reader", "canonical", "fit", "analyze"],
+        [
+            "adapter",
+            "assembly",
+            "csv_format",
+            "megatron_format",
+            "absl_format",
+            "jsonl_format",
+            "json_format",
+            "reader",
+            "canonical",
+            "fit",
+            "analyze",
+        ],
     ),
     ("output", ["wording", "documents", "schema", "tables", "plot"]),
     ("", ["api"]),  # orchestration

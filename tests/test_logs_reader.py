@@ -189,7 +189,7 @@ def test_an_empty_or_undetectable_log(text: str, where: str, message: str) -> No
     assert excinfo.value.where == where
     assert excinfo.value.message.startswith(message)
     if message.startswith("cannot tell"):
-        assert excinfo.value.message.endswith("name it with format (csv, json, jsonl)")
+        assert excinfo.value.message.endswith(f"name it with format ({', '.join(reader.FORMATS)})")
 
 
 def test_an_unknown_format_names_the_parameter() -> None:

@@ -53,7 +53,7 @@ def test_an_undetectable_format_names_the_line_and_the_parameter() -> None:
         parse_log("\n<html>\n<body>oops</body>\n", name="page.log")
     assert _error(excinfo) == (
         "page.log:2",
-        "cannot tell the format from '<html>': name it with format (csv, json, jsonl)",
+        f"cannot tell the format from '<html>': name it with format ({', '.join(eventlog.FORMATS)})",
     )
     # Named, the format is not detected: a header that looks like markup is read as CSV.
     assert parse_log("<t>\n5\n", name="odd.csv", format="csv", time="<t>", time_unit="s").times == (5.0,)

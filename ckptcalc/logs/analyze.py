@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -102,6 +102,8 @@ class Timeline:
     bad: tuple[str, ...]
     progress: int
     last_step: float | None
+    notes: Mapping[str, int] = field(default_factory=dict)  # the reader's inferences (rebuilt_times...)
+    year_from: str | None = None  # where the year of year-less timestamps came from: year, mtime or today
 
 
 # ------------------------------------------------------------------ reading
@@ -116,11 +118,13 @@ def read(
     time_unit: str | None = None,
     cause: str = "cause",
     skip_bad: bool = False,
+    year: int | None = None,
 ) -> Timeline:
     """Read an event log from a file (``"-"``: ``stdin``) by :func:`ckptcalc.logs.reader.scan`: any format
-    it reads (JSON Lines, CSV, a JSON array), compressed or not."""
+    it reads (JSON Lines, CSV, a JSON array, framework logs), compressed or not. ``year`` completes
+    timestamps that carry none (absl's); without it, the file's modification time gives it."""
     run = _Run(time_field, time_unit, cause)
-    counts = reader.scan(path, run, stdin=stdin, format=format, required=("event",), skip_bad=skip_bad)
+    counts = reader.scan(path, run, stdin=stdin, format=format, required=("event",), skip_bad=skip_bad, year=year)
     return run.timeline(counts)
 
 
@@ -288,6 +292,8 @@ class _Run:
             bad=counts.bad,
             progress=self.progress,
             last_step=self.last_step,
+            notes=dict(counts.notes),
+            year_from=counts.said.get("year_from"),
         )
 
 
@@ -307,10 +313,11 @@ def parse(
     time_unit: str | None = None,
     cause: str = "cause",
     skip_bad: bool = False,
+    year: int | None = None,
 ) -> Timeline:
-    """Read an event log's text or lines (see the module's description)."""
+    """Read an event log's text or lines (see the module's description); ``year`` as in :func:`read`."""
     run = _Run(time_field, time_unit, cause)
-    counts = reader.scan_text(lines, run, name=name, format=format, required=("event",), skip_bad=skip_bad)
+    counts = reader.scan_text(lines, run, name=name, format=format, required=("event",), skip_bad=skip_bad, year=year)
     return run.timeline(counts)
 
 

@@ -611,6 +611,7 @@ class EventLog:
     skipped_bad: int
     bad: tuple[str, ...]
     naive_timestamps: int = 0
+    year_from: str | None = None  # where the year of year-less timestamps came from: year, mtime or today
 
     @property
     def times(self) -> tuple[float, ...]:
@@ -680,6 +681,7 @@ class _Incidents:
             skipped_bad=counts.skipped_bad,
             bad=counts.bad,
             naive_timestamps=self.clock.naive,
+            year_from=counts.said.get("year_from"),
         )
 
 
@@ -712,12 +714,13 @@ def read_log(
     where: Sequence[str] = (),
     cause: str | None = None,
     skip_bad: bool = False,
+    year: int | None = None,
 ) -> EventLog:
     """Read one incident log from a path, or from ``stdin`` when ``source`` is ``"-"``, by
     :func:`ckptcalc.logs.reader.scan` (compressed logs too). The keyword arguments are those of :func:`parse_log`."""
     incidents, required = _prepared(format, time, time_unit, cause)
     counts = reader.scan(
-        source, incidents, stdin=stdin, format=format, where=where, required=required, skip_bad=skip_bad
+        source, incidents, stdin=stdin, format=format, where=where, required=required, skip_bad=skip_bad, year=year
     )
     return incidents.log(counts)
 
@@ -732,6 +735,7 @@ def parse_log(
     where: Sequence[str] = (),
     cause: str | None = None,
     skip_bad: bool = False,
+    year: int | None = None,
 ) -> EventLog:
     """Read the text of one incident log; ``name`` labels it in messages (``name:line``).
 
@@ -743,10 +747,11 @@ def parse_log(
       (compared as text, see :func:`~ckptcalc.logs.reader.text_form`); a record without the field fails.
     * ``cause``: dotted path of a field to group by; missing, null or empty is ``"unknown"``.
     * ``skip_bad``: skip and count bad rows instead of raising at the first.
+    * ``year``: the year of timestamps that carry none (absl's); default, the file's modification time's.
     """
     incidents, required = _prepared(format, time, time_unit, cause)
     counts = reader.scan_text(
-        text, incidents, name=name, format=format, where=where, required=required, skip_bad=skip_bad
+        text, incidents, name=name, format=format, where=where, required=required, skip_bad=skip_bad, year=year
     )
     return incidents.log(counts)
 
@@ -785,4 +790,5 @@ def combine(logs: Sequence[EventLog]) -> EventLog:
         skipped_bad=sum(log.skipped_bad for log in logs),
         bad=tuple(message for log in logs for message in log.bad)[: reader.BAD_KEPT],
         naive_timestamps=sum(log.naive_timestamps for log in logs),
+        year_from=next((log.year_from for log in logs if log.year_from is not None), None),
     )
