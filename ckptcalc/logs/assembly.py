@@ -211,7 +211,13 @@ def assemble(items: Iterable[Row | Bad | Header], context: Context) -> Iterator[
     format's own header (sacct's column names) stays with its adapter."""
     state = _State(context)
     for item in items:
-        if isinstance(item, Row):
+        if type(item) is Row:
+            value = item.value
+            # Most of a long log is progress while training runs: such a line is already canonical.
+            if value["event"] == "progress" and state.started and not state.down and state.pending is None:
+                state.last, state.last_line = value["time"], item.line
+                yield item
+                continue
             yield from state.take(item)
         elif isinstance(item, Bad):
             yield item
