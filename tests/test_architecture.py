@@ -56,6 +56,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "jsonl_format",
             "json_format",
             "sacct_format",
+            "fta_format",
             "reader",
             "fit",
             "analyze",
