@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 from cli_helpers import assert_usage_error
+from hypothesis import event, given
+from hypothesis import strategies as st
 
 from ckptcalc.errors import InputError
 from ckptcalc.logs import analyze, reader, sacct_format
@@ -314,3 +316,43 @@ def test_one_job_is_held_only_up_to_a_bound(monkeypatch: pytest.MonkeyPatch) -> 
     with pytest.raises(InputError) as error:
         reader.scan_text(lines, fitting._incidents(None, None, None), name="x.txt")
     assert error.value.where == "x.txt:6"
+
+
+# ---------------------------------------------------------------- any cluster's dump
+
+_STATES = ["COMPLETED", "CANCELLED by 7", "RUNNING", *sorted(sacct_format.FAILURES)]
+
+
+def _clock(seconds: float) -> str:
+    """A time as sacct prints it: a local clock reading (here UTC)."""
+    from datetime import UTC, datetime
+
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+
+
+@st.composite
+def _dumps(draw: st.DrawFn) -> tuple[str, list[float]]:
+    """A dump of two or more jobs, each with its attempts and their steps, and its failure ends."""
+    rows, failures = ["JobID|JobName|Start|End|State"], []
+    for job in range(draw(st.integers(2, 4))):
+        for start in sorted(draw(st.sets(st.integers(0, 10**6), min_size=1, max_size=3))):
+            state = draw(st.sampled_from(_STATES))
+            end = T0 + start + draw(st.integers(0, 10**5))
+            shown = "Unknown" if state == "RUNNING" else _clock(end)
+            rows += [f"{job}|train|{_clock(T0 + start)}|{shown}|{state}",
+                     f"{job}.0|python|{_clock(T0 + start)}|{shown}|CANCELLED"]  # fmt: skip
+            if state in sacct_format.FAILURES:
+                failures.append(end)
+    return "\n".join(rows) + "\n", sorted(failures)
+
+
+@given(_dumps())
+def test_fit_counts_every_failure_end_of_any_dump(dump: tuple[str, list[float]]) -> None:
+    text, failures = dump
+    event("failures" if failures else "none")
+    if not failures:
+        with pytest.raises(InputError, match="no events kept"):
+            fitting.parse_log(text, name="dump.txt")
+        return
+    log = fitting.parse_log(text, name="dump.txt")
+    assert list(log.times) == failures  # each failure end once, whatever the order of the jobs

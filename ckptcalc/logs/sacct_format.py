@@ -43,9 +43,8 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from ckptcalc.logs.adapter import Bad, Broken, Context, Header, Row, Stamp
 
@@ -73,6 +72,9 @@ UNDER_WAY = frozenset(
 #: of one job held together). About 200 bytes each.
 MAX_JOB_RECORDS = 100_000
 
+#: Distinct time cells remembered (those of the records being read: a job's records share theirs).
+TIMES_KEPT = 4096
+
 _NO_TIME = ("", "unknown", "none")
 _ELAPSED = re.compile(r"(?:(\d+)-)?(?:(\d+):)?(\d+):(\d+(?:\.\d*)?)")
 
@@ -94,24 +96,20 @@ def detect(head: Sequence[str]) -> bool:
     return "|" in line and set(NEEDED) <= set(_names(line))
 
 
-@dataclass(frozen=True, slots=True)
-class _Record:
+class _Record(NamedTuple):
     line: int
     job: str  # the job: the ID before "." and "+"
     step: str | None  # None for the job's own record, else the step ("batch", "0")
     start: float
     end: float | None
     state: str  # the State's first word, upper case
-
-    @property
-    def numbered(self) -> bool:
-        return self.step is not None and self.step.isdigit()
+    numbered: bool  # a numbered step (an srun)
 
 
 class _Columns:
-    """Where each field is in a row, from the header."""
+    """Where each field is in a row, from the header, and the reading of times."""
 
-    def __init__(self, line: str, number: int) -> None:
+    def __init__(self, line: str, number: int, context: Context) -> None:
         self.trailing = line.strip().endswith("|")
         names = _names(line)
         missing = [name for name in NEEDED if name not in names]
@@ -125,9 +123,36 @@ class _Columns:
         if repeated:
             raise Broken(f"field {repeated[0]!r} twice in the sacct header", number)
         self.count = len(names)
-        self.index = {name: names.index(name) for name in names}
+        self.jobid, self.start, self.end, self.state = (names.index(name) for name in NEEDED)
+        self.elapsed = names.index("elapsed") if "elapsed" in names else None
+        self.context = context
+        # A job's records share their times: each is read once (the naive ones still counted every time).
+        self.times: dict[str, tuple[float | None, bool]] = {}
 
-    def record(self, line: str, number: int, context: Context) -> _Record | Bad | None:
+    def time(self, cell: str) -> float | None:
+        known = self.times.get(cell)
+        if known is not None:
+            if known[1]:
+                self.context.notes["naive_timestamps"] += 1
+            return known[0]
+        text = cell.strip()
+        value: float | None = None
+        naive = False
+        if text.lower() not in _NO_TIME:
+            try:
+                moment = datetime.fromisoformat(text)
+            except ValueError:
+                raise ValueError(
+                    f"cannot read time {text[:40]!r}: expected one like 2025-06-25T13:20:46, or Unknown"
+                ) from None
+            naive = moment.tzinfo is None
+            value = float(self.context.stamp(moment))
+        if len(self.times) >= TIMES_KEPT:
+            self.times.clear()
+        self.times[cell] = (value, naive)
+        return value
+
+    def record(self, line: str, number: int) -> _Record | Bad | None:
         """The row's record, a :class:`Bad` for a row that cannot be read, or None for one that never started."""
         text = line.rstrip("\r\n")
         if self.trailing and text.endswith("|"):
@@ -135,42 +160,31 @@ class _Columns:
         cells = text.split("|")
         if len(cells) != self.count:
             return Bad(number, f"{len(cells)} fields, but the sacct header has {self.count}")
-        job_id = cells[self.index["jobid"]].strip()
+        job_id = cells[self.jobid].strip()
         base, dot, step = job_id.partition(".")
         job = base.partition("+")[0]
         if not job or (dot and not step):
             return Bad(number, f"cannot read JobID {job_id[:40]!r}: expected 1234, 1234.batch, 1234_5 or 1234+0")
-        words = cells[self.index["state"]].split()
+        words = cells[self.state].split(None, 1)
         if not words:
             return Bad(number, "no State")
         state = words[0].rstrip("+").upper()
         try:
-            start = _time(cells[self.index["start"]], context)
-            end = _time(cells[self.index["end"]], context)
+            start = self.time(cells[self.start])
+            end = self.time(cells[self.end])
         except ValueError as error:
             return Bad(number, str(error))
         if start is None:
             return None
-        if end is None and state not in UNDER_WAY and "elapsed" in self.index:
-            length = _elapsed(cells[self.index["elapsed"]])
+        if end is None and state not in UNDER_WAY and self.elapsed is not None:
+            length = _elapsed(cells[self.elapsed])
             if length is False:
-                return Bad(number, f"cannot read Elapsed {cells[self.index['elapsed']].strip()[:40]!r}: "
+                return Bad(number, f"cannot read Elapsed {cells[self.elapsed].strip()[:40]!r}: "
                            "expected [days-]hours:minutes:seconds")  # fmt: skip
             end = None if length is None else start + length
         if end is not None and end < start:
             return Bad(number, "End is before Start")
-        return _Record(number, job, step if dot else None, start, end, state)
-
-
-def _time(cell: str, context: Context) -> float | None:
-    text = cell.strip()
-    if text.lower() in _NO_TIME:
-        return None
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        raise ValueError(f"cannot read time {text[:40]!r}: expected one like 2025-06-25T13:20:46, or Unknown") from None
-    return float(context.stamp(moment))
+        return _Record(number, job, step if dot else None, start, end, state, step.isdigit())
 
 
 def _elapsed(cell: str) -> float | bool | None:
@@ -238,14 +252,16 @@ def rows(lines: Iterable[str], context: Context | None = None) -> Iterator[Row |
     context = context or Context(NAME)
     columns: _Columns | None = None
     held: list[_Record] = []  # the first job's records; in a cluster's dump, the current job's
+    failing = False  # whether one of them ended in a failure state
     cluster = False
     for number, line in enumerate(lines, start=1):
+        if columns is None:
+            if line.strip():
+                columns = _Columns(line, number, context)
+            continue
         if not line.strip():
             continue
-        if columns is None:
-            columns = _Columns(line, number)
-            continue
-        record = columns.record(line, number, context)
+        record = columns.record(line, number)
         if record is None:
             continue
         if isinstance(record, Bad):
@@ -254,8 +270,9 @@ def rows(lines: Iterable[str], context: Context | None = None) -> Iterator[Row |
         if held and record.job != held[0].job:
             cluster = True
         if cluster and held and (record.job != held[0].job or len(held) >= MAX_JOB_RECORDS):
-            yield from _failures(held)
-            held = []
+            if failing:  # most jobs of a dump end well: nothing to sort out
+                yield from _failures(held)
+            held, failing = [], False
         elif not cluster and len(held) >= MAX_JOB_RECORDS:
             raise Broken(
                 f"job {record.job} has more than {MAX_JOB_RECORDS} records, more than are held to put its "
@@ -263,4 +280,9 @@ def rows(lines: Iterable[str], context: Context | None = None) -> Iterator[Row |
                 number,
             )
         held.append(record)
-    yield from _failures(held) if cluster else _out(_events(held))
+        failing = failing or record.state in FAILURES
+    if cluster:
+        if failing:
+            yield from _failures(held)
+    else:
+        yield from _out(_events(held))
