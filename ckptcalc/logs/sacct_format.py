@@ -244,7 +244,15 @@ def _out(events: Iterable[tuple[float, int, int, int, dict[str, Any]]]) -> Itera
 
 
 def _failures(records: Sequence[_Record]) -> Iterator[Row]:
-    return _out(event for event in _events(records) if event[4]["event"] == "failure")
+    """The failure events of one job's records: :func:`_events`' failures, found at once in the common
+    case of one attempt whose steps did not fail."""
+    own = [record for record in records if record.step is None]
+    if len(own) == 1 and not any(record.numbered and record.state in FAILURES for record in records):
+        attempt = own[0]
+        if attempt.state in FAILURES and attempt.end is not None:
+            yield Row(attempt.line, {"time": Stamp(attempt.end), "event": "failure", "cause": attempt.state})
+        return
+    yield from _out(event for event in _events(records) if event[4]["event"] == "failure")
 
 
 def rows(lines: Iterable[str], context: Context | None = None) -> Iterator[Row | Bad | Header]:
