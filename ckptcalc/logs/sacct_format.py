@@ -69,7 +69,7 @@ UNDER_WAY = frozenset(
 )  # fmt: skip
 
 #: Records of one job held before it is known to be alone in the log (and in a cluster's dump, records
-#: of one job held together). About 200 bytes each.
+#: of one job held together): about 300 bytes each, some 30 MB at most.
 MAX_JOB_RECORDS = 100_000
 
 #: Distinct time cells remembered (those of the records being read: a job's records share theirs).
