@@ -57,6 +57,8 @@ LAYERS: list[tuple[str, list[str]]] = [
             "absl_format",
             "jsonl_format",
             "json_format",
+            "sacct_format",
+            "fta_format",
             "reader",
             "canonical",
             "fit",

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ckptcalc.errors import InputError
 from ckptcalc.logs import reader
+from ckptcalc.logs.adapter import Stamp
 from ckptcalc.logs.reader import MISSING, BadRecord, Clock, FatalRecord, TimeKind, get_path, text_form
 from ckptcalc.model.numeric import chi2_quantile, mtbf_interval
 
@@ -646,6 +647,14 @@ class _Incidents:
         )
 
     def record(self, record: dict[str, Any], line: int) -> bool:
+        if type(record.get("time")) is Stamp and "event" in record:
+            # A run assembled from a framework's or scheduler's log: its failures are the incidents.
+            if record["event"] != "failure":
+                return False
+            cause = record.get(self.cause or "cause")
+            label = UNKNOWN_CAUSE if cause is None or cause == "" else text_form(cause)
+            self.events.append(Event(self.clock.seconds(record["time"], line=line), label, line))
+            return True
         assert self.time_field is not None  # fields() came first
         raw = get_path(record, self.time_field, MISSING)
         if raw is MISSING or raw is None or raw == "":

@@ -49,11 +49,28 @@ from typing import IO, Any, Literal, Protocol, cast
 
 from ckptcalc.errors import CkptError, InputError
 from ckptcalc.inputs.units import DURATION_UNITS
-from ckptcalc.logs import absl_format, assembly, csv_format, json_format, jsonl_format, megatron_format
+from ckptcalc.logs import (
+    absl_format,
+    assembly,
+    csv_format,
+    fta_format,
+    json_format,
+    jsonl_format,
+    megatron_format,
+    sacct_format,
+)
 from ckptcalc.logs.adapter import HEAD_LINES, Bad, Broken, Context, Header, Row, Stamp
 
-#: The format adapters, tried in this order on a log's first non-blank line.
-ADAPTERS: tuple[ModuleType, ...] = (megatron_format, absl_format, json_format, jsonl_format, csv_format)
+#: The format adapters, tried in this order on a log's first non-blank lines (csv, the fallback, last).
+ADAPTERS: tuple[ModuleType, ...] = (
+    megatron_format,
+    absl_format,
+    json_format,
+    jsonl_format,
+    sacct_format,
+    fta_format,
+    csv_format,
+)
 
 #: Their names: what ``format`` takes.
 FORMATS = tuple(sorted(adapter.NAME for adapter in ADAPTERS))
