@@ -314,3 +314,26 @@ def test_the_interval_of_the_effective_time_uses_students_t_for_19_degrees_of_fr
     low, high = result.effective_ci95
     assert (low, high) == pytest.approx((0.9 - half, 0.9 + half), rel=1e-12)
     assert half == pytest.approx(0.0480173, abs=1e-7)
+
+
+# A storage checkpoint (12–14) completes inside a memory one (10–) that the failure at 16 cuts short: the
+# stalls overlap, so the time stalled is their union, 10–16 = 6 s, not 6 + 2. The restart is 16–20; the
+# failure resumes from the storage checkpoint (durable at 14), and 12–16 holds no work to redo.
+OVERLAPPING_STALLS = """time,event,level
+0,run_start,
+10,checkpoint_start,memory
+12,checkpoint_start,storage
+14,checkpoint_end,storage
+16,failure,
+20,restart_end,
+30,run_end,
+"""
+
+
+def test_overlapping_stalls_count_once() -> None:
+    from ckptcalc.logs import analyze
+
+    result = analyze.analyze(analyze.parse(OVERLAPPING_STALLS, name="overlap.csv", time_unit="s"))
+    assert result.timeline.episodes.resumed_from_s.tolist() == [12.0]
+    split = result.realised
+    assert (split.useful, split.write, split.rework, split.restart) == pytest.approx((20 / 30, 6 / 30, 0.0, 4 / 30))

@@ -36,7 +36,7 @@ import functools
 import itertools
 import math
 from array import array
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -207,7 +207,8 @@ class _Run:
         kind = _given(record, "event")
         if kind is MISSING:
             raise BadRecord("no 'event' field")
-        handler = self.handlers.get(kind if type(kind) is str else text_form(kind))
+        name = kind if type(kind) is str else text_form(kind)
+        handler = self.handlers.get(name)
         if handler is None:
             return False
         t = self.time(record, self.time_field)
@@ -215,10 +216,10 @@ class _Run:
             raise BadRecord(f"no {self.time_field!r} field")
         if t < self.last:
             raise BadRecord(f"time goes backwards (an earlier line is later by {self.last - t:g} s)")
-        if self.start is None and handler != self._run_start:
-            raise BadRecord(f"{text_form(kind)} before run_start")
+        if self.start is None and name != "run_start":
+            raise BadRecord(f"{name} before run_start")
         if self.end is not None:
-            raise BadRecord(f"{text_form(kind)} after run_end")
+            raise BadRecord(f"{name} after run_end")
         self.last = t
         handler(t, record)
         return True
@@ -361,16 +362,20 @@ def _resume_points(checkpoints: Checkpoints, failure: Any, named: Any, run_start
     level = numpy.full(failure.size, -1, dtype=numpy.int64)
     inferred, given = numpy.flatnonzero(numpy.isnan(named)), numpy.flatnonzero(~numpy.isnan(named))
     unnamed = given
-    if checkpoints.start_s.size:
+    if checkpoints.start_s.size and inferred.size:
         # Checkpoints by when they became durable, and the one with the latest start so far.
-        order = numpy.argsort(checkpoints.durable_s, kind="stable")
+        durable = checkpoints.durable_s
+        order = numpy.argsort(durable, kind="stable")
+        found = numpy.searchsorted(durable[order], failure[inferred], side="right") - 1
+        del durable
         starts = checkpoints.start_s[order]
         newest = numpy.maximum.accumulate(starts)
         holder = numpy.maximum.accumulate(numpy.where(starts >= newest, numpy.arange(starts.size), 0))
-        found = numpy.searchsorted(checkpoints.durable_s[order], failure[inferred], side="right") - 1
         has = found >= 0
         resumed[inferred[has]] = newest[found[has]]
         level[inferred[has]] = checkpoints.level[order[holder[found[has]]]]
+        del order, starts, newest, holder
+    if checkpoints.start_s.size and given.size:
         by_start = numpy.argsort(checkpoints.start_s, kind="stable")
         sorted_starts = checkpoints.start_s[by_start]
         at = numpy.minimum(numpy.searchsorted(sorted_starts, named[given]), sorted_starts.size - 1)
@@ -465,64 +470,71 @@ class Analysis:
 
 
 class _Coverage:
-    """Time covered by a set of spans, up to any moment: measure(spans ∩ [a, b]) in O(log n)."""
+    """Time covered by a set of spans (``starts``, ``ends``), up to any moment: measure(spans ∩ [a, b])
+    in O(log n). Spans already in order and apart (one level's stalls, say) are used as they are."""
 
-    def __init__(self, spans: Any) -> None:
+    def __init__(self, starts: Any, ends: Any) -> None:
         import numpy
 
-        merged = _merge(spans)
-        self.x = merged.reshape(-1)
-        lengths = merged[:, 1] - merged[:, 0]
-        covered = numpy.concatenate(([0.0], numpy.cumsum(lengths)))
-        # At a span's start the coverage so far; at its end that plus its length.
-        self.y = numpy.empty(self.x.size)
-        self.y[0::2] = covered[:-1]
-        self.y[1::2] = covered[1:]
-        self.spans = merged
+        self.starts, self.ends = _merge(starts, ends)
+        self.lengths = self.ends - self.starts
+        self.before = numpy.concatenate(([0.0], numpy.cumsum(self.lengths)))  # covered before each span
 
     def upto(self, t: Any) -> Any:
         import numpy
 
-        if self.x.size == 0:
+        k = numpy.searchsorted(self.starts, t, side="right") - 1  # the last span that starts by t
+        at = numpy.maximum(k, 0)
+        if not self.starts.size:
             return numpy.zeros_like(numpy.asarray(t, dtype=float))
-        return numpy.interp(t, self.x, self.y, left=0.0, right=float(self.y[-1]))
+        inside = numpy.minimum(numpy.asarray(t) - self.starts[at], self.lengths[at])
+        return numpy.where(k >= 0, self.before[at] + inside, 0.0)
 
     def within(self, a: Any, b: Any) -> Any:
         return self.upto(b) - self.upto(a)
 
-    def scalar(self) -> Callable[[float], float]:
-        """:meth:`upto` for one moment, on plain floats (cheaper than numpy for one number)."""
-        import bisect
 
-        xs: list[float] = self.x.tolist()
-        ys: list[float] = self.y.tolist()
+class _Union:
+    """The coverage of spans in parts that do not overlap one another: the sum of the parts'."""
 
-        def upto(t: float) -> float:
-            i = bisect.bisect_right(xs, t)
-            if i == 0:
-                return 0.0
-            if i == len(xs):
-                return ys[-1]
-            x0, x1, y0, y1 = xs[i - 1], xs[i], ys[i - 1], ys[i]
-            return y0 if x1 == x0 else y0 + (y1 - y0) * (t - x0) / (x1 - x0)
+    def __init__(self, *parts: _Coverage) -> None:
+        self.parts = parts
 
-        return upto
+    def within(self, a: Any, b: Any) -> Any:
+        return sum(part.within(a, b) for part in self.parts)
 
 
-def _merge(spans: Any) -> Any:
-    """Sorted, disjoint spans covering the same time as ``spans`` (an (n, 2) array)."""
+def _stalls(checkpoints: Checkpoints, cut: Any) -> _Coverage | _Union:
+    """The coverage of every stall: the completed checkpoints' and those cut short. They seldom overlap
+    (never with one level), and then the checkpoints' own arrays serve, unsorted and uncopied."""
     import numpy
 
-    spans = numpy.asarray(spans, dtype=float).reshape(-1, 2)
-    spans = spans[spans[:, 1] > spans[:, 0]]
-    if spans.size == 0:
-        return spans
-    spans = spans[numpy.argsort(spans[:, 0], kind="stable")]
-    ends = numpy.maximum.accumulate(spans[:, 1])
-    starts_new = numpy.concatenate(([True], spans[1:, 0] > ends[:-1]))
-    first = numpy.flatnonzero(starts_new)
-    last = numpy.concatenate((first[1:] - 1, [len(spans) - 1]))
-    return numpy.column_stack((spans[first, 0], ends[last]))
+    done = _Coverage(checkpoints.start_s, checkpoints.end_s)
+    if not cut.size:
+        return done
+    short = _Coverage(numpy.ascontiguousarray(cut[:, 0]), numpy.ascontiguousarray(cut[:, 1]))
+    if not numpy.any(done.within(short.starts, short.ends) > 0):
+        return _Union(done, short)
+    starts = numpy.concatenate((checkpoints.start_s, cut[:, 0]))
+    return _Coverage(starts, numpy.concatenate((checkpoints.end_s, cut[:, 1])))
+
+
+def _merge(starts: Any, ends: Any) -> tuple[Any, Any]:
+    """Sorted, disjoint spans covering the same time as the spans ``starts``–``ends``: the arrays
+    themselves when they already are."""
+    import numpy
+
+    keep = ends > starts
+    if not keep.all():
+        starts, ends = starts[keep], ends[keep]
+    if starts.size < 2 or bool(numpy.all(starts[1:] >= ends[:-1])):
+        return starts, ends
+    order = numpy.argsort(starts, kind="stable")
+    starts, reach = starts[order], numpy.maximum.accumulate(ends[order])
+    del order
+    first = numpy.flatnonzero(numpy.concatenate(([True], starts[1:] > reach[:-1])))
+    last = numpy.concatenate((first[1:] - 1, [starts.size - 1]))
+    return starts[first], reach[last]
 
 
 def analyze(timeline: Timeline, *, window_s: float | None = None) -> Analysis:
@@ -532,17 +544,17 @@ def analyze(timeline: Timeline, *, window_s: float | None = None) -> Analysis:
     t0, t1 = timeline.start_s, timeline.end_s
     ck, ep = timeline.checkpoints, timeline.episodes
     ended = numpy.where(numpy.isnan(ep.end_s), t1, ep.end_s)
-    stall = _Coverage(numpy.concatenate((numpy.column_stack((ck.start_s, ck.end_s)), timeline.cut_short)))
-    restart = _Coverage(numpy.column_stack((ep.failure_s, ended)))
-    lost_spans = _merge(numpy.column_stack((ep.resumed_from_s, ep.failure_s)))
+    stall = _stalls(ck, timeline.cut_short)
+    restart = _Coverage(ep.failure_s, ended)
+    lost_from, lost_to = _merge(ep.resumed_from_s, ep.failure_s)
 
     def split(a: float, b: float) -> Split:
         wall = b - a
         write = float(stall.within(a, b))
         down = float(restart.within(a, b))
-        if lost_spans.size:
-            lo = numpy.clip(lost_spans[:, 0], a, b)
-            hi = numpy.clip(lost_spans[:, 1], a, b)
+        if lost_from.size:
+            lo = numpy.clip(lost_from, a, b)
+            hi = numpy.clip(lost_to, a, b)
             rework_s = float(numpy.sum(hi - lo - stall.within(lo, hi) - restart.within(lo, hi)))
         else:
             rework_s = 0.0
@@ -593,7 +605,7 @@ def analyze(timeline: Timeline, *, window_s: float | None = None) -> Analysis:
     )
 
 
-def _lost_per_episode(timeline: Timeline, stall: _Coverage, restart: _Coverage) -> Any:
+def _lost_per_episode(timeline: Timeline, stall: _Coverage | _Union, restart: _Coverage) -> Any:
     """The work each failure lost that no earlier failure had already lost (they sum to the rework).
 
     Episodes come in time order and each lost span ends at its failure, so a new span can only overlap
@@ -606,19 +618,20 @@ def _lost_per_episode(timeline: Timeline, stall: _Coverage, restart: _Coverage) 
         ep.failure_s - ep.resumed_from_s - stall.within(ep.resumed_from_s, ep.failure_s)
         - restart.within(ep.resumed_from_s, ep.failure_s), 0.0,
     )  # fmt: skip
-    stall_at, restart_at = stall.scalar(), restart.scalar()
-
-    def work(a: float, b: float) -> float:
-        return max(b - a - (stall_at(b) - stall_at(a)) - (restart_at(b) - restart_at(a)), 0.0)
-
+    # The spans popped: each one's overlap with the new span was already lost.
+    popped: list[tuple[int, float, float]] = []
     union: list[tuple[float, float]] = []
     for i, (a, b) in enumerate(zip(ep.resumed_from_s.tolist(), ep.failure_s.tolist(), strict=True)):
         start = a
         while union and union[-1][1] >= a:
             s0, e0 = union.pop()
-            lost[i] -= work(max(s0, a), min(e0, b))
+            popped.append((i, max(s0, a), min(e0, b)))
             start = min(start, s0)
         union.append((start, b))
+    if popped:
+        which, lo, hi = (numpy.array(column) for column in zip(*popped, strict=True))
+        overlap = numpy.maximum(hi - lo - stall.within(lo, hi) - restart.within(lo, hi), 0.0)
+        numpy.subtract.at(lost, which, overlap)
     return numpy.maximum(lost, 0.0)
 
 
@@ -631,7 +644,7 @@ def _levels(timeline: Timeline, completed: Any) -> tuple[Level, ...]:
     order = sorted(present.tolist(), key=lambda i: (timeline.levels[i] not in MEMORY_LEVELS, timeline.levels[i]))
     restarts = ep.end_s - ep.failure_s
     for index in order:
-        mine = ck.level == index
+        mine = ck.level == index if len(order) > 1 else slice(None)  # one level: no copies
         stalls = (ck.end_s - ck.start_s)[mine]
         persist = ck.persist_end_s[mine]
         # The persist lag from the persists that completed: NaN is synchronous, inf never became durable.
@@ -661,8 +674,11 @@ def _interval(timeline: Timeline) -> tuple[float | None, int | None]:
     if ck.start_s.size < 2:
         return None, None
     memory = [i for i, name in enumerate(timeline.levels) if name in MEMORY_LEVELS]
-    order = numpy.argsort(ck.start_s, kind="stable")
-    starts, ends, storage = ck.start_s[order], ck.end_s[order], ~numpy.isin(ck.level[order], memory)
+    starts, ends, levels = ck.start_s, ck.end_s, ck.level
+    if not numpy.all(starts[1:] >= starts[:-1]):  # in order already with one level
+        order = numpy.argsort(starts, kind="stable")
+        starts, ends, levels = starts[order], ends[order], levels[order]
+    storage = ~numpy.isin(levels, memory)
     failures = numpy.sort(timeline.episodes.failure_s)
 
     def clean(a: Any, b: Any) -> Any:
