@@ -696,6 +696,7 @@ def event_log(pieces: Iterable[Events], form: str) -> Iterator[str]:
 
     import numpy
 
+    from ckptcalc.logs.analyze import INTERRUPTED
     from ckptcalc.simulation.events import EVENT_KINDS
 
     csv = form == "csv"
@@ -705,14 +706,14 @@ def event_log(pieces: Iterable[Events], form: str) -> Iterator[str]:
         tails = [f",{name},{'storage' if level[name] else ''},,\n" for name in EVENT_KINDS]
         restarted = ",restart_end,,{!r},\n".format
         persisted = ",checkpoint_end,storage,,{}\n".format
-        interrupted = _INTERRUPTED
+        interrupted = INTERRUPTED
         heads: Any = repr
     else:
         storage = ', "level": "storage"'
         tails = [f', "event": "{name}"{storage if level[name] else ""}}}{end}' for name in EVENT_KINDS]
         restarted = (', "event": "restart_end", "resumed_from": {!r}}}' + end).format
         persisted = (', "event": "checkpoint_end", "level": "storage", "async_persist_end": {}}}' + end).format
-        interrupted = f'"{_INTERRUPTED}"'
+        interrupted = f'"{INTERRUPTED}"'
         heads = '{{"time_s": {!r}'.format
     endings = numpy.array(tails, dtype=object)
     yield _CSV_HEADER if csv else "[\n" if form == "json" else ""
@@ -742,7 +743,6 @@ def event_log(pieces: Iterable[Events], form: str) -> Iterator[str]:
 
 
 _INF = float("inf")
-_INTERRUPTED = "interrupted"
 
 
 _SLOT = "\x00column\x00"
