@@ -773,6 +773,8 @@ def simulate(
     config = the_job.config
     k = None if config.shape is None else float(config.shape)
     failures = sim.Failures(float(config.mtbf_s), k)
+    if events is not None:
+        event_log_form(events)
     if events is not None and config.has_memory:
         raise InputError("an event log is written for one checkpoint level", where="events")
     if events is not None and total > EVENT_CYCLES:
@@ -830,24 +832,54 @@ def _ran(config: Config, schedule: Schedule) -> Config:
 EVENT_CYCLES = 1_000_000
 
 
+def event_log_form(path: str | os.PathLike[str]) -> tuple[str, bool]:
+    """The form of event log ``simulate --events`` writes to ``path``, from its extension (``.csv``,
+    ``.jsonl``, ``.json``, each optionally ``.gz``), and whether it is gzip-compressed."""
+    from ckptcalc.output.documents import EVENT_LOG_FORMS
+
+    name = os.fspath(path).lower()
+    packed = name.endswith(".gz")
+    stem = name.removesuffix(".gz")
+    form = next((form for form in EVENT_LOG_FORMS if stem.endswith("." + form)), None)
+    if form is None:
+        shown = os.path.basename(os.fspath(path))
+        raise InputError(
+            f"cannot tell the log's format from {shown!r}: name it .csv, .jsonl or .json (optionally .gz)",
+            where="events",
+        )
+    return form, packed
+
+
 def _write_events(
     schedule: Schedule, failures: Failures, cycles: int, seed: int, path: str | os.PathLike[str], force: bool
 ) -> None:
-    """The simulated timeline as an event log (CSV, times in seconds), written atomically."""
+    """The simulated timeline as an event log (the form its extension names, times in seconds), streamed
+    piece by piece into a temporary file moved into place at the end."""
     from pathlib import Path
 
     from ckptcalc.errors import CkptError
     from ckptcalc.files import atomic_write, check_new
     from ckptcalc.output import documents
-    from ckptcalc.simulation.events import events as simulated_events
+    from ckptcalc.simulation.events import pieces
 
+    form, packed = event_log_form(path)
     target = Path(path)
+    text = documents.event_log(pieces(schedule, failures, cycles=cycles, seed=seed), form)
+    data = (piece.encode("utf-8") for piece in text)
     try:
         check_new(target, force=force, where="events")
-        text = documents.events_csv(simulated_events(schedule, failures, cycles=cycles, seed=seed))
-        atomic_write(target, text.encode("utf-8"), force=force, where="events")
+        atomic_write(target, _gzipped(data) if packed else data, force=force, where="events")
     except CkptError as error:
         raise InputError(error.template, where=error.where) from None
+
+
+def _gzipped(data: Iterable[bytes]) -> Iterator[bytes]:
+    import zlib
+
+    packer = zlib.compressobj(6, zlib.DEFLATED, 31)  # 31: a gzip header and trailer
+    for piece in data:
+        yield packer.compress(piece)
+    yield packer.flush()
 
 
 class FailureLog(Outcome):
@@ -1105,7 +1137,7 @@ def analyze(
     *,
     stdin: Any = None,
     format: str | None = None,
-    time: str = "time",
+    time: str | None = None,
     time_unit: str | None = None,
     cause: str = "cause",
     window: Value | None = None,
@@ -1118,8 +1150,9 @@ def analyze(
     """The goodput a run got and what the model says it should have got (docs/model.md §11): the realised
     split of wall time from an event log, the measured write time, restart, interval and failure rate, the
     exact model at those inputs (effective time at the interval used, the optimal and robust intervals,
-    the gain) and the time lost per failure cause. ``window`` splits the run (e.g. ``"1d"``), ``slo``
-    marks the windows below it.
+    the gain) and the time lost per failure cause. ``time`` names the time field (None: ``time``, or
+    ``time_s`` in seconds in a log without ``time``, as ``simulate --events`` writes). ``window`` splits
+    the run (e.g. ``"1d"``), ``slo`` marks the windows below it.
 
     >>> a = analyze("tests/data/hand-run.jsonl", time_unit="min")
     >>> round(a.realised["effective"], 6), a["measured"]["failures"]
@@ -1147,7 +1180,7 @@ def analyze(
     if span is not None and (read.end_s - read.start_s) / span > 10_000:
         raise InputError("more than 10,000 windows: choose a longer one", where="window")
     analysis = timeline.analyze(read, window_s=span)
-    fitted = fitting.fit(list(read.failure_times_s), start_s=read.start_s, end_s=read.end_s)
+    fitted = fitting.fit(read.failure_times_s, start_s=read.start_s, end_s=read.end_s)
     config, reason = _measured_config(analysis, fitted)
     model = None
     if config is not None:

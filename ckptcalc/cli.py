@@ -9,7 +9,7 @@ import contextlib
 import functools
 import inspect
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
@@ -29,6 +29,7 @@ DEFAULT_PRESET = "llama3-405b"
 
 EXIT_USAGE = 2
 EXIT_CHECK = 3
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command Ctrl-C stopped
 
 
 class _ReaderLeft(Exception):
@@ -801,7 +802,8 @@ def simulate(
         Optional[Path],
         typer.Option(
             "--events",
-            help="Also write the simulated timeline as an event log (CSV, seconds) for analyze; one level.",
+            help="Also write the simulated timeline as an event log for analyze: .csv, .jsonl or .json"
+            " (optionally .gz); one level.",
             metavar="FILE",
             rich_help_panel="Simulation",
         ),
@@ -819,13 +821,14 @@ def simulate(
     if events is not None:
         _check_new(events, force, "events")
         arguments.update(events=events, force=force)
-    if show_progress:
-        from ckptcalc.output import tables
+    with _interruptible(None if events is None else str(events)):
+        if show_progress:
+            from ckptcalc.output import tables
 
-        with tables.progress("simulating") as update:
-            outcome = api.simulate(model.preset, progress=update, **arguments)
-    else:
-        outcome = api.simulate(model.preset, **arguments)
+            with tables.progress("simulating") as update:
+                outcome = api.simulate(model.preset, progress=update, **arguments)
+        else:
+            outcome = api.simulate(model.preset, **arguments)
     document = outcome.to_dict()
     if json_output:
         _print_json(document)
@@ -1072,14 +1075,17 @@ def _check_new(path: Path, force: bool, where: str) -> None:
 @app.command(
     epilog=_examples(
         "ckptcalc analyze run-events.jsonl",
-        "ckptcalc analyze docs/example-run.csv --time-unit s --window 6h --slo 0.5 --gpus 16384",
-        "ckptcalc simulate --cycles 5e4 --events sim.csv && ckptcalc analyze sim.csv --time-unit s --json",
+        "ckptcalc analyze docs/example-run.csv --window 6h --slo 0.5 --gpus 16384",
+        "ckptcalc simulate --cycles 5e4 --events sim.jsonl && ckptcalc analyze sim.jsonl --json",
     )
 )
 def analyze(
     log: Annotated[str, typer.Argument(metavar="LOG", help="Event log: JSON Lines, CSV or JSON; - for stdin.")],
     log_format: FormatOpt = None,
-    time: Annotated[str, typer.Option("--time", help="Time field.", metavar="FIELD")] = "time",
+    time: Annotated[
+        Optional[str],
+        typer.Option("--time", help="Time field (default: time, or time_s in seconds).", metavar="FIELD"),
+    ] = None,
     time_unit: Annotated[
         Optional[str], typer.Option("--time-unit", help="Unit of numeric times: s, min, h or d.", metavar="UNIT")
     ] = None,
@@ -1117,10 +1123,11 @@ def analyze(
         raise InputError("choose one of --json and --markdown", where="--markdown")
     if save_preset is not None:
         _check_new(save_preset, force, "save_preset")
-    outcome = api.analyze(
-        log, stdin=sys.stdin, format=log_format, time=time, time_unit=time_unit, cause=cause, window=window,
-        slo=slo, gpus=gpus, discard=discard, skip_bad=skip_bad, year=year,
-    )  # fmt: skip
+    with _interruptible(None):
+        outcome = api.analyze(
+            log, stdin=sys.stdin, format=log_format, time=time, time_unit=time_unit, cause=cause, window=window,
+            slo=slo, gpus=gpus, discard=discard, skip_bad=skip_bad, year=year,
+        )  # fmt: skip
     if save_preset is not None:
         from ckptcalc.output import wording
 
@@ -1318,6 +1325,21 @@ def _reader_left() -> None:
     """The reader of a pipe went away (``| head -1``): that is success, silently."""
     _silence_stdout()
     sys.exit(0)
+
+
+@contextlib.contextmanager
+def _interruptible(unwritten: str | None) -> Iterator[None]:
+    """Ctrl-C during a long command: one line, and exit 130. A file being written (``unwritten``) is not
+    left behind: writes go to a temporary file that the interrupt removes."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        from ckptcalc.output import wording
+
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.write(wording.interrupted(unwritten) + "\n")
+            sys.stderr.flush()
+        sys.exit(EXIT_INTERRUPTED)
 
 
 def _cannot_write(error: OSError) -> None:

@@ -4,7 +4,7 @@ hang, /dev/zero would never end), and writes are atomic, with no overwrite unles
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
@@ -81,12 +81,14 @@ def _umask() -> int:
     return current
 
 
-def atomic_write(path: Path, data: bytes, *, force: bool, where: str) -> None:
-    """Write ``data`` via a temporary file in the same directory, then link or rename it
-    into place, so a reader never sees half a file and nothing is clobbered
-    unless ``force``. Failures raise :class:`CkptError` attributed to ``where``."""
+def atomic_write(path: Path, data: bytes | Iterable[bytes], *, force: bool, where: str) -> None:
+    """Write ``data`` (or its pieces, as they come) via a temporary file in the same directory, then
+    link or rename it into place, so a reader never sees half a file and nothing is clobbered unless
+    ``force``; the temporary file is removed whatever stops the writing (an interrupt too). Failures
+    raise :class:`CkptError` attributed to ``where``."""
     with atomic_stream(path, force=force, where=where) as stream:
-        stream.write(data)
+        for piece in [data] if isinstance(data, bytes) else data:
+            stream.write(piece)
 
 
 @contextmanager

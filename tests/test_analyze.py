@@ -83,7 +83,7 @@ def test_simulated_timeline_round_trip(run_json: RunJson, tmp_path: Path, preset
     # docs/model.md §11.4: analyze recovers what simulate ran.
     log = tmp_path / "run.csv"
     sim = run_json("simulate", "--preset", preset, *flags, "--seed", "3", "--events", str(log))
-    doc = run_json("analyze", str(log), "--time-unit", "s")
+    doc = run_json("analyze", str(log))  # the log's time_s column says its unit
     job = api.job(preset)
     level = job.config.levels()[-1]
     m = doc["measured"]
@@ -242,7 +242,7 @@ def test_example_log_in_docs_is_what_simulate_writes(tmp_path: Path) -> None:
     api.simulate("llama3-405b", size="6.5TB", bw="20GB/s", mtbf="15min", cycles=200, seed=1, events=fresh)
     shipped = Path(__file__).parent.parent / "docs" / "example-run.csv"
     assert fresh.read_text() == shipped.read_text()
-    assert math.isclose(api.analyze(str(shipped), time_unit="s").realised["effective"], 0.204159, abs_tol=5e-7)
+    assert math.isclose(api.analyze(str(shipped)).realised["effective"], 0.204159, abs_tol=5e-7)
 
 
 def test_times_too_large_for_the_arithmetic_are_refused(run: Run, tmp_path: Path) -> None:
@@ -285,8 +285,7 @@ def test_an_asynchronous_failure_resumes_from_the_last_durable_checkpoint() -> N
     from ckptcalc.logs import analyze
 
     result = analyze.analyze(analyze.parse(ASYNC_FAILURE, name="async.csv", time_unit="s"))
-    (episode,) = result.timeline.episodes
-    assert episode.resumed_from_s == 100.0  # from the stall's end it would be 200
+    assert result.timeline.episodes.resumed_from_s.tolist() == [100.0]  # from the stall's end it would be 200
     # Lost: [100, 240] less the two 10 s stalls in it = 120 s (resuming from 200 s would lose 30 s);
     # restart 240–260 = 20 s; stalls 20 s; useful 400 − 20 − 20 − 120 = 240 s.
     split = result.realised
@@ -315,3 +314,26 @@ def test_the_interval_of_the_effective_time_uses_students_t_for_19_degrees_of_fr
     low, high = result.effective_ci95
     assert (low, high) == pytest.approx((0.9 - half, 0.9 + half), rel=1e-12)
     assert half == pytest.approx(0.0480173, abs=1e-7)
+
+
+# A storage checkpoint (12–14) completes inside a memory one (10–) that the failure at 16 cuts short: the
+# stalls overlap, so the time stalled is their union, 10–16 = 6 s, not 6 + 2. The restart is 16–20; the
+# failure resumes from the storage checkpoint (durable at 14), and 12–16 holds no work to redo.
+OVERLAPPING_STALLS = """time,event,level
+0,run_start,
+10,checkpoint_start,memory
+12,checkpoint_start,storage
+14,checkpoint_end,storage
+16,failure,
+20,restart_end,
+30,run_end,
+"""
+
+
+def test_overlapping_stalls_count_once() -> None:
+    from ckptcalc.logs import analyze
+
+    result = analyze.analyze(analyze.parse(OVERLAPPING_STALLS, name="overlap.csv", time_unit="s"))
+    assert result.timeline.episodes.resumed_from_s.tolist() == [12.0]
+    split = result.realised
+    assert (split.useful, split.write, split.rework, split.restart) == pytest.approx((20 / 30, 6 / 30, 0.0, 4 / 30))

@@ -9,6 +9,7 @@ zone), worked by hand from the lines.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -43,11 +44,12 @@ def _events(lines: list[str]) -> list[tuple[str, float, Any]]:
 
 def _relative(timeline: analyze.Timeline) -> dict[str, Any]:
     t0 = timeline.start_s
+    c, e = timeline.checkpoints, timeline.episodes
     return {
-        "checkpoints": [(c.start_s - t0, c.end_s - t0) for c in timeline.checkpoints],
+        "checkpoints": [(float(a - t0), float(b - t0)) for a, b in zip(c.start_s, c.end_s, strict=True)],
         "episodes": [
-            (e.failure_s - t0, e.cause, None if e.end_s is None else e.end_s - t0, e.resumed_from_s - t0)
-            for e in timeline.episodes
+            (float(f - t0), timeline.causes[k], None if math.isnan(end) else float(end - t0), float(r - t0))
+            for f, k, end, r in zip(e.failure_s, e.cause, e.end_s, e.resumed_from_s, strict=True)
         ],
         "wall": timeline.end_s - t0,
     }
@@ -161,8 +163,9 @@ def test_a_save_timed_before_its_success_was_asynchronous() -> None:
     assert _events(lines) == [("checkpoint_start", 20.0, 10), ("checkpoint_end", 22.0, 10), ("progress", 40.0, 20),
                               ("persist_end", 50.0, 10)]  # fmt: skip
     timeline = analyze.parse(lines, name="async.log")
-    (checkpoint,) = timeline.checkpoints
-    assert (checkpoint.end_s - checkpoint.start_s, checkpoint.durable_s - checkpoint.end_s) == (2.0, 28.0)
+    c = timeline.checkpoints
+    assert len(c.start_s) == 1
+    assert (float(c.end_s[0] - c.start_s[0]), float(c.durable_s[0] - c.end_s[0])) == (2.0, 28.0)
 
 
 def test_a_log_with_no_timestamp_runs_from_zero() -> None:

@@ -67,7 +67,9 @@ def test_a_requeued_job_gives_its_attempts_in_time_order() -> None:
 def test_analyze_reads_the_requeues_as_episodes() -> None:
     timeline = analyze.read(JOB)
     # Each failure, and training resuming at the next step's start.
-    episodes = [(e.failure_s - T0, e.cause, e.failures, (e.end_s or 0.0) - e.failure_s) for e in timeline.episodes]
+    e = timeline.episodes
+    columns = zip(e.failure_s, e.cause, e.failures, e.end_s, strict=True)
+    episodes = [(float(f - T0), timeline.causes[k], int(n), float(end - f)) for f, k, n, end in columns]
     assert episodes == [
         (12000.0, "NODE_FAIL", 1, 770.0),  # 11:20:00 → 11:32:50
         (16800.0, "FAILED", 1, 70.0),  # 12:40:00 → 12:41:10

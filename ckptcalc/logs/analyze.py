@@ -1,10 +1,11 @@
 """A run's event log, read and split into where its time went (docs/model.md §11).
 
 An event log is any format :mod:`ckptcalc.logs.reader` reads (JSON Lines, CSV, a JSON array;
-compressed or not), one event a record, each with a ``time`` and
-an ``event``: ``run_start``, ``run_end``, ``checkpoint_start``,
+compressed or not), one event a record, each with a ``time`` (or ``time_s``,
+seconds) and an ``event``: ``run_start``, ``run_end``, ``checkpoint_start``,
 ``checkpoint_end`` (optional ``level``, and ``async_persist_end``: when its
-persist became durable), ``failure`` (optional ``cause``), ``restart_end``
+persist became durable, or ``interrupted``: never), ``failure`` (optional
+``cause``), ``restart_end``
 (training resumes; optional ``resumed_from``: the time of the
 ``checkpoint_start`` whose state was loaded) and ``progress`` (optional
 ``step``). Unknown events are skipped and counted.
@@ -16,8 +17,8 @@ work. Work between the checkpoint a restart resumed from and the failure
 before it was lost: *rework*. The rest is *useful*.
 
 Logs are read line by line (a long run's log is large), and the consumer here keeps
-only the times it needs. Pure apart from reading the file; numpy is
-imported by the analysis.
+only the times it needs, in typed arrays. Pure apart from reading the file; numpy is
+imported once the log is read.
 
 >>> text = "\\n".join([
 ...     '{"time": 0, "event": "run_start"}',
@@ -31,14 +32,16 @@ imported by the analysis.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ckptcalc.errors import InputError
-from ckptcalc.logs import reader
+from ckptcalc.logs import assembly, reader
 from ckptcalc.logs.reader import MISSING, BadRecord, get_path, text_form
 from ckptcalc.simulation import timeline as montecarlo
 
@@ -62,24 +65,36 @@ T_975 = 2.093024054408263
 MAX_TIME = 1e13
 
 
-@dataclass(frozen=True, slots=True)
-class Checkpoint:
-    start_s: float
-    end_s: float
-    level: str
-    durable_s: float  # when it became durable: its end, or its persist's end
+@dataclass(frozen=True)
+class Checkpoints:
+    """The completed checkpoints of a log, in the order they ended, as columns (numpy arrays)."""
+
+    start_s: Any
+    end_s: Any
+    persist_end_s: Any  # its persist's end: NaN synchronous (durable at its end), inf interrupted (never)
+    level: Any  # the index of its level in Timeline.levels
+
+    @property
+    def durable_s(self) -> Any:
+        """When each became durable: its end, or its persist's end (inf: never)."""
+        import numpy
+
+        return numpy.where(numpy.isnan(self.persist_end_s), self.end_s, self.persist_end_s)
 
 
 @dataclass(frozen=True)
-class Episode:
-    """A failure, any failures during its restart, and the restart that ended it."""
+class Episodes:
+    """Each failure, any failures during its restart, and the restart that ended it, as columns."""
 
-    failure_s: float
-    cause: str
-    failures: int
-    end_s: float | None  # None: the run ended before training resumed
-    resumed_from_s: float
-    resumed_level: str | None  # the level of the checkpoint resumed from; None: the run's start
+    failure_s: Any
+    end_s: Any  # NaN: the run ended before training resumed
+    resumed_from_s: Any
+    failures: Any
+    cause: Any  # the index of its cause in Timeline.causes
+    resumed_level: Any  # the index of the level resumed from in Timeline.levels; -1: the run's start
+
+    def __len__(self) -> int:
+        return len(self.failure_s)
 
 
 @dataclass(frozen=True)
@@ -90,11 +105,13 @@ class Timeline:
     time_kind: str
     start_s: float
     end_s: float
-    checkpoints: tuple[Checkpoint, ...]
-    cut_short: tuple[tuple[float, float], ...]  # stalls a failure cut short
-    episodes: tuple[Episode, ...]
-    failure_times_s: tuple[float, ...]  # every failure, those during restarts too
-    failure_causes: tuple[str, ...]
+    levels: tuple[str, ...]
+    checkpoints: Checkpoints
+    cut_short: Any  # (n, 2): stalls a failure (or the run's end) cut short
+    episodes: Episodes
+    failure_times_s: Any  # every failure, those during restarts too
+    failure_causes: Any  # the index of each one's cause in causes
+    causes: tuple[str, ...]
     lines: int
     used: int
     unknown: int
@@ -108,65 +125,85 @@ class Timeline:
 
 # ------------------------------------------------------------------ reading
 
+#: The time field of an event log that says its unit in its name: seconds from the log's zero.
+SECONDS_FIELD = "time_s"
+
+#: The time field read when none is named, unless the log has only :data:`SECONDS_FIELD`.
+TIME_FIELD = "time"
+
+#: What ``async_persist_end`` holds for a persist a failure cut short: it never became durable.
+INTERRUPTED = assembly.INTERRUPTED
+
 
 def read(
     path: str,
     *,
     stdin: Any = None,
     format: str | None = None,
-    time_field: str = "time",
+    time_field: str | None = None,
     time_unit: str | None = None,
     cause: str = "cause",
     skip_bad: bool = False,
     year: int | None = None,
 ) -> Timeline:
     """Read an event log from a file (``"-"``: ``stdin``) by :func:`ckptcalc.logs.reader.scan`: any format
-    it reads (JSON Lines, CSV, a JSON array, framework logs), compressed or not. ``year`` completes
-    timestamps that carry none (absl's); without it, the file's modification time gives it."""
+    it reads (JSON Lines, CSV, a JSON array, framework logs), compressed or not. ``time_field`` None reads
+    ``time``, or ``time_s`` in seconds in a log that has no ``time``. ``year`` completes timestamps that
+    carry none (absl's); without it, the file's modification time gives it."""
     run = _Run(time_field, time_unit, cause)
     counts = reader.scan(path, run, stdin=stdin, format=format, required=("event",), skip_bad=skip_bad, year=year)
     return run.timeline(counts)
 
 
-@dataclass
 class _Run:
-    """The reader's consumer for a run's event log: the state of the run, one event at a time."""
+    """The reader's consumer for a run's event log: the state of the run, one event at a time.
 
-    time_field: str
-    time_unit: str | None
-    cause_field: str
-    clock: reader.Clock = field(init=False)
-    start: float | None = None
-    end: float | None = None
-    last: float = -math.inf
-    open: dict[str, float] = field(default_factory=dict)
-    checkpoints: list[Checkpoint] = field(default_factory=list)
-    cut_short: list[tuple[float, float]] = field(default_factory=list)
-    episodes: list[Episode] = field(default_factory=list)
-    failure_times: list[float] = field(default_factory=list)
-    failure_causes: list[str] = field(default_factory=list)
-    pending: dict[str, Any] | None = None  # the failure whose restart has not ended yet
-    progress: int = 0
-    last_step: float | None = None
-    starts: dict[float, str] = field(default_factory=dict)  # checkpoint start time -> level
-    line: int = 0
+    What it keeps grows only with the checkpoints and failures (a few numbers each, in typed arrays),
+    never with progress lines or unknown events."""
 
-    def __post_init__(self) -> None:
-        self.clock = reader.Clock(self.time_unit)
+    def __init__(self, time_field: str | None, time_unit: str | None, cause_field: str) -> None:
+        self.time_field = TIME_FIELD if time_field is None else time_field
+        self.named = time_field is not None
+        self.time_unit = time_unit
+        self.cause_field = cause_field
+        self.clock = self._clock()
+        self.start: float | None = None
+        self.end: float | None = None
+        self.last = -math.inf
+        self.open: dict[str, float] = {}  # level -> start of its checkpoint in progress
+        self.levels: dict[str, int] = {}
+        self.causes: dict[str, int] = {}
+        # Completed checkpoints, stalls cut short, episodes and failures: columns.
+        self.ck_start, self.ck_end, self.ck_persist, self.ck_level = array("d"), array("d"), array("d"), array("q")
+        self.cut = array("d")
+        self.ep_failure, self.ep_end, self.ep_resumed = array("d"), array("d"), array("d")
+        self.ep_failures, self.ep_cause = array("q"), array("q")
+        self.failure_times, self.failure_causes = array("d"), array("q")
+        self.pending = False  # the last episode's restart has not ended yet
+        self.progress = 0
+        self.last_step: float | None = None
+        self.line = 0
+        self.handlers = {kind: getattr(self, f"_{kind}") for kind in EVENTS}
 
-    def time(self, record: dict[str, Any], key: str, required: bool = True) -> float | None:
+    def _clock(self) -> reader.Clock:
+        seconds = self.time_field == SECONDS_FIELD and self.time_unit is None
+        return reader.Clock("s" if seconds else self.time_unit)
+
+    def time(self, record: dict[str, Any], key: str) -> float | None:
         value = _given(record, key)
         if value is MISSING:
-            if required:
-                raise BadRecord(f"no {key!r} field")
             return None
         seconds = self.clock.seconds(value, line=self.line)
-        if abs(seconds) > MAX_TIME:
+        if not -MAX_TIME <= seconds <= MAX_TIME:
             raise BadRecord(f"{key} {seconds:g} s is out of range (at most {MAX_TIME:g} s from the log's zero)")
         return seconds
 
     def fields(self, names: Sequence[str], line: int) -> None:
-        pass  # the fields are fixed: time_field, event and those of each event
+        """A log whose fields (its header, or its first record) hold ``time_s`` but no ``time`` is read
+        from ``time_s``, in seconds, unless a time field was named."""
+        if not self.named and TIME_FIELD not in names and SECONDS_FIELD in names:
+            self.time_field = SECONDS_FIELD
+            self.clock = self._clock()
 
     def record(self, record: dict[str, Any], line: int) -> bool:
         """Take one line's event: False for an event the analysis does not read."""
@@ -174,19 +211,21 @@ class _Run:
         kind = _given(record, "event")
         if kind is MISSING:
             raise BadRecord("no 'event' field")
-        kind = text_form(kind)
-        if kind not in EVENTS:
+        name = kind if type(kind) is str else text_form(kind)
+        handler = self.handlers.get(name)
+        if handler is None:
             return False
         t = self.time(record, self.time_field)
-        assert t is not None
+        if t is None:
+            raise BadRecord(f"no {self.time_field!r} field")
         if t < self.last:
             raise BadRecord(f"time goes backwards (an earlier line is later by {self.last - t:g} s)")
-        if self.start is None and kind != "run_start":
-            raise BadRecord(f"{kind} before run_start")
+        if self.start is None and name != "run_start":
+            raise BadRecord(f"{name} before run_start")
         if self.end is not None:
-            raise BadRecord(f"{kind} after run_end")
+            raise BadRecord(f"{name} after run_end")
         self.last = t
-        getattr(self, f"_{kind}")(t, record)
+        handler(t, record)
         return True
 
     def _run_start(self, t: float, record: dict[str, Any]) -> None:
@@ -195,7 +234,7 @@ class _Run:
         self.start = t
 
     def _run_end(self, t: float, record: dict[str, Any]) -> None:
-        self._close_episode(None)
+        self.pending = False
         self.end = t
 
     def _checkpoint_start(self, t: float, record: dict[str, Any]) -> None:
@@ -208,33 +247,49 @@ class _Run:
         level = self._level(record)
         if level not in self.open:
             raise BadRecord(f"checkpoint_end without a checkpoint_start ({level})")
-        start = self.open.pop(level)
-        persist = self.time(record, "async_persist_end", required=False)
-        if persist is not None and persist < t:
-            raise BadRecord("async_persist_end before the checkpoint ended")
-        self.checkpoints.append(Checkpoint(start, t, level, t if persist is None else persist))
-        self.starts[start] = level
+        persist = math.nan
+        value = _given(record, "async_persist_end")
+        if value == INTERRUPTED:
+            persist = math.inf
+        elif value is not MISSING:
+            given = self.time(record, "async_persist_end")
+            assert given is not None
+            persist = given
+            if persist < t:
+                raise BadRecord("async_persist_end before the checkpoint ended")
+        self.ck_start.append(self.open.pop(level))
+        self.ck_end.append(t)
+        self.ck_persist.append(persist)
+        self.ck_level.append(self._index(self.levels, level))
 
     def _failure(self, t: float, record: dict[str, Any]) -> None:
         for start in self.open.values():
-            self.cut_short.append((start, t))
+            self.cut.extend((start, t))
         self.open.clear()
         cause = _given(record, self.cause_field)
-        label = "unknown" if cause is MISSING else text_form(cause)
+        index = self._index(self.causes, "unknown" if cause is MISSING else text_form(cause))
         self.failure_times.append(t)
-        self.failure_causes.append(label)
-        if self.pending is not None:
-            self.pending["failures"] += 1  # a failure during the restart
+        self.failure_causes.append(index)
+        if self.pending:
+            self.ep_failures[-1] += 1  # a failure during the restart
             return
-        self.pending = {"failure": t, "cause": label, "failures": 1}
+        self.pending = True
+        self.ep_failure.append(t)
+        self.ep_end.append(math.nan)
+        self.ep_resumed.append(math.nan)  # unless the restart_end says: the newest durable checkpoint
+        self.ep_failures.append(1)
+        self.ep_cause.append(index)
 
     def _restart_end(self, t: float, record: dict[str, Any]) -> None:
-        if self.pending is None:
+        if not self.pending:
             raise BadRecord("restart_end without a failure before it")
-        resumed = self.time(record, "resumed_from", required=False)
-        if resumed is not None and resumed > self.pending["failure"]:
+        resumed = self.time(record, "resumed_from")
+        if resumed is not None and resumed > self.ep_failure[-1]:
             raise BadRecord("resumed_from is later than the failure")
-        self._close_episode(t, resumed)
+        self.ep_end[-1] = t
+        if resumed is not None:
+            self.ep_resumed[-1] = resumed
+        self.pending = False
 
     def _progress(self, t: float, record: dict[str, Any]) -> None:
         self.progress += 1
@@ -249,42 +304,48 @@ class _Run:
         level = _given(record, "level")
         return DEFAULT_LEVEL if level is MISSING else text_form(level)
 
-    def _close_episode(self, end: float | None, resumed: float | None = None) -> None:
-        if self.pending is None:
-            return
-        failure = self.pending["failure"]
-        if resumed is None:
-            # Not said: the newest checkpoint durable before the failure (the run's start if none).
-            durable = [c for c in self.checkpoints if c.durable_s <= failure]
-            newest = max(durable, key=lambda c: c.start_s) if durable else None
-            resumed = newest.start_s if newest is not None else (self.start or 0.0)
-        level = self.starts.get(resumed)
-        if level is None and resumed != self.start:
-            level = DEFAULT_LEVEL
-        self.episodes.append(Episode(failure, self.pending["cause"], self.pending["failures"], end, resumed, level))
-        self.pending = None
+    @staticmethod
+    def _index(names: dict[str, int], name: str) -> int:
+        found = names.get(name)
+        if found is None:
+            found = names[name] = len(names)
+        return found
 
     def timeline(self, counts: reader.Counts) -> Timeline:
-        """The run as read, once every line is in."""
+        """The run as read, once every line is in: where no restart said which checkpoint it resumed
+        from, the newest one durable before the failure (the run's start if none)."""
+        import numpy
+
         name = counts.source
         if self.start is None:
             raise InputError("no run_start event: the log must say when the run began", where=f"{name}:1")
         end = self.end if self.end is not None else self.last
-        self._close_episode(None)
         if not end > self.start:
             raise InputError("the run has no length: run_end is at run_start", where=name)
         for start in self.open.values():
-            self.cut_short.append((start, end))  # a checkpoint still open at the end stalled until then
+            self.cut.extend((start, end))  # a checkpoint still open at the end stalled until then
+        column = functools.partial(numpy.frombuffer, dtype=float)
+        index = functools.partial(numpy.frombuffer, dtype=numpy.int64)
+        checkpoints = Checkpoints(column(self.ck_start), column(self.ck_end), column(self.ck_persist),
+                                  index(self.ck_level))  # fmt: skip
+        failure = column(self.ep_failure)
+        resumed, level, unnamed = _resume_points(checkpoints, failure, column(self.ep_resumed), self.start)
+        if unnamed.size:  # a checkpoint not in the log, or cut short: of the default level
+            level[unnamed] = self._index(self.levels, DEFAULT_LEVEL)
+        episodes = Episodes(failure, column(self.ep_end), resumed, index(self.ep_failures), index(self.ep_cause),
+                            level)  # fmt: skip
         return Timeline(
             source=name,
             time_kind=self.clock.kind or "number",
             start_s=self.start,
             end_s=end,
-            checkpoints=tuple(self.checkpoints),
-            cut_short=tuple(self.cut_short),
-            episodes=tuple(self.episodes),
-            failure_times_s=tuple(self.failure_times),
-            failure_causes=tuple(self.failure_causes),
+            levels=tuple(self.levels),
+            checkpoints=checkpoints,
+            cut_short=column(self.cut).reshape(-1, 2),
+            episodes=episodes,
+            failure_times_s=column(self.failure_times),
+            failure_causes=index(self.failure_causes),
+            causes=tuple(self.causes),
             lines=counts.read,
             used=counts.kept,
             unknown=counts.ignored,
@@ -295,6 +356,40 @@ class _Run:
             notes=dict(counts.notes),
             year_from=counts.said.get("year_from"),
         )
+
+
+def _resume_points(checkpoints: Checkpoints, failure: Any, named: Any, run_start: float) -> tuple[Any, Any, Any]:
+    """Where each episode resumed (``named``, or where NaN the newest checkpoint durable by its failure,
+    the run's start if none), the index of that checkpoint's level (-1: the run's start), and the
+    episodes that named a point no completed checkpoint started at other than the run's start."""
+    import numpy
+
+    resumed = named.copy()
+    level = numpy.full(failure.size, -1, dtype=numpy.int64)
+    inferred, given = numpy.flatnonzero(numpy.isnan(named)), numpy.flatnonzero(~numpy.isnan(named))
+    unnamed = given
+    if checkpoints.start_s.size and inferred.size:
+        # Checkpoints by when they became durable, and the one with the latest start so far.
+        durable = checkpoints.durable_s
+        order = numpy.argsort(durable, kind="stable")
+        found = numpy.searchsorted(durable[order], failure[inferred], side="right") - 1
+        del durable
+        starts = checkpoints.start_s[order]
+        newest = numpy.maximum.accumulate(starts)
+        holder = numpy.maximum.accumulate(numpy.where(starts >= newest, numpy.arange(starts.size), 0))
+        has = found >= 0
+        resumed[inferred[has]] = newest[found[has]]
+        level[inferred[has]] = checkpoints.level[order[holder[found[has]]]]
+        del order, starts, newest, holder
+    if checkpoints.start_s.size and given.size:
+        by_start = numpy.argsort(checkpoints.start_s, kind="stable")
+        sorted_starts = checkpoints.start_s[by_start]
+        at = numpy.minimum(numpy.searchsorted(sorted_starts, named[given]), sorted_starts.size - 1)
+        matched = sorted_starts[at] == named[given]
+        level[given[matched]] = checkpoints.level[by_start[at[matched]]]
+        unnamed = given[~matched]
+    resumed[numpy.isnan(resumed)] = run_start
+    return resumed, level, unnamed[named[unnamed] != run_start]
 
 
 def _given(record: dict[str, Any], key: str) -> Any:
@@ -309,7 +404,7 @@ def parse(
     *,
     name: str,
     format: str | None = None,
-    time_field: str = "time",
+    time_field: str | None = None,
     time_unit: str | None = None,
     cause: str = "cause",
     skip_bad: bool = False,
@@ -382,46 +477,71 @@ class Analysis:
 
 
 class _Coverage:
-    """Time covered by a set of spans, up to any moment: measure(spans ∩ [a, b]) in O(log n)."""
+    """Time covered by a set of spans (``starts``, ``ends``), up to any moment: measure(spans ∩ [a, b])
+    in O(log n). Spans already in order and apart (one level's stalls, say) are used as they are."""
 
-    def __init__(self, spans: Any) -> None:
+    def __init__(self, starts: Any, ends: Any) -> None:
         import numpy
 
-        merged = _merge(spans)
-        self.x = merged.reshape(-1)
-        lengths = merged[:, 1] - merged[:, 0]
-        covered = numpy.concatenate(([0.0], numpy.cumsum(lengths)))
-        # At a span's start the coverage so far; at its end that plus its length.
-        self.y = numpy.empty(self.x.size)
-        self.y[0::2] = covered[:-1]
-        self.y[1::2] = covered[1:]
-        self.spans = merged
+        self.starts, self.ends = _merge(starts, ends)
+        self.lengths = self.ends - self.starts
+        self.before = numpy.concatenate(([0.0], numpy.cumsum(self.lengths)))  # covered before each span
 
     def upto(self, t: Any) -> Any:
         import numpy
 
-        if self.x.size == 0:
+        k = numpy.searchsorted(self.starts, t, side="right") - 1  # the last span that starts by t
+        at = numpy.maximum(k, 0)
+        if not self.starts.size:
             return numpy.zeros_like(numpy.asarray(t, dtype=float))
-        return numpy.interp(t, self.x, self.y, left=0.0, right=float(self.y[-1]))
+        inside = numpy.minimum(numpy.asarray(t) - self.starts[at], self.lengths[at])
+        return numpy.where(k >= 0, self.before[at] + inside, 0.0)
 
     def within(self, a: Any, b: Any) -> Any:
         return self.upto(b) - self.upto(a)
 
 
-def _merge(spans: Any) -> Any:
-    """Sorted, disjoint spans covering the same time as ``spans`` (an (n, 2) array)."""
+class _Union:
+    """The coverage of spans in parts that do not overlap one another: the sum of the parts'."""
+
+    def __init__(self, *parts: _Coverage) -> None:
+        self.parts = parts
+
+    def within(self, a: Any, b: Any) -> Any:
+        return sum(part.within(a, b) for part in self.parts)
+
+
+def _stalls(checkpoints: Checkpoints, cut: Any) -> _Coverage | _Union:
+    """The coverage of every stall: the completed checkpoints' and those cut short. They seldom overlap
+    (never with one level), and then the checkpoints' own arrays serve, unsorted and uncopied."""
     import numpy
 
-    spans = numpy.asarray(spans, dtype=float).reshape(-1, 2)
-    spans = spans[spans[:, 1] > spans[:, 0]]
-    if spans.size == 0:
-        return spans
-    spans = spans[numpy.argsort(spans[:, 0], kind="stable")]
-    ends = numpy.maximum.accumulate(spans[:, 1])
-    starts_new = numpy.concatenate(([True], spans[1:, 0] > ends[:-1]))
-    first = numpy.flatnonzero(starts_new)
-    last = numpy.concatenate((first[1:] - 1, [len(spans) - 1]))
-    return numpy.column_stack((spans[first, 0], ends[last]))
+    done = _Coverage(checkpoints.start_s, checkpoints.end_s)
+    if not cut.size:
+        return done
+    short = _Coverage(numpy.ascontiguousarray(cut[:, 0]), numpy.ascontiguousarray(cut[:, 1]))
+    if not numpy.any(done.within(short.starts, short.ends) > 0):
+        return _Union(done, short)
+    starts = numpy.concatenate((checkpoints.start_s, cut[:, 0]))
+    return _Coverage(starts, numpy.concatenate((checkpoints.end_s, cut[:, 1])))
+
+
+def _merge(starts: Any, ends: Any) -> tuple[Any, Any]:
+    """Sorted, disjoint spans covering the same time as the spans ``starts``–``ends``: the arrays
+    themselves when they already are."""
+    import numpy
+
+    keep = ends > starts
+    if not keep.all():
+        starts, ends = starts[keep], ends[keep]
+    if starts.size < 2 or bool(numpy.all(starts[1:] >= ends[:-1])):
+        return starts, ends
+    order = numpy.argsort(starts, kind="stable")
+    starts, reach = starts[order], numpy.maximum.accumulate(ends[order])
+    del order
+    first = numpy.flatnonzero(numpy.concatenate(([True], starts[1:] > reach[:-1])))
+    last = numpy.concatenate((first[1:] - 1, [starts.size - 1]))
+    return starts[first], reach[last]
 
 
 def analyze(timeline: Timeline, *, window_s: float | None = None) -> Analysis:
@@ -429,19 +549,19 @@ def analyze(timeline: Timeline, *, window_s: float | None = None) -> Analysis:
     import numpy
 
     t0, t1 = timeline.start_s, timeline.end_s
-    stalls = [(c.start_s, c.end_s) for c in timeline.checkpoints] + list(timeline.cut_short)
-    restarts = [(e.failure_s, t1 if e.end_s is None else e.end_s) for e in timeline.episodes]
-    lost = [(e.resumed_from_s, e.failure_s) for e in timeline.episodes]
-    stall, restart = _Coverage(stalls), _Coverage(restarts)
-    lost_spans = _merge(lost)
+    ck, ep = timeline.checkpoints, timeline.episodes
+    ended = numpy.where(numpy.isnan(ep.end_s), t1, ep.end_s)
+    stall = _stalls(ck, timeline.cut_short)
+    restart = _Coverage(ep.failure_s, ended)
+    lost_from, lost_to = _merge(ep.resumed_from_s, ep.failure_s)
 
     def split(a: float, b: float) -> Split:
         wall = b - a
         write = float(stall.within(a, b))
         down = float(restart.within(a, b))
-        if lost_spans.size:
-            lo = numpy.clip(lost_spans[:, 0], a, b)
-            hi = numpy.clip(lost_spans[:, 1], a, b)
+        if lost_from.size:
+            lo = numpy.clip(lost_from, a, b)
+            hi = numpy.clip(lost_to, a, b)
             rework_s = float(numpy.sum(hi - lo - stall.within(lo, hi) - restart.within(lo, hi)))
         else:
             rework_s = 0.0
@@ -459,20 +579,22 @@ def analyze(timeline: Timeline, *, window_s: float | None = None) -> Analysis:
         bounds = [t0 + i * window_s for i in range(count)] + [t1]
         windows = tuple(Window(a, b, split(a, b)) for a, b in itertools.pairwise(bounds))
 
-    completed = [e for e in timeline.episodes if e.failures == 1 and e.end_s is not None]
-    durations = numpy.array([e.end_s - e.failure_s for e in completed if e.end_s is not None])
+    # Restart times: the restarts that ended with no second failure during them.
+    completed = (ep.failures == 1) & ~numpy.isnan(ep.end_s)
+    durations = (ep.end_s - ep.failure_s)[completed]
     levels = _levels(timeline, completed)
     interval, every = _interval(timeline)
-    causes: dict[str, list[float]] = {}
-    for e, lost_s in zip(timeline.episodes, _lost_per_episode(timeline, stall, restart), strict=True):
-        end = t1 if e.end_s is None else e.end_s
-        entry = causes.setdefault(e.cause, [0.0, 0.0])
-        entry[0] += e.failures
-        entry[1] += lost_s + (end - e.failure_s)
-    failures = sum(e.failures for e in timeline.episodes)
-    served = [e for e in timeline.episodes if e.resumed_level is not None]
+    lost = _lost_per_episode(timeline, stall, restart) + (ended - ep.failure_s)
+    causes = []
+    for index, name in enumerate(timeline.causes):
+        mine = ep.cause == index
+        if mine.any():
+            causes.append(Cause(name, int(ep.failures[mine].sum()), float(lost[mine].sum())))
+    causes.sort(key=lambda c: -c.lost_s)
+    served = ep.resumed_level[ep.resumed_level >= 0]
+    memory_levels = [i for i, name in enumerate(timeline.levels) if name in MEMORY_LEVELS]
     two = any(level.name in MEMORY_LEVELS for level in levels) and len(levels) > 1
-    memory = sum(e.resumed_level in MEMORY_LEVELS for e in served) / len(served) if two and served else None
+    memory = float(numpy.isin(served, memory_levels).mean()) if two and served.size else None
     return Analysis(
         timeline=timeline,
         realised=realised,
@@ -483,57 +605,66 @@ def analyze(timeline: Timeline, *, window_s: float | None = None) -> Analysis:
         restart_s=float(durations.mean()) if durations.size else None,
         restart_p90_s=float(numpy.percentile(durations, 90)) if durations.size else None,
         restarts_measured=int(durations.size),
-        failures=failures,
+        failures=int(ep.failures.sum()),
         memory_share=memory,
-        causes=tuple(
-            Cause(name, int(n), lost_s) for name, (n, lost_s) in sorted(causes.items(), key=lambda kv: -kv[1][1])
-        ),
+        causes=tuple(causes),
         windows=windows,
     )
 
 
-def _lost_per_episode(timeline: Timeline, stall: _Coverage, restart: _Coverage) -> list[float]:
+def _lost_per_episode(timeline: Timeline, stall: _Coverage | _Union, restart: _Coverage) -> Any:
     """The work each failure lost that no earlier failure had already lost (they sum to the rework).
 
     Episodes come in time order and each lost span ends at its failure, so a new span can only overlap
     the end of the union of the earlier ones: a stack of disjoint spans, each pushed and popped once.
     """
+    import numpy
 
-    def work(a: float, b: float) -> float:
-        return max(b - a - float(stall.within(a, b)) - float(restart.within(a, b)), 0.0)
-
+    ep = timeline.episodes
+    lost = numpy.maximum(
+        ep.failure_s - ep.resumed_from_s - stall.within(ep.resumed_from_s, ep.failure_s)
+        - restart.within(ep.resumed_from_s, ep.failure_s), 0.0,
+    )  # fmt: skip
+    # The spans popped: each one's overlap with the new span was already lost.
+    popped: list[tuple[int, float, float]] = []
     union: list[tuple[float, float]] = []
-    lost = []
-    for e in timeline.episodes:
-        a, b = e.resumed_from_s, e.failure_s
-        new = work(a, b)
+    for i, (a, b) in enumerate(zip(ep.resumed_from_s.tolist(), ep.failure_s.tolist(), strict=True)):
         start = a
         while union and union[-1][1] >= a:
             s0, e0 = union.pop()
-            new -= work(max(s0, a), min(e0, b))
+            popped.append((i, max(s0, a), min(e0, b)))
             start = min(start, s0)
         union.append((start, b))
-        lost.append(max(new, 0.0))
-    return lost
+    if popped:
+        which, lo, hi = (numpy.array(column) for column in zip(*popped, strict=True))
+        overlap = numpy.maximum(hi - lo - stall.within(lo, hi) - restart.within(lo, hi), 0.0)
+        numpy.subtract.at(lost, which, overlap)
+    return numpy.maximum(lost, 0.0)
 
 
-def _levels(timeline: Timeline, completed: list[Episode]) -> tuple[Level, ...]:
+def _levels(timeline: Timeline, completed: Any) -> tuple[Level, ...]:
     import numpy
 
+    ck, ep = timeline.checkpoints, timeline.episodes
     found = []
-    names = sorted({c.level for c in timeline.checkpoints}, key=lambda n: (n not in MEMORY_LEVELS, n))
-    for name in names:
-        mine = [c for c in timeline.checkpoints if c.level == name]
-        stalls = numpy.array([c.end_s - c.start_s for c in mine])
-        persists = numpy.array([c.durable_s - c.end_s for c in mine])
-        served = numpy.array([e.end_s - e.failure_s for e in completed if e.resumed_level == name and e.end_s])
+    present = numpy.unique(ck.level)
+    order = sorted(present.tolist(), key=lambda i: (timeline.levels[i] not in MEMORY_LEVELS, timeline.levels[i]))
+    restarts = ep.end_s - ep.failure_s
+    for index in order:
+        mine = ck.level == index if len(order) > 1 else slice(None)  # one level: no copies
+        stalls = (ck.end_s - ck.start_s)[mine]
+        persist = ck.persist_end_s[mine]
+        # The persist lag from the persists that completed: NaN is synchronous, inf never became durable.
+        persists = (persist - ck.end_s[mine])[numpy.isfinite(persist)]
+        lag = float(persists.mean()) if persists.size else 0.0
+        served = restarts[completed & (ep.resumed_level == index)]
         found.append(
             Level(
-                name=name,
-                checkpoints=len(mine),
+                name=timeline.levels[index],
+                checkpoints=int(stalls.size),
                 stall_s=float(stalls.mean()),
                 stall_p90_s=float(numpy.percentile(stalls, 90)),
-                persist_s=float(persists.mean()) if bool(numpy.any(persists > 0)) else None,
+                persist_s=lag if lag > 0 else None,
                 restarts=int(served.size),
                 restart_s=float(served.mean()) if served.size else None,
             )
@@ -546,14 +677,16 @@ def _interval(timeline: Timeline) -> tuple[float | None, int | None]:
     levels the median number of checkpoints from one storage checkpoint to the next."""
     import numpy
 
-    if len(timeline.checkpoints) < 2:
+    ck = timeline.checkpoints
+    if ck.start_s.size < 2:
         return None, None
-    starts = numpy.array([c.start_s for c in timeline.checkpoints])
-    ends = numpy.array([c.end_s for c in timeline.checkpoints])
-    storage = numpy.array([c.level not in MEMORY_LEVELS for c in timeline.checkpoints])
-    order = numpy.argsort(starts, kind="stable")
-    starts, ends, storage = starts[order], ends[order], storage[order]
-    failures = numpy.sort(numpy.array([e.failure_s for e in timeline.episodes], dtype=float))
+    memory = [i for i, name in enumerate(timeline.levels) if name in MEMORY_LEVELS]
+    starts, ends, levels = ck.start_s, ck.end_s, ck.level
+    if not numpy.all(starts[1:] >= starts[:-1]):  # in order already with one level
+        order = numpy.argsort(starts, kind="stable")
+        starts, ends, levels = starts[order], ends[order], levels[order]
+    storage = ~numpy.isin(levels, memory)
+    failures = numpy.sort(timeline.episodes.failure_s)
 
     def clean(a: Any, b: Any) -> Any:
         """No failure strictly between a and b."""

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import IO, Any, Literal
 
-from ckptcalc.logs import reader
+from ckptcalc.logs import assembly, reader
 from ckptcalc.logs.reader import MISSING, BadRecord, get_path, text_form
 
 #: The events of the canonical log, in the order a run meets them.
@@ -43,7 +43,7 @@ FIELDS = ("level", "step", "cause", "resumed_from", "async_persist_end")
 TIME_FIELDS = ("resumed_from", "async_persist_end")
 
 #: What ``async_persist_end`` says of a persist that never completed.
-INTERRUPTED = "interrupted"
+INTERRUPTED = assembly.INTERRUPTED
 
 #: The forms the log is written in, by the output's extension.
 Form = Literal["jsonl", "csv"]

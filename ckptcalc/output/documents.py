@@ -8,6 +8,7 @@ and :func:`dumps` refuses NaN and infinities. Sentences come from
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ckptcalc.inputs.scenario import DEFAULT_BYTES_PER_PARAM, Job, Scenario, anatomy
@@ -680,22 +681,68 @@ def analyze_markdown(document: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def events_csv(events: Events) -> str:
-    """A simulated timeline (:class:`ckptcalc.simulation.events.Events`) as an event log: CSV, times in seconds."""
+#: The forms ``simulate --events`` writes, by the file's extension.
+EVENT_LOG_FORMS = ("csv", "jsonl", "json")
+
+_CSV_HEADER = "time_s,event,level,resumed_from,async_persist_end\n"
+
+
+def event_log(pieces: Iterable[Events], form: str) -> Iterator[str]:
+    """A simulated timeline (:class:`ckptcalc.simulation.events.Events`, piece by piece) as an event log
+    in ``form`` (csv, jsonl or json), a piece of text at a time: times in seconds in ``time_s``, the
+    other times in seconds too, and ``async_persist_end`` ``interrupted`` where a failure cut the persist
+    short."""
+    import operator
+
+    import numpy
+
+    from ckptcalc.logs.analyze import INTERRUPTED
     from ckptcalc.simulation.events import EVENT_KINDS
 
-    rows = ["time,event,level,resumed_from,async_persist_end"]
-    for t, k, resumed, persist in zip(
-        events.time_s.tolist(), events.kind.tolist(), events.resumed_from_s.tolist(),
-        events.persist_end_s.tolist(), strict=True,
-    ):  # fmt: skip
-        name = EVENT_KINDS[k]
-        level = "storage" if name.startswith("checkpoint") else ""
-        rows.append(
-            f"{t!r},{name},{level},{'' if resumed != resumed else repr(resumed)},"
-            f"{'' if persist != persist else repr(persist)}"
-        )
-    return "\n".join(rows) + "\n"
+    csv = form == "csv"
+    end = "" if form == "json" else "\n"  # a JSON array's elements are joined by commas instead
+    level = {name: name.startswith("checkpoint") for name in EVENT_KINDS}
+    if csv:
+        tails = [f",{name},{'storage' if level[name] else ''},,\n" for name in EVENT_KINDS]
+        restarted = ",restart_end,,{!r},\n".format
+        persisted = ",checkpoint_end,storage,,{}\n".format
+        interrupted = INTERRUPTED
+        heads: Any = repr
+    else:
+        storage = ', "level": "storage"'
+        tails = [f', "event": "{name}"{storage if level[name] else ""}}}{end}' for name in EVENT_KINDS]
+        restarted = (', "event": "restart_end", "resumed_from": {!r}}}' + end).format
+        persisted = (', "event": "checkpoint_end", "level": "storage", "async_persist_end": {}}}' + end).format
+        interrupted = f'"{INTERRUPTED}"'
+        heads = '{{"time_s": {!r}'.format
+    endings = numpy.array(tails, dtype=object)
+    yield _CSV_HEADER if csv else "[\n" if form == "json" else ""
+    first = True
+    for piece in pieces:
+        if not piece.time_s.size:
+            continue
+        times = list(map(heads, piece.time_s.tolist()))
+        rest = endings[piece.kind].tolist()
+        # The few rows with a second time: restarts (what they resumed from) and persists.
+        for i in numpy.flatnonzero(~numpy.isnan(piece.resumed_from_s)).tolist():
+            rest[i] = restarted(float(piece.resumed_from_s[i]))
+        persists = numpy.flatnonzero(~numpy.isnan(piece.persist_end_s))
+        values = piece.persist_end_s[persists].tolist()
+        for i, value in zip(persists.tolist(), values, strict=True):
+            rest[i] = persisted(interrupted if value == _INF else repr(value))
+        rows = map(operator.add, times, rest)
+        if form == "json":
+            if not first:
+                yield ",\n"
+            yield ",\n".join(rows)
+        else:
+            yield "".join(rows)
+        first = False
+    if form == "json":
+        yield "\n]\n"
+
+
+_INF = float("inf")
 
 
 _SLOT = "\x00column\x00"

@@ -599,6 +599,7 @@ def events() -> Schema:
 def event() -> Schema:
     """One line of an event log (JSON Lines; a CSV row has the same fields as columns)."""
     time = {"type": ["string", "number"], "description": "ISO-8601 timestamp, or a number in --time-unit"}
+    seconds = {"type": ["string", "number"], "description": "seconds from the log's zero (simulate --events)"}
     return {
         "$schema": DRAFT,
         "$id": f"ckptcalc:event:v{SCHEMA_VERSION}",
@@ -606,18 +607,24 @@ def event() -> Schema:
         "type": "object",
         "properties": {
             "time": time,
+            "time_s": seconds,
             "event": {
                 "type": "string",
                 "description": "run_start, run_end, checkpoint_start, checkpoint_end, failure, restart_end or"
                 " progress; any other value is skipped and counted",
             },
             "level": {"type": "string", "description": "checkpoint events: memory, storage, or a tier name"},
-            "async_persist_end": {**time, "description": "checkpoint_end: when its persist became durable"},
+            "async_persist_end": {
+                **time,
+                "description": "checkpoint_end: when its persist became durable, or interrupted (never: a failure"
+                " cut it short); other times in the unit of the time field",
+            },
             "cause": {"type": ["string", "number", "boolean", "null"], "description": "failure: its cause"},
             "resumed_from": {**time, "description": "restart_end: the checkpoint_start whose state was loaded"},
             "step": {"type": "number", "description": "progress: the training step reached"},
         },
-        "required": ["time", "event"],
+        "required": ["event"],
+        "anyOf": [{"required": ["time"]}, {"required": ["time_s"]}],
     }
 
 

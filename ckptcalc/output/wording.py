@@ -308,6 +308,11 @@ def clustered_failures(shape: float) -> str:
     )
 
 
+def interrupted(unwritten: str | None) -> str:
+    """What Ctrl-C leaves: nothing half-written."""
+    return "interrupted" if unwritten is None else f"interrupted: {unwritten} was not written"
+
+
 def saved_measured(path: str, base: str) -> str:
     return f"saved {path} (the measured write time, restart, MTBF and interval; the rest from {base})"
 
