@@ -47,7 +47,20 @@ LAYERS: list[tuple[str, list[str]]] = [
         ],
     ),
     ("simulation", ["timeline", "search", "events", "plan"]),
-    ("logs", ["adapter", "assembly", "csv_format", "jsonl_format", "json_format", "reader", "fit", "analyze"]),
+    (
+        "logs",
+        [
+            "adapter",
+            "assembly",
+            "csv_format",
+            "jsonl_format",
+            "json_format",
+            "torchelastic_format",
+            "reader",
+            "fit",
+            "analyze",
+        ],
+    ),
     ("output", ["wording", "documents", "schema", "tables", "plot"]),
     ("", ["api"]),  # orchestration
     ("", ["cli"]),  # the command line

@@ -188,13 +188,14 @@ def test_an_empty_or_undetectable_log(text: str, where: str, message: str) -> No
     assert excinfo.value.where == where
     assert excinfo.value.message.startswith(message)
     if message.startswith("cannot tell"):
-        assert excinfo.value.message.endswith("name it with format (csv, json, jsonl)")
+        assert excinfo.value.message.endswith(f"name it with format ({', '.join(reader.FORMATS)})")
 
 
 def test_an_unknown_format_names_the_parameter() -> None:
     with pytest.raises(InputError) as excinfo:
         reader.scan_text("a\n", Collect(), name="x", format="xml")
-    assert (excinfo.value.where, excinfo.value.message) == ("format", "unknown format 'xml': expected csv, json, jsonl")
+    expected = f"unknown format 'xml': expected {', '.join(reader.FORMATS)}"
+    assert (excinfo.value.where, excinfo.value.message) == ("format", expected)
 
 
 def test_records_come_as_lines_arrive() -> None:
