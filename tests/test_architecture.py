@@ -56,6 +56,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "jsonl_format",
             "json_format",
             "torchelastic_format",
+            "torchtitan_format",
             "reader",
             "fit",
             "analyze",

@@ -49,11 +49,11 @@ from typing import IO, Any, Literal, Protocol, cast
 
 from ckptcalc.errors import CkptError, InputError
 from ckptcalc.inputs.units import DURATION_UNITS
-from ckptcalc.logs import assembly, csv_format, json_format, jsonl_format, torchelastic_format
+from ckptcalc.logs import assembly, csv_format, json_format, jsonl_format, torchelastic_format, torchtitan_format
 from ckptcalc.logs.adapter import HEAD_LINES, Bad, Broken, Context, Header, Row, Stamp
 
 #: The format adapters, tried in this order on a log's first non-blank line.
-ADAPTERS: tuple[ModuleType, ...] = (torchelastic_format, json_format, jsonl_format, csv_format)
+ADAPTERS: tuple[ModuleType, ...] = (torchtitan_format, torchelastic_format, json_format, jsonl_format, csv_format)
 
 #: Their names: what ``format`` takes.
 FORMATS = tuple(sorted(adapter.NAME for adapter in ADAPTERS))
