@@ -314,3 +314,22 @@ class _Keep:
 
     def record(self, record: dict[str, Any], line: int) -> bool:
         return True
+
+
+def test_after_a_banner_the_agent_may_say_a_new_crash() -> None:
+    # The agent's restart lines are missing (the log was cut), but the trainer's banner says an attempt began.
+    exit_line = (
+        "[2025-06-25 {}] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: 1) "
+        "local_rank: 0 (pid: 7) of binary: /usr/bin/python3\n"
+    )
+    lines = [
+        _titan("13:00:00,000", "Starting job: 8B"),
+        _titan("13:00:10,000", "step: 10  loss: 7.9"),
+        exit_line.format("13:00:20,000"),
+        _titan("13:00:30,000", "Starting job: 8B"),
+        _titan("13:00:40,000", "step: 10  loss: 7.9"),
+        exit_line.format("13:00:50,000"),
+    ]
+    events, context = _raw(lines)
+    assert [(kind, t) for _, kind, t, _ in events if kind == "failure"] == [("failure", 20.0), ("failure", 50.0)]
+    assert context.notes["duplicates"] == 0

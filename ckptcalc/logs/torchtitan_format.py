@@ -95,12 +95,20 @@ _MESSAGES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"Training completed"), "done"),
 )
 _MODES = {"sync": False, "async": True}
+_FAST_STAMP = re.compile(r"(\d{4}-\d\d-\d\d \d\d:\d\d):(\d\d),(\d{3})")
 _STEP = re.compile(r"(\d+)(?:/\d+)?[.,:;]?")
 _PATH_STEP = re.compile(r"step-(\d+)")
 
 
+# The messages by their first word: most lines are passed over after one dictionary look-up.
+_BY_WORD: dict[str, list[tuple[re.Pattern[str], str]]] = {}
+for _pattern, _kind in _MESSAGES:
+    _BY_WORD.setdefault(_pattern.pattern.partition(" ")[0].split("\\s")[0], []).append((_pattern, _kind))
+
+
 def _said(message: str) -> tuple[str, re.Match[str]] | None:
-    for pattern, kind in _MESSAGES:
+    word = message.partition(" ")[0]
+    for pattern, kind in _BY_WORD.get("step:" if word.startswith("step:") else word, ()):
         found = pattern.match(message)
         if found is not None:
             return kind, found
@@ -137,32 +145,35 @@ class _Reader:
         self.pending: tuple[int, dict[str, Any]] | None = None  # a save's end whose mode is unknown
         self.held: list[Row] = []
         self.early: list[tuple[int, str]] = []  # the agent's glog lines before the first dated line
+        self.minute, self.minute_s = "", 0.0  # the latest line's minute, and its time
+        self.out: list[Row | Bad] = []  # what the latest line gave
 
     # -- output
 
-    def emit(self, line: int, t: float, event: str, fields: dict[str, Any]) -> Iterator[Row]:
+    def emit(self, line: int, t: float, event: str, fields: dict[str, Any]) -> None:
         if event == "attempt_start":
             if self.fresh:
                 self.context.notes["duplicates"] += 1
                 return
-            yield from self.settle()
+            self.settle()
             self.fresh, self.open, self.loading = True, None, None
+            self.agent.failed = False  # a new attempt may fail again, whoever said it began
         elif event not in ("load_start", "load_end"):
             self.fresh = False
         if event in ("failure", "run_end"):
-            yield from self.settle()
+            self.settle()
         if self.last - SLACK_S <= t < self.last:
             t = self.last
         self.last = max(self.last, t)
         row = Row(line, {"time": Stamp(t), "event": event, **fields})
         if self.pending is None:
-            yield row
+            self.out.append(row)
             return
         self.held.append(row)
         if len(self.held) > HELD:
-            yield from self.settle()
+            self.settle()
 
-    def settle(self, durable_later: bool = False) -> Iterator[Row]:
+    def settle(self, durable_later: bool = False) -> None:
         """Write the save whose mode was unknown: asynchronous if its persist showed, else synchronous."""
         if self.pending is None:
             return
@@ -170,20 +181,20 @@ class _Reader:
         if durable_later:
             record["async"] = True
         held, self.pending, self.held = self.held, None, []
-        yield Row(line, record)
-        yield from held
+        self.out.append(Row(line, record))
+        self.out.extend(held)
 
     # -- input
 
-    def take(self, number: int, text: str) -> Iterator[Row | Bad]:
+    def take(self, number: int, text: str) -> None:
         found = LINE.fullmatch(text)
         if found is None:
             if self.agent.year is None and torchelastic_format.GLOG.fullmatch(text):
                 self.early.append((number, text))  # its year comes from torchtitan's first date
                 if len(self.early) > HELD:
-                    yield from self.flush()
+                    self.flush()
                 return
-            yield from self.from_agent(number, text)
+            self.from_agent(number, text)
             return
         said = _said(found["message"])
         if said is None:
@@ -197,37 +208,57 @@ class _Reader:
                 return
         kind, message = said
         try:
-            moment = read_time(found["stamp"])
+            t = self.time(found["stamp"])
+            if self.early:
+                self.flush()
+            if kind == "step":  # the commonest line, without the general path
+                self.step = _step(message["step"])
+                self.emit(number, t, "progress", {"step": self.step})
+            else:
+                self.said(number, t, kind, message)
+        except ValueError as error:
+            self.out.append(Bad(number, str(error)))
+
+    def time(self, stamp: str) -> Stamp:
+        """A line's time. Lines come many a minute: the minute's start is worked out once."""
+        fast = _FAST_STAMP.fullmatch(stamp)
+        if fast is None or fast[2] >= "60":
+            moment = read_time(stamp)
             if self.agent.year is None:
                 self.agent.year = moment.year
-            yield from self.flush()
-            yield from self.said(number, self.context.stamp(moment), kind, message)
-        except ValueError as error:
-            yield Bad(number, str(error))
+            return self.context.stamp(moment)
+        if fast[1] != self.minute:
+            moment = read_time(fast[1] + ":00")
+            if self.agent.year is None:
+                self.agent.year = moment.year
+            self.minute, self.minute_s = fast[1], float(self.context.stamp(moment))
+        else:
+            self.context.notes["naive_timestamps"] += 1  # as Context.stamp counts each
+        return Stamp(self.minute_s + int(fast[2]) + int(fast[3]) / 1000)
 
-    def from_agent(self, number: int, text: str) -> Iterator[Row | Bad]:
+    def from_agent(self, number: int, text: str) -> None:
         agent = self.agent.take(text)
         if isinstance(agent, str):
-            yield Bad(number, agent)
+            self.out.append(Bad(number, agent))
         elif agent is not None:
             t, event, fields = agent
-            yield from self.emit(number, t, event, fields)
+            self.emit(number, t, event, fields)
 
-    def flush(self) -> Iterator[Row | Bad]:
+    def flush(self) -> None:
         """The agent's lines read before their year was known."""
         early, self.early = self.early, []
         for number, text in early:
-            yield from self.from_agent(number, text)
+            self.from_agent(number, text)
 
-    def said(self, number: int, t: float, kind: str, message: re.Match[str]) -> Iterator[Row]:
+    def said(self, number: int, t: float, kind: str, message: re.Match[str]) -> None:
         what, _, mode_word = kind.partition(" ")
         mode = _MODES.get(mode_word)
         if what == "job":
-            yield from self.emit(number, t, "attempt_start", {})
+            self.emit(number, t, "attempt_start", {})
         elif what in ("step", "starts"):
             step = _step(message["step"]) - (what == "starts")
             self.step = step
-            yield from self.emit(number, t, "progress", {"step": step})
+            self.emit(number, t, "progress", {"step": step})
         elif what == "save":
             if mode_word == "step":
                 named = _step(message["step"])
@@ -237,30 +268,30 @@ class _Reader:
                 self.open = {"step": named, "async": self.async_mode}
             else:
                 self.open = {"step": self.step, "async": self.async_mode if mode is None else mode}
-            yield from self.emit(number, t, "checkpoint_start", self._step_field(self.open["step"]))
+            self.emit(number, t, "checkpoint_start", self._step_field(self.open["step"]))
         elif what == "saved":
-            yield from self.saved(number, t, mode)
+            self.saved(number, t, mode)
         elif what == "persisted":
             self.async_mode = True
             written = _step(message["step"]) if "step" in message.re.groupindex else None
             if self.pending is not None:
-                yield from self.settle(durable_later=True)
-            yield from self.emit(number, t, "persist_end", self._step_field(written))
+                self.settle(durable_later=True)
+            self.emit(number, t, "persist_end", self._step_field(written))
         elif what == "load":
             if "step" in message.re.groupindex:
                 self.loading = _step(message["step"])
             else:
                 steps = _PATH_STEP.findall(message["path"])
                 self.loading = int(steps[-1]) if steps else None
-            yield from self.emit(number, t, "load_start", self._step_field(self.loading))
+            self.emit(number, t, "load_start", self._step_field(self.loading))
         elif what == "loaded":
-            yield from self.emit(number, t, "load_end", self._step_field(self.loading))
+            self.emit(number, t, "load_end", self._step_field(self.loading))
             self.loading = None
         elif what == "done":
-            yield from self.emit(number, t, "run_end", {})
+            self.emit(number, t, "run_end", {})
 
-    def saved(self, number: int, t: float, mode: bool | None) -> Iterator[Row]:
-        yield from self.settle()  # a save's persist shows before the next save ends, if at all
+    def saved(self, number: int, t: float, mode: bool | None) -> None:
+        self.settle()  # a save's persist shows before the next save ends, if at all
         opened, self.open = self.open, None
         if mode is None:
             mode = opened["async"] if opened is not None and opened["async"] is not None else self.async_mode
@@ -269,11 +300,12 @@ class _Reader:
         if mode:
             record["async"] = True
         if mode is not None:
-            yield from self.emit(number, t, record.pop("event"), record)
+            self.emit(number, t, record.pop("event"), record)
             return
-        rows = list(self.emit(number, t, "checkpoint_end", record))  # not held: nothing is pending
-        assert len(rows) == 1
-        self.pending = (number, rows[0].value)
+        self.emit(number, t, "checkpoint_end", record)
+        row = self.out.pop()  # nothing was pending (settled above), so the row was written: take it back
+        assert isinstance(row, Row)
+        self.pending = (number, row.value)
 
     @staticmethod
     def _step_field(step: int | None) -> dict[str, Any]:
@@ -283,9 +315,14 @@ class _Reader:
 def rows(lines: Iterable[str], context: Context | None = None) -> Iterator[Row | Bad | Header]:
     """The raw events of a torchtitan log (and of the ``torchrun`` agent's lines in it)."""
     reader = _Reader(context or Context("log"))
+    out = reader.out
     for number, line in enumerate(lines, start=1):
         text = clean(line)
         if text:
-            yield from reader.take(number, text)
-    yield from reader.flush()
-    yield from reader.settle()
+            reader.take(number, text)
+            if out:
+                yield from out
+                out.clear()
+    reader.flush()
+    reader.settle()
+    yield from out
