@@ -15,9 +15,12 @@ from typing import Any
 
 import pytest
 from cli_helpers import assert_usage_error
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
 
 from ckptcalc.logs import analyze, reader, torchtitan_format
 from ckptcalc.logs.adapter import Bad, Context, Row
+from ckptcalc.logs.torchelastic_format import clean
 
 FIXTURE = Path(__file__).parent / "data" / "logs" / "torchtitan" / "two-crashes.log"
 ZERO = datetime(2025, 6, 25, 13, 0, tzinfo=UTC).timestamp()
@@ -333,3 +336,39 @@ def test_after_a_banner_the_agent_may_say_a_new_crash() -> None:
     events, context = _raw(lines)
     assert [(kind, t) for _, kind, t, _ in events if kind == "failure"] == [("failure", 20.0), ("failure", 50.0)]
     assert context.notes["duplicates"] == 0
+
+
+def test_a_run_split_into_one_file_per_attempt_reads_as_the_whole(tmp_path: Path) -> None:
+    text = FIXTURE.read_text(encoding="utf-8").splitlines(keepends=True)
+    cut = 29  # after the first crash's "Worker group FAILED" (line 29): the second file holds the restart on
+    first, second = tmp_path / "attempt-0.log", tmp_path / "attempt-1.log"
+    first.write_text("".join(text[:cut]), encoding="utf-8")
+    second.write_text("".join(text[cut:]), encoding="utf-8")
+    whole = analyze.read(str(FIXTURE))
+    consumer = analyze._Run("time", None, "cause")
+    counts = reader.scan([str(second), str(first)], consumer)
+    split = consumer.timeline(counts)
+    assert split.episodes == whole.episodes and split.checkpoints == whole.checkpoints
+    assert (split.start_s, split.end_s) == (whole.start_s, whole.end_s)
+    assert counts.files == 2 and counts.notes["duplicates"] == 7
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(min_value=13, max_value=91), st.integers(min_value=1, max_value=7)), max_size=12))
+def test_copies_from_higher_ranks_change_nothing_but_the_duplicates(copies: list[tuple[int, int]]) -> None:
+    text = FIXTURE.read_text(encoding="utf-8").splitlines(keepends=True)
+    alone, _ = _raw(text)
+    mixed = list(text)
+    known = 0
+    for at, rank in sorted(copies, reverse=True):  # insert from the end, so the line numbers before hold
+        line = text[at - 1]
+        if not line.startswith("[rank0]:"):
+            continue
+        copy = line.replace("[rank0]:", f"[rank{rank}]:", 1)
+        mixed.insert(at, copy)
+        found = torchtitan_format.LINE.fullmatch(clean(line))
+        known += found is not None and torchtitan_format._said(found["message"]) is not None
+    event(f"copies of event lines: {min(known, 3)}{'+' if known >= 3 else ''}")
+    events, context = _raw(mixed)
+    assert [(kind, t, fields) for _, kind, t, fields in events] == [(kind, t, fields) for _, kind, t, fields in alone]
+    assert context.notes["duplicates"] == 7 + known
