@@ -9,6 +9,7 @@ read off the fixture's lines.
 from __future__ import annotations
 
 import json
+import math
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -117,7 +118,11 @@ def test_analyze_reports_the_realised_split_the_stall_the_restart_and_the_advice
     assert measured["interval_s"] == pytest.approx(317.5 - 267.0)  # the one gap with no crash in it
     assert measured["mtbf_s"] == pytest.approx(wall / 2)
     model = document["model"]
-    assert model["optimal_interval_s"] > 0 and isinstance(model["gain_pp"], float)
+    # The advice: near Young's first-order optimum √(2δM) = √(2 · 4 s · 163 s) = 36.1 s (docs/model.md §2),
+    # and a little shorter in the exact model.
+    assert model["optimal_interval_s"] == pytest.approx(math.sqrt(2 * 4.0 * 163.0), rel=0.15)
+    assert model["optimal_interval_s"] < math.sqrt(2 * 4.0 * 163.0)
+    assert isinstance(model["gain_pp"], float) and model["robust_interval_s"] > 0
     assert model["effective_at_interval"] > 0 and isinstance(model["agrees"], bool)
     assert document["wall_s"] == wall
 
@@ -372,3 +377,12 @@ def test_copies_from_higher_ranks_change_nothing_but_the_duplicates(copies: list
     events, context = _raw(mixed)
     assert [(kind, t, fields) for _, kind, t, fields in events] == [(kind, t, fields) for _, kind, t, fields in alone]
     assert context.notes["duplicates"] == 7 + known
+
+
+def test_a_log_opening_with_a_bracketed_agent_line_is_read_whole_when_named(tmp_path: Path) -> None:
+    path = tmp_path / "run.log"
+    opening = "[2025-06-25 12:59:58,000] torch.distributed.run: [WARNING] \n"
+    path.write_text(opening + FIXTURE.read_text(encoding="utf-8"), encoding="utf-8")
+    timeline = analyze.read(str(path), format="torchtitan")
+    assert len(timeline.checkpoints) == 4 and len(timeline.episodes) == 2
+    assert timeline.lines == analyze.read(str(FIXTURE)).lines
