@@ -53,7 +53,7 @@ def test_an_undetectable_format_names_the_line_and_the_parameter() -> None:
         parse_log("\n<html>\n<body>oops</body>\n", name="page.log")
     assert _error(excinfo) == (
         "page.log:2",
-        "cannot tell the format from '<html>': name it with format (csv, json, jsonl)",
+        f"cannot tell the format from '<html>': name it with format ({', '.join(eventlog.FORMATS)})",
     )
     # Named, the format is not detected: a header that looks like markup is read as CSV.
     assert parse_log("<t>\n5\n", name="odd.csv", format="csv", time="<t>", time_unit="s").times == (5.0,)
@@ -97,7 +97,7 @@ def test_format_override_beats_detection() -> None:
 def test_unknown_format_names_the_parameter() -> None:
     with pytest.raises(InputError) as excinfo:
         parse_log(CSV, name="x", format="xml")
-    assert _error(excinfo) == ("format", "unknown format 'xml': expected csv, json, jsonl")
+    assert _error(excinfo) == ("format", f"unknown format 'xml': expected {', '.join(eventlog.FORMATS)}")
 
 
 def test_stdin_is_read_from_the_stream_given(tmp_path: Path) -> None:
