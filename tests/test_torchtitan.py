@@ -386,3 +386,26 @@ def test_a_log_opening_with_a_bracketed_agent_line_is_read_whole_when_named(tmp_
     timeline = analyze.read(str(path), format="torchtitan")
     assert len(timeline.checkpoints) == 4 and len(timeline.episodes) == 2
     assert timeline.lines == analyze.read(str(FIXTURE)).lines
+
+
+def test_once_a_save_proved_synchronous_the_next_ones_are_not_held() -> None:
+    said = "Saving the checkpoint (or staging if async is enabled)."
+    done = "Finished saving the checkpoint (or staging if async is enabled) in 1.00 seconds."
+    lines = [_titan("13:00:00,000", "Starting job: 8B")]
+    for minute in range(3):
+        lines += [_titan(f"13:0{minute}:10,000", said), _titan(f"13:0{minute}:11,000", done),
+                  _titan(f"13:0{minute}:20,000", "step: 60  loss: 7.0")]  # fmt: skip
+    read: list[int] = []
+
+    def feed() -> Any:
+        for number, line in enumerate(lines, start=1):
+            read.append(number)
+            yield line
+
+    given_at = {}  # each row's line, and how many lines had been read when it came out
+    for row in torchtitan_format.rows(feed(), Context("x.log")):
+        assert isinstance(row, Row)
+        given_at[row.line] = len(read)
+    # The first save (ending on line 3) waits for the second to end (line 6) to be known synchronous;
+    # the third (lines 8, 9) comes out as it is read.
+    assert given_at == {1: 1, 2: 2, 3: 6, 4: 6, 5: 6, 6: 6, 7: 7, 8: 8, 9: 9, 10: 10}

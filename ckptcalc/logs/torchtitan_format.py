@@ -30,7 +30,8 @@ total).``)
 Whether a save was asynchronous: ``Staging the checkpoint`` says so, ``Saving the checkpoint.`` says
 not; the ``(or staging if async is enabled)`` wording does not, and the save is asynchronous when its
 persist shows (a background-process line) before the next save ends or the attempt stops. The
-events after such a save wait for that answer. torchtitan's plain ``async`` mode logs no persist, so
+events after such a save wait for that answer; once a save proved synchronous, the job's later saves
+are too. torchtitan's plain ``async`` mode logs no persist, so
 its saves read as synchronous. The agent's and the trainer's banners both start an attempt; the
 second is counted as a duplicate.
 
@@ -291,7 +292,9 @@ class _Reader:
             self.emit(number, t, "run_end", {})
 
     def saved(self, number: int, t: float, mode: bool | None) -> None:
-        self.settle()  # a save's persist shows before the next save ends, if at all
+        if self.pending is not None:  # a save's persist shows before the next save ends, if at all
+            self.async_mode = False  # it did not: this job's saves are synchronous
+        self.settle()
         opened, self.open = self.open, None
         if mode is None:
             mode = opened["async"] if opened is not None and opened["async"] is not None else self.async_mode
