@@ -409,3 +409,25 @@ def test_once_a_save_proved_synchronous_the_next_ones_are_not_held() -> None:
     # The first save (ending on line 3) waits for the second to end (line 6) to be known synchronous;
     # the third (lines 8, 9) comes out as it is read.
     assert given_at == {1: 1, 2: 2, 3: 6, 4: 6, 5: 6, 6: 6, 7: 7, 8: 8, 9: 9, 10: 10}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "[titan] 2025-06-25 13:00:00,000 - root - INFO - Saving a "
+        + "a " * 100_000
+        + "checkpoint "
+        + "step " * 100_000,
+        "[2025-06-25 13:00:00,000] torch.distributed.elastic.agent.server.api: [INFO] " + "[" * 500_000,
+        "I0625 13:00:00.000000 1 torch/distributed/" + "a:1]" * 100_000,
+        "[titan] 2" + " 2" * 100_000 + " - a - A - " * 50_000,
+    ],
+    ids=["saving", "brackets", "glog", "fields"],
+)
+def test_a_long_hostile_line_costs_its_length_not_its_square(line: str) -> None:
+    import time
+
+    start = time.perf_counter()
+    items = list(torchtitan_format.rows([line + "\n"], Context("x.log")))
+    assert time.perf_counter() - start < 5.0  # linear: well under 0.1 s; quadratic: minutes
+    assert all(isinstance(item, Bad) for item in items)

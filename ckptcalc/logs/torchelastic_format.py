@@ -65,6 +65,7 @@ _MEMBERSHIP = re.compile(r"\[[^\]]*\] Detected \S+ new nodes from group_rank=\S+
 _SUCCEEDED = re.compile(
     r"\[[^\]]*\] worker group successfully finished|Local worker group finished \((?:WorkerState\.)?SUCCEEDED\)"
 )
+# Each is matched at the message's start: a long line costs its length, not its square.
 _RESTART_COUNT = re.compile(r"\brestart_count=(?P<count>\S+)")
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
@@ -138,18 +139,18 @@ class Agent:
     def _event(message: str) -> tuple[str, dict[str, Any]] | None:
         if _START.match(message):
             return "attempt_start", {}
-        exited = _EXITED.search(message)
+        exited = _EXITED.match(message)
         if exited is not None:
             return "failure", {"cause": exit_cause(exited["code"])}
         failed = _GROUP_FAILED.match(message)
         if failed is not None:
             return "failure", {"cause": f"worker_group_{failed['state'].lower()}"}
-        signalled = _SIGNALLED.search(message)
+        signalled = _SIGNALLED.match(message)
         if signalled is not None:
             return "failure", {"cause": signalled["signal"]}
         if _MEMBERSHIP.match(message):
             return "failure", {"cause": "membership_change"}
-        if _SUCCEEDED.search(message):
+        if _SUCCEEDED.match(message):
             return "run_end", {}
         return None
 

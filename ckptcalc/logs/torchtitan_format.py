@@ -83,7 +83,7 @@ _MESSAGES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"Saving the checkpoint \(or staging if async is enabled\)\."), "save"),
     (re.compile(r"Saving the checkpoint\."), "save sync"),
     (re.compile(r"Staging the checkpoint\."), "save async"),
-    (re.compile(r"Saving a .*checkpoint .*\bstep (?P<step>[^\s.]+)"), "save step"),
+    (re.compile(r"Saving a (?:\S+ ){1,6}?checkpoint .*\bstep (?P<step>[^\s.]+)"), "save step"),
     (re.compile(r"Finished saving the checkpoint \(or staging if async is enabled\) ?in "), "saved"),
     (re.compile(r"Finished saving the checkpoint in "), "saved sync"),
     (re.compile(r"Last step checkpoint completed in "), "saved sync"),
