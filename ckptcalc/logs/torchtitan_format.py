@@ -31,9 +31,9 @@ Whether a save was asynchronous: ``Staging the checkpoint`` says so, ``Saving th
 not; the ``(or staging if async is enabled)`` wording does not, and the save is asynchronous when its
 persist shows (a background-process line) before the next save ends or the attempt stops. The
 events after such a save wait for that answer; once a save proved synchronous, the job's later saves
-are too. torchtitan's plain ``async`` mode logs no persist, so
-its saves read as synchronous. The agent's and the trainer's banners both start an attempt; the
-second is counted as a duplicate.
+are too. The versions with that wording log no persist in their plain ``async`` mode, so its saves
+read as synchronous. The agent's and the trainer's banners both start an attempt; the second is
+counted as a duplicate.
 
 >>> from ckptcalc.logs.adapter import Context
 >>> lines = ["[rank0]:[titan] 2025-06-25 13:00:00,000 - root - INFO - Starting job: 8B\\n",
