@@ -1340,7 +1340,7 @@ def events(
     stream: Any = None,
     stdin: Any = None,
     format: str | None = None,
-    time: str = "time",
+    time: str | None = None,
     time_unit: str | None = None,
     tz: str | None = None,
     year: int | None = None,

@@ -1028,7 +1028,10 @@ def events_command(
         Optional[Path],
         typer.Option("--output", "-o", help="Write to FILE (.jsonl or .csv) instead of stdout.", metavar="FILE"),
     ] = None,
-    time: Annotated[str, typer.Option("--time", help="Time field of an event table.", metavar="FIELD")] = "time",
+    time: Annotated[
+        Optional[str],
+        typer.Option("--time", help="Time field of an event table (default time, or time_s in s).", metavar="FIELD"),
+    ] = None,
     time_unit: Annotated[
         Optional[str], typer.Option("--time-unit", help="Unit of numeric times: s, min, h or d.", metavar="UNIT")
     ] = None,

@@ -53,6 +53,8 @@ LAYERS: list[tuple[str, list[str]]] = [
             "adapter",
             "assembly",
             "csv_format",
+            "torchelastic_format",
+            "torchtitan_format",
             "megatron_format",
             "absl_format",
             "jsonl_format",

@@ -41,12 +41,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ckptcalc.errors import InputError
-from ckptcalc.logs import assembly, reader
+from ckptcalc.logs import canonical, reader
 from ckptcalc.logs.reader import MISSING, BadRecord, get_path, text_form
 from ckptcalc.simulation import timeline as montecarlo
 
-#: The events the analysis reads; any other value of ``event`` is skipped and counted.
-EVENTS = ("run_start", "run_end", "checkpoint_start", "checkpoint_end", "failure", "restart_end", "progress")
+#: The events the analysis reads (the canonical log's); any other value of ``event`` is skipped and counted.
+EVENTS = canonical.EVENTS
 
 #: The level of a checkpoint whose line names none.
 DEFAULT_LEVEL = "storage"
@@ -122,17 +122,59 @@ class Timeline:
     notes: Mapping[str, int] = field(default_factory=dict)  # the reader's inferences (rebuilt_times...)
     year_from: str | None = None  # where the year of year-less timestamps came from: year, mtime or today
 
+    def checkpoint_rows(self) -> tuple[Checkpoint, ...]:
+        """The checkpoints one by one (the columns are :attr:`checkpoints`)."""
+        return _checkpoint_rows(self)
+
+    def episode_rows(self) -> tuple[Episode, ...]:
+        """The episodes one by one (the columns are :attr:`episodes`)."""
+        return _episode_rows(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """One completed checkpoint, as :meth:`Timeline.checkpoint_rows` gives it."""
+
+    start_s: float
+    end_s: float
+    level: str
+    durable_s: float  # its end, or its persist's end (inf: interrupted, never durable)
+
+
+@dataclass(frozen=True, slots=True)
+class Episode:
+    """One failure and its restart, as :meth:`Timeline.episode_rows` gives it."""
+
+    failure_s: float
+    cause: str
+    failures: int
+    end_s: float | None  # None: the run ended before training resumed
+    resumed_from_s: float
+    resumed_level: str | None  # None: the run's start
+
+
+def _checkpoint_rows(timeline: Timeline) -> tuple[Checkpoint, ...]:
+    c = timeline.checkpoints
+    columns = zip(c.start_s.tolist(), c.end_s.tolist(), c.level.tolist(), c.durable_s.tolist(), strict=True)
+    return tuple(Checkpoint(a, b, timeline.levels[k], d) for a, b, k, d in columns)
+
+
+def _episode_rows(timeline: Timeline) -> tuple[Episode, ...]:
+    e = timeline.episodes
+    columns = zip(e.failure_s.tolist(), e.cause.tolist(), e.failures.tolist(), e.end_s.tolist(),
+                  e.resumed_from_s.tolist(), e.resumed_level.tolist(), strict=True)  # fmt: skip
+    return tuple(
+        Episode(f, timeline.causes[k], n, None if math.isnan(end) else end, r, None if lv < 0 else timeline.levels[lv])
+        for f, k, n, end, r, lv in columns
+    )
+
 
 # ------------------------------------------------------------------ reading
 
-#: The time field of an event log that says its unit in its name: seconds from the log's zero.
-SECONDS_FIELD = "time_s"
-
-#: The time field read when none is named, unless the log has only :data:`SECONDS_FIELD`.
-TIME_FIELD = "time"
-
-#: What ``async_persist_end`` holds for a persist a failure cut short: it never became durable.
-INTERRUPTED = assembly.INTERRUPTED
+# The canonical event log's conventions (see ckptcalc.logs.canonical).
+SECONDS_FIELD = canonical.SECONDS_FIELD
+TIME_FIELD = canonical.TIME_FIELD
+INTERRUPTED = canonical.INTERRUPTED
 
 
 def read(

@@ -45,6 +45,12 @@ TIME_FIELDS = ("resumed_from", "async_persist_end")
 #: What ``async_persist_end`` says of a persist that never completed.
 INTERRUPTED = assembly.INTERRUPTED
 
+#: The time field read when none is named, unless the log has only :data:`SECONDS_FIELD`.
+TIME_FIELD = "time"
+
+#: The time field of an event log that says its unit in its name: seconds from the log's zero.
+SECONDS_FIELD = "time_s"
+
 #: The forms the log is written in, by the output's extension.
 Form = Literal["jsonl", "csv"]
 
@@ -66,17 +72,22 @@ class Writer:
     """The reader's consumer that writes each event of the run to ``stream`` as it comes."""
 
     def __init__(
-        self, stream: IO[bytes], form: Form, *, time_field: str = "time", clock: reader.Clock | None = None
+        self, stream: IO[bytes], form: Form, *, time_field: str | None = None, clock: reader.Clock | None = None
     ) -> None:
         self.stream, self.form = stream, form
-        self.time_field = time_field
+        self.named = time_field is not None
+        self.time_field = time_field or TIME_FIELD
         self.clock = clock or reader.Clock(None)
         self.last = -math.inf
         self.written = 0
         self.header = False
 
     def fields(self, names: Sequence[str], line: int) -> None:
-        pass
+        """A log with ``time_s`` and no ``time`` is read from ``time_s``, in seconds (unless a field was named)."""
+        if not self.named and TIME_FIELD not in names and SECONDS_FIELD in names:
+            self.time_field = SECONDS_FIELD
+            if self.clock.time_unit is None:
+                self.clock = reader.Clock("s", tz=self.clock.tz, time_format=self.clock.time_format)
 
     def _time(self, seconds: float) -> str | float:
         if self.clock.kind == "timestamp":

@@ -58,12 +58,16 @@ from ckptcalc.logs import (
     jsonl_format,
     megatron_format,
     sacct_format,
+    torchelastic_format,
+    torchtitan_format,
 )
 from ckptcalc.logs.adapter import HEAD_LINES, Bad, Broken, Context, Header, Row, Stamp
 
 #: The format adapters, tried in this order on a log's first non-blank lines (csv, the fallback, last).
 ADAPTERS: tuple[ModuleType, ...] = (
+    torchtitan_format,  # before torchelastic: a torchtitan log holds the agent's lines too
     megatron_format,
+    torchelastic_format,  # before absl: the agent's newer lines are in absl's form
     absl_format,
     json_format,
     jsonl_format,
