@@ -395,9 +395,12 @@ YearOpt = Annotated[
     Optional[int],
     typer.Option("--year", help="Year of timestamps that carry none (absl; default: the file's).", metavar="YEAR"),
 ]
+#: The formats the log reader knows (ckptcalc.logs.reader.FORMATS; a test keeps the two equal).
+LOG_FORMATS = ("absl", "csv", "fta", "json", "jsonl", "megatron", "sacct", "torchelastic", "torchtitan")
+_FORMATS_HELP = f"Log format: auto (default: from the first lines) or one of {', '.join(LOG_FORMATS)}."
 FormatOpt = Annotated[
     Optional[str],
-    typer.Option("--format", help="Log format: csv, json or jsonl (default: from the first line).", metavar="FORMAT"),
+    typer.Option("--format", help=_FORMATS_HELP, metavar="FORMAT"),
 ]
 
 

@@ -124,3 +124,13 @@ def test_writing_events_loads_neither_numpy_nor_rich() -> None:
     loaded = set(result.stderr.split())
     assert "typer" in loaded and result.stdout.count("\n") == 19
     assert not loaded & {"numpy", "scipy", "rich"}
+
+
+def test_the_format_option_names_every_format_the_reader_knows(run: Run) -> None:
+    from ckptcalc import cli
+    from ckptcalc.logs import reader
+
+    assert cli.LOG_FORMATS == reader.FORMATS
+    for command in ("fit", "analyze", "events"):
+        text = " ".join(run(command, "--help").stdout.split())
+        assert all(name in text for name in reader.FORMATS), command

@@ -408,6 +408,10 @@ def check_format(format: str | None) -> str | None:
     return format
 
 
+# A line that can only open JSON: an object, or an array whose first element starts (not "[2025-06-25 ...").
+_JSON_OPENING = re.compile(r"\s*(?:\{|\[\s*(?:[{\[\]\"]|$))")
+
+
 def detect_format(head: str | Sequence[str]) -> str | None:
     """The name of the first adapter that recognises a log's first non-blank lines (or line), or None.
 
@@ -520,7 +524,7 @@ def _choose(file: _File, format: str | None) -> None:
         if line.strip():
             shown.append(line)
             # A named format, a JSON opening or a plain CSV header is enough: a stream flows at once.
-            decisive = len(shown) == 1 and (line.lstrip()[:1] in ("{", "[") or csv_format.plain_header(line))
+            decisive = len(shown) == 1 and (_JSON_OPENING.match(line) is not None or csv_format.plain_header(line))
             if format is not None or decisive or len(shown) >= HEAD_LINES:
                 break
     if not shown:
