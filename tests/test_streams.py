@@ -3,6 +3,7 @@ streams and readers that leave early. Each runs the real command in a subprocess
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -109,3 +110,55 @@ def test_a_fifo_in_the_preset_search_is_skipped(tmp_path: Path) -> None:
     unknown = _run(["optimize", "--preset", "nope"], env=env)
     assert unknown.returncode == 2
     assert b"unknown preset 'nope'" in unknown.stderr
+
+
+# ---------------------------------------------------------------- messages that cannot be written
+
+#: A run's event log whose analysis warns (no checkpoint completed: no model at the measured inputs).
+WARNING_LOG = "time,event\n0,run_start\n60,progress\n120,run_end\n"
+
+
+def _to_full_stderr(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[bytes]:
+    with open("/dev/full", "wb") as full:
+        return subprocess.run([*CKPTCALC, *args], stdout=subprocess.PIPE, stderr=full, timeout=60, **kwargs)  # type: ignore[call-overload, no-any-return]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["optimize", "--bw", "0"],
+        ["sweep", "--points", "0", "--json"],
+        ["fit", "no-such-log.csv"],
+        ["analyze", "-", "--time-unit", "parsecs"],
+    ],
+)
+def test_an_error_that_cannot_be_written_keeps_exit_2(args: list[str]) -> None:
+    result = _to_full_stderr(args, input=b"")
+    assert result.returncode == 2
+    assert result.stdout == b""
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin"),
+    [
+        (["sweep", "-p", "llama3-405b-async", "--mtbf", "1min", "--points", "5", "--json"], b""),
+        (["optimize", "-p", "llama3-405b-async", "--mtbf", "1min", "--json"], b""),
+        (["analyze", "-", "--time-unit", "s", "--json"], WARNING_LOG.encode()),
+    ],
+)
+def test_a_warning_that_cannot_be_written_changes_nothing(args: list[str], stdin: bytes) -> None:
+    # The rule of docs/exit-codes.md: stderr is best effort; only stdout, which holds the result, fails with 74.
+    warned = subprocess.run([*CKPTCALC, *args], input=stdin, capture_output=True, timeout=60)
+    assert warned.returncode == 0
+    assert warned.stderr.startswith(b"warning: ")  # the case does warn
+    result = _to_full_stderr(args, input=stdin)
+    assert result.returncode == 0
+    assert result.stdout == warned.stdout
+    assert json.loads(result.stdout)["warnings"]  # and the document still carries the warning
+
+
+def test_a_warning_that_cannot_be_written_on_a_closed_stderr_changes_nothing() -> None:
+    args = ["optimize", "-p", "llama3-405b-async", "--mtbf", "1min"]
+    result = subprocess.run(["bash", "-c", 'exec "$@" 2>&-', "bash", *CKPTCALC, *args], capture_output=True, timeout=60)
+    assert result.returncode == 0
+    assert b"verdict:" in result.stdout
