@@ -162,3 +162,83 @@ def test_a_warning_that_cannot_be_written_on_a_closed_stderr_changes_nothing() -
     result = subprocess.run(["bash", "-c", 'exec "$@" 2>&-', "bash", *CKPTCALC, *args], capture_output=True, timeout=60)
     assert result.returncode == 0
     assert b"verdict:" in result.stdout
+
+
+# ---------------------------------------------------------------- input without line ends
+
+
+@pytest.mark.parametrize("command", ["analyze", "fit"])
+def test_endless_input_without_line_ends_is_one_line_under_a_memory_limit(command: str) -> None:
+    # 1.5 GB of address space: the interpreter, numpy and a 16 MiB line fit; /dev/zero read whole would not.
+    script = f'ulimit -v 1500000; exec "$@" {command} - < /dev/zero'
+    result = subprocess.run(["bash", "-c", script, "bash", *CKPTCALC], capture_output=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stdout == b""
+    assert result.stderr.decode() == "error: stdin:1: a line longer than 16 MiB: not a log of one record a line\n"
+
+
+def test_a_regular_file_with_an_endless_line_names_its_line(tmp_path: Path) -> None:
+    log = tmp_path / "run.csv"
+    with log.open("wb") as out:
+        out.write(b"time,event\n0,run_start\n")
+        out.write(b"7" * (16 * 2**20 + 1))
+    result = _run(["analyze", str(log), "--time-unit", "s"])
+    assert result.returncode == 2
+    assert result.stderr.decode() == f"error: {log}:3: a line longer than 16 MiB: not a log of one record a line\n"
+
+
+# ---------------------------------------------------------------- the reader's working state
+
+
+class _Counting:
+    """A consumer that keeps nothing but a count: what is left of the memory is the reader's."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def fields(self, names: object, line: int) -> None:
+        pass
+
+    def record(self, record: dict[str, object], line: int) -> bool:
+        self.count += 1
+        return True
+
+
+def _peak_reading(path: Path, where: tuple[str, ...] = ()) -> tuple[int, int]:
+    """(records counted, tracemalloc's peak in bytes) of one scan of ``path``."""
+    import tracemalloc
+
+    from ckptcalc.logs import reader
+
+    consumer = _Counting()
+    tracemalloc.start()
+    try:
+        reader.scan(path, consumer, where=where)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return consumer.count, peak
+
+
+def _event_log(path: Path, lines: int, form: str) -> Path:
+    with path.open("w") as out:
+        if form == "csv":
+            out.write("time,event,step\n")
+            out.writelines(f"{i}.5,progress,{i}\n" for i in range(lines))
+        else:
+            out.writelines(f'{{"time": {i}.5, "event": "progress", "step": {i}}}\n' for i in range(lines))
+    return path
+
+
+@pytest.mark.parametrize(("form", "where"), [("csv", ()), ("jsonl", ()), ("csv", ("event=progress",))])
+def test_the_readers_working_state_does_not_grow_with_the_log(
+    tmp_path: Path, form: str, where: tuple[str, ...]
+) -> None:
+    small_log = _event_log(tmp_path / f"small.{form}", 10**4, form)
+    _peak_reading(small_log, where)  # once first: imports and caches filled on first use are not the reader's state
+    small = _peak_reading(small_log, where)
+    large = _peak_reading(_event_log(tmp_path / f"large.{form}", 10**5, form), where)
+    assert (small[0], large[0]) == (10**4, 10**5)
+    # Ten times the lines: a state growing by even 8 bytes a line would add 720 kB. The buffers (a
+    # BufferedReader's 128 KiB, csv's) are the same at both sizes.
+    assert large[1] < small[1] + 64 * 1024, (small, large)
