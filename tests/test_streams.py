@@ -242,3 +242,27 @@ def test_the_readers_working_state_does_not_grow_with_the_log(
     # Ten times the lines: a state growing by even 8 bytes a line would add 720 kB. The buffers (a
     # BufferedReader's 128 KiB, csv's) are the same at both sizes.
     assert large[1] < small[1] + 64 * 1024, (small, large)
+
+
+# ---------------------------------------------------------------- decoding a block at a time
+
+
+def test_lines_across_blocks_and_a_bad_byte_far_in_are_placed_exactly(tmp_path: Path) -> None:
+    from ckptcalc.errors import InputError
+    from ckptcalc.logs import reader
+
+    # 5000 lines of 20 bytes (100 000 bytes: past the first 64 KiB block), then a line of 200 000
+    # bytes spanning several blocks, then a bad byte 3 bytes into line 5002.
+    lines = [f"{i:>9},progress,\n".encode() for i in range(5000)]
+    assert {len(line) for line in lines} == {20}
+    long_line = b"x" * 199_999 + b"\n"
+    path = tmp_path / "run.csv"
+    path.write_bytes(b"".join(lines) + long_line + b"abc\xff\n")
+    seen: list[str] = []
+    with pytest.raises(InputError) as excinfo, reader.open_lines(path) as (_, decoded):
+        seen.extend(decoded)
+    # byte 5000 * 20 + 200 000 + 3 = 300 003; every line before it was handed over first
+    assert (excinfo.value.where, excinfo.value.message) == (f"{path}:5002", "not UTF-8 text (byte 300003)")
+    assert len(seen) == 5001
+    assert seen[4999] == "     4999,progress,\n"
+    assert seen[5000] == long_line.decode()

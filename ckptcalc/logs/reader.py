@@ -37,7 +37,6 @@ bad parameter.
 
 from __future__ import annotations
 
-import functools
 import io
 import itertools
 import json
@@ -806,24 +805,72 @@ def _decompressing(raw: _Source, name: str, path: str) -> tuple[Any, str | None,
     return io.BufferedReader(reader), kind, (zstandard.ZstdError, OSError, EOFError)
 
 
+#: Bytes asked of the input at a time: decoded and split into lines in one pass each.
+BLOCK = 64 * 2**10
+
+
 def _decoded(raw: _Source, name: str, path: str) -> Iterator[str]:
-    """The lines of a binary input, decompressed and decoded; errors name the line being read."""
+    """The lines of a binary input, decompressed and decoded; errors name the line being read.
+
+    The input is read a block at a time (what is there, up to :data:`BLOCK`: a pipe's lines flow as
+    they arrive), cut after its last newline, decoded and split in C: a generator step per line cost
+    as much as a ``csv.reader`` pass. The lines before a problem are handed over before it is raised.
+    """
     stream, kind, corrupt = _decompressing(raw, name, path)
-    offset, number = 0, 0
-    readline = functools.partial(stream.readline, MAX_LINE + 1)
+    return itertools.chain.from_iterable(_blocks(stream, kind, corrupt, name))
+
+
+def _blocks(stream: Any, kind: str | None, corrupt: tuple[type[BaseException], ...], name: str) -> Iterator[Any]:
+    """The decoded lines of ``stream``, a StringIO of whole lines at a time."""
+    read = getattr(stream, "read1", None) or stream.read
+    offset, lines = 0, 0  # bytes and lines before ``pending``
+    pending: list[bytes] = []  # the start of a line whose end has not been read yet
+    waiting = 0  # its length
+    first = True
     with stream:
-        try:
-            for data in iter(readline, b""):
-                number += 1
-                if len(data) > MAX_LINE:
-                    raise InputError(_too_long(), where=f"{name}:{number}")
-                text = data.decode("utf-8")
-                offset += len(data)
-                yield text.removeprefix("\ufeff") if number == 1 else text
-        except UnicodeDecodeError as error:
-            raise InputError(f"not UTF-8 text (byte {offset + error.start})", where=f"{name}:{number}") from None
-        except corrupt as error:
-            raise InputError(f"cannot decompress the {kind} data: {error}", where=f"{name}:{number + 1}") from None
+        while True:
+            try:
+                data = read(BLOCK)
+            except corrupt as error:
+                raise InputError(f"cannot decompress the {kind} data: {error}", where=f"{name}:{lines + 1}") from None
+            cut = data.rfind(b"\n") + 1
+            if data and not cut:
+                pending.append(data)
+                waiting += len(data)
+                if waiting > MAX_LINE:
+                    raise InputError(_too_long(), where=f"{name}:{lines + 1}")
+                continue
+            block = b"".join([*pending, data[:cut]]) if pending else data[:cut]
+            rest = data[cut:]
+            if not data:  # the end: the last line has no newline
+                block, rest = block + rest, b""
+                if not block:
+                    return
+            pending, waiting = ([rest], len(rest)) if rest else ([], 0)
+            if len(block) > MAX_LINE:
+                _check_lengths(block, name, lines)
+            try:
+                text = block.decode("utf-8")
+            except UnicodeDecodeError as error:
+                good = block[: block.rfind(b"\n", 0, error.start) + 1]
+                yield io.StringIO(good.decode("utf-8").removeprefix("\ufeff" if first else ""), newline="\n")
+                line = lines + good.count(b"\n") + 1
+                raise InputError(f"not UTF-8 text (byte {offset + error.start})", where=f"{name}:{line}") from None
+            if first:
+                text, first = text.removeprefix("\ufeff"), False
+            yield io.StringIO(text, newline="\n")
+            if not data:
+                return
+            offset += len(block)
+            lines += block.count(b"\n")
+
+
+def _check_lengths(block: bytes, name: str, lines: int) -> None:
+    """Refuse the first line of ``block`` (after ``lines`` lines) longer than :data:`MAX_LINE`, newline included."""
+    pieces = block.split(b"\n")
+    for index, piece in enumerate(pieces):
+        if len(piece) + (index < len(pieces) - 1) > MAX_LINE:
+            raise InputError(_too_long(), where=f"{name}:{lines + 1 + index}")
 
 
 def _text_lines(stream: Any, name: str) -> Iterator[str]:
