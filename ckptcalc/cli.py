@@ -8,6 +8,7 @@ fast as an empty Typer app.
 import contextlib
 import functools
 import inspect
+import io
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -1279,6 +1280,8 @@ def _prepare_streams() -> None:
             reconfigure(errors="ckptcalc-ascii")
     if sys.stderr is None:
         sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
+    else:
+        _forgive_stderr()
     if sys.stdout is None:
         sys.stdout = _Closed()
     columns = os.environ.get("COLUMNS", "")
@@ -1289,6 +1292,51 @@ def _prepare_streams() -> None:
             del os.environ["COLUMNS"]
         else:
             os.environ["COLUMNS"] = str(min(max(width, 20), 1000))
+
+
+class _Messages(io.RawIOBase):
+    """Standard error's descriptor, where a write that fails (a full disk, a closed pipe) is dropped:
+    messages are best effort, so a warning that cannot be written changes nothing and an error keeps
+    its own exit code (docs/exit-codes.md). Only stdout, which holds the result, fails with 74."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self.fd = fd
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def isatty(self) -> bool:
+        import os
+
+        return os.isatty(self.fd)
+
+    def write(self, data: Any) -> int:
+        import os
+
+        try:
+            return os.write(self.fd, data)
+        except OSError:
+            return len(data)
+
+
+def _forgive_stderr() -> None:
+    """Route ``sys.stderr`` through :class:`_Messages`, with the same encoding and error handler."""
+    stream = sys.stderr
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError, AttributeError):
+        return  # not a descriptor (an embedding program's stream): left as it is
+    stream.flush()
+    sys.stderr = io.TextIOWrapper(
+        io.BufferedWriter(_Messages(fd)),
+        encoding=stream.encoding,
+        errors=stream.errors,
+        line_buffering=True,  # as Python's own: each message is out as soon as its line ends
+    )
 
 
 def _is_output_error(error: OSError) -> bool:

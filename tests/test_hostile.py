@@ -350,7 +350,7 @@ def _env(**changes: str | None) -> dict[str, str]:
 
 
 def _ckptcalc(
-    *args: str, env: dict[str, str] | None = None, cwd: Path | None = None
+    *args: str, env: dict[str, str] | None = None, cwd: Path | None = None, timeout: float = 60
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "ckptcalc", *args],
@@ -360,7 +360,7 @@ def _ckptcalc(
         encoding="utf-8",
         env=env if env is not None else _env(),
         cwd=cwd,
-        timeout=60,
+        timeout=timeout,
     )
 
 
@@ -555,3 +555,61 @@ def test_install_completion_into_a_scratch_home(tmp_path: Path) -> None:
     assert str(script) in done.stdout
     _assert_bash_script(script.read_text())
     assert str(script) in (tmp_path / ".bashrc").read_text()
+
+
+# ---------------------------------------------------------------- logs at the edges of a double
+
+SMALL_LOG = "time,kind\n1,gpu\n5,gpu\n9,gpu\n"
+
+
+@pytest.mark.parametrize(
+    ("log", "window", "interruptions", "mtbf"),
+    [
+        # window [1 s, 1e308 s], 2 interruptions after its start: MTBF 5e307 s = 5.787e302 d
+        (SMALL_LOG, ("--window-end", "1e308"), 2, "5.79e+302 d"),
+        # window [-1e308 s, 9 s], all 3 inside: MTBF 1e308 / 3 s = 3.858e302 d
+        (SMALL_LOG, ("--window-start=-1e308",), 3, "3.86e+302 d"),
+        # times 1, 1e307, 1.5e308 s: window 1.5e308 s, 2 interruptions: MTBF 7.5e307 s = 8.681e302 d
+        ("time,kind\n1,gpu\n1e307,gpu\n1.5e308,gpu\n", (), 2, "8.68e+302 d"),
+    ],
+)
+def test_times_near_the_largest_double_print_a_whole_table(
+    log: str, window: tuple[str, ...], interruptions: int, mtbf: str, run: Run, tmp_path: Path
+) -> None:
+    path = tmp_path / "incidents.csv"
+    path.write_text(log)
+    document = run("fit", str(path), "--time-unit", "s", *window, "--json")
+    assert document.exit_code == 0, document.stderr
+    found = json.loads(document.stdout)
+    assert found["interruptions"] == interruptions
+    # 2T overflows in the interval's formula: the bounds are unknown, not a crash.
+    assert found["mtbf_ci95"] == [None, None]
+    table = run("fit", str(path), "--time-unit", "s", *window)
+    assert table.exit_code == 0, table.stderr
+    assert table.exception is None or isinstance(table.exception, SystemExit), repr(table.exception)
+    assert f"MTBF: {mtbf}  (95 %: - to ∞)" in table.stdout
+    assert "Gaps between interruptions" in table.stdout  # the table went on to its end
+
+
+def test_a_csv_with_a_million_columns_is_read_in_linear_time(tmp_path: Path) -> None:
+    # The header's duplicate check once compared every name with every other: 10^12 steps here.
+    columns = 10**6
+    path = tmp_path / "wide.csv"
+    with path.open("w") as out:
+        out.write(",".join(f"c{i}" for i in range(columns)) + "\n")
+        for hour in (1, 2, 4):
+            out.write(f"{hour}," + ",".join(["x"] * (columns - 1)) + "\n")
+    done = _ckptcalc("fit", str(path), "--time", "c0", "--time-unit", "h", "--json", env=_env(), timeout=90)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    # incidents at 1, 2 and 4 h: the window [1 h, 4 h] holds 2 interruptions, MTBF 1.5 h
+    assert (found["events_kept"], found["interruptions"], found["mtbf_s"]) == (3, 2, 5400.0)
+
+
+def test_a_duplicate_column_among_a_million_is_named(tmp_path: Path) -> None:
+    columns = 10**6
+    path = tmp_path / "wide.csv"
+    path.write_text(",".join(f"c{i}" for i in range(columns)) + ",c777\n1," + ",".join(["x"] * columns) + "\n")
+    done = _ckptcalc("fit", str(path), "--time", "c0", "--time-unit", "h", env=_env(), timeout=90)
+    assert done.returncode == 2
+    assert done.stderr == f"error: {path}:1: duplicate column 'c777' in the header\n"

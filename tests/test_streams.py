@@ -3,6 +3,7 @@ streams and readers that leave early. Each runs the real command in a subprocess
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -109,3 +110,159 @@ def test_a_fifo_in_the_preset_search_is_skipped(tmp_path: Path) -> None:
     unknown = _run(["optimize", "--preset", "nope"], env=env)
     assert unknown.returncode == 2
     assert b"unknown preset 'nope'" in unknown.stderr
+
+
+# ---------------------------------------------------------------- messages that cannot be written
+
+#: A run's event log whose analysis warns (no checkpoint completed: no model at the measured inputs).
+WARNING_LOG = "time,event\n0,run_start\n60,progress\n120,run_end\n"
+
+
+def _to_full_stderr(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[bytes]:
+    with open("/dev/full", "wb") as full:
+        return subprocess.run([*CKPTCALC, *args], stdout=subprocess.PIPE, stderr=full, timeout=60, **kwargs)  # type: ignore[call-overload, no-any-return]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["optimize", "--bw", "0"],
+        ["sweep", "--points", "0", "--json"],
+        ["fit", "no-such-log.csv"],
+        ["analyze", "-", "--time-unit", "parsecs"],
+    ],
+)
+def test_an_error_that_cannot_be_written_keeps_exit_2(args: list[str]) -> None:
+    result = _to_full_stderr(args, input=b"")
+    assert result.returncode == 2
+    assert result.stdout == b""
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin"),
+    [
+        (["sweep", "-p", "llama3-405b-async", "--mtbf", "1min", "--points", "5", "--json"], b""),
+        (["optimize", "-p", "llama3-405b-async", "--mtbf", "1min", "--json"], b""),
+        (["analyze", "-", "--time-unit", "s", "--json"], WARNING_LOG.encode()),
+    ],
+)
+def test_a_warning_that_cannot_be_written_changes_nothing(args: list[str], stdin: bytes) -> None:
+    # The rule of docs/exit-codes.md: stderr is best effort; only stdout, which holds the result, fails with 74.
+    warned = subprocess.run([*CKPTCALC, *args], input=stdin, capture_output=True, timeout=60)
+    assert warned.returncode == 0
+    assert warned.stderr.startswith(b"warning: ")  # the case does warn
+    result = _to_full_stderr(args, input=stdin)
+    assert result.returncode == 0
+    assert result.stdout == warned.stdout
+    assert json.loads(result.stdout)["warnings"]  # and the document still carries the warning
+
+
+def test_a_warning_that_cannot_be_written_on_a_closed_stderr_changes_nothing() -> None:
+    args = ["optimize", "-p", "llama3-405b-async", "--mtbf", "1min"]
+    result = subprocess.run(["bash", "-c", 'exec "$@" 2>&-', "bash", *CKPTCALC, *args], capture_output=True, timeout=60)
+    assert result.returncode == 0
+    assert b"verdict:" in result.stdout
+
+
+# ---------------------------------------------------------------- input without line ends
+
+
+@pytest.mark.parametrize("command", ["analyze", "fit"])
+def test_endless_input_without_line_ends_is_one_line_under_a_memory_limit(command: str) -> None:
+    # 1.5 GB of address space: the interpreter, numpy and a 16 MiB line fit; /dev/zero read whole would not.
+    script = f'ulimit -v 1500000; exec "$@" {command} - < /dev/zero'
+    result = subprocess.run(["bash", "-c", script, "bash", *CKPTCALC], capture_output=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stdout == b""
+    assert result.stderr.decode() == "error: stdin:1: a line longer than 16 MiB: not a log of one record a line\n"
+
+
+def test_a_regular_file_with_an_endless_line_names_its_line(tmp_path: Path) -> None:
+    log = tmp_path / "run.csv"
+    with log.open("wb") as out:
+        out.write(b"time,event\n0,run_start\n")
+        out.write(b"7" * (16 * 2**20 + 1))
+    result = _run(["analyze", str(log), "--time-unit", "s"])
+    assert result.returncode == 2
+    assert result.stderr.decode() == f"error: {log}:3: a line longer than 16 MiB: not a log of one record a line\n"
+
+
+# ---------------------------------------------------------------- the reader's working state
+
+
+class _Counting:
+    """A consumer that keeps nothing but a count: what is left of the memory is the reader's."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def fields(self, names: object, line: int) -> None:
+        pass
+
+    def record(self, record: dict[str, object], line: int) -> bool:
+        self.count += 1
+        return True
+
+
+def _peak_reading(path: Path, where: tuple[str, ...] = ()) -> tuple[int, int]:
+    """(records counted, tracemalloc's peak in bytes) of one scan of ``path``."""
+    import tracemalloc
+
+    from ckptcalc.logs import reader
+
+    consumer = _Counting()
+    tracemalloc.start()
+    try:
+        reader.scan(path, consumer, where=where)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return consumer.count, peak
+
+
+def _event_log(path: Path, lines: int, form: str) -> Path:
+    with path.open("w") as out:
+        if form == "csv":
+            out.write("time,event,step\n")
+            out.writelines(f"{i}.5,progress,{i}\n" for i in range(lines))
+        else:
+            out.writelines(f'{{"time": {i}.5, "event": "progress", "step": {i}}}\n' for i in range(lines))
+    return path
+
+
+@pytest.mark.parametrize(("form", "where"), [("csv", ()), ("jsonl", ()), ("csv", ("event=progress",))])
+def test_the_readers_working_state_does_not_grow_with_the_log(
+    tmp_path: Path, form: str, where: tuple[str, ...]
+) -> None:
+    small_log = _event_log(tmp_path / f"small.{form}", 10**4, form)
+    _peak_reading(small_log, where)  # once first: imports and caches filled on first use are not the reader's state
+    small = _peak_reading(small_log, where)
+    large = _peak_reading(_event_log(tmp_path / f"large.{form}", 10**5, form), where)
+    assert (small[0], large[0]) == (10**4, 10**5)
+    # Ten times the lines: a state growing by even 8 bytes a line would add 720 kB. The buffers (a
+    # BufferedReader's 128 KiB, csv's) are the same at both sizes.
+    assert large[1] < small[1] + 64 * 1024, (small, large)
+
+
+# ---------------------------------------------------------------- decoding a block at a time
+
+
+def test_lines_across_blocks_and_a_bad_byte_far_in_are_placed_exactly(tmp_path: Path) -> None:
+    from ckptcalc.errors import InputError
+    from ckptcalc.logs import reader
+
+    # 5000 lines of 20 bytes (100 000 bytes: past the first 64 KiB block), then a line of 200 000
+    # bytes spanning several blocks, then a bad byte 3 bytes into line 5002.
+    lines = [f"{i:>9},progress,\n".encode() for i in range(5000)]
+    assert {len(line) for line in lines} == {20}
+    long_line = b"x" * 199_999 + b"\n"
+    path = tmp_path / "run.csv"
+    path.write_bytes(b"".join(lines) + long_line + b"abc\xff\n")
+    seen: list[str] = []
+    with pytest.raises(InputError) as excinfo, reader.open_lines(path) as (_, decoded):
+        seen.extend(decoded)
+    # byte 5000 * 20 + 200 000 + 3 = 300 003; every line before it was handed over first
+    assert (excinfo.value.where, excinfo.value.message) == (f"{path}:5002", "not UTF-8 text (byte 300003)")
+    assert len(seen) == 5001
+    assert seen[4999] == "     4999,progress,\n"
+    assert seen[5000] == long_line.decode()

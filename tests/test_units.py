@@ -372,3 +372,20 @@ def test_fuzz_any_text(raw: str) -> None:
 @example(raw="-1e308w1e308w")
 def test_fuzz_unitish_text(raw: str) -> None:
     _only_finite_or_ckpterror(raw)
+
+
+@pytest.mark.parametrize(
+    ("formatter", "value", "expected"),
+    [
+        # the largest double: 1.7977e308 s / 86 400 s = 2.0807e303 d; / 1e15 B = 1.7977e293 PB
+        (units.format_duration, 1.7976931348623157e308, "2.08e+303 d"),
+        (units.format_size, 1.7976931348623157e308, "1.80e+293 PB"),
+        # -1e308 s / 86 400 s = -1.1574e303 d (a window start far before the epoch)
+        (units.format_duration, -1e308, "-1.16e+303 d"),
+        # beyond a double: the largest unit, and the value as Python writes it
+        (units.format_duration, math.inf, "inf d"),
+        (units.format_duration, -math.inf, "-inf d"),
+    ],
+)
+def test_formatting_at_the_ends_of_a_double(formatter: Callable[[float], str], value: float, expected: str) -> None:
+    assert formatter(value) == expected

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
 from ckptcalc.logs.adapter import Bad, Context, Header, Row
 
@@ -22,11 +23,18 @@ def detect(head: Sequence[str]) -> bool:
 
 def rows(lines: Iterable[str], context: Context | None = None) -> Iterator[Row | Bad | Header]:
     """Each non-blank line parsed on its own."""
+    for item in records(lines, context):
+        yield Row(*item) if isinstance(item, tuple) else item
+
+
+def records(lines: Iterable[str], context: Context | None = None) -> Iterator[tuple[int, Any] | Bad | Header]:
+    """:func:`rows` with each row as a ``(line, value)`` pair, what the reader reads."""
+    loads = json.loads
     for number, line in enumerate(lines, start=1):
-        if not line.strip():
+        if not line or line.isspace():
             continue
         try:
-            yield Row(number, json.loads(line))
+            yield number, loads(line)
         except RecursionError:
             yield Bad(number, "malformed JSON: nested too deeply")
         except ValueError as error:  # JSONDecodeError, or an integer longer than Python converts

@@ -18,7 +18,10 @@ What the reader does, in order, for a path or ``"-"`` (standard input):
 
 Adding a format is one module and one registration: write ``ckptcalc/logs/<name>_format.py`` with
 ``NAME``, ``detect(first_line)`` and ``rows(lines)`` (the contract is in :mod:`ckptcalc.logs.adapter`),
-and add it to :data:`ADAPTERS`.
+and add it to :data:`ADAPTERS`. A table's adapter (``GIVES = "records"``) may also define
+``records(lines, context)``: the same items with each row a plain ``(line, value)`` pair, which the
+reader reads instead (building a :class:`~ckptcalc.logs.adapter.Row` per line costs about as much as
+parsing the line). A line longer than :data:`MAX_LINE` is refused at its line number, whatever the source.
 
 >>> class Times:
 ...     def fields(self, names, line): pass
@@ -83,6 +86,10 @@ FORMATS = tuple(sorted(adapter.NAME for adapter in ADAPTERS))
 #: Bigger inputs are refused, not truncated. Regular files are read whatever their size.
 MAX_BYTES = 64 * 2**20
 
+#: Longest line read, in bytes (characters for a text stream), newline included: a longer one is refused
+#: at its line, so that input without line ends (``/dev/zero``) cannot take all memory.
+MAX_LINE = 16 * 2**20
+
 #: How many bad-row messages a reading keeps when ``skip_bad`` is on.
 BAD_KEPT = 5
 
@@ -93,6 +100,7 @@ TimeKind = Literal["timestamp", "number"]
 
 _NUMBER_RE = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_FINITE = float("inf")
 _TIME_UNIT_HELP = "s, min, h or d"
 
 
@@ -321,17 +329,24 @@ class Clock:
         self.kind: TimeKind | None = None
         self.first_line = 0
         self.naive = 0  # timestamps without an offset, read as UTC
+        self._fast: float | None = None  # the factor, once the log's times are known to be numbers
 
     def seconds(self, value: Any, *, line: int) -> float:
-        if self.kind == "number" and self.factor is not None and type(value) in (int, float, str):
-            # The common case, a number like the ones before it, without parse_time's generality.
-            try:
-                seconds = float(value) * self.factor
-            except (ValueError, OverflowError):
-                pass
-            else:
-                if math.isfinite(seconds) and (type(value) is not str or _NUMBER_RE.fullmatch(value.strip())):
-                    return seconds
+        """``value`` in seconds; raises :class:`BadRecord` (or :class:`FatalRecord` for a number without a
+        unit) for a value that is not a time of the log's form."""
+        factor = self._fast
+        if factor is not None:
+            # The common case, a number like the ones before it, without parse_time's generality:
+            # float() reads what parse_time's pattern does, but for "1_000" and non-finite values.
+            given = type(value)
+            if (given is str and "_" not in value) or given is float or given is int:
+                try:
+                    seconds = float(value) * factor
+                except (ValueError, OverflowError):
+                    pass
+                else:
+                    if -_FINITE < seconds < _FINITE:
+                        return seconds
         try:
             seconds, kind, naive = parse_time(value, time_unit=self.time_unit, tz=self.tz, time_format=self.time_format)
         except InputError as error:  # a number, and no unit to read it in (before ValueError: a subclass)
@@ -342,6 +357,8 @@ class Clock:
             raise BadRecord(str(error)) from None
         if self.kind is None:
             self.kind, self.first_line = kind, line
+            if kind == "number":
+                self._fast = self.factor
         elif kind != self.kind:
             raise BadRecord(self._mixed(kind))
         self.naive += naive
@@ -514,6 +531,15 @@ class _File:
         assert self.adapter is not None
         return cast(Iterator[Row | Bad | Header], self.adapter.rows(self.lines, self.context))
 
+    def records(self) -> Iterator[Row | Bad | Header | tuple[int, Any]]:
+        """The rows of a table: each a ``(line, value)`` pair where the adapter gives them so (its
+        ``records``: a Row per line costs as much as reading the line), else its :class:`Row`."""
+        assert self.adapter is not None
+        fast = getattr(self.adapter, "records", None)
+        if fast is None:
+            return self.items()
+        return cast(Iterator[Row | Bad | Header | tuple[int, Any]], fast(self.lines, self.context))
+
 
 def _choose(file: _File, format: str | None) -> None:
     """Detect (or take) the file's adapter, keeping the lines looked at to be read again."""
@@ -611,7 +637,7 @@ def _scan(
     else:
         for file in files:
             tally.name = file.name
-            _read(file.items(), consumer, tally, conditions, required)
+            _read(file.records(), consumer, tally, conditions, required)
     notes: dict[str, int] = {}
     said: dict[str, str] = {}
     for file in files:
@@ -629,50 +655,65 @@ def _named(file: _File) -> Iterator[Row | Bad | Header]:
 
 
 def _read(
-    items: Iterable[Row | Bad | Header],
+    items: Iterable[Row | Bad | Header | tuple[int, Any]],
     consumer: Consumer,
     tally: _Tally,
     conditions: tuple[tuple[str, str], ...],
     required: Sequence[str],
 ) -> None:
+    """Hand each record to ``consumer``, counting into ``tally``. This is the loop every line of every
+    log goes through: the counts live in locals until the end, and a ``(line, value)`` pair (what a
+    table's adapter gives) is taken apart without any attribute lookup."""
     named = False
-    at, source = 0, None
+    line, source = 0, None
+    take = consumer.record
+    read = kept = ignored = filtered = 0
     try:
         for item in items:
-            at = line = item.line
-            source = None if isinstance(item, Header) else item.source
-            if isinstance(item, Header):
+            if type(item) is tuple:
+                line, record = item
+            elif type(item) is Row:
+                line, record, source = item.line, item.value, item.source
+            elif isinstance(item, Header):
+                line, source = item.line, None
                 missing = [wanted for wanted in required if wanted not in item.fields]
                 if missing:
                     raise InputError(f"no column {missing[0]!r} in the header", where=f"{tally.name}:{line}")
                 named = True
                 consumer.fields(item.fields, line)
                 continue
-            tally.read += 1
-            if isinstance(item, Bad):
-                tally.reject(line, item.message, item.source)
+            else:
+                bad = cast(Bad, item)
+                line, source = bad.line, bad.source
+                read += 1
+                tally.reject(line, bad.message, source)
                 continue
-            record = item.value
-            if not isinstance(record, dict):
+            read += 1
+            if type(record) is not dict and not isinstance(record, dict):
                 shown = json.dumps(record, ensure_ascii=False)
-                tally.reject(line, f"expected a JSON object, got {shown[:40]}", item.source)
+                tally.reject(line, f"expected a JSON object, got {shown[:40]}", source)
                 continue
             try:
                 if not named:
                     named = True
                     consumer.fields(tuple(record), line)
-                if not all(_meets(record, path, wanted) for path, wanted in conditions):
-                    tally.filtered += 1
-                elif consumer.record(record, line):
-                    tally.kept += 1
+                if conditions and not all(_meets(record, path, wanted) for path, wanted in conditions):
+                    filtered += 1
+                elif take(record, line):
+                    kept += 1
                 else:
-                    tally.ignored += 1
-            except BadRecord as bad:
-                tally.reject(line, bad.message, item.source)
+                    ignored += 1
+            except BadRecord as bad_record:
+                tally.reject(line, bad_record.message, source)
     except Broken as broken:
         raise InputError(broken.message, where=f"{tally.name}:{broken.line}") from None
     except FatalRecord as fatal:
-        raise InputError(fatal.template, where=f"{source or tally.name}:{at}") from None
+        raise InputError(fatal.template, where=f"{source or tally.name}:{line}") from None
+    finally:
+        tally.read += read
+        tally.kept += kept
+        tally.ignored += ignored
+        tally.filtered += filtered
 
 
 def _meets(record: dict[str, Any], path: str, wanted: str) -> bool:
@@ -681,6 +722,10 @@ def _meets(record: dict[str, Any], path: str, wanted: str) -> bool:
 
 
 # ---------------------------------------------------------------- opening, decompressing, decoding
+
+
+def _too_long() -> str:
+    return f"a line longer than {MAX_LINE // 2**20} MiB: not a log of one record a line"
 
 
 def _too_big() -> str:
@@ -793,32 +838,79 @@ def _decompressing(raw: _Source, name: str, path: str) -> tuple[Any, str | None,
     return io.BufferedReader(reader), kind, (zstandard.ZstdError, OSError, EOFError)
 
 
+#: Bytes asked of the input at a time: decoded and split into lines in one pass each.
+BLOCK = 64 * 2**10
+
+
 def _decoded(raw: _Source, name: str, path: str) -> Iterator[str]:
-    """The lines of a binary input, decompressed and decoded; errors name the line being read."""
+    """The lines of a binary input, decompressed and decoded; errors name the line being read.
+
+    The input is read a block at a time (what is there, up to :data:`BLOCK`: a pipe's lines flow as
+    they arrive), cut after its last newline, decoded and split in C: a generator step per line cost
+    as much as a ``csv.reader`` pass. The lines before a problem are handed over before it is raised.
+    """
     stream, kind, corrupt = _decompressing(raw, name, path)
-    offset, number = 0, 0
+    return itertools.chain.from_iterable(_blocks(stream, kind, corrupt, name))
+
+
+def _blocks(stream: Any, kind: str | None, corrupt: tuple[type[BaseException], ...], name: str) -> Iterator[Any]:
+    """The decoded lines of ``stream``, a StringIO of whole lines at a time."""
+    read = getattr(stream, "read1", None) or stream.read
+    offset, lines = 0, 0  # bytes and lines before ``pending``
+    pending: list[bytes] = []  # the start of a line whose end has not been read yet
+    waiting = 0  # its length
+    first = True
     with stream:
         while True:
-            number += 1
             try:
-                data = stream.readline()
+                data = read(BLOCK)
             except corrupt as error:
-                raise InputError(f"cannot decompress the {kind} data: {error}", where=f"{name}:{number}") from None
+                raise InputError(f"cannot decompress the {kind} data: {error}", where=f"{name}:{lines + 1}") from None
+            cut = data.rfind(b"\n") + 1
+            if data and not cut:
+                pending.append(data)
+                waiting += len(data)
+                if waiting > MAX_LINE:
+                    raise InputError(_too_long(), where=f"{name}:{lines + 1}")
+                continue
+            block = b"".join([*pending, data[:cut]]) if pending else data[:cut]
+            rest = data[cut:]
+            if not data:  # the end: the last line has no newline
+                block, rest = block + rest, b""
+                if not block:
+                    return
+            pending, waiting = ([rest], len(rest)) if rest else ([], 0)
+            if len(block) > MAX_LINE:
+                _check_lengths(block, name, lines)
+            try:
+                text = block.decode("utf-8")
+            except UnicodeDecodeError as error:
+                good = block[: block.rfind(b"\n", 0, error.start) + 1]
+                yield io.StringIO(good.decode("utf-8").removeprefix("\ufeff" if first else ""), newline="\n")
+                line = lines + good.count(b"\n") + 1
+                raise InputError(f"not UTF-8 text (byte {offset + error.start})", where=f"{name}:{line}") from None
+            if first:
+                text, first = text.removeprefix("\ufeff"), False
+            yield io.StringIO(text, newline="\n")
             if not data:
                 return
-            try:
-                text = data.decode("utf-8")
-            except UnicodeDecodeError as error:
-                raise InputError(f"not UTF-8 text (byte {offset + error.start})", where=f"{name}:{number}") from None
-            offset += len(data)
-            yield text.removeprefix("\ufeff") if number == 1 else text
+            offset += len(block)
+            lines += block.count(b"\n")
+
+
+def _check_lengths(block: bytes, name: str, lines: int) -> None:
+    """Refuse the first line of ``block`` (after ``lines`` lines) longer than :data:`MAX_LINE`, newline included."""
+    pieces = block.split(b"\n")
+    for index, piece in enumerate(pieces):
+        if len(piece) + (index < len(pieces) - 1) > MAX_LINE:
+            raise InputError(_too_long(), where=f"{name}:{lines + 1 + index}")
 
 
 def _text_lines(stream: Any, name: str) -> Iterator[str]:
     total, number = 0, 0
     while True:
         try:
-            line = stream.readline(MAX_BYTES - total + 1)
+            line = stream.readline(min(MAX_LINE, MAX_BYTES - total) + 1)
         except UnicodeDecodeError:
             raise InputError("not UTF-8 text", where=f"{name}:{number + 1}") from None
         except OSError as error:
@@ -826,7 +918,9 @@ def _text_lines(stream: Any, name: str) -> Iterator[str]:
         if not line:
             return
         total += len(line)
+        number += 1
+        if len(line) > MAX_LINE:
+            raise InputError(_too_long(), where=f"{name}:{number}")
         if total > MAX_BYTES:
             raise InputError(_too_big(), where=name)
-        number += 1
         yield line.removeprefix("\ufeff") if number == 1 else line

@@ -389,7 +389,7 @@ def fit() -> Schema:
             "shape": {"type": "number", "exclusiveMinimum": 0},
             "shape_ci95": {"type": "array", "items": MAYBE_NUMBER, "minItems": 2, "maxItems": 2},
             "scale_s": SECONDS,
-            "mean_s": SECONDS,
+            "mean_s": MAYBE_SECONDS,  # null where Γ(1 + 1/k) overflows a double (k near 0)
             "lr_statistic": {"type": "number", "minimum": 0},
             "p_value": FRACTION,
             "verdict": {"enum": ["exponential", "clustered", "wear_out"]},

@@ -729,13 +729,13 @@ def fit(document: dict[str, Any]) -> None:
     out.print()
     low, high = document["mtbf_ci95"]
     if document["mtbf_s"] is None:
-        out.print(Text(f"MTBF: no interruption; at least {dur(low)} (95 % one-sided)", style="bold"))
+        out.print(Text(f"MTBF: no interruption; at least {_bound(low, '-')} (95 % one-sided)", style="bold"))
     else:
-        upper = dur(high) if high is not None else "∞"
-        out.print(Text(f"MTBF: {dur(document['mtbf_s'])}  (95 %: {dur(low)} to {upper})", style="bold"))
+        interval = f"{_bound(low, '-')} to {_bound(high, '∞')}"
+        out.print(Text(f"MTBF: {dur(document['mtbf_s'])}  (95 %: {interval})", style="bold"))
     if document["gpu_mtbf_s"] is not None:
         g_low, g_high = document["gpu_mtbf_ci95"]
-        out.print(f"per GPU: {dur(document['gpu_mtbf_s'])}  (95 %: {dur(g_low)} to {dur(g_high)})")
+        out.print(f"per GPU: {dur(document['gpu_mtbf_s'])}  (95 %: {_bound(g_low, '-')} to {_bound(g_high, '∞')})")
     weibull = document["weibull"]
     if weibull is not None:
         k_low, k_high = weibull["shape_ci95"]
@@ -767,6 +767,12 @@ def fit(document: dict[str, Any]) -> None:
         for i, count in enumerate(histogram["counts"]):
             chart.add_row(f"{dur(edges[i])}–{dur(edges[i + 1])}", f"{count}", "█" * round(count / top * width))
         out.print(chart)
+
+
+def _bound(value: float | None, missing: str) -> str:
+    """A bound of an interval, or ``missing`` where the document has none (an upper bound that does not
+    exist, or one too large for a double: times near 1e308)."""
+    return missing if value is None else dur(value)
 
 
 def plan(job: Job, document: dict[str, Any]) -> None:
