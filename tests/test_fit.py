@@ -239,7 +239,7 @@ def test_the_default_window_runs_from_the_first_to_the_last_event() -> None:
     assert (result.window_start_s, result.window_end_s, result.window_s) == (100.0, 1300.0, 1200.0)
     assert result.mtbf.interruptions == 2
     assert result.mtbf.mtbf_s == 600.0
-    assert result.gaps_s == (300.0, 900.0)
+    assert result.gaps_s.tolist() == [300.0, 900.0]
     assert result.censored_s == 0.0
 
 
@@ -248,7 +248,7 @@ def test_an_explicit_window_counts_every_interruption_after_its_start() -> None:
     assert result.mtbf.interruptions == 3
     assert result.mtbf.mtbf_s == 2000.0 / 3
     # The time from the start to the first interruption is not a gap; the tail is censored.
-    assert result.gaps_s == (300.0, 900.0)
+    assert result.gaps_s.tolist() == [300.0, 900.0]
     assert result.censored_s == 700.0
     assert result.weibull is not None and result.weibull.censored_s == 700.0
 
@@ -654,6 +654,8 @@ KEYS = {
     "weibull_reason",
     "causes",
     "histogram",
+    "near_zero_gaps",
+    "coalescing",
 }
 
 
@@ -672,6 +674,7 @@ def test_document_keys_and_values() -> None:
         "mean_s",
         "lr_statistic",
         "p_value",
+        "p_value_underflow",
         "verdict",
         "gaps",
         "censored_s",

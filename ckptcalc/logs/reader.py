@@ -172,7 +172,9 @@ def _condition(text: str, where: str) -> Condition:
         raise InputError(f"cannot read {text!r}: expected {_WHERE_FORMS}, e.g. kind=hardware", where=where)
     path, rest = text[: operator.start()].strip(), text[operator.start() :]
     if not path:
-        raise InputError(f"cannot read {text!r}: no field before {operator.group()!r}", where=where)
+        raise InputError(
+            f"cannot read {text!r}: no field before {operator.group()!r}; expected {_WHERE_FORMS}", where=where
+        )
     # The operator is what follows the field; the value may itself begin with a mark (kind=<none>).
     op = next((mark for mark in ("!=", "=", "~") if rest.startswith(mark)), None)
     if op is None or rest.startswith("=="):
