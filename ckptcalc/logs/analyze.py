@@ -35,6 +35,7 @@ import itertools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import tzinfo
 from typing import Any
 
 from ckptcalc.errors import InputError
@@ -116,11 +117,12 @@ def read(
     time_unit: str | None = None,
     cause: str = "cause",
     skip_bad: bool = False,
+    tz: tzinfo | None = None,
 ) -> Timeline:
     """Read an event log from a file (``"-"``: ``stdin``) by :func:`ckptcalc.logs.reader.scan`: any format
-    it reads (JSON Lines, CSV, a JSON array), compressed or not."""
-    run = _Run(time_field, time_unit, cause)
-    counts = reader.scan(path, run, stdin=stdin, format=format, required=("event",), skip_bad=skip_bad)
+    it reads (JSON Lines, CSV, a JSON array), compressed or not; ``tz`` places timestamps without a zone."""
+    run = _Run(time_field, time_unit, cause, tz)
+    counts = reader.scan(path, run, stdin=stdin, format=format, required=("event",), skip_bad=skip_bad, tz=tz)
     return run.timeline(counts)
 
 
@@ -131,6 +133,7 @@ class _Run:
     time_field: str
     time_unit: str | None
     cause_field: str
+    tz: tzinfo | None = None
     clock: reader.Clock = field(init=False)
     start: float | None = None
     end: float | None = None
@@ -148,7 +151,7 @@ class _Run:
     line: int = 0
 
     def __post_init__(self) -> None:
-        self.clock = reader.Clock(self.time_unit)
+        self.clock = reader.Clock(self.time_unit, tz=self.tz)
 
     def time(self, record: dict[str, Any], key: str, required: bool = True) -> float | None:
         value = _given(record, key)

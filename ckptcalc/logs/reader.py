@@ -657,6 +657,7 @@ def _read(
 ) -> None:
     named = False
     at, source = 0, None
+    filtering = bool(conditions.every or conditions.some)
     try:
         for item in items:
             at = line = item.line
@@ -681,7 +682,7 @@ def _read(
                 if not named:
                     named = True
                     consumer.fields(tuple(record), line)
-                if not conditions.passes(record):
+                if filtering and not conditions.passes(record):
                     tally.filtered += 1
                 elif consumer.record(record, line):
                     tally.kept += 1
