@@ -887,7 +887,7 @@ def test_a_p_value_below_the_smallest_double_is_flagged_not_zero() -> None:
 
     statistic = m * 2 * (profile(result.shape) - profile(1.0))
     assert result.lr_statistic == pytest.approx(statistic, rel=1e-9)
-    # p = P(χ²₁ > s) = erfc(√(s/2)): about 10^−2020, far below any double.
+    # p = P(χ²₁ > s) = erfc(√(s/2)): about 10^−2019 (docs/fit.md §8), far below any double.
     assert math.erfc(math.sqrt(statistic / 2)) == 0.0
     assert result.p_underflow and result.verdict == "clustered"
     times = np.cumsum([0.0] + [1.0, ratio] * m)

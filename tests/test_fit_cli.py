@@ -289,7 +289,7 @@ def test_counts_from_a_paper_on_the_command_line(run: Run, run_json: RunJson, tm
 
 
 def test_a_vanishing_p_value_prints_as_a_bound(run: Run, tmp_path: Path) -> None:
-    # tests/test_fit.py: 600 gaps of 1 s and 600 of 10⁶ s give p ≈ 10^−2020.
+    # tests/test_fit.py: 600 gaps of 1 s and 600 of 10⁶ s give p ≈ 10^−2019 (docs/fit.md §8).
     times, t = [0.0], 0.0
     for gap in [1.0, 1e6] * 600:
         t += gap
