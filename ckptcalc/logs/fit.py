@@ -946,20 +946,22 @@ class _Incidents:
         if raw is MISSING or raw is None or raw == "":
             raise BadRecord(f"no time: field {self.time_field!r} is missing or empty")
         seconds = self.clock.seconds(raw, line=line)
-        label = UNKNOWN_CAUSE
         if self.cause is not None:
             value = record[self.cause] if self.cause in record else get_path(record, self.cause, None)
-            if self.default_cause and type(value) in (dict, list):
-                # A default cause field holding objects (cause.component) is not a cause: name a path inside it.
-                self.cause, self.default_cause, value = None, False, None
-                self._recode()
-            if value is not None and value != "":
-                label = value if type(value) is str else text_form(value)
-        code = self.known.get(label)
-        if code is None:
-            code = self._code(label)
+            if self.default_cause:
+                # The first record decides: a default cause field holding objects (cause.component) is not a
+                # cause, and a path inside it must be named.
+                self.default_cause = False
+                if type(value) in (dict, list):
+                    self.cause = None
+                    self.times.append(seconds)
+                    return True
+            label = UNKNOWN_CAUSE if value is None or value == "" else value if type(value) is str else text_form(value)
+            code = self.known.get(label)
+            if code is None:
+                code = self._code(label)
+            self.codes.append(code)
         self.times.append(seconds)
-        self.codes.append(code)
         return True
 
     def _code(self, label: str) -> int:
@@ -969,14 +971,6 @@ class _Incidents:
         if code == 2**16 and self.codes.typecode == "H":
             self.codes = array("l", self.codes)
         return code
-
-    def _recode(self) -> None:
-        from array import array
-
-        self.known = {}
-        self.codes = array("H", bytes(2 * len(self.codes)))  # every event so far: code 0, unknown
-        if self.codes:
-            self._code(UNKNOWN_CAUSE)
 
     def log(self, counts: reader.Counts, tz: str | None) -> EventLog:
         import numpy as np
@@ -992,6 +986,7 @@ class _Incidents:
         times = np.frombuffer(self.times, dtype=np.float64)
         labels = tuple(self.known)
         codes = None if self.cause is None else np.frombuffer(self.codes, dtype=np.dtype(self.codes.typecode))
+        assert codes is None or len(codes) == len(times)
         if len(times) > 1 and bool(np.any(times[1:] < times[:-1])):
             order = np.argsort(times, kind="stable")
             times = times[order]
