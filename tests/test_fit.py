@@ -947,10 +947,10 @@ def test_few_gaps_near_zero_show_no_coalescing() -> None:
 @settings(max_examples=100, deadline=None)
 def test_the_vector_chain_rule_is_coalesce(times: list[float], gap: float) -> None:
     ordered = np.sort(np.asarray(times))
-    starts = eventlog.chain_starts(ordered, gap)
+    first = eventlog.chain_first(ordered, gap)
     reference = coalesce(times, gap_s=gap)
-    event("merged" if starts is not None else "nothing merged")
-    found = ordered.tolist() if starts is None else ordered[starts].tolist()
+    event("merged" if first is not None else "nothing merged")
+    found = ordered.tolist() if first is None else ordered[first].tolist()
     assert found == [i.time_s for i in reference]
     assert [
         (i.time_s, i.last_s, i.events) for i in fit(times, coalesce_s=gap, start_s=min(times) - 1).interruptions
@@ -1085,3 +1085,22 @@ def test_the_working_state_is_two_arrays_whatever_the_length(tmp_path: Path) -> 
     per_event_fit = (large[1] - small[1]) / 45_000
     assert per_event_read < 30  # the arrays (10 B) and their growth; a Python object per event would be 100+
     assert per_event_fit < 60  # a few float arrays of the same length at once
+
+
+def test_gaps_recomputed_block_by_block_fit_as_the_kept_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Above CACHED_GAPS the gaps' logarithms are recomputed from the events in blocks, each sum: the same fit.
+    rng = np.random.default_rng(7)
+    times = np.round(np.cumsum(rng.weibull(0.7, 3000) * 600.0), 0)  # rounding makes equal times to merge
+    kept = fit(times, coalesce_s=20.0)
+    monkeypatch.setattr(eventlog, "BLOCK", 64)
+    monkeypatch.setattr(eventlog, "CACHED_GAPS", 100)
+    blocked = fit(times, coalesce_s=20.0)
+    assert kept.weibull is not None and blocked.weibull is not None
+    assert blocked.events_coalesced == kept.events_coalesced > 0
+    assert blocked.mtbf == kept.mtbf and blocked.histogram == kept.histogram
+    assert blocked.near_zero_gaps == kept.near_zero_gaps and blocked.coalescing == kept.coalescing
+    assert blocked.weibull.shape == pytest.approx(kept.weibull.shape, rel=1e-12)
+    assert blocked.weibull.shape_ci95 == pytest.approx(kept.weibull.shape_ci95, rel=1e-12)
+    assert blocked.weibull.lr_statistic == pytest.approx(kept.weibull.lr_statistic, rel=1e-9)
+    assert blocked.gaps_s.tolist() == kept.gaps_s.tolist()
+    assert [i.events for i in blocked.interruptions] == [i.events for i in kept.interruptions]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import tzinfo
 from typing import TYPE_CHECKING, Any, Literal
@@ -205,29 +205,47 @@ def weibull_log_likelihood(shape: float, scale_s: float, gaps: Sequence[float], 
     return total
 
 
+#: Elements per block of the sums over gaps: small enough to stay in cache.
+BLOCK = 1 << 16
+
+#: Up to this many gaps, their logarithms are kept in one array; beyond, each sum recomputes them block by block
+#: from the event times, so ten million gaps need no array of them at all.
+CACHED_GAPS = 1 << 20
+
+#: A source of blocks: a function giving, each time it is called, an iterator over fresh arrays.
+Blocks = Callable[[], Iterator["npt.NDArray[np.float64]"]]
+
+
+def _slices(values: npt.NDArray[np.float64]) -> Iterator[npt.NDArray[np.float64]]:
+    for start in range(0, len(values), BLOCK):
+        yield values[start : start + BLOCK]
+
+
 class _Profile:
-    """The profile log-likelihood in k, from the logarithms of the gaps, on times divided by the longest one so
-    no power overflows. Sums run over blocks, so a fit of 10⁷ gaps holds one array of them, not several."""
+    """The profile log-likelihood in k, from the logarithms of the gaps (``log_blocks``: ``d`` of them), on
+    times divided by the longest one so no power overflows. Sums run over blocks, so a fit of 10⁷ gaps
+    holds no array of them beyond what ``log_blocks`` holds."""
 
-    BLOCK = 1 << 16  # small enough to stay in cache
-
-    def __init__(self, log_gaps: npt.NDArray[np.float64], censored_s: float) -> None:
-        self.log_observed = log_gaps
-        top = float(log_gaps.max())
+    def __init__(self, log_blocks: Blocks, d: int, censored_s: float) -> None:
+        self.log_blocks = log_blocks
+        top, total = -math.inf, 0.0
+        for block in log_blocks():
+            top = max(top, float(block.max()))
+            total += float(block.sum())
         log_censored = math.log(censored_s) if censored_s > 0 else None
         self.log_reference = top if log_censored is None else max(top, log_censored)
         self.reference = math.exp(self.log_reference)
-        self.d = len(log_gaps)
+        self.d = d
         # ln t − ln t_max rather than ln(t/t_max): the ratio can underflow to 0 for extreme gaps.
         self.log_censored = None if log_censored is None else log_censored - self.log_reference
-        self.sum_log_observed = float(log_gaps.sum()) - self.d * self.log_reference
+        self.sum_log_observed = total - self.d * self.log_reference
 
     def _sums(self, k: float) -> tuple[float, float]:
         import numpy as np
 
         total = weighted = 0.0
-        for start in range(0, self.d, self.BLOCK):
-            part = self.log_observed[start : start + self.BLOCK] - self.log_reference
+        for block in self.log_blocks():
+            part = block - self.log_reference
             powers = np.exp(k * part)  # x^k ≤ 1, and the largest is exactly 1
             total += float(powers.sum())
             # An elementwise product, not a BLAS dot: its threads cost more than they save here.
@@ -280,20 +298,32 @@ def fit_weibull(gaps: Sequence[float] | npt.NDArray[np.float64], *, censored_s: 
         not bool(np.all(np.isfinite(observed) & (observed > 0))) or not (math.isfinite(censored_s) and censored_s >= 0)
     ):
         raise InputError("gaps must be positive finite times", where="gaps")
-    return _fit_log_gaps(np.log(observed), censored_s)
+    logs = np.log(observed)
+    return _fit_gaps(lambda: _slices(logs), len(logs), censored_s)
 
 
-def _fit_log_gaps(
-    log_gaps: npt.NDArray[np.float64], censored_s: float, *, interval: bool = True
-) -> WeibullFit | NoWeibull:
-    """:func:`fit_weibull` on the logarithms of checked gaps; without ``interval`` the shape's interval is not
-    searched (both sides None)."""
+def _fit_gaps(log_blocks: Blocks, d: int, censored_s: float, *, interval: bool = True) -> WeibullFit | NoWeibull:
+    """:func:`fit_weibull` on the logarithms of ``d`` checked gaps, given block by block; without ``interval``
+    the shape's interval is not searched (both sides None)."""
+    if d < MIN_WEIBULL_GAPS:
+        return NoWeibull("too_few_gaps")
+    profile = _Profile(log_blocks, d, censored_s)
+    try:
+        return _fit_profile(profile, censored_s, interval)
+    finally:
+        # brentq's wrappers leave reference cycles through the profile: let go of the gaps now, not at the next
+        # collection (ten million gaps' events are 90 MB).
+        profile.log_blocks = _no_blocks
+
+
+def _no_blocks() -> Iterator[npt.NDArray[np.float64]]:
+    return iter(())
+
+
+def _fit_profile(profile: _Profile, censored_s: float, interval: bool) -> WeibullFit | NoWeibull:
     from scipy.optimize import brentq
     from scipy.special import chdtrc
 
-    if len(log_gaps) < MIN_WEIBULL_GAPS:
-        return NoWeibull("too_few_gaps")
-    profile = _Profile(log_gaps, censored_s)
     low_k, high_k = SHAPE_RANGE
     above = _bracket(profile.score, 1.0, 2.0, high_k)
     if above is None:
@@ -332,7 +362,7 @@ def _fit_log_gaps(
         lr_statistic=statistic,
         p_value=p_value,
         verdict=verdict,
-        gaps=len(log_gaps),
+        gaps=profile.d,
         censored_s=float(censored_s),
     )
 
@@ -375,21 +405,33 @@ def gap_histogram(gaps: Sequence[float] | npt.NDArray[np.float64], *, bins_per_d
     """
     import numpy as np
 
+    values = np.asarray(gaps, dtype=float)
+    return _histogram(lambda: _slices(values), bins_per_decade)[0]
+
+
+def _histogram(blocks: Blocks, bins_per_decade: int) -> tuple[Histogram, int]:
+    """:func:`gap_histogram` of gaps given block by block, and how many are near zero (under :data:`NEAR_ZERO_S`)."""
+    import numpy as np
+
     if bins_per_decade < 1:
         raise InputError(f"bins_per_decade must be at least 1, got {bins_per_decade}", where="bins_per_decade")
-    values = np.asarray(gaps, dtype=float)
-    if len(values) == 0:
-        return Histogram((), ())
-    first = math.floor(math.log10(float(values.min())) * bins_per_decade)
-    last = max(math.ceil(math.log10(float(values.max())) * bins_per_decade), first + 1)
+    low, high, near = math.inf, -math.inf, 0
+    for block in blocks():
+        if len(block):
+            low, high = min(low, float(block.min())), max(high, float(block.max()))
+            near += int(np.count_nonzero(block < NEAR_ZERO_S))
+    if low == math.inf:
+        return Histogram((), ()), 0
+    first = math.floor(math.log10(low) * bins_per_decade)
+    last = max(math.ceil(math.log10(high) * bins_per_decade), first + 1)
     counts = np.zeros(last - first, dtype=np.int64)
-    for start in range(0, len(values), _Profile.BLOCK):  # in blocks: 10⁷ gaps need no second array of them
-        logs = np.log10(values[start : start + _Profile.BLOCK]) * bins_per_decade
+    for block in blocks():
+        logs = np.log10(block) * bins_per_decade
         # Bin by the index computed from the logarithm, so a gap on an edge never falls outside through rounding.
         index = np.clip(np.floor(logs).astype(np.int64) - first, 0, last - first - 1)
         counts += np.bincount(index, minlength=last - first)
     edges = tuple(float(10.0 ** (j / bins_per_decade)) for j in range(first, last + 1))
-    return Histogram(edges, tuple(int(c) for c in counts))
+    return Histogram(edges, tuple(int(c) for c in counts)), near
 
 
 @dataclass(frozen=True)
@@ -471,10 +513,10 @@ class FailureFit:
     histogram: Histogram
     near_zero_gaps: int = 0
     coalescing: tuple[CoalescingRow, ...] | None = None
-    # The events in the window (sorted), where each interruption starts among them (None: each event),
+    # The events in the window (sorted), which of them begin an interruption (None: each one),
     # their cause codes and the names the codes stand for.
     inside_s: Any = field(default=None, repr=False)
-    starts: Any = field(default=None, repr=False)
+    first: Any = field(default=None, repr=False)
     codes: Any = field(default=None, repr=False)
     labels: tuple[str, ...] = field(default=(), repr=False)
 
@@ -489,7 +531,7 @@ class FailureFit:
 
         if self.inside_s is None:
             return np.zeros(0)
-        moments: npt.NDArray[np.float64] = self.inside_s if self.starts is None else self.inside_s[self.starts]
+        moments: npt.NDArray[np.float64] = self.inside_s if self.first is None else self.inside_s[self.first]
         return moments
 
     @property
@@ -506,7 +548,7 @@ class FailureFit:
 
         inside = self.moments_s if self.inside_s is None else self.inside_s
         count = len(inside)
-        starts = np.arange(count) if self.starts is None else self.starts
+        starts = np.arange(count) if self.first is None else np.flatnonzero(self.first)
         ends = np.append(starts[1:], count) if count else starts
         names = [self.labels[int(self.codes[i])] if self.codes is not None else UNKNOWN_CAUSE for i in starts]
         return tuple(
@@ -612,25 +654,68 @@ def _is_number(value: Any) -> bool:
     return True
 
 
-def chain_starts(times: npt.NDArray[np.float64], gap_s: float) -> npt.NDArray[np.int64] | None:
-    """Where each interruption starts among sorted ``times`` by the chain rule of §2 (the vector form of
+def chain_first(times: npt.NDArray[np.float64], gap_s: float) -> npt.NDArray[np.bool_] | None:
+    """Which of the sorted ``times`` begin an interruption by the chain rule of §2 (the vector form of
     :func:`coalesce`: an event joins the interruption before it when it is at most ``gap_s`` after the previous
-    event); None when no event joins another.
+    event); None when every one does. One byte per event, worked out block by block.
 
     >>> import numpy as np
-    >>> chain_starts(np.array([0.0, 5.0, 9.0, 30.0]), 5.0).tolist(), chain_starts(np.array([0.0, 1.0]), 0.0)
-    ([0, 3], None)
+    >>> chain_first(np.array([0.0, 5.0, 9.0, 30.0]), 5.0).tolist(), chain_first(np.array([0.0, 1.0]), 0.0)
+    ([True, False, False, True], None)
     """
     import numpy as np
 
-    if len(times) < 2:
+    count = len(times)
+    if count < 2:
         return None
-    steps = np.diff(times)
-    breaks = steps > gap_s
-    del steps
-    if bool(breaks.all()):
-        return None
-    return np.concatenate(([0], np.flatnonzero(breaks) + 1))
+    first = np.empty(count, dtype=bool)
+    first[0] = True
+    for start in range(0, count - 1, BLOCK):
+        stop = min(start + BLOCK, count - 1)
+        np.greater(times[start + 1 : stop + 1] - times[start:stop], gap_s, out=first[start + 1 : stop + 1])
+    return None if bool(first.all()) else first
+
+
+class _Gaps:
+    """The gaps between successive interruptions, from the sorted event ``times`` and which of them begin one
+    (``first``, None: each): given block by block, so that no array of them need exist."""
+
+    def __init__(self, times: npt.NDArray[np.float64], first: npt.NDArray[np.bool_] | None) -> None:
+        import numpy as np
+
+        self.times, self.first = times, first
+        starts = len(times) if first is None else int(np.count_nonzero(first))
+        self.count = max(starts - 1, 0)
+
+    def blocks(self) -> Iterator[npt.NDArray[np.float64]]:
+        """Fresh arrays of gaps, in order."""
+        import numpy as np
+
+        times, first = self.times, self.first
+        if first is None:
+            for start in range(0, len(times) - 1, BLOCK):
+                stop = min(start + BLOCK, len(times) - 1)
+                yield times[start + 1 : stop + 1] - times[start:stop]
+            return
+        previous: float | None = None
+        for start in range(0, len(times), BLOCK):
+            moments = times[start : start + BLOCK][first[start : start + BLOCK]]
+            if not len(moments):
+                continue
+            if previous is not None:
+                moments = np.concatenate(([previous], moments))
+            if len(moments) > 1:
+                yield np.diff(moments)
+            previous = float(moments[-1])
+
+    def log_blocks(self) -> Blocks:
+        """A source of the gaps' logarithms: kept in one array up to :data:`CACHED_GAPS`, else recomputed."""
+        import numpy as np
+
+        if self.count <= CACHED_GAPS:
+            logs = np.log(np.concatenate([np.zeros(0), *self.blocks()]))
+            return lambda: _slices(logs)
+        return lambda: (np.log(block, out=block) for block in self.blocks())
 
 
 def fit(
@@ -708,10 +793,11 @@ def _fit(
     low, high = int(np.searchsorted(values, start, "left")), int(np.searchsorted(values, end, "right"))
     inside = values[low:high]  # a view: the events are not copied
     inside_codes = None if codes is None else codes[low:high]
-    starts = chain_starts(inside, gap)
-    moments = inside if starts is None else inside[starts]
-    interruptions = len(moments)
-    first_counted = int(np.searchsorted(moments, start, "right"))  # one at the start only starts the clock
+    first = chain_first(inside, gap)
+    gaps = _Gaps(inside, first)
+    interruptions = gaps.count + 1 if len(inside) else 0
+    # An interruption at the window's start only starts the clock (it can only be the first one).
+    first_counted = 1 if interruptions and float(inside[0]) <= start else 0
     estimate = mtbf_estimate(interruptions - first_counted, end - start)
 
     causes: tuple[CauseShare, ...] = ()
@@ -720,16 +806,12 @@ def _fit(
         if inside_codes is None:
             counted_codes = np.zeros(interruptions - first_counted, dtype=np.int64)
         else:
-            counted_codes = (inside_codes if starts is None else inside_codes[starts])[first_counted:]
+            counted_codes = (inside_codes if first is None else inside_codes[first])[first_counted:]
         causes = _shares(counted_codes, labels)
 
-    censored = end - float(moments[-1]) if interruptions else 0.0
-    gaps = np.diff(moments)
-    histogram = gap_histogram(gaps, bins_per_decade=bins_per_decade)
-    near_zero = int(np.count_nonzero(gaps < NEAR_ZERO_S))
-    np.log(gaps, out=gaps)  # the gaps' logarithms from here on: the Weibull fit needs no other array
-    outcome = _fit_log_gaps(gaps, censored)
-    del gaps
+    censored = end - _last_start(inside, first) if interruptions else 0.0
+    histogram, near_zero = _histogram(gaps.blocks, bins_per_decade)
+    outcome = _fit_gaps(gaps.log_blocks(), gaps.count, censored)
     weibull = None if isinstance(outcome, NoWeibull) else outcome
     reason = outcome.reason if isinstance(outcome, NoWeibull) else None
     coalescing = None
@@ -755,7 +837,7 @@ def _fit(
         near_zero_gaps=near_zero,
         coalescing=coalescing,
         inside_s=inside,
-        starts=starts,
+        first=first,
         codes=inside_codes,
         labels=labels or (),
     )
@@ -765,7 +847,9 @@ def _shares(codes: npt.NDArray[np.integer[Any]], labels: Sequence[str]) -> tuple
     """:func:`cause_shares` from codes into ``labels``."""
     import numpy as np
 
-    counts = np.bincount(codes, minlength=len(labels)) if len(codes) else np.zeros(len(labels), dtype=np.int64)
+    counts = np.zeros(len(labels), dtype=np.int64)
+    for start in range(0, len(codes), BLOCK):  # bincount widens codes to 8 bytes: a block at a time
+        counts += np.bincount(codes[start : start + BLOCK], minlength=len(labels))
     total = int(counts.sum())
     ranked = sorted(((labels[i], int(c)) for i, c in enumerate(counts) if c), key=lambda item: (-item[1], item[0]))
     return tuple(CauseShare(cause, count, count / total) for cause, count in ranked)
@@ -776,23 +860,25 @@ def coalescing_rows(
 ) -> tuple[CoalescingRow, ...]:
     """The fit of sorted event ``times`` in the window [``start_s``, ``end_s``] at each coalescing window (§2):
     how the count and the Weibull shape move as events closer than the window merge."""
-    import numpy as np
 
     rows = []
     for window in windows:
-        starts = chain_starts(times, window)
-        moments = times if starts is None else times[starts]
-        counted = len(moments) - int(np.searchsorted(moments, start_s, "right"))
+        first = chain_first(times, window)
+        gaps = _Gaps(times, first)
+        moments = gaps.count + 1 if len(times) else 0
+        counted = moments - (1 if moments and float(times[0]) <= start_s else 0)
         estimate = mtbf_estimate(counted, end_s - start_s)
-        censored = end_s - float(moments[-1]) if len(moments) else 0.0
-        logs = np.diff(moments)
-        np.log(logs, out=logs)
-        outcome = _fit_log_gaps(logs, censored, interval=False)
-        del logs
+        censored = end_s - _last_start(times, first) if moments else 0.0
+        outcome = _fit_gaps(gaps.log_blocks(), gaps.count, censored, interval=False)
         shape = None if isinstance(outcome, NoWeibull) else outcome.shape
         verdict = None if isinstance(outcome, NoWeibull) else outcome.verdict
         rows.append(CoalescingRow(float(window), counted, estimate.mtbf_s, shape, verdict))
     return tuple(rows)
+
+
+def _last_start(times: npt.NDArray[np.float64], first: npt.NDArray[np.bool_] | None) -> float:
+    """When the last interruption began (found without an array of indices: ten million would be 80 MB)."""
+    return float(times[-1] if first is None else times[len(first) - 1 - int(first[::-1].argmax())])
 
 
 def fit_counts(interruptions: float, window_s: float, *, observed_gpus: float | None = None) -> FailureFit:
