@@ -774,7 +774,7 @@ def _fit(
         raise InputError("no events to fit: without events, give both ends of the window", where="times")
     gap = _finite(coalesce_s, "coalesce_s", non_negative=True)
     gpus = None if observed_gpus is None else _finite(observed_gpus, "observed_gpus", positive=True)
-    if len(values) > 1 and bool(np.any(values[1:] < values[:-1])):
+    if not _ascending(values):
         order = np.argsort(values, kind="stable")  # stable: of events at one instant, the first listed leads
         values = values[order]
         codes = None if codes is None else codes[order]
@@ -802,12 +802,7 @@ def _fit(
 
     causes: tuple[CauseShare, ...] = ()
     if labels is not None:
-        counted_codes: npt.NDArray[np.integer[Any]]
-        if inside_codes is None:
-            counted_codes = np.zeros(interruptions - first_counted, dtype=np.int64)
-        else:
-            counted_codes = (inside_codes if first is None else inside_codes[first])[first_counted:]
-        causes = _shares(counted_codes, labels)
+        causes = _shares(inside_codes, first, first_counted, labels, interruptions)
 
     censored = end - _last_start(inside, first) if interruptions else 0.0
     histogram, near_zero = _histogram(gaps.blocks, bins_per_decade)
@@ -843,16 +838,42 @@ def _fit(
     )
 
 
-def _shares(codes: npt.NDArray[np.integer[Any]], labels: Sequence[str]) -> tuple[CauseShare, ...]:
-    """:func:`cause_shares` from codes into ``labels``."""
+def _shares(
+    codes: npt.NDArray[np.integer[Any]] | None,
+    first: npt.NDArray[np.bool_] | None,
+    skip: int,
+    labels: Sequence[str],
+    interruptions: int,
+) -> tuple[CauseShare, ...]:
+    """:func:`cause_shares` of the interruptions counted: the codes (None: all the first label) of the events that
+    begin one (``first``, None: each), less the first ``skip``; a block at a time (bincount widens to 8 bytes)."""
     import numpy as np
 
     counts = np.zeros(len(labels), dtype=np.int64)
-    for start in range(0, len(codes), BLOCK):  # bincount widens codes to 8 bytes: a block at a time
-        counts += np.bincount(codes[start : start + BLOCK], minlength=len(labels))
+    if codes is None:
+        counts[0] = interruptions - skip
+    else:
+        for start in range(0, len(codes), BLOCK):
+            block = codes[start : start + BLOCK]
+            if first is not None:
+                block = block[first[start : start + BLOCK]]
+            counts += np.bincount(block, minlength=len(labels))
+        if skip:
+            counts[int(codes[0])] -= 1  # the interruption at the window's start only starts the clock
     total = int(counts.sum())
     ranked = sorted(((labels[i], int(c)) for i, c in enumerate(counts) if c), key=lambda item: (-item[1], item[0]))
     return tuple(CauseShare(cause, count, count / total) for cause, count in ranked)
+
+
+def _ascending(values: npt.NDArray[np.float64]) -> bool:
+    """Whether ``values`` never decrease, checked a block at a time."""
+    import numpy as np
+
+    for start in range(0, len(values) - 1, BLOCK):
+        stop = min(start + BLOCK, len(values) - 1)
+        if bool(np.any(values[start + 1 : stop + 1] < values[start:stop])):
+            return False
+    return True
 
 
 def coalescing_rows(
@@ -1073,7 +1094,7 @@ class _Incidents:
         labels = tuple(self.known)
         codes = None if self.cause is None else np.frombuffer(self.codes, dtype=np.dtype(self.codes.typecode))
         assert codes is None or len(codes) == len(times)
-        if len(times) > 1 and bool(np.any(times[1:] < times[:-1])):
+        if not _ascending(times):
             order = np.argsort(times, kind="stable")
             times = times[order]
             codes = None if codes is None else codes[order]
