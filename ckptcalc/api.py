@@ -900,47 +900,73 @@ class FailureLog(Outcome):
 
 
 def fit(
-    logs: Iterable[str | os.PathLike[str]],
+    logs: Iterable[str | os.PathLike[str]] = (),
     *,
     stdin: Any = None,
     format: str | None = None,
     time: str | None = None,
     time_unit: str | None = None,
+    time_format: str | None = None,
+    tz: str | None = None,
     where: Iterable[str] = (),
+    where_any: Iterable[str] = (),
     cause: str | None = None,
     window_start: Value | None = None,
     window_end: Value | None = None,
     coalesce: Value | None = None,
     observed_gpus: Value | None = None,
+    failures: Value | None = None,
+    window: Value | None = None,
     skip_bad: bool = False,
     year: int | None = None,
 ) -> FailureLog:
-    """The failure process from incident logs (CSV, JSON array or JSON Lines, detected unless ``format``
-    names one, compressed or not; ``"-"`` reads ``stdin``):
+    """The failure process from incident logs (CSV or tab-separated, JSON array or JSON Lines, detected unless
+    ``format`` names one, compressed or not; ``"-"`` reads ``stdin``):
     the MTBF with its exact 95 % interval, a Weibull fit with the test of exponential failures,
-    causes and the gap histogram (docs/fit.md).
+    causes and the gap histogram (docs/fit.md). ``time_format`` reads timestamps by ``strptime`` and ``tz``
+    places those without a zone (default UTC). Without logs, ``failures`` counted in ``window`` (a paper's
+    "419 interruptions in 54 days") give the MTBF and its interval alone.
 
     >>> f = fit(["tests/data/trace-54d.json"], time_unit="d", where=["planned=false"])
     >>> round(f.mtbf_s / 3600, 2), [round(x / 3600, 2) for x in f.mtbf_ci95], round(f["weibull"]["shape"], 3)
     (3.36, [3.04, 3.73], 0.774)
+    >>> round(fit(failures=419, window="54d").mtbf_s / 3600, 3)
+    3.093
     """
     from ckptcalc.inputs.units import parse_count, parse_duration
     from ckptcalc.logs import fit as fitting
     from ckptcalc.output import documents
 
-    conditions = list(where)
+    paths = [os.fspath(x) for x in logs]
+    conditions, any_conditions = list(where), list(where_any)
+    gpus = _number(parse_count, observed_gpus, "observed_gpus") if observed_gpus is not None else None
+    if failures is not None or window is not None:
+        if paths:
+            raise InputError("counts take no log: give LOG... or {failures} with {window}, not both", where="failures")
+        if failures is None or window is None:
+            missing, given = ("failures", "window") if failures is None else ("window", "failures")
+            raise InputError(f"needs {{{missing}}}: interruptions counted in a window", where=given)
+        for name, value in (("window_start", window_start), ("window_end", window_end), ("coalesce", coalesce)):
+            if value is not None:
+                raise InputError("reads a log: counts have no events to place or merge", where=name)
+        count = _number(parse_count, failures, "failures")
+        span = _number(parse_duration, window, "window")
+        fitted = fitting.fit_counts(count, span, observed_gpus=gpus)
+        return FailureLog(documents.fit(fitted, [], source="counts"), None, fitted)
     options: dict[str, Any] = {"time": time, "time_unit": time_unit, "cause": cause, "skip_bad": skip_bad,
-                               "year": _year(year)}  # fmt: skip
-    read = [fitting.read_log(log, stdin=stdin, format=format, where=conditions, **options) for log in logs]
+                               "tz": tz, "time_format": time_format, "year": _year(year)}  # fmt: skip
+    read = [
+        fitting.read_log(log, stdin=stdin, format=format, where=conditions, where_any=any_conditions, **options)
+        for log in paths
+    ]
     if not read:
-        raise InputError("no log to read", where="logs")
+        raise InputError("no log to read: give LOG..., or {failures} with {window}", where="logs")
     log = fitting.combine(read)
     start = _moment(window_start, time_unit, "window_start")
     end = _moment(window_end, time_unit, "window_end")
     gap = _number(parse_duration, coalesce, "coalesce") if coalesce is not None else 0.0
-    gpus = _number(parse_count, observed_gpus, "observed_gpus") if observed_gpus is not None else None
     fitted = fitting.fit_log(log, coalesce_s=gap, start_s=start, end_s=end, observed_gpus=gpus)
-    document = documents.fit(fitted, [os.fspath(x) for x in logs], conditions, log.time_kind)
+    document = documents.fit(fitted, paths, log=log, where=conditions, where_any=any_conditions)
     return FailureLog(document, None, fitted, year_from=log.year_from)
 
 
@@ -966,7 +992,7 @@ def fitted_preset(outcome: FailureLog, base: PresetRef | None = None) -> Scenari
     changed = merge(start, {"mtbf_s": mtbf.mtbf_s}, band=(low, high)).replace(
         shape=shape,
         source=wording.fit_source(outcome.document, shape is not None),
-        description=wording.fitted_description(str(_label(named)), outcome.document["logs"]),
+        description=wording.fitted_description(str(_label(named)), outcome.document),
     )
     return changed
 
@@ -1144,6 +1170,7 @@ def analyze(
     slo: Value | None = None,
     gpus: Value | None = None,
     discard: Value | None = None,
+    tz: str | None = None,
     skip_bad: bool = False,
     year: int | None = None,
 ) -> RunAnalysis:
@@ -1152,7 +1179,8 @@ def analyze(
     exact model at those inputs (effective time at the interval used, the optimal and robust intervals,
     the gain) and the time lost per failure cause. ``time`` names the time field (None: ``time``, or
     ``time_s`` in seconds in a log without ``time``, as ``simulate --events`` writes). ``window`` splits
-    the run (e.g. ``"1d"``), ``slo`` marks the windows below it.
+    the run (e.g. ``"1d"``), ``slo`` marks the windows below it; ``tz`` places timestamps without a zone
+    (default UTC).
 
     >>> a = analyze("tests/data/hand-run.jsonl", time_unit="min")
     >>> round(a.realised["effective"], 6), a["measured"]["failures"]
@@ -1173,9 +1201,12 @@ def analyze(
     thrown = 0.0 if discard is None else _number(parse_count, discard, "discard")
     if not (math.isfinite(thrown) and 0.0 <= thrown < 1.0):
         raise InputError(f"must be a share in [0, 1), got {thrown:g}", where="discard")
+    from ckptcalc.logs.reader import parse_tz
+
+    zone = parse_tz(tz) if tz is not None else None
     read = timeline.read(
         os.fspath(log), stdin=stdin, format=format, time_field=time, time_unit=time_unit, cause=cause,
-        skip_bad=skip_bad, year=_year(year),
+        skip_bad=skip_bad, year=_year(year), tz=zone,
     )  # fmt: skip
     if span is not None and (read.end_s - read.start_s) / span > 10_000:
         raise InputError("more than 10,000 windows: choose a longer one", where="window")

@@ -110,14 +110,22 @@ def _extra_hint(message: str, argv: list[str]) -> str:
 
 
 #: Inputs the command line names differently from the Python API.
-_RENAMED = {"start": "--from", "stop": "--to", "presets": "PRESET", "name": "NAME", "search": "--optimize"}
+_RENAMED = {
+    "start": "--from",
+    "stop": "--to",
+    "presets": "PRESET",
+    "name": "NAME",
+    "search": "--optimize",
+    "logs": "LOG...",
+}
 
 #: The API's other argument names that are flags here too.
 _OPTIONS = frozenset(
     {"preset", "save_preset", "force", "plot", "over", "points", "cycles", "shape", "seed", "target",
      "min_effective", "what_if", "failure_dist", "value", "time", "time_unit", "where", "cause",
-     "window_start", "window_end", "coalesce", "observed_gpus", "format", "mtbf_ci", "at", "work", "steps",
-     "runs", "deadline", "events", "slo", "discard", "keep_base", "tz", "year", "output"}
+     "window_start", "window_end", "coalesce", "observed_gpus", "format", "tz", "time_format", "where_any",
+     "failures", "window", "mtbf_ci", "at", "work", "steps",
+     "runs", "deadline", "events", "slo", "discard", "keep_base", "year", "output"}
 )  # fmt: skip
 
 
@@ -916,27 +924,57 @@ def plan(
     epilog=_examples(
         "ckptcalc fit incidents.csv --time-unit h",
         "ckptcalc fit trace.json --time-unit d --where planned=false --cause cause.component",
+        "ckptcalc fit failures.csv.gz --time-format '%m/%d/%Y %H:%M' --tz America/Denver --where 'type in GPU,NIC'",
+        "ckptcalc fit --failures 419 --window 54d --observed-gpus 16384",
         "ckptcalc fit - --json < events.jsonl",
     )
 )
 def fit(
-    logs: Annotated[list[str], typer.Argument(metavar="LOG...", help="CSV, JSON or JSON Lines files; - for stdin.")],
+    logs: Annotated[
+        Optional[list[str]],
+        typer.Argument(
+            metavar="LOG...", help="CSV or tab-separated, JSON or JSON Lines files, compressed or not; - for stdin."
+        ),
+    ] = None,
     log_format: FormatOpt = None,
     time: Annotated[
         Optional[str],
-        typer.Option("--time", help="Time field (default: time, timestamp, event_time or start).", metavar="FIELD"),
+        typer.Option(
+            "--time", help="Time field (default: time, timestamp, event_time or start, any case).", metavar="FIELD"
+        ),
     ] = None,
     time_unit: Annotated[
         Optional[str], typer.Option("--time-unit", help="Unit of numeric times: s, min, h or d.", metavar="UNIT")
     ] = None,
+    time_format: Annotated[
+        Optional[str],
+        typer.Option("--time-format", help="strptime format of the times, e.g. '%m/%d/%Y %H:%M'.", metavar="FORMAT"),
+    ] = None,
+    tz: Annotated[
+        Optional[str],
+        typer.Option(
+            "--tz", help="Zone of timestamps without one: UTC (default), +02:00, Europe/Paris.", metavar="ZONE"
+        ),
+    ] = None,
     where: Annotated[
         Optional[list[str]],
         typer.Option(
-            "--where", help="Keep events whose FIELD equals VALUE (dotted paths; repeatable).", metavar="FIELD=VALUE"
+            "--where",
+            help="Keep events meeting FIELD=VALUE, FIELD!=VALUE, FIELD~REGEX or 'FIELD in A,B' (all; repeatable).",
+            metavar="COND",
+        ),
+    ] = None,
+    where_any: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--where-any", help="Keep events meeting at least one of these conditions (repeatable).", metavar="COND"
         ),
     ] = None,
     cause: Annotated[
-        Optional[str], typer.Option("--cause", help="Field that names the cause (dotted path).", metavar="FIELD")
+        Optional[str],
+        typer.Option(
+            "--cause", help="Field that names the cause (default: cause, category, kind or type).", metavar="FIELD"
+        ),
     ] = None,
     window_start: Annotated[
         Optional[str],
@@ -952,6 +990,14 @@ def fit(
     observed_gpus: Annotated[
         Optional[str],
         typer.Option("--observed-gpus", help="GPUs the log covers: gives the per-GPU MTBF.", metavar="COUNT"),
+    ] = None,
+    failures: Annotated[
+        Optional[str],
+        typer.Option("--failures", help="With no log: interruptions counted in --window (e.g. 419).", metavar="N"),
+    ] = None,
+    window: Annotated[
+        Optional[str],
+        typer.Option("--window", help="With --failures: the time they were counted in (e.g. 54d).", metavar="DURATION"),
     ] = None,
     skip_bad: Annotated[bool, typer.Option("--skip-bad", help="Count and skip malformed rows.")] = False,
     year: YearOpt = None,
@@ -985,17 +1031,22 @@ def fit(
     if save_preset is not None:
         _check_new(save_preset, force, "save_preset")
     outcome = api.fit(
-        logs,
+        logs or [],
         stdin=sys.stdin,
         format=log_format,
         time=time,
         time_unit=time_unit,
+        time_format=time_format,
+        tz=tz,
         where=where or [],
+        where_any=where_any or [],
         cause=cause,
         window_start=window_start,
         window_end=window_end,
         coalesce=coalesce,
         observed_gpus=observed_gpus,
+        failures=failures,
+        window=window,
         skip_bad=skip_bad,
         year=year,
     )
@@ -1005,6 +1056,8 @@ def fit(
         api.save_preset(api.fitted_preset(outcome, preset), save_preset, force=force)
         sys.stderr.write(_plain(wording.saved(str(save_preset), preset or DEFAULT_PRESET)) + "\n")
     if plot is not None:
+        if outcome.fitted.weibull_reason == "counts_only":
+            raise InputError("counts have no gaps to draw", where="plot")
         plots.draw_survival(outcome.fitted.survival, plot, force=force)
     if json_output:
         _print_json(outcome.to_dict())
@@ -1112,6 +1165,12 @@ def analyze(
     discard: Annotated[
         Optional[str], typer.Option("--discard", help="Share of steps later thrown away (goodput).", metavar="F")
     ] = None,
+    tz: Annotated[
+        Optional[str],
+        typer.Option(
+            "--tz", help="Zone of timestamps without one: UTC (default), +02:00, Europe/Paris.", metavar="ZONE"
+        ),
+    ] = None,
     skip_bad: Annotated[bool, typer.Option("--skip-bad", help="Count and skip malformed lines.")] = False,
     year: YearOpt = None,
     save_preset: Annotated[
@@ -1133,7 +1192,7 @@ def analyze(
     with _interruptible(None):
         outcome = api.analyze(
             log, stdin=sys.stdin, format=log_format, time=time, time_unit=time_unit, cause=cause, window=window,
-            slo=slo, gpus=gpus, discard=discard, skip_bad=skip_bad, year=year,
+            slo=slo, gpus=gpus, discard=discard, tz=tz, skip_bad=skip_bad, year=year,
         )  # fmt: skip
     if save_preset is not None:
         from ckptcalc.output import wording

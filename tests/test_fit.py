@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from ckptcalc.errors import InputError
@@ -239,7 +239,7 @@ def test_the_default_window_runs_from_the_first_to_the_last_event() -> None:
     assert (result.window_start_s, result.window_end_s, result.window_s) == (100.0, 1300.0, 1200.0)
     assert result.mtbf.interruptions == 2
     assert result.mtbf.mtbf_s == 600.0
-    assert result.gaps_s == (300.0, 900.0)
+    assert result.gaps_s.tolist() == [300.0, 900.0]
     assert result.censored_s == 0.0
 
 
@@ -248,7 +248,7 @@ def test_an_explicit_window_counts_every_interruption_after_its_start() -> None:
     assert result.mtbf.interruptions == 3
     assert result.mtbf.mtbf_s == 2000.0 / 3
     # The time from the start to the first interruption is not a gap; the tail is censored.
-    assert result.gaps_s == (300.0, 900.0)
+    assert result.gaps_s.tolist() == [300.0, 900.0]
     assert result.censored_s == 700.0
     assert result.weibull is not None and result.weibull.censored_s == 700.0
 
@@ -654,6 +654,8 @@ KEYS = {
     "weibull_reason",
     "causes",
     "histogram",
+    "near_zero_gaps",
+    "coalescing",
 }
 
 
@@ -672,6 +674,7 @@ def test_document_keys_and_values() -> None:
         "mean_s",
         "lr_statistic",
         "p_value",
+        "p_value_underflow",
         "verdict",
         "gaps",
         "censored_s",
@@ -822,3 +825,283 @@ def test_importing_the_library_loads_neither_scipy_nor_numpy() -> None:
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
     assert loaded.stdout.strip() == ""
+
+
+# ---------------------------------------------------------------- counts from a paper (§4, §6)
+
+
+def test_counts_from_a_paper() -> None:
+    # §6: Llama 3's 419 interruptions in 54 days on 16 384 GPUs. T = 1296 h, M̂ = T/n = 3.0931 h, per GPU ≈ 50 677 h.
+    window = 54 * DAY
+    result = eventlog.fit_counts(419, window, observed_gpus=16384)
+    assert result.mtbf.mtbf_s is not None
+    assert result.mtbf.mtbf_s == pytest.approx(1296 * HOUR / 419, rel=1e-12)
+    assert result.mtbf.mtbf_s / HOUR == pytest.approx(3.0931, abs=5e-5)
+    assert result.gpu_mtbf is not None and result.gpu_mtbf.mtbf_s == pytest.approx(16384 * 1296 * HOUR / 419)
+    # §5: the interval's ends by the Poisson sums, without any χ² function.
+    lo, hi = result.mtbf.ci95
+    assert lo == pytest.approx(_solve_mtbf(window, lambda mu: _poisson_cdf(419, mu) - 0.025), rel=1e-9)
+    assert hi == pytest.approx(_solve_mtbf(window, lambda mu: 1 - _poisson_cdf(418, mu) - 0.025), rel=1e-9)
+    document = result.to_dict()
+    assert (document["interruptions"], document["window_s"], document["weibull"]) == (419, window, None)
+    assert document["weibull_reason"] == "counts_only" and document["causes"] == []
+    assert result.interruptions == () and len(result.gaps_s) == 0
+
+
+def test_no_interruption_counted_gives_the_bound_only() -> None:
+    # §4: n = 0 gives M > T/ln 20 and no estimate; 1296 h / 2.995732 = 432.615 h.
+    result = eventlog.fit_counts(0, 54 * DAY)
+    assert result.mtbf.mtbf_s is None
+    assert result.mtbf.ci95 == (54 * DAY / math.log(20), None)
+    assert result.mtbf.lower_bound_s / HOUR == pytest.approx(432.615, abs=0.0005)
+
+
+@pytest.mark.parametrize(
+    ("count", "window", "where", "message"),
+    [
+        (2.5, DAY, "failures", "must be a whole number"),
+        (-1, DAY, "failures", "cannot be negative"),
+        (math.inf, DAY, "failures", "must be finite"),
+        (3, 0.0, "window", "must be positive"),
+        (3, math.nan, "window", "must be finite"),
+    ],
+)
+def test_bad_counts_name_their_field(count: float, window: float, where: str, message: str) -> None:
+    with pytest.raises(InputError) as excinfo:
+        eventlog.fit_counts(count, window)
+    assert excinfo.value.where == where and message in excinfo.value.message
+
+
+# ---------------------------------------------------------------- a p-value below what a double holds (§7)
+
+
+def test_a_p_value_below_the_smallest_double_is_flagged_not_zero() -> None:
+    # §8 extended: m gaps of 1 s and m of R s have the score equation of two gaps 1 and R, so k̂ = 2u*/ln R,
+    # and the likelihood-ratio statistic is m times the two-gap one.
+    ratio, m = 1e6, 600
+    result = fit_weibull([1.0, ratio] * m)
+    assert isinstance(result, WeibullFit)
+    assert result.shape == pytest.approx(2 * _u_tanh_u() / math.log(ratio), rel=1e-9)
+
+    def profile(k: float) -> float:  # §7's ℓ_p for the two gaps 1 and R, written out
+        return 2 * math.log(k) - 2 * math.log((1 + ratio**k) / 2) + (k - 1) * math.log(ratio) - 2
+
+    statistic = m * 2 * (profile(result.shape) - profile(1.0))
+    assert result.lr_statistic == pytest.approx(statistic, rel=1e-9)
+    # p = P(χ²₁ > s) = erfc(√(s/2)): about 10^−2019 (docs/fit.md §8), far below any double.
+    assert math.erfc(math.sqrt(statistic / 2)) == 0.0
+    assert result.p_underflow and result.verdict == "clustered"
+    times = np.cumsum([0.0] + [1.0, ratio] * m)
+    document = fit(times).to_dict()["weibull"]
+    assert (document["p_value"], document["p_value_underflow"]) == (0.0, True)
+
+
+def test_an_ordinary_p_value_is_not_flagged() -> None:
+    result = fit_weibull([HOUR, 3 * HOUR])  # §8: p = 0.249
+    assert isinstance(result, WeibullFit) and not result.p_underflow
+    assert fit([0.0, HOUR, 4 * HOUR]).to_dict()["weibull"]["p_value_underflow"] is False
+
+
+# ---------------------------------------------------------------- near-zero gaps and coalescing windows (§2)
+
+NEAR = [0.0, 30.0, 3600.0, 3640.0, 7200.0, 7500.0, 14400.0]
+
+
+def test_many_gaps_near_zero_show_the_fit_at_each_coalescing_window() -> None:
+    # Gaps 30, 3570, 40, 3560, 300, 6900 s: two of six (33 % ≥ 10 %) under 1 min.
+    result = fit(NEAR)
+    assert result.near_zero_gaps == 2
+    assert result.coalescing is not None
+    rows = {row.coalesce_s: row for row in result.coalescing}
+    assert sorted(rows) == [0.0, 60.0, 300.0, 1800.0]
+    # By the chain rule: 1 min merges 30 into 0 and 3640 into 3600; 5 min also 7500 into 7200 (300 ≤ 300);
+    # 30 min merges nothing more. The first interruption starts the clock; T = 14 400 s.
+    expected = {0.0: (6, [30, 3570, 40, 3560, 300, 6900]), 60.0: (4, [3600, 3600, 300, 6900]),
+                300.0: (3, [3600, 3600, 7200]), 1800.0: (3, [3600, 3600, 7200])}  # fmt: skip
+    for window, (count, gaps) in expected.items():
+        row = rows[window]
+        assert (row.interruptions, row.mtbf_s) == (count, 14400.0 / count)
+        assert row.shape == pytest.approx(_grid_maximum([float(g) for g in gaps], 0.0)[0], rel=1e-6)
+    assert rows[0.0].shape == result.weibull.shape  # type: ignore[union-attr]
+    document = result.to_dict()
+    assert document["near_zero_gaps"] == 2
+    assert [row["interruptions"] for row in document["coalescing"]] == [6, 4, 3, 3]
+
+
+def test_the_window_used_joins_the_coalescing_rows() -> None:
+    result = fit(NEAR, coalesce_s=35.0)  # merges 30 into 0 only: 40 s is still near zero, 1 of 5 gaps
+    assert result.near_zero_gaps == 1 and result.coalescing is not None
+    assert [row.coalesce_s for row in result.coalescing] == [0.0, 35.0, 60.0, 300.0, 1800.0]
+    assert [row.interruptions for row in result.coalescing] == [6, 5, 4, 3, 3]
+
+
+def test_few_gaps_near_zero_show_no_coalescing() -> None:
+    # One gap in 11 under a minute: 9 % < 10 %.
+    times = [0.0, 30.0, *(i * HOUR for i in range(1, 11))]
+    result = fit(times)
+    assert (result.near_zero_gaps, result.coalescing) == (1, None)
+    assert result.to_dict()["coalescing"] is None
+
+
+@given(st.lists(st.floats(min_value=0, max_value=1e4, allow_nan=False), min_size=2, max_size=40),
+       st.floats(min_value=0, max_value=100))  # fmt: skip
+@settings(max_examples=100, deadline=None)
+def test_the_vector_chain_rule_is_coalesce(times: list[float], gap: float) -> None:
+    ordered = np.sort(np.asarray(times))
+    first = eventlog.chain_first(ordered, gap)
+    reference = coalesce(times, gap_s=gap)
+    event("merged" if first is not None else "nothing merged")
+    found = ordered.tolist() if first is None else ordered[first].tolist()
+    assert found == [i.time_s for i in reference]
+    assert [
+        (i.time_s, i.last_s, i.events) for i in fit(times, coalesce_s=gap, start_s=min(times) - 1).interruptions
+    ] == [(i.time_s, i.last_s, i.events) for i in reference]
+
+
+# ---------------------------------------------------------------- reading what people have (§1)
+
+
+@pytest.mark.parametrize(
+    ("header", "time_field", "cause_field"),
+    [
+        ("Timestamp,Cause", "Timestamp", "Cause"),
+        ("TIME,node,Category", "TIME", "Category"),
+        ("event_time,kind,type", "event_time", "kind"),  # the first of CAUSE_FIELDS present
+        ("Time,time,TYPE", "time", "TYPE"),  # the same name wins over one differing in case
+        ("start,node", "start", None),
+    ],
+)
+def test_default_fields_are_found_whatever_their_case(header: str, time_field: str, cause_field: str | None) -> None:
+    names = header.split(",")
+    rows = [",".join(["2024-05-01T00:00:00Z", *(f"{n}-a" for n in names[1:])]),
+            ",".join(["2024-05-01T01:00:00Z", *(f"{n}-b" for n in names[1:])])]  # fmt: skip
+    if "Time" in names and "time" in names:
+        rows = ["x,2024-05-01T00:00:00Z,gpu", "y,2024-05-01T01:00:00Z,nic"]
+    log = eventlog.parse_log("\n".join([header, *rows]) + "\n", name="x.csv")
+    assert (log.time_field, log.cause_field) == (time_field, cause_field)
+    assert log.times == (1714521600.0, 1714525200.0)
+    if cause_field is None:
+        assert log.causes == ("unknown", "unknown")
+    else:
+        assert log.causes[0] != "unknown"
+
+
+def test_a_default_cause_holding_objects_is_passed_over() -> None:
+    text = '{"time": 1, "cause": {"component": "gpu"}}\n{"time": 2, "cause": {"component": "nic"}}\n'
+    log = eventlog.parse_log(text, name="x.jsonl", time_unit="s")
+    assert (log.cause_field, log.causes) == (None, ("unknown", "unknown"))
+    named = eventlog.parse_log(text, name="x.jsonl", time_unit="s", cause="cause.component")
+    assert named.causes == ("gpu", "nic")
+
+
+@pytest.mark.parametrize(
+    ("stamp", "tz", "utc"),
+    [
+        # Hand-worked: a naive time in zone Z is that time minus Z's offset in UTC.
+        ("2024-05-01T12:00:00", None, "2024-05-01T12:00:00+00:00"),
+        ("2024-05-01T12:00:00", "+02:00", "2024-05-01T10:00:00+00:00"),
+        ("2024-05-01T12:00:00", "-0530", "2024-05-01T17:30:00+00:00"),
+        ("2024-01-15T12:00:00", "Europe/Paris", "2024-01-15T11:00:00+00:00"),  # CET, +1
+        ("2024-07-15T12:00:00", "Europe/Paris", "2024-07-15T10:00:00+00:00"),  # CEST, +2
+        ("2024-07-15T12:00:00+09:00", "Europe/Paris", "2024-07-15T03:00:00+00:00"),  # its own offset wins
+    ],
+)
+def test_naive_timestamps_are_read_in_the_zone_given_and_counted(stamp: str, tz: str | None, utc: str) -> None:
+    from datetime import datetime
+
+    log = eventlog.parse_log(f"time\n{stamp}\n", name="x.csv", tz=tz)
+    assert log.times == (datetime.fromisoformat(utc).timestamp(),)
+    assert log.naive_timestamps == (0 if "+09:00" in stamp else 1)
+    assert log.tz == tz
+
+
+def test_us_order_local_timestamps_by_time_format() -> None:
+    # The HPC failure logs' "6/21/2005 10:54", local time at UTC−6: 16:54 UTC on 21 June 2005.
+    from datetime import UTC, datetime
+
+    text = "Date,Type\n6/21/2005 10:54,GPU\n6/22/2005 0:04,NIC\n"
+    log = eventlog.parse_log(text, name="x.csv", time="Date", time_format="%m/%d/%Y %H:%M", tz="-06:00")
+    assert log.times == (
+        datetime(2005, 6, 21, 16, 54, tzinfo=UTC).timestamp(),
+        datetime(2005, 6, 22, 6, 4, tzinfo=UTC).timestamp(),
+    )
+    assert (log.causes, log.naive_timestamps, log.time_kind) == (("GPU", "NIC"), 2, "timestamp")
+
+
+def test_a_time_not_in_the_format_is_a_bad_row_naming_the_format() -> None:
+    text = "time\n6/21/2005 10:54\n2005-06-22 00:04\n6/23/2005 10:54\n"
+    with pytest.raises(InputError) as excinfo:
+        eventlog.parse_log(text, name="x.csv", time_format="%m/%d/%Y %H:%M")
+    assert excinfo.value.where == "x.csv:3"
+    assert "expected a time in the format '%m/%d/%Y %H:%M'" in excinfo.value.message
+    log = eventlog.parse_log(text, name="x.csv", time_format="%m/%d/%Y %H:%M", skip_bad=True)
+    assert (log.kept, log.skipped_bad) == (2, 1)
+
+
+@pytest.mark.parametrize(
+    ("time_format", "message"), [("%Q", "'Q' is a bad directive"), ("m/d/Y", "has no % directive"), ("", "has no %")]
+)
+def test_a_time_format_that_cannot_read_a_time(time_format: str, message: str) -> None:
+    with pytest.raises(InputError) as excinfo:
+        eventlog.parse_log("time\n1\n", name="x.csv", time_format=time_format)
+    assert excinfo.value.where == "time_format" and message in excinfo.value.message
+
+
+def test_a_bad_zone_names_tz() -> None:
+    with pytest.raises(InputError) as excinfo:
+        eventlog.parse_log("time\n2024-05-01T00:00:00\n", name="x.csv", tz="Mars/Olympus")
+    assert excinfo.value.where == "tz"
+
+
+def test_combined_logs_keep_their_causes_and_counts() -> None:
+    one = eventlog.parse_log("time,cause\n3,gpu\n1,nic\n", name="a.csv", time_unit="s")
+    two = eventlog.parse_log("time,kind\n2,nic\n4,hbm\n", name="b.csv", time_unit="s")
+    bare = eventlog.parse_log("time\n5\n", name="c.csv", time_unit="s")
+    log = eventlog.combine([one, two, bare])
+    assert log.times == (1.0, 2.0, 3.0, 4.0, 5.0)
+    assert log.causes == ("nic", "nic", "gpu", "hbm", "unknown")
+    assert (log.read, log.kept, log.cause_field) == (5, 5, "cause, kind")
+
+
+def test_the_working_state_is_two_arrays_whatever_the_length(tmp_path: Path) -> None:
+    # Reading keeps 8 bytes of time and 2 of cause code per event, and nothing per event besides;
+    # the fit adds arrays of the same length, not objects.
+    import tracemalloc
+
+    def peak(n: int) -> tuple[int, int]:
+        path = tmp_path / f"{n}.csv"
+        path.write_text("time,cause\n" + "".join(f"{i * 7 % n}.5,c{i % 3}\n" for i in range(n)))
+        tracemalloc.start()
+        log = eventlog.read_log(path, time_unit="s")
+        read_peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.reset_peak()
+        fit_log(log)
+        fit_peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert (log.times_s.nbytes, log.codes.nbytes) == (8 * n, 2 * n)
+        return read_peak, fit_peak
+
+    small, large = peak(5_000), peak(50_000)
+    per_event_read = (large[0] - small[0]) / 45_000
+    per_event_fit = (large[1] - small[1]) / 45_000
+    assert per_event_read < 30  # the arrays (10 B) and their growth; a Python object per event would be 100+
+    assert per_event_fit < 60  # a few float arrays of the same length at once
+
+
+def test_gaps_recomputed_block_by_block_fit_as_the_kept_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Above CACHED_GAPS the gaps' logarithms are recomputed from the events in blocks, each sum: the same fit.
+    rng = np.random.default_rng(7)
+    times = np.asarray(np.round(np.cumsum(rng.weibull(0.7, 3000) * 600.0), 0), dtype=np.float64)  # equal times
+    kept = fit(times, coalesce_s=20.0)
+    monkeypatch.setattr(eventlog, "BLOCK", 64)
+    monkeypatch.setattr(eventlog, "CACHED_GAPS", 100)
+    blocked = fit(times, coalesce_s=20.0)
+    assert kept.weibull is not None and blocked.weibull is not None
+    assert blocked.events_coalesced == kept.events_coalesced > 0
+    assert blocked.mtbf == kept.mtbf and blocked.histogram == kept.histogram
+    assert blocked.near_zero_gaps == kept.near_zero_gaps and blocked.coalescing == kept.coalescing
+    assert blocked.weibull.shape == pytest.approx(kept.weibull.shape, rel=1e-12)
+    assert blocked.weibull.shape_ci95 == pytest.approx(kept.weibull.shape_ci95, rel=1e-12)
+    assert blocked.weibull.lr_statistic == pytest.approx(kept.weibull.lr_statistic, rel=1e-9)
+    assert blocked.gaps_s.tolist() == kept.gaps_s.tolist()
+    assert [i.events for i in blocked.interruptions] == [i.events for i in kept.interruptions]

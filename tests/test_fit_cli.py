@@ -171,3 +171,196 @@ def test_a_path_past_the_end_of_a_list_is_a_usage_error(
     path = tmp_path / "gpus.jsonl"
     path.write_text('{"time": 1, "gpus": [5, 6]}\n{"time": 2, "gpus": [5, 6]}\n')
     assert_usage_error(run("fit", str(path), "--time-unit", "s", *flags, "--json"), culprit)
+
+
+# ------------------------------------------------------- the data people have (issue: six conversions no longer needed)
+
+HOUR = 3600.0
+
+
+def _doc(run: Run, *args: str) -> dict[str, Any]:
+    result = run("fit", *args, "--json")
+    assert result.exit_code == 0, result.stderr
+    document: dict[str, Any] = json.loads(result.stdout)
+    return document
+
+
+def test_us_order_local_timestamps_with_time_format_and_tz(run: Run, tmp_path: Path) -> None:
+    log = tmp_path / "lanl.csv"
+    log.write_text("Prob Started,Cause\n6/21/2005 10:54,Hardware\n6/21/2005 12:54,Software\n6/21/2005 18:54,Hardware\n")
+    doc = _doc(run, str(log), "--time", "Prob Started", "--time-format", "%m/%d/%Y %H:%M", "--tz", "-06:00")
+    # 10:54 at UTC−6 is 16:54 UTC; 8 h of window, 2 interruptions counted after the first: M̂ = 4 h (§4).
+    assert doc["window_start_s"] == 1119372840.0 and doc["window_s"] == 8 * HOUR
+    assert (doc["interruptions"], doc["mtbf_s"]) == (2, 4 * HOUR)
+    assert (doc["naive_timestamps"], doc["tz"], doc["warnings"]) == (3, "-06:00", [])
+    assert [c["cause"] for c in doc["causes"]] == ["Hardware", "Software"]
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".xz", ".bz2"])
+def test_compressed_logs_fit_like_the_plain_one(run: Run, tmp_path: Path, suffix: str) -> None:
+    import bz2
+    import gzip
+    import lzma
+
+    text = "Timestamp,Cause\n2024-05-01T00:00:00Z,gpu\n2024-05-01T02:00:00Z,nic\n2024-05-01T03:00:00Z,gpu\n"
+    plain = tmp_path / "log.csv"
+    plain.write_text(text)
+    packed = tmp_path / f"log.csv{suffix}"
+    compress: dict[str, Callable[[bytes], bytes]] = {".gz": gzip.compress, ".xz": lzma.compress, ".bz2": bz2.compress}
+    packed.write_bytes(compress[suffix](text.encode()))
+    expected = _doc(run, str(plain))
+    got = _doc(run, str(packed))
+    assert got["logs"] == [str(packed)]
+    assert {**got, "logs": None} == {**expected, "logs": None}
+    assert (got["interruptions"], got["mtbf_s"]) == (2, 1.5 * HOUR)  # 3 h / 2
+
+
+def test_a_timestamp_column_and_a_cause_column_are_found_by_default(run: Run, tmp_path: Path) -> None:
+    log = tmp_path / "gpu.csv"
+    log.write_text("Node,Timestamp,Cause\nn1,2024-05-01T00:00:00Z,DBE\nn2,2024-05-01T06:00:00Z,OTB\n"
+                   "n3,2024-05-01T09:00:00Z,DBE\n")  # fmt: skip
+    doc = _doc(run, str(log))
+    assert (doc["time_field"], doc["cause_field"]) == ("Timestamp", "Cause")
+    assert doc["causes"] == [{"cause": "DBE", "count": 1, "share": 0.5}, {"cause": "OTB", "count": 1, "share": 0.5}]
+
+
+@pytest.mark.parametrize(
+    ("filters", "kept"),
+    [
+        (["--where", "event!=fault_end"], 5),  # the empty event too
+        (["--where", "event!="], 5),  # the issue's `event!=`: not empty, not a field called "event!"
+        (["--where", "node~^gpu-0"], 4),
+        (["--where", "event in fault_start, fault_end"], 5),
+        (["--where-any", "node=gpu-01", "--where-any", "node=gpu-07"], 3),
+        (["--where", "event=fault_start", "--where-any", "node~1$", "--where-any", "node~7$"], 3),
+    ],
+)
+def test_where_operators_on_the_command_line(run: Run, tmp_path: Path, filters: list[str], kept: int) -> None:
+    log = tmp_path / "faults.jsonl"
+    rows = [(1, "fault_start", "gpu-01"), (2, "fault_end", "gpu-01"), (3, "fault_start", "gpu-07"),
+            (4, "", "node-3"), (5, "fault_start", "gpu-03"), (6, "fault_start", "node-11")]  # fmt: skip
+    log.write_text("".join(json.dumps({"time": t, "event": e, "node": n}) + "\n" for t, e, n in rows))
+    doc = _doc(run, str(log), "--time-unit", "h", *filters)
+    assert (doc["events_read"], doc["events_kept"]) == (6, kept)
+    assert doc["where_any"] == [filters[i + 1] for i, f in enumerate(filters) if f == "--where-any"]
+
+
+def test_a_tab_separated_trace_with_a_marked_header(run: Run, tmp_path: Path) -> None:
+    # A tab-separated table with "# " before the names, epoch seconds (a Failure Trace Archive file, whose
+    # own columns --format auto recognises, is read without any flag: tests/test_fta.py).
+    log = tmp_path / "trace.tsv"
+    log.write_text("# id\tnode\tstate\tstarted\n1\t7\tdown\t0\n2\t9\tdown\t7200\n3\t7\tup\t9000\n"
+                   "4\t7\tdown\t10800\n")  # fmt: skip
+    doc = _doc(run, str(log), "--time", "started", "--time-unit", "s", "--where", "state=down")
+    assert (doc["events_kept"], doc["interruptions"], doc["mtbf_s"]) == (3, 2, 1.5 * HOUR)
+
+
+def test_naive_timestamps_are_reported_with_a_note(run: Run, tmp_path: Path) -> None:
+    log = tmp_path / "naive.csv"
+    log.write_text("time\n2024-05-01 00:00\n2024-05-01 02:00\n2024-05-01T03:00:00Z\n")
+    result = run("fit", str(log))
+    assert result.exit_code == 0, result.stderr
+    assert "naive timestamps 2 (read in UTC)" in " ".join(result.stdout.split())
+    assert (
+        result.stderr == "warning: 2 timestamps have no zone and were read as UTC: give --tz if they are local times\n"
+    )
+    doc = _doc(run, str(log))
+    assert (doc["naive_timestamps"], doc["tz"]) == (2, None) and len(doc["warnings"]) == 1
+    local = _doc(run, str(log), "--tz", "Europe/Paris")  # CEST, +2: the naive ones move 2 h earlier
+    assert (local["naive_timestamps"], local["tz"], local["warnings"]) == (2, "Europe/Paris", [])
+    assert local["window_start_s"] == doc["window_start_s"] - 2 * HOUR
+
+
+def test_counts_from_a_paper_on_the_command_line(run: Run, run_json: RunJson, tmp_path: Path) -> None:
+    doc = run_json("fit", "--failures", "419", "--window", "54d", "--observed-gpus", "16384")
+    assert doc["source"] == "counts" and doc["logs"] == []
+    assert doc["mtbf_s"] == pytest.approx(54 * 24 * HOUR / 419, rel=1e-12)  # §6: 3.09 h
+    assert doc["gpu_mtbf_s"] == pytest.approx(16384 * doc["mtbf_s"], rel=1e-12)
+    assert doc == api.fit(failures=419, window="54d", observed_gpus=16384).to_dict()
+    result = run("fit", "--failures", "419", "--window", "54d")
+    assert result.exit_code == 0, result.stderr
+    assert "ckptcalc fit: 419 interruptions in 54.0 d" in result.stdout and "MTBF: 3.09 h" in result.stdout
+    bound = run_json("fit", "--failures", "0", "--window", "54d")
+    assert bound["mtbf_s"] is None and bound["mtbf_ci95"][1] is None  # §4: only T/ln 20
+    target = tmp_path / "paper.toml"
+    saved = run("fit", "--failures", "419", "--window", "54d", "--save-preset", str(target))
+    assert saved.exit_code == 0, saved.stderr
+    scenario = api.load_preset(str(target))
+    assert scenario.mtbf_s == pytest.approx(doc["mtbf_s"]) and scenario.shape is None
+    assert scenario.source == "ckptcalc fit --failures 419 --window 54.0 d: a count, no gaps, so exponential"
+
+
+def test_a_vanishing_p_value_prints_as_a_bound(run: Run, tmp_path: Path) -> None:
+    # tests/test_fit.py: 600 gaps of 1 s and 600 of 10⁶ s give p ≈ 10^−2019 (docs/fit.md §8).
+    times, t = [0.0], 0.0
+    for gap in [1.0, 1e6] * 600:
+        t += gap
+        times.append(t)
+    log = tmp_path / "burst.csv"
+    log.write_text("time\n" + "".join(f"{x}\n" for x in times))
+    result = run("fit", str(log), "--time-unit", "s")
+    assert result.exit_code == 0, result.stderr
+    text = " ".join(result.stdout.split())
+    assert "test of k = 1: p < 1e-300" in text and "p = 0" not in text
+    weibull = _doc(run, str(log), "--time-unit", "s")["weibull"]
+    assert (weibull["p_value"], weibull["p_value_underflow"]) == (0.0, True)
+
+
+def test_near_zero_gaps_propose_coalescing(run: Run, tmp_path: Path) -> None:
+    log = tmp_path / "near.csv"
+    log.write_text("time\n" + "".join(f"{t}\n" for t in (0, 30, 3600, 3640, 7200, 7500, 14400)))
+    result = run("fit", str(log), "--time-unit", "s")
+    assert result.exit_code == 0, result.stderr
+    assert "2 of 6 gaps are under 1 min" in result.stderr and "--coalesce 5min" in result.stderr
+    text = " ".join(result.stdout.split())
+    assert "Coalescing: interruptions and Weibull k by window" in text
+    assert "0 (none) (used) 6 40.0 min" in text and "5.00 min 3 1.33 h" in text
+    doc = _doc(run, str(log), "--time-unit", "s", "--coalesce", "5min")
+    assert doc["coalescing"] is None  # coalesced within 5 min: no gap under 1 min is left
+    assert doc["near_zero_gaps"] == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "culprit"),
+    [
+        (["--where", "event=="], "--where"),
+        (["--where", "time>5"], "--where"),
+        (["--where", "=x"], "--where"),
+        (["--where-any", "node~("], "--where-any"),
+        (["--tz", "Mars/Olympus"], "--tz"),
+        (["--tz", "+25:00"], "--tz"),
+        (["--time-format", "%Q"], "--time-format"),
+        (["--time-format", "m/d/Y"], "--time-format"),
+        (["--failures", "3", "--window", "1d"], "--failures"),
+        (["--failures", "3"], "--failures"),
+    ],
+)
+def test_fit_refuses_malformed_data_options(run: Run, tmp_path: Path, args: list[str], culprit: str) -> None:
+    log = tmp_path / "log.csv"
+    log.write_text("time\n1\n2\n")
+    assert_usage_error(run("fit", str(log), "--time-unit", "h", *args), culprit)
+
+
+@pytest.mark.parametrize(
+    ("args", "culprit"),
+    [
+        (["--failures", "3"], "--window"),
+        (["--window", "1d"], "--failures"),
+        (["--failures", "2.5", "--window", "1d"], "--failures"),
+        (["--failures", "3", "--window", "0s"], "--window"),
+        (["--failures", "3", "--window", "1d", "--coalesce", "5min"], "--coalesce"),
+        ([], "LOG..."),
+    ],
+)
+def test_counts_need_both_and_nothing_of_a_log(run: Run, args: list[str], culprit: str) -> None:
+    assert_usage_error(run("fit", *args), culprit)
+
+
+def test_analyze_reads_naive_timestamps_in_the_zone_given(run: Run, tmp_path: Path) -> None:
+    log = tmp_path / "run.jsonl"
+    events = [("2024-05-01T00:00:00", "run_start"), ("2024-05-01T01:00:00", "run_end")]
+    log.write_text("".join(json.dumps({"time": t, "event": e}) + "\n" for t, e in events))
+    assert_usage_error(run("analyze", str(log), "--tz", "nowhere"), "--tz")
+    result = run("analyze", str(log), "--tz", "+02:00", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["wall_s"] == HOUR

@@ -6,6 +6,7 @@ import builtins
 import bz2
 import gzip
 import io
+import json
 import lzma
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -66,6 +67,33 @@ def test_the_csv_adapter_refuses_a_duplicate_column() -> None:
     with pytest.raises(Broken) as excinfo:
         list(csv_format.rows(["\n", "a,b,a\n"]))
     assert (excinfo.value.line, excinfo.value.message) == (2, "duplicate column 'a' in the header")
+
+
+@pytest.mark.parametrize(
+    ("lines", "fields", "cells"),
+    [
+        # Trace archives' tab-separated files: a "# " before the names, commas inside cells.
+        (["# time\tnode\tkind\n", "1\tn1\tgpu, hbm\n"], ("time", "node", "kind"), ("1", "n1", "gpu, hbm")),
+        (["\n", "#time\tnode\n", " 1 \t n1\n"], ("time", "node"), ("1", "n1")),
+        (["time\tnode\n", "1\tn1\n"], ("time", "node"), ("1", "n1")),
+        # More commas than tabs: a CSV header, whose "#" is still only a mark.
+        (["# time,node\n", "1,n1\n"], ("time", "node"), ("1", "n1")),
+    ],
+)
+def test_the_csv_adapter_reads_tabs_and_a_marked_header(
+    lines: list[str], fields: tuple[str, ...], cells: tuple[str, ...]
+) -> None:
+    header, row = list(csv_format.rows(lines))
+    assert header == Header(len(lines) - 1, fields)
+    assert row == Row(len(lines), dict(zip(fields, cells, strict=True)))
+
+
+def test_a_tab_separated_log_is_detected_from_its_marked_header() -> None:
+    assert csv_format.plain_header("# time\tnode\tevent_type\n")
+    consumer = Collect()
+    counts = reader.scan_text("# time\tkind\n1\tgpu\n2\tskip\n", consumer, name="trace.tab")
+    assert (counts.format, counts.read, counts.kept) == ("csv", 2, 1)
+    assert consumer.names == [(("time", "kind"), 1)]
 
 
 def test_the_jsonl_adapter_reads_each_line_on_its_own() -> None:
@@ -149,6 +177,69 @@ def test_where_filters_before_the_consumer_and_is_counted() -> None:
     counts = reader.scan_text(TEXTS["jsonl"][0], consumer, name="x", where=["kind=nic"])
     assert (counts.read, counts.kept, counts.filtered) == (3, 1, 2)
     assert consumer.records == [(4, {"time": 3, "kind": "nic"})]
+
+
+WHERE_RECORDS = [
+    {"time": 1, "kind": "gpu", "node": "n17"},
+    {"time": 2, "kind": "nic", "node": "n2"},
+    {"time": 3, "kind": "", "node": "m1"},
+    {"time": 4, "node": "n3"},
+    {"time": 5, "kind": 7, "node": "n170"},
+]
+
+
+@pytest.mark.parametrize(
+    ("where", "where_any", "kept"),
+    [
+        (["kind=gpu"], [], [1]),
+        (["kind!=gpu"], [], [2, 3, 5]),  # a record without the field meets no condition, != included
+        (["kind!="], [], [1, 2, 5]),  # not empty: the issue's "event!=" is a condition, not a field "event!"
+        (["kind="], [], [3]),
+        (["kind=7"], [], [5]),  # compared as text: the number 7 is "7"
+        (["node~^n1"], [], [1, 5]),  # re.search: anywhere, so anchor with ^
+        (["node~7"], [], [1, 5]),
+        (["node~^n1$"], [], []),
+        (["kind in gpu,nic"], [], [1, 2]),
+        (["kind in gpu, 7 ,x"], [], [1, 5]),  # each listed value stripped
+        (["kind in gpu", "node~7"], [], [1]),  # every --where must hold
+        ([], ["kind=gpu", "kind=nic"], [1, 2]),  # one --where-any must hold
+        (["node~^n"], ["kind=nic", "kind=7"], [2, 5]),
+        ([], ["kind~x", "node=zz"], []),
+        (["node = m1"], [], []),  # the field is stripped, the value kept as written: " m1" is not "m1"
+        (["node =m1"], [], [3]),
+    ],
+)
+def test_where_operators(where: list[str], where_any: list[str], kept: list[int]) -> None:
+    text = "".join(json.dumps(record) + "\n" for record in WHERE_RECORDS)
+    consumer = Collect()
+    counts = reader.scan_text(text, consumer, name="x.jsonl", where=where, where_any=where_any)
+    assert [record["time"] for _, record in consumer.records] == kept
+    assert (counts.read, counts.kept, counts.filtered) == (5, len(kept), 5 - len(kept))
+
+
+@pytest.mark.parametrize(
+    ("condition", "message"),
+    [
+        ("kind", "expected FIELD=VALUE, FIELD!=VALUE, FIELD~REGEX or FIELD in A,B"),
+        ("=gpu", "no field before '='"),
+        ("  != x", "no field before '!='"),
+        ("kind==gpu", "unknown operator '=='"),
+        ("time>5", "unknown operator '>'"),
+        ("time<=5", "unknown operator '<='"),
+        ("kind!gpu", "unknown operator '!'"),
+        ("node~(", "bad regular expression (missing ), unterminated subpattern at position 0)"),
+        ("kind in", "expected FIELD=VALUE"),
+    ],
+)
+@pytest.mark.parametrize("parameter", ["where", "where_any"])
+def test_a_malformed_filter_names_its_parameter(condition: str, message: str, parameter: str) -> None:
+    with pytest.raises(InputError) as excinfo:
+        if parameter == "where":
+            reader.scan_text("time\n1\n", Collect(), name="x.csv", where=[condition])
+        else:
+            reader.scan_text("time\n1\n", Collect(), name="x.csv", where_any=[condition])
+    assert excinfo.value.where == parameter
+    assert message in excinfo.value.message and repr(condition) in excinfo.value.message
 
 
 def test_only_the_first_messages_are_kept() -> None:

@@ -79,10 +79,12 @@ def test_every_format_gives_the_same_sorted_events(text: str, fmt: str) -> None:
     assert (log.read, log.kept, log.filtered, log.skipped_bad, log.bad) == (3, 3, 0, 0, ())
 
 
-def test_lines_of_events_are_physical_lines() -> None:
-    assert [e.line for e in parse_log(CSV, name="x").events] == [2, 4, 3]
-    assert [e.line for e in parse_log(JSON, name="x").events] == [2, 4, 3]
-    assert [e.line for e in parse_log(JSONL, name="x").events] == [1, 3, 2]
+@pytest.mark.parametrize("text", [CSV, JSON, JSONL])
+def test_events_are_held_as_arrays_not_objects(text: str) -> None:
+    # Ten million events must fit in memory: a float64 time and a two-byte cause code each, sorted together.
+    log = parse_log(text, name="x", cause="kind")
+    assert (log.times_s.dtype.itemsize, log.codes.dtype.itemsize) == (8, 2)
+    assert [log.labels[c] for c in log.codes] == ["gpu", "gpu", "nic"]
 
 
 def test_format_override_beats_detection() -> None:
@@ -671,7 +673,7 @@ def test_any_text_gives_a_log_or_an_input_error(drawn: tuple[str, str, int | Non
         assert rows is None  # a log of well-formed rows only always parses
         return
     event("parsed, with bad rows skipped" if log.skipped_bad else "parsed")
-    assert log.kept == len(log.events) > 0
+    assert log.kept == len(log.times) > 0
     assert log.read == log.kept + log.filtered + log.skipped_bad
     assert list(log.times) == sorted(log.times)
     if rows is not None:

@@ -101,7 +101,7 @@ def test_a_time_zone_moves_every_naive_time() -> None:
 
     shifted = _events(JOB, tz=timezone(timedelta(hours=2)))
     assert [t for _, _, t, _ in shifted] == [t - 2 * H for _, _, t, _ in _events(JOB)]
-    counts = reader.scan(JOB, fitting._incidents(None, None, None))
+    counts = reader.scan(JOB, fitting._prepared(None, None, None, None, None, None)[0])
     assert counts.notes["naive_timestamps"] == 13 * 2  # Start and End of every row
     assert counts.format == "sacct"
 
@@ -280,7 +280,7 @@ def test_detection_from_the_first_line(first: str, fmt: str) -> None:
 
 def test_a_sacct_log_is_detected_after_blank_lines() -> None:
     text = "\n\n" + Path(JOB).read_text()
-    counts = reader.scan_text(text, fitting._incidents(None, None, None), name="x")
+    counts = reader.scan_text(text, fitting._prepared(None, None, None, None, None, None)[0], name="x")
     assert counts.format == "sacct"
 
 
@@ -316,7 +316,7 @@ def test_one_job_is_held_only_up_to_a_bound(monkeypatch: pytest.MonkeyPatch) -> 
     assert caught.value.line == 6
     assert "more than 4 records" in caught.value.message
     with pytest.raises(InputError) as error:
-        reader.scan_text(lines, fitting._incidents(None, None, None), name="x.txt")
+        reader.scan_text(lines, fitting._prepared(None, None, None, None, None, None)[0], name="x.txt")
     assert error.value.where == "x.txt:6"
 
 

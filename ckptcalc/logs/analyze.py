@@ -38,6 +38,7 @@ import math
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import tzinfo
 from typing import Any
 
 from ckptcalc.errors import InputError
@@ -187,13 +188,17 @@ def read(
     cause: str = "cause",
     skip_bad: bool = False,
     year: int | None = None,
+    tz: tzinfo | None = None,
 ) -> Timeline:
     """Read an event log from a file (``"-"``: ``stdin``) by :func:`ckptcalc.logs.reader.scan`: any format
     it reads (JSON Lines, CSV, a JSON array, framework logs), compressed or not. ``time_field`` None reads
     ``time``, or ``time_s`` in seconds in a log that has no ``time``. ``year`` completes timestamps that
-    carry none (absl's); without it, the file's modification time gives it."""
-    run = _Run(time_field, time_unit, cause)
-    counts = reader.scan(path, run, stdin=stdin, format=format, required=("event",), skip_bad=skip_bad, year=year)
+    carry none (absl's); without it, the file's modification time gives it; ``tz`` places timestamps
+    without a zone."""
+    run = _Run(time_field, time_unit, cause, tz)
+    counts = reader.scan(
+        path, run, stdin=stdin, format=format, required=("event",), skip_bad=skip_bad, year=year, tz=tz
+    )
     return run.timeline(counts)
 
 
@@ -203,7 +208,10 @@ class _Run:
     What it keeps grows only with the checkpoints and failures (a few numbers each, in typed arrays),
     never with progress lines or unknown events."""
 
-    def __init__(self, time_field: str | None, time_unit: str | None, cause_field: str) -> None:
+    def __init__(
+        self, time_field: str | None, time_unit: str | None, cause_field: str, tz: tzinfo | None = None
+    ) -> None:
+        self.tz = tz
         self.time_field = TIME_FIELD if time_field is None else time_field
         self.named = time_field is not None
         self.time_unit = time_unit
@@ -229,7 +237,7 @@ class _Run:
 
     def _clock(self) -> reader.Clock:
         seconds = self.time_field == SECONDS_FIELD and self.time_unit is None
-        return reader.Clock("s" if seconds else self.time_unit)
+        return reader.Clock("s" if seconds else self.time_unit, tz=self.tz)
 
     def time(self, record: dict[str, Any], key: str) -> float | None:
         value = _given(record, key)

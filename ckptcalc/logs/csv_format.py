@@ -1,7 +1,12 @@
 """CSV logs: a header line naming the fields, then one row a line (quoted cells may span lines).
 
+Tab-separated files read the same way: a header with more tabs than commas splits on tabs. A header
+line may start with ``#`` (``# time<TAB>node``, as trace archives write it): the mark is not a field.
+
 >>> list(rows(["time,kind\\n", "\\n", "1, gpu\\n"]))
 [Header(line=1, fields=('time', 'kind')), Row(line=3, value={'time': '1', 'kind': 'gpu'})]
+>>> list(rows(["# time\\tkind\\n", "1\\tgpu, hbm\\n"]))
+[Header(line=1, fields=('time', 'kind')), Row(line=2, value={'time': '1', 'kind': 'gpu, hbm'})]
 """
 
 from __future__ import annotations
@@ -19,8 +24,12 @@ GIVES = "records"
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
-# A header of plain names: words, spaces and a few marks, split by commas (no brackets, colons or dates).
-_PLAIN_HEADER = re.compile(r"[ \t]*[\w .\-/()%#]*(?:,[\w .\-/()%#]*)*[ \t]*\r?\n?")
+# A header of plain names: words, spaces and a few marks, split by commas or tabs (no brackets, colons or
+# dates), perhaps after a "#".
+_PLAIN_HEADER = re.compile(r"[ \t]*(?:#[ \t]*)?[\w .\-/()%#]*(?:[,\t][\w .\-/()%#]*)*[ \t]*\r?\n?")
+
+# The mark some tab-separated files put before their header's names.
+_HEADER_MARK = re.compile(r"[ \t]*#[ \t]*")
 
 
 def plain_header(line: str) -> bool:
@@ -51,8 +60,21 @@ def records(
     """:func:`rows` with each row as a ``(line, record)`` pair, what the reader reads (the same rows,
     without an object per line)."""
     import csv
+    import itertools
 
-    reader = csv.reader(iter(lines))
+    source = iter(lines)
+    before: list[str] = []  # the blank lines before the header, read again by the CSV reader for its count
+    for line in source:
+        if line.strip():
+            marked = _HEADER_MARK.match(line)
+            header_line = line[marked.end() :] if marked else line
+            tabbed = header_line.count("\t") > header_line.count(",")
+            before.append(header_line)
+            break
+        before.append(line)
+    else:
+        return
+    reader = csv.reader(itertools.chain(before, source), delimiter="\t" if tabbed else ",")
     header: list[str] | None = None
     consumed = 0  # physical lines read so far, to know where the next row starts
     while header is None:

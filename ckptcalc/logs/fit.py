@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass
-from itertools import pairwise
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import tzinfo
 from typing import TYPE_CHECKING, Any, Literal
 
 from ckptcalc.errors import InputError
@@ -46,8 +46,20 @@ MIN_WEIBULL_GAPS = 2
 #: Shapes searched for the Weibull fit and its interval; beyond them the estimate or bound is "none".
 SHAPE_RANGE = (1e-4, 1e4)
 
+#: Below this a p-value is reported as "p < 1e-300" (it may have underflowed to 0), and as 0.0 in JSON.
+P_FLOOR = 1e-300
+
+#: A gap shorter than this is near zero (docs/fit.md §2): events of one incident counted apart.
+NEAR_ZERO_S = 60.0
+
+#: When at least this share of the gaps is near zero, the fit proposes coalescing and shows its effect.
+NEAR_ZERO_SHARE = 0.10
+
+#: The coalescing windows whose interruptions and Weibull shape are shown side by side (seconds).
+COALESCING_WINDOWS = (0.0, 60.0, 300.0, 1800.0)
+
 Verdict = Literal["clustered", "exponential", "wear_out"]
-NoFitReason = Literal["too_few_gaps", "no_finite_estimate"]
+NoFitReason = Literal["too_few_gaps", "no_finite_estimate", "counts_only"]
 
 
 # ---------------------------------------------------------------- MTBF
@@ -170,11 +182,16 @@ class WeibullFit:
         """S(t) = exp(−(t/λ)^k)."""
         return math.exp(-((time_s / self.scale_s) ** self.shape))
 
+    @property
+    def p_underflow(self) -> bool:
+        """Whether p is below :data:`P_FLOOR` (read it as p < 1e-300; the double may have underflowed to 0)."""
+        return self.p_value < P_FLOOR
+
 
 @dataclass(frozen=True)
 class NoWeibull:
-    """Why there is no Weibull fit: ``too_few_gaps`` (fewer than two), or
-    ``no_finite_estimate`` (the gaps are all equal: the likelihood grows without bound in k)."""
+    """Why there is no Weibull fit: ``too_few_gaps`` (fewer than two), ``no_finite_estimate`` (the gaps
+    are all equal: the likelihood grows without bound in k), or ``counts_only`` (a count, no gaps)."""
 
     reason: NoFitReason
 
@@ -189,33 +206,63 @@ def weibull_log_likelihood(shape: float, scale_s: float, gaps: Sequence[float], 
     return total
 
 
+#: Elements per block of the sums over gaps: small enough to stay in cache.
+BLOCK = 1 << 16
+
+#: Up to this many gaps, their logarithms are kept in one array; beyond, each sum recomputes them block by block
+#: from the event times, so ten million gaps need no array of them at all.
+CACHED_GAPS = 1 << 20
+
+#: A source of blocks: a function giving, each time it is called, an iterator over fresh arrays.
+Blocks = Callable[[], Iterator["npt.NDArray[np.float64]"]]
+
+
+def _slices(values: npt.NDArray[np.float64]) -> Iterator[npt.NDArray[np.float64]]:
+    for start in range(0, len(values), BLOCK):
+        yield values[start : start + BLOCK]
+
+
 class _Profile:
-    """The profile log-likelihood in k, on times divided by the longest one so no power overflows."""
+    """The profile log-likelihood in k, from the logarithms of the gaps (``log_blocks``: ``d`` of them), on
+    times divided by the longest one so no power overflows. Sums run over blocks, so a fit of 10⁷ gaps
+    holds no array of them beyond what ``log_blocks`` holds."""
 
-    def __init__(self, gaps: Sequence[float], censored_s: float) -> None:
-        import numpy as np
-
-        observed = np.asarray(gaps, dtype=float)
-        everything = np.append(observed, censored_s) if censored_s > 0 else observed
-        self.reference = float(everything.max())
-        self.d = len(observed)
+    def __init__(self, log_blocks: Blocks, d: int, censored_s: float) -> None:
+        self.log_blocks = log_blocks
+        top, total = -math.inf, 0.0
+        for block in log_blocks():
+            top = max(top, float(block.max()))
+            total += float(block.sum())
+        log_censored = math.log(censored_s) if censored_s > 0 else None
+        self.log_reference = top if log_censored is None else max(top, log_censored)
+        self.reference = math.exp(self.log_reference)
+        self.d = d
         # ln t − ln t_max rather than ln(t/t_max): the ratio can underflow to 0 for extreme gaps.
-        self.log_observed = np.log(observed) - math.log(self.reference)
-        self.log_all = np.log(everything) - math.log(self.reference)
-        self.sum_log_observed = float(self.log_observed.sum())
+        self.log_censored = None if log_censored is None else log_censored - self.log_reference
+        self.sum_log_observed = total - self.d * self.log_reference
 
     def _sums(self, k: float) -> tuple[float, float]:
         import numpy as np
 
-        powers = np.exp(k * self.log_all)  # x^k ≤ 1, and the largest is exactly 1
-        return float(powers.sum()), float((powers * self.log_all).sum())
+        total = weighted = 0.0
+        for block in self.log_blocks():
+            part = block - self.log_reference
+            powers = np.exp(k * part)  # x^k ≤ 1, and the largest is exactly 1
+            total += float(powers.sum())
+            # An elementwise product, not a BLAS dot: its threads cost more than they save here.
+            weighted += float(np.multiply(powers, part, out=part).sum())
+        if self.log_censored is not None:
+            power = math.exp(k * self.log_censored)
+            total += power
+            weighted += power * self.log_censored
+        return total, weighted
 
     def log_likelihood(self, k: float) -> float:
         """ℓ_p(k) = d ln k − d ln(Σ t^k / d) + (k − 1) Σ ln tᵢ − d, in seconds."""
         total, _ = self._sums(k)
         d = self.d
         scaled = d * math.log(k) - d * math.log(total / d) + (k - 1.0) * self.sum_log_observed - d
-        return scaled - d * math.log(self.reference)
+        return scaled - d * self.log_reference
 
     def score(self, k: float) -> float:
         """dℓ_p/dk = d/k − d Σ t^k ln t / Σ t^k + Σ ln tᵢ (decreasing in k)."""
@@ -225,7 +272,7 @@ class _Profile:
     def log_scale(self, k: float) -> float:
         """ln λ̂(k), from λ^k = Σ t^k / d."""
         total, _ = self._sums(k)
-        return math.log(self.reference) + math.log(total / self.d) / k
+        return self.log_reference + math.log(total / self.d) / k
 
 
 def _bracket(function: Any, start: float, factor: float, limit: float) -> float | None:
@@ -238,21 +285,46 @@ def _bracket(function: Any, start: float, factor: float, limit: float) -> float 
     return point
 
 
-def fit_weibull(gaps: Sequence[float], *, censored_s: float = 0.0) -> WeibullFit | NoWeibull:
+def fit_weibull(gaps: Sequence[float] | npt.NDArray[np.float64], *, censored_s: float = 0.0) -> WeibullFit | NoWeibull:
     """Maximum-likelihood Weibull fit of the gaps, ``censored_s`` a right-censored time (0: none).
 
     The scale has a closed form for each shape, so only the profile
     likelihood in k is maximised: its derivative decreases in k and has one
     root, found by Brent's method.
     """
+    import numpy as np
+
+    observed = np.asarray(gaps, dtype=float)
+    if len(observed) >= MIN_WEIBULL_GAPS and (
+        not bool(np.all(np.isfinite(observed) & (observed > 0))) or not (math.isfinite(censored_s) and censored_s >= 0)
+    ):
+        raise InputError("gaps must be positive finite times", where="gaps")
+    logs = np.log(observed)
+    return _fit_gaps(lambda: _slices(logs), len(logs), censored_s)
+
+
+def _fit_gaps(log_blocks: Blocks, d: int, censored_s: float, *, interval: bool = True) -> WeibullFit | NoWeibull:
+    """:func:`fit_weibull` on the logarithms of ``d`` checked gaps, given block by block; without ``interval``
+    the shape's interval is not searched (both sides None)."""
+    if d < MIN_WEIBULL_GAPS:
+        return NoWeibull("too_few_gaps")
+    profile = _Profile(log_blocks, d, censored_s)
+    try:
+        return _fit_profile(profile, censored_s, interval)
+    finally:
+        # brentq's wrappers leave reference cycles through the profile: let go of the gaps now, not at the next
+        # collection (ten million gaps' events are 90 MB).
+        profile.log_blocks = _no_blocks
+
+
+def _no_blocks() -> Iterator[npt.NDArray[np.float64]]:
+    return iter(())
+
+
+def _fit_profile(profile: _Profile, censored_s: float, interval: bool) -> WeibullFit | NoWeibull:
     from scipy.optimize import brentq
     from scipy.special import chdtrc
 
-    if len(gaps) < MIN_WEIBULL_GAPS:
-        return NoWeibull("too_few_gaps")
-    if any(not (math.isfinite(g) and g > 0) for g in gaps) or not (math.isfinite(censored_s) and censored_s >= 0):
-        raise InputError("gaps must be positive finite times", where="gaps")
-    profile = _Profile(gaps, censored_s)
     low_k, high_k = SHAPE_RANGE
     above = _bracket(profile.score, 1.0, 2.0, high_k)
     if above is None:
@@ -284,14 +356,14 @@ def fit_weibull(gaps: Sequence[float], *, censored_s: float = 0.0) -> WeibullFit
         mean = None
     return WeibullFit(
         shape=shape,
-        shape_ci95=(side(low_k, 0.5), side(high_k, 2.0)),
+        shape_ci95=(side(low_k, 0.5), side(high_k, 2.0)) if interval else (None, None),
         scale_s=math.exp(log_scale),
         mean_s=mean,
         log_likelihood=best,
         lr_statistic=statistic,
         p_value=p_value,
         verdict=verdict,
-        gaps=len(gaps),
+        gaps=profile.d,
         censored_s=float(censored_s),
     )
 
@@ -326,7 +398,7 @@ class Histogram:
     counts: tuple[int, ...]
 
 
-def gap_histogram(gaps: Sequence[float], *, bins_per_decade: int = 4) -> Histogram:
+def gap_histogram(gaps: Sequence[float] | npt.NDArray[np.float64], *, bins_per_decade: int = 4) -> Histogram:
     """Bins with edges at 10^(j/bins_per_decade) s, from the shortest gap's bin to the longest's.
 
     >>> gap_histogram([1.0, 2.0, 5.0, 50.0], bins_per_decade=1)
@@ -334,18 +406,33 @@ def gap_histogram(gaps: Sequence[float], *, bins_per_decade: int = 4) -> Histogr
     """
     import numpy as np
 
+    values = np.asarray(gaps, dtype=float)
+    return _histogram(lambda: _slices(values), bins_per_decade)[0]
+
+
+def _histogram(blocks: Blocks, bins_per_decade: int) -> tuple[Histogram, int]:
+    """:func:`gap_histogram` of gaps given block by block, and how many are near zero (under :data:`NEAR_ZERO_S`)."""
+    import numpy as np
+
     if bins_per_decade < 1:
         raise InputError(f"bins_per_decade must be at least 1, got {bins_per_decade}", where="bins_per_decade")
-    if len(gaps) == 0:
-        return Histogram((), ())
-    logs = np.log10(np.asarray(gaps, dtype=float)) * bins_per_decade
-    first, last = math.floor(logs.min()), math.ceil(logs.max())
-    last = max(last, first + 1)
-    # Bin by the index computed from the logarithm, so a gap on an edge never falls outside through rounding.
-    index = np.clip(np.floor(logs).astype(int) - first, 0, last - first - 1)
-    counts = np.bincount(index, minlength=last - first)
+    low, high, near = math.inf, -math.inf, 0
+    for block in blocks():
+        if len(block):
+            low, high = min(low, float(block.min())), max(high, float(block.max()))
+            near += int(np.count_nonzero(block < NEAR_ZERO_S))
+    if low == math.inf:
+        return Histogram((), ()), 0
+    first = math.floor(math.log10(low) * bins_per_decade)
+    last = max(math.ceil(math.log10(high) * bins_per_decade), first + 1)
+    counts = np.zeros(last - first, dtype=np.int64)
+    for block in blocks():
+        logs = np.log10(block) * bins_per_decade
+        # Bin by the index computed from the logarithm, so a gap on an edge never falls outside through rounding.
+        index = np.clip(np.floor(logs).astype(np.int64) - first, 0, last - first - 1)
+        counts += np.bincount(index, minlength=last - first)
     edges = tuple(float(10.0 ** (j / bins_per_decade)) for j in range(first, last + 1))
-    return Histogram(edges, tuple(int(c) for c in counts))
+    return Histogram(edges, tuple(int(c) for c in counts)), near
 
 
 @dataclass(frozen=True)
@@ -359,7 +446,11 @@ class SurvivalCurve:
 
 
 def survival_curve(
-    gaps: Sequence[float], censored_s: float = 0.0, *, mtbf_s: float | None = None, weibull: WeibullFit | None = None
+    gaps: Sequence[float] | npt.NDArray[np.float64],
+    censored_s: float = 0.0,
+    *,
+    mtbf_s: float | None = None,
+    weibull: WeibullFit | None = None,
 ) -> SurvivalCurve:
     """Kaplan–Meier: S(t) = Π over gaps tⱼ ≤ t of (1 − dⱼ/nⱼ), nⱼ the gaps and censored time still ≥ tⱼ."""
     import numpy as np
@@ -378,14 +469,31 @@ def survival_curve(
 
 
 @dataclass(frozen=True)
+class CoalescingRow:
+    """The fit at one coalescing window (docs/fit.md §2): interruptions counted, MTBF, Weibull shape and verdict."""
+
+    coalesce_s: float
+    interruptions: int
+    mtbf_s: float | None
+    shape: float | None
+    verdict: Verdict | None
+
+
+@dataclass(frozen=True, eq=False)
 class FailureFit:
     """Everything estimated from one set of event times (docs/fit.md §3).
 
-    ``interruptions`` are those in the window, after coalescing, including
+    :attr:`interruptions` are those in the window, after coalescing, including
     one at the window's start if any; ``mtbf.interruptions`` counts those
     after the start (an interruption at the start only starts the clock).
-    ``gaps_s`` are the times between successive interruptions and
+    :attr:`gaps_s` are the times between successive interruptions and
     ``censored_s`` the time from the last one to the window's end.
+    ``near_zero_gaps`` counts gaps under :data:`NEAR_ZERO_S`; when they are at
+    least :data:`NEAR_ZERO_SHARE` of the gaps, ``coalescing`` holds the fit at
+    each of :data:`COALESCING_WINDOWS` (and the window used), else it is None.
+
+    The event times are held as arrays, not objects: the interruptions, gaps
+    and survival curve are built when asked for.
     """
 
     events_read: int
@@ -396,21 +504,63 @@ class FailureFit:
     coalesce_s: float
     window_start_s: float
     window_end_s: float
-    interruptions: tuple[Interruption, ...]
     mtbf: MtbfEstimate
     observed_gpus: float | None
     gpu_mtbf: MtbfEstimate | None
-    gaps_s: tuple[float, ...]
     censored_s: float
     weibull: WeibullFit | None
     weibull_reason: NoFitReason | None
     causes: tuple[CauseShare, ...]
     histogram: Histogram
-    survival: SurvivalCurve
+    near_zero_gaps: int = 0
+    coalescing: tuple[CoalescingRow, ...] | None = None
+    # The events in the window (sorted), which of them begin an interruption (None: each one),
+    # their cause codes and the names the codes stand for.
+    inside_s: Any = field(default=None, repr=False)
+    first: Any = field(default=None, repr=False)
+    codes: Any = field(default=None, repr=False)
+    labels: tuple[str, ...] = field(default=(), repr=False)
 
     @property
     def window_s(self) -> float:
         return self.window_end_s - self.window_start_s
+
+    @property
+    def moments_s(self) -> npt.NDArray[np.float64]:
+        """When each interruption began, ascending."""
+        import numpy as np
+
+        if self.inside_s is None:
+            return np.zeros(0)
+        moments: npt.NDArray[np.float64] = self.inside_s if self.first is None else self.inside_s[self.first]
+        return moments
+
+    @property
+    def gaps_s(self) -> npt.NDArray[np.float64]:
+        """The times between successive interruptions."""
+        import numpy as np
+
+        return np.diff(self.moments_s)
+
+    @property
+    def interruptions(self) -> tuple[Interruption, ...]:
+        """Each interruption: its start, its last event, its events and its first event's cause."""
+        import numpy as np
+
+        inside = self.moments_s if self.inside_s is None else self.inside_s
+        count = len(inside)
+        starts = np.arange(count) if self.first is None else np.flatnonzero(self.first)
+        ends = np.append(starts[1:], count) if count else starts
+        names = [self.labels[int(self.codes[i])] if self.codes is not None else UNKNOWN_CAUSE for i in starts]
+        return tuple(
+            Interruption(float(inside[a]), float(inside[b - 1]), int(b - a), name)
+            for a, b, name in zip(starts, ends, names, strict=True)
+        )
+
+    @property
+    def survival(self) -> SurvivalCurve:
+        """The Kaplan–Meier curve of the gaps beside the fitted ones (§9)."""
+        return survival_curve(self.gaps_s, self.censored_s, mtbf_s=self.mtbf.mtbf_s, weibull=self.weibull)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-able document in SI units; absent or non-finite values are ``None``."""
@@ -423,12 +573,20 @@ class FailureFit:
                 "scale_s": _num(w.scale_s),
                 "mean_s": _num(w.mean_s),
                 "lr_statistic": _num(w.lr_statistic),
-                "p_value": _num(w.p_value),
+                "p_value": 0.0 if w.p_underflow else _num(w.p_value),
+                "p_value_underflow": w.p_underflow,
                 "verdict": w.verdict,
                 "gaps": w.gaps,
                 "censored_s": _num(w.censored_s),
             }
         gpu = self.gpu_mtbf
+        rows = None
+        if self.coalescing is not None:
+            rows = [
+                {"coalesce_s": _num(r.coalesce_s), "interruptions": r.interruptions, "mtbf_s": _num(r.mtbf_s),
+                 "shape": _num(r.shape), "verdict": r.verdict}
+                for r in self.coalescing
+            ]  # fmt: skip
         return {
             "events_read": self.events_read,
             "events_kept": self.events_kept,
@@ -450,6 +608,8 @@ class FailureFit:
             "weibull_reason": self.weibull_reason,
             "causes": [{"cause": c.cause, "count": c.count, "share": _num(c.share)} for c in self.causes],
             "histogram": {"edges_s": [_num(e) for e in self.histogram.edges_s], "counts": list(self.histogram.counts)},
+            "near_zero_gaps": self.near_zero_gaps,
+            "coalescing": rows,
         }
 
 
@@ -469,6 +629,94 @@ def _finite(value: float, name: str, *, positive: bool = False, non_negative: bo
     if non_negative and number < 0:
         raise InputError(f"cannot be negative, got {value!r}", where=name)
     return number
+
+
+def _times_array(times: Sequence[float] | npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    import numpy as np
+
+    try:
+        values = np.asarray(times, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        bad = next((t for t in times if not _is_number(t)), None)
+        raise InputError(f"expected a number, got {bad!r}", where="times") from None
+    if values.ndim != 1:
+        raise InputError("expected a list of times", where="times")
+    finite = np.isfinite(values)
+    if not bool(finite.all()):
+        raise InputError(f"must be finite, got {float(values[~finite][0])!r}", where="times")
+    return values
+
+
+def _is_number(value: Any) -> bool:
+    try:
+        float(value)
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return True
+
+
+def chain_first(times: npt.NDArray[np.float64], gap_s: float) -> npt.NDArray[np.bool_] | None:
+    """Which of the sorted ``times`` begin an interruption by the chain rule of §2 (the vector form of
+    :func:`coalesce`: an event joins the interruption before it when it is at most ``gap_s`` after the previous
+    event); None when every one does. One byte per event, worked out block by block.
+
+    >>> import numpy as np
+    >>> chain_first(np.array([0.0, 5.0, 9.0, 30.0]), 5.0).tolist(), chain_first(np.array([0.0, 1.0]), 0.0)
+    ([True, False, False, True], None)
+    """
+    import numpy as np
+
+    count = len(times)
+    if count < 2:
+        return None
+    first = np.empty(count, dtype=bool)
+    first[0] = True
+    for start in range(0, count - 1, BLOCK):
+        stop = min(start + BLOCK, count - 1)
+        np.greater(times[start + 1 : stop + 1] - times[start:stop], gap_s, out=first[start + 1 : stop + 1])
+    return None if bool(first.all()) else first
+
+
+class _Gaps:
+    """The gaps between successive interruptions, from the sorted event ``times`` and which of them begin one
+    (``first``, None: each): given block by block, so that no array of them need exist."""
+
+    def __init__(self, times: npt.NDArray[np.float64], first: npt.NDArray[np.bool_] | None) -> None:
+        import numpy as np
+
+        self.times, self.first = times, first
+        starts = len(times) if first is None else int(np.count_nonzero(first))
+        self.count = max(starts - 1, 0)
+
+    def blocks(self) -> Iterator[npt.NDArray[np.float64]]:
+        """Fresh arrays of gaps, in order."""
+        import numpy as np
+
+        times, first = self.times, self.first
+        if first is None:
+            for start in range(0, len(times) - 1, BLOCK):
+                stop = min(start + BLOCK, len(times) - 1)
+                yield times[start + 1 : stop + 1] - times[start:stop]
+            return
+        previous: float | None = None
+        for start in range(0, len(times), BLOCK):
+            moments = times[start : start + BLOCK][first[start : start + BLOCK]]
+            if not len(moments):
+                continue
+            if previous is not None:
+                moments = np.concatenate(([previous], moments))
+            if len(moments) > 1:
+                yield np.diff(moments)
+            previous = float(moments[-1])
+
+    def log_blocks(self) -> Blocks:
+        """A source of the gaps' logarithms: kept in one array up to :data:`CACHED_GAPS`, else recomputed."""
+        import numpy as np
+
+        if self.count <= CACHED_GAPS:
+            logs = np.log(np.concatenate([np.zeros(0), *self.blocks()]))
+            return lambda: _slices(logs)
+        return lambda: (np.log(block, out=block) for block in self.blocks())
 
 
 def fit(
@@ -491,15 +739,49 @@ def fit(
     * ``observed_gpus``: GPUs the log was observed on; gives the per-GPU MTBF (§6).
     * ``events_read``/``skipped_bad``: the reader's counts, echoed in :meth:`FailureFit.to_dict`.
     """
-    values = [_finite(t, "times") for t in times]
-    if not values and (start_s is None or end_s is None):
+    import numpy as np
+
+    values = _times_array(times)
+    codes = None
+    labels: tuple[str, ...] | None = None
+    if causes is not None:
+        if len(causes) != len(values):
+            raise InputError(f"{len(causes)} causes for {len(values)} events", where="causes")
+        known: dict[str, int] = {}
+        codes = np.fromiter((known.setdefault(c, len(known)) for c in causes), dtype=np.int64, count=len(causes))
+        labels = tuple(known)
+    return _fit(values, codes, labels, coalesce_s=coalesce_s, start_s=start_s, end_s=end_s,
+                observed_gpus=observed_gpus, events_read=events_read, skipped_bad=skipped_bad,
+                bins_per_decade=bins_per_decade)  # fmt: skip
+
+
+def _fit(
+    values: npt.NDArray[np.float64],
+    codes: npt.NDArray[np.integer[Any]] | None,
+    labels: tuple[str, ...] | None,
+    *,
+    coalesce_s: float,
+    start_s: float | None,
+    end_s: float | None,
+    observed_gpus: float | None,
+    events_read: int | None,
+    skipped_bad: int,
+    bins_per_decade: int,
+) -> FailureFit:
+    """:func:`fit` on an array of times; ``codes`` index ``labels`` (None with labels: every event has the first)."""
+    import numpy as np
+
+    if not len(values) and (start_s is None or end_s is None):
         raise InputError("no events to fit: without events, give both ends of the window", where="times")
-    if causes is not None and len(causes) != len(values):
-        raise InputError(f"{len(causes)} causes for {len(values)} events", where="causes")
     gap = _finite(coalesce_s, "coalesce_s", non_negative=True)
     gpus = None if observed_gpus is None else _finite(observed_gpus, "observed_gpus", positive=True)
-    start = _finite(start_s, "start_s") if start_s is not None else min(values)
-    end = _finite(end_s, "end_s") if end_s is not None else max(values)
+    if not _ascending(values):
+        order = np.argsort(values, kind="stable")  # stable: of events at one instant, the first listed leads
+        values = values[order]
+        codes = None if codes is None else codes[order]
+        del order
+    start = _finite(start_s, "start_s") if start_s is not None else float(values[0])
+    end = _finite(end_s, "end_s") if end_s is not None else float(values[-1])
     if end <= start:
         if start_s is None and end_s is None:
             raise InputError(
@@ -509,44 +791,149 @@ def fit(
     if not math.isfinite(end - start):
         raise InputError("the window is too long to count in seconds", where="end_s" if end_s is not None else "times")
 
-    inside = [i for i, t in enumerate(values) if start <= t <= end]
-    labels = list(causes) if causes is not None else None
-    interruptions = coalesce(
-        [values[i] for i in inside], None if labels is None else [labels[i] for i in inside], gap_s=gap
-    )
-    counted = [i for i in interruptions if i.time_s > start]
-    estimate = mtbf_estimate(len(counted), end - start)
+    low, high = int(np.searchsorted(values, start, "left")), int(np.searchsorted(values, end, "right"))
+    inside = values[low:high]  # a view: the events are not copied
+    inside_codes = None if codes is None else codes[low:high]
+    first = chain_first(inside, gap)
+    gaps = _Gaps(inside, first)
+    interruptions = gaps.count + 1 if len(inside) else 0
+    # An interruption at the window's start only starts the clock (it can only be the first one).
+    first_counted = 1 if interruptions and float(inside[0]) <= start else 0
+    estimate = mtbf_estimate(interruptions - first_counted, end - start)
 
-    moments = [i.time_s for i in interruptions]
-    gaps = tuple(b - a for a, b in pairwise(moments))
-    censored = end - moments[-1] if moments else 0.0
-    weibull: WeibullFit | None = None
-    reason: NoFitReason | None = None
-    outcome = fit_weibull(gaps, censored_s=censored)
-    if isinstance(outcome, NoWeibull):
-        reason = outcome.reason
-    else:
-        weibull = outcome
+    causes: tuple[CauseShare, ...] = ()
+    if labels is not None:
+        causes = _shares(inside_codes, first, first_counted, labels, interruptions)
+
+    censored = end - _last_start(inside, first) if interruptions else 0.0
+    histogram, near_zero = _histogram(gaps.blocks, bins_per_decade)
+    outcome = _fit_gaps(gaps.log_blocks(), gaps.count, censored)
+    weibull = None if isinstance(outcome, NoWeibull) else outcome
+    reason = outcome.reason if isinstance(outcome, NoWeibull) else None
+    coalescing = None
+    if interruptions > MIN_WEIBULL_GAPS and near_zero >= NEAR_ZERO_SHARE * (interruptions - 1):
+        coalescing = coalescing_rows(inside, start, end, sorted({*COALESCING_WINDOWS, gap}))
     return FailureFit(
         events_read=len(values) if events_read is None else events_read,
         events_kept=len(values),
         skipped_bad=skipped_bad,
         events_outside_window=len(values) - len(inside),
-        events_coalesced=len(inside) - len(interruptions),
+        events_coalesced=len(inside) - interruptions,
         coalesce_s=gap,
         window_start_s=start,
         window_end_s=end,
-        interruptions=interruptions,
         mtbf=estimate,
         observed_gpus=gpus,
         gpu_mtbf=None if gpus is None else estimate.scaled(gpus),
-        gaps_s=gaps,
         censored_s=censored,
         weibull=weibull,
         weibull_reason=reason,
-        causes=cause_shares([i.cause for i in counted]) if labels is not None else (),
-        histogram=gap_histogram(gaps, bins_per_decade=bins_per_decade),
-        survival=survival_curve(gaps, censored, mtbf_s=estimate.mtbf_s, weibull=weibull),
+        causes=causes,
+        histogram=histogram,
+        near_zero_gaps=near_zero,
+        coalescing=coalescing,
+        inside_s=inside,
+        first=first,
+        codes=inside_codes,
+        labels=labels or (),
+    )
+
+
+def _shares(
+    codes: npt.NDArray[np.integer[Any]] | None,
+    first: npt.NDArray[np.bool_] | None,
+    skip: int,
+    labels: Sequence[str],
+    interruptions: int,
+) -> tuple[CauseShare, ...]:
+    """:func:`cause_shares` of the interruptions counted: the codes (None: all the first label) of the events that
+    begin one (``first``, None: each), less the first ``skip``; a block at a time (bincount widens to 8 bytes)."""
+    import numpy as np
+
+    counts = np.zeros(len(labels), dtype=np.int64)
+    if codes is None:
+        counts[0] = interruptions - skip
+    else:
+        for start in range(0, len(codes), BLOCK):
+            block = codes[start : start + BLOCK]
+            if first is not None:
+                block = block[first[start : start + BLOCK]]
+            counts += np.bincount(block, minlength=len(labels))
+        if skip:
+            counts[int(codes[0])] -= 1  # the interruption at the window's start only starts the clock
+    total = int(counts.sum())
+    ranked = sorted(((labels[i], int(c)) for i, c in enumerate(counts) if c), key=lambda item: (-item[1], item[0]))
+    return tuple(CauseShare(cause, count, count / total) for cause, count in ranked)
+
+
+def _ascending(values: npt.NDArray[np.float64]) -> bool:
+    """Whether ``values`` never decrease, checked a block at a time."""
+    import numpy as np
+
+    for start in range(0, len(values) - 1, BLOCK):
+        stop = min(start + BLOCK, len(values) - 1)
+        if bool(np.any(values[start + 1 : stop + 1] < values[start:stop])):
+            return False
+    return True
+
+
+def coalescing_rows(
+    times: npt.NDArray[np.float64], start_s: float, end_s: float, windows: Sequence[float]
+) -> tuple[CoalescingRow, ...]:
+    """The fit of sorted event ``times`` in the window [``start_s``, ``end_s``] at each coalescing window (§2):
+    how the count and the Weibull shape move as events closer than the window merge."""
+
+    rows = []
+    for window in windows:
+        first = chain_first(times, window)
+        gaps = _Gaps(times, first)
+        moments = gaps.count + 1 if len(times) else 0
+        counted = moments - (1 if moments and float(times[0]) <= start_s else 0)
+        estimate = mtbf_estimate(counted, end_s - start_s)
+        censored = end_s - _last_start(times, first) if moments else 0.0
+        outcome = _fit_gaps(gaps.log_blocks(), gaps.count, censored, interval=False)
+        shape = None if isinstance(outcome, NoWeibull) else outcome.shape
+        verdict = None if isinstance(outcome, NoWeibull) else outcome.verdict
+        rows.append(CoalescingRow(float(window), counted, estimate.mtbf_s, shape, verdict))
+    return tuple(rows)
+
+
+def _last_start(times: npt.NDArray[np.float64], first: npt.NDArray[np.bool_] | None) -> float:
+    """When the last interruption began (found without an array of indices: ten million would be 80 MB)."""
+    return float(times[-1] if first is None else times[len(first) - 1 - int(first[::-1].argmax())])
+
+
+def fit_counts(interruptions: float, window_s: float, *, observed_gpus: float | None = None) -> FailureFit:
+    """The MTBF from a count alone, ``interruptions`` in ``window_s`` (a paper's "419 interruptions in 54 days"):
+    §4's estimate and exact interval (only the bound for 0), no gaps, so no Weibull fit.
+
+    >>> result = fit_counts(419, 54 * 86400.0, observed_gpus=16384)
+    >>> round(result.mtbf.mtbf_s / 3600, 3), round(result.gpu_mtbf.mtbf_s / 3600)
+    (3.093, 50677)
+    """
+    count = _finite(interruptions, "failures", non_negative=True)
+    if not count.is_integer():
+        raise InputError(f"must be a whole number, got {interruptions!r}", where="failures")
+    window = _finite(window_s, "window", positive=True)
+    gpus = None if observed_gpus is None else _finite(observed_gpus, "observed_gpus", positive=True)
+    estimate = mtbf_estimate(int(count), window)
+    return FailureFit(
+        events_read=0,
+        events_kept=0,
+        skipped_bad=0,
+        events_outside_window=0,
+        events_coalesced=0,
+        coalesce_s=0.0,
+        window_start_s=0.0,
+        window_end_s=window,
+        mtbf=estimate,
+        observed_gpus=gpus,
+        gpu_mtbf=None if gpus is None else estimate.scaled(gpus),
+        censored_s=0.0,
+        weibull=None,
+        weibull_reason="counts_only",
+        causes=(),
+        histogram=Histogram((), ()),
     )
 
 
@@ -560,116 +947,157 @@ def fit_log(
     bins_per_decade: int = 4,
 ) -> FailureFit:
     """:func:`fit` on the events of a log read by :func:`read_log`, carrying its counts."""
-    return fit(
-        log.times,
-        causes=log.causes,
-        coalesce_s=coalesce_s,
-        start_s=start_s,
-        end_s=end_s,
-        observed_gpus=observed_gpus,
-        events_read=log.read,
-        skipped_bad=log.skipped_bad,
-        bins_per_decade=bins_per_decade,
-    )
+    return _fit(log.times_s, log.codes, log.labels or (UNKNOWN_CAUSE,), coalesce_s=coalesce_s, start_s=start_s,
+                end_s=end_s, observed_gpus=observed_gpus, events_read=log.read, skipped_bad=log.skipped_bad,
+                bins_per_decade=bins_per_decade)  # fmt: skip
 
 
 # ---------------------------------------------------------------- reading incident logs
 
-#: Fields tried, in order, when no time field is named.
+#: Fields tried, in order, when no time field is named; matched whatever their case (``Timestamp``).
 TIME_FIELDS = ("time", "timestamp", "event_time", "start")
+
+#: Fields tried, in order, for the cause when none is named; matched whatever their case (``Cause``).
+CAUSE_FIELDS = ("cause", "category", "kind", "type")
 
 #: The cause given to an event whose cause field is missing, null or empty.
 UNKNOWN_CAUSE = "unknown"
 
 
-@dataclass(frozen=True)
-class Event:
-    """One kept event: its time in seconds, its cause, and the line it was read from."""
-
-    time_s: float
-    cause: str
-    line: int
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class EventLog:
     """The kept events of one or more logs, sorted by time, and what happened to the rest.
 
-    ``time_kind`` says what the times count from: ``"timestamp"`` (ISO-8601,
-    seconds since 1970-01-01 UTC) or ``"number"`` (the log's own zero).
-    ``read = kept + filtered + skipped_bad``; ``bad`` holds the first few
-    skipped rows' messages, each starting with ``FILE:LINE``.
+    ``times_s`` holds the times in seconds (ascending) and ``codes`` each one's cause as an index into
+    ``labels`` (``codes`` None: no cause field, every cause ``"unknown"``), so ten million events take
+    about 100 MB. ``time_kind`` says what the times count from: ``"timestamp"`` (seconds since
+    1970-01-01 UTC) or ``"number"`` (the log's own zero). ``read = kept + filtered + skipped_bad``;
+    ``bad`` holds the first few skipped rows' messages, each starting with ``FILE:LINE``.
+    ``naive_timestamps`` counts timestamps without a zone, read in ``tz`` (``None``: UTC, not asked for).
     """
 
     source: str
     format: str
     time_field: str
     time_kind: TimeKind
-    events: tuple[Event, ...]
+    times_s: Any
+    codes: Any
+    labels: tuple[str, ...]
     read: int
     kept: int
     filtered: int
     skipped_bad: int
     bad: tuple[str, ...]
     naive_timestamps: int = 0
+    tz: str | None = None
+    cause_field: str | None = None
     year_from: str | None = None  # where the year of year-less timestamps came from: year, mtime or today
 
     @property
     def times(self) -> tuple[float, ...]:
         """The event times in seconds, ascending."""
-        return tuple(event.time_s for event in self.events)
+        return tuple(self.times_s.tolist())
 
     @property
     def causes(self) -> tuple[str, ...]:
         """The causes, in the order of :attr:`times`."""
-        return tuple(event.cause for event in self.events)
+        if self.codes is None:
+            return (UNKNOWN_CAUSE,) * len(self.times_s)
+        return tuple(self.labels[code] for code in self.codes.tolist())
+
+
+def _find(names: Sequence[str], candidates: Sequence[str]) -> str | None:
+    """The first candidate among ``names``: the same name, or else one differing only in case."""
+    folded: dict[str, str] = {}
+    for name in names:
+        folded.setdefault(name.casefold(), name)
+    for candidate in candidates:
+        if candidate in names:
+            return candidate
+        if candidate.casefold() in folded:
+            return folded[candidate.casefold()]
+    return None
 
 
 class _Incidents:
-    """The reader's consumer for incident logs: every record is an event with a time and a cause."""
+    """The reader's consumer for incident logs: every record is an event with a time and a cause, kept as a
+    number in an array and a small integer code (no object per event)."""
 
-    def __init__(self, time: str | None, time_unit: str | None, cause: str | None) -> None:
+    def __init__(
+        self, time: str | None, time_unit: str | None, cause: str | None, tz: tzinfo | None, time_format: str | None
+    ) -> None:
+        from array import array
+
         self.time_field = time.strip() if time else None
-        self.clock = Clock(time_unit)
+        self.clock = Clock(time_unit, tz=tz, time_format=time_format)
         self.cause = cause.strip() if cause else None
-        self.events: list[Event] = []
+        self.default_cause = False  # the cause field was found among CAUSE_FIELDS, not named
+        self.times = array("d")
+        self.codes = array("H")
+        self.known: dict[str, int] = {}
 
     def fields(self, names: Sequence[str], line: int) -> None:
+        if self.cause is None:
+            self.cause = _find(names, CAUSE_FIELDS)
+            self.default_cause = self.cause is not None
         if self.time_field is not None:
             return
-        for candidate in TIME_FIELDS:
-            if candidate in names:
-                self.time_field = candidate
-                return
-        shown = ", ".join(repr(name) for name in list(names)[:8]) or "none"
-        raise FatalRecord(
-            f"no time field: none of {', '.join(TIME_FIELDS)} is present (fields: {shown}); name one with {{time}}"
-        )
+        self.time_field = _find(names, TIME_FIELDS)
+        if self.time_field is None:
+            shown = ", ".join(repr(name) for name in list(names)[:8]) or "none"
+            raise FatalRecord(
+                f"no time field: none of {', '.join(TIME_FIELDS)} is present (fields: {shown}); name one with {{time}}"
+            )
 
     def record(self, record: dict[str, Any], line: int) -> bool:
         if type(record.get("time")) is Stamp and "event" in record:
             # A run assembled from a framework's or scheduler's log: its failures are the incidents.
             if record["event"] != "failure":
                 return False
-            cause = record.get(self.cause or "cause")
-            label = UNKNOWN_CAUSE if cause is None or cause == "" else text_form(cause)
-            self.events.append(Event(self.clock.seconds(record["time"], line=line), label, line))
+            if self.cause is None:
+                self.cause = "cause"  # the assembled log's own field (every record of such a log is assembled)
+            self.default_cause = False
+            value = record.get(self.cause)
+            label = UNKNOWN_CAUSE if value is None or value == "" else text_form(value)
+            code = self.known.get(label)
+            self.codes.append(self._code(label) if code is None else code)
+            self.times.append(self.clock.seconds(record["time"], line=line))
             return True
         assert self.time_field is not None  # fields() came first
-        raw = get_path(record, self.time_field, MISSING)
+        raw = record[self.time_field] if self.time_field in record else get_path(record, self.time_field, MISSING)
         if raw is MISSING or raw is None or raw == "":
             raise BadRecord(f"no time: field {self.time_field!r} is missing or empty")
         seconds = self.clock.seconds(raw, line=line)
-        label = UNKNOWN_CAUSE
         if self.cause is not None:
-            value = get_path(record, self.cause, None)
-            if value is not None and value != "":
-                label = text_form(value)
-        self.events.append(Event(seconds, label, line))
+            value = record[self.cause] if self.cause in record else get_path(record, self.cause, None)
+            if self.default_cause:
+                # The first record decides: a default cause field holding objects (cause.component) is not a
+                # cause, and a path inside it must be named.
+                self.default_cause = False
+                if type(value) in (dict, list):
+                    self.cause = None
+                    self.times.append(seconds)
+                    return True
+            label = UNKNOWN_CAUSE if value is None or value == "" else value if type(value) is str else text_form(value)
+            code = self.known.get(label)
+            if code is None:
+                code = self._code(label)
+            self.codes.append(code)
+        self.times.append(seconds)
         return True
 
-    def log(self, counts: reader.Counts) -> EventLog:
-        if not self.events:
+    def _code(self, label: str) -> int:
+        from array import array
+
+        code = self.known[label] = len(self.known)
+        if code == 2**16 and self.codes.typecode == "H":
+            self.codes = array("l", self.codes)
+        return code
+
+    def log(self, counts: reader.Counts, tz: str | None) -> EventLog:
+        import numpy as np
+
+        if not self.times:
             detail = f"read {counts.read}"
             if counts.filtered:
                 detail += f", {counts.filtered} filtered out by where"
@@ -677,40 +1105,81 @@ class _Incidents:
                 detail += f", {counts.skipped_bad} bad rows skipped"
             raise InputError(f"no events kept ({detail})", where=counts.source)
         assert self.time_field is not None and self.clock.kind is not None
-        events = tuple(sorted(self.events, key=lambda event: event.time_s))
+        times = np.frombuffer(self.times, dtype=np.float64)
+        labels = tuple(self.known)
+        codes = None if self.cause is None else np.frombuffer(self.codes, dtype=np.dtype(self.codes.typecode))
+        assert codes is None or len(codes) == len(times)
+        if not _ascending(times):
+            order = np.argsort(times, kind="stable")
+            times = times[order]
+            codes = None if codes is None else codes[order]
         return EventLog(
             source=counts.source,
             format=counts.format,
             time_field=self.time_field,
             time_kind=self.clock.kind,
-            events=events,
+            times_s=times,
+            codes=codes,
+            labels=labels if codes is not None else (),
             read=counts.read,
-            kept=len(events),
+            kept=len(times),
             filtered=counts.filtered,
             skipped_bad=counts.skipped_bad,
             bad=counts.bad,
-            naive_timestamps=self.clock.naive,
+            naive_timestamps=self.clock.naive + counts.notes.get("naive_timestamps", 0),
+            tz=tz,
+            cause_field=self.cause,
             year_from=counts.said.get("year_from"),
         )
 
 
-def _incidents(time: str | None, time_unit: str | None, cause: str | None) -> _Incidents:
+def check_time_format(time_format: str | None) -> None:
+    """Refuse a ``strptime`` format that cannot read a time: empty, without a ``%`` directive, or with one
+    Python does not know; errors name ``time_format``.
+
+    >>> check_time_format("%m/%d/%Y %H:%M")
+    """
+    if time_format is None:
+        return
+    if "%" not in time_format:
+        raise InputError(
+            f"{time_format!r} has no % directive: write a strptime format such as '%m/%d/%Y %H:%M'", where="time_format"
+        )
+    from datetime import datetime
+
+    try:
+        datetime.strptime("", time_format)
+    except ValueError as error:
+        if "directive" in str(error) or "stray %" in str(error):
+            raise InputError(f"{time_format!r} is not a strptime format: {error}", where="time_format") from None
+
+
+def _tz(tz: str | tzinfo | None) -> tuple[tzinfo | None, str | None]:
+    if tz is None or isinstance(tz, tzinfo):
+        return tz, None if tz is None else str(tz)
+    return reader.parse_tz(tz), tz.strip()
+
+
+def _prepared(
+    format: str | None,
+    time: str | None,
+    time_unit: str | None,
+    cause: str | None,
+    tz: str | tzinfo | None,
+    time_format: str | None,
+) -> tuple[_Incidents, tuple[str, ...], tzinfo | None, str | None]:
+    """The format checked, the consumer of incidents, the fields every record must have, and the zone."""
+    reader.check_format(format)
     if time_unit is not None:
         reader.time_unit_seconds(time_unit)
     if time is not None and not time.strip():
         raise InputError("empty field name", where="time")
     if cause is not None and not cause.strip():
         raise InputError("empty field name", where="cause")
-    return _Incidents(time, time_unit, cause)
-
-
-def _prepared(
-    format: str | None, time: str | None, time_unit: str | None, cause: str | None
-) -> tuple[_Incidents, tuple[str, ...]]:
-    """The format checked, the consumer of incidents, and the fields every record must have."""
-    reader.check_format(format)
-    incidents = _incidents(time, time_unit, cause)
-    return incidents, (() if incidents.time_field is None else (incidents.time_field,))
+    check_time_format(time_format)
+    zone, label = _tz(tz)
+    incidents = _Incidents(time, time_unit, cause, zone, time_format)
+    return incidents, (() if incidents.time_field is None else (incidents.time_field,)), zone, label
 
 
 def read_log(
@@ -721,17 +1190,19 @@ def read_log(
     time: str | None = None,
     time_unit: str | None = None,
     where: Sequence[str] = (),
+    where_any: Sequence[str] = (),
     cause: str | None = None,
+    tz: str | tzinfo | None = None,
+    time_format: str | None = None,
     skip_bad: bool = False,
     year: int | None = None,
 ) -> EventLog:
     """Read one incident log from a path, or from ``stdin`` when ``source`` is ``"-"``, by
     :func:`ckptcalc.logs.reader.scan` (compressed logs too). The keyword arguments are those of :func:`parse_log`."""
-    incidents, required = _prepared(format, time, time_unit, cause)
-    counts = reader.scan(
-        source, incidents, stdin=stdin, format=format, where=where, required=required, skip_bad=skip_bad, year=year
-    )
-    return incidents.log(counts)
+    incidents, required, zone, label = _prepared(format, time, time_unit, cause, tz, time_format)
+    counts = reader.scan(source, incidents, stdin=stdin, format=format, where=where, where_any=where_any,
+                         required=required, skip_bad=skip_bad, tz=zone, year=year)  # fmt: skip
+    return incidents.log(counts, label)
 
 
 def parse_log(
@@ -742,27 +1213,32 @@ def parse_log(
     time: str | None = None,
     time_unit: str | None = None,
     where: Sequence[str] = (),
+    where_any: Sequence[str] = (),
     cause: str | None = None,
+    tz: str | tzinfo | None = None,
+    time_format: str | None = None,
     skip_bad: bool = False,
     year: int | None = None,
 ) -> EventLog:
     """Read the text of one incident log; ``name`` labels it in messages (``name:line``).
 
-    * ``format``: ``csv``, ``json`` or ``jsonl``; detected from the first non-blank line when ``None``.
+    * ``format``: an adapter's name (``csv``, ``json``, ``jsonl`` ...); detected from the first lines when ``None``.
     * ``time``: the dotted path of the time field; default, the first of
-      :data:`TIME_FIELDS` present in the first record (CSV: the header).
+      :data:`TIME_FIELDS` present in the first record (CSV: the header), whatever its case.
     * ``time_unit``: the unit of numeric times (``s``, ``min``, ``h``, ``d``); required for them.
-    * ``where``: ``FIELD=VALUE`` conditions, all of which a record must meet
-      (compared as text, see :func:`~ckptcalc.logs.reader.text_form`); a record without the field fails.
-    * ``cause``: dotted path of a field to group by; missing, null or empty is ``"unknown"``.
+    * ``where``: conditions all of which a record must meet, ``where_any``: conditions one of which it must
+      meet (see :func:`~ckptcalc.logs.reader.parse_where`); a record without the field fails.
+    * ``cause``: dotted path of a field to group by; default, the first of :data:`CAUSE_FIELDS` present,
+      whatever its case (unless it holds objects); missing, null or empty is ``"unknown"``.
+    * ``tz``: the zone of timestamps without one (``UTC``, ``+02:00``, ``Europe/Paris``); default UTC.
+    * ``time_format``: a ``strptime`` format for timestamps that are not ISO-8601 (``%m/%d/%Y %H:%M``).
     * ``skip_bad``: skip and count bad rows instead of raising at the first.
     * ``year``: the year of timestamps that carry none (absl's); default, the file's modification time's.
     """
-    incidents, required = _prepared(format, time, time_unit, cause)
-    counts = reader.scan_text(
-        text, incidents, name=name, format=format, where=where, required=required, skip_bad=skip_bad, year=year
-    )
-    return incidents.log(counts)
+    incidents, required, zone, label = _prepared(format, time, time_unit, cause, tz, time_format)
+    counts = reader.scan_text(text, incidents, name=name, format=format, where=where, where_any=where_any,
+                              required=required, skip_bad=skip_bad, tz=zone, year=year)  # fmt: skip
+    return incidents.log(counts, label)
 
 
 def combine(logs: Sequence[EventLog]) -> EventLog:
@@ -770,6 +1246,8 @@ def combine(logs: Sequence[EventLog]) -> EventLog:
 
     All logs must use the same time form (timestamps, or numbers from the same zero).
     """
+    import numpy as np
+
     if not logs:
         raise InputError("no logs to combine")
     first = logs[0]
@@ -786,18 +1264,32 @@ def combine(logs: Sequence[EventLog]) -> EventLog:
     def joined(values: Sequence[str]) -> str:
         return values[0] if len(set(values)) == 1 else ", ".join(values)
 
-    events = tuple(sorted((e for log in logs for e in log.events), key=lambda event: event.time_s))
+    known: dict[str, int] = {}
+    parts = []
+    for log in logs:
+        names = log.labels if log.codes is not None else (UNKNOWN_CAUSE,)
+        mapping = np.array([known.setdefault(name, len(known)) for name in names], dtype=np.int64)
+        parts.append(mapping[log.codes] if log.codes is not None else np.full(len(log.times_s), mapping[0]))
+    times = np.concatenate([log.times_s for log in logs])
+    codes = np.concatenate(parts)
+    order = np.argsort(times, kind="stable")
+    with_causes = any(log.codes is not None for log in logs)
+    causes = {log.cause_field for log in logs if log.cause_field is not None}
     return EventLog(
         source=", ".join(log.source for log in logs),
         format=joined([log.format for log in logs]),
         time_field=joined([log.time_field for log in logs]),
         time_kind=first.time_kind,
-        events=events,
+        times_s=times[order],
+        codes=codes[order] if with_causes else None,
+        labels=tuple(known) if with_causes else (),
         read=sum(log.read for log in logs),
-        kept=len(events),
+        kept=len(times),
         filtered=sum(log.filtered for log in logs),
         skipped_bad=sum(log.skipped_bad for log in logs),
         bad=tuple(message for log in logs for message in log.bad)[: reader.BAD_KEPT],
         naive_timestamps=sum(log.naive_timestamps for log in logs),
+        tz=first.tz,
+        cause_field=", ".join(sorted(causes)) if causes else None,
         year_from=next((log.year_from for log in logs if log.year_from is not None), None),
     )

@@ -156,18 +156,68 @@ def text_form(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
 
 
-def parse_where(conditions: Sequence[str]) -> tuple[tuple[str, str], ...]:
-    """Split ``FIELD=VALUE`` conditions at their first ``=``; errors name ``where``."""
+@dataclass(frozen=True)
+class Condition:
+    """One filter on a record: ``path`` compared by ``op`` (``=``, ``!=``, ``~``, ``in``) with ``value``
+    (the text, the regular expression, or the comma-separated list as written), and its test."""
+
+    path: str
+    op: Literal["=", "!=", "~", "in"]
+    value: str
+    test: Any = field(compare=False, repr=False)
+
+    def meets(self, record: Mapping[str, Any]) -> bool:
+        """Whether ``record`` passes: a record without the field meets no condition, ``!=`` included."""
+        found = get_path(record, self.path, MISSING)
+        return found is not MISSING and bool(self.test(text_form(found)))
+
+
+_WHERE_FORMS = "FIELD=VALUE, FIELD!=VALUE, FIELD~REGEX or FIELD in A,B"
+_IN_RE = re.compile(r"(?P<path>[^=!~<>]+?)\s+in\s+(?P<values>.*)", re.DOTALL)
+_OPERATOR_RE = re.compile(r"[=!~<>]+")
+
+
+def parse_where(conditions: Sequence[str], *, where: str = "where") -> tuple[Condition, ...]:
+    """Read filter conditions, each ``FIELD=VALUE``, ``FIELD!=VALUE``, ``FIELD~REGEX`` (a match
+    anywhere in the value, as :func:`re.search`) or ``FIELD in A,B`` (one of the listed values, each
+    stripped); errors name ``where`` (the parameter).
+
+    >>> [(c.path, c.op, c.value) for c in parse_where(["kind=gpu", "event!=", "node~^n1", "kind in a, b"])]
+    [('kind', '=', 'gpu'), ('event', '!=', ''), ('node', '~', '^n1'), ('kind', 'in', 'a, b')]
+    """
     if isinstance(conditions, str):
-        raise InputError("expected a list of FIELD=VALUE conditions, got one string", where="where")
-    pairs = []
-    for condition in conditions:
-        name, equals, value = condition.partition("=")
-        name = name.strip()
-        if not equals or not name:
-            raise InputError(f"cannot read {condition!r}: expected FIELD=VALUE, e.g. kind=hardware", where="where")
-        pairs.append((name, value))
-    return tuple(pairs)
+        raise InputError(f"expected a list of conditions ({_WHERE_FORMS}), got one string", where=where)
+    return tuple(_condition(text, where) for text in conditions)
+
+
+def _condition(text: str, where: str) -> Condition:
+    listed = _IN_RE.fullmatch(text.strip())
+    if listed is not None:
+        path = listed["path"].strip()
+        values = frozenset(part.strip() for part in listed["values"].split(","))
+        return Condition(path, "in", listed["values"].strip(), values.__contains__)
+    operator = _OPERATOR_RE.search(text)
+    if operator is None:
+        raise InputError(f"cannot read {text!r}: expected {_WHERE_FORMS}, e.g. kind=hardware", where=where)
+    path, rest = text[: operator.start()].strip(), text[operator.start() :]
+    if not path:
+        raise InputError(
+            f"cannot read {text!r}: no field before {operator.group()!r}; expected {_WHERE_FORMS}", where=where
+        )
+    # The operator is what follows the field; the value may itself begin with a mark (kind=<none>).
+    op = next((mark for mark in ("!=", "=", "~") if rest.startswith(mark)), None)
+    if op is None or rest.startswith("=="):
+        raise InputError(
+            f"cannot read {text!r}: unknown operator {operator.group()!r}; expected {_WHERE_FORMS}", where=where
+        )
+    value = rest[len(op) :]
+    if op == "~":
+        try:
+            pattern = re.compile(value)
+        except re.error as error:
+            raise InputError(f"cannot read {text!r}: bad regular expression ({error})", where=where) from None
+        return Condition(path, "~", value, pattern.search)
+    return Condition(path, "!=" if op == "!=" else "=", value, value.__ne__ if op == "!=" else value.__eq__)
 
 
 def time_unit_seconds(time_unit: str) -> float:
@@ -446,6 +496,7 @@ def scan(
     stdin: Any = None,
     format: str | None = None,
     where: Sequence[str] = (),
+    where_any: Sequence[str] = (),
     required: Sequence[str] = (),
     skip_bad: bool = False,
     tz: tzinfo | None = None,
@@ -454,8 +505,9 @@ def scan(
     """Read the log at ``source`` (``"-"``: ``stdin``), or the logs of one run at several paths, into
     ``consumer``.
 
-    ``format`` names the adapter (detected per file when None); ``where`` holds ``FIELD=VALUE`` conditions
-    all of which a record must meet to reach the consumer (compared as text, see
+    ``format`` names the adapter (detected per file when None); ``where`` holds conditions (see
+    :func:`parse_where`) all of which a record must meet to reach the consumer, and ``where_any``
+    conditions at least one of which it must meet when there are any (values compared as text, see
     :func:`text_form`; a record without the field fails); ``required`` are fields a header must
     declare; ``skip_bad`` counts and skips bad rows instead of raising at the first. ``tz`` and ``year``
     complete the timestamps of framework logs (see :class:`~ckptcalc.logs.adapter.Context`).
@@ -464,7 +516,7 @@ def scan(
     one after the other.
     """
     format = check_format(format)
-    conditions = parse_where(where)
+    conditions = _Filters(parse_where(where), parse_where(where_any, where="where_any"))
     sources = [source] if isinstance(source, (str, os.PathLike)) else list(source)
     if not sources:
         raise InputError("no log to read", where="logs")
@@ -486,6 +538,7 @@ def scan_text(
     name: str,
     format: str | None = None,
     where: Sequence[str] = (),
+    where_any: Sequence[str] = (),
     required: Sequence[str] = (),
     skip_bad: bool = False,
     tz: tzinfo | None = None,
@@ -493,7 +546,7 @@ def scan_text(
 ) -> Counts:
     """:func:`scan` on a log's text, or its lines (with or without their newlines); ``name`` labels it."""
     format = check_format(format)
-    conditions = parse_where(where)
+    conditions = _Filters(parse_where(where), parse_where(where_any, where="where_any"))
     lines = _split(text) if isinstance(text, str) else (line if line.endswith("\n") else line + "\n" for line in text)
     files = [_File(name, iter(lines), Context(name, tz=tz, year=year))]
     return _scan(files, consumer, format=format, conditions=conditions, required=required, skip_bad=skip_bad)
@@ -619,7 +672,7 @@ def _scan(
     consumer: Consumer,
     *,
     format: str | None,
-    conditions: tuple[tuple[str, str], ...],
+    conditions: _Filters,
     required: Sequence[str],
     skip_bad: bool,
 ) -> Counts:
@@ -658,7 +711,7 @@ def _read(
     items: Iterable[Row | Bad | Header | tuple[int, Any]],
     consumer: Consumer,
     tally: _Tally,
-    conditions: tuple[tuple[str, str], ...],
+    conditions: _Filters,
     required: Sequence[str],
 ) -> None:
     """Hand each record to ``consumer``, counting into ``tally``. This is the loop every line of every
@@ -668,6 +721,7 @@ def _read(
     line, source = 0, None
     take = consumer.record
     read = kept = ignored = filtered = 0
+    filtering = bool(conditions.every or conditions.some)
     try:
         for item in items:
             if type(item) is tuple:
@@ -697,7 +751,7 @@ def _read(
                 if not named:
                     named = True
                     consumer.fields(tuple(record), line)
-                if conditions and not all(_meets(record, path, wanted) for path, wanted in conditions):
+                if filtering and not conditions.passes(record):
                     filtered += 1
                 elif take(record, line):
                     kept += 1
@@ -716,9 +770,17 @@ def _read(
         tally.filtered += filtered
 
 
-def _meets(record: dict[str, Any], path: str, wanted: str) -> bool:
-    value = get_path(record, path, MISSING)
-    return value is not MISSING and text_form(value) == wanted
+@dataclass(frozen=True)
+class _Filters:
+    """The ``where`` conditions (all must hold) and the ``where_any`` ones (one must, when any are given)."""
+
+    every: tuple[Condition, ...]
+    some: tuple[Condition, ...]
+
+    def passes(self, record: Mapping[str, Any]) -> bool:
+        if not all(condition.meets(record) for condition in self.every):
+            return False
+        return not self.some or any(condition.meets(record) for condition in self.some)
 
 
 # ---------------------------------------------------------------- opening, decompressing, decoding

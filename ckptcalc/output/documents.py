@@ -19,7 +19,7 @@ from ckptcalc.output import wording
 if TYPE_CHECKING:
     from ckptcalc.inputs.grid import Sweep
     from ckptcalc.logs.analyze import Analysis
-    from ckptcalc.logs.fit import FailureFit
+    from ckptcalc.logs.fit import EventLog, FailureFit
     from ckptcalc.model.band import Band
     from ckptcalc.simulation.events import Events
     from ckptcalc.simulation.plan import Completion
@@ -482,18 +482,42 @@ def simulation(
     return document
 
 
-def fit(fitted: FailureFit, logs: list[str], where: list[str], time_kind: str) -> dict[str, Any]:
+def fit(
+    fitted: FailureFit,
+    logs: list[str],
+    *,
+    log: EventLog | None = None,
+    where: list[str] | None = None,
+    where_any: list[str] | None = None,
+    source: str = "log",
+) -> dict[str, Any]:
     """Everything ``fit --json`` prints: what was read and what was estimated, in SI units.
 
-    ``time_kind``: ``timestamp`` (window ends in seconds since 1970 UTC) or ``number`` (the log's own zero).
+    ``time_kind``: ``timestamp`` (window ends in seconds since 1970 UTC) or ``number`` (the log's own zero;
+    counts, ``source = "counts"``, start at 0). ``tz`` is the zone naive timestamps were read in, null for
+    UTC by default.
     """
+    naive = 0 if log is None else log.naive_timestamps
+    tz = None if log is None else log.tz
+    notes = []
+    if naive and tz is None:
+        notes.append(wording.naive_as_utc(naive))
+    if fitted.coalescing is not None:
+        notes.append(wording.near_zero_gaps(fitted.near_zero_gaps, fitted.mtbf.interruptions, fitted.coalesce_s))
     return {
         "schema_version": SCHEMA_VERSION,
         "command": "fit",
+        "source": source,
         "logs": logs,
-        "where": where,
-        "time_kind": time_kind,
+        "where": where or [],
+        "where_any": where_any or [],
+        "time_kind": "number" if log is None else log.time_kind,
+        "time_field": None if log is None else log.time_field,
+        "cause_field": None if log is None else log.cause_field,
+        "naive_timestamps": naive,
+        "tz": tz,
         **fitted.to_dict(),
+        "warnings": notes,
     }
 
 

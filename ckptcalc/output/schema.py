@@ -392,18 +392,35 @@ def fit() -> Schema:
             "mean_s": MAYBE_SECONDS,  # null where Γ(1 + 1/k) overflows a double (k near 0)
             "lr_statistic": {"type": "number", "minimum": 0},
             "p_value": FRACTION,
+            "p_value_underflow": {"type": "boolean", "description": "p < 1e-300; p_value is then 0.0"},
             "verdict": {"enum": ["exponential", "clustered", "wear_out"]},
         },
         "Weibull fit of the gaps (the time to the window's end censored)",
     )
+    coalescing_row = _object(
+        {
+            "coalesce_s": SECONDS,
+            "interruptions": {"type": "integer", "minimum": 0},
+            "mtbf_s": MAYBE_SECONDS,
+            "shape": {"type": ["number", "null"], "exclusiveMinimum": 0},
+            "verdict": {"enum": ["exponential", "clustered", "wear_out", None]},
+        }
+    )
+    maybe_text = {"type": ["string", "null"]}
     cause = _object({"cause": {"type": "string"}, "count": {"type": "integer", "minimum": 0}, "share": FRACTION})
     return _document(
         "fit",
         "ckptcalc fit --json",
         {
+            "source": {"enum": ["log", "counts"], "description": "logs read, or --failures counted in --window"},
             "logs": {"type": "array", "items": {"type": "string"}},
             "where": {"type": "array", "items": {"type": "string"}},
+            "where_any": {"type": "array", "items": {"type": "string"}},
             "time_kind": {"enum": ["timestamp", "number"]},
+            "time_field": maybe_text,
+            "cause_field": maybe_text,
+            "naive_timestamps": {"type": "integer", "minimum": 0},
+            "tz": {**maybe_text, "description": "the zone naive timestamps were read in; null: UTC, none given"},
             "events_read": {"type": "integer", "minimum": 0},
             "events_kept": {"type": "integer", "minimum": 0},
             "skipped_bad": {"type": "integer", "minimum": 0},
@@ -424,6 +441,13 @@ def fit() -> Schema:
                     "counts": {"type": "array", "items": {"type": "integer"}},
                 }
             ),
+            "near_zero_gaps": {"type": "integer", "minimum": 0, "description": "gaps under 1 min"},
+            "coalescing": {
+                "oneOf": [{"type": "array", "items": coalescing_row}, {"type": "null"}],
+                "description": "the fit at 0, 1, 5 and 30 min of coalescing (and the window used), when at"
+                " least 10 % of the gaps are under 1 min; null otherwise",
+            },
+            "warnings": WARNINGS,
         },
     )
 

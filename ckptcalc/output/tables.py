@@ -714,19 +714,22 @@ def simulation(document: dict[str, Any]) -> None:
 def fit(document: dict[str, Any]) -> None:
     """The fitted failure process: counts, MTBF with its interval, the Weibull shape, causes, gaps."""
     out = console()
-    out.print(Text(f"ckptcalc fit: {', '.join(document['logs'])}", style="bold"))
-    table = _grid("Events", out.width < 80)
-    table.show_header = False
-    table.add_column("", no_wrap=True)
-    table.add_column("", justify="right", no_wrap=True)
-    table.add_row("read", f"{document['events_read']}")
-    table.add_row("kept", f"{document['events_kept']}")
-    if document["skipped_bad"]:
-        table.add_row("bad rows skipped", f"{document['skipped_bad']}")
-    table.add_row("interruptions", f"{document['interruptions']}")
-    table.add_row("window", dur(document["window_s"]) if document["window_s"] else "-")
-    out.print(table)
-    out.print()
+    out.print(Text(wording.fit_title(document), style="bold"))
+    if document["source"] == "log":
+        table = _grid("Events", out.width < 80)
+        table.show_header = False
+        table.add_column("", no_wrap=True)
+        table.add_column("", justify="right", no_wrap=True)
+        table.add_row("read", f"{document['events_read']}")
+        table.add_row("kept", f"{document['events_kept']}")
+        if document["skipped_bad"]:
+            table.add_row("bad rows skipped", f"{document['skipped_bad']}")
+        if document["naive_timestamps"]:
+            table.add_row("naive timestamps", wording.naive_timestamps(document))
+        table.add_row("interruptions", f"{document['interruptions']}")
+        table.add_row("window", dur(document["window_s"]) if document["window_s"] else "-")
+        out.print(table)
+        out.print()
     low, high = document["mtbf_ci95"]
     if document["mtbf_s"] is None:
         out.print(Text(f"MTBF: no interruption; at least {_bound(low, '-')} (95 % one-sided)", style="bold"))
@@ -742,10 +745,18 @@ def fit(document: dict[str, Any]) -> None:
         interval = f"{units.sig(k_low)} to {units.sig(k_high)}" if k_low is not None and k_high is not None else "-"
         out.print(
             f"Weibull shape k = {units.sig(weibull['shape'])} (95 %: {interval}),"
-            f" scale {dur(weibull['scale_s'])}; test of k = 1: p = {weibull['p_value']:.3g}"
+            f" scale {dur(weibull['scale_s'])}; test of k = 1: {wording.p_value(weibull)}"
         )
         out.print(wording.weibull_verdict(weibull["verdict"]))
     out.print()
+    if document["coalescing"] is not None:
+        table = _grid(wording.COALESCING_TITLE, out.width < 80)
+        for name in ("coalesce", "interruptions", "MTBF", "k", "verdict"):
+            table.add_column(name, justify="left" if name in ("coalesce", "verdict") else "right", no_wrap=True)
+        for row in document["coalescing"]:
+            table.add_row(*wording.coalescing_row(row, document["coalesce_s"]))
+        out.print(table)
+        out.print()
     if document["causes"]:
         causes = _grid("Causes", out.width < 80)
         causes.add_column("cause", overflow="fold")
@@ -767,6 +778,7 @@ def fit(document: dict[str, Any]) -> None:
         for i, count in enumerate(histogram["counts"]):
             chart.add_row(f"{dur(edges[i])}–{dur(edges[i + 1])}", f"{count}", "█" * round(count / top * width))
         out.print(chart)
+    warn(document["warnings"])
 
 
 def _bound(value: float | None, missing: str) -> str:

@@ -253,8 +253,14 @@ def plan_lines(document: dict[str, Any]) -> list[str]:
 
 def fit_source(document: dict[str, Any], with_shape: bool) -> str:
     """The ``source`` line of a preset written by ``fit --save-preset``: what was fitted, from what."""
+    if document["source"] == "counts":
+        return (
+            f"ckptcalc fit --failures {document['interruptions']} --window {dur(document['window_s'])}:"
+            " a count, no gaps, so exponential"
+        )
     logs = ", ".join(document["logs"]) or "-"
-    where = f", where {' and '.join(document['where'])}" if document["where"] else ""
+    conditions = [*document["where"], *([" or ".join(document["where_any"])] if document["where_any"] else [])]
+    where = f", where {' and '.join(conditions)}" if conditions else ""
     coalesce = f", coalesced within {dur(document['coalesce_s'])}" if document["coalesce_s"] else ""
     text = (
         f"ckptcalc fit {logs}: {document['interruptions']} interruptions from {document['events_kept']}"
@@ -263,8 +269,55 @@ def fit_source(document: dict[str, Any], with_shape: bool) -> str:
     weibull = document["weibull"]
     if weibull is None:
         return text + "; too few gaps for a Weibull fit, so exponential"
-    test = f"Weibull k = {units.sig(weibull['shape'])} (test of k = 1: p = {weibull['p_value']:.2g})"
+    test = f"Weibull k = {units.sig(weibull['shape'])} (test of k = 1: {p_value(weibull, 2)})"
     return text + (f"; {test}" if with_shape else f"; {test}: exponential is consistent, so no shape")
+
+
+def p_value(weibull: dict[str, Any], digits: int = 3) -> str:
+    """``p = 0.0312``, or ``p < 1e-300`` when it is below what a double holds (docs/fit.md §7)."""
+    return "p < 1e-300" if weibull["p_value_underflow"] else f"p = {weibull['p_value']:.{digits}g}"
+
+
+def fit_title(document: dict[str, Any]) -> str:
+    """The first line of ``fit``'s table: the logs read, or the count given."""
+    if document["source"] == "counts":
+        return f"ckptcalc fit: {document['interruptions']} interruptions in {dur(document['window_s'])}"
+    return f"ckptcalc fit: {', '.join(document['logs'])}"
+
+
+def naive_timestamps(document: dict[str, Any]) -> str:
+    """The table's row for timestamps without a zone: how many, and the zone they were read in."""
+    return f"{document['naive_timestamps']} (read in {document['tz'] or 'UTC'})"
+
+
+def naive_as_utc(count: int) -> str:
+    """The note when timestamps without a zone were read as UTC because no zone was given."""
+    return f"{count} timestamps have no zone and were read as UTC: give --tz if they are local times"
+
+
+def near_zero_gaps(count: int, gaps: int, coalesce_s: float) -> str:
+    """The hint when many gaps are near zero (docs/fit.md §2): events of one incident counted apart."""
+    used = f"coalesced within {dur(coalesce_s)}" if coalesce_s else "not coalesced"
+    return (
+        f"{count} of {gaps} gaps are under 1 min ({used}): one incident may be counted as several;"
+        " try --coalesce 5min (the fit at each window is shown)"
+    )
+
+
+#: The title of the table of fits across coalescing windows.
+COALESCING_TITLE = "Coalescing: interruptions and Weibull k by window"
+
+
+def coalescing_row(row: dict[str, Any], used: float) -> tuple[str, str, str, str, str]:
+    """One coalescing window's row: window, interruptions, MTBF, k, verdict (and which one is used)."""
+    window = dur(row["coalesce_s"]) if row["coalesce_s"] else "0 (none)"
+    mark = " (used)" if row["coalesce_s"] == used else ""
+    mtbf = dur(row["mtbf_s"]) if row["mtbf_s"] is not None else "-"
+    shape = units.sig(row["shape"]) if row["shape"] is not None else "-"
+    verdict = {"exponential": "exponential", "clustered": "clusters", "wear_out": "wears out"}.get(
+        row["verdict"] or "", "-"
+    )
+    return window + mark, f"{row['interruptions']}", mtbf, shape, verdict
 
 
 def _window(document: dict[str, Any]) -> str:
@@ -281,8 +334,10 @@ def _window(document: dict[str, Any]) -> str:
     return f"from {dur(start)} to {dur(end)} on the log's clock"
 
 
-def fitted_description(base: str, logs: list[str]) -> str:
-    return f"{base} with its failures fitted from {', '.join(logs)}"
+def fitted_description(base: str, document: dict[str, Any]) -> str:
+    if document["source"] == "counts":
+        return f"{base} with its failures from {document['interruptions']} interruptions in {dur(document['window_s'])}"
+    return f"{base} with its failures fitted from {', '.join(document['logs'])}"
 
 
 def saved(path: str, base: str) -> str:
