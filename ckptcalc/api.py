@@ -18,7 +18,7 @@ import copy
 import functools
 import math
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar, cast
 
 from ckptcalc.errors import InputError
@@ -1159,7 +1159,7 @@ class RunAnalysis(Outcome):
 
 
 def analyze(
-    log: str | os.PathLike[str],
+    log: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     *,
     stdin: Any = None,
     format: str | None = None,
@@ -1204,8 +1204,10 @@ def analyze(
     from ckptcalc.logs.reader import parse_tz
 
     zone = parse_tz(tz) if tz is not None else None
+    paths = [os.fspath(log)] if isinstance(log, (str, os.PathLike)) else [os.fspath(one) for one in log]
+    path: str | list[str] = paths[0] if len(paths) == 1 else paths
     read = timeline.read(
-        os.fspath(log), stdin=stdin, format=format, time_field=time, time_unit=time_unit, cause=cause,
+        path, stdin=stdin, format=format, time_field=time, time_unit=time_unit, cause=cause,
         skip_bad=skip_bad, year=_year(year), tz=zone,
     )  # fmt: skip
     if span is not None and (read.end_s - read.start_s) / span > 10_000:
@@ -1218,7 +1220,7 @@ def analyze(
         model = _model_at(config, fitted, analysis, count)
     wall = analysis.realised.wall_s
     document = documents.analyze(
-        analysis, fitted, model, reason, log=os.fspath(log), gpus=count, discard=thrown, slo=floor,
+        analysis, fitted, model, reason, log=", ".join(paths), gpus=count, discard=thrown, slo=floor,
         goodput=_goodput(analysis.realised.effective, thrown),
         cause_shares=[c.lost_s / wall for c in analysis.causes],
         below_slo=None if analysis.windows is None

@@ -1140,7 +1140,12 @@ def _check_new(path: Path, force: bool, where: str) -> None:
     )
 )
 def analyze(
-    log: Annotated[str, typer.Argument(metavar="LOG", help="Event log: JSON Lines, CSV or JSON; - for stdin.")],
+    logs: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="LOG...", help="Event log, or a framework's logs of one run (read in time order); - for stdin."
+        ),
+    ],
     log_format: FormatOpt = None,
     time: Annotated[
         Optional[str],
@@ -1191,8 +1196,8 @@ def analyze(
         _check_new(save_preset, force, "save_preset")
     with _interruptible(None):
         outcome = api.analyze(
-            log, stdin=sys.stdin, format=log_format, time=time, time_unit=time_unit, cause=cause, window=window,
-            slo=slo, gpus=gpus, discard=discard, tz=tz, skip_bad=skip_bad, year=year,
+            logs if len(logs) > 1 else logs[0], stdin=sys.stdin, format=log_format, time=time, time_unit=time_unit,
+            cause=cause, window=window, slo=slo, gpus=gpus, discard=discard, tz=tz, skip_bad=skip_bad, year=year,
         )  # fmt: skip
     if save_preset is not None:
         from ckptcalc.output import wording

@@ -134,3 +134,39 @@ def test_the_format_option_names_every_format_the_reader_knows(run: Run) -> None
     for command in ("fit", "analyze", "events"):
         text = " ".join(run(command, "--help").stdout.split())
         assert all(name in text for name in reader.FORMATS), command
+
+
+DATA = Path(__file__).parent / "data" / "logs"
+
+
+def test_analyze_and_fit_report_what_reading_inferred(run: Run, run_json: Callable[..., dict[str, Any]]) -> None:
+    # tests/data/logs/torchtitan/two-crashes.log: 7 lines of rank 1 (duplicates), 54 timestamps without a zone.
+    titan = str(DATA / "torchtitan" / "two-crashes.log")
+    reading = run_json("analyze", titan)["reading"]
+    assert (reading["format"], reading["files"]) == ("torchtitan", 1)
+    assert reading["inferred"] == {**dict.fromkeys(NOTES, 0), "duplicates": 7, "naive_timestamps": 54}
+    table = " ".join(run("analyze", titan).stdout.split())
+    assert "duplicate lines (other ranks) 7" in table and "timestamps without a zone 54" in table
+    # The untimestamped Megatron log: 23 times rebuilt from per-iteration times, one failure inferred.
+    megatron = str(DATA / "megatron" / "untimestamped.log")
+    fitted = run_json("fit", megatron)["reading"]
+    assert (fitted["inferred"]["rebuilt_times"], fitted["inferred"]["inferred_failures"]) == (23, 1)
+    assert "times rebuilt from per-iteration times 23" in " ".join(run("fit", megatron).stdout.split())
+    # An event table infers nothing; counts from a paper read no log at all.
+    assert set(run_json("analyze", HAND, "--time-unit", "min")["reading"]["inferred"].values()) == {0}
+    assert run_json("fit", "--failures", "419", "--window", "54d")["reading"] is None
+
+
+def test_analyze_of_a_run_in_two_files_is_the_analysis_of_the_whole(
+    run_json: Callable[..., dict[str, Any]], tmp_path: Path
+) -> None:
+    whole = DATA / "torchtitan" / "two-crashes.log"
+    text = whole.read_text(encoding="utf-8").splitlines(keepends=True)
+    first, second = tmp_path / "attempt-0.log", tmp_path / "attempt-1.log"
+    first.write_text("".join(text[:29]), encoding="utf-8")  # up to the first crash's "Worker group FAILED"
+    second.write_text("".join(text[29:]), encoding="utf-8")
+    expected = run_json("analyze", str(whole))
+    got = run_json("analyze", str(second), str(first))
+    assert got["log"] == f"{second}, {first}" and got["reading"]["files"] == 2
+    assert got["realised"] == expected["realised"] and got["measured"] == expected["measured"]
+    assert got["model"] == expected["model"]

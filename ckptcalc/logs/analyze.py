@@ -122,6 +122,8 @@ class Timeline:
     last_step: float | None
     notes: Mapping[str, int] = field(default_factory=dict)  # the reader's inferences (rebuilt_times...)
     year_from: str | None = None  # where the year of year-less timestamps came from: year, mtime or today
+    format: str = "jsonl"  # the format read (several, comma-separated)
+    files: int = 1
 
     def checkpoint_rows(self) -> tuple[Checkpoint, ...]:
         """The checkpoints one by one (the columns are :attr:`checkpoints`)."""
@@ -179,7 +181,7 @@ INTERRUPTED = canonical.INTERRUPTED
 
 
 def read(
-    path: str,
+    path: str | Sequence[str],
     *,
     stdin: Any = None,
     format: str | None = None,
@@ -258,16 +260,21 @@ class _Run:
     def record(self, record: dict[str, Any], line: int) -> bool:
         """Take one line's event: False for an event the analysis does not read."""
         self.line = line
-        kind = _given(record, "event")
-        if kind is MISSING:
+        # A top-level field is looked up directly (what _given does first, without its call).
+        kind = record["event"] if "event" in record else get_path(record, "event", MISSING)
+        if kind is MISSING or kind is None or kind == "":
             raise BadRecord("no 'event' field")
         name = kind if type(kind) is str else text_form(kind)
         handler = self.handlers.get(name)
         if handler is None:
             return False
-        t = self.time(record, self.time_field)
-        if t is None:
-            raise BadRecord(f"no {self.time_field!r} field")
+        key = self.time_field
+        value = record[key] if key in record else get_path(record, key, MISSING)
+        if value is MISSING or value is None or value == "":
+            raise BadRecord(f"no {key!r} field")
+        t = self.clock.seconds(value, line=line)
+        if not -MAX_TIME <= t <= MAX_TIME:
+            raise BadRecord(f"{key} {t:g} s is out of range (at most {MAX_TIME:g} s from the log's zero)")
         if t < self.last:
             raise BadRecord(f"time goes backwards (an earlier line is later by {self.last - t:g} s)")
         if self.start is None and name != "run_start":
@@ -343,8 +350,8 @@ class _Run:
 
     def _progress(self, t: float, record: dict[str, Any]) -> None:
         self.progress += 1
-        step = _given(record, "step")
-        if step is not MISSING:
+        step = record["step"] if "step" in record else get_path(record, "step", MISSING)
+        if step is not MISSING and step is not None and step != "":
             try:
                 self.last_step = float(step)
             except (TypeError, ValueError):
@@ -405,6 +412,8 @@ class _Run:
             last_step=self.last_step,
             notes=dict(counts.notes),
             year_from=counts.said.get("year_from"),
+            format=counts.format,
+            files=counts.files,
         )
 
 

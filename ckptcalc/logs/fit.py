@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import tzinfo
 from typing import TYPE_CHECKING, Any, Literal
@@ -992,6 +992,9 @@ class EventLog:
     tz: str | None = None
     cause_field: str | None = None
     year_from: str | None = None  # where the year of year-less timestamps came from: year, mtime or today
+    notes: Mapping[str, int] = field(default_factory=dict)  # what reading inferred (keys: adapter.NOTES)
+    files: int = 1
+    ignored: int = 0  # events of a framework log that are not failures
 
     @property
     def times(self) -> tuple[float, ...]:
@@ -1130,6 +1133,9 @@ class _Incidents:
             tz=tz,
             cause_field=self.cause,
             year_from=counts.said.get("year_from"),
+            notes=dict(counts.notes),
+            files=counts.files,
+            ignored=counts.ignored,
         )
 
 
@@ -1292,4 +1298,7 @@ def combine(logs: Sequence[EventLog]) -> EventLog:
         tz=first.tz,
         cause_field=", ".join(sorted(causes)) if causes else None,
         year_from=next((log.year_from for log in logs if log.year_from is not None), None),
+        notes={key: sum(log.notes.get(key, 0) for log in logs) for key in {k for log in logs for k in log.notes}},
+        files=sum(log.files for log in logs),
+        ignored=sum(log.ignored for log in logs),
     )

@@ -8,7 +8,7 @@ and :func:`dumps` refuses NaN and infinities. Sentences come from
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ckptcalc.inputs.scenario import DEFAULT_BYTES_PER_PARAM, Job, Scenario, anatomy
@@ -516,6 +516,20 @@ def fit(
         "cause_field": None if log is None else log.cause_field,
         "naive_timestamps": naive,
         "tz": tz,
+        "reading": None
+        if log is None
+        else reading(
+            files=log.files,
+            format=log.format,
+            read=log.read,
+            used=log.kept,
+            ignored=log.ignored,
+            filtered=log.filtered,
+            skipped_bad=log.skipped_bad,
+            bad=log.bad,
+            notes=log.notes,
+            year_from=log.year_from,
+        ),
         **fitted.to_dict(),
         "warnings": notes,
     }
@@ -601,6 +615,10 @@ def analyze(
         "time_kind": tl.time_kind,
         "lines": {"read": tl.lines, "used": tl.used, "unknown_events": tl.unknown, "skipped_bad": tl.skipped_bad,
                   "progress": tl.progress},
+        "reading": reading(
+            files=tl.files, format=tl.format, read=tl.lines, used=tl.used, ignored=tl.unknown, filtered=0,
+            skipped_bad=tl.skipped_bad, bad=tl.bad, notes=tl.notes, year_from=tl.year_from,
+        ),
         "start_s": tl.start_s,
         "end_s": tl.end_s,
         "wall_s": split.wall_s,
@@ -969,22 +987,34 @@ def markdown(document: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def reading(counts: Any) -> dict[str, Any]:
-    """What reading a log did (a :class:`ckptcalc.logs.reader.Counts`): lines, bad rows, and every
-    inference (all keys of :data:`ckptcalc.logs.adapter.NOTES`, zero when none)."""
+def reading(
+    *,
+    files: int,
+    format: str,
+    read: int,
+    used: int,
+    ignored: int,
+    filtered: int,
+    skipped_bad: int,
+    bad: Sequence[str],
+    notes: Mapping[str, int],
+    year_from: str | None,
+) -> dict[str, Any]:
+    """What reading a log did: lines, bad rows, and every inference (all keys of
+    :data:`ckptcalc.logs.adapter.NOTES`, zero when none)."""
     from ckptcalc.logs.adapter import NOTES
 
     return {
-        "files": counts.files,
-        "format": counts.format,
-        "read": counts.read,
-        "used": counts.kept,
-        "ignored": counts.ignored,
-        "filtered": counts.filtered,
-        "skipped_bad": counts.skipped_bad,
-        "bad": list(counts.bad),
-        "inferred": {key: int(counts.notes.get(key, 0)) for key in NOTES},
-        "year_from": counts.said.get("year_from"),
+        "files": files,
+        "format": format,
+        "read": read,
+        "used": used,
+        "ignored": ignored,
+        "filtered": filtered,
+        "skipped_bad": skipped_bad,
+        "bad": list(bad),
+        "inferred": {key: int(notes.get(key, 0)) for key in NOTES},
+        "year_from": year_from,
     }
 
 
@@ -997,5 +1027,16 @@ def events(counts: Any, logs: list[str], written: int, output: str | None, form:
         "output": output,
         "form": form,
         "events": written,
-        "reading": reading(counts),
+        "reading": reading(
+            files=counts.files,
+            format=counts.format,
+            read=counts.read,
+            used=counts.kept,
+            ignored=counts.ignored,
+            filtered=counts.filtered,
+            skipped_bad=counts.skipped_bad,
+            bad=counts.bad,
+            notes=counts.notes,
+            year_from=counts.said.get("year_from"),
+        ),
     }

@@ -421,6 +421,7 @@ def fit() -> Schema:
             "cause_field": maybe_text,
             "naive_timestamps": {"type": "integer", "minimum": 0},
             "tz": {**maybe_text, "description": "the zone naive timestamps were read in; null: UTC, none given"},
+            "reading": {"oneOf": [{"type": "null"}, reading()], "description": "null: counts, no log"},
             "events_read": {"type": "integer", "minimum": 0},
             "events_kept": {"type": "integer", "minimum": 0},
             "skipped_bad": {"type": "integer", "minimum": 0},
@@ -536,6 +537,7 @@ def analyze() -> Schema:
         {
             "log": {"type": "string"},
             "time_kind": {"enum": ["timestamp", "number"]},
+            "reading": reading(),
             "lines": _object({k: {"type": "integer", "minimum": 0} for k in
                               ("read", "used", "unknown_events", "skipped_bad", "progress")}),
             "start_s": NUMBER,

@@ -726,6 +726,8 @@ def fit(document: dict[str, Any]) -> None:
             table.add_row("bad rows skipped", f"{document['skipped_bad']}")
         if document["naive_timestamps"]:
             table.add_row("naive timestamps", wording.naive_timestamps(document))
+        for what, count in wording.inference_rows(document["reading"], skip=("naive_timestamps",)):
+            table.add_row(what, count)
         table.add_row("interruptions", f"{document['interruptions']}")
         table.add_row("window", dur(document["window_s"]) if document["window_s"] else "-")
         out.print(table)
@@ -818,6 +820,15 @@ def analyze(document: dict[str, Any]) -> None:
     narrow = out.width < 80
     r, m = document["realised"], document["measured"]
     out.print(Text(wording.analyze_header(document), style="bold"))
+    inferred = wording.inference_rows(document["reading"])
+    if inferred:
+        table = _grid("Read from the log", narrow)
+        table.add_column("", overflow="fold")
+        table.add_column("count", justify="right", no_wrap=True)
+        for what, count in inferred:
+            table.add_row(what, count)
+        out.print(table)
+        out.print()
     table = _grid("Where the run's time went (share of wall time)", narrow)
     table.add_column("", no_wrap=True)
     table.add_column("share", justify="right", no_wrap=True)

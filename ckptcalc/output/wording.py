@@ -487,9 +487,10 @@ INFERENCES = {
 YEAR_FROM = {"year": "given with --year", "mtime": "the file's modification time", "today": "the current year"}
 
 
-def inference_rows(reading: dict[str, Any]) -> list[tuple[str, str]]:
-    """(what, count) rows of what a reading inferred, non-zero ones only, and where the year came from."""
-    rows = [(INFERENCES[key], f"{count:,}") for key, count in reading["inferred"].items() if count]
+def inference_rows(reading: dict[str, Any], skip: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    """(what, count) rows of what a reading inferred, non-zero ones only (but those in ``skip``), and
+    where the year came from."""
+    rows = [(INFERENCES[key], f"{count:,}") for key, count in reading["inferred"].items() if count and key not in skip]
     if reading.get("year_from") is not None:
         rows.append(("year of the timestamps", YEAR_FROM[reading["year_from"]]))
     return rows
