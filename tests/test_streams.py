@@ -237,9 +237,9 @@ def test_the_readers_working_state_does_not_grow_with_the_log(
     small_log = _event_log(tmp_path / f"small.{form}", 10**4, form)
     _peak_reading(small_log, where)  # once first: imports and caches filled on first use are not the reader's state
     small = _peak_reading(small_log, where)
-    large = _peak_reading(_event_log(tmp_path / f"large.{form}", 10**5, form), where)
-    assert (small[0], large[0]) == (10**4, 10**5)
-    # Ten times the lines: a state growing by even 8 bytes a line would add 720 kB. The buffers (a
+    large = _peak_reading(_event_log(tmp_path / f"large.{form}", 4 * 10**4, form), where)
+    assert (small[0], large[0]) == (10**4, 4 * 10**4)
+    # Four times the lines: a state growing by even 8 bytes a line would add 240 kB. The buffers (a
     # BufferedReader's 128 KiB, csv's) are the same at both sizes.
     assert large[1] < small[1] + 64 * 1024, (small, large)
 
