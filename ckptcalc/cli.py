@@ -404,6 +404,14 @@ YearOpt = Annotated[
     Optional[int],
     typer.Option("--year", help="Year of timestamps that carry none (absl; default: the file's).", metavar="YEAR"),
 ]
+TimeUnitOpt = Annotated[
+    Optional[str], typer.Option("--time-unit", help="Unit of numeric times: s, min, h or d.", metavar="UNIT")
+]
+TzOpt = Annotated[
+    Optional[str],
+    typer.Option("--tz", help="Zone of timestamps without one: UTC (default), +02:00, Europe/Paris.", metavar="ZONE"),
+]
+SkipBadOpt = Annotated[bool, typer.Option("--skip-bad", help="Count and skip malformed lines.")]
 #: The formats the log reader knows (ckptcalc.logs.reader.FORMATS; a test keeps the two equal).
 LOG_FORMATS = ("absl", "csv", "fta", "json", "jsonl", "megatron", "sacct", "torchelastic", "torchtitan")
 _FORMATS_HELP = f"Log format: auto (default: from the first lines) or one of {', '.join(LOG_FORMATS)}."
@@ -943,19 +951,12 @@ def fit(
             "--time", help="Time field (default: time, timestamp, event_time or start, any case).", metavar="FIELD"
         ),
     ] = None,
-    time_unit: Annotated[
-        Optional[str], typer.Option("--time-unit", help="Unit of numeric times: s, min, h or d.", metavar="UNIT")
-    ] = None,
+    time_unit: TimeUnitOpt = None,
     time_format: Annotated[
         Optional[str],
         typer.Option("--time-format", help="strptime format of the times, e.g. '%m/%d/%Y %H:%M'.", metavar="FORMAT"),
     ] = None,
-    tz: Annotated[
-        Optional[str],
-        typer.Option(
-            "--tz", help="Zone of timestamps without one: UTC (default), +02:00, Europe/Paris.", metavar="ZONE"
-        ),
-    ] = None,
+    tz: TzOpt = None,
     where: Annotated[
         Optional[list[str]],
         typer.Option(
@@ -999,7 +1000,7 @@ def fit(
         Optional[str],
         typer.Option("--window", help="With --failures: the time they were counted in (e.g. 54d).", metavar="DURATION"),
     ] = None,
-    skip_bad: Annotated[bool, typer.Option("--skip-bad", help="Count and skip malformed rows.")] = False,
+    skip_bad: SkipBadOpt = False,
     year: YearOpt = None,
     plot: Annotated[
         Optional[Path],
@@ -1089,16 +1090,10 @@ def events_command(
         Optional[str],
         typer.Option("--time", help="Time field of an event table (default time, or time_s in s).", metavar="FIELD"),
     ] = None,
-    time_unit: Annotated[
-        Optional[str], typer.Option("--time-unit", help="Unit of numeric times: s, min, h or d.", metavar="UNIT")
-    ] = None,
-    tz: Annotated[
-        Optional[str], typer.Option("--tz", help="Zone of timestamps without one (default UTC).", metavar="ZONE")
-    ] = None,
-    year: Annotated[
-        Optional[int], typer.Option("--year", help="Year of timestamps without one (absl).", metavar="YEAR")
-    ] = None,
-    skip_bad: Annotated[bool, typer.Option("--skip-bad", help="Count and skip malformed lines.")] = False,
+    time_unit: TimeUnitOpt = None,
+    tz: TzOpt = None,
+    year: YearOpt = None,
+    skip_bad: SkipBadOpt = False,
     force: Annotated[bool, typer.Option("--force", help="Let --output overwrite a file.")] = False,
     json_output: Annotated[
         bool, typer.Option("--json", help="With --output: print the summary as one JSON document.")
@@ -1151,9 +1146,7 @@ def analyze(
         Optional[str],
         typer.Option("--time", help="Time field (default: time, or time_s in seconds).", metavar="FIELD"),
     ] = None,
-    time_unit: Annotated[
-        Optional[str], typer.Option("--time-unit", help="Unit of numeric times: s, min, h or d.", metavar="UNIT")
-    ] = None,
+    time_unit: TimeUnitOpt = None,
     cause: Annotated[
         str, typer.Option("--cause", help="Field that names a failure's cause (dotted path).", metavar="FIELD")
     ] = "cause",
@@ -1170,13 +1163,8 @@ def analyze(
     discard: Annotated[
         Optional[str], typer.Option("--discard", help="Share of steps later thrown away (goodput).", metavar="F")
     ] = None,
-    tz: Annotated[
-        Optional[str],
-        typer.Option(
-            "--tz", help="Zone of timestamps without one: UTC (default), +02:00, Europe/Paris.", metavar="ZONE"
-        ),
-    ] = None,
-    skip_bad: Annotated[bool, typer.Option("--skip-bad", help="Count and skip malformed lines.")] = False,
+    tz: TzOpt = None,
+    skip_bad: SkipBadOpt = False,
     year: YearOpt = None,
     save_preset: Annotated[
         Optional[Path],
