@@ -3,6 +3,8 @@
 tests/data/logs/absl/train.log holds one run of three processes (each begins with "CheckpointManager
 created"); the first two stop without a word, so both failures are inferred. Times in the comments are
 seconds after 05-01 12:00:00 of the year given (the log's naive timestamps, read as UTC).
+
+The fixture's run, worked by hand: docs/model.md §11.5.
 """
 
 from __future__ import annotations

@@ -3,6 +3,8 @@ rows, detection, and a trace read as it streams.
 
 The fixture is three nodes' availability intervals, ordered by node as the archive orders them. The
 values below are worked by hand from its rows; MTBF = window / interruptions (docs/fit.md §3–§4).
+
+The fixture's run, worked by hand: docs/model.md §11.5.
 """
 
 from __future__ import annotations

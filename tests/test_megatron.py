@@ -4,6 +4,8 @@ The fixtures tests/data/logs/megatron/*.log hold one run of three processes each
 (a traceback: the failure is inferred), the second is ended by SIGTERM, the third finishes. Times in
 the comments are seconds after 2024-05-01 12:00:00 (UTC: the log's naive timestamps, read with no
 zone), worked by hand from the lines.
+
+The fixture's run, worked by hand: docs/model.md §11.5.
 """
 
 from __future__ import annotations

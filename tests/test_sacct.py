@@ -3,6 +3,8 @@ cluster's dump for fit, bad rows, detection, and a dump read as it streams.
 
 Times in the fixtures are naive (sacct's local clock), read as UTC unless a zone is given. The values
 below are worked by hand from the fixtures' rows; MTBF = window / interruptions (docs/fit.md §3–§4).
+
+The fixture's run, worked by hand: docs/model.md §11.5.
 """
 
 from __future__ import annotations

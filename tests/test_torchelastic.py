@@ -4,6 +4,8 @@ The fixture tests/data/logs/torchelastic/requeued.log is an agent's log written 
 aborts (exit code -6) at 14:05:06 and the agent restarts the group; at 15:10:00 the job is preempted
 (SIGTERM), a new torchrun starts, and the run finishes at 16:00:00. Times below are seconds after
 2025-06-25 13:20:00, read off the fixture's lines.
+
+The fixture's run, worked by hand: docs/model.md §11.5.
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ The fixture tests/data/logs/torchtitan/two-crashes.log is a run under torchrun, 
 steps, a save every 50 (4 s each), a SIGKILL at 13:01:30 and a CUDA error (exit code 1) at 13:03:10,
 each followed by a restart from the last save. Times below are seconds after 2025-06-25 13:00:00,
 read off the fixture's lines.
+
+The fixture's run, worked by hand: docs/model.md §11.5.
 """
 
 from __future__ import annotations
