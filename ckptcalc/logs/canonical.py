@@ -80,7 +80,7 @@ class Writer:
         self.clock = clock or reader.Clock(None)
         self.last = -math.inf
         self.written = 0
-        self.header = False
+        self.csv: Any = None  # the CSV writer and its buffer, made with the first row
 
     def fields(self, names: Sequence[str], line: int) -> None:
         """A log with ``time_s`` and no ``time`` is read from ``time_s``, in seconds (unless a field was named)."""
@@ -125,13 +125,15 @@ class Writer:
         if self.form == "jsonl":
             self.stream.write((json.dumps(out, ensure_ascii=False) + "\n").encode("utf-8"))
             return
-        import csv
-        import io
+        if self.csv is None:
+            import csv
+            import io
 
-        text = io.StringIO()
-        writer = csv.writer(text, lineterminator="\n")
-        if not self.header:
-            self.header = True
-            writer.writerow((time_key, "event", *FIELDS))
+            text = io.StringIO()
+            self.csv = (csv.writer(text, lineterminator="\n"), text)
+            self.csv[0].writerow((time_key, "event", *FIELDS))
+        writer, text = self.csv
         writer.writerow((out[time_key], out["event"], *(text_form(out[key]) if key in out else "" for key in FIELDS)))
         self.stream.write(text.getvalue().encode("utf-8"))
+        text.seek(0)
+        text.truncate()

@@ -685,7 +685,7 @@ def _scan(
     tally = _Tally(files[0].name, skip_bad)
     if gives == {"events"}:
         context = files[0].context
-        raw = merged(files) if len(files) > 1 else _named(files[0])
+        raw = merged(files) if len(files) > 1 else files[0].items()
         _read(assembly.assemble(raw, context), consumer, tally, conditions, required)
     else:
         for file in files:
@@ -701,10 +701,6 @@ def _scan(
     formats = sorted({file.adapter.NAME for file in files if file.adapter is not None})
     return Counts(name, ", ".join(formats), tally.read, tally.kept, tally.ignored, tally.filtered, tally.skipped,
                   tuple(tally.bad), notes, said, len(files))  # fmt: skip
-
-
-def _named(file: _File) -> Iterator[Row | Bad | Header]:
-    yield from file.items()
 
 
 def _read(
