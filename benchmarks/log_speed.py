@@ -6,8 +6,8 @@ Writes two CSV logs of the requested length into a temporary directory:
   failure (and its restart) about every 20 000 steps, read by ``analyze`` and by
   ``fit --where event=failure`` (a cluster's log of which few lines are incidents);
 * an incident log: one incident a line (a time in hours, a kind, a cause, a node), read by ``fit``,
-  which keeps every incident (its memory grows with them: they are the result), so it is shorter
-  (``--incidents``, default 10^5 lines).
+  which keeps every incident (10 bytes each: they are the result) and fits them (each likelihood
+  evaluation a pass over every gap); ``--incidents`` lines, as many as ``--lines`` by default.
 
 Each command runs as a whole process (``python -m ckptcalc ...``), and so does the floor: a plain
 ``csv.reader`` pass over the same file, counting its rows, in a process of its own (interpreter
@@ -34,6 +34,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ckptcalc.logs.adapter import Columns
 
 TARGET_RATIO = 3.0
 BUDGET_MB = 200.0
@@ -119,6 +123,10 @@ class _Counting:
         self.count += 1
         return True
 
+    def bulk(self, block: Columns, each: object) -> int:
+        self.count += block.count
+        return block.count
+
 
 def shares(events: str, incidents: str, rounds: int) -> None:
     """Where a reading's time goes, in this process (warm, fastest of ``rounds``): the floor, the
@@ -177,13 +185,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=float, default=1e6, help="lines per log (default 1e6)")
     parser.add_argument(
-        "--incidents", type=float, default=1e5, help="lines of the incident log (default 1e5: fit keeps them all)"
+        "--incidents", type=float, default=None, help="lines of the incident log (default: as many as --lines)"
     )
     parser.add_argument("--rounds", type=int, default=1, help="runs of each command, fastest kept")
     parser.add_argument("--shares", action="store_true", help="also time the reader and each consumer in this process")
     parser.add_argument("--profile", action="store_true", help="also profile analyze's reading (cProfile)")
     options = parser.parse_args()
     lines = int(options.lines)
+    if options.incidents is None:
+        options.incidents = options.lines
     python = sys.executable
     with tempfile.TemporaryDirectory() as folder:
         events, incidents = os.path.join(folder, "run.csv"), os.path.join(folder, "incidents.csv")

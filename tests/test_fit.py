@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from ckptcalc.errors import InputError
 from ckptcalc.logs import fit as eventlog
+from ckptcalc.logs import reader
 from ckptcalc.logs.fit import (
     CauseShare,
     Histogram,
@@ -1063,7 +1064,7 @@ def test_combined_logs_keep_their_causes_and_counts() -> None:
     assert (log.read, log.kept, log.cause_field) == (5, 5, "cause, kind")
 
 
-def test_the_working_state_is_two_arrays_whatever_the_length(tmp_path: Path) -> None:
+def test_the_working_state_is_two_arrays_whatever_the_length(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Reading keeps 8 bytes of time and 2 of cause code per event, and nothing per event besides;
     # the fit adds arrays of the same length, not objects.
     import tracemalloc
@@ -1081,6 +1082,8 @@ def test_the_working_state_is_two_arrays_whatever_the_length(tmp_path: Path) -> 
         assert (log.times_s.nbytes, log.codes.nbytes) == (8 * n, 2 * n)
         return read_peak, fit_peak
 
+    # The reader's blocks made small (their cells are transient, and a 64 KiB block holds 6000 rows here).
+    monkeypatch.setattr(reader, "BLOCK", 4096)
     small, large = peak(5_000), peak(50_000)
     per_event_read = (large[0] - small[0]) / 45_000
     per_event_fit = (large[1] - small[1]) / 45_000

@@ -34,11 +34,18 @@ and the next begins, ends the restart when training resumes, and counts what it 
 
 The reader (:mod:`ckptcalc.logs.reader`) opens, decompresses and decodes the log, picks the adapter,
 and does everything else: bad rows, filters, counts, ``FILE:LINE`` in messages.
+
+A table's adapter may also give the reader, instead of a row a line, :class:`Columns`: a block of
+plain rows split in C, which the reader's filters test a column at a time and a consumer with a
+``bulk`` method takes a column at a time (a run's progress lines, an incident log's times). A row
+a line would cost more than the ``csv.reader`` pass over the same file: this is how a 10⁷-line log
+reads in less than twice that.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from typing import Any
@@ -134,6 +141,23 @@ class Header:
 
     line: int
     fields: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Columns:
+    """Consecutive rows of a table, one a line from ``line`` on, given by column: ``columns`` maps each
+    field to its stripped cells, in row order. A consumer may take a whole column at once (a number a
+    cell); :meth:`record` gives row ``index`` as the dict a :class:`Row` would hold."""
+
+    line: int
+    count: int
+    columns: dict[str, list[str]]
+    cells: list[str]  # every row's cells, row after row (unstripped)
+    build: Callable[[list[str]], dict[str, str]] = field(repr=False)
+
+    def record(self, index: int) -> dict[str, str]:
+        width = len(self.columns)
+        return self.build(self.cells[index * width : (index + 1) * width])
 
 
 class Broken(Exception):

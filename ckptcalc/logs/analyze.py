@@ -35,14 +35,16 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import operator
 from array import array
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import tzinfo
 from typing import Any
 
 from ckptcalc.errors import InputError
 from ckptcalc.logs import canonical, reader
+from ckptcalc.logs.adapter import Columns
 from ckptcalc.logs.reader import MISSING, BadRecord, get_path, text_form
 from ckptcalc.simulation import timeline as montecarlo
 
@@ -64,6 +66,7 @@ T_975 = 2.093024054408263
 #: Largest time a log may hold, in seconds from its zero (a Unix timestamp is about 1.7e9): far beyond
 #: any run, small enough that no sum or product of times overflows.
 MAX_TIME = 1e13
+PROGRESS = "progress"  # the event of most lines, taken a block at a time (:meth:`_Run.bulk`)
 
 
 @dataclass(frozen=True)
@@ -283,6 +286,57 @@ class _Run:
             raise BadRecord(f"{name} after run_end")
         self.last = t
         handler(t, record)
+        return True
+
+    def bulk(self, block: Columns, each: Callable[[int], None]) -> int:
+        """Take a block of a table's rows: its runs of progress lines at once (their times and steps a
+        column at a time), every other row by ``each`` (the reader's way, :meth:`record`). Returns the
+        number of rows taken here."""
+        events = block.columns.get("event")
+        times = block.columns.get(self.time_field)
+        steps = block.columns.get("step")
+        if events is None or times is None:
+            for index in range(block.count):
+                each(index)
+            return 0
+        took, done = 0, 0
+        # The other rows, found a kind at a time by a search in C (a log holds few kinds of events).
+        kinds = set(events) - {PROGRESS}
+        others = sorted(set().union(*(reader.positions(events, kind) for kind in kinds))) if kinds else []
+        for stop in itertools.chain(others, (block.count,)):
+            if stop > done:
+                if self._progress_run(times, steps, done, stop, block.line):
+                    took += stop - done
+                else:
+                    for index in range(done, stop):
+                        each(index)
+            if stop < block.count:
+                each(stop)
+            done = stop + 1
+        return took
+
+    def _progress_run(self, times: list[str], steps: list[str] | None, start: int, stop: int, line: int) -> bool:
+        """Take rows ``start`` to ``stop`` (all progress) at once, if they are as :meth:`record` would take
+        without a word: numbers in order, inside the run, steps that are numbers. False leaves all to it."""
+        if self.start is None or self.end is not None:
+            return False
+        seconds = self.clock.many(times[start:stop])
+        if seconds is None or not (self.last <= seconds[0] and seconds[0] >= -MAX_TIME and seconds[-1] <= MAX_TIME):
+            return False
+        if not all(map(operator.le, seconds, itertools.islice(seconds, 1, None))):
+            return False
+        last_step = self.last_step
+        if steps is not None:
+            try:
+                numbers = list(map(float, filter(None, steps[start:stop])))
+            except ValueError:
+                return False
+            if numbers:
+                last_step = numbers[-1]
+        self.progress += stop - start
+        self.last = seconds[-1]
+        self.last_step = last_step
+        self.line = line + stop - 1
         return True
 
     def _run_start(self, t: float, record: dict[str, Any]) -> None:

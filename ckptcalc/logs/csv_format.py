@@ -11,11 +11,14 @@ line may start with ``#`` (``# time<TAB>node``, as trace archives write it): the
 
 from __future__ import annotations
 
+import io
+import itertools
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from typing import Any
 
-from ckptcalc.logs.adapter import Bad, Broken, Context, Header, Row
+from ckptcalc.logs.adapter import Bad, Broken, Columns, Context, Header, Row
 
 NAME = "csv"
 GIVES = "records"
@@ -51,14 +54,18 @@ def rows(lines: Iterable[str], context: Context | None = None) -> Iterator[Row |
     """The header, then each row as a dict of stripped cells (``"time, kind"`` headers and ``", gpu"`` cells
     are common); blank lines are not rows."""
     for item in records(lines, context):
-        yield Row(*item) if isinstance(item, tuple) else item
+        if isinstance(item, Columns):
+            yield from (Row(item.line + index, item.record(index)) for index in range(item.count))
+        else:
+            yield Row(*item) if isinstance(item, tuple) else item
 
 
 def records(
     lines: Iterable[str], context: Context | None = None
-) -> Iterator[tuple[int, dict[str, str]] | Bad | Header]:
+) -> Iterator[tuple[int, dict[str, str]] | Columns | Bad | Header]:
     """:func:`rows` with each row as a ``(line, record)`` pair, what the reader reads (the same rows,
-    without an object per line)."""
+    without an object per line); from lines that can be read a block at a time (the reader's), rows
+    of plain cells come as :class:`Columns` instead."""
     import csv
     import itertools
 
@@ -74,7 +81,8 @@ def records(
         before.append(line)
     else:
         return
-    reader = csv.reader(itertools.chain(before, source), delimiter="\t" if tabbed else ",")
+    delimiter = "\t" if tabbed else ","
+    reader = csv.reader(itertools.chain(before, source), delimiter=delimiter)
     header: list[str] | None = None
     consumed = 0  # physical lines read so far, to know where the next row starts
     while header is None:
@@ -93,21 +101,127 @@ def records(
         if duplicates:
             raise Broken(f"duplicate column {duplicates[0]!r} in the header", start)
         yield Header(start, tuple(header))
-    width, first, build = len(header), header[0], _builder(header)
-    while True:
-        try:
-            for row in reader:
-                start, consumed = consumed + 1, reader.line_num
-                if len(row) == width:
-                    record = build(row)
-                    if record[first] or any(record.values()):  # cells of spaces only: a blank line
-                        yield start, record
-                elif "".join(row).strip():
-                    yield Bad(start, f"{len(row)} fields, but the header has {width}")
-            return
-        except csv.Error as error:
-            start, consumed = consumed + 1, reader.line_num
-            yield Bad(start, f"cannot read the CSV row: {error}")
+    blocks = getattr(lines, "blocks", None)
+    table = _Table(header, delimiter)
+    if blocks is None:
+        yield from table.parsed(reader, 0)
+    else:
+        yield from table.blocks(blocks(), consumed)
+
+
+class _Table:
+    """The rows after a header: parsed by ``csv`` one by one, or, a block of lines at a time, split in C
+    where the block holds nothing ``csv`` would read differently from a split at the delimiter."""
+
+    def __init__(self, header: Sequence[str], delimiter: str) -> None:
+        import csv
+
+        self.header, self.delimiter = list(header), delimiter
+        self.width, self.first, self.build = len(header), header[0], _builder(header)
+        self.longest = csv.field_size_limit()
+        # What a split cannot read as csv does (quotes, carriage returns, NUL), and the ASCII white space
+        # str.strip removes (but the line ends): each looked for by ``in``, a search in C far quicker than a
+        # regular expression's character class.
+        self.unplain = ('"', "\r", "\x00")
+        self.spaces = tuple(mark for mark in " \t\x0b\x0c\x1c\x1d\x1e\x1f" if mark != delimiter)
+
+    def parsed(self, reader: Any, offset: int) -> Iterator[tuple[int, dict[str, str]] | Bad]:
+        """The rows ``reader`` (a ``csv.reader`` of the lines after the first ``offset``) gives, each at its line."""
+        import csv
+
+        width, first, build = self.width, self.first, self.build
+        consumed = offset + reader.line_num  # physical lines read so far, to know where the next row starts
+        while True:
+            try:
+                for row in reader:
+                    start, consumed = consumed + 1, offset + reader.line_num
+                    if len(row) == width:
+                        record = build(row)
+                        if record[first] or any(record.values()):  # cells of spaces only: a blank line
+                            yield start, record
+                    elif "".join(row).strip():
+                        yield Bad(start, f"{len(row)} fields, but the header has {width}")
+                return
+            except csv.Error as error:
+                start, consumed = consumed + 1, offset + reader.line_num
+                yield Bad(start, f"cannot read the CSV row: {error}")
+
+    def blocks(self, texts: Iterator[str], consumed: int) -> Iterator[tuple[int, dict[str, str]] | Columns | Bad]:
+        """The rows of ``texts`` (blocks of whole lines, ``consumed`` lines in): a plain block as
+        :class:`Columns`, any other through ``csv``, with as many more blocks as a quoted cell spans."""
+        for text in texts:
+            columns = self._plain(text, consumed + 1)
+            if columns is not None:
+                consumed += columns.count
+                yield columns
+            else:
+                consumed = yield from self._through_csv(text, texts, consumed)
+
+    def _through_csv(
+        self, text: str, texts: Iterator[str], consumed: int
+    ) -> Generator[tuple[int, dict[str, str]] | Bad, None, int]:
+        """The rows of ``text`` read by ``csv`` (and of the blocks after it that a quoted cell runs into);
+        returns the lines consumed after them."""
+        import csv
+
+        asked = [0]  # lines the csv reader has taken for the row it is reading
+
+        def feed(text: str) -> Iterator[str]:
+            while True:
+                for line in io.StringIO(text, newline="\n"):
+                    asked[0] += 1
+                    yield line
+                if not asked[0]:  # the reader wants a new row: the next block is looked at afresh
+                    return
+                following = next(texts, None)  # a quoted cell goes on into the next block
+                if following is None:
+                    return
+                text = following
+
+        reader = csv.reader(feed(text), delimiter=self.delimiter)
+        yield from self.parsed(_Counted(reader, asked), consumed)
+        return consumed + reader.line_num
+
+    def _plain(self, text: str, line: int) -> Columns | None:
+        """``text``'s rows by column when each line is one row of the header's width in plain cells."""
+        if any(mark in text for mark in self.unplain):
+            return None
+        body = text[:-1] if text.endswith("\n") else text
+        lines = body.split("\n")
+        separators = self.width - 1
+        delimiter = self.delimiter
+        if set(map(str.count, lines, itertools.repeat(delimiter))) != {separators}:
+            return None  # a blank line, or a row of another width: read one by one
+        if max(map(len, lines)) > self.longest:
+            return None  # perhaps a cell longer than csv reads (it says so)
+        cells = body.replace("\n", delimiter).split(delimiter)
+        width = self.width
+        if not text.isascii() or any(mark in text for mark in self.spaces):
+            columns = {name: list(map(str.strip, cells[index::width])) for index, name in enumerate(self.header)}
+        else:
+            columns = {name: cells[index::width] for index, name in enumerate(self.header)}
+        if "" in columns[self.first]:
+            return None  # perhaps a row of empty cells, which is no row
+        return Columns(line, len(lines), columns, cells, self.build)
+
+
+class _Counted:
+    """A csv reader whose ``asked`` count starts again at each row (see :meth:`_Table.blocks`)."""
+
+    def __init__(self, reader: Any, asked: list[int]) -> None:
+        self.reader, self.asked = reader, asked
+
+    @property
+    def line_num(self) -> int:
+        return int(self.reader.line_num)
+
+    def __iter__(self) -> _Counted:
+        return self
+
+    def __next__(self) -> list[str]:
+        self.asked[0] = 0
+        row: list[str] = next(self.reader)
+        return row
 
 
 #: Widest header whose rows are read by a function written for it (:func:`_builder`).

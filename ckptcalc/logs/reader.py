@@ -64,7 +64,7 @@ from ckptcalc.logs import (
     torchelastic_format,
     torchtitan_format,
 )
-from ckptcalc.logs.adapter import HEAD_LINES, Bad, Broken, Context, Header, Row, Stamp
+from ckptcalc.logs.adapter import HEAD_LINES, Bad, Broken, Columns, Context, Header, Row, Stamp
 
 #: The format adapters, tried in this order on a log's first non-blank lines (csv, the fallback, last).
 ADAPTERS: tuple[ModuleType, ...] = (
@@ -170,6 +170,33 @@ class Condition:
         """Whether ``record`` passes: a record without the field meets no condition, ``!=`` included."""
         found = get_path(record, self.path, MISSING)
         return found is not MISSING and bool(self.test(text_form(found)))
+
+    def rows(self, block: Columns) -> set[int]:
+        """The rows of ``block`` (a table's, whose cells are text) that meet the condition."""
+        column = block.columns.get(self.path)
+        if column is None:
+            return set()
+        if self.op == "=" or self.op == "!=":
+            equal = positions(column, self.value)
+            return equal if self.op == "=" else set(range(block.count)) - equal
+        if self.op == "in":
+            return set().union(*(positions(column, value) for value in set(column) if self.test(value)))
+        return {index for index, value in enumerate(column) if self.test(value)}
+
+
+def positions(column: list[str], value: str) -> set[int]:
+    """Where ``value`` is in ``column``: each found by ``list.index`` (a search in C), so a rare value costs
+    little more than one pass over the column."""
+    found: set[int] = set()
+    if value not in column:
+        return found
+    index = -1
+    try:
+        while True:
+            index = column.index(value, index + 1)
+            found.add(index)
+    except ValueError:
+        return found
 
 
 _WHERE_FORMS = "FIELD=VALUE, FIELD!=VALUE, FIELD~REGEX or FIELD in A,B"
@@ -353,7 +380,14 @@ class FatalRecord(Exception):
 
 
 class Consumer(Protocol):
-    """What fit and analyze give the reader: they decide what a record means."""
+    """What fit and analyze give the reader: they decide what a record means.
+
+    A consumer may also have ``bulk(block: Columns, each: Callable[[int], None]) -> int``: it takes
+    a block of a table's rows (when no filter is set) a column at a time, hands each row it does not
+    take itself to ``each`` (which reads it as :meth:`record` would be given it, bad rows included),
+    and returns how many it took, all kept. Taking a row in bulk must leave the consumer as
+    :meth:`record` would have (tests/test_columns.py reads logs both ways).
+    """
 
     def fields(self, names: Sequence[str], line: int) -> None:
         """The field names known before the records: a CSV header, or the first record's keys."""
@@ -413,6 +447,22 @@ class Clock:
             raise BadRecord(self._mixed(kind))
         self.naive += naive
         return seconds
+
+    def many(self, values: list[str]) -> list[float] | None:
+        """The seconds of ``values`` at once, when the log's times are known to be numbers and every one
+        of these is a plain finite number (what :meth:`seconds` reads without ``parse_time``); None
+        when any must be read one by one."""
+        factor = self._fast
+        if factor is None or "_" in "".join(values):
+            return None
+        try:
+            seconds = list(map(float, values))
+        except ValueError:
+            return None
+        if factor != 1.0:
+            seconds = [value * factor for value in seconds]
+        total = sum(seconds)  # not finite when any is inf or nan (or the sum overflows: then one by one)
+        return seconds if -_FINITE < total < _FINITE else None
 
     def _mixed(self, kind: TimeKind) -> str:
         one = {"timestamp": "an ISO-8601 timestamp", "number": "a number"}
@@ -547,8 +597,8 @@ def scan_text(
     """:func:`scan` on a log's text, or its lines (with or without their newlines); ``name`` labels it."""
     format = check_format(format)
     conditions = _Filters(parse_where(where), parse_where(where_any, where="where_any"))
-    lines = _split(text) if isinstance(text, str) else (line if line.endswith("\n") else line + "\n" for line in text)
-    files = [_File(name, iter(lines), Context(name, tz=tz, year=year))]
+    texts = iter([text]) if isinstance(text, str) else (line if line.endswith("\n") else line + "\n" for line in text)
+    files = [_File(name, Lines(texts), Context(name, tz=tz, year=year))]
     return _scan(files, consumer, format=format, conditions=conditions, required=required, skip_bad=skip_bad)
 
 
@@ -561,14 +611,49 @@ def _mtime(path: str) -> float | None:
         return None
 
 
-def _split(text: str) -> Iterator[str]:
-    # Split on "\n" only, as a file is read: JSON strings may hold other line separators (U+2028) raw.
-    start = 0
-    while start < len(text):
-        end = text.find("\n", start)
-        end = len(text) if end < 0 else end + 1
-        yield text[start:end]
-        start = end
+class Lines:
+    """A text input's lines (each with its newline; an input's last line may lack it), read one by one,
+    or from wherever that reading stopped, a block of whole lines at a time (:meth:`blocks`, what a
+    table's adapter splits fastest).
+
+    ``texts`` gives the text in pieces of whole lines. Iterating goes through the lines in C, with no
+    Python step per line (a generator step per line cost as much as a ``csv.reader`` pass).
+
+    >>> lines = Lines(iter(["a\\nb\\n", "c\\nd"]))
+    >>> next(lines), list(lines.blocks())
+    ('a\\n', ['b\\n', 'c\\nd'])
+    """
+
+    def __init__(self, texts: Iterator[str]) -> None:
+        self._texts = texts
+        self._current = io.StringIO()
+        self._head: Iterator[str] = iter(())
+        self._lines: Iterator[str] = itertools.chain.from_iterable(self._streams())
+        self._all = self._lines
+
+    def _streams(self) -> Iterator[io.StringIO]:
+        for text in self._texts:
+            # Split on "\n" only, as a file is read: JSON strings may hold other line separators (U+2028) raw.
+            self._current = io.StringIO(text, newline="\n")
+            yield self._current
+
+    def __iter__(self) -> Iterator[str]:
+        return self._all
+
+    def __next__(self) -> str:
+        return next(self._all)
+
+    def unread(self, lines: list[str]) -> None:
+        """Give ``lines`` (the ones last read) again before the rest."""
+        self._head = iter(lines)
+        self._all = itertools.chain(self._head, self._lines)
+
+    def blocks(self) -> Iterator[str]:
+        """The text not read yet, a block of whole lines at a time; reading by lines ends here."""
+        rest = "".join(self._head) + self._current.read()
+        if rest:
+            yield rest
+        yield from self._texts
 
 
 @dataclass
@@ -576,7 +661,7 @@ class _File:
     """One log being read: its name, its lines, what its lines do not say, and its adapter once known."""
 
     name: str
-    lines: Iterator[str]
+    lines: Lines
     context: Context
     adapter: ModuleType | None = None
 
@@ -615,7 +700,7 @@ def _choose(file: _File, format: str | None) -> None:
             where=f"{file.name}:{next(i for i, line in enumerate(head, start=1) if line.strip())}",
         )
     file.adapter = next(adapter for adapter in ADAPTERS if chosen == adapter.NAME)
-    file.lines = itertools.chain(head, file.lines)
+    file.lines.unread(head)
 
 
 def merged(files: Sequence[_File]) -> Iterator[Row | Bad | Header]:
@@ -704,24 +789,50 @@ def _scan(
 
 
 def _read(
-    items: Iterable[Row | Bad | Header | tuple[int, Any]],
+    items: Iterable[Row | Bad | Header | Columns | tuple[int, Any]],
     consumer: Consumer,
     tally: _Tally,
     conditions: _Filters,
     required: Sequence[str],
+    named: bool = False,
 ) -> None:
     """Hand each record to ``consumer``, counting into ``tally``. This is the loop every line of every
     log goes through: the counts live in locals until the end, and a ``(line, value)`` pair (what a
-    table's adapter gives) is taken apart without any attribute lookup."""
-    named = False
+    table's adapter gives) is taken apart without any attribute lookup. :class:`Columns` go to the
+    consumer's ``bulk`` when it has one (and no filter is set), else their rows that pass the filters
+    (tested a column at a time) come through this same loop."""
     line, source = 0, None
     take = consumer.record
+    bulk = getattr(consumer, "bulk", None)
     read = kept = ignored = filtered = 0
     filtering = bool(conditions.every or conditions.some)
     try:
         for item in items:
             if type(item) is tuple:
                 line, record = item
+            elif type(item) is Columns:
+                if not named:
+                    named = True
+                    consumer.fields(tuple(item.columns), item.line)
+                block = item
+                if filtering:
+                    passing = conditions.rows(block)
+                    read += block.count - len(passing)
+                    filtered += block.count - len(passing)
+                    rows = ((block.line + index, block.record(index)) for index in passing)
+                    _read(rows, consumer, tally, _NO_FILTERS, required, named=True)
+                elif bulk is not None:
+
+                    def each(index: int, block: Columns = block) -> None:
+                        _read([(block.line + index, block.record(index))], consumer, tally, _NO_FILTERS, required, True)
+
+                    took = bulk(block, each)
+                    read += took
+                    kept += took
+                else:
+                    rows = ((block.line + index, block.record(index)) for index in range(block.count))
+                    _read(rows, consumer, tally, _NO_FILTERS, required, named=True)
+                continue
             elif type(item) is Row:
                 line, record, source = item.line, item.value, item.source
             elif isinstance(item, Header):
@@ -778,6 +889,22 @@ class _Filters:
             return False
         return not self.some or any(condition.meets(record) for condition in self.some)
 
+    def rows(self, block: Columns) -> list[int]:
+        """The rows of ``block`` that pass, in order: each condition tested on its whole column (a
+        table's record is flat text, so a field that is not a column is absent and fails)."""
+        every: set[int] | None = None
+        for condition in self.every:
+            found = condition.rows(block)
+            every = found if every is None else every & found
+        if every is None:
+            every = set(range(block.count))
+        if self.some:
+            every &= set().union(*(condition.rows(block) for condition in self.some))
+        return sorted(every)
+
+
+_NO_FILTERS = _Filters((), ())
+
 
 # ---------------------------------------------------------------- opening, decompressing, decoding
 
@@ -791,7 +918,7 @@ def _too_big() -> str:
 
 
 @contextmanager
-def open_lines(source: str | os.PathLike[str], *, stdin: Any = None) -> Iterator[tuple[str, Iterator[str]]]:
+def open_lines(source: str | os.PathLike[str], *, stdin: Any = None) -> Iterator[tuple[str, Lines]]:
     """The name of ``source`` in messages and its decoded lines, read as they are asked for."""
     from ckptcalc.files import open_regular
 
@@ -801,7 +928,7 @@ def open_lines(source: str | os.PathLike[str], *, stdin: Any = None) -> Iterator
             raise InputError("reading standard input needs a stream", where="-")
         binary = getattr(stdin, "buffer", None)
         if binary is None:  # a text stream (a StringIO): already decoded, so neither compressed nor bytes
-            yield STDIN_NAME, _text_lines(stdin, STDIN_NAME)
+            yield STDIN_NAME, Lines(_text_lines(stdin, STDIN_NAME))
             return
         yield STDIN_NAME, _decoded(_Source(binary, STDIN_NAME, MAX_BYTES), STDIN_NAME, "")
         return
@@ -900,7 +1027,7 @@ def _decompressing(raw: _Source, name: str, path: str) -> tuple[Any, str | None,
 BLOCK = 64 * 2**10
 
 
-def _decoded(raw: _Source, name: str, path: str) -> Iterator[str]:
+def _decoded(raw: _Source, name: str, path: str) -> Lines:
     """The lines of a binary input, decompressed and decoded; errors name the line being read.
 
     The input is read a block at a time (what is there, up to :data:`BLOCK`: a pipe's lines flow as
@@ -908,11 +1035,11 @@ def _decoded(raw: _Source, name: str, path: str) -> Iterator[str]:
     as much as a ``csv.reader`` pass. The lines before a problem are handed over before it is raised.
     """
     stream, kind, corrupt = _decompressing(raw, name, path)
-    return itertools.chain.from_iterable(_blocks(stream, kind, corrupt, name))
+    return Lines(_blocks(stream, kind, corrupt, name))
 
 
-def _blocks(stream: Any, kind: str | None, corrupt: tuple[type[BaseException], ...], name: str) -> Iterator[Any]:
-    """The decoded lines of ``stream``, a StringIO of whole lines at a time."""
+def _blocks(stream: Any, kind: str | None, corrupt: tuple[type[BaseException], ...], name: str) -> Iterator[str]:
+    """The decoded text of ``stream``, whole lines at a time."""
     read = getattr(stream, "read1", None) or stream.read
     offset, lines = 0, 0  # bytes and lines before ``pending``
     pending: list[bytes] = []  # the start of a line whose end has not been read yet
@@ -944,12 +1071,12 @@ def _blocks(stream: Any, kind: str | None, corrupt: tuple[type[BaseException], .
                 text = block.decode("utf-8")
             except UnicodeDecodeError as error:
                 good = block[: block.rfind(b"\n", 0, error.start) + 1]
-                yield io.StringIO(good.decode("utf-8").removeprefix("\ufeff" if first else ""), newline="\n")
+                yield good.decode("utf-8").removeprefix("\ufeff" if first else "")
                 line = lines + good.count(b"\n") + 1
                 raise InputError(f"not UTF-8 text (byte {offset + error.start})", where=f"{name}:{line}") from None
             if first:
                 text, first = text.removeprefix("\ufeff"), False
-            yield io.StringIO(text, newline="\n")
+            yield text
             if not data:
                 return
             offset += len(block)
