@@ -184,6 +184,8 @@ class _Table:
 
     def _plain(self, text: str, line: int) -> Columns | None:
         """``text``'s rows by column when each line is one row of the header's width in plain cells."""
+        if "\r" in text:  # a file written with CRLF line ends reads as one written with LF
+            text = text.replace("\r\n", "\n")
         if any(mark in text for mark in self.unplain):
             return None
         body = text[:-1] if text.endswith("\n") else text
