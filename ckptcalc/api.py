@@ -324,7 +324,7 @@ def optimize(preset: PresetRef | None = None, *, target: Value | None = None, **
     """
     from ckptcalc.inputs import presets
     from ckptcalc.model import decisions as decide
-    from ckptcalc.model.evaluation import evaluate
+    from ckptcalc.model.evaluation import evaluate, unneeded
     from ckptcalc.output import documents
 
     goal = _fraction(target, "target") if target is not None else None
@@ -337,7 +337,9 @@ def optimize(preset: PresetRef | None = None, *, target: Value | None = None, **
     targets = decide.targets(the_job.config, goal, the_job.gpu_mtbf_s, _at_gpus(the_job)) if goal is not None else None
     s = the_job.scenario
     cost = decide.cost(result, the_job.gpus, s.gpu_hour_cost) if the_job.gpus is not None else None
-    steps = decide.interval_steps(result, s.step_time_s) if s.step_time_s is not None else None
+    # No periodic checkpoint to count in steps when every failure is recovered in place or with notice.
+    periodic = not unneeded(the_job.config)
+    steps = decide.interval_steps(result, s.step_time_s) if s.step_time_s is not None and periodic else None
     label = _label(preset)
     discard = s.discard or 0.0
     document = documents.optimize(

@@ -21,7 +21,7 @@ from rich.text import Text
 from ckptcalc.errors import printable
 from ckptcalc.inputs import units
 from ckptcalc.inputs.scenario import DEFAULT_BYTES_PER_PARAM, Job, anatomy
-from ckptcalc.model.evaluation import TERMS, Result, interval_comparison
+from ckptcalc.model.evaluation import TERMS, Result, interval_comparison, unneeded
 from ckptcalc.model.statistics import points, shares
 from ckptcalc.output import documents, wording
 
@@ -152,6 +152,13 @@ def inputs_table(job: Job, narrow: bool = False) -> Table:
     if job.gpus is not None:
         table.add_row("GPUs", units.format_count(job.gpus), "")
     table.add_row("restart", dur(c.storage_restart_s), parts.get("storage", ""))
+    if c.has_jit:
+        save = c.jit_save_s
+        table.add_row(
+            "in place (just-in-time)", pct(float(c.jit_share or 0.0)), wording.in_place_note(save, c.jit_restart_s)
+        )
+    if c.notice_share is not None:
+        table.add_row("with notice", pct(float(c.notice_share)), wording.notice_note(c.notice_restart_s))
     return table
 
 
@@ -277,6 +284,8 @@ def optimize(job: Job, result: Result, preset: str | None, default_preset: bool,
             f"Optimal: memory every {dur(result.optimal_memory_interval_s or 0.0)}, storage with every"
             f" {wording.ordinal(int(result.optimal_storage_every))} ({dur(result.optimal_interval_s)})  ({label})"
         )
+    if unneeded(job.config):
+        line = wording.no_periodic_needed()
     out.print(Text(line, style="bold"))
     title = "Loss at the optimal interval (share of elapsed time)"
     if result.config.interval_s is not None or result.config.memory_interval_s is not None:
