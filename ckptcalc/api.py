@@ -826,8 +826,14 @@ def _agreement(value: float | None, ci95: tuple[float, float], simulated: float)
 def _ran(config: Config, schedule: Schedule) -> Config:
     """``config`` with the intervals of the schedule simulated."""
     intervals = schedule.intervals()
+    if config.has_jit:
+        # The one-step tier runs under the periodic ones (docs/model.md §13); none when none is needed.
+        intervals = intervals[1:]
+        if not intervals:
+            return config
+    memory = intervals[0] if len(intervals) > 1 else None
     middle = tuple(t.replace(interval_s=i) for t, i in zip(config.middle, intervals[1:-1], strict=True))
-    return config.replace(interval_s=intervals[-1], memory_interval_s=schedule.memory_interval_s, middle=middle)
+    return config.replace(interval_s=intervals[-1], memory_interval_s=memory, middle=middle)
 
 
 #: The most cycles ``simulate --events`` writes: a cycle of Llama 3 is about 85 lines of log.

@@ -487,6 +487,7 @@ def simulation(
         "memory_interval_s": outcome.memory_interval_s,
         "storage_every": outcome.storage_every,
         "tier_intervals": _tier_intervals(result) if job.config.is_nested else None,
+        "recovery": recovery(job),
         "effective": outcome.effective,
         "effective_ci95": [low, high],
         "split": {
@@ -502,6 +503,11 @@ def simulation(
         "optimize": None,
         "warnings": notes,
     }
+    if job.config.has_recovery:
+        # The periodic schedule run, not the one-step tier under it (docs/model.md §13).
+        document["interval_s"] = _interval(result.interval_s)
+        document["memory_interval_s"] = _interval(result.memory_interval_s)
+        document["storage_every"] = _whole(result.storage_every)
     if search is not None and base is not None:
         document["optimize"] = {
             "interval_s": search.interval_s,
@@ -593,8 +599,8 @@ def plan(
         "steps": steps,
         "failure_dist": "exponential" if c.shape is None else "weibull",
         "shape": _f(c.shape),
-        "interval_s": float(result.interval_s),
-        "memory_interval_s": _f(result.memory_interval_s),
+        "interval_s": _interval(result.interval_s),
+        "memory_interval_s": _interval(result.memory_interval_s),
         "storage_every": _whole(result.storage_every),
         "effective": float(result.effective),
         "runs": figures["runs"],

@@ -658,7 +658,7 @@ def simulation(document: dict[str, Any]) -> None:
             style="bold",
         )
     )
-    line = f"Storage interval {dur(document['interval_s'])}"
+    line = "" if document["interval_s"] is None else f"Storage interval {dur(document['interval_s'])}"
     if document["tier_intervals"] is not None:
         tiers = document["tier_intervals"]
         line = wording.sentence(wording.nesting([t["name"] for t in tiers], [t["interval_s"] for t in tiers]))
@@ -667,6 +667,8 @@ def simulation(document: dict[str, Any]) -> None:
             f"; memory interval {dur(document['memory_interval_s'])}"
             f" (storage every {document['storage_every']} memory checkpoints)"
         )
+    if document["interval_s"] is None:
+        line = wording.no_periodic_needed()
     out.print(line)
     low, high = document["effective_ci95"]
     out.print(Text(f"Simulated effective time: {pct(document['effective'], 4)}", style="bold"))

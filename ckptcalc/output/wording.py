@@ -261,6 +261,8 @@ def plan_header(document: dict[str, Any]) -> str:
 
 
 def plan_schedule(document: dict[str, Any]) -> str:
+    if document["interval_s"] is None:
+        return f"Schedule: no periodic checkpoint; effective time {pct(document['effective'])} by the model."
     line = f"Schedule: storage every {dur(document['interval_s'])}"
     if document["memory_interval_s"] is not None:
         line += f" (memory every {dur(document['memory_interval_s'])} × {document['storage_every']})"
