@@ -120,7 +120,7 @@ def complete(
     return Completion(times, counts, periods, seed)
 
 
-def _advance(schedule: Schedule, work_s: float, periods: int, runs: int) -> Callable[[Any, Any], tuple[Any, Any]]:
+def _advance(schedule: Schedule, work_s: float, periods: int, runs: int) -> Callable[[Any, Any, Any], tuple[Any, Any]]:
     """The state of a run is the simulation's (phase, persist in flight, restart) plus the tier-1
     intervals up to the last storage checkpoint.
 
