@@ -199,3 +199,87 @@ def test_plan_runs_recovery(run_json: RunJson) -> None:
         doc = run_json("plan", *args, "--work", "10d", "--runs", "400")
         assert abs(doc["mean_vs_expected"]) < 3e-3
         assert doc["effective"] == run_json("optimize", *args)["effective"]
+
+
+def test_levers_list_just_in_time_recovery(run_json: RunJson) -> None:
+    # llama3-405b has none: the lever assumes 90 % in place at the storage bandwidth and 10 s steps, which
+    # is the job of docs/model.md §13.4: 0.93965 against 0.92500, +1.4647 pp.
+    doc = run_json("optimize", "--preset", "llama3-405b")
+    lever = next(v for v in doc["levers"] if v["key"] == "jit_recovery")
+    assert "90.0 % of failures in place, save at storage bandwidth, 10.0 s steps assumed" in lever["name"]
+    with_it = run_json("optimize", "--preset", "llama3-405b", "--jit-share", "0.9", "--step-time", "10s")
+    assert lever["effective"] == pytest.approx(with_it["effective"], rel=1e-12)
+    assert lever["gain_pp"] == pytest.approx((with_it["effective"] - doc["effective"]) * 100, abs=1e-9)
+    assert lever["gain_pp"] == pytest.approx(1.4647, abs=1e-3)
+    # Configured, it shows its worth as "without it" (a loss), and notice as well.
+    doc = run_json("optimize", "--preset", "llama3-405b", "--jit-share", "0.9", "--notice-share", "0.05",
+                   "--step-time", "10s")  # fmt: skip
+    keys = {v["key"]: v for v in doc["levers"]}
+    assert "jit_recovery" not in keys
+    without = run_json("optimize", "--preset", "llama3-405b", "--notice-share", "0.05")
+    assert keys["without_jit"]["effective"] == pytest.approx(without["effective"], rel=1e-12)
+    assert keys["without_jit"]["gain_pp"] < 0 and keys["without_notice"]["gain_pp"] < 0
+
+
+def test_preset_levers_override_the_assumption(run_json: RunJson, run: Run, tmp_path: Any) -> None:
+    path = tmp_path / "mine.toml"
+    path.write_text('base = "llama3-405b"\n[levers]\njit_share = 0.5\njit_bandwidth = "1TB/s"\njit_step_time = "20s"\n')
+    doc = run_json("optimize", "--preset", str(path))
+    lever = next(v for v in doc["levers"] if v["key"] == "jit_recovery")
+    assert "50.0 % of failures in place, save at 1.00 TB/s, 20.0 s steps assumed" in lever["name"]
+    same = run_json("optimize", "--jit-share", "0.5", "--jit-bw", "1TB/s", "--step-time", "20s")
+    assert lever["effective"] == pytest.approx(same["effective"], rel=1e-12)
+    path.write_text('base = "llama3-405b"\n[levers]\njit_share = 1.5\n')
+    assert_usage_error(run("optimize", "--preset", str(path)), "levers.jit_share")
+    path.write_text('base = "llama3-405b"\n[levers]\njit = 1\n')
+    assert_usage_error(run("optimize", "--preset", str(path)), "levers.jit")
+
+
+def test_shipped_jit_preset(run_json: RunJson) -> None:
+    # presets/llama3-405b-jit.toml: M = 54 d / 466 = 2.78 h, 70 % in place, 10 % with notice, 6 s steps.
+    doc = run_json("optimize", "--preset", "llama3-405b-jit")
+    assert doc["inputs"]["jit_share"] == 0.7 and doc["inputs"]["notice_share"] == 0.1
+    assert doc["recovery"]["periodic_share"] == pytest.approx(0.2)
+    assert doc["interval_s"] / 6.0 == doc["optimal_interval_steps"]
+    direct = Tiers(
+        tau1_s=6.0,
+        every=(float(doc["optimal_interval_steps"]),),
+        stalls=(0.0, DELTA),
+        lag_s=0.0,
+        shares=(0.7, 0.2),
+        restarts=(RESTART + DELTA, RESTART),
+        notice_share=0.1,
+        notice_restart_s=RESTART + DELTA,
+    )
+    assert doc["effective"] == pytest.approx(float(effective(direct, 2.78 * 3600).effective), rel=1e-12)
+
+
+def test_compare_and_sweep_over_the_shares(run_json: RunJson) -> None:
+    doc = run_json("compare", "llama3-405b-jit", "--what-if", "jit_share=0.9", "--what-if", "notice_share=0.2")
+    _, jit, notice = doc["scenarios"]
+    assert jit["interval_s"] is None and jit["recovery"]["periodic_needed"] is False  # 0.9 + 0.1: none needed
+    assert notice["recovery"]["notice_share"] == 0.2
+    alone = run_json("optimize", "--preset", "llama3-405b-jit", "--notice-share", "0.2")
+    assert notice["effective"] == pytest.approx(alone["effective"], rel=1e-12)
+    # The sweep evaluates the grid as arrays; each point is the scalar optimum.
+    sweep = run_json("sweep", "--preset", "llama3-405b-jit", "--over", "jit_share", "--from", "0", "--to", "0.8",
+                     "--points", "3")  # fmt: skip
+    assert sweep["values"] == pytest.approx([0.0, 0.4, 0.8])
+    for value, eff, interval in zip(sweep["values"], sweep["effective"], sweep["interval_s"], strict=True):
+        point = run_json("optimize", "--preset", "llama3-405b-jit", "--jit-share", f"{value:g}")
+        assert eff == pytest.approx(point["effective"], rel=1e-9)
+        assert interval == point["interval_s"]
+    notice = run_json("sweep", "--preset", "llama3-405b-jit", "--over", "notice-share", "--points", "2")
+    assert max(notice["values"]) < 0.3
+
+
+@pytest.mark.parametrize(
+    ("args", "culprit"),
+    [
+        (["--over", "jit-share", "--from", "0", "--to", "0.95"], "--to"),
+        (["--over", "jit-share", "--from", "-0.1", "--to", "0.5"], "--from"),
+    ],
+)
+def test_bad_share_sweeps(run: Run, args: list[str], culprit: str) -> None:
+    assert_usage_error(run("sweep", "--preset", "llama3-405b-jit", *args), culprit)
+    assert_usage_error(run("sweep", "--over", "jit-share", "--from", "0", "--to", "0.5"), "--step-time")

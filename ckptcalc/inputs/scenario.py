@@ -120,6 +120,10 @@ class Scenario(Record):
     jit_share: float | None = None
     jit_bandwidth: float | None = None
     notice_share: float | None = None
+    # What the just-in-time lever assumes, from a preset's [levers] (docs/model.md §13).
+    lever_jit_share: float | None = None
+    lever_jit_bandwidth: float | None = None  # a units.PerGpu when stated per GPU
+    lever_jit_step_s: float | None = None
     gpu_hour_cost: float | None = None
     mtbf_ci95: tuple[float, float | None] | None = None
     middle: tuple[MiddleTier, ...] = ()  # tiers between memory and storage ([[levels]] of a preset)

@@ -177,6 +177,11 @@ def restart_time(restart_s: Num, checkpoint_bytes: Num, read_bandwidth: Num | No
     return restart_s + checkpoint_bytes / read_bandwidth
 
 
+def _or_zero(value: Num | None) -> Num:
+    """A share that may be unstated (None), as a number (a float or an array)."""
+    return 0.0 if value is None else value
+
+
 class Config(Record):
     """A training job's checkpointing, in SI units (fields may be numpy arrays).
 
@@ -228,7 +233,7 @@ class Config(Record):
     @property
     def periodic_share(self) -> Num:
         """The share of failures that roll back to a periodic checkpoint, 1 − p_j − p_n."""
-        return recovery.periodic_share(self.jit_share or 0.0, self.notice_share or 0.0)
+        return recovery.periodic_share(_or_zero(self.jit_share), _or_zero(self.notice_share))
 
     @property
     def jit_save_s(self) -> Num:
@@ -444,9 +449,9 @@ def first_order(config: Config) -> FirstOrder:
     if config.has_recovery:
         in_place, recovered = recovery.first_order_terms(
             step_s=config.step if config.has_jit else 0.0,
-            jit_share=config.jit_share or 0.0,
+            jit_share=_or_zero(config.jit_share),
             jit_restart_s=config.jit_restart_s,
-            notice_share=config.notice_share or 0.0,
+            notice_share=_or_zero(config.notice_share),
             notice_restart_s=config.notice_restart_s,
             mtbf_s=mtbf,
         )

@@ -23,13 +23,23 @@ from __future__ import annotations
 
 import math
 
-from ckptcalc.model.arrays import Num, lib
+from ckptcalc.model.arrays import Num, lib, scalar
 from ckptcalc.model.tiers import Tiers
 
 
 def periodic_share(jit_share: Num, notice_share: Num) -> Num:
-    """The share of failures that roll back to a periodic checkpoint: 1 − p_j − p_n."""
-    return 1.0 - jit_share - notice_share
+    """The share of failures that roll back to a periodic checkpoint: 1 − p_j − p_n, 0 where the two
+    shares sum to 1 within rounding (0.9 + 0.1 leaves −3e-17).
+
+    >>> periodic_share(0.9, 0.1), periodic_share(0.5, 0.2)
+    (0.0, 0.3)
+    """
+    rest = 1.0 - jit_share - notice_share
+    if scalar(rest):
+        return rest if rest > 1e-12 else 0.0
+    ns = lib(rest)
+    found: Num = ns.where(rest > 1e-12, rest, 0.0)
+    return found
 
 
 def with_recovery(

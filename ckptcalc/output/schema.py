@@ -259,6 +259,9 @@ def optimize() -> Schema:
                     "memory_replica",
                     "detect_half",
                     "read_bw_x2",
+                    "jit_recovery",
+                    "without_jit",
+                    "without_notice",
                 ]
             },
             "name": {"type": "string"},

@@ -580,7 +580,7 @@ def compare(rows: list[tuple[str, Job, Result]], scenarios: list[dict[str, Any]]
             for _, j, r in rows
         ],
     )
-    line("optimal interval", [dur(r.optimal_interval_s) for _, _, r in rows])
+    line("optimal interval", [wording.periodic_interval(float(r.optimal_interval_s)) for _, _, r in rows])
     if any(r.optimal_storage_every is not None for _, _, r in rows):
         line(
             "memory × m",

@@ -78,6 +78,14 @@ def lever_name(key: str, changed: Any, assume: Any, gpus: float | None = None, v
             f" {_scaled(assume.memory_bandwidth_per_gpu, changed.memory_bandwidth, gpus)},"
             f" {dur(assume.memory_restart_s)} restart)"
         )
+    if key == "jit_recovery":
+        save = "storage bandwidth" if changed.jit_bandwidth is None else units.format_rate(changed.jit_bandwidth)
+        step = "" if assume.job_step_s is not None else f", {dur(changed.step_s)} steps assumed"
+        return f"just-in-time recovery ({pct(changed.jit_share)} of failures in place, save at {save}{step})"
+    if key == "without_jit":
+        return "without just-in-time recovery (every such failure rolls back)"
+    if key == "without_notice":
+        return "without notice (no checkpoint before those failures)"
     return key  # pragma: no cover - every lever is named above
 
 
@@ -122,6 +130,11 @@ def first_order_line(result: Result) -> str | None:
         f" {_young(fo.optimal_interval_s)}; loss {parts} of useful time,"
         f" {restart} of it from restarts."
     )
+
+
+def periodic_interval(interval_s: float) -> str:
+    """A periodic interval, or ``none needed`` when no failure rolls back to one (docs/model.md §13.3)."""
+    return "none needed" if math.isinf(interval_s) else dur(interval_s)
 
 
 def _young(interval_s: float) -> str:
