@@ -199,14 +199,23 @@ def levels_table(result: Result, narrow: bool = False) -> Table:
     names = ["level", "stall", "persist", "interval", *(["optimal"] if given else []), "serves", "restart"]
     for name in names:
         table.add_column(name, justify="left" if name == "level" else "right", no_wrap=True)
+    c = result.config
+    # The failure classes of docs/model.md §13 first: they go back less far than any periodic tier.
+    if c.notice_share is not None:
+        table.add_row(wording.NOTICE_CLASS, "-", "-", "-", *(["-"] if given else []), pct(float(c.notice_share)),
+                      dur(c.notice_restart_s))  # fmt: skip
+    if c.has_jit:
+        step = dur(c.step)
+        table.add_row(wording.IN_PLACE_CLASS, dur(0.0), "-", step, *([step] if given else []),
+                      pct(float(c.jit_share or 0.0)), dur(c.jit_restart_s))  # fmt: skip
     for item in result.levels:
         lv = item.level
-        optimal = [dur(item.optimal_interval_s)] if given else []
+        optimal = [wording.periodic_interval(float(item.optimal_interval_s))] if given else []
         table.add_row(
             lv.name,
             dur(lv.stall_s),
             dur(lv.lag_s) if lv.lag_s else "-",
-            dur(item.interval_s),
+            wording.periodic_interval(float(item.interval_s)),
             *optimal,
             pct(lv.share),
             dur(lv.restart_s),
@@ -258,7 +267,7 @@ def optimize(job: Job, result: Result, preset: str | None, default_preset: bool,
     narrow = out.width < 80
     out.print(inputs_table(job, narrow))
     out.print()
-    if len(result.levels) > 1 or job.config.is_async:
+    if len(result.levels) > 1 or job.config.is_async or job.config.has_recovery:
         out.print(levels_table(result, narrow))
         if job.config.is_nested:
             names = [str(item.level.name) for item in result.levels]

@@ -179,6 +179,11 @@ def no_failures(bound_s: float, window_s: float) -> str:
     )
 
 
+#: The levels table's rows for the failure classes of docs/model.md §13.
+NOTICE_CLASS = "with notice (goes back nowhere)"
+IN_PLACE_CLASS = "in place (the step in progress)"
+
+
 def no_periodic_needed() -> str:
     """Every failure is recovered in place or met with notice (docs/model.md §13.3)."""
     return "no periodic checkpoint is needed for fail-stop failures: every one is recovered in place or met with notice"
