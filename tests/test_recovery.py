@@ -283,3 +283,44 @@ def test_compare_and_sweep_over_the_shares(run_json: RunJson) -> None:
 def test_bad_share_sweeps(run: Run, args: list[str], culprit: str) -> None:
     assert_usage_error(run("sweep", "--preset", "llama3-405b-jit", *args), culprit)
     assert_usage_error(run("sweep", "--over", "jit-share", "--from", "0", "--to", "0.5"), "--step-time")
+
+
+RECOVERED_LOG = """\
+{"time": 0, "event": "run_start"}
+{"time": 100, "event": "checkpoint_start"}
+{"time": 110, "event": "checkpoint_end"}
+{"time": 160, "event": "failure"}
+{"time": 165, "event": "recovery", "kind": "in_place", "resumed_from": 150}
+{"time": 200, "event": "restart_end"}
+{"time": 250, "event": "failure"}
+{"time": 251, "event": "recovery", "kind": "notice"}
+{"time": 280, "event": "restart_end"}
+{"time": 300, "event": "run_end"}
+"""
+
+
+def test_analyze_reads_in_place_and_notice_recoveries(run_json: RunJson, run: Run, tmp_path: Any) -> None:
+    # By hand: 300 s; restarts 40 + 30 s; a 10 s stall; the in-place recovery loses 160 − 150 = 10 s
+    # (without it, back to the checkpoint at 100: 60 s), the one with notice nothing (else 150 s).
+    path = tmp_path / "run.jsonl"
+    path.write_text(RECOVERED_LOG)
+    doc = run_json("analyze", str(path), "--time-unit", "s")
+    realised = doc["realised"]
+    assert realised["restart"] == pytest.approx(70 / 300)
+    assert realised["write"] == pytest.approx(10 / 300)
+    assert realised["rework"] == pytest.approx(10 / 300)
+    assert realised["useful"] == pytest.approx(210 / 300)
+    # The canonical log keeps them, and reads back the same.
+    events = run("events", str(path), "--time-unit", "s")
+    assert '"event": "recovery", "resumed_from": 150.0, "kind": "in_place"' in events.stdout
+    again = tmp_path / "again.jsonl"
+    again.write_text(events.stdout)
+    assert run_json("analyze", str(again))["realised"] == realised
+    for bad, culprit in (
+        ('"kind": "elsewhere"', "in_place or notice"),
+        ('"kind": "in_place", "resumed_from": 170', "resumed_from is later than the failure"),
+    ):
+        path.write_text(RECOVERED_LOG.replace('"kind": "in_place", "resumed_from": 150', bad))
+        assert_usage_error(run("analyze", str(path), "--time-unit", "s"), culprit)
+    path.write_text(RECOVERED_LOG.replace('{"time": 160, "event": "failure"}\n', ""))
+    assert_usage_error(run("analyze", str(path), "--time-unit", "s"), "recovery without a failure")
