@@ -324,3 +324,11 @@ def test_analyze_reads_in_place_and_notice_recoveries(run_json: RunJson, run: Ru
         assert_usage_error(run("analyze", str(path), "--time-unit", "s"), culprit)
     path.write_text(RECOVERED_LOG.replace('{"time": 160, "event": "failure"}\n', ""))
     assert_usage_error(run("analyze", str(path), "--time-unit", "s"), "recovery without a failure")
+
+
+def test_jit_bandwidth_per_gpu(run_json: RunJson) -> None:
+    # 100 GB/s per GPU × 16 384 GPUs = 1.6384 PB/s: δ_j = 6.48 TB / 1.6384 PB/s = 3.955 ms.
+    doc = run_json("optimize", "--jit-share", "0.9", "--step-time", "10s", "--jit-bw", "100GB/s/gpu")
+    assert doc["inputs"]["jit_bandwidth_bytes_per_s"] == pytest.approx(1.6384e15)
+    assert doc["recovery"]["jit_save_s"] == pytest.approx(6.48e12 / 1.6384e15, rel=1e-12)
+    assert doc["recovery"]["jit_restart_s"] == pytest.approx(600.0 + 6.48e12 / 1.6384e15, rel=1e-12)
