@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # loaded where they are used, for start-up
     from ckptcalc.logs.analyze import Analysis
     from ckptcalc.logs.fit import FailureFit
     from ckptcalc.model.band import Band as ModelBand
-    from ckptcalc.model.decisions import Steps
+    from ckptcalc.model.decisions import LeverAssumptions, Steps
     from ckptcalc.model.evaluation import Config
     from ckptcalc.simulation.plan import Completion
     from ckptcalc.simulation.timeline import Failures, Schedule
@@ -324,20 +324,22 @@ def optimize(preset: PresetRef | None = None, *, target: Value | None = None, **
     """
     from ckptcalc.inputs import presets
     from ckptcalc.model import decisions as decide
-    from ckptcalc.model.evaluation import evaluate
+    from ckptcalc.model.evaluation import evaluate, unneeded
     from ckptcalc.output import documents
 
     goal = _fraction(target, "target") if target is not None else None
     the_job = job(preset, **inputs)
     result = _as_stated(the_job, lambda: evaluate(the_job.config))
-    assume = decide.LeverAssumptions(**presets.lever_assumptions())
+    assume = _jit_assumptions(decide.LeverAssumptions(**presets.lever_assumptions()), the_job)
     levers = decide.levers(
         the_job.config, the_job.gpus, assume, base=float(result.optimal_effective), more=_part_levers(the_job)
     )
     targets = decide.targets(the_job.config, goal, the_job.gpu_mtbf_s, _at_gpus(the_job)) if goal is not None else None
     s = the_job.scenario
     cost = decide.cost(result, the_job.gpus, s.gpu_hour_cost) if the_job.gpus is not None else None
-    steps = decide.interval_steps(result, s.step_time_s) if s.step_time_s is not None else None
+    # No periodic checkpoint to count in steps when every failure is recovered in place or with notice.
+    periodic = not unneeded(the_job.config)
+    steps = decide.interval_steps(result, s.step_time_s) if s.step_time_s is not None and periodic else None
     label = _label(preset)
     discard = s.discard or 0.0
     document = documents.optimize(
@@ -349,6 +351,24 @@ def optimize(preset: PresetRef | None = None, *, target: Value | None = None, **
 
 
 _T = TypeVar("_T")
+
+
+def _jit_assumptions(assume: LeverAssumptions, the_job: Job) -> LeverAssumptions:
+    """What the just-in-time lever assumes: a preset's ``[levers]`` overrides (share, bandwidth, step
+    time), and the job's own step time where it states one."""
+    from ckptcalc.inputs.scenario import total
+
+    s = the_job.scenario
+    changes: dict[str, Any] = {}
+    if s.lever_jit_share is not None:
+        changes["jit_share"] = s.lever_jit_share
+    if s.lever_jit_bandwidth is not None:
+        changes["jit_bandwidth"] = total(s.lever_jit_bandwidth, s.gpus, s.where("lever_jit_bandwidth"))
+    if s.step_time_s is not None:
+        changes["job_step_s"] = s.step_time_s
+    if s.lever_jit_step_s is not None:
+        changes["jit_step_s"] = s.lever_jit_step_s
+    return assume.replace(**changes) if changes else assume
 
 
 def _penalty_pp(result: Result) -> float:
@@ -585,9 +605,11 @@ def compare(
 
 def _steps(one: Job, result: Result) -> Steps | None:
     from ckptcalc.model import decisions as decide
+    from ckptcalc.model.evaluation import unneeded
 
     step = one.scenario.step_time_s
-    return decide.interval_steps(result, step) if step is not None else None
+    # No periodic checkpoint to count in steps when every failure is recovered in place or with notice.
+    return decide.interval_steps(result, step) if step is not None and not unneeded(one.config) else None
 
 
 class SweepResult(Outcome):
@@ -698,6 +720,8 @@ def sweep_stream(
     from ckptcalc.model.evaluation import evaluate
 
     the_job = job(preset, **inputs)
+    if over not in sweeps.OVER and over.replace("_", "-") in sweeps.OVER:
+        over = over.replace("_", "-")  # the input's public name (jit_share) for its flag (jit-share)
     if over not in sweeps.OVER:
         raise InputError(
             f"cannot sweep {over!r}{_did_you_mean(over, sweeps.OVER)}; choose one of {', '.join(sweeps.OVER)}",
@@ -824,8 +848,14 @@ def _agreement(value: float | None, ci95: tuple[float, float], simulated: float)
 def _ran(config: Config, schedule: Schedule) -> Config:
     """``config`` with the intervals of the schedule simulated."""
     intervals = schedule.intervals()
+    if config.has_jit:
+        # The one-step tier runs under the periodic ones (docs/model.md §13); none when none is needed.
+        intervals = intervals[1:]
+        if not intervals:
+            return config
+    memory = intervals[0] if len(intervals) > 1 else None
     middle = tuple(t.replace(interval_s=i) for t, i in zip(config.middle, intervals[1:-1], strict=True))
-    return config.replace(interval_s=intervals[-1], memory_interval_s=schedule.memory_interval_s, middle=middle)
+    return config.replace(interval_s=intervals[-1], memory_interval_s=memory, middle=middle)
 
 
 #: The most cycles ``simulate --events`` writes: a cycle of Llama 3 is about 85 lines of log.

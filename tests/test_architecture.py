@@ -24,6 +24,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "numeric",
             "one_level",
             "tiers",
+            "recovery",
             "search",
             "weibull",
             "evaluation",

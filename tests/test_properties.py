@@ -850,6 +850,9 @@ def _levers_gain_is_their_effective_minus_base(config: Config, gpus: float | Non
                 memory_bandwidth=assume.memory_bandwidth_per_gpu * gpus,
                 memory_restart_s=assume.memory_restart_s,
             )
+    if config.shape is None:
+        # Just-in-time recovery (docs/model.md §13): 90 % in place, saved at the storage bandwidth, 10 s steps.
+        expected["jit_recovery"] = replace(config, jit_share=assume.jit_share, step_s=assume.jit_step_s)
     assert sorted(lever.key for lever in found) == sorted(expected)
     for lever in found:
         assert lever.changed == expected[lever.key], lever.key

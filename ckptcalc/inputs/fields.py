@@ -193,6 +193,30 @@ FIELDS: tuple[Field, ...] = (
         "Training step time: intervals become whole steps.",
     ),
     Field("discard", "fraction", "discard", "training", "discard", "Share of steps later thrown away (goodput)."),
+    Field(
+        "jit_share",
+        "fraction",
+        "jit-share",
+        "recovery",
+        "jit_share",
+        "Share of failures recovered in place from a healthy replica (just-in-time; needs --step-time), e.g. 0.9.",
+    ),
+    Field(
+        "jit_bandwidth",
+        "rate",
+        "jit-bw",
+        "recovery",
+        "jit_bandwidth",
+        "Bandwidth of the just-in-time save from the healthy replica (default: the storage bandwidth).",
+    ),
+    Field(
+        "notice_share",
+        "fraction",
+        "notice-share",
+        "recovery",
+        "notice_share",
+        "Share of failures that come with notice: a checkpoint is written first and no work is lost.",
+    ),
     Field("gpu_hour_cost", "number", "gpu-hour-cost", "cost", "gpu_hour", "Cost of one GPU-hour, any currency."),
 )
 
@@ -209,6 +233,9 @@ _SWEEPS = (
     ("replica-survival", "replica_survival", "replica survival"),
     ("memory-bw", "memory_bandwidth_bytes_per_s", "memory bandwidth"),
     ("memory-restart", "memory_restart_s", "memory restart time"),
+    ("jit-share", "jit_share", "share recovered in place"),
+    ("jit-bw", "jit_bandwidth_bytes_per_s", "just-in-time save bandwidth"),
+    ("notice-share", "notice_share", "share with notice"),
 )
 _SWEEP = {flag: (column, axis) for flag, column, axis in _SWEEPS}
 FIELDS = tuple(f.replace(sweep=_SWEEP[f.flag][0], axis=_SWEEP[f.flag][1]) if f.flag in _SWEEP else f for f in FIELDS)

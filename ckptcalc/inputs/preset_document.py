@@ -74,6 +74,8 @@ def from_document(document: dict[str, Any], label: str, labels: dict[str, str] |
     for key, value in document.items():
         if key == LEVELS:
             middle, tier_names = _levels(value, document, at(key), values, origin)
+        elif key == LEVERS:
+            _lever_table(value, at(key), meta, origin)
         elif key in META:
             meta[key] = _meta(key, value, files.get(key, label))
         elif key in SECTIONS:
@@ -92,7 +94,7 @@ def from_document(document: dict[str, Any], label: str, labels: dict[str, str] |
                 values[spec.name] = value_of(spec.kind, raw, where)
                 origin[spec.name] = where
         else:
-            known = ", ".join([*META, BASE, *sorted(SECTIONS), LEVELS])
+            known = ", ".join([*META, BASE, *sorted(SECTIONS), LEVELS, LEVERS])
             raise PresetError(f"unknown key (known: {known})", where=at(key))
     version = meta.get("schema_version", SCHEMA_VERSION)
     if version > SCHEMA_VERSION:
@@ -108,11 +110,39 @@ def from_document(document: dict[str, Any], label: str, labels: dict[str, str] |
         derived_from=meta.get("derived_from"),
         changed=meta.get("changed"),
         mtbf_ci95=meta.get(BAND),
+        **{name: meta[name] for name in _LEVER_FIELDS if name in meta},
         middle=middle,
         origin=origin,
         per_gpu=frozenset(),  # a rate stated per GPU is marked by its PerGpu value instead
         **values,
     )
+
+
+#: The table of what the levers assume (docs/model.md §13): key -> (unit kind, Scenario field).
+LEVERS = "levers"
+_LEVER_KEYS = {
+    "jit_share": ("fraction", "lever_jit_share"),
+    "jit_bandwidth": ("rate", "lever_jit_bandwidth"),
+    "jit_step_time": ("duration", "lever_jit_step_s"),
+}
+_LEVER_FIELDS = tuple(field for _, field in _LEVER_KEYS.values())
+
+
+def _lever_table(raw: Any, where: str, meta: dict[str, Any], origin: dict[str, str]) -> None:
+    """``[levers]``: the just-in-time lever's share (in [0, 1]), save bandwidth and step time (positive)."""
+    if not isinstance(raw, dict):
+        raise PresetError(f"must be a table ([{LEVERS}])", where=where)
+    for sub, value in raw.items():
+        here = f"{where}.{sub}"
+        if sub not in _LEVER_KEYS:
+            raise PresetError(f"unknown key (known in [{LEVERS}]: {', '.join(_LEVER_KEYS)})", where=here)
+        kind, field = _LEVER_KEYS[sub]
+        found = value_of(kind, value, here)
+        if not math.isfinite(found) or (found > 1 if kind == "fraction" else False) or found < 0:
+            raise PresetError(f"must be a share in [0, 1], got {found:g}", where=here)
+        if kind != "fraction" and found <= 0:
+            raise PresetError(f"must be positive, got {found:g}", where=here)
+        meta[field], origin[field] = found, here
 
 
 #: The top-level array of tables listing the checkpoint tiers, fastest first.

@@ -117,6 +117,13 @@ class Scenario(Record):
     memory_interval_s: float | None = None
     step_time_s: float | None = None
     discard: float | None = None
+    jit_share: float | None = None
+    jit_bandwidth: float | None = None
+    notice_share: float | None = None
+    # What the just-in-time lever assumes, from a preset's [levers] (docs/model.md §13).
+    lever_jit_share: float | None = None
+    lever_jit_bandwidth: float | None = None  # a units.PerGpu when stated per GPU
+    lever_jit_step_s: float | None = None
     gpu_hour_cost: float | None = None
     mtbf_ci95: tuple[float, float | None] | None = None
     middle: tuple[MiddleTier, ...] = ()  # tiers between memory and storage ([[levels]] of a preset)
@@ -401,6 +408,7 @@ def resolve(scenario: Scenario) -> Job:
         memory_read_bandwidth=scenario.memory_read_bandwidth,
         middle=_middle(scenario),
     )
+    config = _with_recovery(scenario, config)
     _check_persist(scenario, config)
     gpu_mtbf = scenario.gpu_mtbf_s
     if gpu_mtbf is None and scenario.gpus is not None:
@@ -598,7 +606,10 @@ def _band(scenario: Scenario, mtbf: float, source: str) -> tuple[float, float | 
 def _check_ranges(scenario: Scenario, values: dict[str, float]) -> None:
     """Every stated value in its range: shares in theirs, counts whole, the rest positive."""
     for name, value in values.items():
-        if name == "discard" or name == "replica_survival":
+        if name in ("jit_share", "notice_share"):
+            if not (math.isfinite(value) and 0 <= value <= 1):
+                raise InputError(f"must be a share in [0, 1], got {value:g}", where=scenario.where(name))
+        elif name == "discard" or name == "replica_survival":
             if not (math.isfinite(value) and 0 <= value < 1):
                 raise InputError(f"must be a share in [0, 1), got {value:g}", where=scenario.where(name))
         elif name in RESTART_PARTS:
@@ -619,6 +630,34 @@ def _check_ranges(scenario: Scenario, values: dict[str, float]) -> None:
     for name in ("gpus", "failures"):
         if name in values and not float(values[name]).is_integer():
             raise InputError(f"must be a whole number, got {values[name]:g}", where=scenario.where(name))
+
+
+def _with_recovery(scenario: Scenario, config: Config) -> Config:
+    """Just-in-time recovery and failures with notice (docs/model.md §13): in-place recovery replays
+    at most a step, so it needs the step time; the two shares cannot exceed all failures."""
+    jit, notice = scenario.jit_share, scenario.notice_share
+    if jit is None and notice is None:
+        if scenario.jit_bandwidth is not None:
+            raise InputError("needs {jit_share} (just-in-time recovery)", where=scenario.where("jit_bandwidth"))
+        return config
+    if jit is not None and scenario.step_time_s is None:
+        raise InputError(
+            "just-in-time recovery replays the step in progress: it needs {step_time}",
+            where=scenario.where("jit_share"),
+        )
+    if jit is not None and notice is not None and jit + notice > 1.0 + 1e-12:
+        raise InputError(
+            f"{jit:g} of failures in place and {notice:g} with notice make {jit + notice:.10g}, more than all of them",
+            where=scenario.where("notice_share"),
+        )
+    if scenario.jit_bandwidth is not None and jit is None:
+        raise InputError("needs {jit_share} (just-in-time recovery)", where=scenario.where("jit_bandwidth"))
+    return config.replace(
+        step_s=scenario.step_time_s if jit is not None else None,
+        jit_share=jit,
+        jit_bandwidth=scenario.jit_bandwidth,
+        notice_share=notice,
+    )
 
 
 def _size(scenario: Scenario) -> float:

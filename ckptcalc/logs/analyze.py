@@ -5,7 +5,9 @@ compressed or not), one event a record, each with a ``time`` (or ``time_s``,
 seconds) and an ``event``: ``run_start``, ``run_end``, ``checkpoint_start``,
 ``checkpoint_end`` (optional ``level``, and ``async_persist_end``: when its
 persist became durable, or ``interrupted``: never), ``failure`` (optional
-``cause``), ``restart_end``
+``cause``), ``recovery`` (after a failure, ``kind`` ``in_place``: recovered
+from a healthy replica, back to the step boundary ``resumed_from``, or
+``notice``: a checkpoint written first, nothing lost), ``restart_end``
 (training resumes; optional ``resumed_from``: the time of the
 ``checkpoint_start`` whose state was loaded) and ``progress`` (optional
 ``step``). Unknown events are skipped and counted.
@@ -50,6 +52,9 @@ from ckptcalc.simulation import timeline as montecarlo
 
 #: The events the analysis reads (the canonical log's); any other value of ``event`` is skipped and counted.
 EVENTS = canonical.EVENTS
+
+#: What a ``recovery`` event's ``kind`` says: recovered in place from a healthy replica, or met with notice.
+RECOVERY_KINDS = ("in_place", "notice")
 
 #: The level of a checkpoint whose line names none.
 DEFAULT_LEVEL = "storage"
@@ -390,6 +395,20 @@ class _Run:
         self.ep_resumed.append(math.nan)  # unless the restart_end says: the newest durable checkpoint
         self.ep_failures.append(1)
         self.ep_cause.append(index)
+
+    def _recovery(self, t: float, record: dict[str, Any]) -> None:
+        """A failure recovered without a rollback (docs/model.md §13): ``in_place`` resumes from the step
+        boundary ``resumed_from`` (the failure itself when not given), ``notice`` from where it struck."""
+        if not self.pending:
+            raise BadRecord("recovery without a failure before it")
+        kind = _given(record, "kind")
+        if kind not in RECOVERY_KINDS:
+            got = "none" if kind is MISSING else repr(text_form(kind)[:20])
+            raise BadRecord(f"a recovery's kind is {' or '.join(RECOVERY_KINDS)}, got {got}")
+        resumed = self.time(record, "resumed_from") if kind == "in_place" else None
+        if resumed is not None and resumed > self.ep_failure[-1]:
+            raise BadRecord("resumed_from is later than the failure")
+        self.ep_resumed[-1] = self.ep_failure[-1] if resumed is None else resumed
 
     def _restart_end(self, t: float, record: dict[str, Any]) -> None:
         if not self.pending:

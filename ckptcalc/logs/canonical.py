@@ -5,10 +5,11 @@ log has one event a line with the fields ``analyze`` reads (docs/commands/events
 
 * ``time``: an ISO-8601 timestamp in UTC (``2025-06-25T13:20:46.458Z``), or ``time_s``, seconds from
   the log's zero, when the log's times were numbers;
-* ``event``: ``run_start``, ``checkpoint_start``, ``checkpoint_end``, ``failure``, ``restart_end``,
-  ``progress`` or ``run_end``;
-* where they apply: ``level``, ``step``, ``cause``, ``resumed_from`` and ``async_persist_end`` (times in
-  the form of ``time``; ``async_persist_end`` is ``interrupted`` for a persist that never completed).
+* ``event``: ``run_start``, ``checkpoint_start``, ``checkpoint_end``, ``failure``, ``recovery``,
+  ``restart_end``, ``progress`` or ``run_end``;
+* where they apply: ``level``, ``step``, ``cause``, ``resumed_from``, ``async_persist_end`` (times in
+  the form of ``time``; ``async_persist_end`` is ``interrupted`` for a persist that never completed) and
+  ``kind`` (a ``recovery``'s: ``in_place`` or ``notice``, docs/model.md §13).
 
 It is written as it is read, in JSON Lines or CSV, so a log of any length takes no more memory.
 
@@ -34,10 +35,19 @@ from ckptcalc.logs import assembly, reader
 from ckptcalc.logs.reader import MISSING, BadRecord, get_path, text_form
 
 #: The events of the canonical log, in the order a run meets them.
-EVENTS = ("run_start", "checkpoint_start", "checkpoint_end", "failure", "restart_end", "progress", "run_end")
+EVENTS = (
+    "run_start",
+    "checkpoint_start",
+    "checkpoint_end",
+    "failure",
+    "recovery",
+    "restart_end",
+    "progress",
+    "run_end",
+)
 
 #: Fields written after ``time`` and ``event`` when an event has them (the CSV columns, in order).
-FIELDS = ("level", "step", "cause", "resumed_from", "async_persist_end")
+FIELDS = ("level", "step", "cause", "resumed_from", "async_persist_end", "kind")
 
 #: Of them, the ones that hold times.
 TIME_FIELDS = ("resumed_from", "async_persist_end")

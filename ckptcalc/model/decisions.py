@@ -28,6 +28,17 @@ class LeverAssumptions(Record):
     replica_survival: float
     memory_bandwidth_per_gpu: float
     memory_restart_s: float
+    # Just-in-time recovery (docs/model.md §13): the share recovered in place, the bandwidth of the save
+    # (None: the storage bandwidth) and the step replayed: the job's own when it states one, else assumed.
+    jit_share: float = 0.9
+    jit_bandwidth: float | None = None
+    jit_step_s: float = 10.0
+    job_step_s: float | None = None
+
+    @property
+    def step_s(self) -> float:
+        """The step the just-in-time lever replays: the job's, or the one assumed."""
+        return self.jit_step_s if self.job_step_s is None else self.job_step_s
 
 
 class Lever(Record):
@@ -81,11 +92,28 @@ def levers(
                 memory_restart_s=assume.memory_restart_s,
             )
             options.append(("memory_replica", memory))
+    if config.shape is None:
+        options.extend(_recovery_levers(config, assume))
     found = []
     for key, changed, value in [(k, c, None) for k, c in options] + list(more):
         effective = _effective(changed)
         found.append(Lever(key, effective, (effective - base) * 100.0, changed, value))
     return sorted(found, key=lambda lever: -lever.gain_pp)
+
+
+def _recovery_levers(config: Config, assume: LeverAssumptions | None) -> list[tuple[str, Config]]:
+    """Just-in-time recovery where the job has none (the share assumed, at most what notice leaves);
+    where it has it, or notice, the job without each, so that its worth shows (docs/model.md §13)."""
+    found: list[tuple[str, Config]] = []
+    if config.has_jit:
+        found.append(("without_jit", replace(config, jit_share=None, jit_bandwidth=None, step_s=None)))
+    elif assume is not None:
+        share = min(assume.jit_share, 1.0 - float(config.notice_share or 0.0))
+        changed = replace(config, jit_share=share, jit_bandwidth=assume.jit_bandwidth, step_s=assume.step_s)
+        found.append(("jit_recovery", changed))
+    if config.notice_share is not None:
+        found.append(("without_notice", replace(config, notice_share=None)))
+    return found
 
 
 # ------------------------------------------------------------------ targets

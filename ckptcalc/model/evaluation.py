@@ -31,7 +31,7 @@ import math
 from typing import Any, TypeAlias
 
 from ckptcalc.errors import InputError
-from ckptcalc.model import search
+from ckptcalc.model import recovery, search
 from ckptcalc.model.arrays import count, largest, lib, scalar
 from ckptcalc.model.arrays import maximum as _maximum
 from ckptcalc.model.arrays import share as _share
@@ -177,6 +177,11 @@ def restart_time(restart_s: Num, checkpoint_bytes: Num, read_bandwidth: Num | No
     return restart_s + checkpoint_bytes / read_bandwidth
 
 
+def _or_zero(value: Num | None) -> Num:
+    """A share that may be unstated (None), as a number (a float or an array)."""
+    return 0.0 if value is None else value
+
+
 class Config(Record):
     """A training job's checkpointing, in SI units (fields may be numpy arrays).
 
@@ -205,6 +210,46 @@ class Config(Record):
     read_bandwidth: Num | None = None
     memory_read_bandwidth: Num | None = None
     middle: tuple[Tier, ...] = ()
+    step_s: Num | None = None  # a training step: just-in-time recovery replays at most one (docs/model.md §13)
+    jit_share: Num | None = None  # share of failures recovered in place from a healthy replica
+    jit_bandwidth: Num | None = None  # bandwidth of that save (default: the storage bandwidth)
+    notice_share: Num | None = None  # share of failures met by writing a checkpoint first
+
+    @property
+    def has_jit(self) -> bool:
+        """Whether some failures are recovered in place (a tier of one step under the periodic ones)."""
+        return self.jit_share is not None
+
+    @property
+    def has_recovery(self) -> bool:
+        """Whether just-in-time recovery or failures with notice are configured."""
+        return self.jit_share is not None or self.notice_share is not None
+
+    @property
+    def step(self) -> Num:
+        """The step time just-in-time recovery replays (1 s, unused, without it)."""
+        return 1.0 if self.step_s is None else self.step_s
+
+    @property
+    def periodic_share(self) -> Num:
+        """The share of failures that roll back to a periodic checkpoint, 1 − p_j − p_n."""
+        return recovery.periodic_share(_or_zero(self.jit_share), _or_zero(self.notice_share))
+
+    @property
+    def jit_save_s(self) -> Num:
+        """δ_j: the save from the healthy replica, size / its bandwidth (the storage bandwidth by default)."""
+        bandwidth = self.bandwidth if self.jit_bandwidth is None else self.jit_bandwidth
+        return write_time(self.checkpoint_bytes, bandwidth)
+
+    @property
+    def jit_restart_s(self) -> Num:
+        """c_j = r + δ_j: the restart plus the save from the healthy replica."""
+        return self.storage_restart_s + self.jit_save_s
+
+    @property
+    def notice_restart_s(self) -> Num:
+        """The checkpoint written on notice (δ) and the restart (r)."""
+        return self.storage_restart_s + self.write_s
 
     @property
     def write_s(self) -> Num:
@@ -234,7 +279,16 @@ class Config(Record):
         return restart_time(self.restart_s, self.checkpoint_bytes, self.read_bandwidth)
 
     def levels(self) -> tuple[Level, ...]:
-        """The levels of docs/model.md §4 and §12, fastest first: memory, the middle tiers, storage."""
+        """The levels of docs/model.md §4 and §12, fastest first: memory, the middle tiers, storage.
+        With just-in-time recovery or notice (§13) their shares are of all failures: they serve
+        1 − p_j − p_n of them."""
+        levels = self._levels()
+        if not self.has_recovery:
+            return levels
+        rest = self.periodic_share
+        return tuple(level.replace(share=level.share * rest) for level in levels)
+
+    def _levels(self) -> tuple[Level, ...]:
         levels: list[Level] = []
         storage_share: Num = 1.0
         if self.replica_survival is not None:
@@ -392,6 +446,16 @@ def first_order(config: Config) -> FirstOrder:
     write, rework, restart = results[0].write, results[0].rework, results[0].restart
     for extra in results[1:]:
         write, rework, restart = write + extra.write, rework + extra.rework, restart + extra.restart
+    if config.has_recovery:
+        in_place, recovered = recovery.first_order_terms(
+            step_s=config.step if config.has_jit else 0.0,
+            jit_share=_or_zero(config.jit_share),
+            jit_restart_s=config.jit_restart_s,
+            notice_share=_or_zero(config.notice_share),
+            notice_restart_s=config.notice_restart_s,
+            mtbf_s=mtbf,
+        )
+        rework, restart = rework + in_place, restart + recovered
     total = write + rework + restart
     return FirstOrder(config, tuple(results), write, rework, restart, total, _maximum(1.0 - total, 0.0))
 
@@ -450,15 +514,26 @@ class Result(Record):
 
 
 def _base(config: Config) -> Tiers:
-    """The schedule of ``config``'s levels, fastest first, with τ₁ = 1 and every multiple 1 (placeholders)."""
+    """The schedule of ``config``'s levels, fastest first, with τ₁ = 1 and every multiple 1 (placeholders);
+    with just-in-time recovery, its one-step tier first (τ₁ the step), and the failures with notice."""
     levels = config.levels()
-    return Tiers(
+    periodic = Tiers(
         tau1_s=1.0,
         every=tuple(1.0 for _ in levels[1:]),
         stalls=tuple(level.stall_s for level in levels),
         lag_s=levels[-1].lag_s,
         shares=tuple(level.share for level in levels),
         restarts=tuple(level.restart_s for level in levels),
+    )
+    if not config.has_recovery:
+        return periodic
+    return recovery.with_recovery(
+        periodic,
+        step_s=config.step,
+        jit_share=config.jit_share,
+        jit_restart_s=config.jit_restart_s,
+        notice_share=config.notice_share,
+        notice_restart_s=config.notice_restart_s,
     )
 
 
@@ -491,6 +566,8 @@ def _plan(config: Config) -> tuple[Tiers, list[Caveat]]:
     base = _base(config)
     mtbf = config.mtbf_s
     given = [level.interval_s for level in config.levels()]
+    if config.has_jit:
+        return _plan_jit(config, base, given)
     if all(g is None for g in given):
         return search.best(base, mtbf), []
     if all(g is not None for g in given):
@@ -503,6 +580,25 @@ def _plan(config: Config) -> tuple[Tiers, list[Caveat]]:
         "with three or more tiers, give every tier's interval, only the fastest's, or only storage's",
         where="interval",
     )
+
+
+def _plan_jit(config: Config, base: Tiers, given: list[Num]) -> tuple[Tiers, list[Caveat]]:
+    """:func:`_plan` with just-in-time recovery: τ₁ is the step, and the periodic intervals are whole
+    steps, searched for the failures that remain, or every one given (rounded to whole steps)."""
+    if all(g is None for g in given):
+        return search.best(base, config.mtbf_s, tau1_fixed=True), []
+    if any(g is None for g in given):
+        raise InputError("with just-in-time recovery, give every checkpoint interval or none", where="memory_interval")
+    ns = lib(*given, config.step)
+    periodic, caveats = _given(config, recovery.without_jit(base.replace(every=(1.0, *base.every[1:]))), given)
+    steps = ns.maximum(ns.rint(periodic.tau1_s / config.step), 1.0)
+    every = (steps, *periodic.every)
+    return base.replace(every=every), caveats
+
+
+def _periodic(config: Config, schedule: Tiers) -> Tiers:
+    """The periodic tiers of a schedule (without the just-in-time tier, when there is one)."""
+    return recovery.without_jit(schedule) if config.has_jit else schedule
 
 
 def dominant(write: Num, rework: Num, restart: Num) -> Any:
@@ -527,6 +623,8 @@ def evaluate(config: Config) -> Result:
     the exact optimum itself, and first order beside them."""
     if config.shape is not None:
         return _evaluate_weibull(config)
+    if config.has_recovery and scalar(config.periodic_share) and config.periodic_share <= 0:
+        return _evaluate_unneeded(config)
     mtbf = config.mtbf_s
     chosen, caveats = _plan(config)
     best = _plan(config.optimal())[0] if config.pinned else chosen
@@ -538,6 +636,56 @@ def evaluate(config: Config) -> Result:
         best, at_best = _better(chosen, split, best, at_best)
     daly = daly_interval(config.write_s, mtbf) if config.is_single_sync else None
     return _result(config, (chosen, split), (best, at_best), caveats, daly)
+
+
+def unneeded(config: Config) -> bool:
+    """Whether no failure rolls back to a periodic checkpoint (every one recovered in place or met
+    with notice): then none is needed, and its interval is infinite."""
+    return bool(config.has_recovery and scalar(config.periodic_share) and config.periodic_share <= 0)
+
+
+def _evaluate_unneeded(config: Config) -> Result:
+    """No periodic checkpoint: the one-step tier alone (with the failures with notice), which with
+    every failure in place is Daly's exact form at τ = t_step, δ = 0, r = c_j (docs/model.md §13.3)."""
+    alone = Tiers(
+        tau1_s=config.step,
+        every=(),
+        stalls=(0.0,),
+        lag_s=0.0,
+        shares=(config.jit_share or 0.0,),
+        restarts=(config.jit_restart_s,),
+    )
+    alone = recovery.with_recovery(
+        alone,
+        step_s=alone.tau1_s,
+        jit_share=None,
+        jit_restart_s=0.0,
+        notice_share=config.notice_share,
+        notice_restart_s=config.notice_restart_s,
+    )
+    split = effective(alone, config.mtbf_s)
+    fo = first_order(config)
+    plans = tuple(Plan(level, math.inf, math.inf) for level in config.levels())
+    return Result(
+        config=config,
+        interval_s=math.inf,
+        memory_interval_s=math.inf if config.has_memory else None,
+        storage_every=None,
+        optimal_interval_s=math.inf,
+        optimal_memory_interval_s=math.inf if config.has_memory else None,
+        optimal_storage_every=None,
+        effective=split.effective,
+        optimal_effective=split.effective,
+        write=split.write,
+        rework=split.rework,
+        restart=split.restart,
+        dominant=dominant(split.write, split.rework, split.restart),
+        young_interval_s=math.inf,
+        daly_interval_s=None,
+        levels=plans,
+        first_order=fo,
+        caveats=(),
+    )
 
 
 def _better(a: Tiers, a_split: Split, b: Tiers, b_split: Split) -> tuple[Tiers, Split]:
@@ -570,7 +718,7 @@ def _result(
     fo = first_order(config)
     levels = config.levels()
     two = config.has_memory
-    ran, ideal = chosen.intervals(), best.intervals()
+    ran, ideal = _periodic(config, chosen).intervals(), _periodic(config, best).intervals()
     plans = [Plan(level, ran[i], ideal[i]) for i, level in enumerate(levels)]
     storage = levels[-1]
     if not config.pinned or config.interval_s is None or config.memory_interval_s is None:
@@ -581,10 +729,10 @@ def _result(
         config=config,
         interval_s=ran[-1],
         memory_interval_s=ran[0] if two else None,
-        storage_every=chosen.segments if two else None,
+        storage_every=_periodic(config, chosen).segments if two else None,
         optimal_interval_s=ideal[-1],
         optimal_memory_interval_s=ideal[0] if two else None,
-        optimal_storage_every=best.segments if two else None,
+        optimal_storage_every=_periodic(config, best).segments if two else None,
         effective=split.effective,
         optimal_effective=at_best.effective,
         write=split.write,
@@ -604,6 +752,9 @@ def schedule_of(config: Config, result: Result, *, optimal: bool = False) -> Tie
     intervals = [p.optimal_interval_s if optimal else p.interval_s for p in result.levels]
     ns = lib(*intervals)
     multiples = tuple(ns.rint(b / a) for a, b in itertools.pairwise(intervals))
+    if config.has_jit:
+        steps = ns.maximum(ns.rint(intervals[0] / config.step), 1.0)
+        return _base(config).replace(every=(steps, *multiples))
     return _base(config).replace(tau1_s=intervals[0], every=multiples)
 
 
@@ -627,7 +778,7 @@ def effective_at(config: Config, schedule: Tiers, mtbf_s: float) -> float:
 def interval_comparison(config: Config) -> list[tuple[str, float, float]] | None:
     """(name, interval, exact effective time) for Young's, Daly's and the exact
     optimum of a single synchronous level; ``None`` when no closed form exists."""
-    if not config.is_single_sync or config.shape is not None:
+    if not config.is_single_sync or config.shape is not None or config.has_recovery:
         return None
     delta, mtbf, restart = config.write_s, config.mtbf_s, config.storage_restart_s
     rows = [
@@ -685,6 +836,10 @@ def _evaluate_weibull(config: Config) -> Result:
         raise InputError(
             "more than one checkpoint level under Weibull failures has no exact model; `ckptcalc simulate` answers it",
             where="shape",
+        )
+    if config.has_recovery:
+        raise InputError(
+            "just-in-time recovery and failures with notice have no exact model under Weibull failures", where="shape"
         )
     fields = ("checkpoint_bytes", "bandwidth", "mtbf_s", "restart_s", "snapshot_bandwidth", "interval_s", "shape")
     present = {name: getattr(config, name) for name in fields if getattr(config, name) is not None}

@@ -63,6 +63,13 @@ class Tiers(Record):
     lag_s: Num
     shares: tuple[Num, ...]
     restarts: tuple[Num, ...]
+    notice_share: Num = 0.0  # failures met by a checkpoint first: they go back nowhere (docs/model.md §13)
+    notice_restart_s: Num = 0.0  # their restart, the notice checkpoint's write included
+
+    @property
+    def has_notice(self) -> bool:
+        """Whether some failures come with notice (an array of shares counts, even if all 0)."""
+        return not (isinstance(self.notice_share, float | int) and self.notice_share == 0)
 
     @property
     def count(self) -> int:
@@ -91,7 +98,16 @@ class Tiers(Record):
 
     def values(self) -> tuple[Num, ...]:
         """Every number of the schedule, flat (to tell floats from arrays)."""
-        return (self.tau1_s, *self.every, *self.stalls, self.lag_s, *self.shares, *self.restarts)
+        return (
+            self.tau1_s,
+            *self.every,
+            *self.stalls,
+            self.lag_s,
+            *self.shares,
+            *self.restarts,
+            self.notice_share,
+            self.notice_restart_s,
+        )
 
 
 def single(*, interval_s: Num, stall_s: Num, lag_s: Num, restart_s: Num) -> Tiers:
@@ -121,6 +137,7 @@ class _Recovery(Record):
 
     restart: Num  # expected time in restarts, per failure
     lands: tuple[Num, ...]  # chance of resuming at the anchor of tier 1 … L
+    here: Num = 0.0  # chance of resuming where the failure struck (every class drawn came with notice)
 
 
 #: Recent recoveries of plain-float schedules, by shares, restarts and M: a search over the
@@ -132,7 +149,7 @@ def _recovered(t: Tiers, mtbf: Num, ns: Lib) -> _Recovery:
     """:func:`_recovery`, remembered for plain floats (it depends on the shares, restarts and M only)."""
     if ns is not Scalar:
         return _recovery(t, mtbf, ns)
-    key = (*t.shares, *t.restarts, mtbf)
+    key = (*t.shares, *t.restarts, t.notice_share, t.notice_restart_s, mtbf)
     found = _RECOVERIES.get(key)
     if found is None:
         if len(_RECOVERIES) > 256:
@@ -149,9 +166,12 @@ def _recovery(t: Tiers, mtbf: Num, ns: Lib) -> _Recovery:
         Z_K = (Σ_{c≤K} q_c·e_c + Σ_{c>K} q_c·T_c) / D_K,   T_c = e_c + (1 − a_c)·Z_c,
 
     where T_c is the time from a failure of class c, solved from the top tier down; the landing
-    chances follow the same pattern."""
-    count = t.count
+    chances follow the same pattern. Failures with notice are a class below tier 1 whose anchor is
+    the point the failure struck (docs/model.md §13.2)."""
     q, r = t.shares, t.restarts
+    if t.has_notice:
+        q, r = (t.notice_share, *q), (t.notice_restart_s, *r)
+    count = len(q)
     lost = [-ns.expm1(-rc / mtbf) for rc in r]  # a failure strikes during the restart
     kept = [1.0 - x for x in lost]
     spent = [-mtbf * ns.expm1(-rc / mtbf) for rc in r]  # E[min(X, r_c)]
@@ -189,6 +209,8 @@ def _recovery(t: Tiers, mtbf: Num, ns: Lib) -> _Recovery:
         for c in range(count):
             w = w + q[c] * land[c][target]
         lands.append(w)
+    if t.has_notice:
+        return _Recovery(restart, tuple(lands[1:]), lands[0])
     return _Recovery(restart, tuple(lands))
 
 
@@ -208,7 +230,30 @@ class _Map(Record):
 def _segment(length: Num, work: Num, rec: _Recovery, mtbf: Num, ns: Lib) -> _Map:
     """One tier-1 segment of ``length`` (its first ``work`` seconds work, the rest a stall):
 
-    E = c + p·E_next + (1 − p)·[R + Σ_K w_K·A_K], with A₁ = E itself, solved for E."""
+    E = c + p·E_next + (1 − p)·[R + Σ_K w_K·A_K], with A₁ = E itself, solved for E.
+
+    A failure that resumes where it struck (notice) loses no progress: only the others end the
+    segment, at rate (1 − h)/M, and each failure on the way costs R (docs/model.md §13.2)."""
+    if isinstance(rec.here, float | int) and rec.here == 0:
+        return _plain_segment(length, work, rec, mtbf, ns)
+    escape: Num = 0.0  # 1 − h, as a sum of positive terms
+    for w in rec.lands:
+        escape = escape + w
+    slow = mtbf / ns.maximum(escape, 1e-300)  # the mean time, in segment progress, to a failure that ends it
+    time, stall = _piece(0.0, length, work, slow, ns)
+    lost = -ns.expm1(-length / slow)
+    restart = time / mtbf * rec.restart
+    share = [lost * w / ns.maximum(escape, 1e-300) for w in rec.lands]
+    d = 1.0 - share[0]
+    beta = tuple(x / d for x in share[1:])
+    rest: Num = 0.0
+    for b in beta:
+        rest = rest + b
+    return _Map((1.0 - lost) / d, rest, ((time + restart) / d, stall / d, restart / d), beta)
+
+
+def _plain_segment(length: Num, work: Num, rec: _Recovery, mtbf: Num, ns: Lib) -> _Map:
+    """:func:`_segment` when no failure comes with notice."""
     time, stall = _piece(0.0, length, work, mtbf, ns)
     lost = -ns.expm1(-length / mtbf)
     d = 1.0 - lost * rec.lands[0]
@@ -354,7 +399,7 @@ def effective(t: Tiers, mtbf_s: Num) -> Split:
     One level takes its closed form (:func:`ckptcalc.model.one_level.single_split`, the same numbers
     as :func:`by_recursion` to rounding, and about twenty times faster).
     """
-    if t.count == 1:
+    if t.count == 1 and not t.has_notice:
         return single_split(
             interval_s=t.tau1_s, stall_s=t.stalls[0], lag_s=t.lag_s, restart_s=t.restarts[0], mtbf_s=mtbf_s
         )
@@ -370,11 +415,9 @@ def by_recursion(t: Tiers, mtbf_s: Num) -> Split:
     0 and the restarts take their share of :func:`restart_share`.
     """
     if t.count == 1:
-        t = Tiers(
-            tau1_s=t.tau1_s,
+        t = t.replace(
             every=(1.0,),
             stalls=(0.0, t.stalls[0]),
-            lag_s=t.lag_s,
             shares=(0.0, t.shares[0]),
             restarts=(t.restarts[0], t.restarts[0]),
         )
@@ -402,8 +445,8 @@ def restart_share(t: Tiers, mtbf_s: Num) -> Num:
     min(X, r_c) restarting, r_c the restart of the class drawn, so it is Σ q_c·(1 − e^{−r_c/M}).
     Where the cycle leaves floating point (periods thousands of MTBFs long, effective time 0), this
     is the restart share reported and the rest counts as re-done work."""
-    ns = lib(*t.shares, *t.restarts, mtbf_s)
-    total: Num = 0.0
+    ns = lib(*t.shares, *t.restarts, t.notice_share, t.notice_restart_s, mtbf_s)
+    total: Num = t.notice_share * -ns.expm1(-t.notice_restart_s / mtbf_s)
     for q, r in zip(t.shares, t.restarts, strict=True):
         total = total + q * -ns.expm1(-r / mtbf_s)
     return total

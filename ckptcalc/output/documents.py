@@ -8,12 +8,13 @@ and :func:`dumps` refuses NaN and infinities. Sentences come from
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ckptcalc.inputs.scenario import DEFAULT_BYTES_PER_PARAM, Job, Scenario, anatomy
 from ckptcalc.model.decisions import Cost, Lever, LeverAssumptions, Steps, Targets
-from ckptcalc.model.evaluation import TERMS, FirstOrder, Plan, Result
+from ckptcalc.model.evaluation import TERMS, FirstOrder, Plan, Result, unneeded
 from ckptcalc.output import wording
 
 if TYPE_CHECKING:
@@ -37,6 +38,28 @@ def warnings(result: Result) -> list[str]:
 
 def _f(value: Any) -> float | None:
     return None if value is None else float(value)
+
+
+def _interval(value: Any) -> float | None:
+    """An interval, null when infinite: no periodic checkpoint is needed (docs/model.md §13.3)."""
+    return None if value is None or math.isinf(float(value)) else float(value)
+
+
+def recovery(job: Job) -> dict[str, Any] | None:
+    """Just-in-time recovery and failures with notice (docs/model.md §13); null when neither is configured."""
+    c = job.config
+    if not c.has_recovery:
+        return None
+    return {
+        "jit_share": float(c.jit_share or 0.0),
+        "notice_share": float(c.notice_share or 0.0),
+        "periodic_share": float(c.periodic_share),
+        "step_time_s": _f(c.step_s),
+        "jit_save_s": float(c.jit_save_s) if c.has_jit else None,
+        "jit_restart_s": float(c.jit_restart_s) if c.has_jit else None,
+        "notice_restart_s": float(c.notice_restart_s) if c.notice_share is not None else None,
+        "periodic_needed": not unneeded(c),
+    }
 
 
 def inputs(job: Job) -> dict[str, Any]:
@@ -65,6 +88,11 @@ def inputs(job: Job) -> dict[str, Any]:
         "failure_dist": "exponential" if c.shape is None else "weibull",
         "shape": _f(c.shape),
         "mtbf_ci95": None if job.mtbf_band is None else [float(job.mtbf_band[0]), _f(job.mtbf_band[1])],
+        "jit_share": _f(c.jit_share),
+        "jit_bandwidth_bytes_per_s": _f(
+            c.jit_bandwidth if c.jit_bandwidth is not None or not c.has_jit else c.bandwidth
+        ),
+        "notice_share": _f(c.notice_share),
     }
 
 
@@ -127,8 +155,8 @@ def level(item: Plan, steps: int | None = None) -> dict[str, Any]:
         "name": lv.name,
         "stall_s": float(lv.stall_s),
         "lag_s": float(lv.lag_s),
-        "interval_s": float(item.interval_s),
-        "optimal_interval_s": float(item.optimal_interval_s),
+        "interval_s": _interval(item.interval_s),
+        "optimal_interval_s": _interval(item.optimal_interval_s),
         "share_of_failures": float(lv.share),
         "restart_s": float(lv.restart_s),
         "optimal_interval_steps": steps,
@@ -139,8 +167,8 @@ def first_order(result: Result) -> dict[str, Any]:
     """Young's first-order model of the same configuration: the explanation beside the exact answer."""
     fo = result.first_order
     return {
-        "optimal_interval_s": float(fo.optimal_interval_s),
-        "interval_s": float(fo.interval_s),
+        "optimal_interval_s": _interval(fo.optimal_interval_s),
+        "interval_s": _interval(fo.interval_s),
         "loss": loss(fo),
         "effective": float(fo.effective),
     }
@@ -175,13 +203,13 @@ def evaluation(
         "inputs": inputs(job),
         "model": "exact",
         "write_s": float(job.config.write_s),
-        "optimal_interval_s": float(result.optimal_interval_s),
-        "interval_s": float(result.interval_s),
-        "memory_interval_s": _f(result.memory_interval_s),
+        "optimal_interval_s": _interval(result.optimal_interval_s),
+        "interval_s": _interval(result.interval_s),
+        "memory_interval_s": _interval(result.memory_interval_s),
         "storage_every": _whole(result.storage_every),
-        "optimal_memory_interval_s": _f(result.optimal_memory_interval_s),
+        "optimal_memory_interval_s": _interval(result.optimal_memory_interval_s),
         "optimal_storage_every": _whole(result.optimal_storage_every),
-        "young_interval_s": float(result.young_interval_s),
+        "young_interval_s": _interval(result.young_interval_s),
         "daly_interval_s": _f(result.daly_interval_s),
         "loss": loss(result),
         "effective": float(result.effective),
@@ -191,8 +219,14 @@ def evaluation(
         "first_order": first_order(result),
         "levels": levels(result, steps),
         "uncertainty": uncertainty(job, band),
-        "warnings": [*warnings(result), *_bound_warning(job)],
+        "recovery": recovery(job),
+        "warnings": [*warnings(result), *_bound_warning(job), *_recovery_note(job)],
     }
+
+
+def _recovery_note(job: Job) -> list[str]:
+    """With every failure recovered in place or met with notice: no periodic checkpoint is needed."""
+    return [wording.no_periodic_needed()] if unneeded(job.config) else []
 
 
 def _bound_warning(job: Job) -> list[str]:
@@ -453,6 +487,7 @@ def simulation(
         "memory_interval_s": outcome.memory_interval_s,
         "storage_every": outcome.storage_every,
         "tier_intervals": _tier_intervals(result) if job.config.is_nested else None,
+        "recovery": recovery(job),
         "effective": outcome.effective,
         "effective_ci95": [low, high],
         "split": {
@@ -468,6 +503,11 @@ def simulation(
         "optimize": None,
         "warnings": notes,
     }
+    if job.config.has_recovery:
+        # The periodic schedule run, not the one-step tier under it (docs/model.md §13).
+        document["interval_s"] = _interval(result.interval_s)
+        document["memory_interval_s"] = _interval(result.memory_interval_s)
+        document["storage_every"] = _whole(result.storage_every)
     if search is not None and base is not None:
         document["optimize"] = {
             "interval_s": search.interval_s,
@@ -559,8 +599,8 @@ def plan(
         "steps": steps,
         "failure_dist": "exponential" if c.shape is None else "weibull",
         "shape": _f(c.shape),
-        "interval_s": float(result.interval_s),
-        "memory_interval_s": _f(result.memory_interval_s),
+        "interval_s": _interval(result.interval_s),
+        "memory_interval_s": _interval(result.memory_interval_s),
         "storage_every": _whole(result.storage_every),
         "effective": float(result.effective),
         "runs": figures["runs"],

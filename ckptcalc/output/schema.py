@@ -23,6 +23,13 @@ SECONDS: Schema = {"type": "number", "minimum": 0, "description": "seconds"}
 MAYBE_NUMBER: Schema = {"type": ["number", "null"]}
 MAYBE_SECONDS: Schema = {"type": ["number", "null"], "minimum": 0, "description": "seconds"}
 TERM: Schema = {"enum": ["write", "rework", "restart"]}
+#: A periodic interval: null when no periodic checkpoint is needed (every failure recovered in place or
+#: met with notice, docs/model.md §13.3).
+INTERVAL: Schema = {
+    "type": ["number", "null"],
+    "minimum": 0,
+    "description": "seconds; null when no periodic checkpoint is needed",
+}
 WARNINGS: Schema = {"type": "array", "items": {"type": "string"}}
 
 
@@ -114,6 +121,9 @@ INPUTS = _object(
             "maxItems": 2,
             "description": "the job MTBF's 95 % interval, seconds; the high end null when only a bound exists",
         },
+        "jit_share": {**MAYBE_NUMBER, "description": "share of failures recovered in place (just-in-time)"},
+        "jit_bandwidth_bytes_per_s": {**MAYBE_NUMBER, "description": "bandwidth of the just-in-time save"},
+        "notice_share": {**MAYBE_NUMBER, "description": "share of failures that come with notice"},
     },
     "normalised inputs, SI units; null where unused",
 )
@@ -152,8 +162,8 @@ LEVEL = _object(
         "name": {"type": "string", "description": "memory, storage, or a middle tier's name"},
         "stall_s": SECONDS,
         "lag_s": SECONDS,
-        "interval_s": SECONDS,
-        "optimal_interval_s": SECONDS,
+        "interval_s": INTERVAL,
+        "optimal_interval_s": INTERVAL,
         "share_of_failures": FRACTION,
         "restart_s": SECONDS,
         "optimal_interval_steps": {"type": ["integer", "null"], "minimum": 1},
@@ -162,10 +172,32 @@ LEVEL = _object(
 
 MAYBE_COUNT: Schema = {"type": ["integer", "null"], "minimum": 1}
 
+RECOVERY: Schema = {
+    "oneOf": [
+        {"type": "null"},
+        _object(
+            {
+                "jit_share": FRACTION,
+                "notice_share": FRACTION,
+                "periodic_share": {**FRACTION, "description": "share of failures that roll back, 1 − jit − notice"},
+                "step_time_s": MAYBE_SECONDS,
+                "jit_save_s": {
+                    **MAYBE_SECONDS,
+                    "description": "the save from the healthy replica, size / its bandwidth",
+                },
+                "jit_restart_s": {**MAYBE_SECONDS, "description": "restart of an in-place recovery, c_j = r + save"},
+                "notice_restart_s": {**MAYBE_SECONDS, "description": "checkpoint written on notice plus the restart"},
+                "periodic_needed": {"type": "boolean"},
+            },
+            "just-in-time recovery and failures with notice (docs/model.md §13); null when neither is configured",
+        ),
+    ]
+}
+
 FIRST_ORDER = _object(
     {
-        "optimal_interval_s": SECONDS,
-        "interval_s": SECONDS,
+        "optimal_interval_s": INTERVAL,
+        "interval_s": INTERVAL,
         "loss": _loss(exact=False),
         "effective": FRACTION,
     },
@@ -176,13 +208,13 @@ EVALUATION: Schema = {
     "inputs": INPUTS,
     "model": {"const": "exact"},
     "write_s": SECONDS,
-    "optimal_interval_s": SECONDS,
-    "interval_s": SECONDS,
+    "optimal_interval_s": INTERVAL,
+    "interval_s": INTERVAL,
     "memory_interval_s": MAYBE_SECONDS,
     "storage_every": MAYBE_COUNT,
     "optimal_memory_interval_s": MAYBE_SECONDS,
     "optimal_storage_every": MAYBE_COUNT,
-    "young_interval_s": SECONDS,
+    "young_interval_s": INTERVAL,
     "daly_interval_s": MAYBE_SECONDS,
     "loss": _loss(exact=True),
     "effective": FRACTION,
@@ -192,6 +224,7 @@ EVALUATION: Schema = {
     "first_order": FIRST_ORDER,
     "levels": {"type": "array", "items": LEVEL, "minItems": 1, "maxItems": 8},
     "uncertainty": UNCERTAINTY,
+    "recovery": RECOVERY,
     "warnings": WARNINGS,
 }
 
@@ -226,6 +259,9 @@ def optimize() -> Schema:
                     "memory_replica",
                     "detect_half",
                     "read_bw_x2",
+                    "jit_recovery",
+                    "without_jit",
+                    "without_notice",
                 ]
             },
             "name": {"type": "string"},
@@ -332,7 +368,7 @@ def simulate() -> Schema:
             "shape": {"type": ["number", "null"], "exclusiveMinimum": 0},
             "seed": {"type": "integer", "minimum": 0},
             "cycles": {"type": "integer", "minimum": 1},
-            "interval_s": SECONDS,
+            "interval_s": INTERVAL,
             "memory_interval_s": MAYBE_SECONDS,
             "storage_every": {"type": ["integer", "null"], "minimum": 1},
             "tier_intervals": {
@@ -340,6 +376,7 @@ def simulate() -> Schema:
                 "items": _object({"name": {"type": "string"}, "interval_s": SECONDS}),
                 "description": "each tier's interval, fastest first, with three or more tiers; null otherwise",
             },
+            "recovery": RECOVERY,
             "effective": FRACTION,
             "effective_ci95": {"type": "array", "items": NUMBER, "minItems": 2, "maxItems": 2},
             "split": _object({k: FRACTION for k in ("useful", "write", "rework", "restart")}),
@@ -470,7 +507,7 @@ def plan() -> Schema:
             "steps": {"type": ["integer", "null"], "minimum": 1},
             "failure_dist": {"enum": ["exponential", "weibull"]},
             "shape": MAYBE_NUMBER,
-            "interval_s": SECONDS,
+            "interval_s": INTERVAL,
             "memory_interval_s": MAYBE_SECONDS,
             "storage_every": {"type": ["integer", "null"], "minimum": 1},
             "effective": FRACTION,

@@ -21,7 +21,7 @@ from rich.text import Text
 from ckptcalc.errors import printable
 from ckptcalc.inputs import units
 from ckptcalc.inputs.scenario import DEFAULT_BYTES_PER_PARAM, Job, anatomy
-from ckptcalc.model.evaluation import TERMS, Result, interval_comparison
+from ckptcalc.model.evaluation import TERMS, Result, interval_comparison, unneeded
 from ckptcalc.model.statistics import points, shares
 from ckptcalc.output import documents, wording
 
@@ -152,6 +152,13 @@ def inputs_table(job: Job, narrow: bool = False) -> Table:
     if job.gpus is not None:
         table.add_row("GPUs", units.format_count(job.gpus), "")
     table.add_row("restart", dur(c.storage_restart_s), parts.get("storage", ""))
+    if c.has_jit:
+        save = c.jit_save_s
+        table.add_row(
+            "in place (just-in-time)", pct(float(c.jit_share or 0.0)), wording.in_place_note(save, c.jit_restart_s)
+        )
+    if c.notice_share is not None:
+        table.add_row("with notice", pct(float(c.notice_share)), wording.notice_note(c.notice_restart_s))
     return table
 
 
@@ -192,14 +199,23 @@ def levels_table(result: Result, narrow: bool = False) -> Table:
     names = ["level", "stall", "persist", "interval", *(["optimal"] if given else []), "serves", "restart"]
     for name in names:
         table.add_column(name, justify="left" if name == "level" else "right", no_wrap=True)
+    c = result.config
+    # The failure classes of docs/model.md §13 first: they go back less far than any periodic tier.
+    if c.notice_share is not None:
+        table.add_row(wording.NOTICE_CLASS, "-", "-", "-", *(["-"] if given else []), pct(float(c.notice_share)),
+                      dur(c.notice_restart_s))  # fmt: skip
+    if c.has_jit:
+        step = dur(c.step)
+        table.add_row(wording.IN_PLACE_CLASS, dur(0.0), "-", step, *([step] if given else []),
+                      pct(float(c.jit_share or 0.0)), dur(c.jit_restart_s))  # fmt: skip
     for item in result.levels:
         lv = item.level
-        optimal = [dur(item.optimal_interval_s)] if given else []
+        optimal = [wording.periodic_interval(float(item.optimal_interval_s))] if given else []
         table.add_row(
             lv.name,
             dur(lv.stall_s),
             dur(lv.lag_s) if lv.lag_s else "-",
-            dur(item.interval_s),
+            wording.periodic_interval(float(item.interval_s)),
             *optimal,
             pct(lv.share),
             dur(lv.restart_s),
@@ -251,7 +267,7 @@ def optimize(job: Job, result: Result, preset: str | None, default_preset: bool,
     narrow = out.width < 80
     out.print(inputs_table(job, narrow))
     out.print()
-    if len(result.levels) > 1 or job.config.is_async:
+    if len(result.levels) > 1 or job.config.is_async or job.config.has_recovery:
         out.print(levels_table(result, narrow))
         if job.config.is_nested:
             names = [str(item.level.name) for item in result.levels]
@@ -277,6 +293,8 @@ def optimize(job: Job, result: Result, preset: str | None, default_preset: bool,
             f"Optimal: memory every {dur(result.optimal_memory_interval_s or 0.0)}, storage with every"
             f" {wording.ordinal(int(result.optimal_storage_every))} ({dur(result.optimal_interval_s)})  ({label})"
         )
+    if unneeded(job.config):
+        line = wording.no_periodic_needed()
     out.print(Text(line, style="bold"))
     title = "Loss at the optimal interval (share of elapsed time)"
     if result.config.interval_s is not None or result.config.memory_interval_s is not None:
@@ -571,7 +589,7 @@ def compare(rows: list[tuple[str, Job, Result]], scenarios: list[dict[str, Any]]
             for _, j, r in rows
         ],
     )
-    line("optimal interval", [dur(r.optimal_interval_s) for _, _, r in rows])
+    line("optimal interval", [wording.periodic_interval(float(r.optimal_interval_s)) for _, _, r in rows])
     if any(r.optimal_storage_every is not None for _, _, r in rows):
         line(
             "memory × m",
@@ -649,7 +667,7 @@ def simulation(document: dict[str, Any]) -> None:
             style="bold",
         )
     )
-    line = f"Storage interval {dur(document['interval_s'])}"
+    line = "" if document["interval_s"] is None else f"Storage interval {dur(document['interval_s'])}"
     if document["tier_intervals"] is not None:
         tiers = document["tier_intervals"]
         line = wording.sentence(wording.nesting([t["name"] for t in tiers], [t["interval_s"] for t in tiers]))
@@ -658,6 +676,8 @@ def simulation(document: dict[str, Any]) -> None:
             f"; memory interval {dur(document['memory_interval_s'])}"
             f" (storage every {document['storage_every']} memory checkpoints)"
         )
+    if document["interval_s"] is None:
+        line = wording.no_periodic_needed()
     out.print(line)
     low, high = document["effective_ci95"]
     out.print(Text(f"Simulated effective time: {pct(document['effective'], 4)}", style="bold"))

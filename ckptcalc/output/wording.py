@@ -6,6 +6,7 @@ the terminal tables both word them here, so a sentence is written once.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -77,6 +78,14 @@ def lever_name(key: str, changed: Any, assume: Any, gpus: float | None = None, v
             f" {_scaled(assume.memory_bandwidth_per_gpu, changed.memory_bandwidth, gpus)},"
             f" {dur(assume.memory_restart_s)} restart)"
         )
+    if key == "jit_recovery":
+        save = "storage bandwidth" if changed.jit_bandwidth is None else units.format_rate(changed.jit_bandwidth)
+        step = "" if assume.job_step_s is not None else f", {dur(changed.step_s)} steps assumed"
+        return f"just-in-time recovery ({pct(changed.jit_share)} of failures in place, save at {save}{step})"
+    if key == "without_jit":
+        return "without just-in-time recovery (every such failure rolls back)"
+    if key == "without_notice":
+        return "without notice (no checkpoint before those failures)"
     return key  # pragma: no cover - every lever is named above
 
 
@@ -118,9 +127,19 @@ def first_order_line(result: Result) -> str | None:
     given = " at the given interval" if result.config.interval_s is not None else ""
     return (
         f"First order (Young, the explanation): {pct(fo.effective)} effective{given},"
-        f" Young interval {dur(fo.optimal_interval_s)}; loss {parts} of useful time,"
+        f" {_young(fo.optimal_interval_s)}; loss {parts} of useful time,"
         f" {restart} of it from restarts."
     )
+
+
+def periodic_interval(interval_s: float) -> str:
+    """A periodic interval, or ``none needed`` when no failure rolls back to one (docs/model.md §13.3)."""
+    return "none needed" if math.isinf(interval_s) else dur(interval_s)
+
+
+def _young(interval_s: float) -> str:
+    """``Young interval 4.48 min``; with no failure rolling back, no periodic checkpoint."""
+    return "no periodic checkpoint" if math.isinf(float(interval_s)) else f"Young interval {dur(interval_s)}"
 
 
 #: Said wherever the exact model has no answer and the simulation is the only one.
@@ -158,6 +177,40 @@ def no_failures(bound_s: float, window_s: float) -> str:
         f"no failure in {units.format_duration(window_s)}: planning at the 95 % lower bound of the MTBF,"
         f" window / ln 20 = {units.format_duration(bound_s)}"
     )
+
+
+#: The levels table's rows for the failure classes of docs/model.md §13.
+NOTICE_CLASS = "with notice (goes back nowhere)"
+IN_PLACE_CLASS = "in place (the step in progress)"
+
+
+def no_periodic_needed() -> str:
+    """Every failure is recovered in place or met with notice (docs/model.md §13.3)."""
+    return "no periodic checkpoint is needed for fail-stop failures: every one is recovered in place or met with notice"
+
+
+def in_place_note(save_s: float, restart_s: float) -> str:
+    """The Inputs table's note on just-in-time recovery."""
+    return (
+        f"of failures: replay the step in progress; save from a healthy replica"
+        f" {units.format_duration(save_s)}, restart {units.format_duration(restart_s)}"
+    )
+
+
+def notice_note(restart_s: float) -> str:
+    """The Inputs table's note on failures with notice."""
+    return f"of failures: checkpoint first, lose nothing; restart {units.format_duration(restart_s)}"
+
+
+def recovery_mechanism(jit_share: float | None, notice_share: float | None, jit_bandwidth: float | None) -> str:
+    """The Inputs table's line for just-in-time recovery and notice: ``90 % in place (save at 2.00 TB/s),
+    5 % with notice``."""
+    parts = []
+    if jit_share is not None:
+        parts.append(f"{jit_share * 100:.3g} % in place (save at {units.format_rate(jit_bandwidth or 0.0)})")
+    if notice_share is not None:
+        parts.append(f"{notice_share * 100:.3g} % with notice (checkpoint first)")
+    return ", ".join(parts)
 
 
 def model_label(config: Config) -> str:
@@ -226,6 +279,8 @@ def plan_header(document: dict[str, Any]) -> str:
 
 
 def plan_schedule(document: dict[str, Any]) -> str:
+    if document["interval_s"] is None:
+        return f"Schedule: no periodic checkpoint; effective time {pct(document['effective'])} by the model."
     line = f"Schedule: storage every {dur(document['interval_s'])}"
     if document["memory_interval_s"] is not None:
         line += f" (memory every {dur(document['memory_interval_s'])} × {document['storage_every']})"

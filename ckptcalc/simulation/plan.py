@@ -98,8 +98,15 @@ def complete(
     step = 0
     while lanes.size:
         x = failures.draw(rng, lanes.size)
-        tier = (rng.random(lanes.size) >= schedule.shares[0]).astype(numpy.intp) if schedule.tiers > 1 else None
-        finished, need = advance(x, tier)
+        noticed = None
+        if schedule.notice_share > 0:
+            # A failure with notice resumes where it struck (docs/model.md §13); the others, a tier.
+            u = rng.random(lanes.size)
+            noticed = u < schedule.notice_share
+            tier = (u >= schedule.notice_share + schedule.shares[0]).astype(numpy.intp) if schedule.tiers > 1 else None
+        else:
+            tier = (rng.random(lanes.size) >= schedule.shares[0]).astype(numpy.intp) if schedule.tiers > 1 else None
+        finished, need = advance(x, tier, noticed)
         times[lanes[finished]] = elapsed[finished] + need[finished]
         going = ~finished
         elapsed = elapsed[going] + x[going]
@@ -113,7 +120,7 @@ def complete(
     return Completion(times, counts, periods, seed)
 
 
-def _advance(schedule: Schedule, work_s: float, periods: int, runs: int) -> Callable[[Any, Any], tuple[Any, Any]]:
+def _advance(schedule: Schedule, work_s: float, periods: int, runs: int) -> Callable[[Any, Any, Any], tuple[Any, Any]]:
     """The state of a run is the simulation's (phase, persist in flight, restart) plus the tier-1
     intervals up to the last storage checkpoint.
 
@@ -143,33 +150,42 @@ def _advance(schedule: Schedule, work_s: float, periods: int, runs: int) -> Call
         "phase": numpy.zeros(runs),
         "pending": numpy.zeros(runs, dtype=bool),
         "restart": numpy.zeros(runs),  # the first cycle starts without one
+        "ahead": numpy.zeros(runs),  # progress past the phase, made before failures with notice
     }
 
-    def advance(x: Any, tier: Any) -> tuple[Any, Any]:
+    def advance(x: Any, tier: Any, noticed: Any = None) -> tuple[Any, Any]:
         stored, phase, pending, r = state["stored"], state["phase"], state["pending"], state["restart"]
+        ahead = state["ahead"]
         if tier is None:
             tier = numpy.zeros(x.size, dtype=numpy.intp)
         last = stored >= before
         full_left = (before - stored) / every  # whole storage periods before the last, the current one included
         need = numpy.where(last, closing_length - phase * segment,
                            period - phase * segment + (full_left - 1.0) * period + closing_length)  # fmt: skip
-        need = r + need + lag  # the last persist is waited for
-        need = numpy.where(stored >= target, r + lag, need)  # committed, its persist cut short by a restart
+        need = r + need + lag - ahead  # the last persist is waited for
+        need = numpy.where(stored >= target, r + lag - ahead, need)  # committed, its persist cut short by a restart
         finished = x >= need
-        kept = numpy.empty(x.size)
+        kept = numpy.zeros(x.size)
         old_phase = phase.copy()
-        for mask, step in ((~last, regular), (last, closing)):
+        moved = numpy.ones(x.size, dtype=bool) if noticed is None else ~noticed
+        for mask, step in ((~last & moved, regular), (last & moved, closing)):
             if mask.any():
                 sub = numpy.flatnonzero(mask)
                 p, q, rr, k = phase[sub], pending[sub], r[sub], numpy.empty(sub.size)
                 scratch = numpy.empty((2, sub.size))
-                step(x[sub], tier[sub], p, q, rr, numpy.arange(sub.size), k, scratch[0], scratch[1])
+                more = None if noticed is None else ahead[sub]
+                step(x[sub], tier[sub], p, q, rr, numpy.arange(sub.size), k, scratch[0], scratch[1], more)
                 phase[sub], pending[sub], r[sub], kept[sub] = p, q, rr, k
+        if noticed is not None:
+            # Notice: the progress made stays, and the next restart writes the checkpoint first.
+            ahead = numpy.where(noticed, ahead + numpy.maximum(x - r, 0.0), 0.0)
+            r = numpy.where(noticed, schedule.notice_restart_s, r)
         stored = stored + kept + old_phase - phase
         # In the last storage period memory checkpoints stop at the one that goes to storage.
         phase = numpy.where(stored >= before, numpy.minimum(phase, final - 1.0), phase)
         going = ~finished
-        state.update(stored=stored[going], phase=phase[going], pending=pending[going], restart=r[going])
+        state.update(stored=stored[going], phase=phase[going], pending=pending[going], restart=r[going],
+                     ahead=ahead[going])  # fmt: skip
         return finished, need
 
     return advance

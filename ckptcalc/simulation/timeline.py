@@ -131,6 +131,8 @@ class Schedule:
     restarts: tuple[float, ...]
     shares: tuple[float, ...]
     lag_s: float = 0.0
+    notice_share: float = 0.0  # failures met by a checkpoint first: resume where they struck (docs/model.md §13)
+    notice_restart_s: float = 0.0
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.interval_s) and self.interval_s > 0):
@@ -141,7 +143,10 @@ class Schedule:
         for value in (*self.stalls, *self.restarts, self.lag_s):
             if not (math.isfinite(value) and value >= 0):
                 raise InputError(f"must be a non-negative number of seconds, got {value:g}", where="levels")
-        if any(not 0.0 <= q <= 1.0 for q in self.shares) or abs(sum(self.shares) - 1.0) > 1e-9:
+        if (
+            any(not 0.0 <= q <= 1.0 for q in (*self.shares, self.notice_share))
+            or abs(sum(self.shares) + self.notice_share - 1.0) > 1e-9
+        ):
             raise InputError("the shares of failures each tier serves must sum to 1", where="levels")
         for m in self.every:
             if isinstance(m, bool) or not isinstance(m, int) or m < 1:
@@ -188,7 +193,8 @@ class Schedule:
     def with_intervals(self, interval_s: float, every: tuple[int, ...] | None = None) -> Schedule:
         """The same tiers at another τ₁ (and multiples)."""
         return Schedule(interval_s=interval_s, every=self.every if every is None else every, stalls=self.stalls,
-                        restarts=self.restarts, shares=self.shares, lag_s=self.lag_s)  # fmt: skip
+                        restarts=self.restarts, shares=self.shares, lag_s=self.lag_s,
+                        notice_share=self.notice_share, notice_restart_s=self.notice_restart_s)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -249,9 +255,36 @@ def schedule_for(config: Config) -> Schedule:
     return schedule_of(evaluate(config))
 
 
+def _recovery_schedule(result: Result) -> Schedule:
+    """With just-in-time recovery or notice (docs/model.md §13): the model's own schedule, the one-step
+    tier first; the one-step tier alone when no periodic checkpoint is needed."""
+    from ckptcalc.model.evaluation import schedule_of as model_schedule
+    from ckptcalc.model.evaluation import unneeded
+
+    c = result.config
+    notice = float(c.notice_share or 0.0)
+    if unneeded(c):
+        return Schedule(interval_s=float(c.step), every=(), stalls=(0.0,), restarts=(float(c.jit_restart_s),),
+                        shares=(float(c.jit_share or 0.0),), notice_share=notice,
+                        notice_restart_s=float(c.notice_restart_s))  # fmt: skip
+    t = model_schedule(c, result)
+    return Schedule(
+        interval_s=float(t.tau1_s),
+        every=tuple(int(m) for m in t.every),
+        stalls=tuple(float(v) for v in t.stalls),
+        restarts=tuple(float(v) for v in t.restarts),
+        shares=tuple(float(v) for v in t.shares),
+        lag_s=float(t.lag_s),
+        notice_share=float(t.notice_share),
+        notice_restart_s=float(t.notice_restart_s),
+    )
+
+
 def schedule_of(result: Result, every: tuple[int, ...] | None = None) -> Schedule:
     """The schedule an evaluated configuration runs: its tiers, each multiple the ratio of two
     neighbouring intervals (a whole number, at least 1), or ``every`` instead."""
+    if result.config.has_recovery and every is None:
+        return _recovery_schedule(result)
     intervals = [float(plan.interval_s) for plan in result.levels]
     if every is None:
         every = tuple(max(1, round(b / a)) for a, b in itertools.pairwise(intervals))
@@ -293,7 +326,7 @@ def run_schedule(
     200
     """
     cycles = check(cycles, failures.shape)  # enough cycles for the batches behind the CI, a valid shape
-    if schedule.tiers == 1:
+    if schedule.tiers == 1 and schedule.notice_share == 0:
         return _one_tier(schedule, failures, cycles, seed, progress)
     return _epochs_side_by_side(schedule, failures, cycles, seed, progress)
 
@@ -414,15 +447,19 @@ def _epochs_side_by_side(
     import numpy
 
     top = schedule.tiers - 1
-    bounds = numpy.cumsum(schedule.shares)[:-1]
+    # The class of a failure without notice: the tiers' shares of those failures.
+    bounds = numpy.cumsum(schedule.shares)[:-1] / (1.0 - schedule.notice_share)
     step = stepper(schedule)
 
-    def window(x: Any, u: Any, state: Any) -> tuple[Any, Any, Any, Any]:
+    def window(x: Any, u: Any, state: Any, more: Any = None) -> tuple[Any, Any, Any, Any]:
         tier = numpy.zeros(x.size, dtype=numpy.intp) if u is None else numpy.searchsorted(bounds, u, side="right")
-        return _window(step, x, tier, top, state, schedule.restarts[top])
+        return _window(step, x, tier, top, state, schedule.restarts[top], more)
 
     start = (0.0, False, schedule.restarts[top])  # the job starts as after a top-class failure
-    sums, in_restart = _timeline(failures, cycles, seed, progress, window, start, schedule.tiers > 1)
+    if schedule.notice_share > 0:
+        sums, in_restart = _notice_timeline(schedule, failures, cycles, seed, progress, window, start)
+    else:
+        sums, in_restart = _timeline(failures, cycles, seed, progress, window, start, schedule.tiers > 1)
     sums[1] *= schedule.interval_s
     return _summary(sums.sum(axis=1), sums[1] / sums[0], cycles, in_restart, seed, schedule)
 
@@ -464,8 +501,76 @@ def _timeline(
     return sums, in_restart
 
 
+def _notice_timeline(
+    schedule: Schedule,
+    failures: Failures,
+    cycles: int,
+    seed: int,
+    progress: Progress | None,
+    window: Callable[..., tuple[Any, Any, Any, Any]],
+    state: Any,
+) -> tuple[Any, int]:
+    """:func:`_timeline` when some failures come with notice (docs/model.md §13): such a failure costs
+    its restart (the checkpoint written first, then the restart; a failure during it draws its class
+    afresh) and the job resumes where it struck. So a run of failures with notice and the failure
+    that ends it are one cycle of the schedule: its progress the first one's, past the restart it
+    started with, plus each later one's past the notice restart; its time and restarts their sums.
+    A run that a window's end cuts goes on in the next window; the last is drawn until it ends, so
+    the timeline may hold a few more than ``cycles`` failures."""
+    import numpy
+
+    share, restart = schedule.notice_share, schedule.notice_restart_s
+    rng = numpy.random.default_rng(seed)
+    edges = numpy.cumsum([0, *_batch_sizes(cycles)])
+    sums = numpy.zeros((4, BATCHES))
+    in_restart = 0
+    carry_x, carry_u = numpy.empty(0), numpy.empty(0)
+    start = 0  # index, in the whole timeline, of the first failure of this window (carry included)
+    drawn = 0
+    while drawn < cycles or carry_x.size:
+        n = min(WINDOW, cycles - drawn) if drawn < cycles else 64
+        x = numpy.concatenate((carry_x, failures.draw(rng, n)))
+        u = numpy.concatenate((carry_u, rng.random(n)))
+        drawn += n
+        noticed = u < share
+        ends = numpy.flatnonzero(~noticed)
+        if ends.size == 0:
+            carry_x, carry_u = x, u
+            continue
+        cut = int(ends[-1]) + 1
+        carry_x, carry_u = x[cut:], u[cut:]
+        x, u, noticed = x[:cut], u[:cut], noticed[:cut]
+        firsts = numpy.concatenate(([0], ends[:-1] + 1))  # each cycle's first failure
+        later = numpy.ones(cut, dtype=bool)
+        later[firsts] = False  # failures after the first of their cycle: each after a notice restart
+        group = numpy.cumsum(numpy.concatenate(([0], (~noticed[:-1]).astype(numpy.intp))))
+        size = firsts.size
+        more = numpy.bincount(group, weights=numpy.where(later, numpy.maximum(x - restart, 0.0), 0.0), minlength=size)
+        spent = numpy.bincount(group, weights=numpy.where(later, numpy.minimum(x, restart), 0.0), minlength=size)
+        in_restart += int(numpy.count_nonzero(later & (x < restart)))
+        time = numpy.bincount(group, weights=x, minlength=size)
+        first_x = x[firsts]
+        tiers_u = (u[ends] - share) / (1.0 - share)  # the class of the failure that ends each cycle
+        kept, stalls, restarts, state = window(first_x, tiers_u if schedule.tiers > 1 else None, state, more)
+        in_restart += int(numpy.count_nonzero(first_x < restarts))
+        restarts = numpy.minimum(restarts, first_x) + spent
+        batch = numpy.minimum(numpy.searchsorted(edges, start + firsts, side="right") - 1, BATCHES - 1)
+        for row, values in enumerate((time, kept, stalls, restarts)):
+            sums[row] += numpy.bincount(batch, weights=values, minlength=BATCHES)
+        start += cut
+        if progress is not None:
+            progress(min(drawn, cycles) / cycles)
+    return sums, in_restart
+
+
 def _window(
-    step: Callable[..., None], x: Any, tier: Any, top: int, state: tuple[float, bool, float], top_restart: float
+    step: Callable[..., None],
+    x: Any,
+    tier: Any,
+    top: int,
+    state: tuple[float, bool, float],
+    top_restart: float,
+    more: Any = None,
 ) -> tuple[Any, Any, Any, tuple[float, bool, float]]:
     """Run the cycles of one window: kept work (in tier-1 intervals), stalls and restart length per cycle.
 
@@ -488,10 +593,11 @@ def _window(
             for k in range(active):  # the last few epochs, cycle by cycle on plain floats
                 begin, end = int(starts[k]) + at, int(starts[k] + lengths[k])
                 phase[k], pending[k], restart[k] = _lane(step, x, tier, begin, end, (phase[k], pending[k], restart[k]),
-                                                         kept, stalls, restarts)  # fmt: skip
+                                                         kept, stalls, restarts, more)  # fmt: skip
             break
         index = starts[:active] + at
-        step(x[index], tier[index], phase[:active], pending[:active], restart[:active], index, kept, stalls, restarts)
+        step(x[index], tier[index], phase[:active], pending[:active], restart[:active], index, kept, stalls, restarts,
+             None if more is None else more[index])  # fmt: skip
     last = int(numpy.flatnonzero(order == lanes - 1)[0])  # the epoch still open at the window's end
     return kept, stalls, restarts, (float(phase[last]), bool(pending[last]), float(restart[last]))
 
@@ -506,14 +612,16 @@ def _lane(
     kept: Any,
     stalls: Any,
     restarts: Any,
+    more: Any = None,
 ) -> tuple[float, bool, float]:
     """Cycles ``begin:end`` of one epoch through ``step``'s cycle on plain floats."""
     lane = step.lane
     c, pending, r = float(state[0]), bool(state[1]), float(state[2])
     out_kept, out_stalls, out_restarts = [], [], []
-    for failure, k in zip(x[begin:end].tolist(), tier[begin:end].tolist(), strict=True):
+    extra = [0.0] * (end - begin) if more is None else more[begin:end].tolist()
+    for failure, k, ahead in zip(x[begin:end].tolist(), tier[begin:end].tolist(), extra, strict=True):
         out_restarts.append(r)
-        kept_here, stall, c, pending, r = lane(failure, k, c, pending, r)
+        kept_here, stall, c, pending, r = lane(failure, k, c, pending, r, ahead)
         out_kept.append(kept_here)
         out_stalls.append(stall)
     kept[begin:end], stalls[begin:end], restarts[begin:end] = out_kept, out_stalls, out_restarts
@@ -602,9 +710,13 @@ def stepper(
             found = found + rounds * stalls[top]
         return found
 
-    def cycle(o: _Ops, x: Any, tier: Any, c: Any, pending: Any, r: Any) -> tuple[Any, Any, Any, Any, Any]:
+    def cycle(
+        o: _Ops, x: Any, tier: Any, c: Any, pending: Any, r: Any, more: Any = None
+    ) -> tuple[Any, Any, Any, Any, Any]:
         mx, mn, fl, wh = o.max, o.min, o.floor, o.where
         w = mx(x - r, 0.0)
+        if more is not None:
+            w = w + more  # progress after failures with notice, which resume where they struck
         stalled = stall_sum(o, c, None)
         start = c * tau + stalled  # pos(c)
         e = w - (period - start)
@@ -649,13 +761,15 @@ def stepper(
     arrays, floats = _Ops(arrays=True), _Ops(arrays=False)
 
     def step(x: Any, tier: Any, c: Any, pending: Any, r: Any, index: Any, kept: Any, stall_out: Any,
-             restart_out: Any) -> None:  # fmt: skip
-        kept[index], stall_out[index], new_c, new_pending, new_r = cycle(arrays, x, tier, c, pending, r)
+             restart_out: Any, more: Any = None) -> None:  # fmt: skip
+        kept[index], stall_out[index], new_c, new_pending, new_r = cycle(arrays, x, tier, c, pending, r, more)
         restart_out[index] = r
         c[...], pending[...], r[...] = new_c, new_pending, new_r
 
-    def lane(x: float, tier: int, c: float, pending: bool, r: float) -> tuple[float, float, float, bool, float]:
-        return cycle(floats, x, tier, c, pending, r)
+    def lane(
+        x: float, tier: int, c: float, pending: bool, r: float, more: float = 0.0
+    ) -> tuple[float, float, float, bool, float]:
+        return cycle(floats, x, tier, c, pending, r, more if more else None)
 
     step.lane = lane  # type: ignore[attr-defined]
     return step
