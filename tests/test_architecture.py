@@ -26,6 +26,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "tiers",
             "search",
             "weibull",
+            "spares",
             "evaluation",
             "band",
             "decisions",

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
+from ckptcalc.inputs.fields import AUTO_SPARES
 from ckptcalc.inputs.scenario import DEFAULT_BYTES_PER_PARAM, Job, Scenario, anatomy
 from ckptcalc.model.decisions import Cost, Lever, LeverAssumptions, Steps, Targets
 from ckptcalc.model.evaluation import TERMS, FirstOrder, Plan, Result
@@ -192,6 +193,30 @@ def evaluation(
         "levels": levels(result, steps),
         "uncertainty": uncertainty(job, band),
         "warnings": [*warnings(result), *_bound_warning(job)],
+        "spares": spares(job, result),
+    }
+
+
+def spares(job: Job, result: Result) -> dict[str, Any] | None:
+    """The spare pool (docs/model.md §15), or None when the job has no spares."""
+    pool = result.pool
+    if pool is None:
+        return None
+    return {
+        "nodes": int(pool.nodes),
+        "spares": int(pool.spares),
+        "spares_auto": job.scenario.spares == AUTO_SPARES,
+        "repair_s": float(pool.repair_s),
+        "spare_risk": float(pool.risk),
+        "offered_load": float(pool.load),
+        "p_no_spare": float(pool.p_no_spare),
+        "wait_s": float(pool.wait_s),
+        "wait_when_none_s": float(pool.wait_when_none_s),
+        "running_share": float(pool.running),
+        "waiting_share": float(pool.waiting),
+        "periodic_effective": float(pool.periodic_effective),
+        "cluster_effective": float(pool.cluster_effective),
+        "spares_for_target": int(pool.spares_for_target),
     }
 
 
@@ -467,7 +492,16 @@ def simulation(
         "agreement": {"first_order": agreement["first_order"], "exact": agreement["exact"]},
         "optimize": None,
         "warnings": notes,
+        "spares": None,
     }
+    if result.pool is not None:
+        document["spares"] = {
+            "no_spare": outcome.no_spare,
+            "p_no_spare": outcome.p_no_spare,
+            "wait_s": outcome.wait_per_failure_s,
+            "analytic_p_no_spare": float(result.pool.p_no_spare),
+            "analytic_wait_s": float(result.pool.wait_s),
+        }
     if search is not None and base is not None:
         document["optimize"] = {
             "interval_s": search.interval_s,

@@ -172,6 +172,36 @@ FIRST_ORDER = _object(
     "Young's first-order model of the same configuration: the explanation, not the decision",
 )
 
+#: The spare pool (docs/model.md §15), or null without spares.
+SPARES: Schema = {
+    "oneOf": [
+        {"type": "null"},
+        _object(
+            {
+                "nodes": {"type": "integer", "minimum": 1, "description": "nodes the job runs on"},
+                "spares": {"type": "integer", "minimum": 0, "description": "spare nodes kept beside the job"},
+                "spares_auto": {"type": "boolean", "description": "whether spares were chosen to meet spare_risk"},
+                "repair_s": SECONDS,
+                "spare_risk": FRACTION,
+                "offered_load": {"type": "number", "minimum": 0, "description": "repair time / job MTBF"},
+                "p_no_spare": {**FRACTION, "description": "chance a failure finds no spare (Erlang B)"},
+                "wait_s": {**SECONDS, "description": "expected wait for a node per failure, seconds"},
+                "wait_when_none_s": {**SECONDS, "description": "mean wait of a failure that finds no spare"},
+                "running_share": {**FRACTION, "description": "share of time the job is not waiting for a node"},
+                "waiting_share": {**FRACTION, "description": "share of time the job waits for a node"},
+                "periodic_effective": {**FRACTION, "description": "effective time without the waits"},
+                "cluster_effective": {**FRACTION, "description": "effective time over job and spare nodes"},
+                "spares_for_target": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "fewest spares with p_no_spare at most spare_risk",
+                },
+            },
+            "the spare pool: effective (above) counts the waits for a node; cluster_effective the idle spares too",
+        ),
+    ]
+}
+
 EVALUATION: Schema = {
     "inputs": INPUTS,
     "model": {"const": "exact"},
@@ -193,6 +223,7 @@ EVALUATION: Schema = {
     "levels": {"type": "array", "items": LEVEL, "minItems": 1, "maxItems": 8},
     "uncertainty": UNCERTAINTY,
     "warnings": WARNINGS,
+    "spares": SPARES,
 }
 
 HEADER: Schema = {"schema_version": {"const": SCHEMA_VERSION}}
@@ -349,6 +380,22 @@ def simulate() -> Schema:
             "agreement": _object({"first_order": agreement, "exact": agreement}),
             "optimize": {"oneOf": [search, {"type": "null"}]},
             "warnings": WARNINGS,
+            "spares": {
+                "oneOf": [
+                    {"type": "null"},
+                    _object(
+                        {
+                            "no_spare": {"type": "integer", "minimum": 0},
+                            "p_no_spare": FRACTION,
+                            "wait_s": SECONDS,
+                            "analytic_p_no_spare": FRACTION,
+                            "analytic_wait_s": SECONDS,
+                        },
+                        "the simulated spare pool: failures that found no spare, their share, the mean wait"
+                        " per failure, and Erlang's values beside them; null without spares",
+                    ),
+                ]
+            },
         },
     )
 
