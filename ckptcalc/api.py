@@ -330,7 +330,7 @@ def optimize(preset: PresetRef | None = None, *, target: Value | None = None, **
     goal = _fraction(target, "target") if target is not None else None
     the_job = job(preset, **inputs)
     result = _as_stated(the_job, lambda: evaluate(the_job.config))
-    assume = decide.LeverAssumptions(**presets.lever_assumptions())
+    assume = decide.LeverAssumptions(**presets.lever_assumptions(), **_spare_assumptions(the_job))
     levers = decide.levers(
         the_job.config, the_job.gpus, assume, base=float(result.optimal_effective), more=_part_levers(the_job)
     )
@@ -382,6 +382,22 @@ def _at_gpus(one: Job) -> Callable[[float], Config] | None:
     from ckptcalc.inputs import grid as sweeps
 
     return lambda gpus: sweeps.vary(one, "gpus", gpus)
+
+
+def _spare_assumptions(one: Job) -> dict[str, Any]:
+    """What the spares lever assumes (docs/model.md §15): the job's repair time and risk where stated,
+    else 4 h and 1 %; its nodes where stated or GPUs / GPUs per node."""
+    from ckptcalc.model import spares
+
+    s = one.scenario
+    nodes = s.nodes
+    if nodes is None and s.gpus is not None:
+        nodes = float(math.ceil(s.gpus / (s.gpus_per_node or spares.DEFAULT_GPUS_PER_NODE)))
+    return {
+        "spare_repair_s": spares.LEVER_REPAIR_S if s.repair_s is None else s.repair_s,
+        "spare_risk": spares.DEFAULT_RISK if s.spare_risk is None else s.spare_risk,
+        "nodes": nodes,
+    }
 
 
 def _part_levers(one: Job) -> list[tuple[str, Config, float | None]]:

@@ -265,3 +265,46 @@ def test_simulate_json_reports_the_pool(run_json: RunJson) -> None:
     assert doc["agreement"]["exact"]["agrees"]
     assert doc["spares"]["analytic_p_no_spare"] == pytest.approx(0.5, rel=1e-12)
     assert doc["spares"]["p_no_spare"] == pytest.approx(0.5, abs=0.02)
+
+
+# ------------------------------------------------------------------ levers
+
+
+def _levers(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {lever["key"]: lever for lever in doc["levers"]}
+
+
+def test_the_spares_lever_when_none_are_configured(run_json: RunJson) -> None:
+    # docs/model.md Reference 15.3 at the lever's stated 4 h repair and 1 % risk: 5 spares.
+    doc = run_json("optimize")
+    lever = _levers(doc)["spares"]
+    base = doc["effective"]
+    assert lever["effective"] == pytest.approx(0.9233718, rel=1e-6)
+    assert lever["gain_pp"] == pytest.approx((lever["effective"] - base) * 100, rel=1e-9)
+    assert lever["cluster_gain_pp"] == pytest.approx((0.9211229 - base) * 100, rel=1e-5)
+    # With no spare at all each failure waits its repair: running share 1 − B(1, a) = 1/(1 + a).
+    assert "5 spares beside 2048 nodes" in lever["name"] and "4.00 h assumed" in lever["name"]
+    assert "40.4 %" in lever["name"]  # 0.9250040 × 31/71 = 0.403875
+
+
+def test_the_stated_repair_is_the_levers_assumption(run_json: RunJson) -> None:
+    lever = _levers(run_json("optimize", "--repair", "1h", "--spare-risk", "5%"))["spares"]
+    load = 3600 / 11_160
+    count = spares.smallest_spares(load, 0.05)
+    assert f"{count} spares" in lever["name"] and "1.00 h" in lever["name"]
+    assert lever["effective"] == pytest.approx(0.9250040 * (1 - spares.erlang_b(count + 1, load)), rel=1e-6)
+
+
+def test_without_it_and_the_target_when_configured(run_json: RunJson) -> None:
+    doc = run_json("optimize", "--spares", "2", "--repair", "4h")
+    found = _levers(doc)
+    assert "spares" not in found
+    none = found["spares_none"]
+    assert none["effective"] == pytest.approx(0.9250040 * 31 / 71, rel=1e-6)  # 1 − B(1, 40/31)
+    assert none["gain_pp"] == pytest.approx((none["effective"] - 0.8298552) * 100, rel=1e-5)
+    assert none["cluster_gain_pp"] == pytest.approx((none["effective"] - 0.8290456) * 100, rel=1e-5)
+    target = found["spares_target"]
+    assert target["effective"] == pytest.approx(0.9233718, rel=1e-6)  # Reference 15.3
+    assert "5 spares" in target["name"]
+    auto = _levers(run_json("optimize", "--spares", "auto", "--repair", "4h"))
+    assert "spares_target" not in auto and "spares_none" in auto

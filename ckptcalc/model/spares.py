@@ -34,6 +34,10 @@ DEFAULT_RISK = 0.01
 #: GPUs per node when neither the node count nor this is stated.
 DEFAULT_GPUS_PER_NODE = 8.0
 
+#: The repair time the spares lever assumes when the job states none: 4 h, a node swapped out,
+#: diagnosed and returned within a shift (a stated assumption, not a measurement; ``--repair`` replaces it).
+LEVER_REPAIR_S = 4 * 3600.0
+
 #: More spares than this is never an answer (a loss system that needs it has a load beyond any cluster).
 MOST_SPARES = 100_000
 

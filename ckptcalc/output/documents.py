@@ -270,7 +270,8 @@ def optimize(
         {
             "levers": [
                 {"key": v.key, "name": wording.lever_name(v.key, v.changed, assume, job.gpus, v.value),
-                 "effective": v.effective, "gain_pp": v.gain_pp}
+                 "effective": v.effective, "gain_pp": v.gain_pp,
+                 **({} if v.cluster_gain_pp is None else {"cluster_gain_pp": v.cluster_gain_pp})}
                 for v in levers
             ],
             "discard": discard,

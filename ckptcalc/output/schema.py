@@ -257,6 +257,9 @@ def optimize() -> Schema:
                     "memory_replica",
                     "detect_half",
                     "read_bw_x2",
+                    "spares",
+                    "spares_none",
+                    "spares_target",
                 ]
             },
             "name": {"type": "string"},
@@ -264,6 +267,8 @@ def optimize() -> Schema:
             "gain_pp": NUMBER,
         }
     )
+    # The spares levers only: their gain over job and spare nodes (docs/model.md §15).
+    lever["properties"] = {**cast(dict[str, object], lever["properties"]), "cluster_gain_pp": NUMBER}
     targets = _object(
         {
             "bandwidth_bytes_per_s": MAYBE_NUMBER,

@@ -368,7 +368,10 @@ def decisions(out: Console, job: Job, document: dict[str, Any], narrow: bool) ->
         table.add_column("effective", justify="right", no_wrap=True)
         table.add_column("gain", justify="right", no_wrap=True)
         for lever in document["levers"]:
-            table.add_row(lever["name"], pct(lever["effective"]), f"{lever['gain_pp']:+.2f} pp")
+            name = lever["name"]
+            if "cluster_gain_pp" in lever:
+                name += wording.cluster_gain(lever["cluster_gain_pp"])
+            table.add_row(name, pct(lever["effective"]), f"{lever['gain_pp']:+.2f} pp")
         out.print(table)
         out.print()
     if document["targets"] is not None:

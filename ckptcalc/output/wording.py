@@ -77,7 +77,26 @@ def lever_name(key: str, changed: Any, assume: Any, gpus: float | None = None, v
             f" {_scaled(assume.memory_bandwidth_per_gpu, changed.memory_bandwidth, gpus)},"
             f" {dur(assume.memory_restart_s)} restart)"
         )
+    if key in ("spares", "spares_none", "spares_target"):
+        return spares_lever(key, changed, value)
     return key  # pragma: no cover - every lever is named above
+
+
+def spares_lever(key: str, changed: Any, without: float | None) -> str:
+    """A spares lever's name: what it assumes, and (``without``) the effective time with no spare."""
+    count, repair, risk = int(changed.spares), dur(float(changed.repair_s)), pct(float(changed.spare_risk))
+    nodes = units.format_count(float(changed.nodes))
+    if key == "spares_none":
+        return f"without spares (each failure waits its {repair} repair)"
+    if key == "spares_target":
+        return f"{count} spares, for P(no spare) ≤ {risk} (repair {repair})"
+    none = f"; with none, each failure waiting its repair: {pct(without)}" if without is not None else ""
+    return f"{count} spares beside {nodes} nodes, for P(no spare) ≤ {risk} (repair {repair} assumed{none})"
+
+
+def cluster_gain(gain_pp: float) -> str:
+    """A spares lever's gain over job and spare nodes, after its name."""
+    return f"; over job and spare nodes {gain_pp:+.2f} pp"
 
 
 def _scaled(per_gpu: float, aggregate: float, gpus: float | None) -> str:
