@@ -727,10 +727,12 @@ def sweep_stream(
         default_low, default_high = sweeps.default_range(over, the_job, base)
         low = default_low if low is None else low
         high = default_high if high is None else high
-    spacing = log if log is not None else (start is None and stop is None)
+    spacing = log if log is not None else (start is None and stop is None and over != "spares")
     values = sweeps.grid(low, high, points, spacing)
-    if over == "gpus":
+    if over in ("gpus", "nodes"):
         values = sweeps.whole(values)
+    if over == "spares":
+        values = sweeps.whole(values, least=0.0)
     sweeps.check_values(the_job, over, values)
     return SweepStream(the_job, over, values, spacing, _label(preset))
 
@@ -1096,6 +1098,8 @@ def plan(
         seed=chosen,
         expected_failures=expected / float(config.mtbf_s),
         progress=progress,
+        spares=None if config.spares is None else int(config.spares),
+        repair_s=0.0 if config.repair_s is None else float(config.repair_s),
     )
     step_time = the_job.scenario.step_time_s
     expected_s = expected if exact_model else None

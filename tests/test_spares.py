@@ -308,3 +308,50 @@ def test_without_it_and_the_target_when_configured(run_json: RunJson) -> None:
     assert "5 spares" in target["name"]
     auto = _levers(run_json("optimize", "--spares", "auto", "--repair", "4h"))
     assert "spares_target" not in auto and "spares_none" in auto
+
+
+# ------------------------------------------------------------------ sweep, compare, plan
+
+_POOL = 'schema_version = 1\nbase = "llama3-405b"\n[spares]\nspares = 2\nrepair = "4h"\n'
+
+
+def test_sweep_over_spares_is_whole_and_linear(run_json: RunJson) -> None:
+    doc = run_json("sweep", "--over", "spares", "--spares", "2", "--repair", "4h")
+    assert doc["values"] == [float(n) for n in range(11)]  # 0 to twice the 5 the risk needs
+    load = 14_400 / 11_160
+    for count, effective, blocked in zip(doc["values"], doc["effective"], doc["p_no_spare"], strict=True):
+        assert effective == pytest.approx(0.9250040 * (1 - spares.erlang_b(int(count) + 1, load)), rel=1e-6)
+        assert blocked == pytest.approx(spares.erlang_b(int(count), load), rel=1e-12)
+    assert doc["cluster_effective"][2] == pytest.approx(0.8290456, rel=1e-6)  # Reference 15.2
+
+
+def test_sweep_over_repair_and_nodes(run_json: RunJson) -> None:
+    repair = run_json("sweep", "--over", "repair", "--spares", "2", "--repair", "4h")
+    assert repair["effective"] == sorted(repair["effective"], reverse=True)  # longer repairs, more waiting
+    nodes = run_json("sweep", "--over", "nodes", "--spares", "2", "--repair", "4h", "--from", "10", "--to", "40")
+    assert all(v.is_integer() for v in nodes["values"])
+    assert len(set(nodes["effective"])) == 1  # the job's effective time does not depend on N
+    for n, cluster in zip(nodes["values"], nodes["cluster_effective"], strict=True):
+        assert cluster == pytest.approx(0.8298552 * n / (n + 2), rel=1e-6)
+
+
+def test_sweep_needs_a_pool(run: Run) -> None:
+    assert_usage_error(run("sweep", "--over", "repair", "--repair", "4h", "--json"), "--over")
+
+
+def test_compare_what_if_spares(run_json: RunJson, tmp_path: Path) -> None:
+    path = tmp_path / "pool.toml"
+    path.write_text(_POOL, encoding="utf-8")
+    doc = run_json("compare", str(path), "--what-if", "spares=5", "--what-if", "repair=8h", "--what-if", "nodes=100")
+    first, five, slow, small = doc["scenarios"]
+    assert first["effective"] == pytest.approx(0.8298552, rel=1e-6)
+    assert five["effective"] == pytest.approx(0.9233718, rel=1e-6)  # Reference 15.3
+    assert slow["spares"]["offered_load"] == pytest.approx(28_800 / 11_160, rel=1e-12)
+    assert small["spares"]["cluster_effective"] == pytest.approx(0.8298552 * 100 / 102, rel=1e-6)
+
+
+def test_plan_waits_for_repaired_nodes(run_json: RunJson) -> None:
+    doc = run_json("plan", "--spares", "0", "--repair", "1h", "--work", "7d", "--runs", "400")
+    # No spare: each failure waits its 1 h repair; running share 1/(1 + 1 h/3.1 h).
+    assert doc["effective"] == pytest.approx(0.9250040 / (1 + 3600 / 11_160), rel=1e-6)
+    assert abs(doc["mean_vs_expected"]) < 0.01

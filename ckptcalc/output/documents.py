@@ -381,6 +381,9 @@ def _columns(run: Sweep) -> dict[str, Any]:
     if result.memory_interval_s is not None:
         columns["memory_interval_s"] = result.memory_interval_s
         columns["storage_every"] = result.storage_every
+    if result.pool is not None:
+        columns["p_no_spare"] = result.pool.p_no_spare
+        columns["cluster_effective"] = result.pool.cluster_effective
     shaped = {name: _broadcast(value, values) for name, value in columns.items()}
     shaped["dominant"] = numpy.broadcast_to(result.dominant, numpy.shape(values))
     return shaped
@@ -412,6 +415,8 @@ def sweep(job: Job, run: Sweep, preset: str | None) -> dict[str, Any]:
         "loss": {k: _column(columns[f"loss_{k}"]) for k in ("write", "rework", "restart", "total")},
         "effective": _column(columns["effective"]),
         "first_order_effective": _column(columns["first_order_effective"]),
+        "p_no_spare": _column(columns["p_no_spare"]) if "p_no_spare" in columns else None,
+        "cluster_effective": _column(columns["cluster_effective"]) if "cluster_effective" in columns else None,
         "dominant": [TERMS[int(i)] for i in columns["dominant"]],
         "warnings": warnings(run.result),
     }
@@ -886,6 +891,8 @@ def stream_sweep_json(job: Job, plan: Any, preset: str | None, out: TextIO) -> N
             "loss": {k: slot[f"loss_{k}"] for k in ("write", "rework", "restart", "total")},
             "effective": slot["effective"],
             "first_order_effective": slot["first_order_effective"],
+            "p_no_spare": slot.get("p_no_spare"),
+            "cluster_effective": slot.get("cluster_effective"),
             "dominant": slot["dominant"],
             "warnings": [wording.caveat(Caveat(kind, level, None, points)) for (kind, level), points in counts.items()],
         }

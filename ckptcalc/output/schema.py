@@ -330,6 +330,11 @@ def sweep() -> Schema:
             "loss": _object({k: fractions for k in ("write", "rework", "restart", "total")}),
             "effective": fractions,
             "first_order_effective": fractions,
+            "p_no_spare": {"oneOf": [fractions, {"type": "null"}], "description": "with a spare pool; null otherwise"},
+            "cluster_effective": {
+                "oneOf": [fractions, {"type": "null"}],
+                "description": "with a spare pool: over job and spare nodes",
+            },
             "dominant": {"type": "array", "items": TERM},
             "warnings": WARNINGS,
         },

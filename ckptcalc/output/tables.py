@@ -436,6 +436,7 @@ def _formatter(kind: str) -> Callable[[float], str]:
         "rate": units.format_rate,
         "duration": units.format_duration,
         "count": units.format_count,
+        "spares": units.format_count,
         "fraction": lambda v: units.sig(v, 4),
     }[kind]
 
