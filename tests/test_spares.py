@@ -355,3 +355,16 @@ def test_plan_waits_for_repaired_nodes(run_json: RunJson) -> None:
     # No spare: each failure waits its 1 h repair; running share 1/(1 + 1 h/3.1 h).
     assert doc["effective"] == pytest.approx(0.9250040 / (1 + 3600 / 11_160), rel=1e-6)
     assert abs(doc["mean_vs_expected"]) < 0.01
+
+
+def test_optimize_json_with_spares_stays_free_of_numpy() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nfrom ckptcalc import api\n"
+        "api.optimize(preset='gemini-inmemory', spares='auto', repair='4h').to_dict()\n"
+        "print(sorted(m for m in ('numpy', 'scipy') if m in sys.modules))"
+    )
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert found.stdout.strip() == "[]"
