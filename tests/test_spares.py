@@ -368,3 +368,14 @@ def test_optimize_json_with_spares_stays_free_of_numpy() -> None:
     )
     found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert found.stdout.strip() == "[]"
+
+
+def test_a_preset_states_the_levers_repair(run_json: RunJson, tmp_path: Path) -> None:
+    # [spares] repair (and spare_risk) without spares: the assumption of the spares lever, nothing modelled.
+    path = tmp_path / "assume.toml"
+    path.write_text('schema_version = 1\nbase = "llama3-405b"\n[spares]\nrepair = "1h"\nspare_risk = 0.05\n', "utf-8")
+    doc = run_json("optimize", "--preset", str(path))
+    assert doc["spares"] is None and doc["effective"] == pytest.approx(0.9250040, rel=1e-6)
+    lever = _levers(doc)["spares"]
+    count = spares.smallest_spares(3600 / 11_160, 0.05)
+    assert f"{count} spares" in lever["name"] and "repair 1.00 h assumed" in lever["name"]

@@ -99,10 +99,10 @@ def levers(
 def _spare_levers(config: Config, gpus: float | None, assume: LeverAssumptions | None, base: float) -> list[Lever]:
     """The spares levers (docs/model.md §15), each with its gain over job and spare nodes too.
 
-    Without spares: the fewest spares that keep P(no spare) at the assumed risk, at the assumed
-    repair time (``value``: the effective time with no spare, each failure waiting its repair). With
-    spares: ``spares_none`` (the pool taken away: each failure waits its repair) and, when fewer
-    than the risk needs, ``spares_target``.
+    Without spares (and exponential failures): the fewest spares that keep P(no spare) at the
+    assumed risk, at the assumed repair time (``value``: the effective time with no spare, each
+    failure waiting its repair). With spares: ``spares_none`` (the pool taken away: each failure
+    waits its repair) and, when fewer than the risk needs, ``spares_target``.
     """
     from ckptcalc.model.spares import DEFAULT_GPUS_PER_NODE, smallest_spares
 
@@ -113,6 +113,8 @@ def _spare_levers(config: Config, gpus: float | None, assume: LeverAssumptions |
             nodes = float(math.ceil(gpus / DEFAULT_GPUS_PER_NODE))
         if assume is None or assume.spare_repair_s is None or nodes is None or not scalar(config.mtbf_s):
             return []
+        if config.shape is not None:
+            return []  # Erlang's formula needs Poisson failures: no lever on an approximation
         repair, risk = assume.spare_repair_s, assume.spare_risk
         count = float(smallest_spares(repair / float(config.mtbf_s), risk))
         pooled = replace(config, nodes=nodes, spares=count, repair_s=repair, spare_risk=risk)
