@@ -330,7 +330,9 @@ def optimize(preset: PresetRef | None = None, *, target: Value | None = None, **
     goal = _fraction(target, "target") if target is not None else None
     the_job = job(preset, **inputs)
     result = _as_stated(the_job, lambda: evaluate(the_job.config))
-    assume = _jit_assumptions(decide.LeverAssumptions(**presets.lever_assumptions()), the_job)
+    assume = _jit_assumptions(
+        decide.LeverAssumptions(**presets.lever_assumptions(), **_spare_assumptions(the_job)), the_job
+    )
     levers = decide.levers(
         the_job.config, the_job.gpus, assume, base=float(result.optimal_effective), more=_part_levers(the_job)
     )
@@ -402,6 +404,22 @@ def _at_gpus(one: Job) -> Callable[[float], Config] | None:
     from ckptcalc.inputs import grid as sweeps
 
     return lambda gpus: sweeps.vary(one, "gpus", gpus)
+
+
+def _spare_assumptions(one: Job) -> dict[str, Any]:
+    """What the spares lever assumes (docs/model.md §15): the job's repair time and risk where stated,
+    else 4 h and 1 %; its nodes where stated or GPUs / GPUs per node."""
+    from ckptcalc.model import spares
+
+    s = one.scenario
+    nodes = s.nodes
+    if nodes is None and s.gpus is not None:
+        nodes = float(math.ceil(s.gpus / (s.gpus_per_node or spares.DEFAULT_GPUS_PER_NODE)))
+    return {
+        "spare_repair_s": spares.LEVER_REPAIR_S if s.repair_s is None else s.repair_s,
+        "spare_risk": spares.DEFAULT_RISK if s.spare_risk is None else s.spare_risk,
+        "nodes": nodes,
+    }
 
 
 def _part_levers(one: Job) -> list[tuple[str, Config, float | None]]:
@@ -735,10 +753,12 @@ def sweep_stream(
         default_low, default_high = sweeps.default_range(over, the_job, base)
         low = default_low if low is None else low
         high = default_high if high is None else high
-    spacing = log if log is not None else (start is None and stop is None)
+    spacing = log if log is not None else (start is None and stop is None and over != "spares")
     values = sweeps.grid(low, high, points, spacing)
-    if over == "gpus":
+    if over in ("gpus", "nodes"):
         values = sweeps.whole(values)
+    if over == "spares":
+        values = sweeps.whole(values, least=0.0)
     sweeps.check_values(the_job, over, values)
     return SweepStream(the_job, over, values, spacing, _label(preset))
 
@@ -1110,6 +1130,8 @@ def plan(
         seed=chosen,
         expected_failures=expected / float(config.mtbf_s),
         progress=progress,
+        spares=None if config.spares is None else int(config.spares),
+        repair_s=0.0 if config.repair_s is None else float(config.repair_s),
     )
     step_time = the_job.scenario.step_time_s
     expected_s = expected if exact_model else None

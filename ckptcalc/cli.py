@@ -265,6 +265,7 @@ _PANELS = {
     "training": "Training",
     "cost": "Cost",
     "recovery": "Recovery",
+    "spares": "Spares",
 }
 
 

@@ -27,6 +27,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "recovery",
             "search",
             "weibull",
+            "spares",
             "evaluation",
             "band",
             "decisions",

@@ -127,6 +127,7 @@ BY_KIND: dict[str, st.SearchStrategy[float]] = {
     "count": WHOLE | POSITIVE,
     "fraction": SHARE,
     "number": POSITIVE,
+    "spares": st.integers(min_value=0, max_value=2**53).map(float) | st.just(math.inf),  # inf: auto
 }
 FIELD_VALUES = {f.name: BY_KIND[f.kind] for f in FIELDS}
 FIELD_VALUES["gpus"] = WHOLE

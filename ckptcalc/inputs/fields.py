@@ -7,6 +7,7 @@ below find a field by its attribute name, its flag or its public (API) name.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from ckptcalc.errors import UnitError
@@ -218,6 +219,25 @@ FIELDS: tuple[Field, ...] = (
         "Share of failures that come with notice: a checkpoint is written first and no work is lost.",
     ),
     Field("gpu_hour_cost", "number", "gpu-hour-cost", "cost", "gpu_hour", "Cost of one GPU-hour, any currency."),
+    Field("nodes", "count", "nodes", "spares", "nodes", "Nodes the job runs on (default: GPUs / --gpus-per-node)."),
+    Field("gpus_per_node", "count", "gpus-per-node", "spares", "gpus_per_node", "GPUs per node (default: 8)."),
+    Field(
+        "spares",
+        "spares",
+        "spares",
+        "spares",
+        "spares",
+        "Spare nodes kept warm beside the job, or auto: the fewest with P(no spare) ≤ --spare-risk.",
+    ),
+    Field("repair_s", "duration", "repair", "spares", "repair", "Time a failed node is out for repair, e.g. 4h."),
+    Field(
+        "spare_risk",
+        "fraction",
+        "spare-risk",
+        "spares",
+        "spare_risk",
+        "Target chance that a failure finds no spare, for --spares auto (default: 1%).",
+    ),
 )
 
 #: Sweepable inputs: (flag, column name in SI units, axis label), in the order ``--over`` lists them.
@@ -236,6 +256,9 @@ _SWEEPS = (
     ("jit-share", "jit_share", "share recovered in place"),
     ("jit-bw", "jit_bandwidth_bytes_per_s", "just-in-time save bandwidth"),
     ("notice-share", "notice_share", "share with notice"),
+    ("spares", "spares", "spare nodes"),
+    ("repair", "repair_s", "repair time"),
+    ("nodes", "nodes", "nodes"),
 )
 _SWEEP = {flag: (column, axis) for flag, column, axis in _SWEEPS}
 FIELDS = tuple(f.replace(sweep=_SWEEP[f.flag][0], axis=_SWEEP[f.flag][1]) if f.flag in _SWEEP else f for f in FIELDS)
@@ -246,7 +269,23 @@ SWEEPABLE: tuple[Field, ...] = tuple(next(f for f in FIELDS if f.flag == flag) f
 BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}
 BY_FLAG: dict[str, Field] = {f.flag: f for f in FIELDS}
 
+#: What ``spares`` holds for ``auto`` (the fewest spares that meet the target), until the job is resolved:
+#: no count a user can write parses to it.
+AUTO_SPARES = math.inf
+
+
+def parse_spares(raw: str) -> float:
+    """A spare count, or ``auto`` (:data:`AUTO_SPARES`)."""
+    if raw.strip().lower() == "auto":
+        return AUTO_SPARES
+    try:
+        return units.parse_count(raw)
+    except UnitError:
+        raise UnitError(f"expected a whole number of spare nodes or auto, got {raw!r}") from None
+
+
 PARSERS: dict[str, Callable[[str], float]] = {
+    "spares": parse_spares,
     "size": units.parse_size,
     "rate": units.parse_rate,
     "duration": units.parse_duration,

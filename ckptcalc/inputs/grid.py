@@ -72,6 +72,9 @@ def default_range(over: str, job: Job, base: Result) -> tuple[float, float]:
         # Up to what the other share leaves, short of it (there no periodic checkpoint is needed).
         high = 0.99 * (1.0 - _other_share(over, job.config))
         return min(0.05, high / 2.0), high
+    if over == "spares" and base.pool is not None:
+        # Whole spares from none to twice what the risk needs (or the pool's own, if larger).
+        return 0.0, max(2.0 * float(base.pool.spares_for_target), 2.0 * float(base.pool.spares), 4.0)
     value = base_value(over, base, job)
     if value is None:
         raise InputError(f"the configuration has no {over} to sweep around; give {{start}} and {{stop}}", where="over")
@@ -83,12 +86,12 @@ def default_range(over: str, job: Job, base: Result) -> tuple[float, float]:
     return low, high
 
 
-def whole(values: Any) -> Any:
+def whole(values: Any, least: float = 1.0) -> Any:
     """A grid of counts (GPUs) as whole numbers, each once: a log grid over 1,638 to 163,840 GPUs is
-    1,638, 5,181, 16,384, … (fewer points when rounding makes neighbours equal)."""
+    1,638, 5,181, 16,384, … (fewer points when rounding makes neighbours equal); none below ``least``."""
     import numpy
 
-    return numpy.unique(numpy.maximum(numpy.rint(values), 1.0))
+    return numpy.unique(numpy.maximum(numpy.rint(values), least))
 
 
 def grid(start: float, stop: float, points: int, log: bool) -> Any:
@@ -118,11 +121,16 @@ def _check(over: str, values: Any, job: Job) -> None:
     where = "start"
     if not (math.isfinite(low) and math.isfinite(high)):
         raise InputError("bounds must be finite", where=where)
+    if over in ("spares", "repair", "nodes") and job.config.spares is None:
+        raise InputError(f"sweeping {over} needs a spare pool ({{spares}} with {{repair}})", where="over")
     if over == "replica-survival":
         if low < 0 or high >= 1:
             raise InputError("replica survival must lie in [0, 1)", where=where)
     elif over in _SHARES:
         _check_share(over, low, high, job)
+    elif over == "spares":
+        if low < 0 or high > 1e6:
+            raise InputError("spares must lie between 0 and 1e6 over the whole sweep", where=where)
     elif low <= 0:
         raise InputError(f"{over} must be positive over the whole sweep", where=where)
     elif low < SMALLEST or high > LARGEST:

@@ -13,7 +13,7 @@ from typing import Any
 from ckptcalc.errors import CkptError, PresetError
 from ckptcalc.files import atomic_write, check_new
 from ckptcalc.inputs import units
-from ckptcalc.inputs.fields import BY_NAME, FIELDS
+from ckptcalc.inputs.fields import AUTO_SPARES, BY_NAME, FIELDS
 from ckptcalc.inputs.inherit import WAYS, Parent, merge_layers
 from ckptcalc.inputs.preset_document import BAND_PATH, BASE, LEVELS, META, SCHEMA_VERSION, from_document
 from ckptcalc.inputs.preset_search import identity, is_path
@@ -92,6 +92,8 @@ def _write_levels(scenario: Scenario, document: dict[str, Any]) -> None:
 
 
 def _written(kind: str, value: float) -> Any:
+    if kind == "spares" and value == AUTO_SPARES:
+        return "auto"
     if kind in _OUT_UNITS:
         table, choices, suffix = _OUT_UNITS[kind]
         text = units.exact(value, table, choices) + suffix

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
+from ckptcalc.model.arrays import scalar
 from ckptcalc.model.evaluation import Config, Result, evaluate, replace
 from ckptcalc.records import Record
 
@@ -40,6 +41,12 @@ class LeverAssumptions(Record):
         """The step the just-in-time lever replays: the job's, or the one assumed."""
         return self.jit_step_s if self.job_step_s is None else self.job_step_s
 
+    # The spares lever (docs/model.md §15): the repair time it assumes, the P(no spare) it aims at, and
+    # the job's nodes (None: GPUs / 8); no spares lever without a repair time.
+    spare_repair_s: float | None = None
+    spare_risk: float = 0.01
+    nodes: float | None = None
+
 
 class Lever(Record):
     """One change re-optimised: ``changed`` is the configuration with it (its name is worded elsewhere)."""
@@ -49,6 +56,7 @@ class Lever(Record):
     gain_pp: float
     changed: Config
     value: float | None = None  # what some levers change to, where the configuration does not show it
+    cluster_gain_pp: float | None = None  # spares: the gain over job and spare nodes (idle spares count)
 
 
 def _effective(config: Config) -> float:
@@ -98,6 +106,7 @@ def levers(
     for key, changed, value in [(k, c, None) for k, c in options] + list(more):
         effective = _effective(changed)
         found.append(Lever(key, effective, (effective - base) * 100.0, changed, value))
+    found += _spare_levers(config, gpus, assume, base)
     return sorted(found, key=lambda lever: -lever.gain_pp)
 
 
@@ -113,6 +122,47 @@ def _recovery_levers(config: Config, assume: LeverAssumptions | None) -> list[tu
         found.append(("jit_recovery", changed))
     if config.notice_share is not None:
         found.append(("without_notice", replace(config, notice_share=None)))
+    return found
+
+
+def _spare_levers(config: Config, gpus: float | None, assume: LeverAssumptions | None, base: float) -> list[Lever]:
+    """The spares levers (docs/model.md §15), each with its gain over job and spare nodes too.
+
+    Without spares (and exponential failures): the fewest spares that keep P(no spare) at the
+    assumed risk, at the assumed repair time (``value``: the effective time with no spare, each
+    failure waiting its repair). With spares: ``spares_none`` (the pool taken away: each failure
+    waits its repair) and, when fewer than the risk needs, ``spares_target``.
+    """
+    from ckptcalc.model.spares import DEFAULT_GPUS_PER_NODE, smallest_spares
+
+    options: list[tuple[str, Config]] = []
+    if config.spares is None:
+        nodes = assume.nodes if assume is not None else None
+        if nodes is None and gpus is not None:
+            nodes = float(math.ceil(gpus / DEFAULT_GPUS_PER_NODE))
+        if assume is None or assume.spare_repair_s is None or nodes is None or not scalar(config.mtbf_s):
+            return []
+        if config.shape is not None:
+            return []  # Erlang's formula needs Poisson failures: no lever on an approximation
+        repair, risk = assume.spare_repair_s, assume.spare_risk
+        count = float(smallest_spares(repair / float(config.mtbf_s), risk))
+        pooled = replace(config, nodes=nodes, spares=count, repair_s=repair, spare_risk=risk)
+        options.append(("spares", pooled))
+        cluster_base = base
+    else:
+        options.append(("spares_none", replace(config, spares=0.0)))
+        result = evaluate(config.optimal())
+        target = float(result.pool.spares_for_target)
+        if target > float(config.spares):
+            options.append(("spares_target", replace(config, spares=target)))
+        cluster_base = float(result.pool.cluster_effective)
+    found = []
+    for key, changed in options:
+        result = evaluate(changed.optimal())
+        effective, cluster = float(result.effective), float(result.pool.cluster_effective)
+        without = _effective(replace(changed, spares=0.0)) if key == "spares" else None
+        gain, cluster_gain = (effective - base) * 100.0, (cluster - cluster_base) * 100.0
+        found.append(Lever(key, effective, gain, changed, without, cluster_gain))
     return found
 
 

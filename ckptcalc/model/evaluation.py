@@ -251,6 +251,13 @@ class Config(Record):
         """The checkpoint written on notice (δ) and the restart (r)."""
         return self.storage_restart_s + self.write_s
 
+    # Spare nodes (docs/model.md §15): the job's nodes, the spares (whole), the repair time and
+    # the P(no spare) the smallest sufficient pool aims at; no spares are modelled while ``spares`` is None.
+    nodes: Num | None = None
+    spares: Num | None = None
+    repair_s: Num | None = None
+    spare_risk: Num | None = None
+
     @property
     def write_s(self) -> Num:
         """Time to make a checkpoint durable in storage, S / B, in every mode."""
@@ -503,6 +510,7 @@ class Result(Record):
     levels: tuple[Plan, ...]
     first_order: FirstOrder
     caveats: tuple[Caveat, ...]
+    pool: Any = None  # the spare pool (ckptcalc.model.spares.Pool) when the job has spares
 
     @property
     def total(self) -> Num:
@@ -624,7 +632,7 @@ def evaluate(config: Config) -> Result:
     if config.shape is not None:
         return _evaluate_weibull(config)
     if config.has_recovery and scalar(config.periodic_share) and config.periodic_share <= 0:
-        return _evaluate_unneeded(config)
+        return _with_spares(config, _evaluate_unneeded(config))
     mtbf = config.mtbf_s
     chosen, caveats = _plan(config)
     best = _plan(config.optimal())[0] if config.pinned else chosen
@@ -635,7 +643,39 @@ def evaluate(config: Config) -> Result:
         # effective time near 0), that schedule is the better one found, and the optimum reported.
         best, at_best = _better(chosen, split, best, at_best)
     daly = daly_interval(config.write_s, mtbf) if config.is_single_sync else None
-    return _result(config, (chosen, split), (best, at_best), caveats, daly)
+    return _with_spares(config, _result(config, (chosen, split), (best, at_best), caveats, daly))
+
+
+def spare_pool(config: Config, mtbf_s: Num | None = None) -> Any:
+    """The spare pool of ``config`` (at ``mtbf_s``, default its own), or None when it has no spares."""
+    if config.spares is None:
+        return None
+    from ckptcalc.model import spares
+
+    assert config.nodes is not None and config.repair_s is not None
+    risk = spares.DEFAULT_RISK if config.spare_risk is None else config.spare_risk
+    mtbf = config.mtbf_s if mtbf_s is None else mtbf_s
+    return spares.pool(nodes=config.nodes, spares=config.spares, repair_s=config.repair_s, mtbf_s=mtbf, risk=risk)
+
+
+def _with_spares(config: Config, result: Result) -> Result:
+    """``result`` with the waits for a spare node counted (docs/model.md §15): waiting freezes the job,
+    so every share of the periodic model shrinks by the running share and the wait joins the restart
+    term; the schedule, and so the optimum, stay those of the periodic model."""
+    found = spare_pool(config)
+    if found is None:
+        return result
+    run = found.running
+    write, rework, restart = result.write * run, result.rework * run, result.restart * run + (1.0 - run)
+    return result.replace(
+        effective=result.effective * run,
+        optimal_effective=result.optimal_effective * run,
+        write=write,
+        rework=rework,
+        restart=restart,
+        dominant=dominant(write, rework, restart),
+        pool=found.with_effective(result.effective),
+    )
 
 
 def unneeded(config: Config) -> bool:
@@ -761,11 +801,13 @@ def schedule_of(config: Config, result: Result, *, optimal: bool = False) -> Tie
 def effective_at(config: Config, schedule: Tiers, mtbf_s: float) -> float:
     """Effective time of ``config`` running ``schedule`` when the job MTBF is ``mtbf_s`` (floats);
     Weibull failures (one level) when ``config.shape`` is set."""
+    found = spare_pool(config, mtbf_s)
+    running = 1.0 if found is None else float(found.running)
     if config.shape is None:
-        return float(effective(schedule, mtbf_s).effective)
+        return float(effective(schedule, mtbf_s).effective) * running
     from ckptcalc.model import weibull
 
-    return weibull.weibull_effective(
+    return running * weibull.weibull_effective(
         interval_s=float(schedule.tau1_s),
         stall_s=float(schedule.stalls[0]),
         lag_s=float(schedule.lag_s),
@@ -786,7 +828,9 @@ def interval_comparison(config: Config) -> list[tuple[str, float, float]] | None
         ("daly", daly_interval(delta, mtbf)),
         ("exact", exact_interval(delta, mtbf)),
     ]
-    return [(name, tau, exact_effective(tau, delta, restart, mtbf)) for name, tau in rows]
+    found = spare_pool(config)
+    running = 1.0 if found is None else float(found.running)
+    return [(name, tau, exact_effective(tau, delta, restart, mtbf) * running) for name, tau in rows]
 
 
 # ------------------------------------------------------------ Weibull failures
@@ -874,4 +918,4 @@ def _evaluate_weibull(config: Config) -> Result:
     def schedule(tau: Num) -> Tiers:
         return _base(config).replace(tau1_s=tau)
 
-    return _result(config, (schedule(chosen), split), (schedule(best), at_best), [], None)
+    return _with_spares(config, _result(config, (schedule(chosen), split), (schedule(best), at_best), [], None))

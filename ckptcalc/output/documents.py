@@ -12,6 +12,7 @@ import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
+from ckptcalc.inputs.fields import AUTO_SPARES
 from ckptcalc.inputs.scenario import DEFAULT_BYTES_PER_PARAM, Job, Scenario, anatomy
 from ckptcalc.model.decisions import Cost, Lever, LeverAssumptions, Steps, Targets
 from ckptcalc.model.evaluation import TERMS, FirstOrder, Plan, Result, unneeded
@@ -221,6 +222,30 @@ def evaluation(
         "uncertainty": uncertainty(job, band),
         "recovery": recovery(job),
         "warnings": [*warnings(result), *_bound_warning(job), *_recovery_note(job)],
+        "spares": spares(job, result),
+    }
+
+
+def spares(job: Job, result: Result) -> dict[str, Any] | None:
+    """The spare pool (docs/model.md §15), or None when the job has no spares."""
+    pool = result.pool
+    if pool is None:
+        return None
+    return {
+        "nodes": int(pool.nodes),
+        "spares": int(pool.spares),
+        "spares_auto": job.scenario.spares == AUTO_SPARES,
+        "repair_s": float(pool.repair_s),
+        "spare_risk": float(pool.risk),
+        "offered_load": float(pool.load),
+        "p_no_spare": float(pool.p_no_spare),
+        "wait_s": float(pool.wait_s),
+        "wait_when_none_s": float(pool.wait_when_none_s),
+        "running_share": float(pool.running),
+        "waiting_share": float(pool.waiting),
+        "periodic_effective": float(pool.periodic_effective),
+        "cluster_effective": float(pool.cluster_effective),
+        "spares_for_target": int(pool.spares_for_target),
     }
 
 
@@ -279,7 +304,8 @@ def optimize(
         {
             "levers": [
                 {"key": v.key, "name": wording.lever_name(v.key, v.changed, assume, job.gpus, v.value),
-                 "effective": v.effective, "gain_pp": v.gain_pp}
+                 "effective": v.effective, "gain_pp": v.gain_pp,
+                 **({} if v.cluster_gain_pp is None else {"cluster_gain_pp": v.cluster_gain_pp})}
                 for v in levers
             ],
             "discard": discard,
@@ -389,6 +415,9 @@ def _columns(run: Sweep) -> dict[str, Any]:
     if result.memory_interval_s is not None:
         columns["memory_interval_s"] = result.memory_interval_s
         columns["storage_every"] = result.storage_every
+    if result.pool is not None:
+        columns["p_no_spare"] = result.pool.p_no_spare
+        columns["cluster_effective"] = result.pool.cluster_effective
     shaped = {name: _broadcast(value, values) for name, value in columns.items()}
     shaped["dominant"] = numpy.broadcast_to(result.dominant, numpy.shape(values))
     return shaped
@@ -420,6 +449,8 @@ def sweep(job: Job, run: Sweep, preset: str | None) -> dict[str, Any]:
         "loss": {k: _column(columns[f"loss_{k}"]) for k in ("write", "rework", "restart", "total")},
         "effective": _column(columns["effective"]),
         "first_order_effective": _column(columns["first_order_effective"]),
+        "p_no_spare": _column(columns["p_no_spare"]) if "p_no_spare" in columns else None,
+        "cluster_effective": _column(columns["cluster_effective"]) if "cluster_effective" in columns else None,
         "dominant": [TERMS[int(i)] for i in columns["dominant"]],
         "warnings": warnings(run.result),
     }
@@ -502,12 +533,21 @@ def simulation(
         "agreement": {"first_order": agreement["first_order"], "exact": agreement["exact"]},
         "optimize": None,
         "warnings": notes,
+        "spares": None,
     }
     if job.config.has_recovery:
         # The periodic schedule run, not the one-step tier under it (docs/model.md §13).
         document["interval_s"] = _interval(result.interval_s)
         document["memory_interval_s"] = _interval(result.memory_interval_s)
         document["storage_every"] = _whole(result.storage_every)
+    if result.pool is not None:
+        document["spares"] = {
+            "no_spare": outcome.no_spare,
+            "p_no_spare": outcome.p_no_spare,
+            "wait_s": outcome.wait_per_failure_s,
+            "analytic_p_no_spare": float(result.pool.p_no_spare),
+            "analytic_wait_s": float(result.pool.wait_s),
+        }
     if search is not None and base is not None:
         document["optimize"] = {
             "interval_s": search.interval_s,
@@ -891,6 +931,8 @@ def stream_sweep_json(job: Job, plan: Any, preset: str | None, out: TextIO) -> N
             "loss": {k: slot[f"loss_{k}"] for k in ("write", "rework", "restart", "total")},
             "effective": slot["effective"],
             "first_order_effective": slot["first_order_effective"],
+            "p_no_spare": slot.get("p_no_spare"),
+            "cluster_effective": slot.get("cluster_effective"),
             "dominant": slot["dominant"],
             "warnings": [wording.caveat(Caveat(kind, level, None, points)) for (kind, level), points in counts.items()],
         }

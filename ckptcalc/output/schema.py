@@ -204,6 +204,36 @@ FIRST_ORDER = _object(
     "Young's first-order model of the same configuration: the explanation, not the decision",
 )
 
+#: The spare pool (docs/model.md §15), or null without spares.
+SPARES: Schema = {
+    "oneOf": [
+        {"type": "null"},
+        _object(
+            {
+                "nodes": {"type": "integer", "minimum": 1, "description": "nodes the job runs on"},
+                "spares": {"type": "integer", "minimum": 0, "description": "spare nodes kept beside the job"},
+                "spares_auto": {"type": "boolean", "description": "whether spares were chosen to meet spare_risk"},
+                "repair_s": SECONDS,
+                "spare_risk": FRACTION,
+                "offered_load": {"type": "number", "minimum": 0, "description": "repair time / job MTBF"},
+                "p_no_spare": {**FRACTION, "description": "chance a failure finds no spare (Erlang B)"},
+                "wait_s": {**SECONDS, "description": "expected wait for a node per failure, seconds"},
+                "wait_when_none_s": {**SECONDS, "description": "mean wait of a failure that finds no spare"},
+                "running_share": {**FRACTION, "description": "share of time the job is not waiting for a node"},
+                "waiting_share": {**FRACTION, "description": "share of time the job waits for a node"},
+                "periodic_effective": {**FRACTION, "description": "effective time without the waits"},
+                "cluster_effective": {**FRACTION, "description": "effective time over job and spare nodes"},
+                "spares_for_target": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "fewest spares with p_no_spare at most spare_risk",
+                },
+            },
+            "the spare pool: effective (above) counts the waits for a node; cluster_effective the idle spares too",
+        ),
+    ]
+}
+
 EVALUATION: Schema = {
     "inputs": INPUTS,
     "model": {"const": "exact"},
@@ -226,6 +256,7 @@ EVALUATION: Schema = {
     "uncertainty": UNCERTAINTY,
     "recovery": RECOVERY,
     "warnings": WARNINGS,
+    "spares": SPARES,
 }
 
 HEADER: Schema = {"schema_version": {"const": SCHEMA_VERSION}}
@@ -262,6 +293,9 @@ def optimize() -> Schema:
                     "jit_recovery",
                     "without_jit",
                     "without_notice",
+                    "spares",
+                    "spares_none",
+                    "spares_target",
                 ]
             },
             "name": {"type": "string"},
@@ -269,6 +303,8 @@ def optimize() -> Schema:
             "gain_pp": NUMBER,
         }
     )
+    # The spares levers only: their gain over job and spare nodes (docs/model.md §15).
+    lever["properties"] = {**cast(dict[str, object], lever["properties"]), "cluster_gain_pp": NUMBER}
     targets = _object(
         {
             "bandwidth_bytes_per_s": MAYBE_NUMBER,
@@ -330,6 +366,11 @@ def sweep() -> Schema:
             "loss": _object({k: fractions for k in ("write", "rework", "restart", "total")}),
             "effective": fractions,
             "first_order_effective": fractions,
+            "p_no_spare": {"oneOf": [fractions, {"type": "null"}], "description": "with a spare pool; null otherwise"},
+            "cluster_effective": {
+                "oneOf": [fractions, {"type": "null"}],
+                "description": "with a spare pool: over job and spare nodes",
+            },
             "dominant": {"type": "array", "items": TERM},
             "warnings": WARNINGS,
         },
@@ -386,6 +427,22 @@ def simulate() -> Schema:
             "agreement": _object({"first_order": agreement, "exact": agreement}),
             "optimize": {"oneOf": [search, {"type": "null"}]},
             "warnings": WARNINGS,
+            "spares": {
+                "oneOf": [
+                    {"type": "null"},
+                    _object(
+                        {
+                            "no_spare": {"type": "integer", "minimum": 0},
+                            "p_no_spare": FRACTION,
+                            "wait_s": SECONDS,
+                            "analytic_p_no_spare": FRACTION,
+                            "analytic_wait_s": SECONDS,
+                        },
+                        "the simulated spare pool: failures that found no spare, their share, the mean wait"
+                        " per failure, and Erlang's values beside them; null without spares",
+                    ),
+                ]
+            },
         },
     )
 

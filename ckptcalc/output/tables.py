@@ -20,8 +20,10 @@ from rich.text import Text
 
 from ckptcalc.errors import printable
 from ckptcalc.inputs import units
+from ckptcalc.inputs.fields import AUTO_SPARES
 from ckptcalc.inputs.scenario import DEFAULT_BYTES_PER_PARAM, Job, anatomy
 from ckptcalc.model.evaluation import TERMS, Result, interval_comparison, unneeded
+from ckptcalc.model.spares import DEFAULT_GPUS_PER_NODE
 from ckptcalc.model.statistics import points, shares
 from ckptcalc.output import documents, wording
 
@@ -159,6 +161,31 @@ def inputs_table(job: Job, narrow: bool = False) -> Table:
         )
     if c.notice_share is not None:
         table.add_row("with notice", pct(float(c.notice_share)), wording.notice_note(c.notice_restart_s))
+    if c.spares is not None:
+        _spares_inputs(table, job)
+    return table
+
+
+def _spares_inputs(table: Table, job: Job) -> None:
+    """The spare pool's rows of the inputs table."""
+    s, c = job.scenario, job.config
+    assert c.nodes is not None and c.spares is not None and c.repair_s is not None
+    per_node = units.format_count(s.gpus_per_node or DEFAULT_GPUS_PER_NODE)
+    note = "given" if s.nodes is not None else f"GPUs / {per_node} per node"
+    table.add_row("nodes", units.format_count(float(c.nodes)), note)
+    auto = {"spares_auto": s.spares == AUTO_SPARES, "spare_risk": c.spare_risk}
+    table.add_row("spares", units.format_count(float(c.spares)), wording.spares_note(auto))
+    table.add_row("repair", dur(float(c.repair_s)), "a failed node is out this long")
+
+
+def spares_table(spares: dict[str, Any], narrow: bool = False) -> Table:
+    """The spare pool's figures (docs/model.md §15)."""
+    table = _grid(wording.SPARES_TITLE, narrow)
+    table.add_column("figure", no_wrap=True)
+    table.add_column("value", justify="right", no_wrap=True)
+    table.add_column("note", overflow="fold")
+    for row in wording.spares_rows(spares):
+        table.add_row(*row)
     return table
 
 
@@ -304,6 +331,9 @@ def optimize(job: Job, result: Result, preset: str | None, default_preset: bool,
     if explanation is not None:
         out.print(explanation)
     out.print()
+    if document["spares"] is not None:
+        out.print(spares_table(document["spares"], narrow))
+        out.print()
     if document["uncertainty"] is not None:
         out.print(uncertainty_table(document["uncertainty"], narrow))
         out.print()
@@ -356,7 +386,10 @@ def decisions(out: Console, job: Job, document: dict[str, Any], narrow: bool) ->
         table.add_column("effective", justify="right", no_wrap=True)
         table.add_column("gain", justify="right", no_wrap=True)
         for lever in document["levers"]:
-            table.add_row(lever["name"], pct(lever["effective"]), f"{lever['gain_pp']:+.2f} pp")
+            name = lever["name"]
+            if "cluster_gain_pp" in lever:
+                name += wording.cluster_gain(lever["cluster_gain_pp"])
+            table.add_row(name, pct(lever["effective"]), f"{lever['gain_pp']:+.2f} pp")
         out.print(table)
         out.print()
     if document["targets"] is not None:
@@ -421,6 +454,7 @@ def _formatter(kind: str) -> Callable[[float], str]:
         "rate": units.format_rate,
         "duration": units.format_duration,
         "count": units.format_count,
+        "spares": units.format_count,
         "fraction": lambda v: units.sig(v, 4),
     }[kind]
 
@@ -691,6 +725,8 @@ def simulation(document: dict[str, Any]) -> None:
         table.add_row(name, pct(document["split"][key], 4))
     out.print(table)
     out.print(f"Failures: {document['failures']:,} ({document['failures_in_restart']:,} during a restart)")
+    if document["spares"] is not None:
+        out.print(wording.simulated_spares(document["spares"]))
     out.print()
     table = _grid("Against the analytic model", narrow)
     table.add_column("model")

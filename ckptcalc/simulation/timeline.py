@@ -37,6 +37,7 @@ one uniform per cycle for the tier that serves it.
 
 from __future__ import annotations
 
+import collections
 import itertools
 import math
 from collections.abc import Callable
@@ -219,6 +220,17 @@ class Simulation:
     storage_every: int | None  # memory checkpoints per storage checkpoint
     schedule: Schedule
     batch_effective: tuple[float, ...]  # effective time of each batch behind ci95
+    no_spare: int = 0  # failures that found no spare node (with a spare pool)
+    waited_s: float = 0.0  # time spent waiting for a node back from repair (in the restart share)
+
+    @property
+    def p_no_spare(self) -> float:
+        """The share of failures that found no spare node."""
+        return self.no_spare / self.failures
+
+    @property
+    def wait_per_failure_s(self) -> float:
+        return self.waited_s / self.failures
 
 
 def analytic(config: Config, failures: Failures) -> tuple[float, float | None]:
@@ -307,8 +319,12 @@ def run(
     seed: int = DEFAULT_SEED,
     progress: Progress | None = None,
 ) -> Simulation:
-    """Simulate ``cycles`` failure cycles of ``config`` at its intervals (optimal where unset)."""
-    return run_schedule(schedule_for(config), failures, cycles=cycles, seed=seed, progress=progress)
+    """Simulate ``cycles`` failure cycles of ``config`` at its intervals (optimal where unset), with its
+    spare pool when it has one."""
+    pool = None
+    if config.spares is not None and config.repair_s is not None:
+        pool = SparePool(int(config.spares), float(config.repair_s))
+    return run_schedule(schedule_for(config), failures, cycles=cycles, seed=seed, progress=progress, pool=pool)
 
 
 def run_schedule(
@@ -318,17 +334,27 @@ def run_schedule(
     cycles: int,
     seed: int = DEFAULT_SEED,
     progress: Progress | None = None,
+    pool: SparePool | None = None,
 ) -> Simulation:
-    """Simulate exactly ``cycles`` failure cycles of one timeline running ``schedule``.
+    """Simulate exactly ``cycles`` failure cycles of one timeline running ``schedule``; with ``pool``,
+    each failure also takes a node to repair, and the job waits when no spare is free.
 
     >>> schedule = Schedule.single(interval_s=600.0, stall_s=60.0, restart_s=300.0)
     >>> run_schedule(schedule, Failures(3600.0), cycles=200, seed=1).cycles
     200
     """
     cycles = check(cycles, failures.shape)  # enough cycles for the batches behind the CI, a valid shape
+    if pool is not None and schedule.notice_share > 0:
+        raise InputError("simulate runs spares or failures with notice, not both at once", where="spares")
     if schedule.tiers == 1 and schedule.notice_share == 0:
-        return _one_tier(schedule, failures, cycles, seed, progress)
-    return _epochs_side_by_side(schedule, failures, cycles, seed, progress)
+        found = _one_tier(schedule, failures, cycles, seed, progress, pool)
+    else:
+        found = _epochs_side_by_side(schedule, failures, cycles, seed, progress, pool)
+    if pool is None:
+        return found
+    import dataclasses
+
+    return dataclasses.replace(found, no_spare=pool.none_free, waited_s=pool.waited_s)
 
 
 def _batch_sizes(cycles: int) -> list[int]:
@@ -363,7 +389,14 @@ def _summary(
     )
 
 
-def _one_tier(schedule: Schedule, failures: Failures, cycles: int, seed: int, progress: Progress | None) -> Simulation:
+def _one_tier(
+    schedule: Schedule,
+    failures: Failures,
+    cycles: int,
+    seed: int,
+    progress: Progress | None,
+    pool: SparePool | None = None,
+) -> Simulation:
     """One tier: every cycle starts from a durable checkpoint, so cycles are independent, and the
     whole run is array arithmetic on cache-sized pieces; what :func:`stepper` does for one tier."""
     import numpy
@@ -382,6 +415,7 @@ def _one_tier(schedule: Schedule, failures: Failures, cycles: int, seed: int, pr
         xv, wv, cv, tv, fv = x[:n], work[:n], count[:n], tail[:n], flags[:n]
         failures.fill(rng, xv)
         elapsed = float(xv.sum())
+        waited = 0.0 if pool is None else math.fsum(pool.waits(xv.tolist()))
         numpy.subtract(xv, restart, out=wv)
         numpy.less(wv, 0.0, out=fv)  # the failure struck during the restart
         in_restart += int(numpy.count_nonzero(fv))
@@ -403,7 +437,7 @@ def _one_tier(schedule: Schedule, failures: Failures, cycles: int, seed: int, pr
         numpy.subtract(tv, tau, out=tv)
         numpy.clip(tv, 0.0, math.inf, out=tv)  # the stall cut short by the failure
         numpy.add(cv, tv, out=cv)
-        return elapsed, kept, float(cv.sum()), restarting
+        return elapsed + waited, kept, float(cv.sum()), restarting + waited
 
     def block(n: int) -> tuple[float, float, float, float]:
         # numpy sums an array pairwise, halving it (to a multiple of 8) down to 128 elements.
@@ -435,7 +469,12 @@ def _one_tier(schedule: Schedule, failures: Failures, cycles: int, seed: int, pr
 
 
 def _epochs_side_by_side(
-    schedule: Schedule, failures: Failures, cycles: int, seed: int, progress: Progress | None
+    schedule: Schedule,
+    failures: Failures,
+    cycles: int,
+    seed: int,
+    progress: Progress | None,
+    pool: SparePool | None = None,
 ) -> Simulation:
     """Any number of tiers: one timeline of exactly ``cycles`` cycles, a window at a time, split into
     epochs after each top-class failure, the epochs run side by side, longest first.
@@ -459,7 +498,7 @@ def _epochs_side_by_side(
     if schedule.notice_share > 0:
         sums, in_restart = _notice_timeline(schedule, failures, cycles, seed, progress, window, start)
     else:
-        sums, in_restart = _timeline(failures, cycles, seed, progress, window, start, schedule.tiers > 1)
+        sums, in_restart = _timeline(failures, cycles, seed, progress, window, start, schedule.tiers > 1, pool)
     sums[1] *= schedule.interval_s
     return _summary(sums.sum(axis=1), sums[1] / sums[0], cycles, in_restart, seed, schedule)
 
@@ -472,6 +511,7 @@ def _timeline(
     window: Callable[[Any, Any, Any], tuple[Any, Any, Any, Any]],
     state: Any,
     draw_tiers: bool,
+    pool: SparePool | None = None,
 ) -> tuple[Any, int]:
     """Exactly ``cycles`` cycles of one timeline, drawn a window at a time: for each, the times to
     failure and (``draw_tiers``) one uniform draw per cycle (which tier serves it), run by ``window``
@@ -490,6 +530,10 @@ def _timeline(
         kept, stalls, restarts, state = window(x, rng.random(n) if draw_tiers else None, state)
         in_restart += int(numpy.count_nonzero(x < restarts))
         numpy.minimum(restarts, x, out=restarts)  # a restart cut short by a failure
+        if pool is not None:
+            waits = numpy.asarray(pool.waits(x.tolist()))
+            x = x + waits  # the job's time includes the waits for a node, counted as restart
+            restarts += waits
         inside = edges[(edges > start) & (edges < start + n)] - start
         offsets = numpy.concatenate(([0], inside))
         first = int(numpy.searchsorted(edges, start, side="right")) - 1
@@ -773,3 +817,43 @@ def stepper(
 
     step.lane = lane  # type: ignore[attr-defined]
     return step
+
+
+class SparePool:
+    """The spare nodes beside a simulated job (docs/model.md §15.4), carried from one window to the next.
+
+    The failure that ends each cycle sends a node to repair for exactly ``repair_s``. While fewer
+    than ``spares`` nodes are in repair a spare takes its place at once; otherwise the job waits for
+    the first node back (repairs finish in the order they began) before its restart. No failure
+    strikes during a wait: the failure clock runs only while the job does.
+
+    >>> pool = SparePool(1, 100.0)
+    >>> pool.waits([30.0, 30.0, 200.0])  # the second failure finds the spare still in repair
+    [0.0, 70.0, 0.0]
+    """
+
+    def __init__(self, spares: int, repair_s: float) -> None:
+        self.spares, self.repair_s = spares, repair_s
+        self.now = 0.0  # wall time at the end of the cycles seen so far
+        self.back: collections.deque[float] = collections.deque()  # when each node in repair is back
+        self.none_free = 0
+        self.waited_s = 0.0
+
+    def waits(self, cycles: list[float]) -> list[float]:
+        """The wait for a node after each failure, for cycles of these lengths (restart to failure)."""
+        now, back, spares, repair = self.now, self.back, self.spares, self.repair_s
+        found = []
+        for length in cycles:
+            now += length
+            while back and back[0] <= now:
+                back.popleft()
+            back.append(now + repair)
+            wait = 0.0
+            if len(back) > spares:  # every spare already out: the first node back rejoins the job
+                wait = back.popleft() - now
+                self.none_free += 1
+                now += wait
+            found.append(wait)
+        self.now = now
+        self.waited_s += math.fsum(found)
+        return found
