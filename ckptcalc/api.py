@@ -1042,6 +1042,7 @@ def plan(
     >>> abs(p.completion_s["p50"] / p["expected_s"] - 1) < 0.01
     True
     """
+    from ckptcalc.inputs import units
     from ckptcalc.inputs.units import parse_count, parse_duration
     from ckptcalc.model.evaluation import evaluate
     from ckptcalc.output import documents
@@ -1059,6 +1060,12 @@ def plan(
             where="preset",
         )
     work_s = _work(work, steps, the_job.scenario.step_time_s)
+    if config.rejoin_s is not None and config.rejoin_s > work_s:
+        raise InputError(
+            f"rejoin {units.format_duration(float(config.rejoin_s))} is longer than the run"
+            f" ({units.format_duration(work_s)} of work): a dropped group would never be back",
+            where=the_job.scenario.where("rejoin_s"),
+        )
     limit = _number(parse_duration, deadline, "deadline") if deadline is not None else None
     if limit is not None and not (math.isfinite(limit) and limit > 0):
         raise InputError(f"must be a positive duration, got {limit:g} s", where="deadline")

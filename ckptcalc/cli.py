@@ -264,6 +264,7 @@ _PANELS = {
     "memory": "In-memory replica",
     "training": "Training",
     "cost": "Cost",
+    "elastic": "Elastic replica groups",
 }
 
 

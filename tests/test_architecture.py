@@ -25,6 +25,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "one_level",
             "tiers",
             "search",
+            "elastic",
             "weibull",
             "evaluation",
             "band",

@@ -194,6 +194,46 @@ FIELDS: tuple[Field, ...] = (
     ),
     Field("discard", "fraction", "discard", "training", "discard", "Share of steps later thrown away (goodput)."),
     Field("gpu_hour_cost", "number", "gpu-hour-cost", "cost", "gpu_hour", "Cost of one GPU-hour, any currency."),
+    Field(
+        "groups",
+        "count",
+        "groups",
+        "elastic",
+        "groups",
+        "Elastic replica groups (torchft-style, 2 or more): a group-local failure drops one group out.",
+    ),
+    Field(
+        "group_share",
+        "fraction",
+        "group-share",
+        "elastic",
+        "group_share",
+        "Share of failures that take down only their replica group, e.g. 0.95 (with --groups).",
+    ),
+    Field(
+        "rejoin_s",
+        "duration",
+        "rejoin",
+        "elastic",
+        "rejoin",
+        "Time a dropped group takes to rejoin from a peer, e.g. 30min (with --groups).",
+    ),
+    Field(
+        "quorum_pause_s",
+        "duration",
+        "quorum-pause",
+        "elastic",
+        "quorum_pause",
+        "Pause of every running group at each group-local failure (quorum change), e.g. 20s (default: 0).",
+    ),
+    Field(
+        "ft_overhead",
+        "fraction",
+        "ft-overhead",
+        "elastic",
+        "ft_overhead",
+        "Throughput the fault tolerance costs per step, e.g. 0.02 (default: 0).",
+    ),
 )
 
 #: Sweepable inputs: (flag, column name in SI units, axis label), in the order ``--over`` lists them.
@@ -209,6 +249,11 @@ _SWEEPS = (
     ("replica-survival", "replica_survival", "replica survival"),
     ("memory-bw", "memory_bandwidth_bytes_per_s", "memory bandwidth"),
     ("memory-restart", "memory_restart_s", "memory restart time"),
+    ("groups", "groups", "replica groups"),
+    ("group-share", "group_share", "group-local share of failures"),
+    ("rejoin", "rejoin_s", "rejoin time"),
+    ("quorum-pause", "quorum_pause_s", "quorum pause"),
+    ("ft-overhead", "ft_overhead", "fault-tolerance overhead"),
 )
 _SWEEP = {flag: (column, axis) for flag, column, axis in _SWEEPS}
 FIELDS = tuple(f.replace(sweep=_SWEEP[f.flag][0], axis=_SWEEP[f.flag][1]) if f.flag in _SWEEP else f for f in FIELDS)

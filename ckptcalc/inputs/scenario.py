@@ -118,6 +118,11 @@ class Scenario(Record):
     step_time_s: float | None = None
     discard: float | None = None
     gpu_hour_cost: float | None = None
+    groups: float | None = None
+    group_share: float | None = None
+    rejoin_s: float | None = None
+    quorum_pause_s: float | None = None
+    ft_overhead: float | None = None
     mtbf_ci95: tuple[float, float | None] | None = None
     middle: tuple[MiddleTier, ...] = ()  # tiers between memory and storage ([[levels]] of a preset)
     tier_names: tuple[str, ...] = ()  # every tier's name as a preset's [[levels]] gives it, fastest first
@@ -400,6 +405,7 @@ def resolve(scenario: Scenario) -> Job:
         read_bandwidth=scenario.read_bandwidth,
         memory_read_bandwidth=scenario.memory_read_bandwidth,
         middle=_middle(scenario),
+        **_elastic(scenario),
     )
     _check_persist(scenario, config)
     gpu_mtbf = scenario.gpu_mtbf_s
@@ -598,7 +604,16 @@ def _band(scenario: Scenario, mtbf: float, source: str) -> tuple[float, float | 
 def _check_ranges(scenario: Scenario, values: dict[str, float]) -> None:
     """Every stated value in its range: shares in theirs, counts whole, the rest positive."""
     for name, value in values.items():
-        if name == "discard" or name == "replica_survival":
+        if name in ELASTIC_SHARES:
+            if not (math.isfinite(value) and 0 <= value <= 1):
+                raise InputError(f"must be a share in [0, 1], got {value:g}", where=scenario.where(name))
+        elif name in ELASTIC_PAUSES:
+            if not (math.isfinite(value) and (value == 0 or SMALLEST <= value <= LARGEST)):
+                raise InputError(
+                    f"must be 0 or a duration from {SMALLEST:g} to {LARGEST:g} s, got {value:g} s",
+                    where=scenario.where(name),
+                )
+        elif name == "discard" or name == "replica_survival":
             if not (math.isfinite(value) and 0 <= value < 1):
                 raise InputError(f"must be a share in [0, 1), got {value:g}", where=scenario.where(name))
         elif name in RESTART_PARTS:
@@ -616,9 +631,14 @@ def _check_ranges(scenario: Scenario, values: dict[str, float]) -> None:
             continue  # no failure seen: the window then gives a lower bound on M
         else:
             _check_positive(scenario, name, value)
-    for name in ("gpus", "failures"):
+    for name in ("gpus", "failures", "groups"):
         if name in values and not float(values[name]).is_integer():
             raise InputError(f"must be a whole number, got {values[name]:g}", where=scenario.where(name))
+    if "groups" in values and values["groups"] < 2:
+        raise InputError(
+            f"must be 2 or more replica groups, got {values['groups']:g} (one group is the periodic job itself)",
+            where=scenario.where("groups"),
+        )
 
 
 def _size(scenario: Scenario) -> float:
@@ -677,3 +697,35 @@ def _check_persist(scenario: Scenario, config: Config) -> None:
             f" {units.format_duration(config.write_s)}: a checkpoint cannot start before the last is durable",
             where=scenario.where("interval_s"),
         )
+
+
+#: The elastic replica groups' shares and durations (docs/model.md §14), checked as such.
+ELASTIC_SHARES = ("group_share", "ft_overhead")
+ELASTIC_PAUSES = ("rejoin_s", "quorum_pause_s")
+
+
+def _elastic(scenario: Scenario) -> dict[str, float | None]:
+    """The model's elastic replica groups (docs/model.md §14): all of them or none. ``groups`` needs its
+    group-local share and rejoin time; the quorum pause and the overhead default to 0."""
+    names = ("group_share", "rejoin_s", "quorum_pause_s", "ft_overhead")
+    if scenario.groups is None:
+        for name in names:
+            if getattr(scenario, name) is not None:
+                raise InputError("needs {groups} (the elastic replica groups)", where=scenario.where(name))
+        return {}
+    for name in ("group_share", "rejoin_s"):
+        if getattr(scenario, name) is None:
+            needed = BY_NAME[name].public
+            raise InputError(f"elastic replica groups need {{{needed}}} too", where=scenario.where("groups"))
+    if scenario.shape is not None:
+        raise InputError(
+            "elastic replica groups under Weibull failures have no model here; drop {shape} or {groups}",
+            where=scenario.where("groups"),
+        )
+    return {
+        "groups": scenario.groups,
+        "group_share": scenario.group_share,
+        "rejoin_s": scenario.rejoin_s,
+        "quorum_pause_s": scenario.quorum_pause_s or 0.0,
+        "ft_overhead": scenario.ft_overhead or 0.0,
+    }

@@ -31,7 +31,7 @@ import math
 from typing import Any, TypeAlias
 
 from ckptcalc.errors import InputError
-from ckptcalc.model import search
+from ckptcalc.model import elastic, search
 from ckptcalc.model.arrays import count, largest, lib, scalar
 from ckptcalc.model.arrays import maximum as _maximum
 from ckptcalc.model.arrays import share as _share
@@ -205,6 +205,16 @@ class Config(Record):
     read_bandwidth: Num | None = None
     memory_read_bandwidth: Num | None = None
     middle: tuple[Tier, ...] = ()
+    groups: Num | None = None
+    group_share: Num | None = None
+    rejoin_s: Num | None = None
+    quorum_pause_s: Num | None = None
+    ft_overhead: Num | None = None
+
+    @property
+    def is_elastic(self) -> bool:
+        """Elastic replica groups (docs/model.md §14): a group-local failure drops one group out."""
+        return self.groups is not None
 
     @property
     def write_s(self) -> Num:
@@ -439,6 +449,7 @@ class Result(Record):
     levels: tuple[Plan, ...]
     first_order: FirstOrder
     caveats: tuple[Caveat, ...]
+    elastic: elastic.Losses | None = None  # the groups process and its losses, with elastic replica groups (§14)
 
     @property
     def total(self) -> Num:
@@ -527,6 +538,8 @@ def evaluate(config: Config) -> Result:
     the exact optimum itself, and first order beside them."""
     if config.shape is not None:
         return _evaluate_weibull(config)
+    if config.is_elastic:
+        return _evaluate_elastic(config)
     mtbf = config.mtbf_s
     chosen, caveats = _plan(config)
     best = _plan(config.optimal())[0] if config.pinned else chosen
@@ -538,6 +551,44 @@ def evaluate(config: Config) -> Result:
         best, at_best = _better(chosen, split, best, at_best)
     daly = daly_interval(config.write_s, mtbf) if config.is_single_sync else None
     return _result(config, (chosen, split), (best, at_best), caveats, daly)
+
+
+def groups_of(config: Config, mtbf_s: Num | None = None) -> elastic.Groups:
+    """The groups process of an elastic ``config`` (at ``mtbf_s`` instead of its own MTBF when given)."""
+    assert config.groups is not None and config.group_share is not None and config.rejoin_s is not None
+    return elastic.groups_process(
+        groups=config.groups,
+        group_share=config.group_share,
+        rejoin_s=config.rejoin_s,
+        quorum_pause_s=config.quorum_pause_s or 0.0,
+        overhead=config.ft_overhead or 0.0,
+        mtbf_s=config.mtbf_s if mtbf_s is None else mtbf_s,
+    )
+
+
+def periodic(config: Config, mtbf_s: Num) -> Config:
+    """The periodic process of an elastic ``config``: its checkpoints at the whole-job MTBF ``mtbf_s``."""
+    return config.replace(
+        mtbf_s=mtbf_s, groups=None, group_share=None, rejoin_s=None, quorum_pause_s=None, ft_overhead=None
+    )
+
+
+def _evaluate_elastic(config: Config) -> Result:
+    """Elastic replica groups (docs/model.md §14): the useful share of the groups process times the exact
+    periodic model at the whole-job rate, whose intervals are optimised for that rate. The loss split
+    (write, rework, restart) stays the periodic process's; the groups' losses are in ``elastic``."""
+    groups = groups_of(config)
+    inner = evaluate(periodic(config, groups.whole_job_mtbf_s))
+    share: Num = config.group_share
+    fo = first_order(periodic(config, config.mtbf_s / _maximum(1.0 - share, 1e-300)))
+    factor = groups.first_order_throughput
+    return inner.replace(
+        config=config,
+        effective=inner.effective * groups.throughput,
+        optimal_effective=inner.optimal_effective * groups.throughput,
+        first_order=fo.replace(config=config, effective=fo.effective * factor),
+        elastic=elastic.losses(groups, inner.effective),
+    )
 
 
 def _better(a: Tiers, a_split: Split, b: Tiers, b_split: Split) -> tuple[Tiers, Split]:
@@ -610,6 +661,9 @@ def schedule_of(config: Config, result: Result, *, optimal: bool = False) -> Tie
 def effective_at(config: Config, schedule: Tiers, mtbf_s: float) -> float:
     """Effective time of ``config`` running ``schedule`` when the job MTBF is ``mtbf_s`` (floats);
     Weibull failures (one level) when ``config.shape`` is set."""
+    if config.is_elastic:
+        groups = groups_of(config, mtbf_s)
+        return float(effective(schedule, groups.whole_job_mtbf_s).effective * groups.throughput)
     if config.shape is None:
         return float(effective(schedule, mtbf_s).effective)
     from ckptcalc.model import weibull
@@ -627,7 +681,7 @@ def effective_at(config: Config, schedule: Tiers, mtbf_s: float) -> float:
 def interval_comparison(config: Config) -> list[tuple[str, float, float]] | None:
     """(name, interval, exact effective time) for Young's, Daly's and the exact
     optimum of a single synchronous level; ``None`` when no closed form exists."""
-    if not config.is_single_sync or config.shape is not None:
+    if not config.is_single_sync or config.shape is not None or config.is_elastic:
         return None
     delta, mtbf, restart = config.write_s, config.mtbf_s, config.storage_restart_s
     rows = [

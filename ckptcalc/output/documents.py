@@ -65,6 +65,11 @@ def inputs(job: Job) -> dict[str, Any]:
         "failure_dist": "exponential" if c.shape is None else "weibull",
         "shape": _f(c.shape),
         "mtbf_ci95": None if job.mtbf_band is None else [float(job.mtbf_band[0]), _f(job.mtbf_band[1])],
+        "groups": None if c.groups is None else int(c.groups),
+        "group_share": _f(c.group_share),
+        "rejoin_s": _f(c.rejoin_s),
+        "quorum_pause_s": _f(c.quorum_pause_s),
+        "ft_overhead": _f(c.ft_overhead),
     }
 
 
@@ -191,7 +196,34 @@ def evaluation(
         "first_order": first_order(result),
         "levels": levels(result, steps),
         "uncertainty": uncertainty(job, band),
+        "elastic": elastic(result),
         "warnings": [*warnings(result), *_bound_warning(job)],
+    }
+
+
+def elastic(result: Result) -> dict[str, Any] | None:
+    """The elastic replica groups' shares (docs/model.md §14), or None without them; the losses are shares
+    of elapsed time, beside the periodic process's write, rework and restart."""
+    found = result.elastic
+    if found is None:
+        return None
+    c, groups = result.config, found.groups
+    assert c.groups is not None and c.group_share is not None and c.rejoin_s is not None
+    return {
+        "groups": int(c.groups),
+        "group_share": float(c.group_share),
+        "rejoin_s": float(c.rejoin_s),
+        "quorum_pause_s": float(c.quorum_pause_s or 0.0),
+        "ft_overhead": float(c.ft_overhead or 0.0),
+        "groups_up_share": float(groups.up_share),
+        "pause_share": float(groups.pause_share),
+        "groups_down_loss": float(found.down),
+        "quorum_loss": float(found.quorum),
+        "overhead_loss": float(found.overhead),
+        "whole_job_mtbf_s": float(groups.whole_job_mtbf_s),
+        "periodic_effective": float(found.periodic),
+        "model": "approximate",
+        "note": wording.elastic_note(),
     }
 
 

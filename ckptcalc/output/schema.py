@@ -114,6 +114,11 @@ INPUTS = _object(
             "maxItems": 2,
             "description": "the job MTBF's 95 % interval, seconds; the high end null when only a bound exists",
         },
+        "groups": {"type": ["integer", "null"], "minimum": 2, "description": "elastic replica groups"},
+        "group_share": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+        "rejoin_s": MAYBE_SECONDS,
+        "quorum_pause_s": MAYBE_SECONDS,
+        "ft_overhead": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
     },
     "normalised inputs, SI units; null where unused",
 )
@@ -172,6 +177,35 @@ FIRST_ORDER = _object(
     "Young's first-order model of the same configuration: the explanation, not the decision",
 )
 
+ELASTIC: Schema = {
+    "oneOf": [
+        {"type": "null"},
+        _object(
+            {
+                "groups": {"type": "integer", "minimum": 2},
+                "group_share": FRACTION,
+                "rejoin_s": SECONDS,
+                "quorum_pause_s": SECONDS,
+                "ft_overhead": FRACTION,
+                "groups_up_share": {**FRACTION, "description": "expected share of the groups up while running"},
+                "pause_share": {**FRACTION, "description": "share of running time in quorum pauses"},
+                "groups_down_loss": {**FRACTION, "description": "share of elapsed time lost to groups down"},
+                "quorum_loss": {**FRACTION, "description": "share of elapsed time lost to quorum pauses"},
+                "overhead_loss": {**FRACTION, "description": "share of elapsed time lost to the per-step overhead"},
+                "whole_job_mtbf_s": {**SECONDS, "description": "mean time between whole-job failures"},
+                "periodic_effective": {
+                    **FRACTION,
+                    "description": "effective time of the periodic process alone; effective + the three elastic"
+                    " losses = this, and this + loss.write + loss.rework + loss.restart = 1",
+                },
+                "model": {"const": "approximate"},
+                "note": {"type": "string"},
+            },
+            "elastic replica groups (docs/model.md §14); null without --groups",
+        ),
+    ]
+}
+
 EVALUATION: Schema = {
     "inputs": INPUTS,
     "model": {"const": "exact"},
@@ -192,6 +226,7 @@ EVALUATION: Schema = {
     "first_order": FIRST_ORDER,
     "levels": {"type": "array", "items": LEVEL, "minItems": 1, "maxItems": 8},
     "uncertainty": UNCERTAINTY,
+    "elastic": ELASTIC,
     "warnings": WARNINGS,
 }
 

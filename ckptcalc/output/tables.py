@@ -152,6 +152,13 @@ def inputs_table(job: Job, narrow: bool = False) -> Table:
     if job.gpus is not None:
         table.add_row("GPUs", units.format_count(job.gpus), "")
     table.add_row("restart", dur(c.storage_restart_s), parts.get("storage", ""))
+    if c.groups is not None:
+        assert c.group_share is not None and c.rejoin_s is not None
+        table.add_row("replica groups", units.format_count(c.groups), "elastic")
+        table.add_row("group-local share", pct(c.group_share), "of failures drop one group")
+        table.add_row("rejoin", dur(c.rejoin_s), "a dropped group back from a peer")
+        table.add_row("quorum pause", dur(c.quorum_pause_s or 0.0), "every running group, per group-local failure")
+        table.add_row("FT overhead", pct(c.ft_overhead or 0.0), "of throughput per step")
     return table
 
 
@@ -220,6 +227,15 @@ def loss_table(result: Result, title: str, narrow: bool = False) -> Table:
     for term, value in parts.items():
         mark = "◀ dominant" if term == top else ""
         table.add_row(Text(term, style=TERM_STYLE[term]), pct(value), pct(of_loss[term]), mark)
+    if result.elastic is not None:
+        found = result.elastic
+        extra: dict[str, Any] = {
+            "groups down": found.down,
+            "quorum pauses": found.quorum,
+            "FT overhead": found.overhead,
+        }
+        for name, value in extra.items():
+            table.add_row(name, pct(float(value)), pct(float(value) / total) if total > 0 else "", "elastic")
     table.add_section()
     table.add_row(Text("total loss", style="bold"), pct(total), "100 %", "")
     table.add_row(Text("effective", style="bold green"), pct(result.effective), "", "")
@@ -285,6 +301,8 @@ def optimize(job: Job, result: Result, preset: str | None, default_preset: bool,
     explanation = wording.first_order_line(result)
     if explanation is not None:
         out.print(explanation)
+    if result.elastic is not None:
+        out.print(wording.elastic_line(result.elastic))
     out.print()
     if document["uncertainty"] is not None:
         out.print(uncertainty_table(document["uncertainty"], narrow))

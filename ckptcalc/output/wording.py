@@ -162,6 +162,8 @@ def no_failures(bound_s: float, window_s: float) -> str:
 
 def model_label(config: Config) -> str:
     """Which model answered: the exact one, under Weibull failures when a shape is set."""
+    if config.is_elastic:
+        return "exact periodic model at the whole-job rate; elastic groups approximate"
     if config.shape is None:
         return "exact model"
     return f"exact model, Weibull failures k = {units.sig(float(config.shape))}"
@@ -502,3 +504,22 @@ def events_header(document: dict[str, Any]) -> str:
     where = document["output"] if document["output"] is not None else "standard output"
     files = f"{reading['files']} files" if reading["files"] > 1 else document["logs"][0]
     return f"{document['events']:,} events from {files} ({reading['format']}) written to {where}"
+
+
+def elastic_note() -> str:
+    """How far the elastic replica groups' analytic form is from the simulation (docs/model.md §14)."""
+    return (
+        "elastic replica groups: approximate analytic form (within 0.1 pp of the simulation on the cases of"
+        " docs/model.md §14; `ckptcalc simulate` answers exactly)"
+    )
+
+
+def elastic_line(found: Any) -> str:
+    """What the elastic replica groups do to the time, in one sentence (docs/model.md §14)."""
+    groups = found.groups
+    return (
+        f"Elastic groups: {pct(float(groups.up_share))} of the groups up on average,"
+        f" whole-job failures every {dur(float(groups.whole_job_mtbf_s))} (the periodic interval is optimised"
+        f" for them); periodic process alone {pct(float(found.periodic))}. Approximate: within 0.1 pp of"
+        " `ckptcalc simulate` on the cases of docs/model.md §14."
+    )
