@@ -777,6 +777,11 @@ def simulate(
         event_log_form(events)
     if events is not None and config.has_memory:
         raise InputError("an event log is written for one checkpoint level", where="events")
+    if config.is_elastic and (events is not None or search):
+        raise InputError(
+            "with elastic replica groups, simulate runs the analytic schedule and writes no event log",
+            where="events" if events is not None else "search",
+        )
     if events is not None and total > EVENT_CYCLES:
         raise InputError(
             f"an event log is written for at most {EVENT_CYCLES:,} cycles (about 3 GB of log), got {total:,}",

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from cli_helpers import assert_usage_error
 
+from ckptcalc import api
 from ckptcalc.model import elastic
 from ckptcalc.model.evaluation import Config, evaluate
 
@@ -92,13 +93,13 @@ def _series_up_share(rate: float, nu: float, rejoin: float, terms: int = 400) ->
     return total
 
 
-#: docs/model.md §14.5: (G, e, T_j s, q_p s, o, M s) -> (A, M_w s, π, F), worked by hand from §14.2–§14.4.
+#: docs/model.md §14.5: (G, e, T_j s, q_p s, o, M s) -> (A, M_W s, π, F), worked by hand from §14.2–§14.4.
 REFERENCES = [
-    ((8, 0.95, 1800.0, 0.0, 0.02, 11160.0), (0.981281, 223200.0, 0.0, 0.961655)),
-    ((8, 0.95, 1800.0, 30.0, 0.02, 11160.0), (0.981281, 223200.0, 0.00250282, 0.959549)),
-    ((2, 0.5, 1800.0, 10.0, 0.0, 3600.0), (0.901364, 6612.13, 0.00125111, 0.900800)),
-    ((2, 0.9, 3600.0, 0.0, 0.0, 3600.0), (0.718340, 12761.66, 0.0, 0.718340)),
-    ((4, 0.8, 1200.0, 60.0, 0.05, 7200.0), (0.968257, 35995.54, 0.00643426, 0.915405)),
+    ((8, 0.95, 1800.0, 0.0, 0.02, 11160.0), (0.9812809, 223200.0, 0.0, 0.9616553)),
+    ((8, 0.95, 1800.0, 30.0, 0.02, 11160.0), (0.9812809, 223200.0, 0.002502822, 0.9595493)),
+    ((2, 0.5, 1800.0, 10.0, 0.0, 3600.0), (0.9149977, 6680.418, 0.001270023, 0.9144166)),
+    ((2, 0.9, 3600.0, 0.0, 0.0, 3600.0), (0.8057963, 14947.70, 0.0, 0.8057963)),
+    ((4, 0.8, 1200.0, 60.0, 0.05, 7200.0), (0.9682593, 35995.54, 0.006434273, 0.9154075)),
 ]
 
 
@@ -111,12 +112,15 @@ def test_groups_process_matches_the_hand_worked_references(
         groups=g, group_share=e, rejoin_s=rejoin, quorum_pause_s=pause, overhead=overhead, mtbf_s=mtbf
     )
     up, whole, paused, useful = expected
-    assert found.up_share == pytest.approx(up, rel=2e-6)
-    assert found.whole_job_mtbf_s == pytest.approx(whole, rel=2e-6)
-    assert found.pause_share == pytest.approx(paused, rel=2e-5, abs=1e-15)
-    assert found.throughput == pytest.approx(useful, rel=2e-6)
-    # The up share is the alternating process's, re-derived term by term at the same whole-job rate.
-    assert found.up_share == pytest.approx(_series_up_share(1.0 / whole, e / mtbf / g, rejoin), rel=1e-6)
+    assert found.up_share == pytest.approx(up, rel=1e-6)
+    assert found.whole_job_mtbf_s == pytest.approx(whole, rel=1e-6)
+    assert found.pause_share == pytest.approx(paused, rel=1e-6, abs=1e-15)
+    assert found.throughput == pytest.approx(useful, rel=1e-6)
+    # The up share between whole-job failures re-derived term by term, then raised by the all-down ones.
+    alone = _series_up_share((1 - e) / mtbf, e / mtbf / g, rejoin)
+    down = e / mtbf * up * (1 - up) ** (g - 1)
+    assert up == pytest.approx(alone + down * rejoin * (g + 1) / (2 * g), rel=2e-6)
+    assert found.all_down_share == pytest.approx(down * whole, rel=1e-5)
     # The losses and the useful share make up the whole.
     assert found.throughput + found.down + found.quorum + found.overhead == pytest.approx(1.0, abs=1e-12)
 
@@ -138,7 +142,7 @@ def test_the_headline_is_the_useful_share_times_the_periodic_model_at_the_whole_
     result = evaluate(config)
     periodic = evaluate(base.replace(mtbf_s=223200.0))
     assert result.optimal_interval_s == pytest.approx(float(periodic.optimal_interval_s), rel=1e-6)
-    assert result.effective == pytest.approx(0.961655 * float(periodic.effective), rel=3e-6)
+    assert result.effective == pytest.approx(0.9616553 * float(periodic.effective), rel=1e-6)
     assert result.elastic is not None
     parts = result.effective + result.elastic.down + result.elastic.quorum + result.elastic.overhead
     assert parts == pytest.approx(float(periodic.effective), rel=1e-9)
@@ -161,7 +165,7 @@ def test_arrays_and_floats_agree() -> None:
 def test_json_carries_the_elastic_block(run_json: RunJson) -> None:
     document = run_json("optimize", *GROUPS, "--quorum-pause", "30s")
     block = document["elastic"]
-    assert block["groups_up_share"] == pytest.approx(0.981281, rel=2e-6)
+    assert block["groups_up_share"] == pytest.approx(0.9812809, rel=1e-6)
     assert block["whole_job_mtbf_s"] == pytest.approx(223200.0, rel=1e-6)
     assert block["model"] == "approximate" and "approximate" in block["note"]
     losses = block["groups_down_loss"] + block["quorum_loss"] + block["overhead_loss"]
@@ -177,3 +181,77 @@ def test_the_table_shows_the_groups_and_their_losses(run: Run) -> None:
     assert result.exit_code == 0, result.stderr
     for text in ("replica groups", "groups down", "FT overhead", "Approximate"):
         assert text in result.stdout
+
+
+# ------------------------------------------------------------ the simulation
+
+#: docs/model.md §14.6: (preset, elastic inputs, cycles): the analytic form against the simulation.
+AGREEMENT = [
+    ("llama3-405b", {"groups": 8, "group_share": 0.95, "rejoin": "30min", "quorum_pause": "30s",
+                     "ft_overhead": 0.02}, 1500),
+    ("llama3-405b", {"groups": 2, "group_share": 0.5, "rejoin": "30min", "quorum_pause": "10s", "mtbf": "1h"}, 3000),
+    ("llama3-405b", {"groups": 2, "group_share": 0.8, "rejoin": "30min", "mtbf": "2h"}, 2000),
+    ("llama3-405b", {"groups": 4, "group_share": 0.8, "rejoin": "20min", "quorum_pause": "1min",
+                     "ft_overhead": 0.05, "mtbf": "2h"}, 2000),
+    ("gemini-inmemory", {"groups": 4, "group_share": 0.9, "rejoin": "30min", "quorum_pause": "1min",
+                         "ft_overhead": 0.03}, 2000),
+    ("gemini-inmemory", {"groups": 2, "group_share": 0.7, "rejoin": "20min", "mtbf": "2h"}, 2000),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("preset", "inputs", "cycles"), AGREEMENT)
+def test_the_analytic_form_lands_in_the_simulations_interval(preset: str, inputs: dict[str, Any], cycles: int) -> None:
+    run = api.simulate(preset, cycles=cycles, seed=11, **inputs)
+    low, high = run.effective_ci95
+    analytic = run["analytic"]["exact"]
+    assert low <= analytic <= high or abs(analytic - run.effective) <= 0.0025, (analytic, low, high)
+    # The interval is tight enough to mean something, and the groups' losses are measured.
+    assert high - low < 0.012
+    split, lost = run["split"], run["elastic"]["lost"]
+    assert lost > 0.0
+    total = split["useful"] + split["write"] + split["rework"] + split["restart"] + lost
+    assert total == pytest.approx(1.0, abs=1e-9)
+
+
+def test_where_all_groups_are_often_down_the_form_overstates_and_says_so() -> None:
+    """docs/model.md §14.6: G = 2, e = 0.9, T_j = M = 1 h, 58 % of whole-job failures all down."""
+    run = api.simulate(cycles=2000, seed=11, groups=2, group_share=0.9, rejoin="1h", mtbf="1h")
+    assert run["analytic"]["exact"] > run.effective_ci95[1]
+    assert any("all elastic groups down" in w for w in run["warnings"])
+
+
+def test_the_simulated_groups_process_is_the_two_group_chain() -> None:
+    """With G = 2, no checkpoint cost and no restart, the simulation's useful share is the groups' up share,
+    which for two groups has a closed form (docs/model.md §14.6): up for Exp(2ν + w) with both up, then
+    one down for min(T_j, Exp(ν + w)), back to both up when T_j comes first."""
+    from ckptcalc.simulation.timeline import Failures, Groups, Schedule, run_elastic
+
+    e, rejoin, mtbf = 0.9, 3600.0, 3600.0
+    nu, w = e / mtbf / 2, (1 - e) / mtbf
+    a, c = 2 * nu / (2 * nu + w), math.exp(-(nu + w) * rejoin)
+    one_down = (1 - c) / (nu + w)
+    stretch = (1 / (2 * nu + w) + a * one_down) / (1 - a * c)
+    up = (2 / (2 * nu + w) + a * one_down) / (1 - a * c)
+    expected = up / (2 * stretch)  # 0.795462
+    # Checkpoints every 10 s at no cost and no restart: kept work is all but 5 s a stretch (0.04 %).
+    schedule = Schedule.single(interval_s=10.0, stall_s=0.0, restart_s=0.0)
+    groups = Groups(groups=2, group_share=e, rejoin_s=rejoin, quorum_pause_s=0.0, overhead=0.0)
+    run = run_elastic(schedule, groups, Failures(mtbf), cycles=4000, seed=5)
+    low, high = run.ci95
+    assert expected == pytest.approx(0.795462, abs=1e-6)
+    assert low <= expected <= high, (expected, low, high)
+    assert high - low < 0.02
+
+
+def test_simulate_refuses_what_it_does_not_run(run: Run) -> None:
+    assert_usage_error(run("simulate", *GROUPS, "--optimize", "--cycles", "200"), "--optimize")
+    assert_usage_error(run("simulate", *GROUPS, "--preset", "llama3-405b-async", "--cycles", "200"),
+                       "snapshot_bandwidth")  # fmt: skip
+    assert_usage_error(run("simulate", "--groups", "4", "--group-share", "1", "--rejoin", "1h", "--cycles", "200"),
+                       "--group-share")  # fmt: skip
+
+
+def test_simulate_json_is_valid_and_shows_the_elastic_split(run_json: RunJson) -> None:
+    document = run_json("simulate", *GROUPS, "--cycles", "200")
+    assert document["elastic"]["lost"] > 0 and document["inputs"]["groups"] == 8
+    assert run_json("simulate", "--cycles", "200")["elastic"] is None

@@ -10,25 +10,30 @@ one too. λ = 1/M with every group up, a down group cannot fail, so a group
 fails at ν = eλ/G while up.
 
 Between two whole-job failures each group alternates independently between
-up (exponential, rate ν) and down (T_j), starting up. Over a running stretch
-that ends at rate λ_w its expected up share is, by the Laplace transform of
-that alternating process (p̂(s) = 1/(s + ν − ν·e^{−sT_j})),
+up (exponential, rate ν) and down (T_j), starting up. Over running stretches
+that end at the whole-job rate w = (1 − e)λ its expected up share is, by the
+Laplace transform of that alternating process (p̂(s) = 1/(s + ν − ν·e^{−sT_j})),
 
-    A = λ_w / (λ_w + ν·(1 − e^{−λ_w·T_j}))        → 1/(1 + νT_j) as λ_w → 0,
+    A_w = w / (w + ν·(1 − e^{−w·T_j}))        → 1/(1 + νT_j) as w → 0,
 
 the first-order share of groups up, raised by the restarts that bring every
-group back. All groups down strikes at about eλ·A·(1 − A)^{G−1}, so the
-whole-job rate is λ_w = (1 − e)λ + eλ·A·(1 − A)^{G−1}, solved by fixed-point
-iteration. A pause follows every group-local failure (rate eλA): π = 1 −
-e^{−eλA·q_p} of running time is paused, on (G − 1)/G of the groups up on
-average. So the useful share of the periodic process's kept work is
+group back. All groups down strikes at about h = eλ·A·(1 − A)^{G−1} (the last
+group up fails), a whole-job failure that brings every group back early (the
+one that just failed by T_j, the others by T_j/2 on average), so
+
+    A = A_w + h(A)·T_j·(G + 1)/(2G),   h(A) = eλ·A·(1 − A)^{G−1},   λ_W = w + h(A),
+
+solved by fixed-point iteration from A_w.
+
+A pause follows every group-local failure (rate eλA): π = 1 − e^{−eλA·q_p}
+of running time is paused, on (G − 1)/G of the groups up on average. So the
+useful share of the periodic process's kept work is
 
     F = (1 − o)·A·(1 − π·(G − 1)/G)
 
-and the effective time F × the exact periodic model at M_w = 1/λ_w. It is an
-approximation (the all-down events are taken as Poisson at the mean state,
-kept work weighted like all running time); docs/model.md §14 gives its
-distance from the simulation.
+and the effective time F × the exact periodic model at M_W = 1/λ_W. It is an
+approximation: within 0.25 pp of the simulation while under a quarter of the
+whole-job failures are all groups down (docs/model.md §14.6).
 
 >>> g = groups_process(groups=8, group_share=0.95, rejoin_s=1800.0, quorum_pause_s=0.0, overhead=0.02,
 ...                    mtbf_s=11160.0)
@@ -41,9 +46,9 @@ from __future__ import annotations
 from ckptcalc.model.arrays import Lib, Num, lib, quiet
 from ckptcalc.records import Record
 
-#: Fixed-point steps for the whole-job rate: each multiplies the error by at most (G − 1)·(1 − A)^{G−1}·…,
+#: Fixed-point steps for the up share: each shrinks the error by a factor of about h·T_j·(G − 1)/(1 − A),
 #: far below 1 wherever all groups down is not the common case.
-ITERATIONS = 12
+ITERATIONS = 16
 
 #: The slowest whole-job rate kept (1/s): every failure group-local and no group ever all down
 #: would otherwise leave an infinite whole-job MTBF.
@@ -53,7 +58,9 @@ SLOWEST = 1e-21
 class Groups(Record):
     """The groups process of one configuration (or a grid): shares of the periodic process's kept work time.
 
-    ``up_share`` A, ``pause_share`` π of running time, ``whole_job_mtbf_s`` 1/λ_w, ``throughput`` F; the
+    ``all_down_share`` is the share of whole-job failures that are all groups down: the approximation
+    holds while it is small (docs/model.md §14.6). ``up_share`` A, ``pause_share`` π of running time,
+    ``whole_job_mtbf_s`` 1/λ_W, ``throughput`` F; the
     losses ``down`` (1 − A), ``quorum`` (A·π·(G − 1)/G) and ``overhead`` (o·(A − quorum)) sum with F to 1.
     """
 
@@ -65,6 +72,7 @@ class Groups(Record):
     quorum: Num
     overhead: Num
     first_order_throughput: Num
+    all_down_share: Num  # of whole-job failures, those that are all groups down (h/λ_W)
 
 
 def _up_share(rate: Num, nu: Num, rejoin: Num, ns: Lib) -> Num:
@@ -83,10 +91,16 @@ def groups_process(
         local = group_share * lam  # eλ: group-local failures with every group up
         nu = local / groups
         rate = ns.maximum((1.0 - group_share) * lam, SLOWEST)
+        alone = _up_share(rate, nu, rejoin_s, ns)
+        a, early = alone, rejoin_s * (groups + 1.0) / (2.0 * groups)
         for _ in range(ITERATIONS):
-            a = _up_share(rate, nu, rejoin_s, ns)
-            rate = ns.maximum((1.0 - group_share) * lam + local * a * (1.0 - a) ** (groups - 1.0), SLOWEST)
-        a = _up_share(rate, nu, rejoin_s, ns)
+            # All down, from the independent groups' law: the last group up fails; each brings every group
+            # back early (the one that just failed by T_j, the others by T_j/2 on average).
+            down = local * a * (1.0 - a) ** (groups - 1.0)
+            a = ns.minimum(alone + down * early, 1.0)
+        down = local * a * (1.0 - a) ** (groups - 1.0)
+        rate = rate + down
+        down_share = down / rate
         pause = -ns.expm1(-local * a * quorum_pause_s)
         quorum = a * pause * (groups - 1.0) / groups
         running = a - quorum
@@ -101,6 +115,7 @@ def groups_process(
         quorum=quorum,
         overhead=overhead * running,
         first_order_throughput=first_throughput,
+        all_down_share=down_share,
     )
 
 
@@ -118,3 +133,7 @@ class Losses(Record):
 def losses(groups: Groups, periodic: Num) -> Losses:
     """The groups' losses on a periodic process whose effective time is ``periodic``."""
     return Losses(groups, periodic, periodic * groups.down, periodic * groups.quorum, periodic * groups.overhead)
+
+
+#: Above this share of whole-job failures from all groups down, the analytic form is warned about.
+ALL_DOWN_WARNING = 0.25

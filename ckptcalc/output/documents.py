@@ -32,7 +32,14 @@ SCHEMA_VERSION = 2
 
 
 def warnings(result: Result) -> list[str]:
-    return [wording.caveat(c) for c in result.caveats]
+    found = [wording.caveat(c) for c in result.caveats]
+    if result.elastic is not None:
+        from ckptcalc.model.elastic import ALL_DOWN_WARNING
+
+        share = float(result.elastic.groups.all_down_share)
+        if share > ALL_DOWN_WARNING:
+            found.append(wording.all_down(share))
+    return found
 
 
 def _f(value: Any) -> float | None:
@@ -222,6 +229,7 @@ def elastic(result: Result) -> dict[str, Any] | None:
         "overhead_loss": float(found.overhead),
         "whole_job_mtbf_s": float(groups.whole_job_mtbf_s),
         "periodic_effective": float(found.periodic),
+        "all_down_share": float(groups.all_down_share),
         "model": "approximate",
         "note": wording.elastic_note(),
     }
@@ -493,6 +501,7 @@ def simulation(
             "rework": outcome.split.rework,
             "restart": outcome.split.restart,
         },
+        "elastic": None if job.config.groups is None else {"lost": outcome.elastic},
         "failures": outcome.failures,
         "failures_in_restart": outcome.failures_in_restart,
         "analytic": {"first_order": first, "exact": exact},

@@ -198,6 +198,11 @@ ELASTIC: Schema = {
                     "description": "effective time of the periodic process alone; effective + the three elastic"
                     " losses = this, and this + loss.write + loss.rework + loss.restart = 1",
                 },
+                "all_down_share": {
+                    **FRACTION,
+                    "description": "share of whole-job failures that are all groups down at once; the analytic"
+                    " form is within 0.25 pp of the simulation below 0.25 (a warning above)",
+                },
                 "model": {"const": "approximate"},
                 "note": {"type": "string"},
             },
@@ -378,6 +383,16 @@ def simulate() -> Schema:
             "effective": FRACTION,
             "effective_ci95": {"type": "array", "items": NUMBER, "minItems": 2, "maxItems": 2},
             "split": _object({k: FRACTION for k in ("useful", "write", "rework", "restart")}),
+            "elastic": {
+                "oneOf": [
+                    {"type": "null"},
+                    _object(
+                        {"lost": FRACTION},
+                        "with --groups: the share of elapsed time the groups down, the quorum pauses and the"
+                        " overhead took from kept work (split + this = 1); null otherwise",
+                    ),
+                ]
+            },
             "failures": {"type": "integer", "minimum": 0},
             "failures_in_restart": {"type": "integer", "minimum": 0},
             "analytic": _object({"first_order": FRACTION, "exact": {"type": ["number", "null"]}}),

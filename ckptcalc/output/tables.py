@@ -687,6 +687,8 @@ def simulation(document: dict[str, Any]) -> None:
     for key, name in (("useful", "useful work"), ("write", "checkpoint stalls"), ("rework", "rework"),
                       ("restart", "restarts")):  # fmt: skip
         table.add_row(name, pct(document["split"][key], 4))
+    if document["inputs"]["groups"] is not None:
+        table.add_row("groups down, pauses, overhead", pct(document["elastic"]["lost"], 4))
     out.print(table)
     out.print(f"Failures: {document['failures']:,} ({document['failures_in_restart']:,} during a restart)")
     out.print()
@@ -695,6 +697,8 @@ def simulation(document: dict[str, Any]) -> None:
     table.add_column("effective", justify="right")
     table.add_column("verdict")
     names = {"first_order": "first order (Young)", "exact": "exact" if document["shape"] is None else "renewal series"}
+    if document["inputs"]["groups"] is not None:
+        names["exact"] = "elastic (approximate)"
     for key in ("first_order", "exact"):
         value = document["analytic"][key]
         if value is None:
