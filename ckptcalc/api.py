@@ -330,7 +330,7 @@ def optimize(preset: PresetRef | None = None, *, target: Value | None = None, **
     goal = _fraction(target, "target") if target is not None else None
     the_job = job(preset, **inputs)
     result = _as_stated(the_job, lambda: evaluate(the_job.config))
-    assume = decide.LeverAssumptions(**presets.lever_assumptions())
+    assume = decide.LeverAssumptions(**{**presets.lever_assumptions(), **dict(the_job.scenario.levers)})
     levers = decide.levers(
         the_job.config, the_job.gpus, assume, base=float(result.optimal_effective), more=_part_levers(the_job)
     )

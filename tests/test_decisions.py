@@ -86,7 +86,7 @@ def test_levers_by_hand() -> None:
     assert assume.snapshot_bandwidth_per_gpu == pytest.approx(25e9)
     assert assume.memory_bandwidth_per_gpu == pytest.approx(2.16e12 / 16384)
     found = {lever.key: lever for lever in decide.levers(LLAMA, 16384, assume)}
-    assert set(found) == {"bandwidth_x2", "restart_half", "mtbf_x2", "async", "memory_replica"}
+    assert set(found) == {"bandwidth_x2", "restart_half", "mtbf_x2", "async", "memory_replica", "elastic"}
     base = exact_best(3.24, 600.0, 11160.0)
     # bandwidth ×2: δ = 1.62 s
     assert found["bandwidth_x2"].effective == pytest.approx(exact_best(1.62, 600.0, 11160.0), rel=1e-12)
@@ -111,12 +111,17 @@ def test_levers_skip_what_is_already_used() -> None:
     asynchronous = resolve(presets.load("llama3-405b-async"))
     keys = {lever.key for lever in decide.levers(asynchronous.config, asynchronous.gpus, assume)}
     assert "async" not in keys
-    assert {lever.key for lever in decide.levers(LLAMA, None, assume)} == {"bandwidth_x2", "restart_half", "mtbf_x2"}
+    assert {lever.key for lever in decide.levers(LLAMA, None, assume)} == {
+        "bandwidth_x2",
+        "restart_half",
+        "mtbf_x2",
+        "elastic",
+    }
 
 
 def test_levers_in_json_and_verdict(run: Run, run_json: RunJson) -> None:
     doc = run_json("optimize")
-    assert [set(lever) for lever in doc["levers"]] == [{"key", "name", "effective", "gain_pp"}] * 5
+    assert [set(lever) for lever in doc["levers"]] == [{"key", "name", "effective", "gain_pp"}] * 6
     best = doc["levers"][0]
     table = run("optimize").stdout
     assert f"Largest single gain: {best['name']}" in " ".join(table.split())

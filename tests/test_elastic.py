@@ -255,3 +255,51 @@ def test_simulate_json_is_valid_and_shows_the_elastic_split(run_json: RunJson) -
     document = run_json("simulate", *GROUPS, "--cycles", "200")
     assert document["elastic"]["lost"] > 0 and document["inputs"]["groups"] == 8
     assert run_json("simulate", "--cycles", "200")["elastic"] is None
+
+
+# ------------------------------------------------------------------ levers
+
+
+def test_the_levers_of_llama3_list_elastic_groups_with_their_gain(run_json: RunJson) -> None:
+    """docs/model.md §14.5: 8 groups, 95 % group-local, rejoin 30 min, 2 % overhead: 0.95391, +2.89 pp."""
+    document = run_json("optimize")
+    lever = next(v for v in document["levers"] if v["key"] == "elastic")
+    assert lever["name"] == "8 elastic groups (95.0 % group-local, rejoin 30.0 min, 2.00 % overhead)"
+    assert lever["effective"] == pytest.approx(0.95391, abs=1e-5)
+    assert lever["gain_pp"] == pytest.approx((lever["effective"] - document["optimal_effective"]) * 100, rel=1e-12)
+    assert lever["gain_pp"] == pytest.approx(2.89, abs=0.01)
+
+
+def test_the_elastic_lever_can_lose(run_json: RunJson) -> None:
+    """With rare failures the 2 % overhead costs more than the restarts the groups save."""
+    lever = next(v for v in run_json("optimize", "--mtbf", "300h")["levers"] if v["key"] == "elastic")
+    assert lever["gain_pp"] < 0
+
+
+def test_a_configured_job_shows_its_worth_without_it(run_json: RunJson) -> None:
+    document = run_json("optimize", *GROUPS)
+    keys = [v["key"] for v in document["levers"]]
+    assert "elastic" not in keys
+    without = next(v for v in document["levers"] if v["key"] == "without_elastic")
+    assert without["effective"] == pytest.approx(run_json("optimize")["effective"], rel=1e-12)
+    assert without["gain_pp"] == pytest.approx(-2.89, abs=0.01)
+
+
+def test_a_preset_overrides_what_the_lever_assumes(run_json: RunJson, run: Run, tmp_path: Path) -> None:
+    path = tmp_path / "l.toml"
+    path.write_text(
+        'schema_version = 1\nbase = "llama3-405b"\n[levers]\nelastic_groups = 4\nelastic_group_share = 0.9\n'
+        'elastic_rejoin = "10min"\nelastic_ft_overhead = 0.05\n',
+        encoding="utf-8",
+    )
+    lever = next(v for v in run_json("optimize", "--preset", str(path))["levers"] if v["key"] == "elastic")
+    assert lever["name"] == "4 elastic groups (90.0 % group-local, rejoin 10.0 min, 5.00 % overhead)"
+    by_flags = run_json("optimize", "--groups", "4", "--group-share", "0.9", "--rejoin", "10min",
+                        "--ft-overhead", "0.05")  # fmt: skip
+    assert lever["effective"] == pytest.approx(by_flags["effective"], rel=1e-12)
+    bad = tmp_path / "bad.toml"
+    bad.write_text('schema_version = 1\nbase = "llama3-405b"\n[levers]\nelastic_groups = 1\n', encoding="utf-8")
+    assert_usage_error(run("optimize", "--preset", str(bad)), "levers.elastic_groups")
+    saved = tmp_path / "saved.toml"
+    assert run("optimize", "--preset", str(path), "--save-preset", str(saved), "--json").exit_code == 0
+    assert 'elastic_rejoin = "10min"' in saved.read_text(encoding="utf-8")

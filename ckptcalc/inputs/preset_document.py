@@ -71,9 +71,12 @@ def from_document(document: dict[str, Any], label: str, labels: dict[str, str] |
     origin: dict[str, str] = {}
     middle: tuple[MiddleTier, ...] = ()
     tier_names: tuple[str, ...] = ()
+    levers: tuple[tuple[str, float], ...] = ()
     for key, value in document.items():
         if key == LEVELS:
             middle, tier_names = _levels(value, document, at(key), values, origin)
+        elif key == LEVERS:
+            levers = _levers(value, at)
         elif key in META:
             meta[key] = _meta(key, value, files.get(key, label))
         elif key in SECTIONS:
@@ -92,7 +95,7 @@ def from_document(document: dict[str, Any], label: str, labels: dict[str, str] |
                 values[spec.name] = value_of(spec.kind, raw, where)
                 origin[spec.name] = where
         else:
-            known = ", ".join([*META, BASE, *sorted(SECTIONS), LEVELS])
+            known = ", ".join([*META, BASE, *sorted(SECTIONS), LEVELS, LEVERS])
             raise PresetError(f"unknown key (known: {known})", where=at(key))
     version = meta.get("schema_version", SCHEMA_VERSION)
     if version > SCHEMA_VERSION:
@@ -109,10 +112,45 @@ def from_document(document: dict[str, Any], label: str, labels: dict[str, str] |
         changed=meta.get("changed"),
         mtbf_ci95=meta.get(BAND),
         middle=middle,
+        levers=levers,
         origin=origin,
         per_gpu=frozenset(),  # a rate stated per GPU is marked by its PerGpu value instead
         **values,
     )
+
+
+#: The table of what the levers assume, where a preset overrides it (docs/model.md §14).
+LEVERS = "levers"
+
+#: ``[levers]`` keys: (unit kind, field of :class:`ckptcalc.model.decisions.LeverAssumptions`).
+LEVER_KEYS = {
+    "elastic_groups": ("count", "elastic_groups"),
+    "elastic_group_share": ("fraction", "elastic_group_share"),
+    "elastic_rejoin": ("duration", "elastic_rejoin_s"),
+    "elastic_quorum_pause": ("duration", "elastic_quorum_pause_s"),
+    "elastic_ft_overhead": ("fraction", "elastic_ft_overhead"),
+}
+
+
+def _levers(raw: Any, at: Any) -> tuple[tuple[str, float], ...]:
+    """The ``[levers]`` table: what the elastic groups lever assumes, checked, by assumption field."""
+    if not isinstance(raw, dict):
+        raise PresetError(f"must be a table ([{LEVERS}])", where=at(LEVERS))
+    found = []
+    for sub, value in raw.items():
+        where = at(f"{LEVERS}.{sub}")
+        if sub not in LEVER_KEYS:
+            raise PresetError(f"unknown key (known in [{LEVERS}]: {', '.join(LEVER_KEYS)})", where=where)
+        kind, name = LEVER_KEYS[sub]
+        number = value_of(kind, value, where)
+        if kind == "count" and not (number >= 2 and float(number).is_integer()):
+            raise PresetError(f"must be a whole number of groups, 2 or more, got {number:g}", where=where)
+        if kind == "fraction" and not 0 <= number <= 1:
+            raise PresetError(f"must be a share in [0, 1], got {number:g}", where=where)
+        if kind == "duration" and not (0 <= number <= 1e21):
+            raise PresetError(f"must be 0 or a positive duration, got {number:g} s", where=where)
+        found.append((name, float(number)))
+    return tuple(found)
 
 
 #: The top-level array of tables listing the checkpoint tiers, fastest first.

@@ -126,6 +126,7 @@ class Scenario(Record):
     mtbf_ci95: tuple[float, float | None] | None = None
     middle: tuple[MiddleTier, ...] = ()  # tiers between memory and storage ([[levels]] of a preset)
     tier_names: tuple[str, ...] = ()  # every tier's name as a preset's [[levels]] gives it, fastest first
+    levers: tuple[tuple[str, float], ...] = ()  # a preset's [levers]: what a lever assumes, by assumption field
     origin: dict[str, str] = None  # type: ignore[assignment]  # {} once built
     per_gpu: frozenset[str] = frozenset()
 

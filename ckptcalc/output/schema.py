@@ -266,6 +266,8 @@ def optimize() -> Schema:
                     "memory_replica",
                     "detect_half",
                     "read_bw_x2",
+                    "elastic",
+                    "without_elastic",
                 ]
             },
             "name": {"type": "string"},

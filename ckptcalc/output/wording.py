@@ -77,6 +77,14 @@ def lever_name(key: str, changed: Any, assume: Any, gpus: float | None = None, v
             f" {_scaled(assume.memory_bandwidth_per_gpu, changed.memory_bandwidth, gpus)},"
             f" {dur(assume.memory_restart_s)} restart)"
         )
+    if key == "elastic":
+        pause = f", quorum pause {dur(assume.elastic_quorum_pause_s)}" if assume.elastic_quorum_pause_s else ""
+        return (
+            f"{units.format_count(assume.elastic_groups)} elastic groups ({pct(assume.elastic_group_share)}"
+            f" group-local, rejoin {dur(assume.elastic_rejoin_s)}, {pct(assume.elastic_ft_overhead)} overhead{pause})"
+        )
+    if key == "without_elastic":
+        return "without the elastic groups (every failure a whole-job restart)"
     return key  # pragma: no cover - every lever is named above
 
 
