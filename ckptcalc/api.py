@@ -713,7 +713,7 @@ def sweep_stream(
         high = default_high if high is None else high
     spacing = log if log is not None else (start is None and stop is None)
     values = sweeps.grid(low, high, points, spacing)
-    if over == "gpus":
+    if over in ("gpus", "groups"):
         values = sweeps.whole(values)
     sweeps.check_values(the_job, over, values)
     return SweepStream(the_job, over, values, spacing, _label(preset))
@@ -1082,15 +1082,21 @@ def plan(
     if not effective > 0.0:
         raise InputError("effective time is 0 at this schedule: the run would never finish", where="work")
     expected = work_s / effective
-    count = whole.check(_number(parse_count, runs, "runs"), expected / float(config.mtbf_s) + 1.0)
+    # Elastic replica groups: whole runs of the periodic process at the whole-job MTBF, the work
+    # stretched by the groups' useful share (docs/model.md §14.4; approximate, as the model is).
+    mtbf, run_work = float(config.mtbf_s), work_s
+    if result.elastic is not None:
+        mtbf = float(result.elastic.groups.whole_job_mtbf_s)
+        run_work = work_s / float(result.elastic.groups.throughput)
+    count = whole.check(_number(parse_count, runs, "runs"), expected / mtbf + 1.0)
     chosen = DEFAULT_SEED if seed is None else seed
     done = whole.complete(
         schedule_for(run_config),
-        Failures(float(config.mtbf_s), shape),
-        work_s=work_s,
+        Failures(mtbf, shape),
+        work_s=run_work,
         runs=count,
         seed=chosen,
-        expected_failures=expected / float(config.mtbf_s),
+        expected_failures=expected / mtbf,
         progress=progress,
     )
     step_time = the_job.scenario.step_time_s

@@ -12,6 +12,7 @@ import pytest
 from cli_helpers import assert_usage_error
 
 from ckptcalc import api
+from ckptcalc.inputs.fields import BY_PUBLIC
 from ckptcalc.model import elastic
 from ckptcalc.model.evaluation import Config, evaluate
 
@@ -36,8 +37,6 @@ GROUPS = ("--groups", "8", "--group-share", "0.95", "--rejoin", "30min", "--ft-o
         (("--groups", "4", "--group-share", "0.9", "--rejoin", "1h", "--ft-overhead", "2"), "--ft-overhead"),
         (("--groups", "4", "--group-share", "0.9", "--rejoin", "-5min"), "--rejoin"),
         (("--groups", "4", "--group-share", "0.9", "--rejoin", "1h", "--quorum-pause", "-1s"), "--quorum-pause"),
-        (("--groups", "4", "--group-share", "0.9"), "--rejoin"),
-        (("--groups", "4", "--rejoin", "1h"), "--group-share"),
         (("--rejoin", "1h"), "--groups"),
         (("--groups", "4", "--group-share", "0.9", "--rejoin", "1h", "--shape", "0.7"), "--groups"),
     ],
@@ -46,15 +45,31 @@ def test_bad_elastic_input_is_one_line_naming_the_option(run: Run, args: tuple[s
     assert_usage_error(run("optimize", *args), culprit)
 
 
-@pytest.mark.parametrize("command", ["optimize", "compare", "sweep", "simulate", "plan"])
+@pytest.mark.parametrize("command", ["optimize", "sweep", "simulate", "plan"])
 def test_every_model_command_takes_the_elastic_options(run: Run, command: str) -> None:
     """The options are declared once (FIELDS) for every command; each rejects a bad group count."""
-    assert_usage_error(run(command, "--groups", "1", "--group-share", "0.9", "--rejoin", "1h"), "--groups")
+    result = run(command, "--groups", "1", "--group-share", "0.9", "--rejoin", "1h")
+    assert_usage_error(result, "--groups")
+    assert "must be 2 or more" in result.stderr
+
+
+def test_compare_and_check_take_them_from_what_ifs_and_presets(run: Run, tmp_path: Path) -> None:
+    assert_usage_error(run("compare", "--what-if", "groups=1"), "groups")
+    path = tmp_path / "e.toml"
+    path.write_text('schema_version = 1\nbase = "llama3-405b"\n[elastic]\ngroups = 8\n', encoding="utf-8")
+    result = run("check", str(path), "--min-effective", "0.95", "--json")
+    assert result.exit_code == 0, result.stderr
 
 
 def test_rejoin_longer_than_the_run_is_refused(run: Run) -> None:
     result = run("plan", "--work", "1h", "--groups", "4", "--group-share", "0.9", "--rejoin", "2h", "--runs", "200")
     assert_usage_error(result, "--rejoin")
+
+
+def test_groups_alone_assume_what_the_lever_does(run_json: RunJson) -> None:
+    alone, stated = run_json("optimize", "--groups", "8"), run_json("optimize", *GROUPS)
+    assert alone["effective"] == stated["effective"]
+    assert alone["inputs"]["group_share"] == 0.95 and alone["inputs"]["rejoin_s"] == 1800.0
 
 
 def test_a_preset_states_the_groups_under_elastic(run_json: RunJson, tmp_path: Path) -> None:
@@ -303,3 +318,56 @@ def test_a_preset_overrides_what_the_lever_assumes(run_json: RunJson, run: Run, 
     saved = tmp_path / "saved.toml"
     assert run("optimize", "--preset", str(path), "--save-preset", str(saved), "--json").exit_code == 0
     assert 'elastic_rejoin = "10min"' in saved.read_text(encoding="utf-8")
+
+
+# ------------------------------------------------------ what-ifs, sweeps, plans
+
+
+def test_compare_takes_the_elastic_keys_as_what_ifs(run_json: RunJson, tmp_path: Path) -> None:
+    document = run_json("compare", "--what-if", "groups=8", "--what-if", "groups=2")
+    base, eight, two = document["scenarios"]
+    assert base["elastic"] is None
+    assert eight["effective"] == pytest.approx(run_json("optimize", "--groups", "8")["effective"], rel=1e-12)
+    # Two groups lose: half the throughput for every 30-minute rejoin costs more than the restarts saved.
+    assert two["effective"] < base["effective"] < eight["effective"]
+    path = tmp_path / "e.toml"
+    path.write_text('schema_version = 1\nbase = "llama3-405b"\n[elastic]\ngroups = 8\n', encoding="utf-8")
+    shared = run_json("compare", str(path), "--what-if", "group-share=0.5", "--what-if", "ft-overhead=0")
+    assert shared["scenarios"][1]["elastic"]["group_share"] == 0.5
+    assert shared["scenarios"][2]["elastic"]["overhead_loss"] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("over", "start", "stop", "field"),
+    [
+        ("group-share", "0.5", "0.99", "group_share"),
+        ("groups", "2", "16", "groups"),
+        ("rejoin", "0s", "2h", "rejoin"),
+        ("quorum-pause", "0s", "5min", "quorum_pause"),
+        ("ft-overhead", "0", "0.1", "ft_overhead"),
+    ],
+)
+def test_sweep_over_each_elastic_input_matches_optimize(
+    run_json: RunJson, over: str, start: str, stop: str, field: str
+) -> None:
+    document = run_json("sweep", "--over", over, "--from", start, "--to", stop, "--points", "3", "--groups", "8")
+    values = document["values"]
+    assert values[0] == pytest.approx(api.overrides({field: start})[BY_PUBLIC[field].name])
+    if over == "groups":
+        assert all(float(v).is_integer() for v in values)
+    for value, effective in zip(values, document["effective"], strict=True):
+        one = api.optimize(**{"groups": 8, field: value})
+        assert effective == pytest.approx(one.effective, rel=1e-9)
+
+
+def test_sweeping_an_elastic_input_needs_groups(run: Run) -> None:
+    assert_usage_error(run("sweep", "--over", "group-share", "--from", "0.1", "--to", "0.9"), "--over")
+    assert_usage_error(run("sweep", "--over", "groups", "--from", "1", "--to", "9", "--groups", "4"), "--from")
+    assert_usage_error(run("sweep", "--over", "group-share", "--from", "0.5", "--to", "1.5", "--groups", "4"),
+                       "--from")  # fmt: skip
+
+
+def test_plan_runs_the_periodic_process_at_the_whole_job_rate(run_json: RunJson) -> None:
+    document = run_json("plan", "--work", "30d", "--groups", "8", "--runs", "400")
+    assert document["effective"] == pytest.approx(run_json("optimize", "--groups", "8")["effective"], rel=1e-12)
+    assert abs(document["mean_vs_expected"]) < 0.01

@@ -200,7 +200,7 @@ FIELDS: tuple[Field, ...] = (
         "groups",
         "elastic",
         "groups",
-        "Elastic replica groups (torchft-style, 2 or more): a group-local failure drops one group out.",
+        "Elastic replica groups (torchft-style, 2 or more): a group-local failure drops one group, the rest train on.",
     ),
     Field(
         "group_share",
@@ -208,7 +208,7 @@ FIELDS: tuple[Field, ...] = (
         "group-share",
         "elastic",
         "group_share",
-        "Share of failures that take down only their replica group, e.g. 0.95 (with --groups).",
+        "Share of failures that take down only their replica group (with --groups; default: 0.95).",
     ),
     Field(
         "rejoin_s",
@@ -216,7 +216,7 @@ FIELDS: tuple[Field, ...] = (
         "rejoin",
         "elastic",
         "rejoin",
-        "Time a dropped group takes to rejoin from a peer, e.g. 30min (with --groups).",
+        "Time a dropped group takes to rejoin from a peer (with --groups; default: 30min).",
     ),
     Field(
         "quorum_pause_s",
@@ -232,7 +232,7 @@ FIELDS: tuple[Field, ...] = (
         "ft-overhead",
         "elastic",
         "ft_overhead",
-        "Throughput the fault tolerance costs per step, e.g. 0.02 (default: 0).",
+        "Throughput the fault tolerance costs per step (with --groups; default: 0.02).",
     ),
 )
 

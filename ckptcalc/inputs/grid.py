@@ -58,6 +58,10 @@ def base_value(over: str, base: Result, job: Job | None) -> float | None:
     return None if value is None else float(value)
 
 
+#: The default range of the elastic groups' shares (a tenth to ten times would leave [0, 1]).
+_SHARE_RANGES = {"group-share": (0.5, 0.99), "ft-overhead": (0.001, 0.1)}
+
+
 def default_range(over: str, job: Job, base: Result) -> tuple[float, float]:
     """A tenth to ten times the base value (survival: from 0.5 to 0.999); an asynchronous interval starts
     no lower than the persist time."""
@@ -66,7 +70,13 @@ def default_range(over: str, job: Job, base: Result) -> tuple[float, float]:
         rest = 1.0 - sum(float(t.share) for t in job.config.middle)
         high = min(0.999, rest * 0.999)
         return min(0.5, high / 2.0), high
+    if over in _SHARE_RANGES:
+        return _SHARE_RANGES[over]
     value = base_value(over, base, job)
+    if over == "quorum-pause" and not value:
+        return 1.0, 300.0  # none in the base: a second to five minutes (a log grid by default)
+    if over == "groups" and value is not None:
+        return max(2.0, value / 10.0), value * 10.0
     if value is None:
         raise InputError(f"the configuration has no {over} to sweep around; give {{start}} and {{stop}}", where="over")
     low, high = value / 10.0, value * 10.0
@@ -78,7 +88,7 @@ def default_range(over: str, job: Job, base: Result) -> tuple[float, float]:
 
 
 def whole(values: Any) -> Any:
-    """A grid of counts (GPUs) as whole numbers, each once: a log grid over 1,638 to 163,840 GPUs is
+    """A grid of counts (GPUs, replica groups) as whole numbers, each once: a log grid over 1,638 to 163,840 GPUs is
     1,638, 5,181, 16,384, … (fewer points when rounding makes neighbours equal)."""
     import numpy
 
@@ -102,6 +112,10 @@ def grid(start: float, stop: float, points: int, log: bool) -> Any:
     return numpy.linspace(start, stop, points)
 
 
+#: The elastic replica groups' inputs a sweep can vary (docs/model.md §14).
+ELASTIC = ("groups", "group-share", "rejoin", "quorum-pause", "ft-overhead")
+
+
 def check_values(job: Job, over: str, values: Any) -> None:
     """Refuse a grid the model cannot evaluate (before any of it is), naming the bound at fault."""
     _check(over, values, job)
@@ -112,9 +126,19 @@ def _check(over: str, values: Any, job: Job) -> None:
     where = "start"
     if not (math.isfinite(low) and math.isfinite(high)):
         raise InputError("bounds must be finite", where=where)
+    if over in ELASTIC and not job.config.is_elastic:
+        raise InputError(f"sweeping {over} needs elastic replica groups in the base ({{groups}})", where="over")
     if over == "replica-survival":
         if low < 0 or high >= 1:
             raise InputError("replica survival must lie in [0, 1)", where=where)
+    elif over in ("group-share", "ft-overhead"):
+        if low < 0 or high > 1:
+            raise InputError(f"{over} must lie in [0, 1]", where=where)
+    elif over in ("rejoin", "quorum-pause"):
+        if low < 0 or high > LARGEST:
+            raise InputError(f"{over} must be 0 or a duration up to {LARGEST:g} s", where=where)
+    elif over == "groups" and low < 2:
+        raise InputError("groups must be 2 or more over the whole sweep", where=where)
     elif low <= 0:
         raise InputError(f"{over} must be positive over the whole sweep", where=where)
     elif low < SMALLEST or high > LARGEST:

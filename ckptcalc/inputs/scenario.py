@@ -706,18 +706,16 @@ ELASTIC_PAUSES = ("rejoin_s", "quorum_pause_s")
 
 
 def _elastic(scenario: Scenario) -> dict[str, float | None]:
-    """The model's elastic replica groups (docs/model.md §14): all of them or none. ``groups`` needs its
-    group-local share and rejoin time; the quorum pause and the overhead default to 0."""
+    """The model's elastic replica groups (docs/model.md §14), or none. ``groups`` alone assumes what the
+    elastic lever does (:mod:`ckptcalc.model.elastic`: 95 % group-local, rejoin 30 min, 2 % overhead)."""
+    from ckptcalc.model import elastic
+
     names = ("group_share", "rejoin_s", "quorum_pause_s", "ft_overhead")
     if scenario.groups is None:
         for name in names:
             if getattr(scenario, name) is not None:
                 raise InputError("needs {groups} (the elastic replica groups)", where=scenario.where(name))
         return {}
-    for name in ("group_share", "rejoin_s"):
-        if getattr(scenario, name) is None:
-            needed = BY_NAME[name].public
-            raise InputError(f"elastic replica groups need {{{needed}}} too", where=scenario.where("groups"))
     if scenario.shape is not None:
         raise InputError(
             "elastic replica groups under Weibull failures have no model here; drop {shape} or {groups}",
@@ -725,8 +723,12 @@ def _elastic(scenario: Scenario) -> dict[str, float | None]:
         )
     return {
         "groups": scenario.groups,
-        "group_share": scenario.group_share,
-        "rejoin_s": scenario.rejoin_s,
-        "quorum_pause_s": scenario.quorum_pause_s or 0.0,
-        "ft_overhead": scenario.ft_overhead or 0.0,
+        "group_share": _or(scenario.group_share, elastic.DEFAULT_GROUP_SHARE),
+        "rejoin_s": _or(scenario.rejoin_s, elastic.DEFAULT_REJOIN_S),
+        "quorum_pause_s": _or(scenario.quorum_pause_s, elastic.DEFAULT_QUORUM_PAUSE_S),
+        "ft_overhead": _or(scenario.ft_overhead, elastic.DEFAULT_FT_OVERHEAD),
     }
+
+
+def _or(value: float | None, default: float) -> float:
+    return default if value is None else value

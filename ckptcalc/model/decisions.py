@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
+from ckptcalc.model import elastic
 from ckptcalc.model.evaluation import Config, Result, evaluate, replace
 from ckptcalc.records import Record
 
@@ -30,10 +31,10 @@ class LeverAssumptions(Record):
     memory_restart_s: float
     # The elastic replica groups lever (docs/model.md §14): torchft-style groups as the example states.
     elastic_groups: float = 8.0
-    elastic_group_share: float = 0.95
-    elastic_rejoin_s: float = 1800.0
-    elastic_quorum_pause_s: float = 0.0
-    elastic_ft_overhead: float = 0.02
+    elastic_group_share: float = elastic.DEFAULT_GROUP_SHARE
+    elastic_rejoin_s: float = elastic.DEFAULT_REJOIN_S
+    elastic_quorum_pause_s: float = elastic.DEFAULT_QUORUM_PAUSE_S
+    elastic_ft_overhead: float = elastic.DEFAULT_FT_OVERHEAD
 
 
 class Lever(Record):

@@ -50,6 +50,13 @@ from ckptcalc.records import Record
 #: far below 1 wherever all groups down is not the common case.
 ITERATIONS = 16
 
+#: What ``--groups`` alone assumes, and the elastic lever too: torchft-style groups as issue 22 states them
+#: (95 % of failures group-local, a 30-minute rejoin, no quorum pause, a 2 % overhead).
+DEFAULT_GROUP_SHARE = 0.95
+DEFAULT_REJOIN_S = 1800.0
+DEFAULT_QUORUM_PAUSE_S = 0.0
+DEFAULT_FT_OVERHEAD = 0.02
+
 #: The slowest whole-job rate kept (1/s): every failure group-local and no group ever all down
 #: would otherwise leave an infinite whole-job MTBF.
 SLOWEST = 1e-21

@@ -560,8 +560,8 @@ def groups_of(config: Config, mtbf_s: Num | None = None) -> elastic.Groups:
         groups=config.groups,
         group_share=config.group_share,
         rejoin_s=config.rejoin_s,
-        quorum_pause_s=config.quorum_pause_s or 0.0,
-        overhead=config.ft_overhead or 0.0,
+        quorum_pause_s=0.0 if config.quorum_pause_s is None else config.quorum_pause_s,
+        overhead=0.0 if config.ft_overhead is None else config.ft_overhead,
         mtbf_s=config.mtbf_s if mtbf_s is None else mtbf_s,
     )
 

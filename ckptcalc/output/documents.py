@@ -34,9 +34,10 @@ SCHEMA_VERSION = 2
 def warnings(result: Result) -> list[str]:
     found = [wording.caveat(c) for c in result.caveats]
     if result.elastic is not None:
+        from ckptcalc.model.arrays import largest
         from ckptcalc.model.elastic import ALL_DOWN_WARNING
 
-        share = float(result.elastic.groups.all_down_share)
+        share = largest(result.elastic.groups.all_down_share)
         if share > ALL_DOWN_WARNING:
             found.append(wording.all_down(share))
     return found
