@@ -603,6 +603,15 @@ def compare(rows: list[tuple[str, Job, Result]], scenarios: list[dict[str, Any]]
     table.add_section()
     for term in TERMS:
         line(f"{term} loss", [pct(float(getattr(r, term))) for _, _, r in rows])
+    if any(r.elastic is not None for _, _, r in rows):
+        # Elastic replica groups: what the groups down, the quorum pauses and the overhead take (approximate).
+        line(
+            "elastic loss",
+            [
+                "-" if r.elastic is None else pct(float(r.elastic.down + r.elastic.quorum + r.elastic.overhead))
+                for _, _, r in rows
+            ],
+        )
     line("total loss", [pct(r.total) for _, _, r in rows])
     table.add_section()
     effective = [Text(pct(r.effective), style="bold green" if i == best else "") for i, (_, _, r) in enumerate(rows)]
