@@ -371,3 +371,13 @@ def test_plan_runs_the_periodic_process_at_the_whole_job_rate(run_json: RunJson)
     document = run_json("plan", "--work", "30d", "--groups", "8", "--runs", "400")
     assert document["effective"] == pytest.approx(run_json("optimize", "--groups", "8")["effective"], rel=1e-12)
     assert abs(document["mean_vs_expected"]) < 0.01
+
+
+def test_the_elastic_hsdp_preset_shows_where_the_groups_lose(run_json: RunJson, run: Run) -> None:
+    """The shipped torchft-style preset: its 3 % overhead outweighs the restarts the groups save."""
+    document = run_json("optimize", "--preset", "elastic-hsdp")
+    assert document["inputs"]["groups"] == 16 and document["elastic"]["groups_up_share"] > 0.999
+    without = next(v for v in document["levers"] if v["key"] == "without_elastic")
+    assert without["gain_pp"] > 0
+    text = " ".join(run("optimize", "--preset", "elastic-hsdp").stdout.split())
+    assert "the elastic groups are the largest loss" in text

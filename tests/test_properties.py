@@ -850,6 +850,15 @@ def _levers_gain_is_their_effective_minus_base(config: Config, gpus: float | Non
                 memory_bandwidth=assume.memory_bandwidth_per_gpu * gpus,
                 memory_restart_s=assume.memory_restart_s,
             )
+    if config.shape is None and not config.is_elastic:
+        expected["elastic"] = replace(
+            config,
+            groups=assume.elastic_groups,
+            group_share=assume.elastic_group_share,
+            rejoin_s=assume.elastic_rejoin_s,
+            quorum_pause_s=assume.elastic_quorum_pause_s,
+            ft_overhead=assume.elastic_ft_overhead,
+        )
     assert sorted(lever.key for lever in found) == sorted(expected)
     for lever in found:
         assert lever.changed == expected[lever.key], lever.key

@@ -325,7 +325,8 @@ class Config(Record):
 class Caveat(Record):
     """Something the user should know about a result; the wording lives with the output.
 
-    kinds: ``lag_bound`` (the optimum is held up by the persist time: a
+    kinds: ``all_down`` (elastic replica groups: ``value`` of the whole-job failures are all groups
+    down at once, where the analytic form overstates), ``lag_bound`` (the optimum is held up by the persist time: a
     checkpoint must be durable before the next starts), ``storage_rounded``
     (a given storage interval that is not a whole number of memory intervals
     was rounded to one; ``value`` is the interval given).
@@ -582,7 +583,12 @@ def _evaluate_elastic(config: Config) -> Result:
     share: Num = config.group_share
     fo = first_order(periodic(config, config.mtbf_s / _maximum(1.0 - share, 1e-300)))
     factor = groups.first_order_throughput
+    caveats = inner.caveats
+    often = count(groups.all_down_share > elastic.ALL_DOWN_WARNING)
+    if often:
+        caveats = (*caveats, Caveat("all_down", None, largest(groups.all_down_share), often))
     return inner.replace(
+        caveats=caveats,
         config=config,
         effective=inner.effective * groups.throughput,
         optimal_effective=inner.optimal_effective * groups.throughput,

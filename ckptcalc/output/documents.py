@@ -32,15 +32,7 @@ SCHEMA_VERSION = 2
 
 
 def warnings(result: Result) -> list[str]:
-    found = [wording.caveat(c) for c in result.caveats]
-    if result.elastic is not None:
-        from ckptcalc.model.arrays import largest
-        from ckptcalc.model.elastic import ALL_DOWN_WARNING
-
-        share = largest(result.elastic.groups.all_down_share)
-        if share > ALL_DOWN_WARNING:
-            found.append(wording.all_down(share))
-    return found
+    return [wording.caveat(c) for c in result.caveats]
 
 
 def _f(value: Any) -> float | None:

@@ -31,6 +31,8 @@ def caveat(item: Caveat) -> str:
             f"the storage interval {given} is not a whole number of memory intervals:"
             f" rounded to the nearest whole multiple{where}"
         )
+    if item.kind == "all_down":
+        return all_down(item.value or 0.0) + where
     if item.kind == "tier_rounded":
         return (
             f"the {item.level} interval {dur(item.value or 0.0)} is not a whole number of {item.below} intervals:"
@@ -108,6 +110,14 @@ def verdict(result: Result, levers: list[dict[str, Any]]) -> str:
     total = float(result.total)
     share = pct(float(getattr(result, top)) / total) if total else "0 %"
     line = f"{top} is the largest loss ({share} of it; {_WHY[top]})."
+    found = result.elastic
+    if found is not None and total:
+        groups = float(found.down + found.quorum + found.overhead)
+        if groups > float(getattr(result, top)):
+            line = (
+                f"the elastic groups are the largest loss ({pct(groups / total)} of it: groups down, quorum"
+                " pauses and the overhead; approximate)."
+            )
     if levers and levers[0]["gain_pp"] > 0:
         best = levers[0]
         return line + f" Largest single gain: {best['name']}, {best['gain_pp']:+.2f} pp."
