@@ -331,7 +331,10 @@ def optimize(preset: PresetRef | None = None, *, target: Value | None = None, **
     the_job = job(preset, **inputs)
     result = _as_stated(the_job, lambda: evaluate(the_job.config))
     assume = _jit_assumptions(
-        decide.LeverAssumptions(**presets.lever_assumptions(), **_spare_assumptions(the_job)), the_job
+        decide.LeverAssumptions(
+            **{**presets.lever_assumptions(), **dict(the_job.scenario.levers)}, **_spare_assumptions(the_job)
+        ),
+        the_job,
     )
     levers = decide.levers(
         the_job.config, the_job.gpus, assume, base=float(result.optimal_effective), more=_part_levers(the_job)
@@ -755,7 +758,7 @@ def sweep_stream(
         high = default_high if high is None else high
     spacing = log if log is not None else (start is None and stop is None and over != "spares")
     values = sweeps.grid(low, high, points, spacing)
-    if over in ("gpus", "nodes"):
+    if over in ("gpus", "nodes", "groups"):
         values = sweeps.whole(values)
     if over == "spares":
         values = sweeps.whole(values, least=0.0)
@@ -821,6 +824,11 @@ def simulate(
         event_log_form(events)
     if events is not None and config.has_memory:
         raise InputError("an event log is written for one checkpoint level", where="events")
+    if config.is_elastic and (events is not None or search):
+        raise InputError(
+            "with elastic replica groups, simulate runs the analytic schedule and writes no event log",
+            where="events" if events is not None else "search",
+        )
     if events is not None and total > EVENT_CYCLES:
         raise InputError(
             f"an event log is written for at most {EVENT_CYCLES:,} cycles (about 3 GB of log), got {total:,}",
@@ -1092,6 +1100,7 @@ def plan(
     >>> abs(p.completion_s["p50"] / p["expected_s"] - 1) < 0.01
     True
     """
+    from ckptcalc.inputs import units
     from ckptcalc.inputs.units import parse_count, parse_duration
     from ckptcalc.model.evaluation import evaluate
     from ckptcalc.output import documents
@@ -1109,6 +1118,12 @@ def plan(
             where="preset",
         )
     work_s = _work(work, steps, the_job.scenario.step_time_s)
+    if config.rejoin_s is not None and config.rejoin_s > work_s:
+        raise InputError(
+            f"rejoin {units.format_duration(float(config.rejoin_s))} is longer than the run"
+            f" ({units.format_duration(work_s)} of work): a dropped group would never be back",
+            where=the_job.scenario.where("rejoin_s"),
+        )
     limit = _number(parse_duration, deadline, "deadline") if deadline is not None else None
     if limit is not None and not (math.isfinite(limit) and limit > 0):
         raise InputError(f"must be a positive duration, got {limit:g} s", where="deadline")
@@ -1120,15 +1135,21 @@ def plan(
     if not effective > 0.0:
         raise InputError("effective time is 0 at this schedule: the run would never finish", where="work")
     expected = work_s / effective
-    count = whole.check(_number(parse_count, runs, "runs"), expected / float(config.mtbf_s) + 1.0)
+    # Elastic replica groups: whole runs of the periodic process at the whole-job MTBF, the work
+    # stretched by the groups' useful share (docs/model.md §14.4; approximate, as the model is).
+    mtbf, run_work = float(config.mtbf_s), work_s
+    if result.elastic is not None:
+        mtbf = float(result.elastic.groups.whole_job_mtbf_s)
+        run_work = work_s / float(result.elastic.groups.throughput)
+    count = whole.check(_number(parse_count, runs, "runs"), expected / mtbf + 1.0)
     chosen = DEFAULT_SEED if seed is None else seed
     done = whole.complete(
         schedule_for(run_config),
-        Failures(float(config.mtbf_s), shape),
-        work_s=work_s,
+        Failures(mtbf, shape),
+        work_s=run_work,
         runs=count,
         seed=chosen,
-        expected_failures=expected / float(config.mtbf_s),
+        expected_failures=expected / mtbf,
         progress=progress,
         spares=None if config.spares is None else int(config.spares),
         repair_s=0.0 if config.repair_s is None else float(config.repair_s),

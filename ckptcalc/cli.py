@@ -266,6 +266,7 @@ _PANELS = {
     "cost": "Cost",
     "recovery": "Recovery",
     "spares": "Spares",
+    "elastic": "Elastic replica groups",
 }
 
 

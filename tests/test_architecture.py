@@ -26,6 +26,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "tiers",
             "recovery",
             "search",
+            "elastic",
             "weibull",
             "spares",
             "evaluation",

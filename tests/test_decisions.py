@@ -86,7 +86,15 @@ def test_levers_by_hand() -> None:
     assert assume.snapshot_bandwidth_per_gpu == pytest.approx(25e9)
     assert assume.memory_bandwidth_per_gpu == pytest.approx(2.16e12 / 16384)
     found = {lever.key: lever for lever in decide.levers(LLAMA, 16384, assume)}
-    assert set(found) == {"bandwidth_x2", "restart_half", "mtbf_x2", "async", "memory_replica", "jit_recovery"}
+    assert set(found) == {
+        "bandwidth_x2",
+        "restart_half",
+        "mtbf_x2",
+        "async",
+        "memory_replica",
+        "jit_recovery",
+        "elastic",
+    }
     base = exact_best(3.24, 600.0, 11160.0)
     # bandwidth ×2: δ = 1.62 s
     assert found["bandwidth_x2"].effective == pytest.approx(exact_best(1.62, 600.0, 11160.0), rel=1e-12)
@@ -112,13 +120,13 @@ def test_levers_skip_what_is_already_used() -> None:
     keys = {lever.key for lever in decide.levers(asynchronous.config, asynchronous.gpus, assume)}
     assert "async" not in keys
     keys = {lever.key for lever in decide.levers(LLAMA, None, assume)}
-    assert keys == {"bandwidth_x2", "restart_half", "mtbf_x2", "jit_recovery"}
+    assert keys == {"bandwidth_x2", "restart_half", "mtbf_x2", "jit_recovery", "elastic"}
 
 
 def test_levers_in_json_and_verdict(run: Run, run_json: RunJson) -> None:
     doc = run_json("optimize")
     plain = [lever for lever in doc["levers"] if not lever["key"].startswith("spares")]  # tests/test_spares.py
-    assert [set(lever) for lever in plain] == [{"key", "name", "effective", "gain_pp"}] * 6
+    assert [set(lever) for lever in plain] == [{"key", "name", "effective", "gain_pp"}] * 7
     best = doc["levers"][0]
     table = run("optimize").stdout
     assert f"Largest single gain: {best['name']}" in " ".join(table.split())

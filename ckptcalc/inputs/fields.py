@@ -238,6 +238,46 @@ FIELDS: tuple[Field, ...] = (
         "spare_risk",
         "Target chance that a failure finds no spare, for --spares auto (default: 1%).",
     ),
+    Field(
+        "groups",
+        "count",
+        "groups",
+        "elastic",
+        "groups",
+        "Elastic replica groups (torchft-style, 2 or more): a group-local failure drops one group, the rest train on.",
+    ),
+    Field(
+        "group_share",
+        "fraction",
+        "group-share",
+        "elastic",
+        "group_share",
+        "Share of failures that take down only their replica group (with --groups; default: 0.95).",
+    ),
+    Field(
+        "rejoin_s",
+        "duration",
+        "rejoin",
+        "elastic",
+        "rejoin",
+        "Time a dropped group takes to rejoin from a peer (with --groups; default: 30min).",
+    ),
+    Field(
+        "quorum_pause_s",
+        "duration",
+        "quorum-pause",
+        "elastic",
+        "quorum_pause",
+        "Pause of every running group at each group-local failure (quorum change), e.g. 20s (default: 0).",
+    ),
+    Field(
+        "ft_overhead",
+        "fraction",
+        "ft-overhead",
+        "elastic",
+        "ft_overhead",
+        "Throughput the fault tolerance costs per step (with --groups; default: 0.02).",
+    ),
 )
 
 #: Sweepable inputs: (flag, column name in SI units, axis label), in the order ``--over`` lists them.
@@ -259,6 +299,11 @@ _SWEEPS = (
     ("spares", "spares", "spare nodes"),
     ("repair", "repair_s", "repair time"),
     ("nodes", "nodes", "nodes"),
+    ("groups", "groups", "replica groups"),
+    ("group-share", "group_share", "group-local share of failures"),
+    ("rejoin", "rejoin_s", "rejoin time"),
+    ("quorum-pause", "quorum_pause_s", "quorum pause"),
+    ("ft-overhead", "ft_overhead", "fault-tolerance overhead"),
 )
 _SWEEP = {flag: (column, axis) for flag, column, axis in _SWEEPS}
 FIELDS = tuple(f.replace(sweep=_SWEEP[f.flag][0], axis=_SWEEP[f.flag][1]) if f.flag in _SWEEP else f for f in FIELDS)

@@ -60,6 +60,10 @@ def base_value(over: str, base: Result, job: Job | None) -> float | None:
     return None if value is None else float(value)
 
 
+#: The default range of the elastic groups' shares (a tenth to ten times would leave [0, 1]).
+_SHARE_RANGES = {"group-share": (0.5, 0.99), "ft-overhead": (0.001, 0.1)}
+
+
 def default_range(over: str, job: Job, base: Result) -> tuple[float, float]:
     """A tenth to ten times the base value (survival: from 0.5 to 0.999); an asynchronous interval starts
     no lower than the persist time."""
@@ -75,7 +79,13 @@ def default_range(over: str, job: Job, base: Result) -> tuple[float, float]:
     if over == "spares" and base.pool is not None:
         # Whole spares from none to twice what the risk needs (or the pool's own, if larger).
         return 0.0, max(2.0 * float(base.pool.spares_for_target), 2.0 * float(base.pool.spares), 4.0)
+    if over in _SHARE_RANGES:
+        return _SHARE_RANGES[over]
     value = base_value(over, base, job)
+    if over == "quorum-pause" and not value:
+        return 1.0, 300.0  # none in the base: a second to five minutes (a log grid by default)
+    if over == "groups" and value is not None:
+        return max(2.0, value / 10.0), value * 10.0
     if value is None:
         raise InputError(f"the configuration has no {over} to sweep around; give {{start}} and {{stop}}", where="over")
     low, high = value / 10.0, value * 10.0
@@ -87,8 +97,9 @@ def default_range(over: str, job: Job, base: Result) -> tuple[float, float]:
 
 
 def whole(values: Any, least: float = 1.0) -> Any:
-    """A grid of counts (GPUs) as whole numbers, each once: a log grid over 1,638 to 163,840 GPUs is
-    1,638, 5,181, 16,384, … (fewer points when rounding makes neighbours equal); none below ``least``."""
+    """A grid of counts (GPUs, spare nodes, replica groups) as whole numbers, each once: a log grid over
+    1,638 to 163,840 GPUs is 1,638, 5,181, 16,384, … (fewer points when rounding makes neighbours equal);
+    none below ``least``."""
     import numpy
 
     return numpy.unique(numpy.maximum(numpy.rint(values), least))
@@ -111,6 +122,10 @@ def grid(start: float, stop: float, points: int, log: bool) -> Any:
     return numpy.linspace(start, stop, points)
 
 
+#: The elastic replica groups' inputs a sweep can vary (docs/model.md §14).
+ELASTIC = ("groups", "group-share", "rejoin", "quorum-pause", "ft-overhead")
+
+
 def check_values(job: Job, over: str, values: Any) -> None:
     """Refuse a grid the model cannot evaluate (before any of it is), naming the bound at fault."""
     _check(over, values, job)
@@ -123,6 +138,8 @@ def _check(over: str, values: Any, job: Job) -> None:
         raise InputError("bounds must be finite", where=where)
     if over in ("spares", "repair", "nodes") and job.config.spares is None:
         raise InputError(f"sweeping {over} needs a spare pool ({{spares}} with {{repair}})", where="over")
+    if over in ELASTIC and not job.config.is_elastic:
+        raise InputError(f"sweeping {over} needs elastic replica groups in the base ({{groups}})", where="over")
     if over == "replica-survival":
         if low < 0 or high >= 1:
             raise InputError("replica survival must lie in [0, 1)", where=where)
@@ -131,6 +148,14 @@ def _check(over: str, values: Any, job: Job) -> None:
     elif over == "spares":
         if low < 0 or high > 1e6:
             raise InputError("spares must lie between 0 and 1e6 over the whole sweep", where=where)
+    elif over in ("group-share", "ft-overhead"):
+        if low < 0 or high > 1:
+            raise InputError(f"{over} must lie in [0, 1]", where=where)
+    elif over in ("rejoin", "quorum-pause"):
+        if low < 0 or high > LARGEST:
+            raise InputError(f"{over} must be 0 or a duration up to {LARGEST:g} s", where=where)
+    elif over == "groups" and low < 2:
+        raise InputError("groups must be 2 or more over the whole sweep", where=where)
     elif low <= 0:
         raise InputError(f"{over} must be positive over the whole sweep", where=where)
     elif low < SMALLEST or high > LARGEST:

@@ -71,11 +71,16 @@ def from_document(document: dict[str, Any], label: str, labels: dict[str, str] |
     origin: dict[str, str] = {}
     middle: tuple[MiddleTier, ...] = ()
     tier_names: tuple[str, ...] = ()
+    levers: tuple[tuple[str, float], ...] = ()
     for key, value in document.items():
         if key == LEVELS:
             middle, tier_names = _levels(value, document, at(key), values, origin)
         elif key == LEVERS:
-            _lever_table(value, at(key), meta, origin)
+            if not isinstance(value, dict):
+                raise PresetError(f"must be a table ([{LEVERS}])", where=at(key))
+            # The just-in-time lever's keys are the job's (a per-GPU rate needs its GPUs); the rest, the levers'.
+            _lever_table({k: v for k, v in value.items() if k in _LEVER_KEYS}, at(key), meta, origin)
+            levers = _levers({k: v for k, v in value.items() if k not in _LEVER_KEYS}, at)
         elif key in META:
             meta[key] = _meta(key, value, files.get(key, label))
         elif key in SECTIONS:
@@ -112,14 +117,50 @@ def from_document(document: dict[str, Any], label: str, labels: dict[str, str] |
         mtbf_ci95=meta.get(BAND),
         **{name: meta[name] for name in _LEVER_FIELDS if name in meta},
         middle=middle,
+        levers=levers,
         origin=origin,
         per_gpu=frozenset(),  # a rate stated per GPU is marked by its PerGpu value instead
         **values,
     )
 
 
-#: The table of what the levers assume (docs/model.md §13): key -> (unit kind, Scenario field).
+#: The table of what the levers assume, where a preset overrides it (docs/model.md §14).
 LEVERS = "levers"
+
+#: ``[levers]`` keys: (unit kind, field of :class:`ckptcalc.model.decisions.LeverAssumptions`).
+LEVER_KEYS = {
+    "elastic_groups": ("count", "elastic_groups"),
+    "elastic_group_share": ("fraction", "elastic_group_share"),
+    "elastic_rejoin": ("duration", "elastic_rejoin_s"),
+    "elastic_quorum_pause": ("duration", "elastic_quorum_pause_s"),
+    "elastic_ft_overhead": ("fraction", "elastic_ft_overhead"),
+}
+
+
+def _levers(raw: Any, at: Any) -> tuple[tuple[str, float], ...]:
+    """The ``[levers]`` table: what the elastic groups lever assumes, checked, by assumption field."""
+    if not isinstance(raw, dict):
+        raise PresetError(f"must be a table ([{LEVERS}])", where=at(LEVERS))
+    found = []
+    for sub, value in raw.items():
+        where = at(f"{LEVERS}.{sub}")
+        if sub not in LEVER_KEYS:
+            raise PresetError(
+                f"unknown key (known in [{LEVERS}]: {', '.join([*_LEVER_KEYS, *LEVER_KEYS])})", where=where
+            )
+        kind, name = LEVER_KEYS[sub]
+        number = value_of(kind, value, where)
+        if kind == "count" and not (number >= 2 and float(number).is_integer()):
+            raise PresetError(f"must be a whole number of groups, 2 or more, got {number:g}", where=where)
+        if kind == "fraction" and not 0 <= number <= 1:
+            raise PresetError(f"must be a share in [0, 1], got {number:g}", where=where)
+        if kind == "duration" and not (0 <= number <= 1e21):
+            raise PresetError(f"must be 0 or a positive duration, got {number:g} s", where=where)
+        found.append((name, float(number)))
+    return tuple(found)
+
+
+#: The just-in-time lever's keys of ``[levers]`` (docs/model.md §13): key -> (unit kind, Scenario field).
 _LEVER_KEYS = {
     "jit_share": ("fraction", "lever_jit_share"),
     "jit_bandwidth": ("rate", "lever_jit_bandwidth"),
@@ -135,7 +176,8 @@ def _lever_table(raw: Any, where: str, meta: dict[str, Any], origin: dict[str, s
     for sub, value in raw.items():
         here = f"{where}.{sub}"
         if sub not in _LEVER_KEYS:
-            raise PresetError(f"unknown key (known in [{LEVERS}]: {', '.join(_LEVER_KEYS)})", where=here)
+            known = ", ".join([*_LEVER_KEYS, *LEVER_KEYS])
+            raise PresetError(f"unknown key (known in [{LEVERS}]: {known})", where=here)
         kind, field = _LEVER_KEYS[sub]
         found = value_of(kind, value, here)
         if not math.isfinite(found) or (found > 1 if kind == "fraction" else False) or found < 0:

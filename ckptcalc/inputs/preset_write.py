@@ -42,6 +42,11 @@ def to_document(scenario: Scenario) -> dict[str, Any]:
         document.setdefault("failures", {})[BAND] = [_written("duration", band[0]), _written("duration", band[1])]
     if scenario.middle or scenario.tier_names:
         _write_levels(scenario, document)
+    if scenario.levers:
+        from ckptcalc.inputs.preset_document import LEVER_KEYS, LEVERS
+
+        keys = {name: (key, kind) for key, (kind, name) in LEVER_KEYS.items()}
+        document[LEVERS] = {keys[name][0]: _written(keys[name][1], value) for name, value in scenario.levers}
     return document
 
 

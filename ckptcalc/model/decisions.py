@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
+from ckptcalc.model import elastic
 from ckptcalc.model.arrays import scalar
 from ckptcalc.model.evaluation import Config, Result, evaluate, replace
 from ckptcalc.records import Record
@@ -46,6 +47,12 @@ class LeverAssumptions(Record):
     spare_repair_s: float | None = None
     spare_risk: float = 0.01
     nodes: float | None = None
+    # The elastic replica groups lever (docs/model.md §14): torchft-style groups as the issue's example states.
+    elastic_groups: float = 8.0
+    elastic_group_share: float = elastic.DEFAULT_GROUP_SHARE
+    elastic_rejoin_s: float = elastic.DEFAULT_REJOIN_S
+    elastic_quorum_pause_s: float = elastic.DEFAULT_QUORUM_PAUSE_S
+    elastic_ft_overhead: float = elastic.DEFAULT_FT_OVERHEAD
 
 
 class Lever(Record):
@@ -57,6 +64,11 @@ class Lever(Record):
     changed: Config
     value: float | None = None  # what some levers change to, where the configuration does not show it
     cluster_gain_pp: float | None = None  # spares: the gain over job and spare nodes (idle spares count)
+
+
+def without_elastic(config: Config) -> Config:
+    """The same job with every failure a whole-job one: no elastic replica groups."""
+    return replace(config, groups=None, group_share=None, rejoin_s=None, quorum_pause_s=None, ft_overhead=None)
 
 
 def _effective(config: Config) -> float:
@@ -75,7 +87,10 @@ def levers(
 
     The asynchronous and in-memory levers appear only where the configuration
     does not already use them and the GPU count is known (their bandwidths
-    scale with it). ``base``, the configuration's optimal effective time,
+    scale with it). Elastic replica groups appear as a lever where the job has
+    none (their gain may be negative: the overhead and the groups down can cost
+    more than the restarts they save), and as ``without_elastic`` where it has.
+    ``base``, the configuration's optimal effective time,
     saves a re-optimisation when the caller has it. ``more`` adds levers the
     caller built (key, changed configuration, the value changed to), such as
     the restart's parts (detection ÷2, read bandwidth ×2).
@@ -102,6 +117,19 @@ def levers(
             options.append(("memory_replica", memory))
     if config.shape is None:
         options.extend(_recovery_levers(config, assume))
+    if assume is not None and not config.is_elastic and config.shape is None:
+        # (Elastic groups under Weibull failures have no model.)
+        groups = replace(
+            config,
+            groups=assume.elastic_groups,
+            group_share=assume.elastic_group_share,
+            rejoin_s=assume.elastic_rejoin_s,
+            quorum_pause_s=assume.elastic_quorum_pause_s,
+            ft_overhead=assume.elastic_ft_overhead,
+        )
+        options.append(("elastic", groups))
+    if config.is_elastic:
+        options.append(("without_elastic", without_elastic(config)))
     found = []
     for key, changed, value in [(k, c, None) for k, c in options] + list(more):
         effective = _effective(changed)

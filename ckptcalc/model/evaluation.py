@@ -31,7 +31,7 @@ import math
 from typing import Any, TypeAlias
 
 from ckptcalc.errors import InputError
-from ckptcalc.model import recovery, search
+from ckptcalc.model import elastic, recovery, search
 from ckptcalc.model.arrays import count, largest, lib, scalar
 from ckptcalc.model.arrays import maximum as _maximum
 from ckptcalc.model.arrays import share as _share
@@ -258,6 +258,17 @@ class Config(Record):
     repair_s: Num | None = None
     spare_risk: Num | None = None
 
+    groups: Num | None = None
+    group_share: Num | None = None
+    rejoin_s: Num | None = None
+    quorum_pause_s: Num | None = None
+    ft_overhead: Num | None = None
+
+    @property
+    def is_elastic(self) -> bool:
+        """Elastic replica groups (docs/model.md §14): a group-local failure drops one group out."""
+        return self.groups is not None
+
     @property
     def write_s(self) -> Num:
         """Time to make a checkpoint durable in storage, S / B, in every mode."""
@@ -376,7 +387,8 @@ class Config(Record):
 class Caveat(Record):
     """Something the user should know about a result; the wording lives with the output.
 
-    kinds: ``lag_bound`` (the optimum is held up by the persist time: a
+    kinds: ``all_down`` (elastic replica groups: ``value`` of the whole-job failures are all groups
+    down at once, where the analytic form overstates), ``lag_bound`` (the optimum is held up by the persist time: a
     checkpoint must be durable before the next starts), ``storage_rounded``
     (a given storage interval that is not a whole number of memory intervals
     was rounded to one; ``value`` is the interval given).
@@ -511,6 +523,7 @@ class Result(Record):
     first_order: FirstOrder
     caveats: tuple[Caveat, ...]
     pool: Any = None  # the spare pool (ckptcalc.model.spares.Pool) when the job has spares
+    elastic: elastic.Losses | None = None  # the groups process and its losses, with elastic replica groups (§14)
 
     @property
     def total(self) -> Num:
@@ -633,6 +646,8 @@ def evaluate(config: Config) -> Result:
         return _evaluate_weibull(config)
     if config.has_recovery and scalar(config.periodic_share) and config.periodic_share <= 0:
         return _with_spares(config, _evaluate_unneeded(config))
+    if config.is_elastic:
+        return _evaluate_elastic(config)
     mtbf = config.mtbf_s
     chosen, caveats = _plan(config)
     best = _plan(config.optimal())[0] if config.pinned else chosen
@@ -728,6 +743,49 @@ def _evaluate_unneeded(config: Config) -> Result:
     )
 
 
+def groups_of(config: Config, mtbf_s: Num | None = None) -> elastic.Groups:
+    """The groups process of an elastic ``config`` (at ``mtbf_s`` instead of its own MTBF when given)."""
+    assert config.groups is not None and config.group_share is not None and config.rejoin_s is not None
+    return elastic.groups_process(
+        groups=config.groups,
+        group_share=config.group_share,
+        rejoin_s=config.rejoin_s,
+        quorum_pause_s=0.0 if config.quorum_pause_s is None else config.quorum_pause_s,
+        overhead=0.0 if config.ft_overhead is None else config.ft_overhead,
+        mtbf_s=config.mtbf_s if mtbf_s is None else mtbf_s,
+    )
+
+
+def periodic(config: Config, mtbf_s: Num) -> Config:
+    """The periodic process of an elastic ``config``: its checkpoints at the whole-job MTBF ``mtbf_s``."""
+    return config.replace(
+        mtbf_s=mtbf_s, groups=None, group_share=None, rejoin_s=None, quorum_pause_s=None, ft_overhead=None
+    )
+
+
+def _evaluate_elastic(config: Config) -> Result:
+    """Elastic replica groups (docs/model.md §14): the useful share of the groups process times the exact
+    periodic model at the whole-job rate, whose intervals are optimised for that rate. The loss split
+    (write, rework, restart) stays the periodic process's; the groups' losses are in ``elastic``."""
+    groups = groups_of(config)
+    inner = evaluate(periodic(config, groups.whole_job_mtbf_s))
+    share: Num = config.group_share
+    fo = first_order(periodic(config, config.mtbf_s / _maximum(1.0 - share, 1e-300)))
+    factor = groups.first_order_throughput
+    caveats = inner.caveats
+    often = count(groups.all_down_share > elastic.ALL_DOWN_WARNING)
+    if often:
+        caveats = (*caveats, Caveat("all_down", None, largest(groups.all_down_share), often))
+    return inner.replace(
+        caveats=caveats,
+        config=config,
+        effective=inner.effective * groups.throughput,
+        optimal_effective=inner.optimal_effective * groups.throughput,
+        first_order=fo.replace(config=config, effective=fo.effective * factor),
+        elastic=elastic.losses(groups, inner.effective),
+    )
+
+
 def _better(a: Tiers, a_split: Split, b: Tiers, b_split: Split) -> tuple[Tiers, Split]:
     """Per point, the schedule with the higher effective time, with its split: ``b`` unless ``a`` is
     better by more than rounding (a relative 1e-12)."""
@@ -801,6 +859,9 @@ def schedule_of(config: Config, result: Result, *, optimal: bool = False) -> Tie
 def effective_at(config: Config, schedule: Tiers, mtbf_s: float) -> float:
     """Effective time of ``config`` running ``schedule`` when the job MTBF is ``mtbf_s`` (floats);
     Weibull failures (one level) when ``config.shape`` is set."""
+    if config.is_elastic:
+        groups = groups_of(config, mtbf_s)
+        return float(effective(schedule, groups.whole_job_mtbf_s).effective * groups.throughput)
     found = spare_pool(config, mtbf_s)
     running = 1.0 if found is None else float(found.running)
     if config.shape is None:
@@ -820,7 +881,7 @@ def effective_at(config: Config, schedule: Tiers, mtbf_s: float) -> float:
 def interval_comparison(config: Config) -> list[tuple[str, float, float]] | None:
     """(name, interval, exact effective time) for Young's, Daly's and the exact
     optimum of a single synchronous level; ``None`` when no closed form exists."""
-    if not config.is_single_sync or config.shape is not None or config.has_recovery:
+    if not config.is_single_sync or config.shape is not None or config.has_recovery or config.is_elastic:
         return None
     delta, mtbf, restart = config.write_s, config.mtbf_s, config.storage_restart_s
     rows = [

@@ -161,6 +161,13 @@ def inputs_table(job: Job, narrow: bool = False) -> Table:
         )
     if c.notice_share is not None:
         table.add_row("with notice", pct(float(c.notice_share)), wording.notice_note(c.notice_restart_s))
+    if c.groups is not None:
+        assert c.group_share is not None and c.rejoin_s is not None
+        table.add_row("replica groups", units.format_count(c.groups), "elastic")
+        table.add_row("group-local share", pct(c.group_share), "of failures drop one group")
+        table.add_row("rejoin", dur(c.rejoin_s), "a dropped group back from a peer")
+        table.add_row("quorum pause", dur(c.quorum_pause_s or 0.0), "every running group, per group-local failure")
+        table.add_row("FT overhead", pct(c.ft_overhead or 0.0), "of throughput per step")
     if c.spares is not None:
         _spares_inputs(table, job)
     return table
@@ -263,6 +270,15 @@ def loss_table(result: Result, title: str, narrow: bool = False) -> Table:
     for term, value in parts.items():
         mark = "◀ dominant" if term == top else ""
         table.add_row(Text(term, style=TERM_STYLE[term]), pct(value), pct(of_loss[term]), mark)
+    if result.elastic is not None:
+        found = result.elastic
+        extra: dict[str, Any] = {
+            "groups down": found.down,
+            "quorum pauses": found.quorum,
+            "FT overhead": found.overhead,
+        }
+        for name, value in extra.items():
+            table.add_row(name, pct(float(value)), pct(float(value) / total) if total > 0 else "", "elastic")
     table.add_section()
     table.add_row(Text("total loss", style="bold"), pct(total), "100 %", "")
     table.add_row(Text("effective", style="bold green"), pct(result.effective), "", "")
@@ -330,6 +346,8 @@ def optimize(job: Job, result: Result, preset: str | None, default_preset: bool,
     explanation = wording.first_order_line(result)
     if explanation is not None:
         out.print(explanation)
+    if result.elastic is not None:
+        out.print(wording.elastic_line(result.elastic))
     out.print()
     if document["spares"] is not None:
         out.print(spares_table(document["spares"], narrow))
@@ -637,6 +655,15 @@ def compare(rows: list[tuple[str, Job, Result]], scenarios: list[dict[str, Any]]
     table.add_section()
     for term in TERMS:
         line(f"{term} loss", [pct(float(getattr(r, term))) for _, _, r in rows])
+    if any(r.elastic is not None for _, _, r in rows):
+        # Elastic replica groups: what the groups down, the quorum pauses and the overhead take (approximate).
+        line(
+            "elastic loss",
+            [
+                "-" if r.elastic is None else pct(float(r.elastic.down + r.elastic.quorum + r.elastic.overhead))
+                for _, _, r in rows
+            ],
+        )
     line("total loss", [pct(r.total) for _, _, r in rows])
     table.add_section()
     effective = [Text(pct(r.effective), style="bold green" if i == best else "") for i, (_, _, r) in enumerate(rows)]
@@ -723,6 +750,8 @@ def simulation(document: dict[str, Any]) -> None:
     for key, name in (("useful", "useful work"), ("write", "checkpoint stalls"), ("rework", "rework"),
                       ("restart", "restarts")):  # fmt: skip
         table.add_row(name, pct(document["split"][key], 4))
+    if document["inputs"]["groups"] is not None:
+        table.add_row("groups down, pauses, overhead", pct(document["elastic"]["lost"], 4))
     out.print(table)
     out.print(f"Failures: {document['failures']:,} ({document['failures_in_restart']:,} during a restart)")
     if document["spares"] is not None:
@@ -733,6 +762,8 @@ def simulation(document: dict[str, Any]) -> None:
     table.add_column("effective", justify="right")
     table.add_column("verdict")
     names = {"first_order": "first order (Young)", "exact": "exact" if document["shape"] is None else "renewal series"}
+    if document["inputs"]["groups"] is not None:
+        names["exact"] = "elastic (approximate)"
     for key in ("first_order", "exact"):
         value = document["analytic"][key]
         if value is None:

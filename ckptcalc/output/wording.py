@@ -32,6 +32,8 @@ def caveat(item: Caveat) -> str:
             f"the storage interval {given} is not a whole number of memory intervals:"
             f" rounded to the nearest whole multiple{where}"
         )
+    if item.kind == "all_down":
+        return all_down(item.value or 0.0) + where
     if item.kind == "tier_rounded":
         return (
             f"the {item.level} interval {dur(item.value or 0.0)} is not a whole number of {item.below} intervals:"
@@ -88,6 +90,14 @@ def lever_name(key: str, changed: Any, assume: Any, gpus: float | None = None, v
         return "without notice (no checkpoint before those failures)"
     if key in ("spares", "spares_none", "spares_target"):
         return spares_lever(key, changed, value)
+    if key == "elastic":
+        pause = f", quorum pause {dur(assume.elastic_quorum_pause_s)}" if assume.elastic_quorum_pause_s else ""
+        return (
+            f"{units.format_count(assume.elastic_groups)} elastic groups ({pct(assume.elastic_group_share)}"
+            f" group-local, rejoin {dur(assume.elastic_rejoin_s)}, {pct(assume.elastic_ft_overhead)} overhead{pause})"
+        )
+    if key == "without_elastic":
+        return "without the elastic groups (every failure a whole-job restart)"
     return key  # pragma: no cover - every lever is named above
 
 
@@ -128,6 +138,14 @@ def verdict(result: Result, levers: list[dict[str, Any]]) -> str:
     total = float(result.total)
     share = pct(float(getattr(result, top)) / total) if total else "0 %"
     line = f"{top} is the largest loss ({share} of it; {_WHY[top]})."
+    found = result.elastic
+    if found is not None and total:
+        groups = float(found.down + found.quorum + found.overhead)
+        if groups > float(getattr(result, top)):
+            line = (
+                f"the elastic groups are the largest loss ({pct(groups / total)} of it: groups down, quorum"
+                " pauses and the overhead; approximate)."
+            )
     if levers and levers[0]["gain_pp"] > 0:
         best = levers[0]
         return line + f" Largest single gain: {best['name']}, {best['gain_pp']:+.2f} pp."
@@ -234,6 +252,8 @@ def recovery_mechanism(jit_share: float | None, notice_share: float | None, jit_
 
 def model_label(config: Config) -> str:
     """Which model answered: the exact one, under Weibull failures when a shape is set."""
+    if config.is_elastic:
+        return "exact periodic model at the whole-job rate; elastic groups approximate"
     if config.shape is None:
         return "exact model"
     return f"exact model, Weibull failures k = {units.sig(float(config.shape))}"
@@ -620,4 +640,32 @@ def simulated_spares(found: dict[str, Any]) -> str:
         f"Spares: {found['no_spare']:,} failures found none ({pct(found['p_no_spare'])};"
         f" Erlang B {pct(found['analytic_p_no_spare'])}); wait {dur(found['wait_s'])} per failure"
         f" (model {dur(found['analytic_wait_s'])}), counted in restarts."
+    )
+
+
+def elastic_note() -> str:
+    """How far the elastic replica groups' analytic form is from the simulation (docs/model.md §14)."""
+    return (
+        "elastic replica groups: approximate analytic form (within 0.25 pp of the simulation while under a"
+        " quarter of whole-job failures are all groups down, docs/model.md §14.6; `ckptcalc simulate` answers)"
+    )
+
+
+def elastic_line(found: Any) -> str:
+    """What the elastic replica groups do to the time, in one sentence (docs/model.md §14)."""
+    groups = found.groups
+    return (
+        f"Elastic groups: {pct(float(groups.up_share))} of the groups up on average,"
+        f" whole-job failures every {dur(float(groups.whole_job_mtbf_s))} (the periodic interval is optimised"
+        f" for them); periodic process alone {pct(float(found.periodic))}. Approximate: within 0.25 pp of"
+        f" `ckptcalc simulate` while all-down is under 25 % of whole-job failures (here"
+        f" {pct(float(groups.all_down_share))}; docs/model.md §14.6)."
+    )
+
+
+def all_down(share: float) -> str:
+    """The elastic groups' analytic form is out of its range: all groups down is common."""
+    return (
+        f"{pct(share)} of whole-job failures are all elastic groups down at once: the analytic form"
+        " overstates the effective time there (docs/model.md §14.6); `ckptcalc simulate` answers"
     )

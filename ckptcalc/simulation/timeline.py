@@ -232,6 +232,8 @@ class Simulation:
     def wait_per_failure_s(self) -> float:
         return self.waited_s / self.failures
 
+    elastic: float = 0.0  # share of time: kept work lost to groups down, quorum pauses and overhead
+
 
 def analytic(config: Config, failures: Failures) -> tuple[float, float | None]:
     """First-order and exact effective time at the configuration's intervals.
@@ -242,6 +244,9 @@ def analytic(config: Config, failures: Failures) -> tuple[float, float | None]:
     (Weibull with two levels: the simulation is the answer).
     """
     plain = config.replace(shape=None)
+    if config.is_elastic:
+        elastic = evaluate(plain)
+        return float(elastic.first_order.effective), float(elastic.effective)
     first = float(first_order(plain).effective)
     if failures.shape is None:
         return first, float(evaluate(plain).effective)
@@ -320,7 +325,12 @@ def run(
     progress: Progress | None = None,
 ) -> Simulation:
     """Simulate ``cycles`` failure cycles of ``config`` at its intervals (optimal where unset), with its
-    spare pool when it has one."""
+    spare pool when it has one; with elastic replica groups, ``cycles`` whole-job failure cycles of the
+    groups process (:func:`run_elastic`)."""
+    if config.is_elastic:
+        return run_elastic(
+            schedule_for(config), Groups.of(config), failures, cycles=cycles, seed=seed, progress=progress
+        )
     pool = None
     if config.spares is not None and config.repair_s is not None:
         pool = SparePool(int(config.spares), float(config.repair_s))
@@ -857,3 +867,227 @@ class SparePool:
         self.now = now
         self.waited_s += math.fsum(found)
         return found
+
+
+# ------------------------------------------------------------- elastic replica groups
+
+
+@dataclass(frozen=True)
+class Groups:
+    """Elastic replica groups as the simulation runs them (docs/model.md §14.1)."""
+
+    groups: int
+    group_share: float
+    rejoin_s: float
+    quorum_pause_s: float
+    overhead: float
+
+    @classmethod
+    def of(cls, config: Config) -> Groups:
+        assert config.groups is not None and config.group_share is not None and config.rejoin_s is not None
+        return cls(
+            groups=int(config.groups),
+            group_share=float(config.group_share),
+            rejoin_s=float(config.rejoin_s),
+            quorum_pause_s=float(config.quorum_pause_s or 0.0),
+            overhead=float(config.ft_overhead or 0.0),
+        )
+
+
+class _Draws:
+    """Standard exponentials and uniforms from one generator, drawn in blocks and handed out one by one."""
+
+    SIZE = 1 << 14
+
+    def __init__(self, rng: Any) -> None:
+        self.rng = rng
+        self.exp: list[float] = []
+        self.uni: list[float] = []
+
+    def exponential(self) -> float:
+        if not self.exp:
+            self.exp = self.rng.standard_exponential(self.SIZE).tolist()
+        return self.exp.pop()
+
+    def uniform(self) -> float:
+        if not self.uni:
+            self.uni = self.rng.random(self.SIZE).tolist()
+        return self.uni.pop()
+
+
+def _stretch(g: Groups, nu: float, limit: float, draws: _Draws) -> tuple[list[float], list[float], float | None]:
+    """One running stretch of the groups process, all G up at its start, for at most ``limit`` of running
+    time: the breakpoints and the throughput between them, and the time all groups went down (or None)."""
+    import collections
+
+    full, scale = float(g.groups), (1.0 - g.overhead) / g.groups
+    up = g.groups
+    back: collections.deque[float] = collections.deque()  # rejoin times, in order (T_j is fixed)
+    t, pause_end = 0.0, 0.0
+    times, thetas = [0.0], []
+    next_fail = draws.exponential() / (nu * full) if nu > 0 else math.inf
+    while True:
+        rejoin = back[0] if back else math.inf
+        ends = limit <= next_fail and limit <= rejoin
+        at = limit if ends else min(next_fail, rejoin)
+        # Up to ``at`` the count is ``up``; the start of it may be paused.
+        if pause_end > t:
+            cut = min(pause_end, at)
+            times.append(cut)
+            thetas.append(0.0)
+            t = cut
+        if at > t:
+            times.append(at)
+            thetas.append(scale * up)
+            t = at
+        if ends:
+            return times, thetas, None
+        if next_fail <= rejoin:
+            up -= 1
+            if up == 0:
+                return times, thetas, next_fail
+            back.append(next_fail + g.rejoin_s)
+            pause_end = next_fail + g.quorum_pause_s
+        else:
+            back.popleft()
+            up += 1
+        # Memoryless: the next failure among the groups now up, drawn afresh at every change.
+        next_fail = t + draws.exponential() / (nu * up) if nu > 0 else math.inf
+
+
+def run_elastic(
+    schedule: Schedule,
+    groups: Groups,
+    failures: Failures,
+    *,
+    cycles: int,
+    seed: int = DEFAULT_SEED,
+    progress: Progress | None = None,
+) -> Simulation:
+    """Simulate ``cycles`` whole-job failure cycles of a job of elastic replica groups running the
+    synchronous ``schedule`` (docs/model.md §14.1), event by event.
+
+    Whole-job failures come at (1 − e)/M from the start of each restart (renewal, as :func:`run_schedule`);
+    between them the groups drop out at e/(M·G) each while up and rejoin after T_j; each drop pauses the
+    running groups for q_p; all groups down is a whole-job failure. Kept work counts the throughput it was
+    done at: (1 − o)·(groups up)/G, 0 while paused. A whole-job failure of class k (drawn with the tiers'
+    shares) goes back to the last tier-k checkpoint and its progress.
+
+    >>> s = Schedule.single(interval_s=600.0, stall_s=10.0, restart_s=300.0)
+    >>> g = Groups(groups=4, group_share=0.9, rejoin_s=600.0, quorum_pause_s=0.0, overhead=0.0)
+    >>> run = run_elastic(s, g, Failures(3600.0), cycles=200, seed=1)
+    >>> run.cycles, 0.8 < run.effective < 1.0
+    (200, True)
+    """
+    import numpy
+
+    cycles = check(cycles, failures.shape)
+    if failures.shape is not None:
+        raise InputError("elastic replica groups are simulated under exponential failures", where="shape")
+    if schedule.lag_s > 0:
+        raise InputError(
+            "elastic replica groups are simulated with synchronous checkpoints (no snapshot bandwidth)",
+            where="snapshot_bandwidth",
+        )
+    if not groups.group_share < 1.0:
+        raise InputError(
+            "simulate counts cycles between whole-job failures: a group-local share below 1 is needed",
+            where="group_share",
+        )
+    rng = numpy.random.default_rng(seed)
+    draws = _Draws(rng)
+    whole_mean = failures.mtbf_s / (1.0 - groups.group_share)
+    nu = groups.group_share / failures.mtbf_s / groups.groups
+    tau = schedule.interval_s
+    sizes = [1]
+    for m in schedule.every:
+        sizes.append(sizes[-1] * m)
+    tiers = schedule.tiers
+    bounds = list(itertools.accumulate(schedule.shares))[:-1]
+    stalls = schedule.stalls
+    top = tiers - 1
+    # The job at boundary n (tier-1 checkpoints since the start) with progress p; marks[k] the last
+    # tier-k boundary and its progress.
+    n, p = 0, 0.0
+    marks = [(0, 0.0)] * tiers
+    restart = schedule.restarts[top]
+    sums = numpy.zeros((5, BATCHES))  # time, progress kept, stalls, restarts, work time kept
+    in_restart = 0
+    edges = _batch_sizes(cycles)
+    done = 0
+    for b, size in enumerate(edges):
+        for _ in range(size):
+            x = draws.exponential() * whole_mean
+            if x < restart:
+                in_restart += 1
+                time, stall, spent, running = x, 0.0, x, 0.0
+            else:
+                limit = x - restart
+                times, thetas, down = _stretch(groups, nu, limit, draws)
+                running = limit if down is None else down
+                spent, time = restart, restart + running
+                # Boundaries n+1 … n+K: each a τ₁ of work then its stall (every tier whose multiple it is).
+                count = int(running // (tau + stalls[0])) + 2
+                index = numpy.arange(n + 1, n + count + 1)
+                stall_at = numpy.full(count, stalls[0])
+                for k in range(1, tiers):
+                    stall_at += numpy.where(index % sizes[k] == 0, stalls[k], 0.0)
+                ends = numpy.cumsum(tau + stall_at)
+                completed = int(numpy.searchsorted(ends, running, side="right"))
+                reached = n + completed
+
+                def work(t: Any, ends: Any = ends) -> Any:
+                    j = numpy.searchsorted(ends, t, side="right")
+                    start = numpy.where(j > 0, ends[numpy.maximum(j - 1, 0)], 0.0)
+                    return j * tau + numpy.minimum(t - start, tau)
+
+                at_work = work(numpy.asarray(times))
+                worked = float(at_work[-1])
+                stall = running - worked
+                cum = numpy.concatenate(([0.0], numpy.cumsum(numpy.asarray(thetas) * numpy.diff(at_work))))
+                for k in range(tiers):
+                    last = reached // sizes[k] * sizes[k]
+                    if last > n:
+                        marks[k] = (last, p + float(numpy.interp((last - n) * tau, at_work, cum)))
+            cls = _class(bounds, draws)
+            target = marks[cls]
+            for k in range(cls):
+                marks[k] = target
+            kept_work = (target[0] - n) * tau
+            sums[:, b] += (time, target[1] - p, stall, spent, kept_work)
+            n, p = target
+            restart = schedule.restarts[cls]
+            done += 1
+        if progress is not None:
+            progress(done / cycles)
+    totals = sums.sum(axis=1)
+    elapsed, useful, written, restarting, kept = (float(v) for v in totals)
+    effective = useful / elapsed
+    batch_effective = sums[1] / sums[0]
+    spread = float(numpy.std(batch_effective, ddof=1)) / math.sqrt(BATCHES)
+    half = T_975_19 * spread
+    rework = elapsed - kept - written - restarting
+    split = Split(effective, written / elapsed, rework / elapsed, restarting / elapsed)
+    return Simulation(
+        effective=effective,
+        ci95=(effective - half, effective + half),
+        split=split,
+        failures=cycles,
+        failures_in_restart=in_restart,
+        cycles=cycles,
+        seed=seed,
+        interval_s=schedule.storage_interval_s,
+        memory_interval_s=schedule.memory_interval_s,
+        storage_every=schedule.storage_every,
+        schedule=schedule,
+        batch_effective=tuple(float(v) for v in batch_effective),
+        elastic=(kept - useful) / elapsed,
+    )
+
+
+def _class(bounds: list[float], draws: _Draws) -> int:
+    """The tier that serves a whole-job failure: one uniform against the cumulative shares."""
+    if not bounds:
+        return 0
+    u = draws.uniform()
+    return sum(1 for edge in bounds if u >= edge)
