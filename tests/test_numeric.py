@@ -35,6 +35,18 @@ def test_incomplete_gamma_edges() -> None:
     assert gamma_p(2.0, math.inf) == 1.0 and gamma_q(2.0, math.inf) == 0.0
 
 
+def test_upper_gamma_far_in_its_tail_is_zero_without_the_fraction(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Q(2/3, 4.95e16): the prefix x^a e^{-x}/Γ(a) underflows, so Q is 0 in double precision. The continued
+    # fraction cannot converge there (b += 2 no longer moves b = 4.95e16) and once ran all 10^7 terms (3 s,
+    # met by a Weibull optimum at 9 ms intervals); with one term allowed, the answer is still 0.
+    from ckptcalc.model import numeric
+
+    monkeypatch.setattr(numeric, "_MAX_TERMS", 1)
+    assert gamma_q(2.0 / 3.0, 4.95e16) == 0.0
+    assert sp.gammaincc(2.0 / 3.0, 4.95e16) == 0.0
+    assert gamma_q(2.0 / 3.0, 700.0) == pytest.approx(sp.gammaincc(2.0 / 3.0, 700.0), rel=1e-3)  # the fraction
+
+
 @settings(max_examples=300, deadline=None)
 @given(log_a=st.floats(-2.0, 4.0), log_ratio=st.floats(-3.0, 1.5))
 def test_incomplete_gamma_matches_scipy(log_a: float, log_ratio: float) -> None:

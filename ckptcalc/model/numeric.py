@@ -48,7 +48,15 @@ def _series(a: float, x: float) -> float:
 
 
 def _fraction(a: float, x: float) -> float:
-    """Q(a, x) by its continued fraction (modified Lentz); converges fast for x ≥ a + 1."""
+    """Q(a, x) by its continued fraction (modified Lentz); converges fast for x ≥ a + 1.
+
+    Where the prefix x^a e^{-x}/Γ(a) underflows, Q (the prefix times a fraction below 1) is 0 in
+    double precision: returned at once. The fraction itself would not converge there (past 2^53,
+    ``b += 2`` no longer moves ``b``) and would run all of :data:`_MAX_TERMS`.
+    """
+    prefix = _prefix(a, x)
+    if prefix == 0.0:
+        return 0.0
     b = x + 1.0 - a
     c = 1.0 / _TINY
     d = 1.0 / b
@@ -65,7 +73,7 @@ def _fraction(a: float, x: float) -> float:
         h *= step
         if abs(step - 1.0) < _EPS:
             break
-    return h * _prefix(a, x)
+    return h * prefix
 
 
 def gamma_p(a: float, x: float) -> float:
