@@ -38,6 +38,7 @@ one uniform per cycle for the tier that serves it.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import itertools
 import math
 from collections.abc import Callable
@@ -362,8 +363,6 @@ def run_schedule(
         found = _epochs_side_by_side(schedule, failures, cycles, seed, progress, pool)
     if pool is None:
         return found
-    import dataclasses
-
     return dataclasses.replace(found, no_spare=pool.none_free, waited_s=pool.waited_s)
 
 
@@ -1062,27 +1061,10 @@ def run_elastic(
             progress(done / cycles)
     totals = sums.sum(axis=1)
     elapsed, useful, written, restarting, kept = (float(v) for v in totals)
-    effective = useful / elapsed
-    batch_effective = sums[1] / sums[0]
-    spread = float(numpy.std(batch_effective, ddof=1)) / math.sqrt(BATCHES)
-    half = T_975_19 * spread
-    rework = elapsed - kept - written - restarting
-    split = Split(effective, written / elapsed, rework / elapsed, restarting / elapsed)
-    return Simulation(
-        effective=effective,
-        ci95=(effective - half, effective + half),
-        split=split,
-        failures=cycles,
-        failures_in_restart=in_restart,
-        cycles=cycles,
-        seed=seed,
-        interval_s=schedule.storage_interval_s,
-        memory_interval_s=schedule.memory_interval_s,
-        storage_every=schedule.storage_every,
-        schedule=schedule,
-        batch_effective=tuple(float(v) for v in batch_effective),
-        elastic=(kept - useful) / elapsed,
-    )
+    found = _summary(totals, sums[1] / sums[0], cycles, in_restart, seed, schedule)
+    # Rework is work redone: what the kept work (at full throughput) lacks, not what the useful work lacks.
+    split = dataclasses.replace(found.split, rework=(elapsed - kept - written - restarting) / elapsed)
+    return dataclasses.replace(found, split=split, elastic=(kept - useful) / elapsed)
 
 
 def _class(bounds: list[float], draws: _Draws) -> int:
