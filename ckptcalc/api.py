@@ -574,11 +574,23 @@ def what_if(base: Scenario, key: str, value: Value, where: str) -> Scenario:
         )
     number = parse_value(spec, value, where) if isinstance(value, str) else float(value)
     changed = merge(base, {spec.name: number}, origin={spec.name: where})
+    if spec.name == "jit_share" and changed.step_time_s is None:
+        # As the just-in-time lever does: the step it replays is assumed where the job states none.
+        changed = changed.replace(step_time_s=_assumed_step(base))
     if spec.name in ("interval_s", "memory_interval_s"):
         return changed
     return changed.replace(
         interval_s=None, memory_interval_s=None, middle=tuple(t.replace(interval_s=None) for t in changed.middle)
     )
+
+
+def _assumed_step(scenario: Scenario) -> float:
+    """The step the just-in-time lever assumes for a job that states no step time."""
+    from ckptcalc.model.decisions import LeverAssumptions
+
+    if scenario.lever_jit_step_s is not None:
+        return scenario.lever_jit_step_s
+    return float(LeverAssumptions._defaults["jit_step_s"])
 
 
 def compare(
@@ -604,9 +616,14 @@ def compare(
     columns: list[tuple[str, Scenario]] = [
         (str(_label(ref)), _with_law(merge(_load_named(ref), law), failure_dist, shape_given=bool(law))) for ref in refs
     ]
+    from ckptcalc.output import wording
+
     for key, value in what_ifs:
         name = f"{key}={value}"
-        columns.append((name, what_if(columns[0][1], key, value, f"what_if {name}")))
+        changed = what_if(columns[0][1], key, value, f"what_if {name}")
+        if changed.step_time_s is not None and columns[0][1].step_time_s is None:
+            name = wording.step_assumed(name, changed.step_time_s)
+        columns.append((name, changed))
     rows = []
     for name, stated in columns:
         one = resolve(stated)

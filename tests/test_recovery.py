@@ -273,6 +273,23 @@ def test_compare_and_sweep_over_the_shares(run_json: RunJson) -> None:
     assert max(notice["values"]) < 0.3
 
 
+def test_a_what_if_on_a_job_without_steps_assumes_the_levers_step(run_json: RunJson, tmp_path: Any) -> None:
+    """docs/model.md §13.4: llama3-405b states no step time; the column replays the lever's 10 s step, and says so."""
+    doc = run_json("compare", "llama3-405b", "--what-if", "jit_share=0.9")
+    column = doc["scenarios"][1]
+    assert column["name"] == "jit_share=0.9 (10.0 s steps assumed)"
+    assert column["effective"] == pytest.approx(0.939651, abs=5e-7)
+    stated = run_json("optimize", "--preset", "llama3-405b", "--jit-share", "0.9", "--step-time", "10s")
+    assert column["effective"] == pytest.approx(stated["effective"], rel=1e-12)
+    # A preset's own lever assumption is the one used.
+    preset = tmp_path / "slow.toml"
+    preset.write_text('base = "llama3-405b"\n[levers]\njit_step_time = "1min"\n')
+    slow = run_json("compare", str(preset), "--what-if", "jit_share=0.9")["scenarios"][1]
+    assert slow["name"] == "jit_share=0.9 (1.00 min steps assumed)"
+    by_flags = run_json("optimize", "--preset", "llama3-405b", "--jit-share", "0.9", "--step-time", "1min")
+    assert slow["effective"] == pytest.approx(by_flags["effective"], rel=1e-12)
+
+
 @pytest.mark.parametrize(
     ("args", "culprit"),
     [

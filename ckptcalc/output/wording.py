@@ -239,6 +239,11 @@ def notice_note(restart_s: float) -> str:
     return f"of failures: checkpoint first, lose nothing; restart {units.format_duration(restart_s)}"
 
 
+def step_assumed(name: str, step_s: float) -> str:
+    """A what-if column whose just-in-time recovery replays a step the job does not state."""
+    return f"{name} ({dur(step_s)} steps assumed)"
+
+
 def recovery_mechanism(jit_share: float | None, notice_share: float | None, jit_bandwidth: float | None) -> str:
     """The Inputs table's line for just-in-time recovery and notice: ``90 % in place (save at 2.00 TB/s),
     5 % with notice``."""
