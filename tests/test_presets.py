@@ -141,7 +141,7 @@ def scenarios(draw: st.DrawFn) -> Scenario:
     return Scenario(**meta, **{k: v for k, v in values.items() if v is not None})
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(scenario=scenarios())
 def test_dumps_parse_round_trip(scenario: Scenario) -> None:
     text = preset_write.dumps(scenario)
@@ -150,7 +150,7 @@ def test_dumps_parse_round_trip(scenario: Scenario) -> None:
     assert (loaded.name, loaded.description, loaded.source) == (scenario.name, scenario.description, scenario.source)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(
     scenario=scenarios().filter(lambda s: all(t is None or t.isprintable() for t in (s.name, s.description, s.source)))
 )

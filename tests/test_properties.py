@@ -180,8 +180,8 @@ def test_most_draws_are_meaningful() -> None:
     # Measured over a fixed sample of each strategy used below; the same events appear per test with
     # --hypothesis-show-statistics. Hypothesis mutates the draws it has made, so degenerate draws can come
     # in a row: the bound keeps room for that.
-    assert _degenerate_share(ONE, 300) < 0.2
-    assert _degenerate_share(MULTI, 100) < 0.2
+    assert _degenerate_share(ONE, 200) < 0.2
+    assert _degenerate_share(MULTI, 60) < 0.2
 
 
 # ------------------------------------------------------- 1. the exact optimum is a maximum
@@ -641,7 +641,13 @@ def _check_array_against_scalars(items: list[Config], grid: Result, singles: lis
             assert (getattr(grid, name) is None) == (getattr(one, name) is None), name
             if getattr(one, name) is not None:
                 assert float(getattr(grid, name)[i]) == getattr(one, name), name
-        assert int(grid.dominant[i]) == one.dominant
+        # The grid names the largest term of its own split; where its search put τ a hair from the scalar's,
+        # write and rework (equal at a first-order optimum) may swap places, but only within that resolution.
+        terms = [float(getattr(grid, name)[i]) for name in ("write", "rework", "restart")]
+        assert int(grid.dominant[i]) == model.dominant(*terms)
+        if int(grid.dominant[i]) != one.dominant:
+            event("dominant: a near tie resolved differently")
+            assert terms[one.dominant] == pytest.approx(terms[int(grid.dominant[i])], rel=2 * close)
         assert float(grid.first_order.effective[i]) == pytest.approx(one.first_order.effective, rel=REL, abs=1e-300)
         assert (grid.daly_interval_s is None) == (one.daly_interval_s is None) == (not one.config.is_single_sync)
         if one.config.is_single_sync:
@@ -690,7 +696,7 @@ def loss_terms(draw: st.DrawFn) -> tuple[float, float, float]:
     return terms[order[0]], terms[order[1]], terms[order[2]]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(rows=st.lists(loss_terms(), min_size=1, max_size=8))
 def test_dominant_is_the_same_for_scalars_and_arrays_including_ties(rows: list[tuple[float, float, float]]) -> None:
     write, rework, restart = (np.array(column) for column in zip(*rows, strict=True))
@@ -807,7 +813,7 @@ def scenarios(draw: st.DrawFn) -> Scenario:
     return Scenario(name=name, **values)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(scenario=scenarios())
 def test_preset_round_trip_gives_the_same_model(scenario: Scenario) -> None:
     text = preset_write.dumps(scenario)
@@ -875,7 +881,7 @@ def _levers_gain_is_their_effective_minus_base(config: Config, gpus: float | Non
     assert decide.levers(config, gpus, assume, base=base) == found
 
 
-@settings(max_examples=100, deadline=None)  # with a GPU count, the in-memory lever is a two-level search
+@settings(max_examples=60, deadline=None)  # with a GPU count, the in-memory lever is a two-level search
 @given(config=configs(kinds=ONE, intervals=None), gpus=st.none() | WHOLE)
 def test_levers_gain_is_their_effective_minus_base_one_level(config: Config, gpus: float | None) -> None:
     _levers_gain_is_their_effective_minus_base(config, gpus)
