@@ -242,6 +242,10 @@ _TWO = Config(
         (_llama(nodes=64.0, spares=0.0, repair_s=3_600.0), 40_000),  # no spare: every failure waits
         (_TWO.replace(nodes=48.0, spares=1.0, repair_s=14_400.0), 20_000),  # Reference 15.4: two tiers, 1/2
         (_TWO.replace(nodes=48.0, spares=3.0, repair_s=28_800.0), 20_000),  # two tiers, a = 2: 21 %
+        # Every interruption takes a node, those with notice (§13.2) and those recovered in place too.
+        (_llama(nodes=2048.0, spares=1.0, repair_s=14_400.0, notice_share=0.3), 20_000),
+        (_TWO.replace(nodes=48.0, spares=2.0, repair_s=28_800.0, notice_share=0.2), 20_000),
+        (_llama(nodes=2048.0, spares=1.0, repair_s=7_200.0, jit_share=0.9, step_s=10.0), 20_000),
     ],
 )
 def test_the_simulated_pool_agrees(config: Config, cycles: int) -> None:

@@ -355,8 +355,6 @@ def run_schedule(
     200
     """
     cycles = check(cycles, failures.shape)  # enough cycles for the batches behind the CI, a valid shape
-    if pool is not None and schedule.notice_share > 0:
-        raise InputError("simulate runs spares or failures with notice, not both at once", where="spares")
     if schedule.tiers == 1 and schedule.notice_share == 0:
         found = _one_tier(schedule, failures, cycles, seed, progress, pool)
     else:
@@ -505,7 +503,7 @@ def _epochs_side_by_side(
 
     start = (0.0, False, schedule.restarts[top])  # the job starts as after a top-class failure
     if schedule.notice_share > 0:
-        sums, in_restart = _notice_timeline(schedule, failures, cycles, seed, progress, window, start)
+        sums, in_restart = _notice_timeline(schedule, failures, cycles, seed, progress, window, start, pool)
     else:
         sums, in_restart = _timeline(failures, cycles, seed, progress, window, start, schedule.tiers > 1, pool)
     sums[1] *= schedule.interval_s
@@ -562,6 +560,7 @@ def _notice_timeline(
     progress: Progress | None,
     window: Callable[..., tuple[Any, Any, Any, Any]],
     state: Any,
+    pool: SparePool | None = None,
 ) -> tuple[Any, int]:
     """:func:`_timeline` when some failures come with notice (docs/model.md §13): such a failure costs
     its restart (the checkpoint written first, then the restart; a failure during it draws its class
@@ -569,7 +568,8 @@ def _notice_timeline(
     that ends it are one cycle of the schedule: its progress the first one's, past the restart it
     started with, plus each later one's past the notice restart; its time and restarts their sums.
     A run that a window's end cuts goes on in the next window; the last is drawn until it ends, so
-    the timeline may hold a few more than ``cycles`` failures."""
+    the timeline may hold a few more than ``cycles`` failures. With ``pool``, every failure, with notice
+    or not, takes a node to repair, and its wait for one counts in its cycle's time and restarts."""
     import numpy
 
     share, restart = schedule.notice_share, schedule.notice_restart_s
@@ -601,7 +601,12 @@ def _notice_timeline(
         more = numpy.bincount(group, weights=numpy.where(later, numpy.maximum(x - restart, 0.0), 0.0), minlength=size)
         spent = numpy.bincount(group, weights=numpy.where(later, numpy.minimum(x, restart), 0.0), minlength=size)
         in_restart += int(numpy.count_nonzero(later & (x < restart)))
-        time = numpy.bincount(group, weights=x, minlength=size)
+        elapsed = x
+        if pool is not None:
+            waits = numpy.asarray(pool.waits(x.tolist()))
+            spent = spent + numpy.bincount(group, weights=waits, minlength=size)
+            elapsed = x + waits
+        time = numpy.bincount(group, weights=elapsed, minlength=size)
         first_x = x[firsts]
         tiers_u = (u[ends] - share) / (1.0 - share)  # the class of the failure that ends each cycle
         kept, stalls, restarts, state = window(first_x, tiers_u if schedule.tiers > 1 else None, state, more)
