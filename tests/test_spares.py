@@ -198,10 +198,17 @@ def test_a_preset_states_spares(run_json: RunJson, tmp_path: Path) -> None:
         (["--spares", "2", "--repair", "4h", "--spare-risk", "100%"], "--spare-risk"),
         (["--spares", "2", "--repair", "4h", "--nodes", "2.5"], "--nodes"),
         (["--spares", "2", "--repair", "4h", "--gpus-per-node", "0"], "--gpus-per-node"),
+        (["--spares", "1e9", "--repair", "1s"], "--spares"),  # Erlang's recursion would take 10^9 steps
     ],
 )
 def test_bad_spares_input(run: Run, args: list[str], culprit: str) -> None:
     assert_usage_error(run("optimize", *args, "--json"), culprit)
+
+
+def test_erlang_b_is_zero_far_beyond_the_load() -> None:
+    # B(S, a) for S far beyond a is below the smallest float long before S: 0, at once.
+    assert spares.erlang_b(100_000, 1.0) == 0.0
+    assert spares.erlang_b(200, 1.0) == 0.0 < spares.erlang_b(150, 1.0)
 
 
 def test_spares_need_a_node_count(run: Run, tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from ckptcalc.errors import InputError
 from ckptcalc.inputs import units
 from ckptcalc.inputs.fields import AUTO_SPARES, BY_NAME, FIELDS
 from ckptcalc.model.evaluation import Config, Tier, replace
-from ckptcalc.model.spares import DEFAULT_GPUS_PER_NODE, DEFAULT_RISK, smallest_spares
+from ckptcalc.model.spares import DEFAULT_GPUS_PER_NODE, DEFAULT_RISK, MOST_SPARES, smallest_spares
 from ckptcalc.records import Record
 
 DEFAULT_BYTES_PER_PARAM = 16.0
@@ -760,8 +760,10 @@ def _check_spare_field(scenario: Scenario, name: str, value: float) -> None:
     if name == "spares":
         if value == AUTO_SPARES:
             return
-        if not (math.isfinite(value) and value >= 0 and float(value).is_integer() and value <= LARGEST):
+        if not (math.isfinite(value) and value >= 0 and float(value).is_integer()):
             raise InputError(f"must be a whole number of spare nodes from 0, or auto, got {value:g}", where=where)
+        if value > MOST_SPARES:
+            raise InputError(f"must be at most {MOST_SPARES} spare nodes, got {value:g}", where=where)
     elif name == "spare_risk":
         if not (math.isfinite(value) and 0 < value < 1):
             raise InputError(f"must be a share strictly between 0 and 1, got {value:g}", where=where)

@@ -53,6 +53,8 @@ def erlang_b(servers: Num, load: Num) -> Num:
         b = 1.0
         for k in range(1, int(servers) + 1):
             b = load * b / (k + load * b)
+            if b == 0.0:
+                break  # underflowed: it stays 0
         return b
     import numpy
 
@@ -61,6 +63,8 @@ def erlang_b(servers: Num, load: Num) -> Num:
     top = int(s.max()) if s.size else 0
     for k in range(1, top + 1):
         found = numpy.where(k <= s, a * found / (k + a * found), found)
+        if not found.any():
+            break  # every point underflowed: they stay 0
     return found
 
 
