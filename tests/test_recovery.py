@@ -349,3 +349,12 @@ def test_jit_bandwidth_per_gpu(run_json: RunJson) -> None:
     assert doc["inputs"]["jit_bandwidth_bytes_per_s"] == pytest.approx(1.6384e15)
     assert doc["recovery"]["jit_save_s"] == pytest.approx(6.48e12 / 1.6384e15, rel=1e-12)
     assert doc["recovery"]["jit_restart_s"] == pytest.approx(600.0 + 6.48e12 / 1.6384e15, rel=1e-12)
+
+
+def test_a_nanosecond_step_is_not_capped_by_the_search(run_json: RunJson) -> None:
+    """A storage interval of 10^11 steps is searched like any other: at 1 ns steps the value is the limit
+    the short steps approach (1 µs steps give it to 1e-9), not a schedule cut at a billion steps (22 %)."""
+    tiny = run_json("optimize", "--jit-share", "0.9", "--step-time", "1e-9s")
+    short = run_json("optimize", "--jit-share", "0.9", "--step-time", "1e-6s")
+    assert tiny["effective"] == pytest.approx(short["effective"], abs=1e-9)
+    assert tiny["interval_s"] == pytest.approx(short["interval_s"], rel=1e-3)

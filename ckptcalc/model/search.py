@@ -54,7 +54,7 @@ SETTLED = 1e-3
 MAX_MOVES = 10_000
 
 #: The largest multiple tried: a free tier below one that costs something is written this often at most.
-MAX_MULTIPLE = 1e9
+MAX_MULTIPLE = 1e15
 
 
 def golden(value: Callable[[Num], Num], low: Num, high: Num, steps: int = SEARCH_STEPS) -> Num:
