@@ -131,7 +131,7 @@ def _groups(case: tuple[float, ...]) -> elastic.Groups:
 def test_groups_process_matches_the_hand_worked_references(
     case: tuple[float, ...], expected: tuple[float, float, float, float, float]
 ) -> None:
-    g, e, rejoin, pause, overhead, mtbf = case
+    g, e, rejoin, _, _, mtbf = case
     found = _groups(case)
     up, whole, down_share, paused, useful = expected
     assert found.up_share == pytest.approx(up, rel=1e-6)
@@ -212,6 +212,7 @@ def test_the_periodic_process_is_corrected_for_what_the_groups_do() -> None:
     overhead. Restarts are struck at w only (f = 605.028/614.431), the work lost to all-down failures
     was done with one group up."""
     result = api.optimize("llama3-405b", groups=2, group_share=0.9, rejoin="1h", mtbf="1h", ft_overhead=0)
+    assert result.job is not None
     config = result.job.config
     groups = groups_of(config)
     inner = evaluate(periodic(config, groups.whole_job_mtbf_s))
