@@ -274,6 +274,21 @@ def test_arrays_and_floats_agree() -> None:
         assert float(numpy.asarray(grid.whole_job_mtbf_s)[i]) == pytest.approx(one.whole_job_mtbf_s, rel=1e-12)
 
 
+def test_arrays_of_group_counts_take_each_counts_form() -> None:
+    """A sweep over groups: 2 (the chain), 3 (RK4) and 8 (the fixed point) in one array, as floats give."""
+    import numpy
+
+    counts = numpy.array([2.0, 3.0, 8.0])
+    grid = elastic.groups_process(groups=counts, group_share=0.9, rejoin_s=3600.0, quorum_pause_s=60.0,
+                                  overhead=0.02, mtbf_s=3600.0)  # fmt: skip
+    for i, g in enumerate(counts.tolist()):
+        one = elastic.groups_process(groups=g, group_share=0.9, rejoin_s=3600.0, quorum_pause_s=60.0, overhead=0.02,
+                                     mtbf_s=3600.0)  # fmt: skip
+        for field in ("up_share", "whole_job_mtbf_s", "all_down_share", "pause_share", "throughput"):
+            assert float(numpy.asarray(getattr(grid, field))[i]) == pytest.approx(getattr(one, field), rel=1e-9)
+    assert elastic.all_down_warned(grid).tolist() == [False, False, False]
+
+
 def test_json_carries_the_elastic_block(run_json: RunJson) -> None:
     document = run_json("optimize", *GROUPS, "--quorum-pause", "30s")
     block = document["elastic"]
