@@ -286,7 +286,7 @@ def test_arrays_of_group_counts_take_each_counts_form() -> None:
                                      mtbf_s=3600.0)  # fmt: skip
         for field in ("up_share", "whole_job_mtbf_s", "all_down_share", "pause_share", "throughput"):
             assert float(numpy.asarray(getattr(grid, field))[i]) == pytest.approx(getattr(one, field), rel=1e-9)
-    assert elastic.all_down_warned(grid).tolist() == [False, False, False]
+    assert numpy.asarray(elastic.all_down_warned(grid)).tolist() == [False, False, False]
 
 
 def test_json_carries_the_elastic_block(run_json: RunJson) -> None:
