@@ -15,10 +15,12 @@ group-time up over G × the mean stretch, and the mean stretch is the
 whole-job MTBF M_W (so λ_W = 1/M_W, exactly; and w·M_W = 1 − the all-down
 share). These are exact for G = 2 (a two-state chain, closed form) and G = 3
 (one group down with residual r: a linear pair of equations in r and
-T_j − r, integrated by RK4 over [0, T_j/2]). For G ≥ 4 the up share of
-independent groups over stretches ending at w (the Laplace transform of
-the alternating process) is raised by the all-down failures taken at the
-mean state, h = eλ·A·(1 − A)^{G−1}, solved by fixed-point iteration.
+T_j − r, integrated by RK4 over [0, T_j/2]). For G ≥ 4, exactly,
+A = A_w·(1 + h·S/G): A_w the up share of independent groups over stretches
+ending at w (the Laplace transform of the alternating process), h the
+all-down rate and S the discounted down time each all-down failure cuts
+off; h = eλ·A·(1 − A)^{G−1} and S are taken at the mean state (the
+approximation), solved by fixed-point iteration.
 
 Pauses follow the group-local failures that leave a group up (eλA less the
 all-down ones): π of running time, on the groups such a failure leaves up.
@@ -149,16 +151,26 @@ def _three_groups(nu: Num, rate: Num, rejoin: Num, ns: Lib) -> tuple[Num, Num, N
     return share, stretch, all_down
 
 
+#: Below this w·T_j the uniform residual's discounted mean is summed as a series (cancellation otherwise).
+SMALL = 1e-3
+
+
 def _many_groups(local: Num, nu: Num, rate: Num, groups: Num, rejoin: Num, ns: Lib) -> tuple[Num, Num, Num]:
-    """G ≥ 3 (docs/model.md §14.3): the up share of independent groups between whole-job failures,
-    raised by the all-down failures taken at the mean state (fixed-point iteration from A_w)."""
+    """G ≥ 4 (docs/model.md §14.3): A = A_w·(1 + h·S/G), exact given the all-down rate h and the
+    discounted down time S an all-down failure cuts off; h and S taken from independent groups at the
+    mean state (fixed-point iteration from A_w)."""
     alone = _up_share(rate, nu, rejoin, ns)
-    a, early = alone, rejoin * (groups + 1.0) / (2.0 * groups)
+    last = -ns.expm1(-rate * rejoin) / rate  # (1 − e^{−wT_j})/w: the group that fails last
+    # The same over a residual uniform on (0, T_j): T_j·(x − 1 + e^{−x})/x², x = wT_j (a series for small x).
+    x = rate * rejoin
+    wide = ns.maximum(x, SMALL)
+    other = rejoin * ns.where(x < SMALL, 0.5 - x / 6.0 + x * x / 24.0, (wide + ns.expm1(-wide)) / (wide * wide))
+    cut = alone * (last + (groups - 1.0) * other) / groups
+    a = alone
     for _ in range(ITERATIONS):
-        # All down, from the independent groups' law: the last group up fails; each brings every group
-        # back early (the one that just failed by T_j, the others by T_j/2 on average).
+        # All down, from the independent groups' law: the last group up fails.
         down = local * a * (1.0 - a) ** (groups - 1.0)
-        a = ns.minimum(alone + down * early, 1.0)
+        a = ns.minimum(alone + down * cut, 1.0)
     down = local * a * (1.0 - a) ** (groups - 1.0)
     whole = rate + down
     return a, 1.0 / whole, down / whole
