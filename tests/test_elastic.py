@@ -213,6 +213,18 @@ def test_three_groups_solve_their_equations(case: tuple[float, float, float]) ->
     assert found.all_down_share == pytest.approx(all_down, rel=5e-5)
 
 
+@pytest.mark.parametrize("rejoin", [1000 * 3600.0, 1e9])
+def test_groups_that_never_rejoin_fall_one_by_one(rejoin: float) -> None:
+    """A rejoin far longer than the stretches: all down comes when every group has failed before the job
+    did, 3ν/(3ν + w)·2ν/(2ν + w)·ν/(ν + w) = 0.9·(6/7)·0.75 for three groups (ν = 0.3/h, w = 0.1/h) and
+    0.9·(0.45/0.55) for two (ν = 0.45/h); the stretch is 1/(3ν + w) + 0.9/(2ν + w) + 0.9·(6/7)/(ν + w)."""
+    three = _groups((3, 0.9, rejoin, 0.0, 0.0, 3600.0))
+    assert three.all_down_share == pytest.approx(0.9 * 6 / 7 * 0.75, rel=1e-9)
+    assert three.whole_job_mtbf_s == pytest.approx(3600.0 * (1 + 0.9 / 0.7 + 0.9 * 6 / 7 / 0.4), rel=1e-9)
+    two = _groups((2, 0.9, rejoin, 0.0, 0.0, 3600.0))
+    assert two.all_down_share == pytest.approx(0.9 * 0.45 / 0.55, rel=1e-9)
+
+
 def test_the_periodic_process_is_corrected_for_what_the_groups_do() -> None:
     """docs/model.md §14.5, reference 14.5b: llama3-405b, G = 2, e = 0.9, T_j = M = 1 h, no pause or
     overhead. Restarts are struck at w only (f = 605.028/614.431), the work lost to all-down failures

@@ -108,6 +108,8 @@ def _two_groups(nu: Num, rate: Num, rejoin: Num, ns: Lib) -> tuple[Num, Num, Num
 #: RK4 steps over T_j/2 for three groups: at least this many, and 3·(2ν + w)·T_j (a step of β·h ≤ 1/6).
 STEPS = 16
 MOST_STEPS = 2000
+#: The largest β·T_j integrated (beyond it nothing changes in double precision).
+STIFF = 600.0
 
 
 def _three_groups(nu: Num, rate: Num, rejoin: Num, ns: Lib) -> tuple[Num, Num, Num]:
@@ -116,6 +118,9 @@ def _three_groups(nu: Num, rate: Num, rejoin: Num, ns: Lib) -> tuple[Num, Num, N
     failure, and ψ(r) = φ(T_j − r), solve a linear pair of equations integrated by RK4 over [0, T_j/2],
     where φ = ψ; the value from all up follows."""
     one, two, three = nu + rate, 2.0 * nu + rate, 3.0 * nu + rate
+    # Past β·T_j = 600 a down group is back before the stretch ends with a chance under e^{−300}: the values
+    # are those at that T_j (and the growing solution stays finite).
+    rejoin = ns.minimum(rejoin, STIFF / two)
     steps = int(min(max(STEPS, math.ceil(3.0 * largest(two * rejoin))), MOST_STEPS))
     h = rejoin / (2.0 * steps)
     # Per value: (reward all up, reward one down, reward two down + ν × the all-down payoff).
