@@ -7,33 +7,29 @@ proportional to the groups up, times (1 − o) for the per-step overhead. The
 other 1 − e are whole-job failures, which go through the periodic model (roll
 back, restart, all groups up again after it); all G groups down at once is
 one too. λ = 1/M with every group up, a down group cannot fail, so a group
-fails at ν = eλ/G while up.
+fails at ν = eλ/G while up; whole-job failures come at w = (1 − e)λ.
 
-Between two whole-job failures each group alternates independently between
-up (exponential, rate ν) and down (T_j), starting up. Over running stretches
-that end at the whole-job rate w = (1 − e)λ its expected up share is, by the
-Laplace transform of that alternating process (p̂(s) = 1/(s + ν − ν·e^{−sT_j})),
+The groups process runs from all up to the next whole-job failure (w, or all
+down). By renewal-reward over those stretches, the up share A is the mean
+group-time up over G × the mean stretch, and the mean stretch is the
+whole-job MTBF M_W (so λ_W = 1/M_W, exactly; and w·M_W = 1 − the all-down
+share). These are exact for G = 2 (a two-state chain, closed form) and G = 3
+(one group down with residual r: a linear pair of equations in r and
+T_j − r, integrated by RK4 over [0, T_j/2]). For G ≥ 4, exactly,
+A = A_w·(1 + h·S/G): A_w the up share of independent groups over stretches
+ending at w (the Laplace transform of the alternating process), h the
+all-down rate and S the discounted down time each all-down failure cuts
+off; h = eλ·A·(1 − A)^{G−1} and S are taken at the mean state (the
+approximation), solved by fixed-point iteration.
 
-    A_w = w / (w + ν·(1 − e^{−w·T_j}))        → 1/(1 + νT_j) as w → 0,
-
-the first-order share of groups up, raised by the restarts that bring every
-group back. All groups down strikes at about h = eλ·A·(1 − A)^{G−1} (the last
-group up fails), a whole-job failure that brings every group back early (the
-one that just failed by T_j, the others by T_j/2 on average), so
-
-    A = A_w + h(A)·T_j·(G + 1)/(2G),   h(A) = eλ·A·(1 − A)^{G−1},   λ_W = w + h(A),
-
-solved by fixed-point iteration from A_w.
-
-A pause follows every group-local failure (rate eλA): π = 1 − e^{−eλA·q_p}
-of running time is paused, on (G − 1)/G of the groups up on average. So the
-useful share of the periodic process's kept work is
-
-    F = (1 − o)·A·(1 − π·(G − 1)/G)
-
-and the effective time F × the exact periodic model at M_W = 1/λ_W. It is an
-approximation: within 0.25 pp of the simulation while under a quarter of the
-whole-job failures are all groups down (docs/model.md §14.6).
+Pauses follow the group-local failures that leave a group up (eλA less the
+all-down ones): π of running time, on the groups such a failure leaves up.
+The useful share of kept work is F = (1 − o)·(A − quorum loss). Beside it,
+the effective time corrects the periodic model at M_W for what the groups
+process does differently: restarts are struck at w only, and the work lost
+to an all-down failure was done with one group up (:func:`losses`). It is
+an approximation: within 0.1 pp of the simulation, or inside its interval,
+on every case checked where no warning is given (docs/model.md §14.6).
 
 >>> g = groups_process(groups=8, group_share=0.95, rejoin_s=1800.0, quorum_pause_s=0.0, overhead=0.02,
 ...                    mtbf_s=11160.0)
@@ -43,7 +39,9 @@ whole-job failures are all groups down (docs/model.md §14.6).
 
 from __future__ import annotations
 
-from ckptcalc.model.arrays import Lib, Num, lib, quiet
+import math
+
+from ckptcalc.model.arrays import Lib, Num, largest, lib, quiet, scalar
 from ckptcalc.records import Record
 
 #: Fixed-point steps for the up share: each shrinks the error by a factor of about h·T_j·(G − 1)/(1 − A),
@@ -80,12 +78,107 @@ class Groups(Record):
     overhead: Num
     first_order_throughput: Num
     all_down_share: Num  # of whole-job failures, those that are all groups down (h/λ_W)
+    groups: Num  # G
+    one_up: Num  # (1 − o)/G: the throughput with one group up
+    rate: Num  # w = (1 − e)/M: the whole-job failures that are not all groups down (1/s)
 
 
 def _up_share(rate: Num, nu: Num, rejoin: Num, ns: Lib) -> Num:
     """λ_w / (λ_w + ν·(1 − e^{−λ_w·T_j})), the up share of one group over stretches ending at ``rate``."""
     up: Num = rate / (rate - nu * ns.expm1(-rate * rejoin))
     return up
+
+
+def _two_groups(nu: Num, rate: Num, rejoin: Num, ns: Lib) -> tuple[Num, Num, Num]:
+    """The exact two-group chain (docs/model.md §14.3): the up share, the mean running stretch between
+    whole-job failures and the share of them that are both groups down, by renewal-reward over the cycles
+    that start with both up and end at the first whole-job failure."""
+    both = 1.0 / (2.0 * nu + rate)  # mean time with both up
+    drop = 2.0 * nu * both  # a group drops before a whole-job failure
+    leave = nu + rate  # with one down: the other fails, or the job does
+    one = -ns.expm1(-leave * rejoin) / leave  # mean time with one down: min(T_j, Exp(ν + w))
+    # 1 − drop·e^{−(ν + w)T_j}: the chance a cycle ends, written without cancellation.
+    ends = rate * both + drop * leave * one
+    stretch = (both + drop * one) / ends
+    up: Num = (2.0 * both + drop * one) / (2.0 * (both + drop * one))
+    all_down = drop * one * nu / ends
+    return up, stretch, all_down
+
+
+#: RK4 steps over T_j/2 for three groups: at least this many, and 3·(2ν + w)·T_j (a step of β·h ≤ 1/6).
+STEPS = 16
+MOST_STEPS = 2000
+#: The largest β·T_j integrated (beyond it nothing changes in double precision).
+STIFF = 600.0
+
+
+def _three_groups(nu: Num, rate: Num, rejoin: Num, ns: Lib) -> tuple[Num, Num, Num]:
+    """The exact three-group process (docs/model.md §14.3): with one group down for residual r, the
+    value φ(r) of the time, the group-time up and the chance of all down until the next whole-job
+    failure, and ψ(r) = φ(T_j − r), solve a linear pair of equations integrated by RK4 over [0, T_j/2],
+    where φ = ψ; the value from all up follows."""
+    one, two, three = nu + rate, 2.0 * nu + rate, 3.0 * nu + rate
+    # Past β·T_j = 600 a down group is back before the stretch ends with a chance under e^{−300}: the values
+    # are those at that T_j (and the growing solution stays finite).
+    rejoin = ns.minimum(rejoin, STIFF / two)
+    steps = int(min(max(STEPS, math.ceil(3.0 * largest(two * rejoin))), MOST_STEPS))
+    h = rejoin / (2.0 * steps)
+    # Per value: (reward all up, reward one down, reward two down + ν × the all-down payoff).
+    rewards = ((1.0, 1.0, 1.0), (3.0, 2.0, 1.0), (0.0, 0.0, nu))
+
+    def slope(r: Num, y: list[Num]) -> list[Num]:
+        near, far = ns.exp(-one * r), ns.exp(-one * (rejoin - r))
+        out = [2.0 * nu * near * y[1] - two * y[0], two * y[1] - 2.0 * nu * far * y[0]]
+        for k, (_, down, pair) in enumerate(rewards):
+            phi, psi = y[2 + 2 * k], y[3 + 2 * k]
+            out.append(down + 2.0 * nu * (-pair * ns.expm1(-one * r) / one + near * psi) - two * phi)
+            out.append(two * psi - down - 2.0 * nu * (-pair * ns.expm1(-one * (rejoin - r)) / one + far * phi))
+        return out
+
+    # The homogeneous pair starts at (3ν/(3ν + w), 1) per unit of φ(T_j); each value at (ρ₀/(3ν + w), 0).
+    y: list[Num] = [3.0 * nu / three, 1.0 + 0.0 * nu]
+    for up, _, _ in rewards:
+        y += [up / three + 0.0 * nu, 0.0 * nu]
+    r: Num = 0.0 * h
+    for _ in range(steps):
+        k1 = slope(r, y)
+        k2 = slope(r + h / 2.0, [a + h / 2.0 * b for a, b in zip(y, k1, strict=True)])
+        k3 = slope(r + h / 2.0, [a + h / 2.0 * b for a, b in zip(y, k2, strict=True)])
+        k4 = slope(r + h, [a + h * b for a, b in zip(y, k3, strict=True)])
+        y = [a + h / 6.0 * (b1 + 2.0 * b2 + 2.0 * b3 + b4) for a, b1, b2, b3, b4 in zip(y, k1, k2, k3, k4, strict=True)]
+        r = r + h
+    values = []
+    for k, (up, _, _) in enumerate(rewards):
+        end = (y[3 + 2 * k] - y[2 + 2 * k]) / (y[0] - y[1])  # φ(T_j), from φ(T_j/2) = ψ(T_j/2)
+        values.append((up + 3.0 * nu * end) / three)
+    stretch, time_up, all_down = values
+    share: Num = time_up / (3.0 * stretch)
+    return share, stretch, all_down
+
+
+#: Below this w·T_j the uniform residual's discounted mean is summed as a series (cancellation otherwise).
+SMALL = 1e-3
+
+
+def _many_groups(local: Num, nu: Num, rate: Num, groups: Num, rejoin: Num, ns: Lib) -> tuple[Num, Num, Num]:
+    """G ≥ 4 (docs/model.md §14.3): A = A_w·(1 + h·S/G), exact given the all-down rate h and the
+    discounted down time S an all-down failure cuts off; h and S taken from independent groups at the
+    mean state (fixed-point iteration from A_w)."""
+    alone = _up_share(rate, nu, rejoin, ns)
+    last = -ns.expm1(-rate * rejoin) / rate  # (1 − e^{−wT_j})/w: the group that fails last
+    # The same over a residual uniform on (0, T_j): T_j·(x − 1 + e^{−x})/x², x = wT_j (a series for small x).
+    x = rate * rejoin
+    wide = ns.maximum(x, SMALL)
+    other = rejoin * ns.where(x < SMALL, 0.5 - x / 6.0 + x * x / 24.0, (wide + ns.expm1(-wide)) / (wide * wide))
+    cut = alone * (last + (groups - 1.0) * other) / groups
+    a = alone
+    for _ in range(ITERATIONS):
+        # All down, from the independent groups' law: the last group up fails.
+        down = local * a * (1.0 - a) ** (groups - 1.0)
+        a = ns.minimum(alone + down * cut, 1.0)
+    down = local * a * (1.0 - a) ** (groups - 1.0)
+    whole = rate + down
+    return a, 1.0 / whole, down / whole
 
 
 def groups_process(
@@ -98,49 +191,118 @@ def groups_process(
         local = group_share * lam  # eλ: group-local failures with every group up
         nu = local / groups
         rate = ns.maximum((1.0 - group_share) * lam, SLOWEST)
-        alone = _up_share(rate, nu, rejoin_s, ns)
-        a, early = alone, rejoin_s * (groups + 1.0) / (2.0 * groups)
-        for _ in range(ITERATIONS):
-            # All down, from the independent groups' law: the last group up fails; each brings every group
-            # back early (the one that just failed by T_j, the others by T_j/2 on average).
-            down = local * a * (1.0 - a) ** (groups - 1.0)
-            a = ns.minimum(alone + down * early, 1.0)
-        down = local * a * (1.0 - a) ** (groups - 1.0)
-        rate = rate + down
-        down_share = down / rate
-        pause = -ns.expm1(-local * a * quorum_pause_s)
-        quorum = a * pause * (groups - 1.0) / groups
+        if scalar(groups):
+            exact = _two_groups if groups == 2 else _three_groups if groups == 3 else None
+            found = exact(nu, rate, rejoin_s, ns) if exact else _many_groups(local, nu, rate, groups, rejoin_s, ns)
+        else:
+            two, three = _two_groups(nu, rate, rejoin_s, ns), _three_groups(nu, rate, rejoin_s, ns)
+            many = _many_groups(local, nu, rate, groups, rejoin_s, ns)
+            found = tuple(
+                ns.where(groups == 2, x, ns.where(groups == 3, y, z)) for x, y, z in zip(two, three, many, strict=True)
+            )
+        a, stretch, down_share = found
+        # Pauses follow the group-local failures that leave a group up: all of them (eλA) but the
+        # all-down ones (h). Two groups: one up through a pause, which ends early if it fails (exact for
+        # q_p ≤ T_j); more: Poisson coverage, with the groups a failure leaves up, size-biased.
+        failing = local * a
+        pausing = ns.maximum(failing - down_share / stretch, 0.0)
+        leave = nu + rate
+        alone = pausing * -ns.expm1(-leave * ns.minimum(quorum_pause_s, rejoin_s)) / leave
+        covered = -ns.expm1(-pausing * quorum_pause_s)
+        pause = ns.where(groups == 2, alone, covered)
+        left = ns.where(groups == 2, 1.0, (groups - 1.0) * a * failing / ns.maximum(pausing, SLOWEST))
+        quorum = pause * ns.minimum(left, groups - 1.0) / groups
         running = a - quorum
         first = 1.0 / (1.0 + nu * rejoin_s)
         first_throughput = (1.0 - overhead) * first * (1.0 - local * first * quorum_pause_s)
     return Groups(
         up_share=a,
         pause_share=pause,
-        whole_job_mtbf_s=1.0 / rate,
+        whole_job_mtbf_s=stretch,
         throughput=(1.0 - overhead) * running,
         down=1.0 - a,
         quorum=quorum,
         overhead=overhead * running,
         first_order_throughput=first_throughput,
         all_down_share=down_share,
+        groups=groups,
+        one_up=(1.0 - overhead) / groups,
+        rate=rate,
     )
 
 
+def restart_ratio(groups: Groups, *, shares: tuple[Num, ...], restarts: tuple[Num, ...]) -> Num:
+    """The restart time per whole-job failure when only the whole-job failures of rate w strike during a
+    restart, over the periodic model's, which lets 1/M_W strike there (docs/model.md §14.4): with
+    restarts r_k of shares s_k, T(μ) = Σ s_k·(1 − e^{−μ·r_k}) / (μ·Σ s_k·e^{−μ·r_k})."""
+    ns = lib(groups.whole_job_mtbf_s, groups.rate, *shares, *restarts)
+
+    def restarting(rate: Num) -> Num:
+        done: Num = 0.0
+        fail: Num = 0.0
+        for s, r in zip(shares, restarts, strict=True):
+            done = done + s * ns.exp(-rate * r)
+            fail = fail - s * ns.expm1(-rate * r)
+        return fail / (rate * done)
+
+    with quiet(ns):
+        mine, periodic = restarting(groups.rate), restarting(1.0 / groups.whole_job_mtbf_s)
+        ratio: Num = ns.where(periodic > 0.0, mine / periodic, 1.0)
+    return ratio
+
+
 class Losses(Record):
-    """An elastic configuration's result beside the periodic split: ``periodic`` the periodic process's
-    effective time, and the groups' losses as shares of elapsed time (effective + these = periodic)."""
+    """An elastic configuration's result beside the periodic split (docs/model.md §14.4): ``periodic`` the
+    periodic process's effective time and ``write``, ``rework``, ``restart`` its losses, with restarts
+    struck only by the whole-job failures of rate w; ``effective`` the useful time; the groups' losses
+    as shares of elapsed time (effective + these = periodic, periodic + write + rework + restart = 1)."""
 
     groups: Groups
     periodic: Num
     down: Num
     quorum: Num
     overhead: Num
+    effective: Num
+    write: Num
+    rework: Num
+    restart: Num
 
 
-def losses(groups: Groups, periodic: Num) -> Losses:
-    """The groups' losses on a periodic process whose effective time is ``periodic``."""
-    return Losses(groups, periodic, periodic * groups.down, periodic * groups.quorum, periodic * groups.overhead)
+def losses(groups: Groups, periodic: Num, *, write: Num, rework: Num, restart: Num, ratio: Num) -> Losses:
+    """The groups' losses on a periodic process of effective time ``periodic`` and losses ``write``,
+    ``rework``, ``restart`` (shares of its elapsed time, summing to 1 with it): the restarts scaled by
+    ``ratio`` (:func:`restart_ratio`) and every share renormalised; the useful time is the useful share
+    of the kept work plus the lost tails' part: the work lost to an all-down failure was done with one
+    group up (docs/model.md §14.4)."""
+    scale = 1.0 / (1.0 - restart * (1.0 - ratio))
+    kept, lost = periodic * scale, rework * scale
+    tail = groups.all_down_share * (groups.throughput - groups.one_up) * lost
+    useful = kept * groups.throughput + tail
+    return Losses(
+        groups=groups,
+        periodic=kept,
+        down=kept * groups.down - tail,
+        quorum=kept * groups.quorum,
+        overhead=kept * groups.overhead,
+        effective=useful,
+        write=write * scale,
+        rework=lost,
+        restart=restart * ratio * scale,
+    )
 
 
-#: Above this share of whole-job failures from all groups down, the analytic form is warned about.
-ALL_DOWN_WARNING = 0.25
+#: With four groups or more (their all-down failures taken at the mean state), above this share of
+#: whole-job failures from all groups down the analytic form is warned about (docs/model.md §14.6).
+ALL_DOWN_WARNING = 0.05
+#: With two or three groups (the groups process exact), above this share: beyond the cases checked.
+EXACT_ALL_DOWN_WARNING = 0.95
+#: Above this share of running time in quorum pauses (Poisson coverage), the form is warned about too.
+PAUSE_WARNING = 0.1
+
+
+def all_down_warned(groups: Groups) -> Num:
+    """Where the all-down failures are common enough for the analytic form to be warned about (§14.6)."""
+    ns = lib(groups.groups, groups.all_down_share)
+    limit = ns.where(groups.groups <= 3, EXACT_ALL_DOWN_WARNING, ALL_DOWN_WARNING)
+    warned: Num = groups.all_down_share > limit
+    return warned

@@ -388,8 +388,9 @@ class Caveat(Record):
     """Something the user should know about a result; the wording lives with the output.
 
     kinds: ``all_down`` (elastic replica groups: ``value`` of the whole-job failures are all groups
-    down at once, where the analytic form overstates), ``lag_bound`` (the optimum is held up by the persist time: a
-    checkpoint must be durable before the next starts), ``storage_rounded``
+    down at once, beyond the range checked against the simulation), ``pauses`` (elastic replica
+    groups: ``value`` of running time in quorum pauses, likewise), ``lag_bound`` (the optimum is held
+    up by the persist time: a checkpoint must be durable before the next starts), ``storage_rounded``
     (a given storage interval that is not a whole number of memory intervals
     was rounded to one; ``value`` is the interval given).
     ``points`` is how many points of a sweep it affects.
@@ -773,16 +774,29 @@ def _evaluate_elastic(config: Config) -> Result:
     fo = first_order(periodic(config, config.mtbf_s / _maximum(1.0 - share, 1e-300)))
     factor = groups.first_order_throughput
     caveats = inner.caveats
-    often = count(groups.all_down_share > elastic.ALL_DOWN_WARNING)
+    often = count(elastic.all_down_warned(groups))
     if often:
         caveats = (*caveats, Caveat("all_down", None, largest(groups.all_down_share), often))
+    paused = count(groups.pause_share > elastic.PAUSE_WARNING)
+    if paused:
+        caveats = (*caveats, Caveat("pauses", None, largest(groups.pause_share), paused))
+    levels = config.levels()
+    ratio = elastic.restart_ratio(
+        groups, shares=tuple(v.share for v in levels), restarts=tuple(v.restart_s for v in levels)
+    )
+    found = elastic.losses(
+        groups, inner.effective, write=inner.write, rework=inner.rework, restart=inner.restart, ratio=ratio
+    )
     return inner.replace(
         caveats=caveats,
         config=config,
-        effective=inner.effective * groups.throughput,
-        optimal_effective=inner.optimal_effective * groups.throughput,
+        effective=found.effective,
+        optimal_effective=inner.optimal_effective * found.effective / inner.effective,
+        write=found.write,
+        rework=found.rework,
+        restart=found.restart,
         first_order=fo.replace(config=config, effective=fo.effective * factor),
-        elastic=elastic.losses(groups, inner.effective),
+        elastic=found,
     )
 
 

@@ -263,8 +263,8 @@ ELASTIC: Schema = {
                 },
                 "all_down_share": {
                     **FRACTION,
-                    "description": "share of whole-job failures that are all groups down at once; the analytic"
-                    " form is within 0.25 pp of the simulation below 0.25 (a warning above)",
+                    "description": "share of whole-job failures that are all groups down at once; a warning"
+                    " above 0.05 with four groups or more (docs/model.md §14.6)",
                 },
                 "model": {"const": "approximate"},
                 "note": {"type": "string"},
