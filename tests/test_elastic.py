@@ -39,10 +39,32 @@ GROUPS = ("--groups", "8", "--group-share", "0.95", "--rejoin", "30min", "--ft-o
         (("--groups", "4", "--group-share", "0.9", "--rejoin", "1h", "--quorum-pause", "-1s"), "--quorum-pause"),
         (("--rejoin", "1h"), "--groups"),
         (("--groups", "4", "--group-share", "0.9", "--rejoin", "1h", "--shape", "0.7"), "--groups"),
+        (("--groups", "4", "--rejoin", "1h", "--quorum-pause", "1e15s"), "--quorum-pause"),  # outlasts the rejoin
     ],
 )
 def test_bad_elastic_input_is_one_line_naming_the_option(run: Run, args: tuple[str, ...], culprit: str) -> None:
     assert_usage_error(run("optimize", *args), culprit)
+
+
+@pytest.mark.parametrize(
+    ("args", "culprit"),
+    [
+        (("--rejoin", "10min", "--over", "quorum-pause", "--from", "0s", "--to", "1h"), "--to"),
+        (("--quorum-pause", "5min", "--over", "rejoin", "--from", "1min", "--to", "1h"), "--from"),
+    ],
+)
+def test_a_sweep_keeps_the_pause_within_the_rejoin(run: Run, args: tuple[str, ...], culprit: str) -> None:
+    assert_usage_error(run("sweep", "--groups", "4", *args, "--points", "3"), culprit)
+
+
+def test_a_pause_as_long_as_the_rejoin_keeps_first_order_in_range(run_json: RunJson) -> None:
+    # M = 30 min, e = 0.9: group-local failures at eλ = 5e-4/s, A₀ = 1/(1 + eλT_j/4) = 0.6897, each pausing the
+    # others an hour: first order's pause term eλ·A₀·q_p = 1.241 of the running time stops at all of it
+    # (0 effective), never below.
+    doc = run_json("optimize", "--groups", "4", "--group-share", "0.9", "--rejoin", "1h", "--quorum-pause", "1h",
+                   "--mtbf", "30min")  # fmt: skip
+    assert doc["first_order"]["effective"] == 0.0
+    assert doc["effective"] > 0.0
 
 
 @pytest.mark.parametrize("command", ["optimize", "sweep", "simulate", "plan"])

@@ -14,7 +14,7 @@ from typing import Any
 from ckptcalc.errors import InputError
 from ckptcalc.inputs.fields import BY_FLAG, BY_NAME, SWEEPABLE, Field
 from ckptcalc.inputs.scenario import DEFAULT_BYTES_PER_PARAM, LARGEST, SMALLEST, Job
-from ckptcalc.inputs.units import format_rate
+from ckptcalc.inputs.units import format_duration, format_rate
 from ckptcalc.model.evaluation import Config, Result, Tier, evaluate, replace
 
 #: What ``over`` accepts: the flag names of the inputs a sweep can vary (``FIELDS`` says which).
@@ -209,6 +209,15 @@ def _check(over: str, values: Any, job: Job) -> None:
             raise InputError(
                 f"replica survival must stay below {rest:g}: the middle tiers serve the rest but storage's share",
                 where="stop",
+            )
+    if over in ("quorum-pause", "rejoin") and c.groups is not None:
+        pause = high if over == "quorum-pause" else float(c.quorum_pause_s or 0.0)
+        rejoin = low if over == "rejoin" else float(c.rejoin_s or 0.0)
+        if pause > rejoin:
+            raise InputError(
+                f"the quorum pause must not outlast the rejoin: {format_duration(pause)} against"
+                f" {format_duration(rejoin)} (the group is back before the pause ends)",
+                where="stop" if over == "quorum-pause" else "start",
             )
     if over == "jit-bw" and not c.has_jit:
         raise InputError("sweeping jit-bw needs just-in-time recovery ({jit_share})", where="over")

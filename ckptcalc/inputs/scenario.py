@@ -822,11 +822,20 @@ def _elastic(scenario: Scenario) -> dict[str, float | None]:
                 f"elastic replica groups are modelled on their own: drop {{{other}}} or {{groups}}",
                 where=scenario.where("groups"),
             )
+    rejoin = _or(scenario.rejoin_s, elastic.DEFAULT_REJOIN_S)
+    pause = _or(scenario.quorum_pause_s, elastic.DEFAULT_QUORUM_PAUSE_S)
+    if pause > rejoin:
+        # A quorum change is part of bringing a group back: one outlasting the rejoin has no meaning here.
+        raise InputError(
+            f"a quorum pause ({units.format_duration(pause)}) longer than the rejoin ({units.format_duration(rejoin)})"
+            " is outside the model: the group is back before the pause ends",
+            where=scenario.where("quorum_pause_s"),
+        )
     return {
         "groups": scenario.groups,
         "group_share": _or(scenario.group_share, elastic.DEFAULT_GROUP_SHARE),
-        "rejoin_s": _or(scenario.rejoin_s, elastic.DEFAULT_REJOIN_S),
-        "quorum_pause_s": _or(scenario.quorum_pause_s, elastic.DEFAULT_QUORUM_PAUSE_S),
+        "rejoin_s": rejoin,
+        "quorum_pause_s": pause,
         "ft_overhead": _or(scenario.ft_overhead, elastic.DEFAULT_FT_OVERHEAD),
     }
 

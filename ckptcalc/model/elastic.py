@@ -214,7 +214,7 @@ def groups_process(
         quorum = pause * ns.minimum(left, groups - 1.0) / groups
         running = a - quorum
         first = 1.0 / (1.0 + nu * rejoin_s)
-        first_throughput = (1.0 - overhead) * first * (1.0 - local * first * quorum_pause_s)
+        first_throughput = (1.0 - overhead) * first * ns.maximum(1.0 - local * first * quorum_pause_s, 0.0)
     return Groups(
         up_share=a,
         pause_share=pause,
