@@ -1246,6 +1246,8 @@ def analyze(
     tz: str | None = None,
     skip_bad: bool = False,
     year: int | None = None,
+    groups: Value | None = None,
+    ft_overhead: Value | None = None,
 ) -> RunAnalysis:
     """The goodput a run got and what the model says it should have got (docs/model.md §11): the realised
     split of wall time from an event log, the measured write time, restart, interval and failure rate, the
@@ -1253,7 +1255,9 @@ def analyze(
     the gain) and the time lost per failure cause. ``time`` names the time field (None: ``time``, or
     ``time_s`` in seconds in a log without ``time``, as ``simulate --events`` writes). ``window`` splits
     the run (e.g. ``"1d"``), ``slo`` marks the windows below it; ``tz`` places timestamps without a zone
-    (default UTC).
+    (default UTC). ``groups`` is the run's number of replica groups (None: the largest ``group`` of its
+    ``group_down`` events + 1) and ``ft_overhead`` the per-step cost of their fault tolerance, which a
+    log cannot show (default 0; docs/model.md §11.6).
 
     >>> a = analyze("tests/data/hand-run.jsonl", time_unit="min")
     >>> round(a.realised["effective"], 6), a["measured"]["failures"]
@@ -1274,6 +1278,13 @@ def analyze(
     thrown = 0.0 if discard is None else _number(parse_count, discard, "discard")
     if not (math.isfinite(thrown) and 0.0 <= thrown < 1.0):
         raise InputError(f"must be a share in [0, 1), got {thrown:g}", where="discard")
+    count_groups = None if groups is None else _number(parse_count, groups, "groups")
+    if count_groups is not None and not (math.isfinite(count_groups) and count_groups >= 2
+                                         and float(count_groups).is_integer()):  # fmt: skip
+        raise InputError(f"must be a whole number of groups, 2 or more, got {count_groups:g}", where="groups")
+    cost = 0.0 if ft_overhead is None else _number(parse_count, ft_overhead, "ft_overhead")
+    if not (math.isfinite(cost) and 0.0 <= cost < 1.0):
+        raise InputError(f"must be a share in [0, 1), got {cost:g}", where="ft_overhead")
     from ckptcalc.logs.reader import parse_tz
 
     zone = parse_tz(tz) if tz is not None else None
@@ -1281,16 +1292,26 @@ def analyze(
     path: str | list[str] = paths[0] if len(paths) == 1 else paths
     read = timeline.read(
         path, stdin=stdin, format=format, time_field=time, time_unit=time_unit, cause=cause,
-        skip_bad=skip_bad, year=_year(year), tz=zone,
+        skip_bad=skip_bad, year=_year(year), tz=zone, groups=None if count_groups is None else int(count_groups),
     )  # fmt: skip
     if span is not None and (read.end_s - read.start_s) / span > 10_000:
         raise InputError("more than 10,000 windows: choose a longer one", where="window")
-    analysis = timeline.analyze(read, window_s=span)
+    analysis = timeline.analyze(read, window_s=span, overhead=cost)
     fitted = fitting.fit(read.failure_times_s, start_s=read.start_s, end_s=read.end_s)
     config, reason = _measured_config(analysis, fitted)
     model = None
+    mtbf_band = None
+    if config is not None and analysis.groups is not None:
+        from ckptcalc.logs.groups import elastic_config
+        from ckptcalc.model.numeric import mtbf_interval
+
+        config, reason = elastic_config(config, analysis.groups)
+        measured = analysis.groups
+        if measured.mtbf_s is not None:
+            n = measured.group_failures + measured.whole_job_failures
+            mtbf_band = mtbf_interval(n, n * measured.mtbf_s)
     if config is not None:
-        model = _model_at(config, fitted, analysis, count)
+        model = _model_at(config, fitted, analysis, count, mtbf_band)
     wall = analysis.realised.wall_s
     document = documents.analyze(
         analysis, fitted, model, reason, log=", ".join(paths), gpus=count, discard=thrown, slo=floor,
@@ -1356,13 +1377,20 @@ def _measured_config(analysis: Analysis, fitted: FailureFit) -> tuple[Config | N
     return config, None
 
 
-def _model_at(config: Config, fitted: FailureFit, analysis: Analysis, gpus: float | None) -> dict[str, Any]:
+def _model_at(
+    config: Config,
+    fitted: FailureFit,
+    analysis: Analysis,
+    gpus: float | None,
+    ci95: tuple[float, float | None] | None = None,
+) -> dict[str, Any]:
+    """The model at the measured ``config``; ``ci95`` the interval of its MTBF (None: the fit's)."""
     from ckptcalc.model import band as robust
     from ckptcalc.model.evaluation import evaluate
     from ckptcalc.model.statistics import points
 
     result = evaluate(config)
-    low, high = fitted.mtbf.ci95
+    low, high = fitted.mtbf.ci95 if ci95 is None else ci95
     band = robust.band(config, result, float(low), None if high is None else float(high))
     at, best = float(result.effective), float(result.optimal_effective)
     realised = analysis.realised.effective

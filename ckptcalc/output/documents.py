@@ -741,6 +741,9 @@ def analyze(
             "write": split.write,
             "rework": split.rework,
             "restart": split.restart,
+            "groups_down": split.groups_down,
+            "quorum": split.quorum,
+            "overhead": split.overhead,
             "effective": split.effective,
             "effective_ci95": list(analysis.effective_ci95),
             "goodput": goodput,
@@ -765,8 +768,10 @@ def analyze(
                  "persist_s": lv.persist_s, "restarts": lv.restarts, "restart_s": lv.restart_s}
                 for lv in analysis.levels
             ],
+            "groups": _measured_groups(analysis),
         },
-        "model": None if model is None else {k: v for k, v in model.items() if k != "result"},
+        "model": None if model is None
+        else {**{k: v for k, v in model.items() if k != "result"}, "elastic": elastic(model["result"])},
         "gpus": gpus,
         "causes": [
             {"cause": c.cause, "failures": c.failures, "lost_s": c.lost_s, "share_of_wall": share}
@@ -777,12 +782,38 @@ def analyze(
         if analysis.windows is None
         else [
             {"start_s": w.start_s, "end_s": w.end_s, "effective": w.split.effective, "write": w.split.write,
-             "rework": w.split.rework, "restart": w.split.restart,
+             "rework": w.split.rework, "restart": w.split.restart, "groups_down": w.split.groups_down,
+             "quorum": w.split.quorum, "overhead": w.split.overhead,
              "below_slo": below}
             for w, below in zip(analysis.windows, below_slo or (), strict=True)
         ],
         "warnings": notes,
     }  # fmt: skip
+
+
+def _measured_groups(analysis: Analysis) -> dict[str, Any] | None:
+    """What a log's replica-group events measured (docs/model.md §11.6), or None without any."""
+    g = analysis.groups
+    if g is None:
+        return None
+    return {
+        "groups": g.groups,
+        "groups_given": g.given,
+        "group_failures": g.group_failures,
+        "whole_job_failures": g.whole_job_failures,
+        "all_down_failures": g.all_down_failures,
+        "group_share": g.group_share,
+        "group_share_ci95": None if g.group_share_ci95 is None else list(g.group_share_ci95),
+        "rejoins": g.rejoins,
+        "rejoin_s": g.rejoin_s,
+        "rejoin_p90_s": g.rejoin_p90_s,
+        "rejoin_ci95": None if g.rejoin_ci95 is None else list(g.rejoin_ci95),
+        "quorum_pauses": g.quorum_pauses,
+        "quorum_pause_s": g.quorum_pause_s,
+        "ft_overhead": g.ft_overhead,
+        "mtbf_s": g.mtbf_s,
+        "down_s": g.down_s,
+    }
 
 
 def analyze_markdown(document: dict[str, Any]) -> str:

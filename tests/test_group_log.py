@@ -1,0 +1,184 @@
+"""Elastic replica groups in a run's event log: ``group_down`` and ``group_up`` (docs/model.md §11.6).
+
+The fixture tests/data/group-run.jsonl is worked by hand in §11.6; a simulated elastic run written with
+``simulate --events`` is read back to the simulation's own split and inputs; and ``plan`` takes every
+recovery mechanism."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_helpers import assert_usage_error
+
+from ckptcalc.logs import analyze
+
+Run = Callable[..., Any]
+RunJson = Callable[..., dict[str, Any]]
+
+FIXTURE = Path(__file__).parent / "data" / "group-run.jsonl"
+
+# docs/model.md §11.6, in minutes of a 120-minute run: kept work 81 (120 less stalls 6, the restart 10
+# and re-done work 23), of which groups down 29 group-minutes / 4 = 7.25 and quorum pauses 0.75 + 1.5.
+HAND = {
+    "useful": 71.5 / 120,
+    "write": 6 / 120,
+    "rework": 23 / 120,
+    "restart": 10 / 120,
+    "groups_down": 7.25 / 120,
+    "quorum": 2.25 / 120,
+    "overhead": 0.0,
+}
+
+
+def test_the_hand_worked_log(run_json: RunJson) -> None:
+    """docs/model.md §11.6: the split, the counts, e from the two rates, T_j, q_p and M."""
+    doc = run_json("analyze", str(FIXTURE), "--time-unit", "min")
+    realised = doc["realised"]
+    for key, value in HAND.items():
+        assert realised[key] == pytest.approx(value, abs=1e-12), key
+    assert realised["effective"] == realised["useful"]
+    assert sum(realised[key] for key in HAND) == pytest.approx(1.0, abs=1e-12)
+    g = doc["measured"]["groups"]
+    assert (g["groups"], g["groups_given"]) == (4, False)  # the largest group, 3, + 1
+    assert (g["group_failures"], g["whole_job_failures"], g["all_down_failures"]) == (3, 1, 0)
+    # Group-local: 3 over 110 running minutes less 46 group-minutes down / 4 = 98.5; whole-job 1 in 120.
+    local, whole = 3 / 98.5, 1 / 120
+    assert g["group_share"] == pytest.approx(local / (local + whole), rel=1e-12)
+    assert g["group_share"] == pytest.approx(0.785169, abs=1e-6)
+    assert g["mtbf_s"] == pytest.approx(60 / (local + whole), rel=1e-12)  # 25.7797 min
+    low, high = g["group_share_ci95"]
+    assert low < g["group_share"] < high
+    # Two rejoins of 20 minutes; group 0's span holds the whole-job failure and is not one.
+    assert (g["rejoins"], g["rejoin_s"], g["rejoin_p90_s"]) == (2, 1200.0, 1200.0)
+    assert g["rejoin_ci95"] == [1200.0, 1200.0]
+    assert (g["quorum_pauses"], g["quorum_pause_s"]) == (2, 90.0)
+    assert g["down_s"] == 840.0  # 20 + 16 + 20 group-minutes / 4
+    # The model: the elastic one at the measured inputs (τ = 20 min, δ = 2 min, r = 10 min).
+    elastic = doc["model"]["elastic"]
+    assert (elastic["groups"], elastic["rejoin_s"], elastic["quorum_pause_s"]) == (4, 1200.0, 90.0)
+    assert elastic["group_share"] == g["group_share"]
+    assert doc["measured"]["interval_s"] == 1200.0
+
+
+def test_the_overhead_is_taken_from_the_flag(run_json: RunJson) -> None:
+    """§11.6: o = 0.02 of the running groups' share outside pauses, 71.5 min, is 1.43 min."""
+    doc = run_json("analyze", str(FIXTURE), "--time-unit", "min", "--ft-overhead", "0.02")
+    realised = doc["realised"]
+    assert realised["overhead"] == pytest.approx(1.43 / 120, abs=1e-12)
+    assert realised["useful"] == pytest.approx(70.07 / 120, abs=1e-12)
+    assert doc["model"]["elastic"]["ft_overhead"] == 0.02
+
+
+def test_groups_given_count_the_groups_never_down(run_json: RunJson) -> None:
+    # G = 8: the same group-minutes down weigh half as much, and the exposure grows.
+    doc = run_json("analyze", str(FIXTURE), "--time-unit", "min", "--groups", "8")
+    assert doc["realised"]["groups_down"] == pytest.approx(29 / 8 / 120, abs=1e-12)
+    g = doc["measured"]["groups"]
+    assert (g["groups"], g["groups_given"]) == (8, True)
+    local, whole = 3 / (110 - 46 / 8), 1 / 120
+    assert g["group_share"] == pytest.approx(local / (local + whole), rel=1e-12)
+
+
+def test_a_log_without_groups_is_unchanged(run_json: RunJson) -> None:
+    doc = run_json("analyze", "tests/data/hand-run.jsonl", "--time-unit", "min")
+    assert doc["measured"]["groups"] is None and doc["model"]["elastic"] is None
+    assert (doc["realised"]["groups_down"], doc["realised"]["quorum"], doc["realised"]["overhead"]) == (0, 0, 0)
+    assert doc["realised"]["useful"] == pytest.approx(0.441667, abs=1e-6)  # §11.3
+
+
+def lines() -> list[str]:
+    return FIXTURE.read_text().splitlines()
+
+
+@pytest.mark.parametrize(
+    ("line", "replacement", "culprit"),
+    [
+        # line numbers are 1-based; each replacement breaks one rule
+        (5, '{"time": 30, "event": "group_up", "group": 1}', ":5: group_up without a group_down for group 1"),
+        (5, '{"time": 30, "event": "group_down", "group": 2}', ":5: group 2 is already down (group_down on line 2"),
+        (2, '{"time": 10, "event": "group_down", "group": -1}', ":2: group is a whole number from 0, got '-1'"),
+        (2, '{"time": 10, "event": "group_down", "group": 1.5}', ":2: group is a whole number from 0, got '1.5'"),
+        (2, '{"time": 10, "event": "group_down", "group": "b"}', ":2: group is a whole number from 0, got 'b'"),
+        (2, '{"time": 10, "event": "group_down", "group": true}', ":2: group is a whole number from 0"),
+        (2, '{"time": 10, "event": "group_down"}', ":2: a group_down names its group"),
+        (5, '{"time": 30, "event": "group_up"}', ":5: a group_up names its group"),
+        (2, '{"time": 10, "event": "group_down", "group": 2, "quorum_end": 9}', ":2: quorum_end is earlier"),
+    ],
+)
+def test_bad_group_events_name_the_line(run: Run, tmp_path: Path, line: int, replacement: str, culprit: str) -> None:
+    text = lines()
+    text[line - 1] = replacement
+    path = tmp_path / "run.jsonl"
+    path.write_text("\n".join(text) + "\n")
+    result = run("analyze", str(path), "--time-unit", "min")
+    assert_usage_error(result, f"run.jsonl{culprit}")
+    # --skip-bad drops the line and counts it, like any other bad record.
+    skipped = run("analyze", str(path), "--time-unit", "min", "--skip-bad", "--json")
+    assert skipped.exit_code == 0, skipped.stderr
+    # A bad group_down leaves its group_up without one: that line goes too.
+    assert json.loads(skipped.stdout)["lines"]["skipped_bad"] == (2 if line == 2 else 1)
+
+
+def test_a_group_at_or_above_the_groups_given_is_refused(run: Run) -> None:
+    result = run("analyze", str(FIXTURE), "--time-unit", "min", "--groups", "3")
+    assert_usage_error(result, "group-run.jsonl:10: group 3 is not below the run's 3 groups (--groups)")
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"), [("--groups", "1"), ("--groups", "2.5"), ("--ft-overhead", "1"), ("--ft-overhead", "-0.1")]
+)
+def test_bad_flags(run: Run, flag: str, value: str) -> None:
+    assert_usage_error(run("analyze", str(FIXTURE), "--time-unit", "min", flag, value), flag)
+
+
+def test_the_canonical_log_keeps_the_groups(run: Run, run_json: RunJson, tmp_path: Path) -> None:
+    events = run("events", str(FIXTURE), "--time-unit", "min")
+    assert '"event": "group_down", "group": 2, "quorum_end": 660.0' in events.stdout
+    again = tmp_path / "again.jsonl"
+    again.write_text(events.stdout)
+    assert (
+        run_json("analyze", str(again))["realised"]
+        == run_json("analyze", str(FIXTURE), "--time-unit", "min")["realised"]
+    )
+    csv = tmp_path / "again.csv"
+    assert run("events", str(FIXTURE), "--time-unit", "min", "--output", str(csv)).exit_code == 0
+    assert csv.read_text().splitlines()[0].endswith(",kind,group,quorum_end")
+    assert run_json("analyze", str(csv))["measured"]["groups"]["rejoin_s"] == 1200.0
+
+
+def test_every_fixture_line_is_an_event_of_the_schema() -> None:
+    from jsonschema import Draft202012Validator
+
+    from ckptcalc.output import schema
+
+    validator = Draft202012Validator(schema.event())
+    for line in lines():
+        validator.validate(json.loads(line))
+
+
+def test_an_all_down_failure_counts_once_as_group_local() -> None:
+    """Two groups: group 0 down at 10, group 1 at 20 with the failure at 20: one whole-job failure less."""
+    text = "\n".join([
+        '{"time": 0, "event": "run_start"}',
+        '{"time": 10, "event": "group_down", "group": 0}',
+        '{"time": 20, "event": "group_down", "group": 1}',
+        '{"time": 20, "event": "failure"}',
+        '{"time": 30, "event": "restart_end"}',
+        '{"time": 30, "event": "group_up", "group": 0}',
+        '{"time": 30, "event": "group_up", "group": 1}',
+        '{"time": 100, "event": "run_end"}',
+    ])  # fmt: skip
+    found = analyze.analyze(analyze.parse(text.splitlines(), name="run.jsonl", time_unit="s"))
+    g = found.groups
+    assert g is not None
+    assert (g.groups, g.group_failures, g.whole_job_failures, g.all_down_failures) == (2, 2, 0, 1)
+    assert g.rejoins == 0 and g.rejoin_s is None  # both spans hold the failure
+    # No checkpoint: 0–20 is re-done, 20–30 restart, and the groups are all back for the kept 30–100.
+    split = found.realised
+    assert (split.rework, split.restart, split.groups_down, split.useful) == pytest.approx((0.2, 0.1, 0.0, 0.7))
+    assert g.group_share == 1.0 and math.isfinite(g.exposure_s)
