@@ -824,10 +824,10 @@ def simulate(
         event_log_form(events)
     if events is not None and config.has_memory:
         raise InputError("an event log is written for one checkpoint level", where="events")
-    if config.is_elastic and (events is not None or search):
+    if config.is_elastic and search:
         raise InputError(
             "with elastic replica groups, simulate runs the analytic schedule and writes no event log",
-            where="events" if events is not None else "search",
+            where="search",
         )
     if events is not None and total > EVENT_CYCLES:
         raise InputError(
@@ -849,7 +849,8 @@ def simulate(
     from ckptcalc.model.evaluation import evaluate
 
     if events is not None:
-        _write_events(outcome.schedule, failures, total, chosen, events, force)
+        _write_events(outcome.schedule, failures, total, chosen, events, force,
+                      sim.Groups.of(config) if config.is_elastic else None)  # fmt: skip
     ran = _ran(config, outcome.schedule)
     analytic = sim.analytic(ran, failures)
     base = evaluate(config.optimal().replace(shape=None)) if found is not None else None
@@ -909,20 +910,31 @@ def event_log_form(path: str | os.PathLike[str]) -> tuple[str, bool]:
 
 
 def _write_events(
-    schedule: Schedule, failures: Failures, cycles: int, seed: int, path: str | os.PathLike[str], force: bool
+    schedule: Schedule,
+    failures: Failures,
+    cycles: int,
+    seed: int,
+    path: str | os.PathLike[str],
+    force: bool,
+    groups: Any = None,
 ) -> None:
     """The simulated timeline as an event log (the form its extension names, times in seconds), streamed
-    piece by piece into a temporary file moved into place at the end."""
+    piece by piece into a temporary file moved into place at the end; with elastic replica ``groups``
+    (:class:`ckptcalc.simulation.timeline.Groups`), their events too."""
     from pathlib import Path
 
     from ckptcalc.errors import CkptError
     from ckptcalc.files import atomic_write, check_new
     from ckptcalc.output import documents
-    from ckptcalc.simulation.events import pieces
+    from ckptcalc.simulation.events import elastic_pieces, pieces
 
     form, packed = event_log_form(path)
     target = Path(path)
-    text = documents.event_log(pieces(schedule, failures, cycles=cycles, seed=seed), form)
+    if groups is None:
+        text = documents.event_log(pieces(schedule, failures, cycles=cycles, seed=seed), form)
+    else:
+        found = elastic_pieces(schedule, groups, failures, cycles=cycles, seed=seed)
+        text = documents.event_log(found, form, groups=True)
     data = (piece.encode("utf-8") for piece in text)
     try:
         check_new(target, force=force, where="events")

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy
 import pytest
 from cli_helpers import assert_usage_error
 
@@ -182,3 +183,49 @@ def test_an_all_down_failure_counts_once_as_group_local() -> None:
     split = found.realised
     assert (split.rework, split.restart, split.groups_down, split.useful) == pytest.approx((0.2, 0.1, 0.0, 0.7))
     assert g.group_share == 1.0 and math.isfinite(g.exposure_s)
+
+
+# An elastic job whose whole-job failures come often enough for a short log: M = 1 h, e = 0.8, four
+# groups, a 10-minute rejoin, a 1-minute quorum pause and a 5 % overhead (docs/model.md §11.6).
+ELASTIC = ["--mtbf", "1h", "--groups", "4", "--group-share", "0.8", "--rejoin", "10min", "--quorum-pause", "1min",
+           "--ft-overhead", "0.05"]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", ["run.jsonl", "run.csv"])
+def test_a_simulated_elastic_run_reads_back_to_the_simulation(run_json: RunJson, tmp_path: Path, name: str) -> None:
+    log = tmp_path / name
+    sim = run_json("simulate", *ELASTIC, "--cycles", "400", "--seed", "3", "--events", str(log))
+    doc = run_json("analyze", str(log), "--ft-overhead", "0.05")
+    g = doc["measured"]["groups"]
+    # Every group dropped at least once in 400 whole-job cycles, so the largest group + 1 is G.
+    assert (g["groups"], g["groups_given"]) == (4, False)
+    assert g["rejoin_s"] == pytest.approx(600.0, rel=1e-12)  # T_j is fixed: every rejoin is it
+    assert g["quorum_pause_s"] == pytest.approx(60.0, rel=1e-12)
+    low, high = g["group_share_ci95"]
+    assert low < 0.8 < high
+    assert g["all_down_failures"] >= 0 and g["whole_job_failures"] + g["all_down_failures"] > 0
+    # The same timeline: the simulation's wall time is the log's plus its start, all restart (§11.4).
+    start, wall = doc["start_s"], doc["wall_s"]
+    whole = wall + start
+    split, realised = sim["split"], doc["realised"]
+    assert realised["useful"] == pytest.approx(sim["effective"] * whole / wall, abs=1e-9)
+    assert realised["write"] == pytest.approx(split["write"] * whole / wall, abs=1e-9)
+    assert realised["rework"] == pytest.approx(split["rework"] * whole / wall, abs=1e-9)
+    assert realised["restart"] == pytest.approx((split["restart"] * whole - start) / wall, abs=1e-9)
+    lost = realised["groups_down"] + realised["quorum"] + realised["overhead"]
+    assert lost == pytest.approx(sim["elastic"]["lost"] * whole / wall, abs=1e-9)
+    assert doc["model"]["elastic"]["groups"] == 4 and doc["model"]["agrees"] is True
+
+
+def test_the_simulated_log_names_its_groups(tmp_path: Path) -> None:
+    from ckptcalc.simulation.events import EVENT_KINDS, elastic_events
+    from ckptcalc.simulation.timeline import Failures, Groups, Schedule
+
+    g = Groups(groups=2, group_share=0.5, rejoin_s=1800.0, quorum_pause_s=0.0, overhead=0.0)
+    log = elastic_events(Schedule.single(interval_s=600.0, stall_s=10.0, restart_s=300.0), g, Failures(3600.0),
+                         cycles=200, seed=1)  # fmt: skip
+    kinds = [EVENT_KINDS[int(k)] for k in log.kind]
+    groups = log.group[[k in ("group_down", "group_up") for k in kinds]]
+    assert set(groups.tolist()) == {0, 1}
+    assert bool((log.group[[k not in ("group_down", "group_up") for k in kinds]] == -1).all())
+    assert bool((numpy.diff(log.time_s) >= 0).all()) and kinds[0] == "run_start" and kinds[-1] == "run_end"

@@ -873,12 +873,15 @@ EVENT_LOG_FORMS = ("csv", "jsonl", "json")
 
 _CSV_HEADER = "time_s,event,level,resumed_from,async_persist_end\n"
 
+#: With replica groups, two columns more: the group of a group_down or group_up, and a pause's end.
+_CSV_GROUPS = ",group,quorum_end"
 
-def event_log(pieces: Iterable[Events], form: str) -> Iterator[str]:
+
+def event_log(pieces: Iterable[Events], form: str, *, groups: bool = False) -> Iterator[str]:
     """A simulated timeline (:class:`ckptcalc.simulation.events.Events`, piece by piece) as an event log
     in ``form`` (csv, jsonl or json), a piece of text at a time: times in seconds in ``time_s``, the
     other times in seconds too, and ``async_persist_end`` ``interrupted`` where a failure cut the persist
-    short."""
+    short; with ``groups``, each group event's ``group`` and ``quorum_end`` (CSV: two columns more)."""
     import operator
 
     import numpy
@@ -889,9 +892,10 @@ def event_log(pieces: Iterable[Events], form: str) -> Iterator[str]:
     csv = form == "csv"
     end = "" if form == "json" else "\n"  # a JSON array's elements are joined by commas instead
     level = {name: name.startswith("checkpoint") for name in EVENT_KINDS}
+    more = ",," if groups else ""
     if csv:
-        tails = [f",{name},{'storage' if level[name] else ''},,\n" for name in EVENT_KINDS]
-        restarted = ",restart_end,,{!r},\n".format
+        tails = [f",{name},{'storage' if level[name] else ''},,{more}\n" for name in EVENT_KINDS]
+        restarted = (",restart_end,,{!r}," + more + "\n").format
         persisted = ",checkpoint_end,storage,,{}\n".format
         interrupted = INTERRUPTED
         heads: Any = repr
@@ -903,7 +907,8 @@ def event_log(pieces: Iterable[Events], form: str) -> Iterator[str]:
         interrupted = f'"{INTERRUPTED}"'
         heads = '{{"time_s": {!r}'.format
     endings = numpy.array(tails, dtype=object)
-    yield _CSV_HEADER if csv else "[\n" if form == "json" else ""
+    header = _CSV_HEADER.replace("\n", _CSV_GROUPS + "\n") if groups else _CSV_HEADER
+    yield header if csv else "[\n" if form == "json" else ""
     first = True
     for piece in pieces:
         if not piece.time_s.size:
@@ -917,6 +922,8 @@ def event_log(pieces: Iterable[Events], form: str) -> Iterator[str]:
         values = piece.persist_end_s[persists].tolist()
         for i, value in zip(persists.tolist(), values, strict=True):
             rest[i] = persisted(interrupted if value == _INF else repr(value))
+        if piece.group is not None:
+            _group_rows(rest, piece, csv, end)
         rows = map(operator.add, times, rest)
         if form == "json":
             if not first:
@@ -930,6 +937,21 @@ def event_log(pieces: Iterable[Events], form: str) -> Iterator[str]:
 
 
 _INF = float("inf")
+
+
+def _group_rows(rest: list[str], piece: Events, csv: bool, end: str) -> None:
+    """The group events of ``piece`` written with their group and pause end, in place in ``rest``."""
+    import numpy
+
+    from ckptcalc.simulation.events import EVENT_KINDS
+
+    for i in numpy.flatnonzero(piece.group >= 0).tolist():
+        name, group, quorum = EVENT_KINDS[int(piece.kind[i])], int(piece.group[i]), float(piece.quorum_end_s[i])
+        if csv:
+            rest[i] = f",{name},,,,{group},{'' if math.isnan(quorum) else repr(quorum)}\n"
+        else:
+            pause = "" if math.isnan(quorum) else f', "quorum_end": {quorum!r}'
+            rest[i] = f', "event": "{name}", "group": {group}{pause}}}{end}'
 
 
 _SLOT = "\x00column\x00"
