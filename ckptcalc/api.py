@@ -1456,6 +1456,20 @@ def measured_preset(outcome: RunAnalysis, base: PresetRef | None = None) -> Scen
             memory_interval_s=float(config.memory_interval_s),
         )
     low, high = outcome.document["measured"]["mtbf_ci95"]
+    if config.groups is not None:
+        # Elastic replica groups: the [elastic] keys, and M over every failure with every group up.
+        from ckptcalc.model.numeric import mtbf_interval
+
+        measured = outcome.document["measured"]["groups"]
+        values.update(
+            groups=float(config.groups),
+            group_share=float(config.group_share),
+            rejoin_s=float(config.rejoin_s),
+            quorum_pause_s=float(config.quorum_pause_s),
+            ft_overhead=float(config.ft_overhead),
+        )
+        n = measured["group_failures"] + measured["whole_job_failures"]
+        low, high = mtbf_interval(n, n * float(config.mtbf_s))
     # The measured levels replace every level of the base, its tiers included.
     cleared = start.replace(
         **cast("dict[str, Any]", {name: None for name in fields if fields[name].section in ("storage", "memory")}),

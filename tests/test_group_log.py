@@ -229,3 +229,25 @@ def test_the_simulated_log_names_its_groups(tmp_path: Path) -> None:
     assert set(groups.tolist()) == {0, 1}
     assert bool((log.group[[k not in ("group_down", "group_up") for k in kinds]] == -1).all())
     assert bool((numpy.diff(log.time_s) >= 0).all()) and kinds[0] == "run_start" and kinds[-1] == "run_end"
+
+
+def test_the_table_and_the_markdown_show_the_groups(run: Run) -> None:
+    text = " ".join(run("analyze", str(FIXTURE), "--time-unit", "min").stdout.split())
+    assert "groups down 6.04 % 7.25 min" in text and "quorum pauses 1.88 % 2.25 min" in text
+    assert "group-local share 78.5 %" in text and "rejoin 20.0 min" in text
+    markdown = run("analyze", str(FIXTURE), "--time-unit", "min", "--markdown").stdout
+    assert "| groups down | 6.04 % |" in markdown and "| quorum pause | 1.50 min |" in markdown
+
+
+def test_save_preset_writes_the_elastic_keys(run: Run, run_json: RunJson, tmp_path: Path) -> None:
+    preset = tmp_path / "measured.toml"
+    result = run("analyze", str(FIXTURE), "--time-unit", "min", "--save-preset", str(preset))
+    assert result.exit_code == 0, result.stderr
+    text = preset.read_text()
+    assert "[elastic]\ngroups = 4\ngroup_share = 0.785169" in text
+    assert 'rejoin = "20min"\nquorum_pause = "1.5min"\nft_overhead = 0\n' in text
+    # The preset is the model the analysis ran: the same effective time at the interval used.
+    analysed = run_json("analyze", str(FIXTURE), "--time-unit", "min")["model"]
+    assert run_json("optimize", "--preset", str(preset))["effective"] == pytest.approx(
+        analysed["effective_at_interval"], rel=1e-12
+    )

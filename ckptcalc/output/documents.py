@@ -830,9 +830,7 @@ def analyze_markdown(document: dict[str, Any]) -> str:
         "",
         "| where the time went | share |",
         "|---|---|",
-        *(f"| {name} | {pct(r[key])} |" for key, name in
-          (("useful", "useful work"), ("write", "checkpoint stalls"), ("rework", "re-done work"),
-           ("restart", "restarts"))),
+        *(f"| {name} | {pct(r[key])} |" for key, name in wording.split_parts(document)),
         "",
         "| measured | value |",
         "|---|---|",
@@ -848,6 +846,8 @@ def analyze_markdown(document: dict[str, Any]) -> str:
         if m[key] is not None:
             lines.append(f"| {name} | {fmt(m[key])} |")
     lines.append(f"| failures | {m['failures']} |")
+    if m["groups"] is not None:
+        lines += [f"| {what} | {value} |" for what, value, _ in wording.group_rows(m["groups"])]
     model = document["model"]
     if model is not None:
         lines += [
