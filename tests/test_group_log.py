@@ -251,3 +251,23 @@ def test_save_preset_writes_the_elastic_keys(run: Run, run_json: RunJson, tmp_pa
     assert run_json("optimize", "--preset", str(preset))["effective"] == pytest.approx(
         analysed["effective_at_interval"], rel=1e-12
     )
+
+
+BASELINE_DAYS = 30 / 0.9250040299  # W / effective of llama3-405b (docs/model.md §3)
+
+
+@pytest.mark.parametrize(
+    ("flags", "shorter"),
+    [
+        (["--groups", "8"], True),  # the groups keep training: only whole-job failures roll back
+        (["--jit-share", "0.9", "--step-time", "10s"], True),  # 90 % replay one step only
+        (["--spares", "4", "--repair", "4h", "--nodes", "64"], False),  # a restart may wait for a node
+    ],
+)
+def test_plan_takes_every_mechanism(run_json: RunJson, flags: list[str], shorter: bool) -> None:
+    doc = run_json("plan", "--work", "30d", *flags, "--runs", "100")
+    assert doc["effective"] == pytest.approx(run_json("optimize", *flags)["effective"], rel=1e-12)
+    assert doc["expected_s"] == pytest.approx(30 * 86400 / doc["effective"], rel=1e-12)
+    assert abs(doc["mean_vs_expected"]) < 0.002  # the simulated runs' mean against W / effective
+    days = doc["completion_s"]["mean"] / 86400
+    assert (days < BASELINE_DAYS) is shorter, days
