@@ -15,6 +15,8 @@ from typing import Any
 import numpy
 import pytest
 from cli_helpers import assert_usage_error
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
 
 from ckptcalc.logs import analyze
 
@@ -271,3 +273,78 @@ def test_plan_takes_every_mechanism(run_json: RunJson, flags: list[str], shorter
     assert abs(doc["mean_vs_expected"]) < 0.002  # the simulated runs' mean against W / effective
     days = doc["completion_s"]["mean"] / 86400
     assert (days < BASELINE_DAYS) is shorter, days
+
+
+@st.composite
+def group_logs(draw: st.DrawFn) -> tuple[list[tuple[int, str, dict[str, Any]]], int, int, int, int]:
+    """A 60-second run with one failure at f restarted at f + r (from the run's start), and up to three
+    groups' spans down at whole seconds, some with a pause: (events, G, f, r, end)."""
+    end, groups = 60, draw(st.integers(2, 4))
+    f = draw(st.integers(1, 50))
+    r = draw(st.integers(1, 59 - f))
+    events: list[tuple[int, str, dict[str, Any]]] = [(f, "failure", {}), (f + r, "restart_end", {})]
+    for group in range(groups):
+        at = 0
+        for _ in range(draw(st.integers(0, 3))):
+            a = draw(st.integers(at + 1, end + 2))
+            b = draw(st.integers(a + 1, end + 4))
+            if a >= end:
+                break
+            pause = draw(st.one_of(st.none(), st.integers(0, 5)))
+            fields: dict[str, Any] = {"group": group}
+            if pause is not None:
+                fields["quorum_end"] = a + pause
+            events.append((a, "group_down", fields))
+            if b < end:
+                events.append((b, "group_up", {"group": group}))
+            at = b
+            if b >= end:
+                break
+    return events, groups, f, r, end
+
+
+@settings(max_examples=60, deadline=None)
+@given(group_logs())
+def test_the_split_is_the_second_by_second_count(
+    case: tuple[list[tuple[int, str, dict[str, Any]]], int, int, int, int],
+) -> None:
+    """Against a count second by second (every time is whole, so each second is one state): the groups'
+    losses in the kept work, the exposure behind e, and a split that sums to 1."""
+    events, g, f, r, end = case
+    order = {"failure": 0, "group_up": 1, "group_down": 2, "restart_end": 3}
+    lines = ['{"time": 0, "event": "run_start"}']
+    lines += [json.dumps({"time": t, "event": kind, **fields}) for t, kind, fields in
+              sorted(events, key=lambda e: (e[0], order[e[1]]))]  # fmt: skip
+    lines.append(f'{{"time": {end}, "event": "run_end"}}')
+    found = analyze.analyze(analyze.parse(lines, name="run.jsonl", time_unit="s", groups=g), overhead=0.1)
+    spans = []  # (group, down from, down to, pause to)
+    for t, kind, fields in events:
+        if kind == "group_down":
+            # A pause ends at its quorum_end or the first whole-job failure from its start on.
+            spans.append([t, end, min(fields.get("quorum_end", t), f if t <= f else end)])
+        elif kind == "group_up":
+            spans[-1][1] = t
+    down = quorum = overhead = exposure = 0.0
+    for second in range(end):
+        mid = second + 0.5
+        d = sum(a <= mid < b for a, b, _ in spans)
+        paused = any(a <= mid < p for a, _, p in spans)
+        if not f <= mid < f + r:
+            exposure += (g - d) / g
+        if mid >= f + r:  # kept work: before f is re-done (resumed from the start), then the restart
+            down += d / g
+            quorum += (g - d) / g if paused else 0.0
+            overhead += 0.0 if paused or not spans else 0.1 * (g - d) / g  # o only with groups in the log
+    split = found.realised
+    event("groups down" if down else "no group down in the kept work")
+    event("paused" if quorum else "no pause")
+    assert split.groups_down * end == pytest.approx(down, abs=1e-9)
+    assert split.quorum * end == pytest.approx(quorum, abs=1e-9)
+    assert split.overhead * end == pytest.approx(overhead, abs=1e-9)
+    assert split.useful + split.write + split.rework + split.restart + split.groups_down + split.quorum + (
+        split.overhead
+    ) == pytest.approx(1.0, abs=1e-12)
+    measured = found.groups
+    if measured is not None:
+        assert measured.exposure_s == pytest.approx(exposure, abs=1e-9)
+        assert measured.group_failures == sum(kind == "group_down" for _, kind, _ in events)
