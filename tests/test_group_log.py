@@ -196,10 +196,10 @@ ELASTIC = ["--mtbf", "1h", "--groups", "4", "--group-share", "0.8", "--rejoin", 
 @pytest.mark.parametrize("name", ["run.jsonl", "run.csv"])
 def test_a_simulated_elastic_run_reads_back_to_the_simulation(run_json: RunJson, tmp_path: Path, name: str) -> None:
     log = tmp_path / name
-    sim = run_json("simulate", *ELASTIC, "--cycles", "400", "--seed", "3", "--events", str(log))
+    sim = run_json("simulate", *ELASTIC, "--cycles", "200", "--seed", "3", "--events", str(log))
     doc = run_json("analyze", str(log), "--ft-overhead", "0.05")
     g = doc["measured"]["groups"]
-    # Every group dropped at least once in 400 whole-job cycles, so the largest group + 1 is G.
+    # Every group dropped at least once in 200 whole-job cycles, so the largest group + 1 is G.
     assert (g["groups"], g["groups_given"]) == (4, False)
     assert g["rejoin_s"] == pytest.approx(600.0, rel=1e-12)  # T_j is fixed: every rejoin is it
     assert g["quorum_pause_s"] == pytest.approx(60.0, rel=1e-12)
