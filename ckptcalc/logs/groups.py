@@ -57,6 +57,12 @@ class Reading:
         self.group = array("q")
         self.largest = -1
 
+    def __eq__(self, other: object) -> bool:
+        """The same state: two readings of one log (a block at a time, or row by row) compare equal."""
+        return isinstance(other, Reading) and vars(self) == vars(other)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
     def _id(self, value: Any, event: str) -> int:
         if value is MISSING:
             raise BadRecord(f"a {event} names its group (a whole number from 0)")

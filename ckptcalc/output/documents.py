@@ -922,8 +922,7 @@ def event_log(pieces: Iterable[Events], form: str, *, groups: bool = False) -> I
         values = piece.persist_end_s[persists].tolist()
         for i, value in zip(persists.tolist(), values, strict=True):
             rest[i] = persisted(interrupted if value == _INF else repr(value))
-        if piece.group is not None:
-            _group_rows(rest, piece, csv, end)
+        _group_rows(rest, piece, csv, end)
         rows = map(operator.add, times, rest)
         if form == "json":
             if not first:
@@ -941,16 +940,11 @@ _INF = float("inf")
 
 def _group_rows(rest: list[str], piece: Events, csv: bool, end: str) -> None:
     """The group events of ``piece`` written with their group and pause end, in place in ``rest``."""
-    import numpy
-
-    from ckptcalc.simulation.events import EVENT_KINDS
-
-    for i in numpy.flatnonzero(piece.group >= 0).tolist():
-        name, group, quorum = EVENT_KINDS[int(piece.kind[i])], int(piece.group[i]), float(piece.quorum_end_s[i])
+    for i, name, group, quorum in piece.group_events():
         if csv:
-            rest[i] = f",{name},,,,{group},{'' if math.isnan(quorum) else repr(quorum)}\n"
+            rest[i] = f",{name},,,,{group},{'' if quorum is None else repr(quorum)}\n"
         else:
-            pause = "" if math.isnan(quorum) else f', "quorum_end": {quorum!r}'
+            pause = "" if quorum is None else f', "quorum_end": {quorum!r}'
             rest[i] = f', "event": "{name}", "group": {group}{pause}}}{end}'
 
 

@@ -49,6 +49,16 @@ class Events:
     group: Any = None
     quorum_end_s: Any = None
 
+    def group_events(self) -> list[tuple[int, str, int, float | None]]:
+        """Each group event: its row, name, group and pause end (None: no pause); none without groups."""
+        import numpy
+
+        if self.group is None:
+            return []
+        rows = numpy.flatnonzero(self.group >= 0).tolist()
+        return [(i, EVENT_KINDS[int(self.kind[i])], int(self.group[i]),
+                 None if math.isnan(q := float(self.quorum_end_s[i])) else q) for i in rows]  # fmt: skip
+
 
 #: The event names of :class:`Events`, by their codes.
 EVENT_KINDS = (
