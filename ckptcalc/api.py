@@ -841,10 +841,10 @@ def simulate(
         event_log_form(events)
     if events is not None and config.has_memory:
         raise InputError("an event log is written for one checkpoint level", where="events")
-    if config.is_elastic and (events is not None or search):
+    if config.is_elastic and search:
         raise InputError(
             "with elastic replica groups, simulate runs the analytic schedule and writes no event log",
-            where="events" if events is not None else "search",
+            where="search",
         )
     if events is not None and total > EVENT_CYCLES:
         raise InputError(
@@ -866,7 +866,8 @@ def simulate(
     from ckptcalc.model.evaluation import evaluate
 
     if events is not None:
-        _write_events(outcome.schedule, failures, total, chosen, events, force)
+        _write_events(outcome.schedule, failures, total, chosen, events, force,
+                      sim.Groups.of(config) if config.is_elastic else None)  # fmt: skip
     ran = _ran(config, outcome.schedule)
     analytic = sim.analytic(ran, failures)
     base = evaluate(config.optimal().replace(shape=None)) if found is not None else None
@@ -926,20 +927,31 @@ def event_log_form(path: str | os.PathLike[str]) -> tuple[str, bool]:
 
 
 def _write_events(
-    schedule: Schedule, failures: Failures, cycles: int, seed: int, path: str | os.PathLike[str], force: bool
+    schedule: Schedule,
+    failures: Failures,
+    cycles: int,
+    seed: int,
+    path: str | os.PathLike[str],
+    force: bool,
+    groups: Any = None,
 ) -> None:
     """The simulated timeline as an event log (the form its extension names, times in seconds), streamed
-    piece by piece into a temporary file moved into place at the end."""
+    piece by piece into a temporary file moved into place at the end; with elastic replica ``groups``
+    (:class:`ckptcalc.simulation.timeline.Groups`), their events too."""
     from pathlib import Path
 
     from ckptcalc.errors import CkptError
     from ckptcalc.files import atomic_write, check_new
     from ckptcalc.output import documents
-    from ckptcalc.simulation.events import pieces
+    from ckptcalc.simulation.events import elastic_pieces, pieces
 
     form, packed = event_log_form(path)
     target = Path(path)
-    text = documents.event_log(pieces(schedule, failures, cycles=cycles, seed=seed), form)
+    if groups is None:
+        text = documents.event_log(pieces(schedule, failures, cycles=cycles, seed=seed), form)
+    else:
+        found = elastic_pieces(schedule, groups, failures, cycles=cycles, seed=seed)
+        text = documents.event_log(found, form, groups=True)
     data = (piece.encode("utf-8") for piece in text)
     try:
         check_new(target, force=force, where="events")
@@ -1263,6 +1275,8 @@ def analyze(
     tz: str | None = None,
     skip_bad: bool = False,
     year: int | None = None,
+    groups: Value | None = None,
+    ft_overhead: Value | None = None,
 ) -> RunAnalysis:
     """The goodput a run got and what the model says it should have got (docs/model.md §11): the realised
     split of wall time from an event log, the measured write time, restart, interval and failure rate, the
@@ -1270,7 +1284,9 @@ def analyze(
     the gain) and the time lost per failure cause. ``time`` names the time field (None: ``time``, or
     ``time_s`` in seconds in a log without ``time``, as ``simulate --events`` writes). ``window`` splits
     the run (e.g. ``"1d"``), ``slo`` marks the windows below it; ``tz`` places timestamps without a zone
-    (default UTC).
+    (default UTC). ``groups`` is the run's number of replica groups (None: the largest ``group`` of its
+    ``group_down`` events + 1) and ``ft_overhead`` the per-step cost of their fault tolerance, which a
+    log cannot show (default 0; docs/model.md §11.6).
 
     >>> a = analyze("tests/data/hand-run.jsonl", time_unit="min")
     >>> round(a.realised["effective"], 6), a["measured"]["failures"]
@@ -1291,6 +1307,13 @@ def analyze(
     thrown = 0.0 if discard is None else _number(parse_count, discard, "discard")
     if not (math.isfinite(thrown) and 0.0 <= thrown < 1.0):
         raise InputError(f"must be a share in [0, 1), got {thrown:g}", where="discard")
+    count_groups = None if groups is None else _number(parse_count, groups, "groups")
+    if count_groups is not None and not (math.isfinite(count_groups) and count_groups >= 2
+                                         and float(count_groups).is_integer()):  # fmt: skip
+        raise InputError(f"must be a whole number of groups, 2 or more, got {count_groups:g}", where="groups")
+    cost = 0.0 if ft_overhead is None else _number(parse_count, ft_overhead, "ft_overhead")
+    if not (math.isfinite(cost) and 0.0 <= cost < 1.0):
+        raise InputError(f"must be a share in [0, 1), got {cost:g}", where="ft_overhead")
     from ckptcalc.logs.reader import parse_tz
 
     zone = parse_tz(tz) if tz is not None else None
@@ -1298,16 +1321,26 @@ def analyze(
     path: str | list[str] = paths[0] if len(paths) == 1 else paths
     read = timeline.read(
         path, stdin=stdin, format=format, time_field=time, time_unit=time_unit, cause=cause,
-        skip_bad=skip_bad, year=_year(year), tz=zone,
+        skip_bad=skip_bad, year=_year(year), tz=zone, groups=None if count_groups is None else int(count_groups),
     )  # fmt: skip
     if span is not None and (read.end_s - read.start_s) / span > 10_000:
         raise InputError("more than 10,000 windows: choose a longer one", where="window")
-    analysis = timeline.analyze(read, window_s=span)
+    analysis = timeline.analyze(read, window_s=span, overhead=cost)
     fitted = fitting.fit(read.failure_times_s, start_s=read.start_s, end_s=read.end_s)
     config, reason = _measured_config(analysis, fitted)
     model = None
+    mtbf_band = None
+    if config is not None and analysis.groups is not None:
+        from ckptcalc.logs.groups import elastic_config
+        from ckptcalc.model.numeric import mtbf_interval
+
+        config, reason = elastic_config(config, analysis.groups)
+        measured = analysis.groups
+        if measured.mtbf_s is not None:
+            n = measured.group_failures + measured.whole_job_failures
+            mtbf_band = mtbf_interval(n, n * measured.mtbf_s)
     if config is not None:
-        model = _model_at(config, fitted, analysis, count)
+        model = _model_at(config, fitted, analysis, count, mtbf_band)
     wall = analysis.realised.wall_s
     document = documents.analyze(
         analysis, fitted, model, reason, log=", ".join(paths), gpus=count, discard=thrown, slo=floor,
@@ -1373,13 +1406,20 @@ def _measured_config(analysis: Analysis, fitted: FailureFit) -> tuple[Config | N
     return config, None
 
 
-def _model_at(config: Config, fitted: FailureFit, analysis: Analysis, gpus: float | None) -> dict[str, Any]:
+def _model_at(
+    config: Config,
+    fitted: FailureFit,
+    analysis: Analysis,
+    gpus: float | None,
+    ci95: tuple[float, float | None] | None = None,
+) -> dict[str, Any]:
+    """The model at the measured ``config``; ``ci95`` the interval of its MTBF (None: the fit's)."""
     from ckptcalc.model import band as robust
     from ckptcalc.model.evaluation import evaluate
     from ckptcalc.model.statistics import points
 
     result = evaluate(config)
-    low, high = fitted.mtbf.ci95
+    low, high = fitted.mtbf.ci95 if ci95 is None else ci95
     band = robust.band(config, result, float(low), None if high is None else float(high))
     at, best = float(result.effective), float(result.optimal_effective)
     realised = analysis.realised.effective
@@ -1433,6 +1473,20 @@ def measured_preset(outcome: RunAnalysis, base: PresetRef | None = None) -> Scen
             memory_interval_s=float(config.memory_interval_s),
         )
     low, high = outcome.document["measured"]["mtbf_ci95"]
+    if config.groups is not None:
+        # Elastic replica groups: the [elastic] keys, and M over every failure with every group up.
+        from ckptcalc.model.numeric import mtbf_interval
+
+        measured = outcome.document["measured"]["groups"]
+        values.update(
+            groups=float(config.groups),
+            group_share=float(config.group_share),
+            rejoin_s=float(config.rejoin_s),
+            quorum_pause_s=float(config.quorum_pause_s),
+            ft_overhead=float(config.ft_overhead),
+        )
+        n = measured["group_failures"] + measured["whole_job_failures"]
+        low, high = mtbf_interval(n, n * float(config.mtbf_s))
     # The measured levels replace every level of the base, its tiers included.
     cleared = start.replace(
         **cast("dict[str, Any]", {name: None for name in fields if fields[name].section in ("storage", "memory")}),

@@ -1166,6 +1166,14 @@ def analyze(
     discard: Annotated[
         Optional[str], typer.Option("--discard", help="Share of steps later thrown away (goodput).", metavar="F")
     ] = None,
+    groups: Annotated[
+        Optional[str],
+        typer.Option("--groups", help="Replica groups of the run (default: the largest group + 1).", metavar="G"),
+    ] = None,
+    ft_overhead: Annotated[
+        Optional[str],
+        typer.Option("--ft-overhead", help="Per-step cost of the groups' fault tolerance (default: 0).", metavar="F"),
+    ] = None,
     tz: TzOpt = None,
     skip_bad: SkipBadOpt = False,
     year: YearOpt = None,
@@ -1189,6 +1197,7 @@ def analyze(
         outcome = api.analyze(
             logs if len(logs) > 1 else logs[0], stdin=sys.stdin, format=log_format, time=time, time_unit=time_unit,
             cause=cause, window=window, slo=slo, gpus=gpus, discard=discard, tz=tz, skip_bad=skip_bad, year=year,
+            groups=groups, ft_overhead=ft_overhead,
         )  # fmt: skip
     if save_preset is not None:
         from ckptcalc.output import wording

@@ -66,6 +66,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "fta_format",
             "reader",
             "canonical",
+            "groups",
             "fit",
             "analyze",
         ],

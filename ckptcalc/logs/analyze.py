@@ -9,8 +9,11 @@ persist became durable, or ``interrupted``: never), ``failure`` (optional
 from a healthy replica, back to the step boundary ``resumed_from``, or
 ``notice``: a checkpoint written first, nothing lost), ``restart_end``
 (training resumes; optional ``resumed_from``: the time of the
-``checkpoint_start`` whose state was loaded) and ``progress`` (optional
-``step``). Unknown events are skipped and counted.
+``checkpoint_start`` whose state was loaded), ``progress`` (optional
+``step``), and ``group_down`` and ``group_up`` (an elastic replica group,
+``group``, dropped out and rejoined while the others trained on; optional
+``quorum_end`` on a ``group_down``: when the running groups resumed after the
+quorum change; :mod:`ckptcalc.logs.groups`). Unknown events are skipped and counted.
 
 Every instant between ``run_start`` and ``run_end`` is one of: a *restart*
 (from a failure to the next ``restart_end``), a checkpoint *stall* (from a
@@ -46,6 +49,7 @@ from typing import Any
 
 from ckptcalc.errors import InputError
 from ckptcalc.logs import canonical, reader
+from ckptcalc.logs import groups as replica
 from ckptcalc.logs.adapter import Columns
 from ckptcalc.logs.reader import MISSING, BadRecord, get_path, text_form
 from ckptcalc.simulation import timeline as montecarlo
@@ -132,6 +136,7 @@ class Timeline:
     year_from: str | None = None  # where the year of year-less timestamps came from: year, mtime or today
     format: str = "jsonl"  # the format read (several, comma-separated)
     files: int = 1
+    groups: replica.GroupColumns | None = None  # elastic replica groups down and up; None: the log has none
 
     def checkpoint_rows(self) -> tuple[Checkpoint, ...]:
         """The checkpoints one by one (the columns are :attr:`checkpoints`)."""
@@ -199,13 +204,14 @@ def read(
     skip_bad: bool = False,
     year: int | None = None,
     tz: tzinfo | None = None,
+    groups: int | None = None,
 ) -> Timeline:
     """Read an event log from a file (``"-"``: ``stdin``) by :func:`ckptcalc.logs.reader.scan`: any format
     it reads (JSON Lines, CSV, a JSON array, framework logs), compressed or not. ``time_field`` None reads
     ``time``, or ``time_s`` in seconds in a log that has no ``time``. ``year`` completes timestamps that
     carry none (absl's); without it, the file's modification time gives it; ``tz`` places timestamps
-    without a zone."""
-    run = _Run(time_field, time_unit, cause, tz)
+    without a zone; ``groups`` is the run's number of replica groups (None: the largest ``group`` + 1)."""
+    run = _Run(time_field, time_unit, cause, tz, groups)
     counts = reader.scan(
         path, run, stdin=stdin, format=format, required=("event",), skip_bad=skip_bad, year=year, tz=tz
     )
@@ -219,7 +225,12 @@ class _Run:
     never with progress lines or unknown events."""
 
     def __init__(
-        self, time_field: str | None, time_unit: str | None, cause_field: str, tz: tzinfo | None = None
+        self,
+        time_field: str | None,
+        time_unit: str | None,
+        cause_field: str,
+        tz: tzinfo | None = None,
+        groups: int | None = None,
     ) -> None:
         self.tz = tz
         self.time_field = TIME_FIELD if time_field is None else time_field
@@ -243,6 +254,7 @@ class _Run:
         self.progress = 0
         self.last_step: float | None = None
         self.line = 0
+        self.groups = replica.Reading(groups)
         self.handlers = {kind: getattr(self, f"_{kind}") for kind in EVENTS}
 
     def _clock(self) -> reader.Clock:
@@ -421,6 +433,13 @@ class _Run:
             self.ep_resumed[-1] = resumed
         self.pending = False
 
+    def _group_down(self, t: float, record: dict[str, Any]) -> None:
+        quorum = self.time(record, "quorum_end")
+        self.groups.down(t, _given(record, "group"), quorum, self.line)
+
+    def _group_up(self, t: float, record: dict[str, Any]) -> None:
+        self.groups.up(t, _given(record, "group"))
+
     def _progress(self, t: float, record: dict[str, Any]) -> None:
         self.progress += 1
         step = record["step"] if "step" in record else get_path(record, "step", MISSING)
@@ -487,6 +506,7 @@ class _Run:
             year_from=counts.said.get("year_from"),
             format=counts.format,
             files=counts.files,
+            groups=self.groups.columns(),
         )
 
 
@@ -541,9 +561,11 @@ def parse(
     cause: str = "cause",
     skip_bad: bool = False,
     year: int | None = None,
+    groups: int | None = None,
 ) -> Timeline:
-    """Read an event log's text or lines (see the module's description); ``year`` as in :func:`read`."""
-    run = _Run(time_field, time_unit, cause)
+    """Read an event log's text or lines (see the module's description); ``year`` and ``groups`` as in
+    :func:`read`."""
+    run = _Run(time_field, time_unit, cause, groups=groups)
     counts = reader.scan_text(lines, run, name=name, format=format, required=("event",), skip_bad=skip_bad, year=year)
     return run.timeline(counts)
 
@@ -553,9 +575,13 @@ def parse(
 
 @dataclass(frozen=True)
 class Split(montecarlo.Split):
-    """Shares of wall time (the simulation's split: they sum to 1), and the seconds behind them."""
+    """Shares of wall time (the simulation's split: they sum to 1), and the seconds behind them; with
+    replica groups, the kept work lost to the groups down, quorum pauses and the overhead (beside useful)."""
 
     wall_s: float
+    groups_down: float = 0.0
+    quorum: float = 0.0
+    overhead: float = 0.0
 
     @property
     def effective(self) -> float:
@@ -606,6 +632,7 @@ class Analysis:
     memory_share: float | None
     causes: tuple[Cause, ...]
     windows: tuple[Window, ...] | None
+    groups: replica.Measured | None = None  # what the group events measured; None: the log has none
 
 
 class _Coverage:
@@ -676,8 +703,9 @@ def _merge(starts: Any, ends: Any) -> tuple[Any, Any]:
     return starts[first], reach[last]
 
 
-def analyze(timeline: Timeline, *, window_s: float | None = None) -> Analysis:
-    """Split the timeline's wall time, and measure its stalls, restarts, interval and failures."""
+def analyze(timeline: Timeline, *, window_s: float | None = None, overhead: float = 0.0) -> Analysis:
+    """Split the timeline's wall time, and measure its stalls, restarts, interval and failures; with
+    replica groups, their losses (``overhead`` the per-step cost of the fault tolerance the log cannot show)."""
     import numpy
 
     t0, t1 = timeline.start_s, timeline.end_s
@@ -686,6 +714,14 @@ def analyze(timeline: Timeline, *, window_s: float | None = None) -> Analysis:
     stall = _stalls(ck, timeline.cut_short)
     restart = _Coverage(ep.failure_s, ended)
     lost_from, lost_to = _merge(ep.resumed_from_s, ep.failure_s)
+    lost_groups = None
+    if timeline.groups is not None:
+        cut = timeline.cut_short
+        blocked = _merge(numpy.concatenate((ck.start_s, cut[:, 0], restart.starts, lost_from)),
+                         numpy.concatenate((ck.end_s, cut[:, 1], restart.ends, lost_to)))  # fmt: skip
+        lost_groups = replica.losses(timeline.groups, start_s=t0, end_s=t1, blocked=blocked,
+                                     restarts=(restart.starts, restart.ends),
+                                     failures_s=timeline.failure_times_s, overhead=overhead)  # fmt: skip
 
     def split(a: float, b: float) -> Split:
         wall = b - a
@@ -699,7 +735,12 @@ def analyze(timeline: Timeline, *, window_s: float | None = None) -> Analysis:
             rework_s = 0.0
         rework_s = max(rework_s, 0.0)
         useful = max(wall - write - down - rework_s, 0.0)
-        return Split(useful / wall, write / wall, rework_s / wall, down / wall, wall)
+        if lost_groups is None:
+            return Split(useful / wall, write / wall, rework_s / wall, down / wall, wall)
+        groups_down, quorum, cost = (float(v) for v in lost_groups.within(a, b))
+        useful = max(useful - groups_down - quorum - cost, 0.0)
+        return Split(useful / wall, write / wall, rework_s / wall, down / wall, wall, groups_down / wall,
+                     quorum / wall, cost / wall)  # fmt: skip
 
     realised = split(t0, t1)
     edges = numpy.linspace(t0, t1, BATCHES + 1)
@@ -741,7 +782,10 @@ def analyze(timeline: Timeline, *, window_s: float | None = None) -> Analysis:
         memory_share=memory,
         causes=tuple(causes),
         windows=windows,
-    )
+        groups=None if lost_groups is None or timeline.groups is None
+        else replica.measure(timeline.groups, lost_groups, start_s=t0, end_s=t1,
+                             failures_s=timeline.failure_times_s, overhead=overhead),
+    )  # fmt: skip
 
 
 def _lost_per_episode(timeline: Timeline, stall: _Coverage | _Union, restart: _Coverage) -> Any:

@@ -6,10 +6,12 @@ log has one event a line with the fields ``analyze`` reads (docs/commands/events
 * ``time``: an ISO-8601 timestamp in UTC (``2025-06-25T13:20:46.458Z``), or ``time_s``, seconds from
   the log's zero, when the log's times were numbers;
 * ``event``: ``run_start``, ``checkpoint_start``, ``checkpoint_end``, ``failure``, ``recovery``,
-  ``restart_end``, ``progress`` or ``run_end``;
+  ``restart_end``, ``progress``, ``group_down``, ``group_up`` or ``run_end``;
 * where they apply: ``level``, ``step``, ``cause``, ``resumed_from``, ``async_persist_end`` (times in
   the form of ``time``; ``async_persist_end`` is ``interrupted`` for a persist that never completed) and
-  ``kind`` (a ``recovery``'s: ``in_place`` or ``notice``, docs/model.md §13).
+  ``kind`` (a ``recovery``'s: ``in_place`` or ``notice``, docs/model.md §13), ``group`` (the replica
+  group a ``group_down`` or ``group_up`` names) and ``quorum_end`` (a ``group_down``'s: when the running
+  groups resumed after the quorum change, docs/model.md §11.6).
 
 It is written as it is read, in JSON Lines or CSV, so a log of any length takes no more memory.
 
@@ -43,14 +45,16 @@ EVENTS = (
     "recovery",
     "restart_end",
     "progress",
+    "group_down",
+    "group_up",
     "run_end",
 )
 
 #: Fields written after ``time`` and ``event`` when an event has them (the CSV columns, in order).
-FIELDS = ("level", "step", "cause", "resumed_from", "async_persist_end", "kind")
+FIELDS = ("level", "step", "cause", "resumed_from", "async_persist_end", "kind", "group", "quorum_end")
 
 #: Of them, the ones that hold times.
-TIME_FIELDS = ("resumed_from", "async_persist_end")
+TIME_FIELDS = ("resumed_from", "async_persist_end", "quorum_end")
 
 #: What ``async_persist_end`` says of a persist that never completed.
 INTERRUPTED = assembly.INTERRUPTED

@@ -741,6 +741,9 @@ def analyze(
             "write": split.write,
             "rework": split.rework,
             "restart": split.restart,
+            "groups_down": split.groups_down,
+            "quorum": split.quorum,
+            "overhead": split.overhead,
             "effective": split.effective,
             "effective_ci95": list(analysis.effective_ci95),
             "goodput": goodput,
@@ -765,8 +768,10 @@ def analyze(
                  "persist_s": lv.persist_s, "restarts": lv.restarts, "restart_s": lv.restart_s}
                 for lv in analysis.levels
             ],
+            "groups": _measured_groups(analysis),
         },
-        "model": None if model is None else {k: v for k, v in model.items() if k != "result"},
+        "model": None if model is None
+        else {**{k: v for k, v in model.items() if k != "result"}, "elastic": elastic(model["result"])},
         "gpus": gpus,
         "causes": [
             {"cause": c.cause, "failures": c.failures, "lost_s": c.lost_s, "share_of_wall": share}
@@ -777,12 +782,38 @@ def analyze(
         if analysis.windows is None
         else [
             {"start_s": w.start_s, "end_s": w.end_s, "effective": w.split.effective, "write": w.split.write,
-             "rework": w.split.rework, "restart": w.split.restart,
+             "rework": w.split.rework, "restart": w.split.restart, "groups_down": w.split.groups_down,
+             "quorum": w.split.quorum, "overhead": w.split.overhead,
              "below_slo": below}
             for w, below in zip(analysis.windows, below_slo or (), strict=True)
         ],
         "warnings": notes,
     }  # fmt: skip
+
+
+def _measured_groups(analysis: Analysis) -> dict[str, Any] | None:
+    """What a log's replica-group events measured (docs/model.md §11.6), or None without any."""
+    g = analysis.groups
+    if g is None:
+        return None
+    return {
+        "groups": g.groups,
+        "groups_given": g.given,
+        "group_failures": g.group_failures,
+        "whole_job_failures": g.whole_job_failures,
+        "all_down_failures": g.all_down_failures,
+        "group_share": g.group_share,
+        "group_share_ci95": None if g.group_share_ci95 is None else list(g.group_share_ci95),
+        "rejoins": g.rejoins,
+        "rejoin_s": g.rejoin_s,
+        "rejoin_p90_s": g.rejoin_p90_s,
+        "rejoin_ci95": None if g.rejoin_ci95 is None else list(g.rejoin_ci95),
+        "quorum_pauses": g.quorum_pauses,
+        "quorum_pause_s": g.quorum_pause_s,
+        "ft_overhead": g.ft_overhead,
+        "mtbf_s": g.mtbf_s,
+        "down_s": g.down_s,
+    }
 
 
 def analyze_markdown(document: dict[str, Any]) -> str:
@@ -799,9 +830,7 @@ def analyze_markdown(document: dict[str, Any]) -> str:
         "",
         "| where the time went | share |",
         "|---|---|",
-        *(f"| {name} | {pct(r[key])} |" for key, name in
-          (("useful", "useful work"), ("write", "checkpoint stalls"), ("rework", "re-done work"),
-           ("restart", "restarts"))),
+        *(f"| {name} | {pct(r[key])} |" for key, name in wording.split_parts(document)),
         "",
         "| measured | value |",
         "|---|---|",
@@ -817,6 +846,8 @@ def analyze_markdown(document: dict[str, Any]) -> str:
         if m[key] is not None:
             lines.append(f"| {name} | {fmt(m[key])} |")
     lines.append(f"| failures | {m['failures']} |")
+    if m["groups"] is not None:
+        lines += [f"| {what} | {value} |" for what, value, _ in wording.group_rows(m["groups"])]
     model = document["model"]
     if model is not None:
         lines += [
@@ -842,12 +873,15 @@ EVENT_LOG_FORMS = ("csv", "jsonl", "json")
 
 _CSV_HEADER = "time_s,event,level,resumed_from,async_persist_end\n"
 
+#: With replica groups, two columns more: the group of a group_down or group_up, and a pause's end.
+_CSV_GROUPS = ",group,quorum_end"
 
-def event_log(pieces: Iterable[Events], form: str) -> Iterator[str]:
+
+def event_log(pieces: Iterable[Events], form: str, *, groups: bool = False) -> Iterator[str]:
     """A simulated timeline (:class:`ckptcalc.simulation.events.Events`, piece by piece) as an event log
     in ``form`` (csv, jsonl or json), a piece of text at a time: times in seconds in ``time_s``, the
     other times in seconds too, and ``async_persist_end`` ``interrupted`` where a failure cut the persist
-    short."""
+    short; with ``groups``, each group event's ``group`` and ``quorum_end`` (CSV: two columns more)."""
     import operator
 
     import numpy
@@ -858,9 +892,10 @@ def event_log(pieces: Iterable[Events], form: str) -> Iterator[str]:
     csv = form == "csv"
     end = "" if form == "json" else "\n"  # a JSON array's elements are joined by commas instead
     level = {name: name.startswith("checkpoint") for name in EVENT_KINDS}
+    more = ",," if groups else ""
     if csv:
-        tails = [f",{name},{'storage' if level[name] else ''},,\n" for name in EVENT_KINDS]
-        restarted = ",restart_end,,{!r},\n".format
+        tails = [f",{name},{'storage' if level[name] else ''},,{more}\n" for name in EVENT_KINDS]
+        restarted = (",restart_end,,{!r}," + more + "\n").format
         persisted = ",checkpoint_end,storage,,{}\n".format
         interrupted = INTERRUPTED
         heads: Any = repr
@@ -872,7 +907,8 @@ def event_log(pieces: Iterable[Events], form: str) -> Iterator[str]:
         interrupted = f'"{INTERRUPTED}"'
         heads = '{{"time_s": {!r}'.format
     endings = numpy.array(tails, dtype=object)
-    yield _CSV_HEADER if csv else "[\n" if form == "json" else ""
+    header = _CSV_HEADER.replace("\n", _CSV_GROUPS + "\n") if groups else _CSV_HEADER
+    yield header if csv else "[\n" if form == "json" else ""
     first = True
     for piece in pieces:
         if not piece.time_s.size:
@@ -886,6 +922,7 @@ def event_log(pieces: Iterable[Events], form: str) -> Iterator[str]:
         values = piece.persist_end_s[persists].tolist()
         for i, value in zip(persists.tolist(), values, strict=True):
             rest[i] = persisted(interrupted if value == _INF else repr(value))
+        _group_rows(rest, piece, csv, end)
         rows = map(operator.add, times, rest)
         if form == "json":
             if not first:
@@ -899,6 +936,16 @@ def event_log(pieces: Iterable[Events], form: str) -> Iterator[str]:
 
 
 _INF = float("inf")
+
+
+def _group_rows(rest: list[str], piece: Events, csv: bool, end: str) -> None:
+    """The group events of ``piece`` written with their group and pause end, in place in ``rest``."""
+    for i, name, group, quorum in piece.group_events():
+        if csv:
+            rest[i] = f",{name},,,,{group},{'' if quorum is None else repr(quorum)}\n"
+        else:
+            pause = "" if quorum is None else f', "quorum_end": {quorum!r}'
+            rest[i] = f', "event": "{name}", "group": {group}{pause}}}{end}'
 
 
 _SLOT = "\x00column\x00"

@@ -663,6 +663,11 @@ def analyze() -> Schema:
             "robust_interval_s": SECONDS,
             "gain_pp": NUMBER,
             "gain_gpu_hours": MAYBE_NUMBER,
+            "elastic": {
+                **ELASTIC,
+                "description": "the elastic model at the measured G, e, T_j, q_p, o (as"
+                " optimize --json's elastic); null without group events",
+            },
         },
         "the exact model at the measured inputs; null when they do not make one",
     )
@@ -674,10 +679,37 @@ def analyze() -> Schema:
             "write": share,
             "rework": share,
             "restart": share,
+            "groups_down": share,
+            "quorum": share,
+            "overhead": share,
             "below_slo": {"type": ["boolean", "null"]},
         }
     )
     maybe_count = {"type": ["integer", "null"], "minimum": 1}
+    maybe_share = {"type": ["number", "null"], "minimum": 0, "maximum": 1}
+    pair = {"type": ["array", "null"], "items": NUMBER, "minItems": 2, "maxItems": 2}
+    count = {"type": "integer", "minimum": 0}
+    groups = _object(
+        {
+            "groups": {"type": "integer", "minimum": 1, "description": "G: --groups, or the largest group + 1"},
+            "groups_given": {"type": "boolean", "description": "G came from --groups"},
+            "group_failures": {**count, "description": "group_down events: failures that took one group out"},
+            "whole_job_failures": {**count, "description": "failure events, less those with every group down"},
+            "all_down_failures": {**count, "description": "failures with every group down (the last group's)"},
+            "group_share": {**maybe_share, "description": "e: group-local rate / all failures' rate"},
+            "group_share_ci95": {**pair, "description": "Wilson 95 % of the count's split, as a share of rates"},
+            "rejoins": {**count, "description": "group_down to group_up spans no whole-job failure interrupted"},
+            "rejoin_s": {**MAYBE_SECONDS, "description": "T_j: their mean"},
+            "rejoin_p90_s": MAYBE_SECONDS,
+            "rejoin_ci95": {**pair, "description": "Student's t 95 % interval of the mean (null for one)"},
+            "quorum_pauses": {**count, "description": "group_down events with a quorum_end"},
+            "quorum_pause_s": {**MAYBE_SECONDS, "description": "q_p: mean quorum_end − group_down; null unmarked"},
+            "ft_overhead": {**FRACTION, "description": "o, as given (--ft-overhead; a log cannot show it)"},
+            "mtbf_s": {**MAYBE_SECONDS, "description": "M: every failure, with every group up"},
+            "down_s": {**SECONDS, "description": "group-time down over the run, divided by G"},
+        },
+        "the replica groups' group_down and group_up events (docs/model.md §11.6); null: none in the log",
+    )
     return _document(
         "analyze",
         "ckptcalc analyze --json",
@@ -696,11 +728,14 @@ def analyze() -> Schema:
                     "write": share,
                     "rework": share,
                     "restart": share,
+                    "groups_down": {**share, "description": "kept work lost to groups down (group-time / G)"},
+                    "quorum": {**share, "description": "kept work lost to quorum pauses (the running groups)"},
+                    "overhead": {**share, "description": "kept work lost to --ft-overhead outside pauses"},
                     "effective": share,
                     "effective_ci95": {"type": "array", "items": NUMBER, "minItems": 2, "maxItems": 2},
                     "goodput": share,
                 },
-                "shares of the run's wall time",
+                "shares of the run's wall time (useful + write + rework + restart + the groups' three = 1)",
             ),
             "discard": FRACTION,
             "measured": _object(
@@ -720,6 +755,7 @@ def analyze() -> Schema:
                     "shape": MAYBE_NUMBER,
                     "shape_p_value": MAYBE_NUMBER,
                     "levels": {"type": "array", "items": level},
+                    "groups": {"oneOf": [{"type": "null"}, groups]},
                 }
             ),
             "model": {"oneOf": [{"type": "null"}, model]},
@@ -783,8 +819,8 @@ def event() -> Schema:
             "time_s": seconds,
             "event": {
                 "type": "string",
-                "description": "run_start, run_end, checkpoint_start, checkpoint_end, failure, restart_end or"
-                " progress; any other value is skipped and counted",
+                "description": "run_start, run_end, checkpoint_start, checkpoint_end, failure, recovery,"
+                " restart_end, progress, group_down or group_up; any other value is skipped and counted",
             },
             "level": {"type": "string", "description": "checkpoint events: memory, storage, or a tier name"},
             "async_persist_end": {
@@ -795,6 +831,15 @@ def event() -> Schema:
             "cause": {"type": ["string", "number", "boolean", "null"], "description": "failure: its cause"},
             "resumed_from": {**time, "description": "restart_end: the checkpoint_start whose state was loaded"},
             "step": {"type": "number", "description": "progress: the training step reached"},
+            "kind": {"enum": ["in_place", "notice"], "description": "recovery: in place, or with notice"},
+            "group": {
+                "type": ["integer", "string"],
+                "description": "group_down, group_up: the replica group, a whole number from 0 (below --groups)",
+            },
+            "quorum_end": {
+                **time,
+                "description": "group_down: when the running groups resumed after the quorum change (a pause)",
+            },
         },
         "required": ["event"],
         "anyOf": [{"required": ["time"]}, {"required": ["time_s"]}],

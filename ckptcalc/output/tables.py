@@ -921,8 +921,7 @@ def analyze(document: dict[str, Any]) -> None:
     table.add_column("share", justify="right", no_wrap=True)
     table.add_column("time", justify="right", no_wrap=True)
     wall = document["wall_s"]
-    for key, name in (("useful", "useful work"), ("write", "checkpoint stalls"), ("rework", "re-done work"),
-                      ("restart", "restarts")):  # fmt: skip
+    for key, name in wording.split_parts(document):
         table.add_row(name, pct(r[key]), dur(r[key] * wall))
     out.print(table)
     low, high = r["effective_ci95"]

@@ -519,6 +519,47 @@ def measured_rows(m: dict[str, Any]) -> list[tuple[str, str, str]]:
         rows.append(("MTBF", dur(m["mtbf_s"]), f"95 %: {span([low, high], dur)}"))
     if m["shape"] is not None:
         rows.append(("Weibull shape", units.sig(m["shape"]), f"test of k = 1: p = {m['shape_p_value']:.2g}"))
+    if m.get("groups") is not None:
+        rows += group_rows(m["groups"])
+    return rows
+
+
+#: The realised split's parts, in the order the tables show them; the groups' three only with groups.
+SPLIT_PARTS = (("useful", "useful work"), ("write", "checkpoint stalls"), ("rework", "re-done work"),
+               ("restart", "restarts"))  # fmt: skip
+GROUP_PARTS = (("groups_down", "groups down"), ("quorum", "quorum pauses"), ("overhead", "fault-tolerance overhead"))
+
+
+def split_parts(document: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """The (key, name) of each part of ``analyze``'s realised split that the run has."""
+    return SPLIT_PARTS + (GROUP_PARTS if document["measured"].get("groups") is not None else ())
+
+
+def group_rows(g: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(what, value, note) rows of what a log's replica-group events measured (docs/model.md §11.6)."""
+    given = "given (--groups)" if g["groups_given"] else "the largest group + 1"
+    rows = [("replica groups", f"{g['groups']}", given)]
+    note = f"{g['whole_job_failures']:,} whole-job"
+    if g["all_down_failures"]:
+        note += f", {g['all_down_failures']:,} with every group down (group-local)"
+    rows.append(("group-local failures", f"{g['group_failures']:,}", note))
+    if g["group_share"] is not None:
+        low, high = g["group_share_ci95"]
+        rows.append(
+            ("group-local share", pct(g["group_share"]), f"of the failure rate; 95 %: {span([low, high], pct)}")
+        )
+    if g["rejoin_s"] is not None:
+        note = f"p90 {dur(g['rejoin_p90_s'])}, {g['rejoins']:,} rejoins"
+        if g["rejoin_ci95"] is not None:
+            note += f"; 95 %: {span(g['rejoin_ci95'], dur)}"
+        rows.append(("rejoin", dur(g["rejoin_s"]), note))
+    if g["quorum_pause_s"] is not None:
+        rows.append(("quorum pause", dur(g["quorum_pause_s"]), f"{g['quorum_pauses']:,} marked (quorum_end)"))
+    else:
+        rows.append(("quorum pause", "-", "none marked (quorum_end): counted as useful, none in the model"))
+    rows.append(("FT overhead", pct(g["ft_overhead"]), "as given (--ft-overhead): a log cannot show it"))
+    if g["mtbf_s"] is not None:
+        rows.append(("MTBF, every group up", dur(g["mtbf_s"]), "every failure: group-local and whole-job"))
     return rows
 
 
@@ -532,6 +573,14 @@ def model_rows(model: dict[str, Any]) -> list[tuple[str, str]]:
     ]
     if model["gain_gpu_hours"] is not None:
         rows.append(("gain over this run", f"{model['gain_gpu_hours']:,.0f} GPU-hours"))
+    elastic = model.get("elastic")
+    if elastic is not None:
+        rows += [
+            ("groups up (approximate)", pct(elastic["groups_up_share"])),
+            ("whole-job MTBF", dur(elastic["whole_job_mtbf_s"])),
+            ("lost to groups down", pct(elastic["groups_down_loss"])),
+            ("lost to quorum pauses", pct(elastic["quorum_loss"])),
+        ]
     return rows
 
 

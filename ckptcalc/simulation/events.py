@@ -3,7 +3,9 @@
 The same draws as :func:`ckptcalc.simulation.timeline.run_schedule`, so the log
 is the very timeline whose effective time the simulation reports. It comes in
 pieces of at most :data:`ROWS` events (:func:`pieces`), so a log of any length
-is written with bounded memory.
+is written with bounded memory. With elastic replica groups, :func:`elastic_pieces`
+follows :func:`ckptcalc.simulation.timeline.run_elastic` (the same draws) and adds
+each group's ``group_down`` and ``group_up``.
 
 >>> from ckptcalc.simulation.timeline import Failures, Schedule
 >>> log = events(Schedule.single(interval_s=600.0, stall_s=60.0, restart_s=300.0), Failures(3600.0),
@@ -20,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ckptcalc.errors import InputError
-from ckptcalc.simulation.timeline import DEFAULT_SEED, Failures, Schedule, check
+from ckptcalc.simulation.timeline import DEFAULT_SEED, Failures, Groups, Schedule, check
 
 #: Cycles drawn at once.
 BLOCK = 1 << 14
@@ -36,27 +38,59 @@ class Events:
     ``kind`` indexes :data:`EVENT_KINDS`; ``resumed_from_s`` (restart ends) is NaN where it does not
     apply; ``persist_end_s`` (ends of asynchronous checkpoints) is when the persist became durable,
     infinite where a failure cut it short, and NaN where it does not apply (synchronous checkpoints,
-    other events).
+    other events). With replica groups, ``group`` (−1 where it does not apply) and ``quorum_end_s`` (a
+    ``group_down``'s pause end; NaN: none); None without.
     """
 
     time_s: Any
     kind: Any
     resumed_from_s: Any
     persist_end_s: Any
+    group: Any = None
+    quorum_end_s: Any = None
+
+    def group_events(self) -> list[tuple[int, str, int, float | None]]:
+        """Each group event: its row, name, group and pause end (None: no pause); none without groups."""
+        import numpy
+
+        if self.group is None:
+            return []
+        rows = numpy.flatnonzero(self.group >= 0).tolist()
+        return [(i, EVENT_KINDS[int(self.kind[i])], int(self.group[i]),
+                 None if math.isnan(q := float(self.quorum_end_s[i])) else q) for i in rows]  # fmt: skip
 
 
 #: The event names of :class:`Events`, by their codes.
-EVENT_KINDS = ("run_start", "restart_end", "checkpoint_start", "checkpoint_end", "failure", "run_end")
+EVENT_KINDS = (
+    "run_start",
+    "restart_end",
+    "checkpoint_start",
+    "checkpoint_end",
+    "failure",
+    "run_end",
+    "group_down",
+    "group_up",
+)
 
-_RUN_START, _RESTART_END, _START, _END, _FAILURE, _RUN_END = range(6)
+_RUN_START, _RESTART_END, _START, _END, _FAILURE, _RUN_END, _GROUP_DOWN, _GROUP_UP = range(8)
 
 
 def events(schedule: Schedule, failures: Failures, *, cycles: int, seed: int = DEFAULT_SEED) -> Events:
     """The whole log of :func:`pieces` in one :class:`Events` (for short runs)."""
-    import numpy
 
     found = list(pieces(schedule, failures, cycles=cycles, seed=seed))
-    return Events(*(numpy.concatenate([getattr(p, name) for p in found]) for name in Events.__dataclass_fields__))
+    return _joined(found)
+
+
+def _joined(found: list[Events]) -> Events:
+    import numpy
+
+    return Events(
+        *(
+            None if getattr(found[0], name) is None else numpy.concatenate([getattr(p, name) for p in found])
+            for name in Events.__dataclass_fields__
+        )
+    )
 
 
 def pieces(schedule: Schedule, failures: Failures, *, cycles: int, seed: int = DEFAULT_SEED) -> Iterator[Events]:
@@ -212,3 +246,152 @@ def _carry_forward(values: Any, initial: float) -> Any:
     index = numpy.where(valid, numpy.arange(values.size), -1)
     numpy.maximum.accumulate(index, out=index)
     return numpy.where(index >= 0, values[numpy.maximum(index, 0)], initial)
+
+
+# ------------------------------------------------------------- elastic replica groups
+
+
+def elastic_events(
+    schedule: Schedule, groups: Groups, failures: Failures, *, cycles: int, seed: int = DEFAULT_SEED
+) -> Events:
+    """The whole log of :func:`elastic_pieces` in one :class:`Events` (for short runs)."""
+    return _joined(list(elastic_pieces(schedule, groups, failures, cycles=cycles, seed=seed)))
+
+
+def elastic_pieces(
+    schedule: Schedule, groups: Groups, failures: Failures, *, cycles: int, seed: int = DEFAULT_SEED
+) -> Iterator[Events]:
+    """The timeline :func:`ckptcalc.simulation.timeline.run_elastic` simulates for one synchronous level
+    (the same draws), as an event log in pieces of about :data:`ROWS` events.
+
+    As :func:`pieces`: from the first start of training to the last whole-job failure, each restart naming
+    the checkpoint it resumes from. Between whole-job failures each group's drop is a ``group_down``
+    (with ``quorum_end`` q_p later when there is a pause) and its rejoin T_j later a ``group_up``; the
+    groups down at a whole-job failure are back (``group_up``) when its restart ends. All groups down
+    is the last ``group_down`` and a ``failure`` at the same time. Which group drops is drawn uniformly
+    from the groups up, from a generator of its own, so the simulation's draws are untouched.
+
+    >>> from ckptcalc.simulation.timeline import Failures, Groups, Schedule
+    >>> g = Groups(groups=4, group_share=0.9, rejoin_s=600.0, quorum_pause_s=0.0, overhead=0.0)
+    >>> log = elastic_events(Schedule.single(interval_s=600.0, stall_s=10.0, restart_s=300.0), g,
+    ...                      Failures(3600.0), cycles=200, seed=1)
+    >>> sorted({EVENT_KINDS[int(k)] for k in log.kind})[:3]
+    ['checkpoint_end', 'checkpoint_start', 'failure']
+    """
+    import collections
+    import random
+
+    import numpy
+
+    from ckptcalc.simulation.timeline import _Draws, _stretch
+
+    if schedule.tiers != 1:
+        raise InputError("an event log is written for one checkpoint level", where="events")
+    if schedule.lag_s > 0 or failures.shape is not None or not groups.group_share < 1.0:
+        raise InputError("an elastic event log is written for what simulate runs", where="events")
+    cycles = check(cycles, failures.shape)
+    draws = _Draws(numpy.random.default_rng(seed))
+    pick = random.Random(seed)
+    whole_mean = failures.mtbf_s / (1.0 - groups.group_share)
+    nu = groups.group_share / failures.mtbf_s / groups.groups
+    tau, stall, restart = schedule.interval_s, schedule.stalls[0], schedule.restarts[0]
+    period, pause = tau + stall, groups.quorum_pause_s
+    clock, resume = 0.0, math.nan  # NaN: training has not started yet
+    down: collections.deque[int] = collections.deque()  # groups down, in the order they rejoin
+    rows = _Rows()
+    for _ in range(cycles):
+        x = draws.exponential() * whole_mean
+        if x < restart:
+            if not math.isnan(resume):
+                rows.add(clock + x, _FAILURE)
+            clock += x
+            continue
+        changes: list[tuple[float, int]] = []
+        _, _, all_down = _stretch(groups, nu, x - restart, draws, changes)
+        running = x - restart if all_down is None else all_down
+        start = clock + restart
+        if math.isnan(resume):
+            rows.add(start, _RUN_START)
+            resume = start
+        else:
+            rows.add(start, _RESTART_END, resumed=resume)
+        for group in sorted(down):  # the restart brought every group back
+            rows.add(start, _GROUP_UP, group=group)
+        down.clear()
+        up = list(range(groups.groups))
+        # The checkpoints as run_elastic counts them: boundary i ends at the i-th cumulative period.
+        count = int(running // period) + 2
+        ends = numpy.cumsum(numpy.full(count, period))
+        begins = numpy.concatenate(([0.0], ends[:-1])) + tau
+        started = int(numpy.count_nonzero(begins < running))
+        completed = int(numpy.searchsorted(ends, running, side="right"))
+        times = [start + float(t) for t in begins[:started]] + [start + float(t) for t in ends[:completed]]
+        kinds = [_START] * started + [_END] * completed
+        order = [0] * (started + completed)
+        extra: list[tuple[int, float]] = [(-1, math.nan)] * (started + completed)
+        for at, change in changes:
+            if change < 0:
+                group = up.pop(pick.randrange(len(up)))
+                down.append(group)
+                kinds.append(_GROUP_DOWN)
+                extra.append((group, start + at + pause if pause > 0 else math.nan))
+            else:
+                group = down.popleft()
+                up.append(group)
+                kinds.append(_GROUP_UP)
+                extra.append((group, math.nan))
+            times.append(start + at)
+            order.append(0)
+        times.append(start + running)
+        kinds.append(_FAILURE)
+        order.append(1)  # after anything at the same time (the last group_down when all went down)
+        extra.append((-1, math.nan))
+        for i in sorted(range(len(times)), key=lambda i: (times[i], order[i])):
+            rows.add(times[i], kinds[i], group=extra[i][0], quorum=extra[i][1])
+        if completed:
+            resume = start + float(begins[completed - 1])
+        clock += restart + running
+        if len(rows) >= ROWS:
+            yield rows.take()
+    if math.isnan(resume):
+        raise InputError("every failure struck a restart: there is no training to log", where="events")
+    rows.add(clock, _RUN_END)  # at the last failure
+    yield rows.take()
+
+
+class _Rows:
+    """Events gathered one by one, handed out as :class:`Events`."""
+
+    def __init__(self) -> None:
+        self.time: list[float] = []
+        self.kind: list[int] = []
+        self.resumed: list[float] = []
+        self.group: list[int] = []
+        self.quorum: list[float] = []
+
+    def __len__(self) -> int:
+        return len(self.time)
+
+    def add(
+        self, time: float, kind: int, *, resumed: float = math.nan, group: int = -1, quorum: float = math.nan
+    ) -> None:
+        self.time.append(time)
+        self.kind.append(kind)
+        self.resumed.append(resumed)
+        self.group.append(group)
+        self.quorum.append(quorum)
+
+    def take(self) -> Events:
+        """The events gathered so far, and a fresh start."""
+        import numpy
+
+        found = Events(
+            numpy.array(self.time, dtype=float),
+            numpy.array(self.kind, dtype=numpy.int8),
+            numpy.array(self.resumed, dtype=float),
+            numpy.full(len(self.time), numpy.nan),
+            numpy.array(self.group, dtype=numpy.int64),
+            numpy.array(self.quorum, dtype=float),
+        )
+        self.time, self.kind, self.resumed, self.group, self.quorum = [], [], [], [], []
+        return found

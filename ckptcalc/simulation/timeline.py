@@ -919,9 +919,12 @@ class _Draws:
         return self.uni.pop()
 
 
-def _stretch(g: Groups, nu: float, limit: float, draws: _Draws) -> tuple[list[float], list[float], float | None]:
+def _stretch(
+    g: Groups, nu: float, limit: float, draws: _Draws, changes: list[tuple[float, int]] | None = None
+) -> tuple[list[float], list[float], float | None]:
     """One running stretch of the groups process, all G up at its start, for at most ``limit`` of running
-    time: the breakpoints and the throughput between them, and the time all groups went down (or None)."""
+    time: the breakpoints and the throughput between them, and the time all groups went down (or None).
+    ``changes`` collects each group's drop (time, −1) and rejoin (time, +1), for the event log."""
     import collections
 
     full, scale = float(g.groups), (1.0 - g.overhead) / g.groups
@@ -946,6 +949,8 @@ def _stretch(g: Groups, nu: float, limit: float, draws: _Draws) -> tuple[list[fl
             t = at
         if ends:
             return times, thetas, None
+        if changes is not None:
+            changes.append((next_fail, -1) if next_fail <= rejoin else (rejoin, 1))
         if next_fail <= rejoin:
             up -= 1
             if up == 0:
