@@ -121,6 +121,7 @@ class Scenario(Record):
     jit_share: float | None = None
     jit_bandwidth: float | None = None
     notice_share: float | None = None
+    persist_slowdown: float | None = None  # training slowed by this share while a persist runs (docs/model.md §17)
     # What the just-in-time lever assumes, from a preset's [levers] (docs/model.md §13).
     lever_jit_share: float | None = None
     lever_jit_bandwidth: float | None = None  # a units.PerGpu when stated per GPU
@@ -423,6 +424,7 @@ def resolve(scenario: Scenario) -> Job:
         **_elastic(scenario),
     )
     config = _with_recovery(scenario, config)
+    config = _with_storage(scenario, config)
     _check_persist(scenario, config)
     gpu_mtbf = scenario.gpu_mtbf_s
     if gpu_mtbf is None and scenario.gpus is not None:
@@ -634,6 +636,8 @@ def _check_ranges(scenario: Scenario, values: dict[str, float]) -> None:
                     f"must be 0 or a duration from {SMALLEST:g} to {LARGEST:g} s, got {value:g} s",
                     where=scenario.where(name),
                 )
+        elif name in STORAGE_SHARES:
+            _check_storage_share(scenario, name, value)
         elif name == "discard" or name == "replica_survival":
             if not (math.isfinite(value) and 0 <= value < 1):
                 raise InputError(f"must be a share in [0, 1), got {value:g}", where=scenario.where(name))
@@ -831,3 +835,26 @@ def _elastic(scenario: Scenario) -> dict[str, float | None]:
 
 def _or(value: float | None, default: float) -> float:
     return default if value is None else value
+
+
+# ------------------------------------------------------------------ storage (docs/model.md §17)
+
+#: Shares the storage inputs hold, each in [0, 1).
+STORAGE_SHARES = ("persist_slowdown",)
+
+
+def _check_storage_share(scenario: Scenario, name: str, value: float) -> None:
+    if not (math.isfinite(value) and 0 <= value < 1):
+        raise InputError(f"must be a share in [0, 1), got {value:g}", where=scenario.where(name))
+
+
+def _with_storage(scenario: Scenario, config: Config) -> Config:
+    """The persist slowdown: it slows training while a background persist runs, so it needs one."""
+    if scenario.persist_slowdown is None:
+        return config
+    if scenario.snapshot_bandwidth is None:
+        raise InputError(
+            "slows training while a background persist runs: it needs {snapshot_bw} (asynchronous checkpoints)",
+            where=scenario.where("persist_slowdown"),
+        )
+    return config.replace(persist_slowdown=scenario.persist_slowdown)

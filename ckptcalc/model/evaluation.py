@@ -149,9 +149,22 @@ class Level(Record):
     restart_s: Num
     share: Num
     interval_s: Num | None = None
+    # The part of ``stall_s`` that is training slowed by the persist, f·P (docs/model.md §17.1): the
+    # model's stall is s + f·P and its lag (1 − f)·P, so a level's own stall and persist are these.
+    slowdown_s: Num = 0.0
 
     def optimal_interval(self, mtbf_s: Num) -> Num:
         return optimal_interval(self.stall_s, self.lag_s, mtbf_s, self.share)
+
+    @property
+    def snapshot_s(self) -> Num:
+        """The stall itself, without the slowdown the model charges with it."""
+        return self.stall_s - self.slowdown_s
+
+    @property
+    def persist_s(self) -> Num:
+        """The persist's elapsed time P (the model's lag, the work done during it, plus its slowdown)."""
+        return self.lag_s + self.slowdown_s
 
 
 class Tier(Record):
@@ -214,6 +227,7 @@ class Config(Record):
     jit_share: Num | None = None  # share of failures recovered in place from a healthy replica
     jit_bandwidth: Num | None = None  # bandwidth of that save (default: the storage bandwidth)
     notice_share: Num | None = None  # share of failures met by writing a checkpoint first
+    persist_slowdown: Num | None = None  # training runs at 1 − this while a persist runs (docs/model.md §17.1)
 
     @property
     def has_jit(self) -> bool:
@@ -338,6 +352,11 @@ class Config(Record):
             stall, lag = write_time(self.checkpoint_bytes, self.snapshot_bandwidth), self.write_s
         else:
             stall, lag = self.write_s, 0.0
+        slowdown: Num = 0.0
+        if self.persist_slowdown is not None and self.snapshot_bandwidth is not None:
+            from ckptcalc.model.storage import slowed
+
+            stall, lag, slowdown = slowed(stall_s=stall, persist_s=lag, slowdown=self.persist_slowdown)
         levels.append(
             Level(
                 name="storage",
@@ -346,6 +365,7 @@ class Config(Record):
                 restart_s=self.storage_restart_s,
                 share=storage_share,
                 interval_s=self.interval_s,
+                slowdown_s=slowdown,
             )
         )
         return tuple(levels)

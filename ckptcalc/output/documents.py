@@ -94,6 +94,7 @@ def inputs(job: Job) -> dict[str, Any]:
             c.jit_bandwidth if c.jit_bandwidth is not None or not c.has_jit else c.bandwidth
         ),
         "notice_share": _f(c.notice_share),
+        "persist_slowdown": _f(c.persist_slowdown),
         "groups": None if c.groups is None else int(c.groups),
         "group_share": _f(c.group_share),
         "rejoin_s": _f(c.rejoin_s),
@@ -159,8 +160,9 @@ def level(item: Plan, steps: int | None = None) -> dict[str, Any]:
     lv = item.level
     return {
         "name": lv.name,
-        "stall_s": float(lv.stall_s),
-        "lag_s": float(lv.lag_s),
+        "stall_s": float(lv.snapshot_s),
+        "lag_s": float(lv.persist_s),
+        "slowdown_s": float(lv.slowdown_s),
         "interval_s": _interval(item.interval_s),
         "optimal_interval_s": _interval(item.optimal_interval_s),
         "share_of_failures": float(lv.share),
@@ -229,6 +231,7 @@ def evaluation(
         "warnings": [*warnings(result), *_bound_warning(job), *_recovery_note(job)],
         "spares": spares(job, result),
         "elastic": elastic(result),
+        "storage": storage(job, result),
     }
 
 
@@ -1155,4 +1158,13 @@ def events(counts: Any, logs: list[str], written: int, output: str | None, form:
             notes=counts.notes,
             year_from=counts.said.get("year_from"),
         ),
+    }
+
+
+def storage(job: Job, result: Result) -> dict[str, Any]:
+    """What the checkpoints cost the storage, and the storage training (docs/model.md §17)."""
+    from ckptcalc.model.storage import result_slowdown
+
+    return {
+        "slowdown_share": result_slowdown(result),
     }

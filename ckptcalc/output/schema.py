@@ -129,6 +129,12 @@ INPUTS = _object(
         "rejoin_s": MAYBE_SECONDS,
         "quorum_pause_s": MAYBE_SECONDS,
         "ft_overhead": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+        "persist_slowdown": {
+            "type": ["number", "null"],
+            "minimum": 0,
+            "exclusiveMaximum": 1,
+            "description": "share of training speed lost while a persist runs",
+        },
     },
     "normalised inputs, SI units; null where unused",
 )
@@ -167,6 +173,7 @@ LEVEL = _object(
         "name": {"type": "string", "description": "memory, storage, or a middle tier's name"},
         "stall_s": SECONDS,
         "lag_s": SECONDS,
+        "slowdown_s": {**SECONDS, "description": "seconds per checkpoint lost to training slowed while it persists"},
         "interval_s": INTERVAL,
         "optimal_interval_s": INTERVAL,
         "share_of_failures": FRACTION,
@@ -274,6 +281,14 @@ ELASTIC: Schema = {
     ]
 }
 
+#: What the checkpoints cost the storage (docs/model.md §17).
+STORAGE = _object(
+    {
+        "slowdown_share": {**FRACTION, "description": "share of elapsed time lost to training slowed by the persist"},
+    },
+    "what the checkpoints cost the storage, and the persist's slowdown (docs/model.md §17)",
+)
+
 EVALUATION: Schema = {
     "inputs": INPUTS,
     "model": {"const": "exact"},
@@ -298,6 +313,7 @@ EVALUATION: Schema = {
     "elastic": ELASTIC,
     "warnings": WARNINGS,
     "spares": SPARES,
+    "storage": STORAGE,
 }
 
 HEADER: Schema = {"schema_version": {"const": SCHEMA_VERSION}}

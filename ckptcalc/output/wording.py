@@ -669,3 +669,10 @@ def all_down(share: float) -> str:
         f"{pct(share)} of whole-job failures are all elastic groups down at once: the analytic form"
         " overstates the effective time there (docs/model.md §14.6); `ckptcalc simulate` answers"
     )
+
+
+# ------------------------------------------------------------ storage (docs/model.md §17)
+
+#: The loss table's row for the persist's slowdown, and its note: it is part of the write share above.
+SLOWDOWN_ROW = "slowdown"
+SLOWDOWN_NOTE = "part of write"

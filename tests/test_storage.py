@@ -1,0 +1,169 @@
+"""What checkpoints cost the storage: the persist's slowdown, the storage load, compression and tier
+subsets (docs/model.md §17)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_helpers import assert_usage_error
+from references import lambert
+
+from ckptcalc.model import storage
+from ckptcalc.model.evaluation import Config, evaluate
+from ckptcalc.simulation.timeline import Failures, Schedule, run, run_schedule
+
+Run = Callable[..., Any]
+RunJson = Callable[..., dict[str, Any]]
+
+#: docs/model.md §17.1: s = 0.5 s, P = 300 s, f = 0.5, M = 3.1 h, r = 10 min (300 TB at 1 TB/s,
+#: snapshots at 600 TB/s).
+SLOWED = Config(
+    checkpoint_bytes=300e12,
+    bandwidth=1e12,
+    snapshot_bandwidth=600e12,
+    mtbf_s=11_160.0,
+    restart_s=600.0,
+    persist_slowdown=0.5,
+)
+
+
+def daly_async(tau: float, stall: float, lag: float, restart: float, mtbf: float) -> float:
+    """docs/model.md §8.2, written out: τ·e^{−(r+P)/M} / (M·(e^{(τ+s)/M} − 1))."""
+    return tau * math.exp(-(restart + lag) / mtbf) / (mtbf * math.expm1((tau + stall) / mtbf))
+
+
+# ------------------------------------------------------------------ §17.1 interference
+
+
+def test_slowed_level_is_a_longer_stall_and_a_shorter_lag() -> None:
+    # docs/model.md §17.1: s + f·P = 150.5 s, (1 − f)·P = 150 s, f·P = 150 s.
+    assert storage.slowed(stall_s=0.5, persist_s=300.0, slowdown=0.5) == (150.5, 150.0, 150.0)
+    assert storage.slowed(stall_s=0.5, persist_s=300.0, slowdown=0.0) == (0.5, 300.0, 0.0)
+
+
+def test_reference_optimum_moves_off_the_persist_bound() -> None:
+    """docs/model.md §17.1: without the slowdown the optimum is the persist bound, 300 s (Young's
+    105.6 s is below it); with f = 0.5 the first-order interval is √(2·150.5·11 160) = 1 832.8 s and
+    the exact one 1 733.87 s (Lambert W with δ → 150.5 s), effective 0.78974."""
+    plain = evaluate(SLOWED.replace(persist_slowdown=None))
+    assert plain.optimal_interval_s == pytest.approx(300.0, rel=1e-9)
+    assert plain.effective == pytest.approx(0.90864, abs=1e-5)
+    found = evaluate(SLOWED)
+    assert found.young_interval_s == pytest.approx(1832.80, abs=0.01)
+    assert found.optimal_interval_s == pytest.approx(1733.87, abs=0.01)
+    assert found.optimal_interval_s == pytest.approx(lambert(150.5, 11_160.0), rel=1e-7)
+    assert found.effective == pytest.approx(0.789737, abs=1e-6)
+    assert found.effective == pytest.approx(daly_async(1733.8713, 150.5, 150.0, 600.0, 11_160.0), rel=1e-7)
+    # The shortcut that kept the lag at P would charge f·P = 150 s more per failure: e^{−150/M} less.
+    assert found.effective - 0.779194 == pytest.approx(0.010544, abs=2e-6)
+
+
+def test_slowdown_share_is_the_slowed_part_of_the_write_share() -> None:
+    found = evaluate(SLOWED)
+    share = storage.result_slowdown(found)
+    assert share == pytest.approx(found.write * 150.0 / 150.5, rel=1e-12)
+    assert storage.result_slowdown(evaluate(SLOWED.replace(persist_slowdown=None))) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("interval", "slowdown"),
+    [(None, 0.5), (400.0, 0.5), (3000.0, 0.3)],
+)
+def test_simulation_runs_the_slowdown_and_agrees(interval: float | None, slowdown: float) -> None:
+    """The timeline slows training during each persist (no stall shortcut) and lands within its CI
+    of the exact model (docs/model.md §17.1)."""
+    config = SLOWED.replace(interval_s=interval, persist_slowdown=slowdown)
+    exact = float(evaluate(config).effective)
+    found = run(config, Failures(11_160.0), cycles=40_000, seed=11)
+    assert found.schedule.slowdown == slowdown and found.schedule.stalls == pytest.approx((0.5,))
+    assert found.schedule.lag_s == pytest.approx(300.0)
+    low, high = found.ci95
+    assert low <= exact <= high, (low, exact, high)
+    assert high - low < 0.01
+    if interval is None:
+        # docs/model.md §17.1: the shortcut that kept the lag at P lies outside the interval.
+        assert not low <= 0.779194 <= high
+
+
+def test_simulation_without_slowdown_is_the_plain_timeline() -> None:
+    """With f = 0 the slowed timeline is the plain one: same draws, same kept work."""
+    from ckptcalc.simulation.interference import slowed_sums
+
+    base = Schedule.single(interval_s=600.0, stall_s=2.0, restart_s=300.0, lag_s=100.0)
+    plain = run_schedule(base, Failures(3600.0), cycles=2000, seed=5)
+    totals, _, _ = slowed_sums(interval_s=600.0, stall_s=2.0, persist_s=100.0, slowdown=0.0, restart_s=300.0,
+                               draw=Failures(3600.0).draw, batches=[100] * 20, seed=5, progress=None)  # fmt: skip
+    assert totals[1] / totals[0] == pytest.approx(plain.effective, rel=1e-12)
+    assert totals[2] / totals[0] == pytest.approx(plain.split.write, rel=1e-9)
+
+
+def test_simulation_refuses_slowdown_with_more_tiers(run: Run) -> None:
+    result = run("simulate", "--preset", "llama3-405b-tiered", "--snapshot-bw", "409.6TB/s",
+                 "--persist-slowdown", "0.5", "--cycles", "2000")  # fmt: skip
+    assert_usage_error(result, "--persist-slowdown")
+
+
+def test_async_preset_optimum_moves_up(run_json: RunJson) -> None:
+    """llama3-405b-async: s = 6.48 TB / 409.6 TB/s = 15.8 ms, P = 3.24 s; at f = 0.5 the stall is
+    1.636 s and the optimum 189.99 s (Lambert W), above the persist bound 3.24 s."""
+    plain = run_json("optimize", "--preset", "llama3-405b-async")
+    found = run_json("optimize", "--preset", "llama3-405b-async", "--persist-slowdown", "0.5")
+    assert plain["optimal_interval_s"] == pytest.approx(18.8, abs=0.05)
+    assert found["optimal_interval_s"] == pytest.approx(189.99, abs=0.01)
+    (level,) = found["levels"]
+    assert level["stall_s"] == pytest.approx(6.48e12 / 409.6e12, rel=1e-9)
+    assert level["lag_s"] == pytest.approx(3.24, rel=1e-12)
+    assert level["slowdown_s"] == pytest.approx(1.62, rel=1e-12)
+    assert found["inputs"]["persist_slowdown"] == 0.5
+    assert 0 < found["storage"]["slowdown_share"] < found["loss"]["write"]
+
+
+def test_table_shows_stall_and_slowdown_apart(run: Run) -> None:
+    result = run("optimize", "--preset", "llama3-405b-async", "--persist-slowdown", "50%")
+    assert result.exit_code == 0, result.stderr
+    assert "slowdown" in result.stdout
+    assert "1.62 s" in result.stdout  # f·P
+    assert "3.24 s" in result.stdout  # the persist itself
+
+
+def test_preset_states_the_slowdown_on_the_last_tier(tmp_path: Path, run_json: RunJson, run: Run) -> None:
+    text = """schema_version = 1
+[checkpoint]
+size = "300TB"
+[failures]
+mtbf = "3.1h"
+[[levels]]
+name = "memory"
+bandwidth = "10TB/s"
+restart = "1min"
+serves = 0.9
+[[levels]]
+name = "storage"
+bandwidth = "1TB/s"
+snapshot_bandwidth = "600TB/s"
+persist_slowdown = 0.5
+restart = "10min"
+serves = 0.1
+"""
+    path = tmp_path / "slowed.toml"
+    path.write_text(text)
+    found = run_json("optimize", "--preset", str(path))
+    assert found["inputs"]["persist_slowdown"] == 0.5
+    assert found["levels"][-1]["slowdown_s"] == pytest.approx(150.0)
+    bad = tmp_path / "bad.toml"
+    bad.write_text(text.replace("serves = 0.9\n", "serves = 0.9\npersist_slowdown = 0.2\n"))
+    assert_usage_error(run("optimize", "--preset", str(bad)), "levels[0].persist_slowdown")
+
+
+@pytest.mark.parametrize("value", ["1", "-0.1", "1.5", "100%", "nan"])
+def test_slowdown_outside_its_range_is_refused(run: Run, value: str) -> None:
+    result = run("optimize", "--preset", "llama3-405b-async", "--persist-slowdown", value)
+    assert_usage_error(result, "--persist-slowdown")
+
+
+def test_slowdown_needs_a_background_persist(run: Run) -> None:
+    assert_usage_error(run("optimize", "--persist-slowdown", "0.5"), "--snapshot-bw")
