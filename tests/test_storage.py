@@ -167,3 +167,123 @@ def test_slowdown_outside_its_range_is_refused(run: Run, value: str) -> None:
 
 def test_slowdown_needs_a_background_persist(run: Run) -> None:
     assert_usage_error(run("optimize", "--persist-slowdown", "0.5"), "--snapshot-bw")
+
+
+# ------------------------------------------------------------------ §17.2 storage load
+
+
+def llama_exact(tau: float) -> float:
+    """docs/model.md §3: Daly's exact form for llama3-405b (δ = 3.24 s, r = 600 s, M = 11 160 s)."""
+    return tau / (11_160.0 * math.exp(600.0 / 11_160.0) * math.expm1((tau + 3.24) / 11_160.0))
+
+
+def test_llama3_load_at_its_optimum(run_json: RunJson) -> None:
+    """docs/model.md §17.2: τ* = 266.762 s, busy 3.24/(266.762 + 3.24) = 1.2000 %, 6.48 TB × 86 400 /
+    266.762 = 323.9 checkpoints a day = 2.0988 PB a day."""
+    found = run_json("optimize", "--preset", "llama3-405b")["storage"]
+    (tier,) = found["tiers"]
+    assert tier["name"] == "storage" and tier["write_s"] == pytest.approx(3.24)
+    assert tier["storage_busy_share"] == pytest.approx(0.0120000, abs=1e-7)
+    assert tier["bytes_written_per_day"] == pytest.approx(2.09877e15, rel=1e-5)
+    assert found["bytes_written_per_day"] == tier["bytes_written_per_day"]
+    assert found["max_busy"] == 0.5 and found["limit_cost_pp"] is None
+
+
+def test_async_preset_busy_share(run_json: RunJson) -> None:
+    """llama3-405b-async: the persist P = 3.24 s every 18.8 s (+ 15.8 ms stall): 17.2 % busy; at
+    f = 0.5, P/(τ + s + f·P) = 3.24/(189.991 + 1.636) = 1.6908 %."""
+    document = run_json("optimize", "--preset", "llama3-405b-async")
+    (tier,) = document["storage"]["tiers"]
+    assert tier["write_s"] == pytest.approx(3.24)
+    stall = 6.48e12 / 409.6e12
+    assert tier["storage_busy_share"] == pytest.approx(3.24 / (document["interval_s"] + stall), rel=1e-12)
+    assert 0.172 < tier["storage_busy_share"] < 0.173
+    slowed = run_json("optimize", "--preset", "llama3-405b-async", "--persist-slowdown", "0.5")
+    assert slowed["storage"]["tiers"][0]["storage_busy_share"] == pytest.approx(0.016908, abs=1e-6)
+
+
+def test_every_tier_has_its_load(run_json: RunJson) -> None:
+    document = run_json("optimize", "--preset", "llama3-405b-tiered")
+    tiers = document["storage"]["tiers"]
+    assert [t["name"] for t in tiers] == [lv["name"] for lv in document["levels"]]
+    for tier, level in zip(tiers, document["levels"], strict=True):
+        stall = level["stall_s"]
+        assert tier["storage_busy_share"] == pytest.approx(stall / (level["interval_s"] + stall), rel=1e-12)
+        assert tier["bytes_written_per_day"] == pytest.approx(6.48e12 * 86_400 / level["interval_s"], rel=1e-12)
+    total = sum(t["bytes_written_per_day"] for t in tiers)
+    assert document["storage"]["bytes_written_per_day"] == pytest.approx(total, rel=1e-12)
+
+
+def test_busy_warning_above_the_limit(run_json: RunJson) -> None:
+    """--interval 2s: 3.24/(2 + 3.24) = 61.8 % busy, above 50 % (a warning), below 70 % (none)."""
+    document = run_json("optimize", "--interval", "2s")
+    assert document["storage"]["tiers"][0]["storage_busy_share"] == pytest.approx(3.24 / 5.24)
+    assert any("61.8 %" in w and "--max-busy" in w for w in document["warnings"])
+    quiet = run_json("optimize", "--interval", "2s", "--max-busy", "0.7")
+    assert not any("--max-busy" in w for w in quiet["warnings"])
+    assert quiet["storage"]["max_busy"] == 0.7
+
+
+def test_a_persist_busy_all_the_time_is_refused(run: Run) -> None:
+    """A persist of 3.24 s every 3 s would be busy 108 % of the time: refused, naming the interval."""
+    async_job = ("--preset", "llama3-405b-async", "--interval", "3s")
+    assert_usage_error(run("optimize", *async_job), "--interval")
+    assert_usage_error(run("simulate", *async_job, "--cycles", "2000"), "--interval")
+    assert_usage_error(run("plan", *async_job, "--work", "1d"), "--interval")
+
+
+def test_load_check_names_the_tier() -> None:
+    """The load record flags a share ≥ 1 (the refusal's test, by hand: 3.24 s written per 3 s)."""
+    found = storage.Load(
+        tiers=(storage.TierLoad("storage", 3.24, 3.0, storage.busy_share(3.24, 3.0), 1.0, 1.0),),
+        slowdown_share=0.0,
+        max_busy=0.5,
+    )
+    assert found.overloaded is not None and found.overloaded.busy_share == pytest.approx(1.08)
+    assert found.busy == found.tiers
+
+
+@pytest.mark.parametrize("value", ["0", "1", "1.5", "-0.2"])
+def test_max_busy_out_of_range(run: Run, value: str) -> None:
+    assert_usage_error(run("optimize", "--max-busy", value), "--max-busy")
+
+
+def test_written_limit_holds_the_interval_and_costs_points(run_json: RunJson) -> None:
+    """docs/model.md §17.2: at most 1 PB a day of 6.48 TB checkpoints is one every 6.48e12 × 86 400 /
+    1e15 = 559.872 s; exact effective 0.918633 there against 0.925004 at 266.762 s: 0.6371 pp."""
+    document = run_json("optimize", "--max-written-per-day", "1PB")
+    assert document["optimal_interval_s"] == pytest.approx(559.872, rel=1e-9)
+    assert document["effective"] == pytest.approx(llama_exact(559.872), rel=1e-9)
+    found = document["storage"]
+    assert found["bytes_written_per_day"] == pytest.approx(1e15, rel=1e-9)
+    assert found["max_written_per_day"] == 1e15
+    assert found["limit_cost_pp"] == pytest.approx(0.63713, abs=1e-5)
+    assert found["limit_cost_pp"] == pytest.approx(100 * (llama_exact(266.7622) - llama_exact(559.872)), abs=1e-6)
+    assert any("1.00 PB a day" in w for w in document["warnings"])
+    loose = run_json("optimize", "--max-written-per-day", "3PB")
+    assert loose["optimal_interval_s"] == pytest.approx(266.762, abs=1e-3)
+    assert loose["storage"]["limit_cost_pp"] == 0.0
+
+
+def test_written_limit_with_tiers_holds_the_top_interval(run_json: RunJson) -> None:
+    """Three tiers: the limit binds the storage tier (1 PB a day of 6.48 TB: every 559.872 s at least)."""
+    free = run_json("optimize", "--preset", "llama3-405b-tiered")
+    assert free["interval_s"] < 2000.0
+    held = run_json("optimize", "--preset", "llama3-405b-tiered", "--max-written-per-day", "0.1PB")
+    top = held["storage"]["tiers"][-1]
+    assert top["bytes_written_per_day"] == pytest.approx(0.1e15, rel=1e-6)
+    assert held["interval_s"] == pytest.approx(5598.72, rel=1e-6)
+    assert held["storage"]["limit_cost_pp"] > 0
+
+
+def test_load_in_simulate_plan_compare_and_sweep(run_json: RunJson) -> None:
+    per_day = 2.09877e15
+    simulated = run_json("simulate", "--cycles", "2000")
+    assert simulated["storage"]["bytes_written_per_day"] == pytest.approx(per_day, rel=1e-5)
+    planned = run_json("plan", "--work", "1d", "--runs", "20")
+    assert planned["storage"]["tiers"][0]["storage_busy_share"] == pytest.approx(0.0120000, abs=1e-7)
+    compared = run_json("compare", "--what-if", "bw=1TB/s")
+    assert compared["scenarios"][0]["storage"]["bytes_written_per_day"] == pytest.approx(per_day, rel=1e-5)
+    swept = run_json("sweep", "--over", "interval", "--from", "100s", "--to", "1000s", "--points", "2")
+    assert swept["storage_busy_share"] == pytest.approx([3.24 / 103.24, 3.24 / 1003.24])
+    assert swept["bytes_written_per_day"] == pytest.approx([6.48e12 * 864, 6.48e12 * 86.4])

@@ -122,6 +122,8 @@ class Scenario(Record):
     jit_bandwidth: float | None = None
     notice_share: float | None = None
     persist_slowdown: float | None = None  # training slowed by this share while a persist runs (docs/model.md §17)
+    max_busy: float | None = None  # the busy share of a tier's storage above which a warning is given
+    max_written_per_day: float | None = None  # the most bytes a day the storage tier may take
     # What the just-in-time lever assumes, from a preset's [levers] (docs/model.md §13).
     lever_jit_share: float | None = None
     lever_jit_bandwidth: float | None = None  # a units.PerGpu when stated per GPU
@@ -840,16 +842,21 @@ def _or(value: float | None, default: float) -> float:
 # ------------------------------------------------------------------ storage (docs/model.md §17)
 
 #: Shares the storage inputs hold, each in [0, 1).
-STORAGE_SHARES = ("persist_slowdown",)
+STORAGE_SHARES = ("persist_slowdown", "max_busy")
 
 
 def _check_storage_share(scenario: Scenario, name: str, value: float) -> None:
-    if not (math.isfinite(value) and 0 <= value < 1):
-        raise InputError(f"must be a share in [0, 1), got {value:g}", where=scenario.where(name))
+    """The slowdown in [0, 1); the busy share warned above in (0, 1) (at 1 a schedule cannot run)."""
+    low_ok = value > 0 if name == "max_busy" else value >= 0
+    if not (math.isfinite(value) and low_ok and value < 1):
+        interval = "(0, 1)" if name == "max_busy" else "[0, 1)"
+        raise InputError(f"must be a share in {interval}, got {value:g}", where=scenario.where(name))
 
 
 def _with_storage(scenario: Scenario, config: Config) -> Config:
     """The persist slowdown: it slows training while a background persist runs, so it needs one."""
+    if scenario.max_written_per_day is not None:
+        config = config.replace(max_written_per_day=scenario.max_written_per_day)
     if scenario.persist_slowdown is None:
         return config
     if scenario.snapshot_bandwidth is None:

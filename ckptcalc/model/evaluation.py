@@ -228,6 +228,7 @@ class Config(Record):
     jit_bandwidth: Num | None = None  # bandwidth of that save (default: the storage bandwidth)
     notice_share: Num | None = None  # share of failures met by writing a checkpoint first
     persist_slowdown: Num | None = None  # training runs at 1 − this while a persist runs (docs/model.md §17.1)
+    max_written_per_day: Num | None = None  # the most bytes a day the top tier may take (docs/model.md §17.2)
 
     @property
     def has_jit(self) -> bool:
@@ -610,6 +611,12 @@ def _plan(config: Config) -> tuple[Tiers, list[Caveat]]:
     if config.has_jit:
         return _plan_jit(config, base, given)
     if all(g is None for g in given):
+        if config.max_written_per_day is not None:
+            from ckptcalc.model import storage
+
+            found, bound = storage.within_written(base, mtbf, config.checkpoint_bytes, config.max_written_per_day)
+            limit = largest(config.max_written_per_day)
+            return found, [Caveat("written_bound", "storage", limit, bound)] if bound else []
         return search.best(base, mtbf), []
     if all(g is not None for g in given):
         return _given(config, base, given)

@@ -9,8 +9,8 @@ Pure arithmetic on floats (numpy arrays where a caller passes them), no words:
   stall s + f·P and the lag (1 − f)·P (the work re-run after a failure to get
   back to where the lost checkpoint was durable, at full speed): exact for
   one level, first order the same for more (:func:`slowed`).
-* **Storage load.** A tier written every τ with a persist P is busy P/τ of
-  the time and takes size × 86 400/τ bytes a day.
+* **Storage load.** A tier written every τ of work with a persist P is busy
+  P/(τ + its stall) of the time and takes size × 86 400/τ bytes a day.
 * **Compression** by c at a codec throughput B_c: a write of size/B_c +
   size/(c·B), a reload read the same way (:func:`coded_time`).
 
@@ -23,7 +23,10 @@ Pure arithmetic on floats (numpy arrays where a caller passes them), no words:
 
 from __future__ import annotations
 
+import math
 from typing import Any
+
+from ckptcalc.records import Record
 
 #: Seconds in a day, for the bytes written per day.
 DAY_S = 86_400.0
@@ -46,10 +49,12 @@ def slowed(*, stall_s: Num, persist_s: Num, slowdown: Num) -> tuple[Num, Num, Nu
     return stall_s + cost, persist_s - cost, cost
 
 
-def busy_share(persist_s: Num, interval_s: Num) -> Num:
-    """The share of elapsed time a tier's storage is busy writing: its write (or persist) time over its
-    interval, P/τ. At 1 or more the schedule cannot run (a write would start before the last ends)."""
-    return persist_s / interval_s
+def busy_share(write_s: Num, interval_s: Num, stall_s: Num = 0.0) -> Num:
+    """The share of elapsed time a tier's storage is busy writing: its write time (the persist P of an
+    asynchronous tier, the write δ of a synchronous one) over the elapsed time from one of its
+    checkpoints to the next, the interval τ of work plus the stall training waits (δ; s + f·P):
+    δ/(τ + δ), or P/(τ + s + f·P). At 1 or more a write would start before the last ends."""
+    return write_s / (interval_s + stall_s)
 
 
 def written_per_day(size_bytes: Num, interval_s: Num) -> Num:
@@ -91,3 +96,112 @@ def result_slowdown(result: Any) -> float:
         return 0.0
     rows = [(float(p.level.stall_s), float(p.level.slowdown_s), float(p.interval_s)) for p in plans]
     return float(slowdown_share(float(result.write), rows))
+
+
+def shortest_interval(size_bytes: Num, limit_bytes_per_day: Num) -> Num:
+    """The shortest interval at which one checkpoint of ``size_bytes`` per interval stays within
+    ``limit_bytes_per_day``: size × 86 400 / limit."""
+    return size_bytes * DAY_S / limit_bytes_per_day
+
+
+def within_written(base: Any, mtbf_s: Num, size_bytes: Num, limit_bytes_per_day: Num) -> tuple[Any, int]:
+    """The best schedule (a :class:`ckptcalc.model.tiers.Tiers` like ``base``) whose top tier takes at most
+    ``limit_bytes_per_day``, and at how many points the limit binds. Effective time rises towards the
+    free optimum of the top interval and falls past it, so a limit that binds holds the top interval at
+    size × 86 400 / limit, the tiers below re-optimised under it (docs/model.md §17.2)."""
+    from ckptcalc.model import search
+    from ckptcalc.model.arrays import count, lib
+
+    found = search.best(base, mtbf_s)
+    top = found.storage_interval_s
+    floor = shortest_interval(size_bytes, limit_bytes_per_day)
+    hits = count(top < floor * (1.0 - 1e-12))
+    if not hits:
+        return found, 0
+    ns = lib(top, floor)
+    return search.best(base, mtbf_s, top_s=ns.maximum(top, floor)), hits
+
+
+class TierLoad(Record):
+    """One tier's load on its storage at the schedule run: its write time per checkpoint (the persist,
+    or the stall of a synchronous write), interval, busy share and bytes per checkpoint and per day."""
+
+    name: str
+    write_s: float
+    interval_s: float
+    busy_share: float
+    checkpoint_bytes: float
+    bytes_written_per_day: float
+
+
+class Load(Record):
+    """What a result's schedule costs the storage (docs/model.md §17.2): every tier's load, fastest first,
+    the share of time lost to the persist's slowdown, and with a daily write limit what honouring it
+    costs (``limit_cost_pp``, points of effective time against the optimum without the limit)."""
+
+    tiers: tuple[TierLoad, ...]
+    slowdown_share: float
+    max_busy: float
+    max_written_per_day: float | None = None
+    limit_cost_pp: float | None = None
+
+    @property
+    def bytes_written_per_day(self) -> float:
+        return math.fsum(t.bytes_written_per_day for t in self.tiers)
+
+    @property
+    def busy(self) -> tuple[TierLoad, ...]:
+        """The tiers busy more than :attr:`max_busy` of the time."""
+        return tuple(t for t in self.tiers if t.busy_share > self.max_busy)
+
+    @property
+    def overloaded(self) -> TierLoad | None:
+        """The first tier whose storage would be busy all the time or more (the schedule cannot run)."""
+        return next((t for t in self.tiers if t.busy_share >= 1.0), None)
+
+
+def load(config: Any, result: Any, max_busy: float | None = None) -> Load:
+    """The storage load of ``result`` (one job's :class:`ckptcalc.model.evaluation.Result` of ``config``)."""
+    tiers = []
+    for plan in result.levels:
+        level = plan.level
+        interval = float(plan.interval_s)
+        write = float(level.persist_s) if float(level.persist_s) > 0 else float(level.snapshot_s)
+        size = float(config.checkpoint_bytes)
+        finite = math.isfinite(interval) and interval > 0
+        tiers.append(
+            TierLoad(
+                name=str(level.name),
+                write_s=write,
+                interval_s=interval,
+                busy_share=busy_share(write, interval, float(level.stall_s)) if finite else 0.0,
+                checkpoint_bytes=size,
+                bytes_written_per_day=written_per_day(size, interval) if finite else 0.0,
+            )
+        )
+    cost = None
+    limit = config.max_written_per_day
+    if limit is not None:
+        from ckptcalc.model.evaluation import evaluate
+
+        free = evaluate(config.replace(max_written_per_day=None))
+        cost = max(0.0, 100.0 * (float(free.optimal_effective) - float(result.optimal_effective)))
+    return Load(
+        tiers=tuple(tiers),
+        slowdown_share=result_slowdown(result),
+        max_busy=DEFAULT_MAX_BUSY if max_busy is None else max_busy,
+        max_written_per_day=None if limit is None else float(limit),
+        limit_cost_pp=cost,
+    )
+
+
+def top_load(result: Any) -> tuple[Num, Num]:
+    """(busy share, bytes a day) of a result's top tier, floats or arrays (a sweep's columns)."""
+    from ckptcalc.model.arrays import lib
+
+    level = result.levels[-1].level
+    interval = result.interval_s
+    ns = lib(interval, level.persist_s, level.snapshot_s)
+    write = ns.where(level.persist_s > 0, level.persist_s, level.snapshot_s)
+    size = result.config.checkpoint_bytes
+    return busy_share(write, interval, level.stall_s), written_per_day(size, interval)

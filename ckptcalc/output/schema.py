@@ -282,12 +282,34 @@ ELASTIC: Schema = {
 }
 
 #: What the checkpoints cost the storage (docs/model.md §17).
+STORAGE_TIER = _object(
+    {
+        "name": {"type": "string"},
+        "write_s": {**SECONDS, "description": "seconds the tier's storage writes per checkpoint (persist, or write)"},
+        "interval_s": INTERVAL,
+        "storage_busy_share": {"type": "number", "minimum": 0, "exclusiveMaximum": 1,
+                               "description": "write_s / (interval_s + the stall training waits)"},
+        "checkpoint_bytes": NUMBER,
+        "bytes_written_per_day": {"type": "number", "minimum": 0},
+    }
+)  # fmt: skip
+
 STORAGE = _object(
     {
+        "tiers": {"type": "array", "items": STORAGE_TIER, "minItems": 1, "maxItems": 8},
+        "bytes_written_per_day": {"type": "number", "minimum": 0, "description": "over every tier"},
+        "max_busy": {**FRACTION, "description": "the busy share above which a warning is given (--max-busy)"},
+        "max_written_per_day": {"type": ["number", "null"], "description": "bytes a day (--max-written-per-day)"},
+        "limit_cost_pp": {
+            "type": ["number", "null"],
+            "minimum": 0,
+            "description": "points of effective time the daily write limit costs; null without one",
+        },
         "slowdown_share": {**FRACTION, "description": "share of elapsed time lost to training slowed by the persist"},
     },
-    "what the checkpoints cost the storage, and the persist's slowdown (docs/model.md §17)",
+    "what the checkpoints cost the storage, and the persist's slowdown (docs/model.md §17); null for a grid",
 )
+MAYBE_STORAGE: Schema = {**STORAGE, "type": ["object", "null"]}
 
 EVALUATION: Schema = {
     "inputs": INPUTS,
@@ -313,7 +335,7 @@ EVALUATION: Schema = {
     "elastic": ELASTIC,
     "warnings": WARNINGS,
     "spares": SPARES,
-    "storage": STORAGE,
+    "storage": MAYBE_STORAGE,
 }
 
 HEADER: Schema = {"schema_version": {"const": SCHEMA_VERSION}}
@@ -431,6 +453,8 @@ def sweep() -> Schema:
                 "description": "with a spare pool: over job and spare nodes",
             },
             "dominant": {"type": "array", "items": TERM},
+            "storage_busy_share": {**column, "description": "the storage tier's write / time between its checkpoints"},
+            "bytes_written_per_day": {**column, "description": "bytes the storage tier takes a day"},
             "warnings": WARNINGS,
         },
     )
@@ -512,6 +536,7 @@ def simulate() -> Schema:
                     ),
                 ]
             },
+            "storage": MAYBE_STORAGE,
         },
     )
 
@@ -651,6 +676,7 @@ def plan() -> Schema:
             "p_deadline": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
             "p_deadline_ci95": {"oneOf": [{"type": "null"}, interval]},
             "warnings": WARNINGS,
+            "storage": MAYBE_STORAGE,
         },
     )
 

@@ -398,6 +398,8 @@ def decisions(out: Console, job: Job, document: dict[str, Any], narrow: bool) ->
                 f" and {amount(document['lost_cost_per_30_days'])} per 30 days"
             )
         out.print(line + ".")
+    for line in wording.storage_lines(document.get("storage")):
+        out.print(line)
     if document["optimal_interval_steps"] is not None:
         steps = document["optimal_interval_steps"]
         out.print(f"Checkpoint to storage {_every_steps(steps)} ({dur(document['step_time_s'])} a step).")
@@ -765,6 +767,8 @@ def simulation(document: dict[str, Any]) -> None:
     out.print(f"Failures: {document['failures']:,} ({document['failures_in_restart']:,} during a restart)")
     if document["spares"] is not None:
         out.print(wording.simulated_spares(document["spares"]))
+    for line in wording.storage_lines(document.get("storage")):
+        out.print(line)
     out.print()
     table = _grid("Against the analytic model", narrow)
     table.add_column("model")
@@ -906,6 +910,8 @@ def plan(job: Job, document: dict[str, Any]) -> None:
             table.add_row(label, *(amount(document[key][k]) for k in ("p10", "p50", "p90", "mean")))
     out.print(table)
     for line in wording.plan_lines(document):
+        out.print(line)
+    for line in wording.storage_lines(document.get("storage")):
         out.print(line)
     warn(document["warnings"])
 

@@ -34,6 +34,8 @@ def caveat(item: Caveat) -> str:
         )
     if item.kind == "all_down":
         return all_down(item.value or 0.0) + where
+    if item.kind == "written_bound":
+        return written_bound(item.value or 0.0) + where
     if item.kind == "tier_rounded":
         return (
             f"the {item.level} interval {dur(item.value or 0.0)} is not a whole number of {item.below} intervals:"
@@ -676,3 +678,46 @@ def all_down(share: float) -> str:
 #: The loss table's row for the persist's slowdown, and its note: it is part of the write share above.
 SLOWDOWN_ROW = "slowdown"
 SLOWDOWN_NOTE = "part of write"
+
+
+def busy_storage(tier: str, share: float, limit: float) -> str:
+    """A tier whose storage is busy more than ``--max-busy`` of the time."""
+    return (
+        f"the {tier} tier keeps its storage busy {pct(share)} of the time (write / time between checkpoints),"
+        f" above {pct(limit)} (--max-busy): other jobs and reads share what is left"
+    )
+
+
+def written_bound(limit: float) -> str:
+    """The optimum held back by the daily write limit."""
+    return (
+        f"the storage interval is held at the shortest that writes at most {units.format_size(limit)}"
+        " a day (--max-written-per-day)"
+    )
+
+
+def overloaded(tier: str, share: float) -> str:
+    """A schedule whose tier would be writing all the time: it cannot run."""
+    return (
+        f"the {tier} tier would keep its storage busy {pct(share)} of the time (write / time between checkpoints):"
+        " a write would start before the last ends; lengthen its interval"
+    )
+
+
+def storage_lines(found: dict[str, Any] | None) -> list[str]:
+    """The storage load of a document's ``storage`` block: each tier's busy share and bytes a day, and
+    what a daily write limit costs."""
+    if found is None:
+        return []
+    parts = [
+        f"{t['name']} busy {pct(t['storage_busy_share'])} of the time, {units.format_size(t['bytes_written_per_day'])}"
+        " a day"
+        for t in found["tiers"]
+    ]
+    lines = [f"Storage load: {'; '.join(parts)}."]
+    if found["limit_cost_pp"] is not None:
+        lines.append(
+            f"Writing at most {units.format_size(found['max_written_per_day'])} a day to storage costs"
+            f" {found['limit_cost_pp']:.2f} pp of effective time."
+        )
+    return lines
