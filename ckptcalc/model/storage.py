@@ -24,6 +24,7 @@ Pure arithmetic on floats (numpy arrays where a caller passes them), no words:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from ckptcalc.records import Record
@@ -160,8 +161,10 @@ class Load(Record):
         return next((t for t in self.tiers if t.busy_share >= 1.0), None)
 
 
-def load(config: Any, result: Any, max_busy: float | None = None) -> Load:
-    """The storage load of ``result`` (one job's :class:`ckptcalc.model.evaluation.Result` of ``config``)."""
+def load(config: Any, result: Any, max_busy: float | None = None, evaluate: Callable[[Any], Any] | None = None) -> Load:
+    """The storage load of ``result`` (one job's :class:`ckptcalc.model.evaluation.Result` of ``config``);
+    with a daily write limit, ``evaluate`` (:func:`ckptcalc.model.evaluation.evaluate`) gives the optimum
+    without it, for what the limit costs."""
     tiers = []
     for plan in result.levels:
         level = plan.level
@@ -181,9 +184,7 @@ def load(config: Any, result: Any, max_busy: float | None = None) -> Load:
         )
     cost = None
     limit = config.max_written_per_day
-    if limit is not None:
-        from ckptcalc.model.evaluation import evaluate
-
+    if limit is not None and evaluate is not None:
         free = evaluate(config.replace(max_written_per_day=None))
         cost = max(0.0, 100.0 * (float(free.optimal_effective) - float(result.optimal_effective)))
     return Load(

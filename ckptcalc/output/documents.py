@@ -1207,7 +1207,9 @@ def storage_load(job: Job, result: Result) -> Any:
 
     if not scalar(result.effective):
         return None
-    return model.load(job.config, result, job.scenario.max_busy)
+    from ckptcalc.model.evaluation import evaluate
+
+    return model.load(job.config, result, job.scenario.max_busy, evaluate)
 
 
 def storage_warnings(job: Job, result: Result) -> list[str]:
