@@ -338,8 +338,11 @@ def optimize(preset: PresetRef | None = None, *, target: Value | None = None, **
         the_job,
     )
     levers = decide.levers(
-        the_job.config, the_job.gpus, assume, base=float(result.optimal_effective), more=_part_levers(the_job)
-    )
+        the_job.config, the_job.gpus, assume, base=float(result.optimal_effective),
+        more=[*_part_levers(the_job), *_storage_levers(the_job)],
+    )  # fmt: skip
+    # A tier subset is a lever only where dropping the tiers gains (docs/model.md §17.4).
+    levers = [lever for lever in levers if lever.key != "without_tier" or lever.gain_pp > 0]
     targets = decide.targets(the_job.config, goal, the_job.gpu_mtbf_s, _at_gpus(the_job)) if goal is not None else None
     s = the_job.scenario
     cost = decide.cost(result, the_job.gpus, s.gpu_hour_cost) if the_job.gpus is not None else None
@@ -398,6 +401,19 @@ def _as_stated(one: Job, compute: Callable[[], _T]) -> _T:
         if error.where in BY_NAME:
             raise InputError(error.template, where=one.scenario.where(error.where)) from None
         raise
+
+
+def _storage_levers(one: Job) -> list[tuple[str, Config, float | None]]:
+    """The storage levers (docs/model.md §17): compression where the job has none, and with three or
+    more tiers every subset that drops some below storage."""
+    from ckptcalc.model import storage
+
+    found: list[tuple[str, Config, float | None]] = []
+    compressed = storage.compression_lever(one.config, one.gpus)
+    if compressed is not None:
+        found.append(("compression", compressed, None))
+    found.extend(("without_tier", changed, None) for _, changed in storage.subsets(one.config))
+    return found
 
 
 def _loadable(one: Job, result: Result) -> None:

@@ -287,3 +287,146 @@ def test_load_in_simulate_plan_compare_and_sweep(run_json: RunJson) -> None:
     swept = run_json("sweep", "--over", "interval", "--from", "100s", "--to", "1000s", "--points", "2")
     assert swept["storage_busy_share"] == pytest.approx([3.24 / 103.24, 3.24 / 1003.24])
     assert swept["bytes_written_per_day"] == pytest.approx([6.48e12 * 864, 6.48e12 * 86.4])
+
+
+# ------------------------------------------------------------------ §17.3 compression
+
+#: docs/model.md §17.3: llama3-405b compressed 4× through a 50 GB/s/gpu codec on 16 384 GPUs.
+CODEC = 50e9 * 16_384
+
+
+def test_coded_write_time() -> None:
+    """δ′ = size/B_c + size/(c·B) = 6.48e12/8.192e14 + 6.48e12/8e12 = 0.0079102 + 0.81 s."""
+    assert storage.coded_time(6.48e12, 2e12, 4.0, CODEC) == pytest.approx(0.81791016, rel=1e-8)
+    assert storage.coded_time(6.48e12, 2e12, 4.0, None) == pytest.approx(0.81, rel=1e-12)
+    assert storage.coded_time(6.48e12, 2e12, 1.0, None) == pytest.approx(3.24, rel=1e-12)
+
+
+def test_compressed_job(run_json: RunJson) -> None:
+    """δ′ = 0.8179 s: the Lambert-W optimum 134.569 s, effective 0.936229; storage takes 1.62 TB a
+    checkpoint, 1.62e12 × 86 400 / 134.569 = 1.0401 PB a day."""
+    document = run_json("optimize", "--compression", "4", "--codec-bw", "50GB/s/gpu")
+    assert document["write_s"] == pytest.approx(0.81791016, rel=1e-8)
+    assert document["optimal_interval_s"] == pytest.approx(lambert(0.81791016, 11_160.0), rel=1e-7)
+    assert document["optimal_interval_s"] == pytest.approx(134.569, abs=1e-3)
+    assert document["effective"] == pytest.approx(llama_exact_at(134.5691, 0.81791016), rel=1e-7)
+    assert document["effective"] == pytest.approx(0.936229, abs=1e-6)
+    (tier,) = document["storage"]["tiers"]
+    assert tier["checkpoint_bytes"] == pytest.approx(1.62e12)
+    assert tier["bytes_written_per_day"] == pytest.approx(1.62e12 * 86_400 / 134.5691, rel=1e-6)
+    assert document["inputs"]["compression"] == 4.0
+    assert document["inputs"]["codec_bandwidth_bytes_per_s"] == pytest.approx(CODEC)
+
+
+def llama_exact_at(tau: float, delta: float, restart: float = 600.0) -> float:
+    return tau / (11_160.0 * math.exp(restart / 11_160.0) * math.expm1((tau + delta) / 11_160.0))
+
+
+def test_compressed_reload(run_json: RunJson) -> None:
+    """The reload is read the same way: 10 min of parts + 6.48e12/8.192e14 + 6.48e12/(4 × 2e12)."""
+    parts = ("--detect", "5min", "--reschedule", "3min", "--warmup", "2min", "--read-bw", "2TB/s")
+    plain = run_json("optimize", *parts)
+    coded = run_json("optimize", *parts, "--compression", "4", "--codec-bw", "50GB/s/gpu")
+    assert plain["levels"][0]["restart_s"] == pytest.approx(603.24)
+    assert coded["levels"][0]["restart_s"] == pytest.approx(600.81791016, rel=1e-10)
+
+
+def test_compression_lever_beside_bandwidth(run_json: RunJson) -> None:
+    """llama3-405b: compressing 4× at 50 GB/s/gpu (δ′ = 0.8179 s) gains 0.936229 − 0.925004 = 1.1225 pp,
+    more than doubling the bandwidth (δ = 1.62 s: 0.931601, 0.6597 pp)."""
+    levers = {lv["key"]: lv for lv in run_json("optimize")["levers"]}
+    assert levers["compression"]["gain_pp"] == pytest.approx(1.1225, abs=1e-4)
+    assert levers["compression"]["name"] == "compress 4× at 50.0 GB/s per GPU × 16384 GPUs = 819 TB/s"
+    assert levers["bandwidth_x2"]["gain_pp"] == pytest.approx(0.6597, abs=1e-4)
+    compressed = run_json("optimize", "--compression", "2")
+    assert "compression" not in {lv["key"] for lv in compressed["levers"]}
+
+
+def test_compression_in_a_preset(tmp_path: Path, run_json: RunJson, run: Run) -> None:
+    path = tmp_path / "coded.toml"
+    path.write_text('base = "llama3-405b"\n[storage]\ncompression = 4\ncodec_bandwidth = "50GB/s/gpu"\n')
+    assert run_json("optimize", "--preset", str(path))["write_s"] == pytest.approx(0.81791016, rel=1e-8)
+    tiers = tmp_path / "tiers.toml"
+    text = (
+        'schema_version = 1\n[checkpoint]\nsize = "6.48TB"\n[failures]\nmtbf = "3.1h"\n'
+        '[[levels]]\nname = "memory"\nbandwidth = "100TB/s"\nrestart = "1min"\nserves = 0.9\n{extra}'
+        '[[levels]]\nname = "storage"\nbandwidth = "2TB/s"\nrestart = "10min"\nserves = 0.1\ncompression = 4\n'
+    )
+    tiers.write_text(text.format(extra=""))
+    assert run_json("optimize", "--preset", str(tiers))["levels"][-1]["stall_s"] == pytest.approx(0.81)
+    tiers.write_text(text.format(extra="compression = 2\n"))
+    assert_usage_error(run("optimize", "--preset", str(tiers)), "levels[0].compression")
+
+
+@pytest.mark.parametrize(
+    ("args", "culprit"),
+    [
+        (("--compression", "0.5"), "--compression"),
+        (("--compression", "0.99"), "--compression"),
+        (("--compression", "4", "--codec-bw", "0GB/s"), "--codec-bw"),
+        (("--codec-bw", "1TB/s"), "--codec-bw"),
+    ],
+)
+def test_bad_compression(run: Run, args: tuple[str, ...], culprit: str) -> None:
+    assert_usage_error(run("optimize", *args), culprit)
+
+
+# ------------------------------------------------------------------ §17.4 tier subsets
+
+SLOW_DISK = """schema_version = 1
+[checkpoint]
+size = "6.48TB"
+[failures]
+mtbf = "3.1h"
+[cluster]
+gpus = 16384
+[[levels]]
+name = "host memory"
+bandwidth = "6.25GB/s/gpu"
+restart = "1min"
+serves = 0.85
+[[levels]]
+name = "slow disk"
+bandwidth = "0.01GB/s/gpu"
+restart = "10min"
+serves = 0.02
+[[levels]]
+name = "storage"
+bandwidth = "2TB/s"
+restart = "10min"
+serves = 0.13
+"""
+
+
+def test_subsets_keep_storage_and_carry_shares_up() -> None:
+    from ckptcalc import api
+
+    found = dict(storage.subsets(api.job("llama3-405b-tiered").config))
+    assert sorted(found) == [("local nvme",), ("memory",), ("memory", "local nvme")]
+    shares = {names: [round(float(lv.share), 12) for lv in c.levels()] for names, c in found.items()}
+    assert shares[("memory",)] == [0.97, 0.03]  # memory's 0.85 goes to the NVMe tier
+    assert shares[("local nvme",)] == [0.85, 0.15]  # the NVMe tier's 0.12 goes to storage
+    assert shares[("memory", "local nvme")] == [1.0]
+
+
+def test_dropping_a_tier_that_costs_is_a_lever(tmp_path: Path, run_json: RunJson) -> None:
+    """A slow middle tier (0.01 GB/s/gpu: a 39.6 s stall for 2 % of failures) costs more than it saves:
+    "without slow disk" is a lever, and its effective time is that of the two-level job stated
+    directly (memory 0.85, storage 0.15), by the exact model's own path for two levels."""
+    path = tmp_path / "slow.toml"
+    path.write_text(SLOW_DISK)
+    document = run_json("optimize", "--preset", str(path))
+    subsets = [lv for lv in document["levers"] if lv["key"] == "without_tier"]
+    assert [lv["name"].split(" (")[0] for lv in subsets] == ["without slow disk"]
+    two = run_json("optimize", "--size", "6.48TB", "--mtbf", "3.1h", "--gpus", "16384", "--bw", "2TB/s",
+                   "--restart", "10min", "--replica-survival", "0.85", "--memory-bw", "6.25GB/s/gpu",
+                   "--memory-restart", "1min")  # fmt: skip
+    assert subsets[0]["effective"] == pytest.approx(two["effective"], rel=1e-12)
+    assert subsets[0]["gain_pp"] == pytest.approx(100 * (two["effective"] - document["effective"]), abs=1e-9)
+    assert subsets[0]["gain_pp"] > 2.0
+
+
+def test_no_subset_lever_where_every_tier_pays(run_json: RunJson) -> None:
+    """llama3-405b-tiered: every subset is worse (0.93720, 0.93568, 0.92474 against 0.93837)."""
+    levers = run_json("optimize", "--preset", "llama3-405b-tiered")["levers"]
+    assert not [lv for lv in levers if lv["key"] == "without_tier"]

@@ -194,7 +194,11 @@ LEVELS = "levels"
 MAX_TIERS = 8
 
 #: Keys of the storage inputs a tier states (docs/model.md §17): key -> (unit kind, field on the last tier).
-STORAGE_TIER_KEYS = {"persist_slowdown": ("fraction", "persist_slowdown")}
+STORAGE_TIER_KEYS = {
+    "persist_slowdown": ("fraction", "persist_slowdown"),
+    "compression": ("number", "compression"),
+    "codec_bandwidth": ("rate", "codec_bandwidth"),
+}
 #: The keys of one ``[[levels]]`` entry, and the field each stands for on the first and the last tier.
 _TIER_KEYS = ("name", "bandwidth", "snapshot_bandwidth", "restart", "detect", "reschedule", "read_bandwidth",
               "warmup", "serves", "interval", *STORAGE_TIER_KEYS)  # fmt: skip
@@ -252,6 +256,9 @@ def _levels(
                 "only the last tier persists in the background: the slowdown goes on it",
                 where=f"{here}.persist_slowdown",
             )
+        for key in ("compression", "codec_bandwidth"):
+            if key in tier and i != count - 1:
+                raise PresetError("compression is modelled on the last tier (storage)", where=f"{here}.{key}")
         parts = [key for key in ("detect", "reschedule", "read_bandwidth", "warmup") if key in tier]
         if "restart" in tier and parts:
             raise PresetError(f"give restart or its parts, not both (here {parts[0]})", where=f"{here}.restart")

@@ -124,6 +124,8 @@ class Scenario(Record):
     persist_slowdown: float | None = None  # training slowed by this share while a persist runs (docs/model.md §17)
     max_busy: float | None = None  # the busy share of a tier's storage above which a warning is given
     max_written_per_day: float | None = None  # the most bytes a day the storage tier may take
+    compression: float | None = None  # storage checkpoints compressed by this ratio (docs/model.md §17.3)
+    codec_bandwidth: float | None = None  # the codec's aggregate throughput
     # What the just-in-time lever assumes, from a preset's [levers] (docs/model.md §13).
     lever_jit_share: float | None = None
     lever_jit_bandwidth: float | None = None  # a units.PerGpu when stated per GPU
@@ -640,6 +642,8 @@ def _check_ranges(scenario: Scenario, values: dict[str, float]) -> None:
                 )
         elif name in STORAGE_SHARES:
             _check_storage_share(scenario, name, value)
+        elif name in STORAGE_RATIOS:
+            continue  # checked with what it changes (_with_storage)
         elif name == "discard" or name == "replica_survival":
             if not (math.isfinite(value) and 0 <= value < 1):
                 raise InputError(f"must be a share in [0, 1), got {value:g}", where=scenario.where(name))
@@ -843,6 +847,8 @@ def _or(value: float | None, default: float) -> float:
 
 #: Shares the storage inputs hold, each in [0, 1).
 STORAGE_SHARES = ("persist_slowdown", "max_busy")
+#: Storage inputs checked where they are resolved (the ratio from 1, not from 0).
+STORAGE_RATIOS = ("compression",)
 
 
 def _check_storage_share(scenario: Scenario, name: str, value: float) -> None:
@@ -857,6 +863,15 @@ def _with_storage(scenario: Scenario, config: Config) -> Config:
     """The persist slowdown: it slows training while a background persist runs, so it needs one."""
     if scenario.max_written_per_day is not None:
         config = config.replace(max_written_per_day=scenario.max_written_per_day)
+    if scenario.codec_bandwidth is not None and scenario.compression is None:
+        raise InputError("a codec needs its ratio ({compression})", where=scenario.where("codec_bandwidth"))
+    if scenario.compression is not None:
+        if not (math.isfinite(scenario.compression) and 1.0 <= scenario.compression <= LARGEST):
+            raise InputError(
+                f"must be a compression ratio of 1 or more, got {scenario.compression:g}",
+                where=scenario.where("compression"),
+            )
+        config = config.replace(compression=scenario.compression, codec_bandwidth=scenario.codec_bandwidth)
     if scenario.persist_slowdown is None:
         return config
     if scenario.snapshot_bandwidth is None:

@@ -229,6 +229,8 @@ class Config(Record):
     notice_share: Num | None = None  # share of failures met by writing a checkpoint first
     persist_slowdown: Num | None = None  # training runs at 1 − this while a persist runs (docs/model.md §17.1)
     max_written_per_day: Num | None = None  # the most bytes a day the top tier may take (docs/model.md §17.2)
+    compression: Num | None = None  # storage checkpoints compressed by this ratio (docs/model.md §17.3)
+    codec_bandwidth: Num | None = None  # the codec's throughput (None: a free codec)
 
     @property
     def has_jit(self) -> bool:
@@ -287,6 +289,10 @@ class Config(Record):
     @property
     def write_s(self) -> Num:
         """Time to make a checkpoint durable in storage, S / B, in every mode."""
+        if self.compression is not None:
+            from ckptcalc.model.storage import coded_time
+
+            return coded_time(self.checkpoint_bytes, self.bandwidth, self.compression, self.codec_bandwidth)
         return write_time(self.checkpoint_bytes, self.bandwidth)
 
     @property
@@ -309,6 +315,11 @@ class Config(Record):
     @property
     def storage_restart_s(self) -> Num:
         """The restart from storage, reload included."""
+        if self.compression is not None and self.read_bandwidth is not None:
+            from ckptcalc.model.storage import coded_time
+
+            reload = coded_time(self.checkpoint_bytes, self.read_bandwidth, self.compression, self.codec_bandwidth)
+            return self.restart_s + reload
         return restart_time(self.restart_s, self.checkpoint_bytes, self.read_bandwidth)
 
     def levels(self) -> tuple[Level, ...]:
@@ -614,7 +625,7 @@ def _plan(config: Config) -> tuple[Tiers, list[Caveat]]:
         if config.max_written_per_day is not None:
             from ckptcalc.model import storage
 
-            found, bound = storage.within_written(base, mtbf, config.checkpoint_bytes, config.max_written_per_day)
+            found, bound = storage.within_written(base, mtbf, storage.stored_bytes(config), config.max_written_per_day)
             limit = largest(config.max_written_per_day)
             return found, [Caveat("written_bound", "storage", limit, bound)] if bound else []
         return search.best(base, mtbf), []

@@ -99,6 +99,13 @@ def result_slowdown(result: Any) -> float:
     return float(slowdown_share(float(result.write), rows))
 
 
+def stored_bytes(config: Any) -> Num:
+    """The bytes one storage checkpoint of a :class:`ckptcalc.model.evaluation.Config` takes: size / c."""
+    if config.compression is None:
+        return config.checkpoint_bytes
+    return config.checkpoint_bytes / config.compression
+
+
 def shortest_interval(size_bytes: Num, limit_bytes_per_day: Num) -> Num:
     """The shortest interval at which one checkpoint of ``size_bytes`` per interval stays within
     ``limit_bytes_per_day``: size × 86 400 / limit."""
@@ -170,7 +177,8 @@ def load(config: Any, result: Any, max_busy: float | None = None, evaluate: Call
         level = plan.level
         interval = float(plan.interval_s)
         write = float(level.persist_s) if float(level.persist_s) > 0 else float(level.snapshot_s)
-        size = float(config.checkpoint_bytes)
+        top = plan is result.levels[-1]
+        size = float(stored_bytes(config) if top else config.checkpoint_bytes)
         finite = math.isfinite(interval) and interval > 0
         tiers.append(
             TierLoad(
@@ -204,5 +212,66 @@ def top_load(result: Any) -> tuple[Num, Num]:
     interval = result.interval_s
     ns = lib(interval, level.persist_s, level.snapshot_s)
     write = ns.where(level.persist_s > 0, level.persist_s, level.snapshot_s)
-    size = result.config.checkpoint_bytes
+    size = stored_bytes(result.config)
     return busy_share(write, interval, level.stall_s), written_per_day(size, interval)
+
+
+#: What the compression lever assumes: a 4× ratio through a codec of 50 GB/s per GPU (docs/model.md §17.3).
+LEVER_COMPRESSION = 4.0
+LEVER_CODEC_PER_GPU = 50e9
+
+
+def compression_lever(config: Any, gpus: float | None) -> Any:
+    """The job with its storage checkpoints compressed as the lever assumes, or None (already compressed,
+    or no GPU count to scale the codec by)."""
+    if config.compression is not None or gpus is None:
+        return None
+    return config.replace(compression=LEVER_COMPRESSION, codec_bandwidth=LEVER_CODEC_PER_GPU * gpus)
+
+
+#: Subsets of tiers are evaluated for at most this many tiers (2^(L−1) schedules, each searched).
+MAX_SUBSET_TIERS = 5
+
+
+def subsets(config: Any) -> list[tuple[tuple[str, ...], Any]]:
+    """Every schedule of three or more tiers with some of the tiers below storage dropped (storage stays:
+    it recovers the failures no other tier survives), as (the names dropped, the configuration); a
+    dropped tier's failures recover from the next tier above that is kept (docs/model.md §17.4)."""
+    import itertools
+
+    levels = config.levels()
+    if not config.middle or len(levels) > MAX_SUBSET_TIERS or config.has_recovery or config.is_elastic:
+        return []
+    below = list(range(len(levels) - 1))  # the tiers that may go, fastest first
+    found = []
+    for size in range(1, len(below) + 1):
+        for dropped in itertools.combinations(below, size):
+            found.append((tuple(str(levels[i].name) for i in dropped), _without(config, set(dropped))))
+    return found
+
+
+def _without(config: Any, dropped: set[int]) -> Any:
+    """``config`` with the tiers at ``dropped`` (indices of :meth:`levels`, storage never) left out, every
+    interval left to the optimiser."""
+    has_memory = config.has_memory
+    shares = [float(level.share) for level in config.levels()]
+    count = len(shares)
+    # A dropped tier's share goes to the next kept tier above it (storage's is what the rest leave).
+    carried = list(shares)
+    for i in range(count - 1):
+        if i in dropped:
+            carried[i + 1] += carried[i]
+            carried[i] = 0.0
+    middle = []
+    offset = 1 if has_memory else 0
+    for j, tier in enumerate(config.middle):
+        if j + offset not in dropped:
+            middle.append(tier.replace(share=carried[j + offset], interval_s=None))
+    changed = config.optimal().replace(middle=tuple(middle))
+    if has_memory and 0 in dropped:
+        changed = changed.replace(
+            replica_survival=None, memory_bandwidth=None, memory_restart_s=None, memory_read_bandwidth=None
+        )
+    elif has_memory:
+        changed = changed.replace(replica_survival=carried[0])
+    return changed

@@ -96,6 +96,8 @@ def inputs(job: Job) -> dict[str, Any]:
         ),
         "notice_share": _f(c.notice_share),
         "persist_slowdown": _f(c.persist_slowdown),
+        "compression": _f(c.compression),
+        "codec_bandwidth_bytes_per_s": _f(c.codec_bandwidth),
         "groups": None if c.groups is None else int(c.groups),
         "group_share": _f(c.group_share),
         "rejoin_s": _f(c.rejoin_s),
@@ -340,7 +342,7 @@ def optimize(
     document.update(
         {
             "levers": [
-                {"key": v.key, "name": wording.lever_name(v.key, v.changed, assume, job.gpus, v.value),
+                {"key": v.key, "name": wording.lever_name(v.key, v.changed, assume, job.gpus, v.value, job.config),
                  "effective": v.effective, "gain_pp": v.gain_pp,
                  **({} if v.cluster_gain_pp is None else {"cluster_gain_pp": v.cluster_gain_pp})}
                 for v in levers

@@ -135,6 +135,8 @@ INPUTS = _object(
             "exclusiveMaximum": 1,
             "description": "share of training speed lost while a persist runs",
         },
+        "compression": {"type": ["number", "null"], "minimum": 1, "description": "storage compression ratio"},
+        "codec_bandwidth_bytes_per_s": {**MAYBE_NUMBER, "description": "the codec's throughput, bytes per second"},
     },
     "normalised inputs, SI units; null where unused",
 )
@@ -377,6 +379,8 @@ def optimize() -> Schema:
                     "spares_target",
                     "elastic",
                     "without_elastic",
+                    "compression",
+                    "without_tier",
                 ]
             },
             "name": {"type": "string"},

@@ -56,9 +56,13 @@ def lag_bound(level: str, lag_s: float) -> str:
     )
 
 
-def lever_name(key: str, changed: Any, assume: Any, gpus: float | None = None, value: float | None = None) -> str:
-    """What a lever changes, with the value it changes to (``changed`` is the changed configuration);
-    a per-GPU bandwidth with the aggregate it gives on ``gpus`` GPUs."""
+def lever_name(
+    key: str, changed: Any, assume: Any, gpus: float | None = None, value: float | None = None, base: Any = None
+) -> str:
+    """What a lever changes, with the value it changes to (``changed`` is the changed configuration, ``base``
+    the job's own); a per-GPU bandwidth with the aggregate it gives on ``gpus`` GPUs."""
+    if key in ("compression", "without_tier"):
+        return storage_lever(key, changed, gpus, base)
     if key == "bandwidth_x2":
         return f"storage bandwidth ×2 ({units.format_rate(changed.bandwidth)})"
     if key == "restart_half":
@@ -721,3 +725,15 @@ def storage_lines(found: dict[str, Any] | None) -> list[str]:
             f" {found['limit_cost_pp']:.2f} pp of effective time."
         )
     return lines
+
+
+def storage_lever(key: str, changed: Any, gpus: float | None, base: Any) -> str:
+    """The compression lever (``compress 4× at 50.0 GB/s per GPU × 16384 GPUs = 819 TB/s``) and a tier
+    subset's (``without local nvme``: the tiers of ``base`` that ``changed`` drops)."""
+    if key == "compression":
+        codec = float(changed.codec_bandwidth)
+        rate = units.format_rate(codec) if gpus is None else _scaled(codec / gpus, codec, gpus)
+        return f"compress {float(changed.compression):g}× at {rate}"
+    kept = {str(level.name) for level in changed.levels()}
+    dropped = [str(level.name) for level in base.levels() if str(level.name) not in kept] if base is not None else []
+    return f"without {' and '.join(dropped) or 'some tiers'} (their failures recover from the next tier up)"
