@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 from cli_helpers import assert_usage_error
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
 from references import lambert
 
 from ckptcalc.model import storage
@@ -430,3 +432,34 @@ def test_no_subset_lever_where_every_tier_pays(run_json: RunJson) -> None:
     """llama3-405b-tiered: every subset is worse (0.93720, 0.93568, 0.92474 against 0.93837)."""
     levers = run_json("optimize", "--preset", "llama3-405b-tiered")["levers"]
     assert not [lv for lv in levers if lv["key"] == "without_tier"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    slowdown=st.floats(0.0, 0.95),
+    stall=st.floats(0.01, 100.0),
+    persist=st.floats(1.0, 3000.0),
+    mtbf=st.floats(600.0, 1e6),
+    restart=st.floats(0.0, 3600.0),
+    stretch=st.floats(1.0, 20.0),
+)
+def test_slowed_level_is_the_async_level_with_shifted_stall_and_lag(
+    slowdown: float, stall: float, persist: float, mtbf: float, restart: float, stretch: float
+) -> None:
+    """docs/model.md §17.1 at any given interval τ ≥ P: the exact model equals §8.2's closed form with
+    the stall s + f·P and the lag (1 − f)·P, and the first order charges (s + f·P)/τ."""
+    tau = persist * stretch
+    config = Config(
+        checkpoint_bytes=persist * 1e12,
+        bandwidth=1e12,
+        snapshot_bandwidth=persist * 1e12 / stall,
+        mtbf_s=mtbf,
+        restart_s=max(restart, 1e-3),
+        persist_slowdown=slowdown,
+        interval_s=tau,
+    )
+    found = evaluate(config)
+    expected = daly_async(tau, stall + slowdown * persist, (1 - slowdown) * persist, max(restart, 1e-3), mtbf)
+    event("effective above 1e-6" if expected > 1e-6 else "effective near 0")
+    assert float(found.effective) == pytest.approx(expected, rel=1e-8, abs=1e-12)
+    assert float(found.first_order.levels[-1].write) == pytest.approx((stall + slowdown * persist) / tau, rel=1e-12)
