@@ -330,6 +330,7 @@ def optimize(preset: PresetRef | None = None, *, target: Value | None = None, **
     goal = _fraction(target, "target") if target is not None else None
     the_job = job(preset, **inputs)
     result = _as_stated(the_job, lambda: evaluate(the_job.config))
+    _loadable(the_job, result)
     assume = _jit_assumptions(
         decide.LeverAssumptions(
             **{**presets.lever_assumptions(), **dict(the_job.scenario.levers)}, **_spare_assumptions(the_job)
@@ -337,8 +338,11 @@ def optimize(preset: PresetRef | None = None, *, target: Value | None = None, **
         the_job,
     )
     levers = decide.levers(
-        the_job.config, the_job.gpus, assume, base=float(result.optimal_effective), more=_part_levers(the_job)
-    )
+        the_job.config, the_job.gpus, assume, base=float(result.optimal_effective),
+        more=[*_part_levers(the_job), *_storage_levers(the_job)],
+    )  # fmt: skip
+    # A tier subset is a lever only where dropping the tiers gains (docs/model.md §17.4).
+    levers = [lever for lever in levers if lever.key != "without_tier" or lever.gain_pp > 0]
     targets = decide.targets(the_job.config, goal, the_job.gpu_mtbf_s, _at_gpus(the_job)) if goal is not None else None
     s = the_job.scenario
     cost = decide.cost(result, the_job.gpus, s.gpu_hour_cost) if the_job.gpus is not None else None
@@ -397,6 +401,45 @@ def _as_stated(one: Job, compute: Callable[[], _T]) -> _T:
         if error.where in BY_NAME:
             raise InputError(error.template, where=one.scenario.where(error.where)) from None
         raise
+
+
+def _storage_levers(one: Job) -> list[tuple[str, Config, float | None]]:
+    """The storage levers (docs/model.md §17): compression where the job has none, and with three or
+    more tiers every subset that drops some below storage."""
+    from ckptcalc.model import storage
+
+    found: list[tuple[str, Config, float | None]] = []
+    compressed = storage.compression_lever(one.config, one.gpus)
+    if compressed is not None:
+        found.append(("compression", compressed, None))
+    found.extend(("without_tier", changed, None) for _, changed in storage.subsets(one.config))
+    return found
+
+
+def _loadable(one: Job, result: Result) -> None:
+    """Refuse a schedule whose tier would keep its storage busy all the time or more (docs/model.md §17.2):
+    it names the tier's interval where one is given, its bandwidth otherwise."""
+    from ckptcalc.model import storage
+    from ckptcalc.model.arrays import scalar
+    from ckptcalc.output import wording
+
+    if not scalar(result.effective):
+        return
+    found = storage.load(one.config, result).overloaded
+    if found is None:
+        return
+    names = [plan.level.name for plan in result.levels]
+    i = names.index(found.name)
+    s = one.scenario
+    where: str
+    if i == len(names) - 1:
+        where = s.where("interval_s" if s.interval_s is not None else "bandwidth")
+    elif i == 0 and one.config.has_memory:
+        where = s.where("memory_interval_s" if s.memory_interval_s is not None else "memory_bandwidth")
+    else:
+        tier = s.middle[i - (1 if one.config.has_memory else 0)]
+        where = f"{tier.where}.{'interval' if tier.interval_s is not None else 'bandwidth'}"
+    raise InputError(wording.overloaded(found.name, found.busy_share), where=where)
 
 
 def _at_gpus(one: Job) -> Callable[[float], Config] | None:
@@ -628,6 +671,7 @@ def compare(
     for name, stated in columns:
         one = resolve(stated)
         rows.append((name, one, _as_stated(one, functools.partial(evaluate, one.config))))
+        _loadable(one, rows[-1][2])
     scenarios = [
         {
             "name": name,
@@ -855,6 +899,10 @@ def simulate(
         # No exact model to optimise two levels under Weibull failures: run the exponential optimum.
         config = config.replace(shape=None)
     chosen = sim.DEFAULT_SEED if seed is None else seed
+    if config.shape is None:
+        from ckptcalc.model.evaluation import evaluate
+
+        _loadable(the_job, _as_stated(the_job, lambda: evaluate(config)))
     try:
         outcome = sim.run(config, failures, cycles=total, seed=chosen, progress=progress)
         found = searching.optimize(config, failures, cycles=total, seed=chosen) if search else None
@@ -1159,6 +1207,7 @@ def plan(
     shape = None if config.shape is None else float(config.shape)
     run_config = config.replace(shape=None) if config.has_memory and shape is not None else config
     result = evaluate(run_config)
+    _loadable(the_job, result)
     exact_model = run_config.shape == config.shape
     effective = float(result.effective)
     if not effective > 0.0:

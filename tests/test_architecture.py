@@ -29,6 +29,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "elastic",
             "weibull",
             "spares",
+            "storage",
             "evaluation",
             "band",
             "decisions",
@@ -49,7 +50,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "preset_write",
         ],
     ),
-    ("simulation", ["timeline", "search", "events", "plan"]),
+    ("simulation", ["interference", "timeline", "search", "events", "plan"]),
     (
         "logs",
         [

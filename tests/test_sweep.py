@@ -193,6 +193,8 @@ def test_csv(run: Run) -> None:
         "loss_total",
         "effective",
         "first_order_effective",
+        "storage_busy_share",
+        "bytes_written_per_day",
         "dominant",
     ]
     assert float(rows[1]["bandwidth_bytes_per_s"]) == pytest.approx(2e12)

@@ -161,7 +161,13 @@ def test_optimize_with_a_weibull_shape(run_json: Any, run: Any) -> None:
     assert doc["optimal_interval_s"] == pytest.approx(276.5425, rel=1e-6)
     assert doc["effective"] == pytest.approx(0.9276945, rel=1e-6)
     assert doc["daly_interval_s"] is None
-    assert {lever["key"] for lever in doc["levers"]} == {"bandwidth_x2", "restart_half", "mtbf_x2", "async"}
+    assert {lever["key"] for lever in doc["levers"]} == {
+        "bandwidth_x2",
+        "restart_half",
+        "mtbf_x2",
+        "async",
+        "compression",
+    }
     assert "Weibull failures k = 0.774" in run("optimize", "--shape", "0.774").stdout
     # A shape alone means Weibull.
     assert run_json("optimize", "--shape", "0.774")["effective"] == doc["effective"]

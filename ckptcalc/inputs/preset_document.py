@@ -193,13 +193,20 @@ LEVELS = "levels"
 #: The most tiers a preset lists.
 MAX_TIERS = 8
 
+#: Keys of the storage inputs a tier states (docs/model.md §17): key -> (unit kind, field on the last tier).
+STORAGE_TIER_KEYS = {
+    "persist_slowdown": ("fraction", "persist_slowdown"),
+    "compression": ("number", "compression"),
+    "codec_bandwidth": ("rate", "codec_bandwidth"),
+}
 #: The keys of one ``[[levels]]`` entry, and the field each stands for on the first and the last tier.
 _TIER_KEYS = ("name", "bandwidth", "snapshot_bandwidth", "restart", "detect", "reschedule", "read_bandwidth",
-              "warmup", "serves", "interval")  # fmt: skip
+              "warmup", "serves", "interval", *STORAGE_TIER_KEYS)  # fmt: skip
 _FIRST = {"bandwidth": "memory_bandwidth", "restart": "memory_restart_s", "read_bandwidth": "memory_read_bandwidth",
           "interval": "memory_interval_s", "serves": "replica_survival"}  # fmt: skip
 _LAST = {"bandwidth": "bandwidth", "snapshot_bandwidth": "snapshot_bandwidth", "restart": "restart_s",
          "read_bandwidth": "read_bandwidth", "interval": "interval_s"}  # fmt: skip
+_LAST.update({key: field for key, (_, field) in STORAGE_TIER_KEYS.items()})
 _JOB_PARTS = {"detect": "detect_s", "reschedule": "reschedule_s", "warmup": "warmup_s"}
 #: Keys the tiers state, which the classic tables must then leave out.
 TIER_PATHS = ("storage.bandwidth", "storage.snapshot_bandwidth", "storage.interval", "storage.read_bandwidth",
@@ -244,6 +251,14 @@ def _levels(
             raise PresetError("a tier needs its write bandwidth", where=f"{here}.bandwidth")
         if "snapshot_bandwidth" in tier and i != count - 1:
             raise PresetError("only the last tier is written asynchronously", where=f"{here}.snapshot_bandwidth")
+        if "persist_slowdown" in tier and i != count - 1:
+            raise PresetError(
+                "only the last tier persists in the background: the slowdown goes on it",
+                where=f"{here}.persist_slowdown",
+            )
+        for key in ("compression", "codec_bandwidth"):
+            if key in tier and i != count - 1:
+                raise PresetError("compression is modelled on the last tier (storage)", where=f"{here}.{key}")
         parts = [key for key in ("detect", "reschedule", "read_bandwidth", "warmup") if key in tier]
         if "restart" in tier and parts:
             raise PresetError(f"give restart or its parts, not both (here {parts[0]})", where=f"{here}.restart")
@@ -276,7 +291,8 @@ def _levels(
                     )
                 values[field], origin[field] = value, f"{here}.{key}"
         kinds = {"bandwidth": "rate", "snapshot_bandwidth": "rate", "restart": "duration",
-                 "read_bandwidth": "rate", "interval": "duration", "serves": "fraction"}  # fmt: skip
+                 "read_bandwidth": "rate", "interval": "duration", "serves": "fraction",
+                 **{key: kind for key, (kind, _) in STORAGE_TIER_KEYS.items()}}  # fmt: skip
         fields = _LAST if i == count - 1 else _FIRST if i == 0 else None
         if fields is not None:
             for key, field in fields.items():

@@ -121,6 +121,11 @@ class Scenario(Record):
     jit_share: float | None = None
     jit_bandwidth: float | None = None
     notice_share: float | None = None
+    persist_slowdown: float | None = None  # training slowed by this share while a persist runs (docs/model.md §17)
+    max_busy: float | None = None  # the busy share of a tier's storage above which a warning is given
+    max_written_per_day: float | None = None  # the most bytes a day the storage tier may take
+    compression: float | None = None  # storage checkpoints compressed by this ratio (docs/model.md §17.3)
+    codec_bandwidth: float | None = None  # the codec's aggregate throughput
     # What the just-in-time lever assumes, from a preset's [levers] (docs/model.md §13).
     lever_jit_share: float | None = None
     lever_jit_bandwidth: float | None = None  # a units.PerGpu when stated per GPU
@@ -423,6 +428,7 @@ def resolve(scenario: Scenario) -> Job:
         **_elastic(scenario),
     )
     config = _with_recovery(scenario, config)
+    config = _with_storage(scenario, config)
     _check_persist(scenario, config)
     gpu_mtbf = scenario.gpu_mtbf_s
     if gpu_mtbf is None and scenario.gpus is not None:
@@ -634,6 +640,10 @@ def _check_ranges(scenario: Scenario, values: dict[str, float]) -> None:
                     f"must be 0 or a duration from {SMALLEST:g} to {LARGEST:g} s, got {value:g} s",
                     where=scenario.where(name),
                 )
+        elif name in STORAGE_SHARES:
+            _check_storage_share(scenario, name, value)
+        elif name in STORAGE_RATIOS:
+            continue  # checked with what it changes (_with_storage)
         elif name == "discard" or name == "replica_survival":
             if not (math.isfinite(value) and 0 <= value < 1):
                 raise InputError(f"must be a share in [0, 1), got {value:g}", where=scenario.where(name))
@@ -842,3 +852,42 @@ def _elastic(scenario: Scenario) -> dict[str, float | None]:
 
 def _or(value: float | None, default: float) -> float:
     return default if value is None else value
+
+
+# ------------------------------------------------------------------ storage (docs/model.md §17)
+
+#: Shares the storage inputs hold, each in [0, 1).
+STORAGE_SHARES = ("persist_slowdown", "max_busy")
+#: Storage inputs checked where they are resolved (the ratio from 1, not from 0).
+STORAGE_RATIOS = ("compression",)
+
+
+def _check_storage_share(scenario: Scenario, name: str, value: float) -> None:
+    """The slowdown in [0, 1); the busy share warned above in (0, 1) (at 1 a schedule cannot run)."""
+    low_ok = value > 0 if name == "max_busy" else value >= 0
+    if not (math.isfinite(value) and low_ok and value < 1):
+        interval = "(0, 1)" if name == "max_busy" else "[0, 1)"
+        raise InputError(f"must be a share in {interval}, got {value:g}", where=scenario.where(name))
+
+
+def _with_storage(scenario: Scenario, config: Config) -> Config:
+    """The persist slowdown: it slows training while a background persist runs, so it needs one."""
+    if scenario.max_written_per_day is not None:
+        config = config.replace(max_written_per_day=scenario.max_written_per_day)
+    if scenario.codec_bandwidth is not None and scenario.compression is None:
+        raise InputError("a codec needs its ratio ({compression})", where=scenario.where("codec_bandwidth"))
+    if scenario.compression is not None:
+        if not (math.isfinite(scenario.compression) and 1.0 <= scenario.compression <= LARGEST):
+            raise InputError(
+                f"must be a compression ratio of 1 or more, got {scenario.compression:g}",
+                where=scenario.where("compression"),
+            )
+        config = config.replace(compression=scenario.compression, codec_bandwidth=scenario.codec_bandwidth)
+    if scenario.persist_slowdown is None:
+        return config
+    if scenario.snapshot_bandwidth is None:
+        raise InputError(
+            "slows training while a background persist runs: it needs {snapshot_bw} (asynchronous checkpoints)",
+            where=scenario.where("persist_slowdown"),
+        )
+    return config.replace(persist_slowdown=scenario.persist_slowdown)

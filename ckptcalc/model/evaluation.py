@@ -149,9 +149,22 @@ class Level(Record):
     restart_s: Num
     share: Num
     interval_s: Num | None = None
+    # The part of ``stall_s`` that is training slowed by the persist, f·P (docs/model.md §17.1): the
+    # model's stall is s + f·P and its lag (1 − f)·P, so a level's own stall and persist are these.
+    slowdown_s: Num = 0.0
 
     def optimal_interval(self, mtbf_s: Num) -> Num:
         return optimal_interval(self.stall_s, self.lag_s, mtbf_s, self.share)
+
+    @property
+    def snapshot_s(self) -> Num:
+        """The stall itself, without the slowdown the model charges with it."""
+        return self.stall_s - self.slowdown_s
+
+    @property
+    def persist_s(self) -> Num:
+        """The persist's elapsed time P (the model's lag, the work done during it, plus its slowdown)."""
+        return self.lag_s + self.slowdown_s
 
 
 class Tier(Record):
@@ -214,6 +227,10 @@ class Config(Record):
     jit_share: Num | None = None  # share of failures recovered in place from a healthy replica
     jit_bandwidth: Num | None = None  # bandwidth of that save (default: the storage bandwidth)
     notice_share: Num | None = None  # share of failures met by writing a checkpoint first
+    persist_slowdown: Num | None = None  # training runs at 1 − this while a persist runs (docs/model.md §17.1)
+    max_written_per_day: Num | None = None  # the most bytes a day the top tier may take (docs/model.md §17.2)
+    compression: Num | None = None  # storage checkpoints compressed by this ratio (docs/model.md §17.3)
+    codec_bandwidth: Num | None = None  # the codec's throughput (None: a free codec)
 
     @property
     def has_jit(self) -> bool:
@@ -272,6 +289,10 @@ class Config(Record):
     @property
     def write_s(self) -> Num:
         """Time to make a checkpoint durable in storage, S / B, in every mode."""
+        if self.compression is not None:
+            from ckptcalc.model.storage import coded_time
+
+            return coded_time(self.checkpoint_bytes, self.bandwidth, self.compression, self.codec_bandwidth)
         return write_time(self.checkpoint_bytes, self.bandwidth)
 
     @property
@@ -294,6 +315,11 @@ class Config(Record):
     @property
     def storage_restart_s(self) -> Num:
         """The restart from storage, reload included."""
+        if self.compression is not None and self.read_bandwidth is not None:
+            from ckptcalc.model.storage import coded_time
+
+            reload = coded_time(self.checkpoint_bytes, self.read_bandwidth, self.compression, self.codec_bandwidth)
+            return self.restart_s + reload
         return restart_time(self.restart_s, self.checkpoint_bytes, self.read_bandwidth)
 
     def levels(self) -> tuple[Level, ...]:
@@ -338,6 +364,11 @@ class Config(Record):
             stall, lag = write_time(self.checkpoint_bytes, self.snapshot_bandwidth), self.write_s
         else:
             stall, lag = self.write_s, 0.0
+        slowdown: Num = 0.0
+        if self.persist_slowdown is not None and self.snapshot_bandwidth is not None:
+            from ckptcalc.model.storage import slowed
+
+            stall, lag, slowdown = slowed(stall_s=stall, persist_s=lag, slowdown=self.persist_slowdown)
         levels.append(
             Level(
                 name="storage",
@@ -346,6 +377,7 @@ class Config(Record):
                 restart_s=self.storage_restart_s,
                 share=storage_share,
                 interval_s=self.interval_s,
+                slowdown_s=slowdown,
             )
         )
         return tuple(levels)
@@ -591,6 +623,12 @@ def _plan(config: Config) -> tuple[Tiers, list[Caveat]]:
     if config.has_jit:
         return _plan_jit(config, base, given)
     if all(g is None for g in given):
+        if config.max_written_per_day is not None:
+            from ckptcalc.model import storage
+
+            found, bound = storage.within_written(base, mtbf, storage.stored_bytes(config), config.max_written_per_day)
+            limit = largest(config.max_written_per_day)
+            return found, [Caveat("written_bound", "storage", limit, bound)] if bound else []
         return search.best(base, mtbf), []
     if all(g is not None for g in given):
         return _given(config, base, given)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from ckptcalc.inputs.fields import AUTO_SPARES
 from ckptcalc.inputs.scenario import DEFAULT_BYTES_PER_PARAM, Job, Scenario, anatomy
+from ckptcalc.model.arrays import scalar
 from ckptcalc.model.decisions import Cost, Lever, LeverAssumptions, Steps, Targets
 from ckptcalc.model.evaluation import TERMS, FirstOrder, Plan, Result, unneeded
 from ckptcalc.output import wording
@@ -94,6 +95,9 @@ def inputs(job: Job) -> dict[str, Any]:
             c.jit_bandwidth if c.jit_bandwidth is not None or not c.has_jit else c.bandwidth
         ),
         "notice_share": _f(c.notice_share),
+        "persist_slowdown": _f(c.persist_slowdown),
+        "compression": _f(c.compression),
+        "codec_bandwidth_bytes_per_s": _f(c.codec_bandwidth),
         "groups": None if c.groups is None else int(c.groups),
         "group_share": _f(c.group_share),
         "rejoin_s": _f(c.rejoin_s),
@@ -159,8 +163,9 @@ def level(item: Plan, steps: int | None = None) -> dict[str, Any]:
     lv = item.level
     return {
         "name": lv.name,
-        "stall_s": float(lv.stall_s),
-        "lag_s": float(lv.lag_s),
+        "stall_s": float(lv.snapshot_s),
+        "lag_s": float(lv.persist_s),
+        "slowdown_s": float(lv.slowdown_s),
         "interval_s": _interval(item.interval_s),
         "optimal_interval_s": _interval(item.optimal_interval_s),
         "share_of_failures": float(lv.share),
@@ -226,9 +231,10 @@ def evaluation(
         "levels": levels(result, steps),
         "uncertainty": uncertainty(job, band),
         "recovery": recovery(job),
-        "warnings": [*warnings(result), *_bound_warning(job), *_recovery_note(job)],
+        "warnings": [*warnings(result), *_bound_warning(job), *_recovery_note(job), *storage_warnings(job, result)],
         "spares": spares(job, result),
         "elastic": elastic(result),
+        "storage": storage(job, result),
     }
 
 
@@ -336,7 +342,7 @@ def optimize(
     document.update(
         {
             "levers": [
-                {"key": v.key, "name": wording.lever_name(v.key, v.changed, assume, job.gpus, v.value),
+                {"key": v.key, "name": wording.lever_name(v.key, v.changed, assume, job.gpus, v.value, job.config),
                  "effective": v.effective, "gain_pp": v.gain_pp,
                  **({} if v.cluster_gain_pp is None else {"cluster_gain_pp": v.cluster_gain_pp})}
                 for v in levers
@@ -451,6 +457,9 @@ def _columns(run: Sweep) -> dict[str, Any]:
     if result.pool is not None:
         columns["p_no_spare"] = result.pool.p_no_spare
         columns["cluster_effective"] = result.pool.cluster_effective
+    from ckptcalc.model.storage import top_load
+
+    columns["storage_busy_share"], columns["bytes_written_per_day"] = top_load(result)
     shaped = {name: _broadcast(value, values) for name, value in columns.items()}
     shaped["dominant"] = numpy.broadcast_to(result.dominant, numpy.shape(values))
     return shaped
@@ -485,6 +494,8 @@ def sweep(job: Job, run: Sweep, preset: str | None) -> dict[str, Any]:
         "p_no_spare": _column(columns["p_no_spare"]) if "p_no_spare" in columns else None,
         "cluster_effective": _column(columns["cluster_effective"]) if "cluster_effective" in columns else None,
         "dominant": [TERMS[int(i)] for i in columns["dominant"]],
+        "storage_busy_share": _column(columns["storage_busy_share"]),
+        "bytes_written_per_day": _column(columns["bytes_written_per_day"]),
         "warnings": warnings(run.result),
     }
 
@@ -566,8 +577,9 @@ def simulation(
         "analytic": {"first_order": first, "exact": exact},
         "agreement": {"first_order": agreement["first_order"], "exact": agreement["exact"]},
         "optimize": None,
-        "warnings": notes,
+        "warnings": [*notes, *storage_warnings(job, result)],
         "spares": None,
+        "storage": storage(job, result),
     }
     if job.config.has_recovery:
         # The periodic schedule run, not the one-step tier under it (docs/model.md §13).
@@ -690,7 +702,12 @@ def plan(
         "deadline_s": deadline_s,
         "p_deadline": figures["p_deadline"],
         "p_deadline_ci95": figures["p_deadline_ci95"],
-        "warnings": [*warnings(result), *([] if expected_s is not None else [wording.NO_EXACT])],
+        "warnings": [
+            *warnings(result),
+            *([] if expected_s is not None else [wording.NO_EXACT]),
+            *storage_warnings(job, result),
+        ],
+        "storage": storage(job, result),
     }
 
 
@@ -1015,6 +1032,8 @@ def stream_sweep_json(job: Job, plan: Any, preset: str | None, out: TextIO) -> N
             "p_no_spare": slot.get("p_no_spare"),
             "cluster_effective": slot.get("cluster_effective"),
             "dominant": slot["dominant"],
+            "storage_busy_share": slot["storage_busy_share"],
+            "bytes_written_per_day": slot["bytes_written_per_day"],
             "warnings": [wording.caveat(Caveat(kind, level, None, points)) for (kind, level), points in counts.items()],
         }
         text = dumps(document)
@@ -1203,3 +1222,48 @@ def events(counts: Any, logs: list[str], written: int, output: str | None, form:
             year_from=counts.said.get("year_from"),
         ),
     }
+
+
+def storage(job: Job, result: Result) -> dict[str, Any] | None:
+    """What the checkpoints cost the storage, and the storage training (docs/model.md §17): null for a
+    sweep's grid (its columns hold the load)."""
+    found = storage_load(job, result)
+    if found is None:
+        return None
+    return {
+        "tiers": [
+            {
+                "name": t.name,
+                "write_s": t.write_s,
+                "interval_s": _interval(t.interval_s),
+                "storage_busy_share": t.busy_share,
+                "checkpoint_bytes": t.checkpoint_bytes,
+                "bytes_written_per_day": t.bytes_written_per_day,
+            }
+            for t in found.tiers
+        ],
+        "bytes_written_per_day": found.bytes_written_per_day,
+        "max_busy": found.max_busy,
+        "max_written_per_day": found.max_written_per_day,
+        "limit_cost_pp": found.limit_cost_pp,
+        "slowdown_share": found.slowdown_share,
+    }
+
+
+def storage_load(job: Job, result: Result) -> Any:
+    """The storage load of one job's result (:class:`ckptcalc.model.storage.Load`), or None for a grid."""
+    from ckptcalc.model import storage as model
+
+    if not scalar(result.effective):
+        return None
+    from ckptcalc.model.evaluation import evaluate
+
+    return model.load(job.config, result, job.scenario.max_busy, evaluate)
+
+
+def storage_warnings(job: Job, result: Result) -> list[str]:
+    """A warning for each tier whose storage is busy more than ``--max-busy`` of the time."""
+    found = storage_load(job, result)
+    if found is None:
+        return []
+    return [wording.busy_storage(t.name, t.busy_share, found.max_busy) for t in found.busy]

@@ -129,6 +129,14 @@ INPUTS = _object(
         "rejoin_s": MAYBE_SECONDS,
         "quorum_pause_s": MAYBE_SECONDS,
         "ft_overhead": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+        "persist_slowdown": {
+            "type": ["number", "null"],
+            "minimum": 0,
+            "exclusiveMaximum": 1,
+            "description": "share of training speed lost while a persist runs",
+        },
+        "compression": {"type": ["number", "null"], "minimum": 1, "description": "storage compression ratio"},
+        "codec_bandwidth_bytes_per_s": {**MAYBE_NUMBER, "description": "the codec's throughput, bytes per second"},
     },
     "normalised inputs, SI units; null where unused",
 )
@@ -167,6 +175,7 @@ LEVEL = _object(
         "name": {"type": "string", "description": "memory, storage, or a middle tier's name"},
         "stall_s": SECONDS,
         "lag_s": SECONDS,
+        "slowdown_s": {**SECONDS, "description": "seconds per checkpoint lost to training slowed while it persists"},
         "interval_s": INTERVAL,
         "optimal_interval_s": INTERVAL,
         "share_of_failures": FRACTION,
@@ -274,6 +283,36 @@ ELASTIC: Schema = {
     ]
 }
 
+#: What the checkpoints cost the storage (docs/model.md §17).
+STORAGE_TIER = _object(
+    {
+        "name": {"type": "string"},
+        "write_s": {**SECONDS, "description": "seconds the tier's storage writes per checkpoint (persist, or write)"},
+        "interval_s": INTERVAL,
+        "storage_busy_share": {"type": "number", "minimum": 0, "exclusiveMaximum": 1,
+                               "description": "write_s / (interval_s + the stall training waits)"},
+        "checkpoint_bytes": NUMBER,
+        "bytes_written_per_day": {"type": "number", "minimum": 0},
+    }
+)  # fmt: skip
+
+STORAGE = _object(
+    {
+        "tiers": {"type": "array", "items": STORAGE_TIER, "minItems": 1, "maxItems": 8},
+        "bytes_written_per_day": {"type": "number", "minimum": 0, "description": "over every tier"},
+        "max_busy": {**FRACTION, "description": "the busy share above which a warning is given (--max-busy)"},
+        "max_written_per_day": {"type": ["number", "null"], "description": "bytes a day (--max-written-per-day)"},
+        "limit_cost_pp": {
+            "type": ["number", "null"],
+            "minimum": 0,
+            "description": "points of effective time the daily write limit costs; null without one",
+        },
+        "slowdown_share": {**FRACTION, "description": "share of elapsed time lost to training slowed by the persist"},
+    },
+    "what the checkpoints cost the storage, and the persist's slowdown (docs/model.md §17); null for a grid",
+)
+MAYBE_STORAGE: Schema = {**STORAGE, "type": ["object", "null"]}
+
 EVALUATION: Schema = {
     "inputs": INPUTS,
     "model": {"const": "exact"},
@@ -298,6 +337,7 @@ EVALUATION: Schema = {
     "elastic": ELASTIC,
     "warnings": WARNINGS,
     "spares": SPARES,
+    "storage": MAYBE_STORAGE,
 }
 
 HEADER: Schema = {"schema_version": {"const": SCHEMA_VERSION}}
@@ -339,6 +379,8 @@ def optimize() -> Schema:
                     "spares_target",
                     "elastic",
                     "without_elastic",
+                    "compression",
+                    "without_tier",
                 ]
             },
             "name": {"type": "string"},
@@ -415,6 +457,8 @@ def sweep() -> Schema:
                 "description": "with a spare pool: over job and spare nodes",
             },
             "dominant": {"type": "array", "items": TERM},
+            "storage_busy_share": {**column, "description": "the storage tier's write / time between its checkpoints"},
+            "bytes_written_per_day": {**column, "description": "bytes the storage tier takes a day"},
             "warnings": WARNINGS,
         },
     )
@@ -496,6 +540,7 @@ def simulate() -> Schema:
                     ),
                 ]
             },
+            "storage": MAYBE_STORAGE,
         },
     )
 
@@ -635,6 +680,7 @@ def plan() -> Schema:
             "p_deadline": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
             "p_deadline_ci95": {"oneOf": [{"type": "null"}, interval]},
             "warnings": WARNINGS,
+            "storage": MAYBE_STORAGE,
         },
     )
 

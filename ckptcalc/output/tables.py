@@ -25,6 +25,7 @@ from ckptcalc.inputs.scenario import DEFAULT_BYTES_PER_PARAM, Job, anatomy
 from ckptcalc.model.evaluation import TERMS, Result, interval_comparison, unneeded
 from ckptcalc.model.spares import DEFAULT_GPUS_PER_NODE
 from ckptcalc.model.statistics import points, shares
+from ckptcalc.model.storage import result_slowdown as storage_slowdown
 from ckptcalc.output import documents, wording
 
 if TYPE_CHECKING:
@@ -230,25 +231,29 @@ def uncertainty_table(band: dict[str, Any], narrow: bool = False) -> Table:
 def levels_table(result: Result, narrow: bool = False) -> Table:
     given = any(item.level.interval_s is not None for item in result.levels)
     table = _grid("Levels", narrow)
-    names = ["level", "stall", "persist", "interval", *(["optimal"] if given else []), "serves", "restart"]
+    slowed = any(float(item.level.slowdown_s) > 0 for item in result.levels)
+    gap = ["-"] if slowed else []  # the slowdown column of the failure classes
+    names = ["level", "stall", *(["slowdown"] if slowed else []), "persist", "interval",
+             *(["optimal"] if given else []), "serves", "restart"]  # fmt: skip
     for name in names:
         table.add_column(name, justify="left" if name == "level" else "right", no_wrap=True)
     c = result.config
     # The failure classes of docs/model.md §13 first: they go back less far than any periodic tier.
     if c.notice_share is not None:
-        table.add_row(wording.NOTICE_CLASS, "-", "-", "-", *(["-"] if given else []), pct(float(c.notice_share)),
+        table.add_row(wording.NOTICE_CLASS, "-", *gap, "-", "-", *(["-"] if given else []), pct(float(c.notice_share)),
                       dur(c.notice_restart_s))  # fmt: skip
     if c.has_jit:
         step = dur(c.step)
-        table.add_row(wording.IN_PLACE_CLASS, dur(0.0), "-", step, *([step] if given else []),
+        table.add_row(wording.IN_PLACE_CLASS, dur(0.0), *gap, "-", step, *([step] if given else []),
                       pct(float(c.jit_share or 0.0)), dur(c.jit_restart_s))  # fmt: skip
     for item in result.levels:
         lv = item.level
         optimal = [wording.periodic_interval(float(item.optimal_interval_s))] if given else []
         table.add_row(
             lv.name,
-            dur(lv.stall_s),
-            dur(lv.lag_s) if lv.lag_s else "-",
+            dur(lv.snapshot_s),
+            *([dur(lv.slowdown_s) if lv.slowdown_s else "-"] if slowed else []),
+            dur(lv.persist_s) if lv.persist_s else "-",
             wording.periodic_interval(float(item.interval_s)),
             *optimal,
             pct(lv.share),
@@ -279,6 +284,10 @@ def loss_table(result: Result, title: str, narrow: bool = False) -> Table:
         }
         for name, value in extra.items():
             table.add_row(name, pct(float(value)), pct(float(value) / total) if total > 0 else "", "elastic")
+    slowdown = storage_slowdown(result)
+    if slowdown > 0:
+        of_total = pct(slowdown / total) if total > 0 else ""
+        table.add_row(wording.SLOWDOWN_ROW, pct(slowdown), of_total, wording.SLOWDOWN_NOTE)
     table.add_section()
     table.add_row(Text("total loss", style="bold"), pct(total), "100 %", "")
     table.add_row(Text("effective", style="bold green"), pct(result.effective), "", "")
@@ -389,6 +398,8 @@ def decisions(out: Console, job: Job, document: dict[str, Any], narrow: bool) ->
                 f" and {amount(document['lost_cost_per_30_days'])} per 30 days"
             )
         out.print(line + ".")
+    for line in wording.storage_lines(document.get("storage")):
+        out.print(line)
     if document["optimal_interval_steps"] is not None:
         steps = document["optimal_interval_steps"]
         out.print(f"Checkpoint to storage {_every_steps(steps)} ({dur(document['step_time_s'])} a step).")
@@ -756,6 +767,8 @@ def simulation(document: dict[str, Any]) -> None:
     out.print(f"Failures: {document['failures']:,} ({document['failures_in_restart']:,} during a restart)")
     if document["spares"] is not None:
         out.print(wording.simulated_spares(document["spares"]))
+    for line in wording.storage_lines(document.get("storage")):
+        out.print(line)
     out.print()
     table = _grid("Against the analytic model", narrow)
     table.add_column("model")
@@ -897,6 +910,8 @@ def plan(job: Job, document: dict[str, Any]) -> None:
             table.add_row(label, *(amount(document[key][k]) for k in ("p10", "p50", "p90", "mean")))
     out.print(table)
     for line in wording.plan_lines(document):
+        out.print(line)
+    for line in wording.storage_lines(document.get("storage")):
         out.print(line)
     warn(document["warnings"])
 

@@ -36,6 +36,8 @@ def caveat(item: Caveat) -> str:
         return all_down(item.value or 0.0) + where
     if item.kind == "pauses":
         return pauses(item.value or 0.0) + where
+    if item.kind == "written_bound":
+        return written_bound(item.value or 0.0) + where
     if item.kind == "tier_rounded":
         return (
             f"the {item.level} interval {dur(item.value or 0.0)} is not a whole number of {item.below} intervals:"
@@ -56,9 +58,13 @@ def lag_bound(level: str, lag_s: float) -> str:
     )
 
 
-def lever_name(key: str, changed: Any, assume: Any, gpus: float | None = None, value: float | None = None) -> str:
-    """What a lever changes, with the value it changes to (``changed`` is the changed configuration);
-    a per-GPU bandwidth with the aggregate it gives on ``gpus`` GPUs."""
+def lever_name(
+    key: str, changed: Any, assume: Any, gpus: float | None = None, value: float | None = None, base: Any = None
+) -> str:
+    """What a lever changes, with the value it changes to (``changed`` is the changed configuration, ``base``
+    the job's own); a per-GPU bandwidth with the aggregate it gives on ``gpus`` GPUs."""
+    if key in ("compression", "without_tier"):
+        return storage_lever(key, changed, gpus, base)
     if key == "bandwidth_x2":
         return f"storage bandwidth ×2 ({units.format_rate(changed.bandwidth)})"
     if key == "restart_half":
@@ -734,3 +740,65 @@ def pauses(share: float) -> str:
         f"the elastic groups are in quorum pauses {pct(share)} of the running time: the analytic form"
         " is beyond the range checked against the simulation (docs/model.md §14.6); `ckptcalc simulate` answers"
     )
+
+
+# ------------------------------------------------------------ storage (docs/model.md §17)
+
+#: The loss table's row for the persist's slowdown, and its note: it is part of the write share above.
+SLOWDOWN_ROW = "slowdown"
+SLOWDOWN_NOTE = "part of write"
+
+
+def busy_storage(tier: str, share: float, limit: float) -> str:
+    """A tier whose storage is busy more than ``--max-busy`` of the time."""
+    return (
+        f"the {tier} tier keeps its storage busy {pct(share)} of the time (write / time between checkpoints),"
+        f" above {pct(limit)} (--max-busy): other jobs and reads share what is left"
+    )
+
+
+def written_bound(limit: float) -> str:
+    """The optimum held back by the daily write limit."""
+    return (
+        f"the storage interval is held at the shortest that writes at most {units.format_size(limit)}"
+        " a day (--max-written-per-day)"
+    )
+
+
+def overloaded(tier: str, share: float) -> str:
+    """A schedule whose tier would be writing all the time: it cannot run."""
+    return (
+        f"the {tier} tier would keep its storage busy {pct(share)} of the time (write / time between checkpoints):"
+        " a write would start before the last ends; lengthen its interval"
+    )
+
+
+def storage_lines(found: dict[str, Any] | None) -> list[str]:
+    """The storage load of a document's ``storage`` block: each tier's busy share and bytes a day, and
+    what a daily write limit costs."""
+    if found is None:
+        return []
+    parts = [
+        f"{t['name']} busy {pct(t['storage_busy_share'])} of the time, {units.format_size(t['bytes_written_per_day'])}"
+        " a day"
+        for t in found["tiers"]
+    ]
+    lines = [f"Storage load: {'; '.join(parts)}."]
+    if found["limit_cost_pp"] is not None:
+        lines.append(
+            f"Writing at most {units.format_size(found['max_written_per_day'])} a day to storage costs"
+            f" {found['limit_cost_pp']:.2f} pp of effective time."
+        )
+    return lines
+
+
+def storage_lever(key: str, changed: Any, gpus: float | None, base: Any) -> str:
+    """The compression lever (``compress 4× at 50.0 GB/s per GPU × 16384 GPUs = 819 TB/s``) and a tier
+    subset's (``without local nvme``: the tiers of ``base`` that ``changed`` drops)."""
+    if key == "compression":
+        codec = float(changed.codec_bandwidth)
+        rate = units.format_rate(codec) if gpus is None else _scaled(codec / gpus, codec, gpus)
+        return f"compress {float(changed.compression):g}× at {rate}"
+    kept = {str(level.name) for level in changed.levels()}
+    dropped = [str(level.name) for level in base.levels() if str(level.name) not in kept] if base is not None else []
+    return f"without {' and '.join(dropped) or 'some tiers'} (their failures recover from the next tier up)"

@@ -135,6 +135,7 @@ class Schedule:
     lag_s: float = 0.0
     notice_share: float = 0.0  # failures met by a checkpoint first: resume where they struck (docs/model.md §13)
     notice_restart_s: float = 0.0
+    slowdown: float = 0.0  # training runs at 1 − this while the top tier's persist runs (docs/model.md §17.1)
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.interval_s) and self.interval_s > 0):
@@ -153,7 +154,7 @@ class Schedule:
         for m in self.every:
             if isinstance(m, bool) or not isinstance(m, int) or m < 1:
                 raise InputError(f"must be a positive whole number, got {m!r}", where="storage_every")
-        if self.storage_interval_s < self.lag_s:
+        if self.storage_interval_s < self.lag_s * (1.0 - self.slowdown):
             raise InputError(
                 f"storage interval {self.storage_interval_s:g} s is shorter than the persist lag {self.lag_s:g} s:"
                 " a checkpoint cannot start before the last one is durable",
@@ -196,7 +197,8 @@ class Schedule:
         """The same tiers at another τ₁ (and multiples)."""
         return Schedule(interval_s=interval_s, every=self.every if every is None else every, stalls=self.stalls,
                         restarts=self.restarts, shares=self.shares, lag_s=self.lag_s,
-                        notice_share=self.notice_share, notice_restart_s=self.notice_restart_s)  # fmt: skip
+                        notice_share=self.notice_share, notice_restart_s=self.notice_restart_s,
+                        slowdown=self.slowdown)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -307,13 +309,16 @@ def schedule_of(result: Result, every: tuple[int, ...] | None = None) -> Schedul
     if every is None:
         every = tuple(max(1, round(b / a)) for a, b in itertools.pairwise(intervals))
     levels = [plan.level for plan in result.levels]
+    # The stalls and the persist themselves: the simulation runs the persist's slowdown (docs/model.md §17.1).
+    persist = float(levels[-1].persist_s)
     return Schedule(
         interval_s=intervals[0],
         every=every,
-        stalls=tuple(float(level.stall_s) for level in levels),
+        stalls=tuple(float(level.snapshot_s) for level in levels),
         restarts=tuple(float(level.restart_s) for level in levels),
         shares=tuple(float(level.share) for level in levels),
-        lag_s=float(levels[-1].lag_s),
+        lag_s=persist,
+        slowdown=float(levels[-1].slowdown_s) / persist if persist > 0 else 0.0,
     )
 
 
@@ -355,6 +360,20 @@ def run_schedule(
     200
     """
     cycles = check(cycles, failures.shape)  # enough cycles for the batches behind the CI, a valid shape
+    if schedule.slowdown > 0:
+        from ckptcalc.simulation.interference import slowed_sums
+
+        if schedule.tiers > 1 or schedule.notice_share > 0 or pool is not None:
+            raise InputError(
+                "simulate runs the persist slowdown on one asynchronous level only (no other tier, notice or spares)",
+                where="persist_slowdown",
+            )
+        totals, batch_effective, in_restart = slowed_sums(
+            interval_s=schedule.interval_s, stall_s=schedule.stalls[0], persist_s=schedule.lag_s,
+            slowdown=schedule.slowdown, restart_s=schedule.restarts[0], draw=failures.draw,
+            batches=_batch_sizes(cycles), seed=seed, progress=progress,
+        )  # fmt: skip
+        return _summary(totals, batch_effective, cycles, in_restart, seed, schedule)
     if schedule.tiers == 1 and schedule.notice_share == 0:
         found = _one_tier(schedule, failures, cycles, seed, progress, pool)
     else:

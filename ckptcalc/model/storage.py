@@ -1,0 +1,277 @@
+"""What checkpoints cost the storage, and what the storage costs training (docs/model.md §17).
+
+Pure arithmetic on floats (numpy arrays where a caller passes them), no words:
+
+* **Interference.** While a persist of elapsed time P runs, training runs at
+  1 − f of its speed. Over a whole checkpoint period that costs f·P, like a
+  stall of that length; the persist still takes P of elapsed time, of which
+  (1 − f)·P is work. So the exact model of one asynchronous level takes the
+  stall s + f·P and the lag (1 − f)·P (the work re-run after a failure to get
+  back to where the lost checkpoint was durable, at full speed): exact for
+  one level, first order the same for more (:func:`slowed`).
+* **Storage load.** A tier written every τ of work with a persist P is busy
+  P/(τ + its stall) of the time and takes size × 86 400/τ bytes a day.
+* **Compression** by c at a codec throughput B_c: a write of size/B_c +
+  size/(c·B), a reload read the same way (:func:`coded_time`).
+
+>>> stall, lag, cost = slowed(stall_s=0.5, persist_s=300.0, slowdown=0.5)
+>>> stall, lag, cost
+(150.5, 150.0, 150.0)
+>>> round(written_per_day(6.48e12, 266.8) / 1e15, 3)
+2.098
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from ckptcalc.records import Record
+
+#: Seconds in a day, for the bytes written per day.
+DAY_S = 86_400.0
+
+#: The busy share above which a warning says the storage is loaded (``--max-busy``).
+DEFAULT_MAX_BUSY = 0.5
+
+Num = Any  # a float, or a numpy array of them
+
+
+def slowed(*, stall_s: Num, persist_s: Num, slowdown: Num) -> tuple[Num, Num, Num]:
+    """(stall, lag, slowdown cost) of an asynchronous level whose persist ``persist_s`` slows training by
+    ``slowdown``: s + f·P, (1 − f)·P and f·P. With f = 0 it is (s, P, 0).
+
+    Over a period the job loses f·P to the slower steps, which the exact model charges as stall; the
+    persist's elapsed time P is unchanged, and (1 − f)·P of it is the work done while it runs, which
+    is both what a failure re-runs at full speed to get back to the point the lost snapshot was
+    durable and the shortest interval that lets each persist end before the next snapshot."""
+    cost = slowdown * persist_s
+    return stall_s + cost, persist_s - cost, cost
+
+
+def busy_share(write_s: Num, interval_s: Num, stall_s: Num = 0.0) -> Num:
+    """The share of elapsed time a tier's storage is busy writing: its write time (the persist P of an
+    asynchronous tier, the write δ of a synchronous one) over the elapsed time from one of its
+    checkpoints to the next, the interval τ of work plus the stall training waits (δ; s + f·P):
+    δ/(τ + δ), or P/(τ + s + f·P). At 1 or more a write would start before the last ends."""
+    return write_s / (interval_s + stall_s)
+
+
+def written_per_day(size_bytes: Num, interval_s: Num) -> Num:
+    """Bytes a tier takes per day: one checkpoint of ``size_bytes`` every ``interval_s`` (86 400/τ a day)."""
+    return size_bytes * (DAY_S / interval_s)
+
+
+def coded_time(size_bytes: Num, bandwidth: Num, ratio: Num, codec_bandwidth: Num | None) -> Num:
+    """Time to move a checkpoint compressed ``ratio``× through a codec of ``codec_bandwidth`` over a link of
+    ``bandwidth``: size/B_c + size/(c·B); without a codec bandwidth the codec is free (size/(c·B))."""
+    moved = size_bytes / (ratio * bandwidth)
+    if codec_bandwidth is None:
+        return moved
+    return size_bytes / codec_bandwidth + moved
+
+
+def slowdown_share(write: Num, levels: list[tuple[Num, Num, Num]]) -> Num:
+    """The part of the exact write share ``write`` that is the persist's slowdown, for ``levels`` given as
+    (stall s + f·P, slowdown f·P, interval) fastest first: the stall time of one top-tier period is
+    Σ_i s_i·(T_L/T_i), of which f·P is slowdown, and the write share is split in that proportion.
+
+    >>> round(slowdown_share(0.07, [(150.5, 150.0, 1733.9)]), 6)
+    0.069767
+    """
+    top = levels[-1][2]
+    stalls: Num = 0.0
+    slowed: Num = 0.0
+    for stall, slowdown, interval in levels:
+        stalls = stalls + stall * (top / interval)
+        slowed = slowed + slowdown * (top / interval)
+    return write * slowed / stalls if stalls else 0.0 * write
+
+
+def result_slowdown(result: Any) -> float:
+    """The share of elapsed time an evaluated result (:class:`ckptcalc.model.evaluation.Result`, one job)
+    loses to the persist's slowdown: part of its write share (:func:`slowdown_share`); 0 without one."""
+    plans = result.levels
+    if not any(float(p.level.slowdown_s) > 0 for p in plans):
+        return 0.0
+    rows = [(float(p.level.stall_s), float(p.level.slowdown_s), float(p.interval_s)) for p in plans]
+    return float(slowdown_share(float(result.write), rows))
+
+
+def stored_bytes(config: Any) -> Num:
+    """The bytes one storage checkpoint of a :class:`ckptcalc.model.evaluation.Config` takes: size / c."""
+    if config.compression is None:
+        return config.checkpoint_bytes
+    return config.checkpoint_bytes / config.compression
+
+
+def shortest_interval(size_bytes: Num, limit_bytes_per_day: Num) -> Num:
+    """The shortest interval at which one checkpoint of ``size_bytes`` per interval stays within
+    ``limit_bytes_per_day``: size × 86 400 / limit."""
+    return size_bytes * DAY_S / limit_bytes_per_day
+
+
+def within_written(base: Any, mtbf_s: Num, size_bytes: Num, limit_bytes_per_day: Num) -> tuple[Any, int]:
+    """The best schedule (a :class:`ckptcalc.model.tiers.Tiers` like ``base``) whose top tier takes at most
+    ``limit_bytes_per_day``, and at how many points the limit binds. Effective time rises towards the
+    free optimum of the top interval and falls past it, so a limit that binds holds the top interval at
+    size × 86 400 / limit, the tiers below re-optimised under it (docs/model.md §17.2)."""
+    from ckptcalc.model import search
+    from ckptcalc.model.arrays import count, lib
+
+    found = search.best(base, mtbf_s)
+    top = found.storage_interval_s
+    floor = shortest_interval(size_bytes, limit_bytes_per_day)
+    hits = count(top < floor * (1.0 - 1e-12))
+    if not hits:
+        return found, 0
+    ns = lib(top, floor)
+    return search.best(base, mtbf_s, top_s=ns.maximum(top, floor)), hits
+
+
+class TierLoad(Record):
+    """One tier's load on its storage at the schedule run: its write time per checkpoint (the persist,
+    or the stall of a synchronous write), interval, busy share and bytes per checkpoint and per day."""
+
+    name: str
+    write_s: float
+    interval_s: float
+    busy_share: float
+    checkpoint_bytes: float
+    bytes_written_per_day: float
+
+
+class Load(Record):
+    """What a result's schedule costs the storage (docs/model.md §17.2): every tier's load, fastest first,
+    the share of time lost to the persist's slowdown, and with a daily write limit what honouring it
+    costs (``limit_cost_pp``, points of effective time against the optimum without the limit)."""
+
+    tiers: tuple[TierLoad, ...]
+    slowdown_share: float
+    max_busy: float
+    max_written_per_day: float | None = None
+    limit_cost_pp: float | None = None
+
+    @property
+    def bytes_written_per_day(self) -> float:
+        return math.fsum(t.bytes_written_per_day for t in self.tiers)
+
+    @property
+    def busy(self) -> tuple[TierLoad, ...]:
+        """The tiers busy more than :attr:`max_busy` of the time."""
+        return tuple(t for t in self.tiers if t.busy_share > self.max_busy)
+
+    @property
+    def overloaded(self) -> TierLoad | None:
+        """The first tier whose storage would be busy all the time or more (the schedule cannot run)."""
+        return next((t for t in self.tiers if t.busy_share >= 1.0), None)
+
+
+def load(config: Any, result: Any, max_busy: float | None = None, evaluate: Callable[[Any], Any] | None = None) -> Load:
+    """The storage load of ``result`` (one job's :class:`ckptcalc.model.evaluation.Result` of ``config``);
+    with a daily write limit, ``evaluate`` (:func:`ckptcalc.model.evaluation.evaluate`) gives the optimum
+    without it, for what the limit costs."""
+    tiers = []
+    for plan in result.levels:
+        level = plan.level
+        interval = float(plan.interval_s)
+        write = float(level.persist_s) if float(level.persist_s) > 0 else float(level.snapshot_s)
+        top = plan is result.levels[-1]
+        size = float(stored_bytes(config) if top else config.checkpoint_bytes)
+        finite = math.isfinite(interval) and interval > 0
+        tiers.append(
+            TierLoad(
+                name=str(level.name),
+                write_s=write,
+                interval_s=interval,
+                busy_share=busy_share(write, interval, float(level.stall_s)) if finite else 0.0,
+                checkpoint_bytes=size,
+                bytes_written_per_day=written_per_day(size, interval) if finite else 0.0,
+            )
+        )
+    cost = None
+    limit = config.max_written_per_day
+    if limit is not None and evaluate is not None:
+        free = evaluate(config.replace(max_written_per_day=None))
+        cost = max(0.0, 100.0 * (float(free.optimal_effective) - float(result.optimal_effective)))
+    return Load(
+        tiers=tuple(tiers),
+        slowdown_share=result_slowdown(result),
+        max_busy=DEFAULT_MAX_BUSY if max_busy is None else max_busy,
+        max_written_per_day=None if limit is None else float(limit),
+        limit_cost_pp=cost,
+    )
+
+
+def top_load(result: Any) -> tuple[Num, Num]:
+    """(busy share, bytes a day) of a result's top tier, floats or arrays (a sweep's columns)."""
+    from ckptcalc.model.arrays import lib
+
+    level = result.levels[-1].level
+    interval = result.interval_s
+    ns = lib(interval, level.persist_s, level.snapshot_s)
+    write = ns.where(level.persist_s > 0, level.persist_s, level.snapshot_s)
+    size = stored_bytes(result.config)
+    return busy_share(write, interval, level.stall_s), written_per_day(size, interval)
+
+
+#: What the compression lever assumes: a 4× ratio through a codec of 50 GB/s per GPU (docs/model.md §17.3).
+LEVER_COMPRESSION = 4.0
+LEVER_CODEC_PER_GPU = 50e9
+
+
+def compression_lever(config: Any, gpus: float | None) -> Any:
+    """The job with its storage checkpoints compressed as the lever assumes, or None (already compressed,
+    or no GPU count to scale the codec by)."""
+    if config.compression is not None or gpus is None:
+        return None
+    return config.replace(compression=LEVER_COMPRESSION, codec_bandwidth=LEVER_CODEC_PER_GPU * gpus)
+
+
+#: Subsets of tiers are evaluated for at most this many tiers (2^(L−1) schedules, each searched).
+MAX_SUBSET_TIERS = 5
+
+
+def subsets(config: Any) -> list[tuple[tuple[str, ...], Any]]:
+    """Every schedule of three or more tiers with some of the tiers below storage dropped (storage stays:
+    it recovers the failures no other tier survives), as (the names dropped, the configuration); a
+    dropped tier's failures recover from the next tier above that is kept (docs/model.md §17.4)."""
+    import itertools
+
+    levels = config.levels()
+    if not config.middle or len(levels) > MAX_SUBSET_TIERS or config.has_recovery or config.is_elastic:
+        return []
+    below = list(range(len(levels) - 1))  # the tiers that may go, fastest first
+    found = []
+    for size in range(1, len(below) + 1):
+        for dropped in itertools.combinations(below, size):
+            found.append((tuple(str(levels[i].name) for i in dropped), _without(config, set(dropped))))
+    return found
+
+
+def _without(config: Any, dropped: set[int]) -> Any:
+    """``config`` with the tiers at ``dropped`` (indices of :meth:`levels`, storage never) left out, every
+    interval left to the optimiser."""
+    has_memory = config.has_memory
+    shares = [float(level.share) for level in config.levels()]
+    count = len(shares)
+    # A dropped tier's share goes to the next kept tier above it (storage's is what the rest leave).
+    carried = list(shares)
+    for i in range(count - 1):
+        if i in dropped:
+            carried[i + 1] += carried[i]
+            carried[i] = 0.0
+    middle = []
+    offset = 1 if has_memory else 0
+    for j, tier in enumerate(config.middle):
+        if j + offset not in dropped:
+            middle.append(tier.replace(share=carried[j + offset], interval_s=None))
+    changed = config.optimal().replace(middle=tuple(middle))
+    if has_memory and 0 in dropped:
+        changed = changed.replace(
+            replica_survival=None, memory_bandwidth=None, memory_restart_s=None, memory_read_bandwidth=None
+        )
+    elif has_memory:
+        changed = changed.replace(replica_survival=carried[0])
+    return changed
