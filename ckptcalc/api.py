@@ -1109,7 +1109,7 @@ def plan(
 
     if seed is not None and seed < 0:
         raise InputError(f"must be a non-negative integer, got {seed}", where="seed")
-    the_job = job(preset, **inputs)
+    the_job = job(preset, work=work, **inputs)
     config = the_job.config
     if config.is_nested:
         raise InputError(
@@ -1117,6 +1117,8 @@ def plan(
             " gives the effective time, and the expected run time is the work over it",
             where="preset",
         )
+    if work is None and steps is None and the_job.scenario.work_s is not None:
+        work = the_job.scenario.work_s  # the run's length from the preset ([run] work)
     work_s = _work(work, steps, the_job.scenario.step_time_s)
     if config.rejoin_s is not None and config.rejoin_s > work_s:
         raise InputError(

@@ -267,6 +267,9 @@ _PANELS = {
     "recovery": "Recovery",
     "spares": "Spares",
     "elastic": "Elastic replica groups",
+    "silent": "Silent events",
+    "retention": "Retention",
+    "run": "Run",
 }
 
 
@@ -871,12 +874,6 @@ def simulate(
 @model_options
 def plan(
     model: ModelArgs,
-    work: Annotated[
-        Optional[str],
-        typer.Option(
-            "--work", help="Useful compute the run needs, e.g. 54d.", metavar="DURATION", rich_help_panel="Run"
-        ),
-    ] = None,
     steps: Annotated[
         Optional[str],
         typer.Option(
@@ -913,7 +910,8 @@ def plan(
     """How long a whole run takes, failures and all: wall time p10/p50/p90, failures, GPU-hours, cost."""
     from ckptcalc import api
 
-    arguments: dict[str, Any] = {"work": work, "steps": steps, "deadline": deadline, "runs": runs, "seed": seed}
+    # --work is a model option (the run's length also sets the silent events' risk over the run).
+    arguments: dict[str, Any] = {"steps": steps, "deadline": deadline, "runs": runs, "seed": seed}
     arguments.update(model.inputs)
     if not json_output and sys.stderr.isatty():
         from ckptcalc.output import tables

@@ -23,6 +23,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "arrays",
             "numeric",
             "one_level",
+            "silent",
             "tiers",
             "recovery",
             "search",

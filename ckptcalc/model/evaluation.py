@@ -264,6 +264,23 @@ class Config(Record):
     quorum_pause_s: Num | None = None
     ft_overhead: Num | None = None
 
+    # Silent events and retention (docs/model.md §16): the mean work between silent events (None:
+    # none), their mean detection latency, the work skipped after each, the newest storage
+    # checkpoints retained (None: all), one kept for good per ``keep_every_s`` of work, the run's
+    # risk that ``keep_for_risk`` aims at, and the run's length.
+    silent_mtbf_s: Num | None = None
+    detect_latency_s: Num | None = None
+    skip_s: Num | None = None
+    keep: Num | None = None
+    keep_every_s: Num | None = None
+    silent_risk: Num | None = None
+    work_s: Num | None = None
+
+    @property
+    def has_silent(self) -> bool:
+        """Whether silent events (noticed late, rolled back to a retained checkpoint) are modelled."""
+        return self.silent_mtbf_s is not None
+
     @property
     def is_elastic(self) -> bool:
         """Elastic replica groups (docs/model.md §14): a group-local failure drops one group out."""
@@ -547,14 +564,30 @@ def _base(config: Config) -> Tiers:
         restarts=tuple(level.restart_s for level in levels),
     )
     if not config.has_recovery:
-        return periodic
-    return recovery.with_recovery(
-        periodic,
-        step_s=config.step,
-        jit_share=config.jit_share,
-        jit_restart_s=config.jit_restart_s,
-        notice_share=config.notice_share,
-        notice_restart_s=config.notice_restart_s,
+        return _with_silent(config, periodic)
+    return _with_silent(
+        config,
+        recovery.with_recovery(
+            periodic,
+            step_s=config.step,
+            jit_share=config.jit_share,
+            jit_restart_s=config.jit_restart_s,
+            notice_share=config.notice_share,
+            notice_restart_s=config.notice_restart_s,
+        ),
+    )
+
+
+def _with_silent(config: Config, schedule: Tiers) -> Tiers:
+    """``schedule`` with the silent events of ``config`` as a class of the recursion (docs/model.md §16.3)."""
+    if config.silent_mtbf_s is None:
+        return schedule
+    return schedule.replace(
+        silent_rate=1.0 / config.silent_mtbf_s,
+        silent_latency_s=_or_zero(config.detect_latency_s),
+        silent_extra_s=config.storage_restart_s + _or_zero(config.skip_s),
+        keep=math.inf if config.keep is None else config.keep,
+        keep_every_s=_or_zero(config.keep_every_s),
     )
 
 

@@ -1,0 +1,122 @@
+"""Silent events and retention: failures noticed late, rolled back to a retained checkpoint (docs/model.md §16).
+
+A silent event (silent data corruption, a loss spike) starts at a point of
+the work, uniformly within a checkpoint interval τ, and is noticed after a
+latency D ~ Exp(mean d) of further work. The job then rolls back to the
+newest *retained* checkpoint written before the onset, restarts (r) and
+discards a further s_k of work. With only the newest k checkpoints kept,
+none predates the onset when at least k were written since it:
+
+    P_u = (d/τ)·(1 − e^{−τ/d})·e^{−(k−1)τ/d}
+
+Such an event goes back to the last checkpoint kept for good (one per K_p of
+work), or to the start of the run. Over a run with n_s expected events the
+chance of at least one is 1 − e^{−n_s·P_u}.
+
+In the exact recursion (:mod:`ckptcalc.model.tiers`) a silent event is one more
+failure class, noticed at rate λ_s, that goes back to the top tier's anchor
+(the newest retained checkpoint) and then replays the d of work done since
+the onset's checkpoint before the newest one, with its stalls, before it
+runs again: :func:`class_restart`.
+
+>>> round(p_unrecoverable(interval_s=600.0, latency_s=3600.0, keep=5.0), 4)
+0.4729
+>>> keep_for_risk(interval_s=600.0, latency_s=3600.0, events=54 / 14, risk=0.01)
+37
+"""
+
+from __future__ import annotations
+
+import math
+
+from ckptcalc.model.arrays import Num, lib, scalar
+
+#: The run's risk ``keep_for_risk`` aims at when none is given.
+DEFAULT_RISK = 0.01
+
+
+def clean_share(interval_s: Num, latency_s: Num) -> Num:
+    """(d/τ)·(1 − e^{−τ/d}): the chance that a checkpoint is written between an onset (uniform within
+    its interval) and its detection; 0 at d = 0 (noticed at once)."""
+    ns = lib(interval_s, latency_s)
+    if scalar(interval_s, latency_s):
+        if latency_s == 0:
+            return 0.0
+        return -latency_s / interval_s * math.expm1(-interval_s / latency_s)
+    safe = ns.maximum(latency_s, 1e-300)
+    found: Num = ns.where(latency_s > 0, -safe / interval_s * ns.expm1(-interval_s / safe), 0.0)
+    return found
+
+
+def p_unrecoverable(*, interval_s: Num, latency_s: Num, keep: Num | None) -> Num:
+    """P_u: the chance that none of the ``keep`` newest checkpoints predates a silent event's onset
+    (0 when every checkpoint is kept, ``keep`` None)."""
+    if keep is None:
+        return 0.0 * interval_s
+    ns = lib(interval_s, latency_s, keep)
+    first = clean_share(interval_s, latency_s)
+    if scalar(interval_s, latency_s, keep):
+        return first * math.exp(-(keep - 1.0) * interval_s / latency_s) if latency_s > 0 else 0.0
+    safe = ns.maximum(latency_s, 1e-300)
+    found: Num = first * ns.exp(-(keep - 1.0) * interval_s / safe)
+    return found
+
+
+def p_run(events: Num, p_u: Num) -> Num:
+    """The chance that at least one of a run's silent events is unrecoverable: 1 − e^{−n_s·P_u}."""
+    ns = lib(events, p_u)
+    found: Num = -ns.expm1(-events * p_u)
+    return found
+
+
+def keep_for_risk(*, interval_s: float, latency_s: float, events: float, risk: float) -> int:
+    """The fewest newest checkpoints to keep so that the run's risk 1 − e^{−n_s·P_u} is at most ``risk``:
+    k = 1 + ⌈(d/τ)·ln(A/P*)⌉ with A the chance for k = 1 and P* = −ln(1 − risk)/n_s, checked both ways
+    against rounding."""
+    if events <= 0 or latency_s <= 0:
+        return 1
+    target = -math.log1p(-risk) / events
+    first = float(clean_share(interval_s, latency_s))
+    if first <= target:
+        return 1
+    k = max(1, 1 + math.ceil(latency_s / interval_s * math.log(first / target)))
+
+    def risky(n: int) -> bool:
+        return float(p_run(events, p_unrecoverable(interval_s=interval_s, latency_s=latency_s, keep=float(n)))) > risk
+
+    while k > 1 and not risky(k - 1):
+        k -= 1
+    while risky(k):
+        k += 1
+    return k
+
+
+def rework_per_event(
+    *, interval_s: Num, latency_s: Num, restart_s: Num, skip_s: Num, p_u: Num, keep_every_s: Num | None
+) -> Num:
+    """Work and time one silent event costs, first order: τ/2 + d + r + s_k, plus P_u·K_p/2 when a
+    checkpoint is kept for good every K_p (without one an unrecoverable event loses the run so far,
+    which is the risk reported, not a loss per event)."""
+    found = interval_s / 2.0 + latency_s + restart_s + skip_s
+    if keep_every_s is not None:
+        found = found + p_u * keep_every_s / 2.0
+    return found
+
+
+def class_restart(
+    *, interval_s: Num, stall_s: Num, latency_s: Num, extra_s: Num, keep: Num | None, keep_every_s: Num | None
+) -> tuple[Num, Num]:
+    """The silent class's (restart, replay) in the recursion: after going back to the newest retained
+    checkpoint, the job restarts and skips (``extra_s`` = r + s_k) and replays the checkpoints written
+    between the onset and the detection, E[j] = d/τ of them (each τ of work and its stall s), and with
+    a checkpoint kept for good every K_p the P_u·K_p/2 an unrecoverable event adds. ``replay`` is the
+    part that is work and stalls (the split counts it there, not as a restart)."""
+    replay = latency_s * (1.0 + stall_s / interval_s)
+    if keep_every_s is not None:
+        replay = replay + p_unrecoverable(interval_s=interval_s, latency_s=latency_s, keep=keep) * keep_every_s / 2.0
+    return extra_s + replay, replay
+
+
+def young_interval(stall_s: float, mtbf_s: float, silent_mtbf_s: float) -> float:
+    """First order's interval with both kinds of failure: √(2δ/(λ + λ_s))."""
+    return math.sqrt(2.0 * stall_s / (1.0 / mtbf_s + 1.0 / silent_mtbf_s))

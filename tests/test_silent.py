@@ -1,0 +1,147 @@
+"""Silent events and retention (docs/model.md §16): inputs, P(unrecoverable), the keep advised, the model."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_helpers import assert_usage_error
+
+from ckptcalc.model import silent
+from ckptcalc.model.evaluation import Config, evaluate
+
+Run = Callable[..., Any]
+RunJson = Callable[..., dict[str, Any]]
+
+
+# ------------------------------------------------------------ P_u (docs/model.md §16.1)
+
+
+@pytest.mark.parametrize(
+    ("keep", "expected"),
+    # docs/model.md §16.1: τ = 600 s, d = 1 h, worked by hand: 6·(1 − e^{−1/6}) = 0.92110965,
+    # times e^{−(k−1)/6}.
+    [(1, 0.92110965), (2, 0.77970249), (5, 0.47291346), (10, 0.20552734), (20, 0.03881910)],
+)
+def test_p_unrecoverable_reference_16_1(keep: int, expected: float) -> None:
+    found = silent.p_unrecoverable(interval_s=600.0, latency_s=3600.0, keep=float(keep))
+    assert found == pytest.approx(expected, abs=5e-9)
+
+
+def test_p_unrecoverable_is_the_chance_that_k_checkpoints_follow_the_onset() -> None:
+    # An independent form: the onset u uniform in (0, τ), N ≥ k checkpoints follow it when
+    # D > (τ − u) + (k − 1)τ; integrate over u by the midpoint rule.
+    tau, d, k = 600.0, 3600.0, 5
+    steps = 20_000
+    total = sum(math.exp(-((tau - (i + 0.5) * tau / steps) + (k - 1) * tau) / d) for i in range(steps)) / steps
+    assert silent.p_unrecoverable(interval_s=tau, latency_s=d, keep=float(k)) == pytest.approx(total, rel=1e-8)
+
+
+def test_every_checkpoint_kept_or_noticed_at_once_is_never_unrecoverable() -> None:
+    assert silent.p_unrecoverable(interval_s=600.0, latency_s=3600.0, keep=None) == 0.0
+    assert silent.p_unrecoverable(interval_s=600.0, latency_s=0.0, keep=1.0) == 0.0
+
+
+def test_p_unrecoverable_on_arrays_matches_floats() -> None:
+    numpy = pytest.importorskip("numpy")
+    keeps = numpy.array([1.0, 5.0, 20.0])
+    found = silent.p_unrecoverable(interval_s=600.0, latency_s=numpy.array([3600.0, 3600.0, 3600.0]), keep=keeps)
+    for value, k in zip(numpy.asarray(found), keeps, strict=True):
+        assert value == pytest.approx(silent.p_unrecoverable(interval_s=600.0, latency_s=3600.0, keep=float(k)))
+
+
+def test_keep_for_risk_reference_16_2() -> None:
+    # docs/model.md §16.2: 54 days at one event per 14 d (n_s = 3.857), τ = 10 min, d = 1 h, 1 %:
+    # P* = −ln 0.99 / 3.857 = 0.0026057, k = 1 + ⌈6·ln(0.92111/0.0026057)⌉ = 1 + ⌈35.21⌉ = 37.
+    events = 54.0 / 14.0
+    k = silent.keep_for_risk(interval_s=600.0, latency_s=3600.0, events=events, risk=0.01)
+    assert k == 37
+    at = silent.p_run(events, silent.p_unrecoverable(interval_s=600.0, latency_s=3600.0, keep=float(k)))
+    below = silent.p_run(events, silent.p_unrecoverable(interval_s=600.0, latency_s=3600.0, keep=float(k - 1)))
+    assert at <= 0.01 < below
+
+
+def test_p_run_is_at_least_one_of_poisson_many() -> None:
+    assert silent.p_run(3.0, 0.1) == pytest.approx(1.0 - math.exp(-0.3), rel=1e-12)
+
+
+def test_rework_per_event_first_order() -> None:
+    # τ/2 + d + r + s_k (+ P_u·K_p/2): 300 + 3600 + 600 + 120 (+ 0.5·86400/2).
+    base = dict(interval_s=600.0, latency_s=3600.0, restart_s=600.0, skip_s=120.0, p_u=0.5)
+    assert silent.rework_per_event(**base, keep_every_s=None) == 4620.0
+    assert silent.rework_per_event(**base, keep_every_s=86400.0) == 4620.0 + 21600.0
+
+
+# ------------------------------------------------------------ the command line: inputs
+
+
+@pytest.mark.parametrize(
+    ("args", "culprit"),
+    [
+        (["--keep", "0"], "--keep"),
+        (["--keep", "2.5"], "--keep"),
+        (["--silent-mtbf", "14d"], "--silent-mtbf"),  # no detection latency
+        (["--detect-latency", "1h"], "--detect-latency"),  # no silent events
+        (["--skip", "10min"], "--skip"),
+        (["--silent-mtbf", "14d", "--detect-latency", "60d", "--work", "54d"], "--detect-latency"),
+        (["--keep-every", "5min", "--interval", "10min"], "--keep-every"),
+        (["--silent-events", "6", "--detect-latency", "1h"], "--silent-events"),  # no window
+        (["--silent-events", "1.5", "--window", "54d", "--detect-latency", "1h"], "--silent-events"),
+        (
+            ["--silent-mtbf", "14d", "--silent-events", "6", "--window", "54d", "--detect-latency", "1h"],
+            "--silent-events",
+        ),
+        (["--silent-mtbf", "14d", "--detect-latency", "1h", "--silent-risk", "0"], "--silent-risk"),
+        (["--silent-mtbf", "14d", "--detect-latency", "-1h"], "--detect-latency"),
+        (["--silent-mtbf", "0s", "--detect-latency", "1h"], "--silent-mtbf"),
+    ],
+)
+def test_bad_silent_input(run: Run, args: list[str], culprit: str) -> None:
+    assert_usage_error(run("optimize", *args, "--json"), culprit)
+
+
+def test_a_preset_states_silent_events_and_retention(run: Run, tmp_path: Path) -> None:
+    path = tmp_path / "late.toml"
+    path.write_text(
+        'schema_version = 1\nbase = "llama3-405b"\n[silent]\nmtbf = "14d"\ndetect_latency = "1h"\n'
+        "[retention]\nkeep = 0\n",
+        encoding="utf-8",
+    )
+    assert_usage_error(run("optimize", "--preset", str(path), "--json"), "retention.keep")
+
+
+def test_silent_events_share_the_window_with_a_stated_mtbf() -> None:
+    from ckptcalc import api
+
+    job = api.job("llama3-405b", silent_events=6, window="54d", detect_latency="1h")
+    assert job.config.silent_mtbf_s == pytest.approx(54 * 86400 / 6)
+    assert job.config.mtbf_s == pytest.approx(3.1 * 3600)
+    low, high = job.silent_band or (0.0, None)
+    assert low < 54 * 86400 / 6 < (high or math.inf)
+
+
+# ------------------------------------------------------------ the exact model with silent events
+
+
+def _llama(**changes: Any) -> Config:
+    return Config(checkpoint_bytes=6.48e12, bandwidth=2e12, mtbf_s=11160.0, restart_s=600.0).replace(**changes)
+
+
+def test_silent_events_lower_the_optimum_and_the_effective_time() -> None:
+    plain = evaluate(_llama())
+    late = evaluate(_llama(silent_mtbf_s=86400.0, detect_latency_s=3600.0))
+    assert late.effective < plain.effective
+    assert late.optimal_interval_s < plain.optimal_interval_s
+    # First order's interval √(2δ/(λ + λ_s)) = 253.07 s; the exact one lies a little below, as without.
+    young = silent.young_interval(3.24, 11160.0, 86400.0)
+    assert young == pytest.approx(253.07, abs=0.005)
+    assert late.optimal_interval_s == pytest.approx(young, rel=0.03)
+
+
+def test_a_vanishing_silent_rate_is_the_plain_model() -> None:
+    plain = evaluate(_llama(interval_s=300.0))
+    late = evaluate(_llama(interval_s=300.0, silent_mtbf_s=1e15, detect_latency_s=3600.0))
+    assert late.effective == pytest.approx(plain.effective, abs=1e-9)
