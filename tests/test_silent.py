@@ -145,3 +145,52 @@ def test_a_vanishing_silent_rate_is_the_plain_model() -> None:
     plain = evaluate(_llama(interval_s=300.0))
     late = evaluate(_llama(interval_s=300.0, silent_mtbf_s=1e15, detect_latency_s=3600.0))
     assert late.effective == pytest.approx(plain.effective, abs=1e-9)
+
+
+# ------------------------------------------------------------ the JSON document and the table
+
+
+def test_optimize_json_reports_p_unrecoverable(run_json: RunJson) -> None:
+    # The check: τ = 10 min, d = 1 h, k = 5 → 0.4729 (docs/model.md §16.1).
+    doc = run_json("optimize", "--silent-mtbf", "14d", "--detect-latency", "1h", "--keep", "5", "--interval", "10min")
+    found = doc["silent"]
+    assert found["p_unrecoverable_per_event"] == pytest.approx(0.4729, abs=1e-4)
+    assert found["per_day"] == pytest.approx(1 / 14)
+    assert found["events_per_run"] is None and found["p_unrecoverable_run"] is None
+    assert found["keep_for_risk"] is None
+    # τ/2 + d + r = 300 + 3600 + 600 s.
+    assert found["rework_per_event_s"] == pytest.approx(4500.0)
+    assert doc["inputs"]["keep"] == 5 and doc["inputs"]["silent_mtbf_s"] == 14 * 86400.0
+
+
+def test_keep_for_risk_over_a_54_day_run(run_json: RunJson) -> None:
+    doc = run_json(
+        "optimize", "--silent-mtbf", "14d", "--detect-latency", "1h", "--keep", "5", "--interval", "10min",
+        "--work", "54d",
+    )  # fmt: skip
+    found = doc["silent"]
+    assert found["events_per_run"] == pytest.approx(54 / 14)
+    # 1 − e^{−3.857·0.47291} = 0.83864 (docs/model.md §16.2).
+    assert found["p_unrecoverable_run"] == pytest.approx(0.83864, abs=1e-5)
+    assert found["keep_for_risk"] == 37
+    assert any("retention too short" in w for w in doc["warnings"])
+    kept = run_json(
+        "optimize", "--silent-mtbf", "14d", "--detect-latency", "1h", "--keep", "37", "--interval", "10min",
+        "--work", "54d",
+    )["silent"]  # fmt: skip
+    assert kept["p_unrecoverable_run"] <= 0.01
+
+
+def test_no_silent_events_no_silent_block(run_json: RunJson) -> None:
+    assert run_json("optimize")["silent"] is None
+
+
+def test_keep_every_shorter_than_the_optimum_run(run: Run) -> None:
+    result = run("optimize", "--silent-mtbf", "14d", "--detect-latency", "1h", "--keep-every", "1min", "--json")
+    assert_usage_error(result, "--keep-every")
+
+
+def test_the_table_shows_the_silent_rows(run: Run) -> None:
+    result = run("optimize", "--silent-mtbf", "14d", "--detect-latency", "1h", "--keep", "5", "--work", "54d")
+    assert result.exit_code == 0, result.stderr
+    assert "P(unrecoverable)" in result.stdout and "keep for" in result.stdout

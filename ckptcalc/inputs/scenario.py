@@ -916,6 +916,11 @@ def _silent(scenario: Scenario, config: Config) -> tuple[Config, tuple[float, fl
                 raise InputError(
                     "needs silent events: {silent_mtbf}, or {silent_events} with {window}", where=scenario.where(name)
                 )
+    elif scenario.shape is not None:
+        raise InputError(
+            "silent events under Weibull failures have no model here; drop {shape} or the silent events",
+            where=scenario.where("silent_mtbf_s" if scenario.silent_mtbf_s is not None else "silent_events"),
+        )
     elif scenario.detect_latency_s is None:
         raise InputError(
             "silent events need the mean time until one is noticed ({detect_latency})",

@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 
 from ckptcalc.model.arrays import Num, lib, scalar
+from ckptcalc.records import Record
 
 #: The run's risk ``keep_for_risk`` aims at when none is given.
 DEFAULT_RISK = 0.01
@@ -120,3 +121,76 @@ def class_restart(
 def young_interval(stall_s: float, mtbf_s: float, silent_mtbf_s: float) -> float:
     """First order's interval with both kinds of failure: √(2δ/(λ + λ_s))."""
     return math.sqrt(2.0 * stall_s / (1.0 / mtbf_s + 1.0 / silent_mtbf_s))
+
+
+class Summary(Record):
+    """What a job's silent events come to at the storage interval it runs (docs/model.md §16.2):
+    per day of work and, with the run's length, over the run; the keep that meets the run's risk."""
+
+    mtbf_s: float
+    latency_s: float
+    skip_s: float
+    keep: float | None
+    keep_every_s: float | None
+    risk: float
+    interval_s: float
+    work_s: float | None
+    per_day: float
+    events_per_run: float | None
+    p_unrecoverable_per_event: float
+    p_unrecoverable_run: float | None
+    rework_per_event_s: float
+    keep_for_risk: int | None
+    latency_over_interval: float  # d/τ: above 1 several checkpoints follow an onset before it is noticed
+
+
+def summary(
+    *,
+    mtbf_s: float,
+    latency_s: float,
+    skip_s: float,
+    keep: float | None,
+    keep_every_s: float | None,
+    risk: float | None,
+    interval_s: float,
+    restart_s: float,
+    work_s: float | None,
+) -> Summary:
+    """The :class:`Summary` of silent events every ``mtbf_s`` of work at the storage interval ``interval_s``.
+
+    >>> s = summary(mtbf_s=14 * 86400.0, latency_s=3600.0, skip_s=0.0, keep=5.0, keep_every_s=None,
+    ...             risk=None, interval_s=600.0, restart_s=600.0, work_s=54 * 86400.0)
+    >>> round(s.p_unrecoverable_per_event, 4), round(s.events_per_run or 0, 3), s.keep_for_risk
+    (0.4729, 3.857, 37)
+    """
+    chosen = DEFAULT_RISK if risk is None else risk
+    p_u = float(p_unrecoverable(interval_s=interval_s, latency_s=latency_s, keep=keep))
+    events = None if work_s is None else work_s / mtbf_s
+    return Summary(
+        mtbf_s=mtbf_s,
+        latency_s=latency_s,
+        skip_s=skip_s,
+        keep=keep,
+        keep_every_s=keep_every_s,
+        risk=chosen,
+        interval_s=interval_s,
+        work_s=work_s,
+        per_day=86400.0 / mtbf_s,
+        events_per_run=events,
+        p_unrecoverable_per_event=p_u,
+        p_unrecoverable_run=None if events is None else float(p_run(events, p_u)),
+        rework_per_event_s=float(
+            rework_per_event(
+                interval_s=interval_s,
+                latency_s=latency_s,
+                restart_s=restart_s,
+                skip_s=skip_s,
+                p_u=p_u,
+                keep_every_s=keep_every_s,
+            )
+        ),
+        keep_for_risk=None
+        if events is None
+        else keep_for_risk(interval_s=interval_s, latency_s=latency_s, events=events, risk=chosen),
+        latency_over_interval=latency_s / interval_s,
+    )

@@ -99,6 +99,12 @@ def inputs(job: Job) -> dict[str, Any]:
         "rejoin_s": _f(c.rejoin_s),
         "quorum_pause_s": _f(c.quorum_pause_s),
         "ft_overhead": _f(c.ft_overhead),
+        "silent_mtbf_s": _f(c.silent_mtbf_s),
+        "detect_latency_s": _f(c.detect_latency_s),
+        "skip_s": _f(c.skip_s),
+        "keep": None if c.keep is None else int(c.keep),
+        "keep_every_s": _f(c.keep_every_s),
+        "work_s": _f(c.work_s),
     }
 
 
@@ -229,6 +235,33 @@ def evaluation(
         "warnings": [*warnings(result), *_bound_warning(job), *_recovery_note(job)],
         "spares": spares(job, result),
         "elastic": elastic(result),
+        "silent": silent(result),
+    }
+
+
+def silent(result: Result) -> dict[str, Any] | None:
+    """The silent events and retention (docs/model.md §16), or None without silent events."""
+    found = result.silent
+    if found is None:
+        return None
+    return {
+        "mtbf_s": found.mtbf_s,
+        "detect_latency_s": found.latency_s,
+        "skip_s": found.skip_s,
+        "keep": None if found.keep is None else int(found.keep),
+        "keep_every_s": found.keep_every_s,
+        "silent_risk": found.risk,
+        "interval_s": found.interval_s,
+        "work_s": found.work_s,
+        "per_day": found.per_day,
+        "events_per_run": found.events_per_run,
+        "p_unrecoverable_per_event": found.p_unrecoverable_per_event,
+        "p_unrecoverable_run": found.p_unrecoverable_run,
+        "rework_per_event_s": found.rework_per_event_s,
+        "keep_for_risk": found.keep_for_risk,
+        "latency_over_interval": found.latency_over_interval,
+        "model": "approximate",
+        "note": wording.silent_note(found.keep is None, found.keep_every_s is None),
     }
 
 

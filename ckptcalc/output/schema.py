@@ -129,6 +129,12 @@ INPUTS = _object(
         "rejoin_s": MAYBE_SECONDS,
         "quorum_pause_s": MAYBE_SECONDS,
         "ft_overhead": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+        "silent_mtbf_s": {**MAYBE_SECONDS, "description": "mean work between silent events"},
+        "detect_latency_s": {**MAYBE_SECONDS, "description": "mean work from a silent event to its detection"},
+        "skip_s": {**MAYBE_SECONDS, "description": "work discarded beyond a silent event's rollback"},
+        "keep": {"type": ["integer", "null"], "minimum": 1, "description": "newest storage checkpoints kept"},
+        "keep_every_s": {**MAYBE_SECONDS, "description": "one checkpoint kept for good per this much work"},
+        "work_s": {**MAYBE_SECONDS, "description": "the run's length in useful work"},
     },
     "normalised inputs, SI units; null where unused",
 )
@@ -274,6 +280,51 @@ ELASTIC: Schema = {
     ]
 }
 
+#: Silent events and retention (docs/model.md §16), or null without silent events.
+SILENT: Schema = {
+    "oneOf": [
+        {"type": "null"},
+        _object(
+            {
+                "mtbf_s": {**SECONDS, "description": "mean work between silent events"},
+                "detect_latency_s": {**SECONDS, "description": "mean work from an onset to its detection"},
+                "skip_s": {**SECONDS, "description": "work discarded beyond the rollback"},
+                "keep": {
+                    "type": ["integer", "null"],
+                    "minimum": 1,
+                    "description": "newest checkpoints kept; null: all",
+                },
+                "keep_every_s": {**MAYBE_SECONDS, "description": "one checkpoint kept for good per this much work"},
+                "silent_risk": {**FRACTION, "description": "the run's risk keep_for_risk is chosen for"},
+                "interval_s": {**SECONDS, "description": "the storage interval the figures are at"},
+                "work_s": {**MAYBE_SECONDS, "description": "the run's length (--work); null: not given"},
+                "per_day": {"type": "number", "minimum": 0, "description": "silent events per day of work"},
+                "events_per_run": {"type": ["number", "null"], "minimum": 0, "description": "expected over the run"},
+                "p_unrecoverable_per_event": {
+                    **FRACTION,
+                    "description": "chance no retained checkpoint predates an event's onset",
+                },
+                "p_unrecoverable_run": {
+                    "type": ["number", "null"],
+                    "minimum": 0,
+                    "maximum": 1,
+                    "description": "chance of at least one unrecoverable event over the run; null without --work",
+                },
+                "rework_per_event_s": {**SECONDS, "description": "work and time one event costs, first order"},
+                "keep_for_risk": {
+                    "type": ["integer", "null"],
+                    "minimum": 1,
+                    "description": "fewest newest checkpoints that keep the run's risk at most silent_risk",
+                },
+                "latency_over_interval": {"type": "number", "minimum": 0, "description": "d / interval"},
+                "model": {"const": "approximate"},
+                "note": {"type": "string"},
+            },
+            "silent events and retention (docs/model.md §16); null without --silent-mtbf or --silent-events",
+        ),
+    ]
+}
+
 EVALUATION: Schema = {
     "inputs": INPUTS,
     "model": {"const": "exact"},
@@ -296,6 +347,7 @@ EVALUATION: Schema = {
     "uncertainty": UNCERTAINTY,
     "recovery": RECOVERY,
     "elastic": ELASTIC,
+    "silent": SILENT,
     "warnings": WARNINGS,
     "spares": SPARES,
 }
