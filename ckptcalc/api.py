@@ -473,12 +473,20 @@ class Check(Outcome):
         return [row["error"] for row in self.document["results"] if row["error"] is not None]
 
 
-def check(presets: Iterable[PresetRef], *, min_effective: Value, at: str = "point") -> Check:
+def check(
+    presets: Iterable[PresetRef],
+    *,
+    min_effective: Value | None = None,
+    at: str = "point",
+    max_silent_risk: Value | None = None,
+) -> Check:
     """Each preset at the interval it pins (its optimum otherwise) against a floor.
 
     ``at="low"`` tests the effective time at the low end of the preset's MTBF interval
     (``failures.mtbf_ci95``, or the χ² interval of ``failures.count`` in ``failures.window``);
-    a preset without one is tested at its point value.
+    a preset without one is tested at its point value. ``max_silent_risk`` fails a preset whose
+    retention leaves a larger chance than that of a silent event with no clean checkpoint over its
+    run (``[run] work``); give it, ``min_effective`` or both.
 
     >>> check(["llama3-405b", "rsc1-131k"], min_effective=0.9).passed
     False
@@ -486,7 +494,10 @@ def check(presets: Iterable[PresetRef], *, min_effective: Value, at: str = "poin
     from ckptcalc.model.evaluation import evaluate
     from ckptcalc.output import documents
 
-    floor = _fraction(min_effective, "min_effective")
+    if min_effective is None and max_silent_risk is None:
+        raise InputError("give {min_effective}, {max_silent_risk} or both", where="min_effective")
+    floor = _fraction(min_effective, "min_effective") if min_effective is not None else None
+    limit = _fraction(max_silent_risk, "max_silent_risk") if max_silent_risk is not None else None
     if at not in ("point", "low"):
         raise InputError(f"choose point or low, not {at!r}", where="at")
     from ckptcalc.errors import CkptError
@@ -500,7 +511,13 @@ def check(presets: Iterable[PresetRef], *, min_effective: Value, at: str = "poin
             # One broken preset must not hide the verdict on the others: it gets its own row.
             rows.append({"preset": _label(ref), "effective": None, "effective_ci95": None, "tested": at,
                          "interval_s": None, "interval_pinned": None, "passed": False,
-                         "error": _error_text(error, ref)})  # fmt: skip
+                         "error": _error_text(error, ref), "silent": None})  # fmt: skip
+            continue
+        risk = _silent_check(result, limit)
+        if isinstance(risk, str):
+            rows.append({"preset": _label(ref), "effective": None, "effective_ci95": None, "tested": at,
+                         "interval_s": None, "interval_pinned": None, "passed": False,
+                         "error": f"{_label(ref)}: {risk}", "silent": None})  # fmt: skip
             continue
         effective = float(result.effective)
         pinned = one.config.interval_s is not None or one.config.memory_interval_s is not None
@@ -515,19 +532,47 @@ def check(presets: Iterable[PresetRef], *, min_effective: Value, at: str = "poin
                 "tested": tested,
                 "interval_s": float(result.interval_s),
                 "interval_pinned": pinned,
-                "passed": value >= floor,
+                "passed": (floor is None or value >= floor) and (risk is None or risk["passed"]),
                 "error": None,
+                "silent": risk,
             }
         )
     document = {
         "schema_version": documents.SCHEMA_VERSION,
         "command": "check",
         "min_effective": floor,
+        "max_silent_risk": limit,
         "at": at,
         "results": rows,
         "passed": all(row["passed"] for row in rows),
     }
     return Check(document, None)
+
+
+def _silent_check(result: Result, limit: float | None) -> dict[str, Any] | str | None:
+    """A preset's silent events against ``limit``, the most risk over its run allowed: its risk, the
+    keep that meets the limit, and whether it passes; None without a limit or without silent events;
+    what is missing, as text, when the run's length is."""
+    from ckptcalc.model import silent
+
+    found = result.silent
+    if limit is None or found is None:
+        return None
+    if found.work_s is None:
+        from ckptcalc.output import wording
+
+        return wording.silent_needs_work()
+    assert found.events_per_run is not None and found.p_unrecoverable_run is not None
+    keep = silent.keep_for_risk(
+        interval_s=found.interval_s, latency_s=found.latency_s, events=found.events_per_run, risk=limit
+    )
+    return {
+        "p_unrecoverable_run": found.p_unrecoverable_run,
+        "keep": None if found.keep is None else int(found.keep),
+        "keep_for_risk": keep,
+        "max_silent_risk": limit,
+        "passed": found.p_unrecoverable_run <= limit,
+    }
 
 
 def _error_text(error: CkptError, ref: PresetRef) -> str:

@@ -122,7 +122,7 @@ _RENAMED = {
 #: The API's other argument names that are flags here too.
 _OPTIONS = frozenset(
     {"preset", "save_preset", "force", "plot", "over", "points", "cycles", "shape", "seed", "target",
-     "min_effective", "what_if", "failure_dist", "value", "time", "time_unit", "where", "cause",
+     "min_effective", "max_silent_risk", "what_if", "failure_dist", "value", "time", "time_unit", "where", "cause",
      "window_start", "window_end", "coalesce", "observed_gpus", "format", "tz", "time_format", "where_any",
      "failures", "window", "mtbf_ci", "at", "work", "steps",
      "runs", "deadline", "events", "slo", "discard", "keep_base", "year", "output"}
@@ -575,14 +575,15 @@ def _pick(document: dict[str, Any], key: str) -> str:
 @app.command(
     epilog=_examples(
         "ckptcalc check presets/*.toml --min-effective 0.9",
+        "ckptcalc check palm-spikes --max-silent-risk 1%",
     )
 )
 def check(
     files: Annotated[list[str], typer.Argument(metavar="PRESET...", help="Preset names or TOML paths.")],
     min_effective: Annotated[
-        str,
+        Optional[str],
         typer.Option("--min-effective", help="Lowest acceptable effective time, e.g. 0.9 or 90%.", metavar="FRACTION"),
-    ],
+    ] = None,
     at: Annotated[
         str,
         typer.Option(
@@ -591,13 +592,21 @@ def check(
             metavar="WHERE",
         ),
     ] = "point",
+    max_silent_risk: Annotated[
+        Optional[str],
+        typer.Option(
+            "--max-silent-risk",
+            help="Most risk over the run ([run] work) of a silent event with no retained clean checkpoint, e.g. 1%.",
+            metavar="FRACTION",
+        ),
+    ] = None,
     json_output: JsonOpt = False,
     markdown: MarkdownOpt = False,
 ) -> None:
     """Check presets against a floor, at the interval each pins or its optimum: exit 3 when any falls below."""
     from ckptcalc import api
 
-    outcome = api.check(files, min_effective=min_effective, at=at)
+    outcome = api.check(files, min_effective=min_effective, at=at, max_silent_risk=max_silent_risk)
     rows = [row for row in outcome.results if row["error"] is None]
     failed = [row for row in rows if not row["passed"]]
     for message in outcome.errors:

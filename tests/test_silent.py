@@ -194,3 +194,41 @@ def test_the_table_shows_the_silent_rows(run: Run) -> None:
     result = run("optimize", "--silent-mtbf", "14d", "--detect-latency", "1h", "--keep", "5", "--work", "54d")
     assert result.exit_code == 0, result.stderr
     assert "P(unrecoverable)" in result.stdout and "keep for" in result.stdout
+
+
+# ------------------------------------------------------------ check --max-silent-risk
+
+_RETAINED = (
+    'schema_version = 1\nbase = "llama3-405b"\n[silent]\nmtbf = "14d"\ndetect_latency = "1h"\n'
+    '[storage]\ninterval = "10min"\n[run]\nwork = "54d"\n[retention]\nkeep = {keep}\n'
+)
+
+
+def _retained(tmp_path: Path, keep: int) -> str:
+    path = tmp_path / f"keep{keep}.toml"
+    path.write_text(_RETAINED.format(keep=keep), encoding="utf-8")
+    return str(path)
+
+
+def test_check_fails_when_retention_is_too_short(run: Run, tmp_path: Path) -> None:
+    import json
+
+    result = run("check", _retained(tmp_path, 5), "--max-silent-risk", "1%", "--json")
+    assert result.exit_code == 3, result.stderr
+    row = json.loads(result.stdout)["results"][0]
+    assert row["silent"]["p_unrecoverable_run"] == pytest.approx(0.83864, abs=1e-5)
+    assert row["silent"]["keep_for_risk"] == 37 and not row["passed"]
+    # At the keep it advises, the same preset passes (docs/model.md §16.2).
+    assert run("check", _retained(tmp_path, 37), "--max-silent-risk", "1%").exit_code == 0
+
+
+def test_check_without_a_run_length_names_it(run: Run, tmp_path: Path) -> None:
+    path = tmp_path / "norun.toml"
+    path.write_text(_RETAINED.format(keep=5).replace('[run]\nwork = "54d"\n', ""), encoding="utf-8")
+    result = run("check", str(path), "--max-silent-risk", "1%")
+    assert result.exit_code == 2 and "[run] work" in result.stderr
+
+
+def test_check_needs_a_floor_or_a_risk(run: Run) -> None:
+    assert_usage_error(run("check", "llama3-405b"), "--min-effective")
+    assert_usage_error(run("check", "llama3-405b", "--max-silent-risk", "0"), "--max-silent-risk")

@@ -1104,7 +1104,10 @@ def markdown(document: dict[str, Any]) -> str:
             ],
         ))  # fmt: skip
     elif command == "check":
-        lines += [f"## ckptcalc check: floor {pct(document['min_effective'])}", ""]
+        floor = "-" if document["min_effective"] is None else pct(document["min_effective"])
+        if document.get("max_silent_risk") is not None:
+            floor += f", silent risk at most {pct(document['max_silent_risk'])}"
+        lines += [f"## ckptcalc check: floor {floor}", ""]
         lines.extend(_md_table(
             ["preset", "effective", "tested at", "result"],
             [

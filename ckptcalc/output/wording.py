@@ -300,11 +300,25 @@ def check_row(row: dict[str, Any]) -> str:
     if band is not None:
         text += f" ({span(band, pct)} across the MTBF's 95 % interval"
         text += "; tested at the low end)" if row["tested"] == "low" else ")"
+    found = row.get("silent")
+    if found is not None:
+        kept = "all" if found["keep"] is None else str(found["keep"])
+        text += (
+            f"; P(unrecoverable silent event over the run) {pct(found['p_unrecoverable_run'])} keeping {kept},"
+            f" keep {found['keep_for_risk']} for {pct(found['max_silent_risk'])}"
+        )
     return text
 
 
-def check_summary(failed: int, total: int, floor: float) -> str:
-    return f"{failed} of {total} below {pct(floor)}" if failed else "all pass"
+def check_summary(failed: int, total: int, floor: float | None) -> str:
+    if not failed:
+        return "all pass"
+    return f"{failed} of {total} below {pct(floor)}" if floor is not None else f"{failed} of {total} fail"
+
+
+def silent_needs_work() -> str:
+    """Why ``check --max-silent-risk`` cannot judge a preset with silent events but no run length."""
+    return "the risk over the run needs the run's length ([run] work, or --work)"
 
 
 PLAN_TITLE = "Whole runs (share of runs below each value)"
@@ -699,19 +713,6 @@ def silent_risk(p_run: float, advice: str) -> str:
     return (
         f"retention too short: P = {_percent(p_run)} that some silent event finds no clean checkpoint"
         f" over the run; keep the {keep} newest checkpoints for {_percent(float(risk))} (--keep)"
-    )
-
-
-def silent_risk_row(row: dict[str, Any]) -> str:
-    """One line of ``check --max-silent-risk``: the preset, its run's risk and the keep that meets the limit."""
-    found = row.get("silent")
-    if found is None:
-        return "no silent events"
-    risk = found["p_unrecoverable_run"]
-    kept = "all" if found["keep"] is None else str(found["keep"])
-    return (
-        f"P(unrecoverable silent event over the run) {_percent(risk)} keeping {kept};"
-        f" keep {found['keep_for_risk']} for {_percent(found['silent_risk'])}"
     )
 
 
