@@ -879,6 +879,11 @@ def simulate(
             f"an event log is written for at most {EVENT_CYCLES:,} cycles (about 3 GB of log), got {total:,}",
             where="cycles",
         )
+    if config.has_silent and (events is not None or search):
+        raise InputError(
+            "with silent events, simulate runs the model's schedule and writes no event log",
+            where="events" if events is not None else "search",
+        )
     if config.has_memory and k is not None:
         # No exact model to optimise two levels under Weibull failures: run the exponential optimum.
         config = config.replace(shape=None)

@@ -50,7 +50,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "preset_write",
         ],
     ),
-    ("simulation", ["timeline", "search", "events", "plan"]),
+    ("simulation", ["silent", "timeline", "search", "events", "plan"]),
     (
         "logs",
         [

@@ -69,34 +69,49 @@ def test_p_run_is_at_least_one_of_poisson_many() -> None:
 
 
 def test_rework_per_event_first_order() -> None:
-    # τ/2 + d + r + s_k (+ P_u·K_p/2): 300 + 3600 + 600 + 120 (+ 0.5·86400/2).
+    # τ/2 + d + r + s_k (+ P_u·(K_p − τ)/2): 300 + 3600 + 600 + 120 (+ 0.5·(86400 − 600)/2).
     base = dict(interval_s=600.0, latency_s=3600.0, restart_s=600.0, skip_s=120.0, p_u=0.5)
     assert silent.rework_per_event(**base, keep_every_s=None) == 4620.0
-    assert silent.rework_per_event(**base, keep_every_s=86400.0) == 4620.0 + 21600.0
+    assert silent.rework_per_event(**base, keep_every_s=86400.0) == 4620.0 + 21450.0
 
 
 # ------------------------------------------------------------ the command line: inputs
 
 
 @pytest.mark.parametrize(
+    ("inputs", "culprit"),
+    [
+        ({"keep": 0}, "keep"),
+        ({"keep": 2.5}, "keep"),
+        ({"silent_mtbf": "14d"}, "silent_mtbf"),  # no detection latency
+        ({"detect_latency": "1h"}, "detect_latency"),  # no silent events
+        ({"skip": "10min"}, "skip"),
+        ({"silent_mtbf": "14d", "detect_latency": "60d", "work": "54d"}, "detect_latency"),
+        ({"keep_every": "5min", "interval": "10min"}, "keep_every"),
+        ({"silent_events": 6, "detect_latency": "1h"}, "silent_events"),  # no window
+        ({"silent_events": 1.5, "window": "54d", "detect_latency": "1h"}, "silent_events"),
+        ({"silent_mtbf": "14d", "silent_events": 6, "window": "54d", "detect_latency": "1h"}, "silent_events"),
+        ({"silent_mtbf": "14d", "detect_latency": "1h", "silent_risk": 0}, "silent_risk"),
+        ({"silent_mtbf": "14d", "detect_latency": "-1h"}, "detect_latency"),
+        ({"silent_mtbf": "0s", "detect_latency": "1h"}, "silent_mtbf"),
+        ({"silent_mtbf": "14d", "detect_latency": "1h", "shape": 0.7}, "silent_mtbf"),
+    ],
+)
+def test_bad_silent_input_names_the_input(inputs: dict[str, Any], culprit: str) -> None:
+    from ckptcalc import api
+    from ckptcalc.errors import InputError
+
+    with pytest.raises(InputError) as caught:
+        api.job("llama3-405b", **inputs)
+    assert caught.value.where == culprit
+
+
+@pytest.mark.parametrize(
     ("args", "culprit"),
     [
         (["--keep", "0"], "--keep"),
-        (["--keep", "2.5"], "--keep"),
-        (["--silent-mtbf", "14d"], "--silent-mtbf"),  # no detection latency
-        (["--detect-latency", "1h"], "--detect-latency"),  # no silent events
-        (["--skip", "10min"], "--skip"),
         (["--silent-mtbf", "14d", "--detect-latency", "60d", "--work", "54d"], "--detect-latency"),
         (["--keep-every", "5min", "--interval", "10min"], "--keep-every"),
-        (["--silent-events", "6", "--detect-latency", "1h"], "--silent-events"),  # no window
-        (["--silent-events", "1.5", "--window", "54d", "--detect-latency", "1h"], "--silent-events"),
-        (
-            ["--silent-mtbf", "14d", "--silent-events", "6", "--window", "54d", "--detect-latency", "1h"],
-            "--silent-events",
-        ),
-        (["--silent-mtbf", "14d", "--detect-latency", "1h", "--silent-risk", "0"], "--silent-risk"),
-        (["--silent-mtbf", "14d", "--detect-latency", "-1h"], "--detect-latency"),
-        (["--silent-mtbf", "0s", "--detect-latency", "1h"], "--silent-mtbf"),
     ],
 )
 def test_bad_silent_input(run: Run, args: list[str], culprit: str) -> None:
@@ -150,44 +165,44 @@ def test_a_vanishing_silent_rate_is_the_plain_model() -> None:
 # ------------------------------------------------------------ the JSON document and the table
 
 
-def test_optimize_json_reports_p_unrecoverable(run_json: RunJson) -> None:
-    # The check: τ = 10 min, d = 1 h, k = 5 → 0.4729 (docs/model.md §16.1).
-    doc = run_json("optimize", "--silent-mtbf", "14d", "--detect-latency", "1h", "--keep", "5", "--interval", "10min")
-    found = doc["silent"]
-    assert found["p_unrecoverable_per_event"] == pytest.approx(0.4729, abs=1e-4)
-    assert found["per_day"] == pytest.approx(1 / 14)
-    assert found["events_per_run"] is None and found["p_unrecoverable_run"] is None
-    assert found["keep_for_risk"] is None
-    # τ/2 + d + r = 300 + 3600 + 600 s.
-    assert found["rework_per_event_s"] == pytest.approx(4500.0)
-    assert doc["inputs"]["keep"] == 5 and doc["inputs"]["silent_mtbf_s"] == 14 * 86400.0
-
-
-def test_keep_for_risk_over_a_54_day_run(run_json: RunJson) -> None:
+def test_optimize_json_reports_p_unrecoverable_and_the_keep(run_json: RunJson) -> None:
+    # The check: τ = 10 min, d = 1 h, k = 5 → 0.4729 (docs/model.md §16.1); over 54 days
+    # 1 − e^{−3.857·0.47291} = 0.83864 and keep 37 (§16.2).
     doc = run_json(
         "optimize", "--silent-mtbf", "14d", "--detect-latency", "1h", "--keep", "5", "--interval", "10min",
         "--work", "54d",
     )  # fmt: skip
     found = doc["silent"]
+    assert found["p_unrecoverable_per_event"] == pytest.approx(0.4729, abs=1e-4)
+    assert found["per_day"] == pytest.approx(1 / 14)
     assert found["events_per_run"] == pytest.approx(54 / 14)
-    # 1 − e^{−3.857·0.47291} = 0.83864 (docs/model.md §16.2).
     assert found["p_unrecoverable_run"] == pytest.approx(0.83864, abs=1e-5)
     assert found["keep_for_risk"] == 37
+    # τ/2 + d + r = 300 + 3600 + 600 s.
+    assert found["rework_per_event_s"] == pytest.approx(4500.0)
+    assert doc["inputs"]["keep"] == 5 and doc["inputs"]["silent_mtbf_s"] == 14 * 86400.0
     assert any("retention too short" in w for w in doc["warnings"])
-    kept = run_json(
-        "optimize", "--silent-mtbf", "14d", "--detect-latency", "1h", "--keep", "37", "--interval", "10min",
-        "--work", "54d",
-    )["silent"]  # fmt: skip
-    assert kept["p_unrecoverable_run"] <= 0.01
 
 
-def test_no_silent_events_no_silent_block(run_json: RunJson) -> None:
-    assert run_json("optimize")["silent"] is None
+def test_the_keep_advised_meets_the_risk_and_no_run_no_risk() -> None:
+    at_keep = evaluate(
+        _llama(interval_s=600.0, silent_mtbf_s=14 * 86400.0, detect_latency_s=3600.0, keep=37.0, work_s=54 * 86400.0)
+    ).silent
+    assert at_keep.p_unrecoverable_run <= 0.01
+    no_run = evaluate(_llama(interval_s=600.0, silent_mtbf_s=14 * 86400.0, detect_latency_s=3600.0, keep=5.0)).silent
+    assert no_run.events_per_run is None and no_run.p_unrecoverable_run is None and no_run.keep_for_risk is None
 
 
-def test_keep_every_shorter_than_the_optimum_run(run: Run) -> None:
-    result = run("optimize", "--silent-mtbf", "14d", "--detect-latency", "1h", "--keep-every", "1min", "--json")
-    assert_usage_error(result, "--keep-every")
+def test_no_silent_events_no_silent_block() -> None:
+    assert evaluate(_llama()).silent is None
+
+
+def test_keep_every_shorter_than_the_optimum_run() -> None:
+    from ckptcalc.errors import InputError
+
+    with pytest.raises(InputError) as caught:
+        evaluate(_llama(silent_mtbf_s=14 * 86400.0, detect_latency_s=3600.0, keep_every_s=60.0))
+    assert caught.value.where == "keep_every_s"
 
 
 def test_the_table_shows_the_silent_rows(run: Run) -> None:
@@ -232,3 +247,83 @@ def test_check_without_a_run_length_names_it(run: Run, tmp_path: Path) -> None:
 def test_check_needs_a_floor_or_a_risk(run: Run) -> None:
     assert_usage_error(run("check", "llama3-405b"), "--min-effective")
     assert_usage_error(run("check", "llama3-405b", "--max-silent-risk", "0"), "--max-silent-risk")
+
+
+# ------------------------------------------------------------ the simulation (docs/model.md §16.4)
+
+#: (τ, δ, r, M, silent MTBF, d, skip, keep, every p-th kept for good): silent losses of 0.6 to 6.5 pp,
+#: every checkpoint kept or a few with some kept for good, with and without a skip.
+_SIMULATED = [
+    (600.0, 10.0, 300.0, 7200.0, 86400.0, 1800.0, 0.0, None, None),
+    (300.0, 5.0, 600.0, 11160.0, 43200.0, 900.0, 0.0, 4, 12),
+    (300.0, 5.0, 600.0, 20000.0, 21600.0, 600.0, 300.0, None, None),
+    (600.0, 10.0, 300.0, 11160.0, 1209600.0 / 2, 3600.0, 0.0, 5, 24),
+    (600.0, 10.0, 300.0, 30000.0, 30000.0, 300.0, 0.0, None, None),
+]
+
+
+@pytest.mark.parametrize(("tau", "delta", "r", "mtbf", "every_s", "d", "skip", "keep", "forever"), _SIMULATED)
+def test_the_simulation_agrees_with_the_model(
+    tau: float,
+    delta: float,
+    r: float,
+    mtbf: float,
+    every_s: float,
+    d: float,
+    skip: float,
+    keep: int | None,
+    forever: int | None,
+) -> None:
+    from ckptcalc.simulation.silent import simulate
+
+    config = _llama(
+        checkpoint_bytes=delta, bandwidth=1.0, mtbf_s=mtbf, restart_s=r, interval_s=tau, silent_mtbf_s=every_s,
+        detect_latency_s=d, skip_s=skip, keep=None if keep is None else float(keep),
+        keep_every_s=None if forever is None else forever * tau,
+    )  # fmt: skip
+    model = float(evaluate(config).effective)
+    plain = float(evaluate(config.replace(silent_mtbf_s=None)).effective)
+    run = simulate(interval_s=tau, stall_s=delta, restart_s=r, mtbf_s=mtbf, silent_mtbf_s=every_s, latency_s=d,
+                   skip_s=skip, keep=keep, keep_every=forever, cycles=12_000, seed=1)  # fmt: skip
+    low, high = run.ci95
+    # Within the run's 95 % interval or 0.1 pp, while the silent events cost at least five times that.
+    assert low - 0.001 <= model <= high + 0.001, (model, run.ci95)
+    assert plain - model > 0.005
+    assert run.events > 50
+
+
+def test_the_simulated_share_unrecoverable_is_p_u() -> None:
+    # No fail-stop to speak of: the share of events with no retained clean checkpoint is P_u
+    # (keep 2, τ = 600 s, d = 1200 s: 2·(1 − e^{−1/2})·e^{−1/2} = 0.47730), within its binomial spread.
+    from ckptcalc.simulation.silent import simulate
+
+    run = simulate(interval_s=600.0, stall_s=1.0, restart_s=60.0, mtbf_s=1e6, silent_mtbf_s=6000.0,
+                   latency_s=1200.0, skip_s=0.0, keep=2, keep_every=4, cycles=20, seed=2)  # fmt: skip
+    expected = silent.p_unrecoverable(interval_s=600.0, latency_s=1200.0, keep=2.0)
+    assert expected == pytest.approx(0.47730, abs=1e-5)
+    assert run.p_unrecoverable is not None and run.events > 1500
+    spread = math.sqrt(expected * (1 - expected) / run.events)
+    assert abs(run.p_unrecoverable - expected) < 4 * spread
+    assert abs(run.latency_s - 1200.0) < 4 * 1200.0 / math.sqrt(run.events)
+
+
+def test_simulate_runs_silent_events(run_json: RunJson) -> None:
+    doc = run_json(
+        "simulate", "--silent-mtbf", "1d", "--detect-latency", "30min", "--mtbf", "2h", "--size", "10GB",
+        "--bw", "1GB/s", "--restart", "5min", "--interval", "10min", "--cycles", "12000", "--seed", "1",
+    )  # fmt: skip
+    assert doc["silent"]["events"] > 500
+    assert doc["agreement"]["exact"]["agrees"]
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ["--replica-survival", "0.9", "--memory-bw", "1TB/s", "--memory-restart", "1min"],
+        ["--optimize"],
+        ["--snapshot-bw", "100GB/s"],
+    ],
+)
+def test_simulate_refuses_what_it_cannot_run_with_silent_events(run: Run, extra: list[str]) -> None:
+    result = run("simulate", "--silent-mtbf", "1d", "--detect-latency", "30min", "--cycles", "100", *extra, "--json")
+    assert result.exit_code == 2 and result.stderr.startswith("error: ")

@@ -15,9 +15,8 @@ chance of at least one is 1 − e^{−n_s·P_u}.
 
 In the exact recursion (:mod:`ckptcalc.model.tiers`) a silent event is one more
 failure class, noticed at rate λ_s, that goes back to the top tier's anchor
-(the newest retained checkpoint) and then replays the d of work done since
-the onset's checkpoint before the newest one, with its stalls, before it
-runs again: :func:`class_restart`.
+(the newest retained checkpoint), restarts and skips; the job then replays
+the d of work done since the onset's checkpoint (:func:`replay_work`).
 
 >>> round(p_unrecoverable(interval_s=600.0, latency_s=3600.0, keep=5.0), 4)
 0.4729
@@ -95,27 +94,47 @@ def keep_for_risk(*, interval_s: float, latency_s: float, events: float, risk: f
 def rework_per_event(
     *, interval_s: Num, latency_s: Num, restart_s: Num, skip_s: Num, p_u: Num, keep_every_s: Num | None
 ) -> Num:
-    """Work and time one silent event costs, first order: τ/2 + d + r + s_k, plus P_u·K_p/2 when a
+    """Work and time one silent event costs, first order: τ/2 + d + r + s_k, plus P_u·(K_p − τ)/2 when a
     checkpoint is kept for good every K_p (without one an unrecoverable event loses the run so far,
     which is the risk reported, not a loss per event)."""
     found = interval_s / 2.0 + latency_s + restart_s + skip_s
     if keep_every_s is not None:
-        found = found + p_u * keep_every_s / 2.0
+        found = found + p_u * (keep_every_s - interval_s) / 2.0
     return found
 
 
-def class_restart(
-    *, interval_s: Num, stall_s: Num, latency_s: Num, extra_s: Num, keep: Num | None, keep_every_s: Num | None
-) -> tuple[Num, Num]:
-    """The silent class's (restart, replay) in the recursion: after going back to the newest retained
-    checkpoint, the job restarts and skips (``extra_s`` = r + s_k) and replays the checkpoints written
-    between the onset and the detection, E[j] = d/τ of them (each τ of work and its stall s), and with
-    a checkpoint kept for good every K_p the P_u·K_p/2 an unrecoverable event adds. ``replay`` is the
-    part that is work and stalls (the split counts it there, not as a restart)."""
-    replay = latency_s * (1.0 + stall_s / interval_s)
+def replay_work(*, interval_s: Num, latency_s: Num, keep: Num | None, keep_every_s: Num | None) -> Num:
+    """The work a silent event replays beyond the newest checkpoint: E[j]·τ = d for the j checkpoints
+    written between its onset and its detection, plus P_u·(K_p − τ)/2 with a checkpoint kept for good
+    every K_p (an unrecoverable event goes back to the last one before its onset's checkpoint, on
+    average (K_p − τ)/2 before it). Without one, an unrecoverable event loses the run so far: that is
+    the run's risk, not a loss per event."""
+    found = latency_s + 0.0 * interval_s
     if keep_every_s is not None:
-        replay = replay + p_unrecoverable(interval_s=interval_s, latency_s=latency_s, keep=keep) * keep_every_s / 2.0
-    return extra_s + replay, replay
+        p_u = p_unrecoverable(interval_s=interval_s, latency_s=latency_s, keep=keep)
+        found = found + p_u * (keep_every_s - interval_s) / 2.0
+    return found
+
+
+def erased(*, interval_s: Num, latency_s: Num, mtbf_s: Num) -> Num:
+    """The chance that a fail-stop failure erases a silent event before it is noticed: it strikes
+    before the detection and before the next checkpoint, so it rolls back to before the onset. With
+    the onset uniform in the interval, a = 1/M + 1/d:
+
+        P_e = (1/M)/a · (1 − (1 − e^{−aτ})/(aτ))
+
+    and 0 when the event is noticed at once (d = 0).
+
+    >>> round(erased(interval_s=600.0, latency_s=1800.0, mtbf_s=7200.0), 5)
+    0.03644
+    """
+    ns = lib(interval_s, latency_s, mtbf_s)
+    if scalar(interval_s, latency_s, mtbf_s) and latency_s == 0:
+        return 0.0
+    a = 1.0 / mtbf_s + 1.0 / ns.maximum(latency_s, 1e-300)
+    x = a * interval_s
+    found: Num = (1.0 / mtbf_s) / a * (1.0 + ns.expm1(-x) / x)
+    return found
 
 
 def young_interval(stall_s: float, mtbf_s: float, silent_mtbf_s: float) -> float:

@@ -480,46 +480,44 @@ def restart_share(t: Tiers, mtbf_s: Num) -> Num:
 
 
 def _with_silent(t: Tiers, mtbf_s: Num, ns: Lib) -> Split:
-    """:func:`by_recursion` with silent events (docs/model.md §16.3): one more class at the rate they are
-    noticed, λ_s per unit of work, which is λ_s·w per unit of elapsed time with w the share of it spent
-    working (kept and re-done); w comes from a first pass at λ_s. The class's replay of work and stalls
-    moves from the restart term to rework and write, where the simulation measures it."""
+    """:func:`by_recursion` with silent events (docs/model.md §16.3). A silent event is one more class of
+    the recursion that goes back to the top tier's newest checkpoint and restarts and skips (r + s_k);
+    its replay of the work since the onset's checkpoint (d, and P_u·K_p/2 with a checkpoint kept for
+    good every K_p) is run by the same process, at its own effective time e₀. Events come at λ_s per unit
+    of work, less those a fail-stop rollback erases first (:func:`ckptcalc.model.silent.erased`); per unit
+    of elapsed time that is λ_s·w with w the share of it spent working, from a first pass. With x the
+    replay time each unit of the process brings, effective = e₀·(1 − x) and the replays count as rework."""
     from ckptcalc.model import silent as late
 
     top = t.storage_interval_s
-    restart, replay = late.class_restart(
-        interval_s=top,
-        stall_s=sum_stalls(t),
-        latency_s=t.silent_latency_s,
-        extra_s=t.silent_extra_s,
-        keep=None if scalar_inf(t.keep) else t.keep,
-        keep_every_s=None if isinstance(t.keep_every_s, float | int) and t.keep_every_s == 0 else t.keep_every_s,
-    )
+    keep = None if scalar_inf(t.keep) else t.keep
+    every = None if isinstance(t.keep_every_s, float | int) and t.keep_every_s == 0 else t.keep_every_s
+    latency = t.silent_latency_s
+    beyond = late.replay_work(interval_s=top, latency_s=latency, keep=keep, keep_every_s=every) - latency
+    onsets = t.silent_rate * (1.0 - late.erased(interval_s=top, latency_s=latency, mtbf_s=mtbf_s))
     plain = t.replace(silent_rate=0.0)
-    rate: Num = t.silent_rate
+    rate: Num = onsets
+    replay: Num = latency + beyond
     found = Split(0.0, 0.0, 0.0, 0.0)
-    for _ in range(2):
+    for _ in range(3):
         total = 1.0 / mtbf_s + rate
         scale = (1.0 / mtbf_s) / total
         share = rate / total
         scaled = plain.replace(shares=tuple(q * scale for q in t.shares), notice_share=t.notice_share * scale)
-        time, stall, back, lam = _cycle(scaled, 1.0 / total, ns, (share, restart))
+        time, stall, back, lam = _cycle(scaled, 1.0 / total, ns, (share, t.silent_extra_s))
         eff = divide(t.segments * t.tau1_s * lam, time, ns)
         write = divide(stall, time, ns)
         back = divide(back, time, ns)
-        # The class's share of the restart time, first order: its rate times its restart, over every class's.
-        mean: Num = 0.0
-        for q, r in zip(t.shares, t.restarts, strict=True):
-            mean = mean + q * r
-        mean = mean + t.notice_share * t.notice_restart_s
-        part = divide(rate * restart, mean / mtbf_s + rate * restart, ns)
-        moved = back * part * divide(replay, restart, ns)
-        stalled = moved * divide(sum_stalls(t), top + sum_stalls(t), ns)
-        back = back - moved
-        write = write + stalled
-        rework = ns.maximum(1.0 - eff - write - back, 0.0)
-        found = Split(eff, write, rework, back)
-        rate = t.silent_rate * (eff + rework)
+        work = ns.maximum(1.0 - write - back, 0.0)
+        more = ns.minimum(divide(rate * replay, eff, ns), 1.0)
+        found = Split(eff * (1.0 - more), write, ns.maximum(1.0 - eff * (1.0 - more) - write - back, 0.0), back)
+        # The detection comes d of work after the onset, but work a fail-stop throws away moves the job
+        # no further: the replay is the latency's kept share, e₀/(e₀ + the fail-stops' rework), that
+        # rework being the fail-stops' part of the rework by their rate.
+        rework = ns.maximum(work - eff, 0.0) * scale
+        replay = latency * divide(eff, eff + rework, ns) + beyond
+        # Onsets come in clean work only: per unit of elapsed time, λ_s·(w − rate·d) of it.
+        rate = onsets * work / (1.0 + onsets * latency)
     return found
 
 

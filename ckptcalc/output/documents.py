@@ -239,6 +239,21 @@ def evaluation(
     }
 
 
+def _simulated_silent(outcome: Simulation, result: Result) -> dict[str, Any] | None:
+    """The silent events a simulation ran (docs/model.md §16.4) beside the model's P_u; None without."""
+    found = outcome.silent
+    if found is None or result.silent is None:
+        return None
+    return {
+        "events": found.events,
+        "unrecoverable": found.unrecoverable,
+        "erased": found.erased,
+        "detect_latency_s": found.latency_s,
+        "p_unrecoverable_per_event": found.p_unrecoverable,
+        "analytic_p_unrecoverable_per_event": result.silent.p_unrecoverable_per_event,
+    }
+
+
 def silent(result: Result) -> dict[str, Any] | None:
     """The silent events and retention (docs/model.md §16), or None without silent events."""
     found = result.silent
@@ -594,6 +609,7 @@ def simulation(
             "restart": outcome.split.restart,
         },
         "elastic": None if job.config.groups is None else {"lost": outcome.elastic},
+        "silent": _simulated_silent(outcome, result),
         "failures": outcome.failures,
         "failures_in_restart": outcome.failures_in_restart,
         "analytic": {"first_order": first, "exact": exact},

@@ -526,6 +526,26 @@ def simulate() -> Schema:
                     ),
                 ]
             },
+            "silent": {
+                "oneOf": [
+                    {"type": "null"},
+                    _object(
+                        {
+                            "events": {"type": "integer", "minimum": 0, "description": "silent events noticed"},
+                            "unrecoverable": {"type": "integer", "minimum": 0},
+                            "erased": {
+                                "type": "integer",
+                                "minimum": 0,
+                                "description": "events a fail-stop rollback erased before they were noticed",
+                            },
+                            "detect_latency_s": {**SECONDS, "description": "measured mean work to detection"},
+                            "p_unrecoverable_per_event": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+                            "analytic_p_unrecoverable_per_event": FRACTION,
+                        },
+                        "the silent events simulated (docs/model.md §16.4); null without silent events",
+                    ),
+                ]
+            },
             "failures": {"type": "integer", "minimum": 0},
             "failures_in_restart": {"type": "integer", "minimum": 0},
             "analytic": _object({"first_order": FRACTION, "exact": {"type": ["number", "null"]}}),
