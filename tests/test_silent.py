@@ -299,7 +299,7 @@ def test_the_simulated_share_unrecoverable_is_p_u() -> None:
 
     run = simulate(interval_s=600.0, stall_s=1.0, restart_s=60.0, mtbf_s=1e6, silent_mtbf_s=6000.0,
                    latency_s=1200.0, skip_s=0.0, keep=2, keep_every=4, cycles=20, seed=2)  # fmt: skip
-    expected = silent.p_unrecoverable(interval_s=600.0, latency_s=1200.0, keep=2.0)
+    expected = float(silent.p_unrecoverable(interval_s=600.0, latency_s=1200.0, keep=2.0))
     assert expected == pytest.approx(0.47730, abs=1e-5)
     assert run.p_unrecoverable is not None and run.events > 1500
     spread = math.sqrt(expected * (1 - expected) / run.events)
