@@ -327,3 +327,15 @@ def test_simulate_runs_silent_events(run_json: RunJson) -> None:
 def test_simulate_refuses_what_it_cannot_run_with_silent_events(run: Run, extra: list[str]) -> None:
     result = run("simulate", "--silent-mtbf", "1d", "--detect-latency", "30min", "--cycles", "100", *extra, "--json")
     assert result.exit_code == 2 and result.stderr.startswith("error: ")
+
+
+def test_the_palm_spikes_preset() -> None:
+    # presets/palm-spikes.toml: 20 spikes in 50 days of work (one per 2.5 d), noticed in 5 min on average.
+    from ckptcalc import api
+
+    job = api.job("palm-spikes")
+    c = job.config
+    assert c.silent_mtbf_s == pytest.approx(50 * 86400 / 20)
+    assert (c.detect_latency_s, c.skip_s, c.keep, c.keep_every_s, c.work_s) == (300.0, 6000.0, 5.0, 86400.0, 4.32e6)
+    assert c.mtbf_s == 12 * 3600.0  # the window belongs to the silent events here, not to the failures
+    assert job.silent_band is not None and job.silent_band[0] < c.silent_mtbf_s < (job.silent_band[1] or 0.0)
