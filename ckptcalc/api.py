@@ -1190,6 +1190,13 @@ def plan(
     # Elastic replica groups: whole runs of the periodic process at the whole-job MTBF, the work
     # stretched by the groups' useful share (docs/model.md §14.4; approximate, as the model is).
     mtbf, run_work = float(config.mtbf_s), work_s
+    if config.has_silent:
+        # Silent events over this run (docs/model.md §16.2): counted by the model, and their average cost
+        # stretches the work the whole runs (which have fail-stop failures only) must do.
+        result = evaluate(run_config.replace(work_s=work_s))
+        plain = evaluate(run_config.replace(silent_mtbf_s=None))
+        run_work = work_s * float(plain.effective) / effective
+        expected = work_s / effective
     if result.elastic is not None:
         mtbf = float(result.elastic.groups.whole_job_mtbf_s)
         run_work = work_s / float(result.elastic.groups.throughput)

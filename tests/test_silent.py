@@ -339,3 +339,18 @@ def test_the_palm_spikes_preset() -> None:
     assert (c.detect_latency_s, c.skip_s, c.keep, c.keep_every_s, c.work_s) == (300.0, 6000.0, 5.0, 86400.0, 4.32e6)
     assert c.mtbf_s == 12 * 3600.0  # the window belongs to the silent events here, not to the failures
     assert job.silent_band is not None and job.silent_band[0] < c.silent_mtbf_s < (job.silent_band[1] or 0.0)
+
+
+def test_plan_counts_the_silent_events_over_its_run(run_json: RunJson) -> None:
+    # 54 days at one event per 14 d, k = 5, τ = 10 min, d = 1 h: 3.857 events, P_run 0.83864 (§16.2);
+    # the whole runs carry the events' average cost, so their mean is the expectation.
+    doc = run_json(
+        "plan", "--work", "54d", "--silent-mtbf", "14d", "--detect-latency", "1h", "--keep", "5",
+        "--interval", "10min", "--runs", "100",
+    )  # fmt: skip
+    assert doc["silent"]["events_per_run"] == pytest.approx(54 / 14)
+    assert doc["silent"]["p_unrecoverable_run"] == pytest.approx(0.83864, abs=1e-5)
+    assert abs(doc["mean_vs_expected"]) < 0.01
+    plain = run_json("plan", "--work", "54d", "--interval", "10min", "--runs", "100")
+    # First order, each event costs τ/2 + d + r = 4500 s per 14 d of work: 0.372 % more wall time.
+    assert 1.0030 < doc["expected_s"] / plain["expected_s"] < 1.0045

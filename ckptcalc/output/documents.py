@@ -739,7 +739,12 @@ def plan(
         "deadline_s": deadline_s,
         "p_deadline": figures["p_deadline"],
         "p_deadline_ci95": figures["p_deadline_ci95"],
-        "warnings": [*warnings(result), *([] if expected_s is not None else [wording.NO_EXACT])],
+        "silent": silent(result),
+        "warnings": [
+            *warnings(result),
+            *([] if expected_s is not None else [wording.NO_EXACT]),
+            *([] if result.silent is None else [wording.silent_plan()]),
+        ],
     }
 
 

@@ -722,6 +722,7 @@ def plan() -> Schema:
             "deadline_s": MAYBE_SECONDS,
             "p_deadline": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
             "p_deadline_ci95": {"oneOf": [{"type": "null"}, interval]},
+            "silent": SILENT,
             "warnings": WARNINGS,
         },
     )

@@ -716,6 +716,14 @@ def silent_risk(p_run: float, advice: str) -> str:
     )
 
 
+def silent_plan() -> str:
+    """How ``plan`` counts the silent events in its whole runs (docs/model.md §16.2)."""
+    return (
+        "silent events: the whole runs stretch the work by the time they cost on average (the model's),"
+        " so the spread of run times leaves out theirs; events_per_run and p_unrecoverable_run count them"
+    )
+
+
 #: The silent events table's title.
 SILENT_TITLE = "Silent events (noticed late, rolled back to a retained checkpoint)"
 
