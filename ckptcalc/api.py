@@ -516,12 +516,20 @@ class Check(Outcome):
         return [row["error"] for row in self.document["results"] if row["error"] is not None]
 
 
-def check(presets: Iterable[PresetRef], *, min_effective: Value, at: str = "point") -> Check:
+def check(
+    presets: Iterable[PresetRef],
+    *,
+    min_effective: Value | None = None,
+    at: str = "point",
+    max_silent_risk: Value | None = None,
+) -> Check:
     """Each preset at the interval it pins (its optimum otherwise) against a floor.
 
     ``at="low"`` tests the effective time at the low end of the preset's MTBF interval
     (``failures.mtbf_ci95``, or the χ² interval of ``failures.count`` in ``failures.window``);
-    a preset without one is tested at its point value.
+    a preset without one is tested at its point value. ``max_silent_risk`` fails a preset whose
+    retention leaves a larger chance than that of a silent event with no clean checkpoint over its
+    run (``[run] work``); give it, ``min_effective`` or both.
 
     >>> check(["llama3-405b", "rsc1-131k"], min_effective=0.9).passed
     False
@@ -529,7 +537,10 @@ def check(presets: Iterable[PresetRef], *, min_effective: Value, at: str = "poin
     from ckptcalc.model.evaluation import evaluate
     from ckptcalc.output import documents
 
-    floor = _fraction(min_effective, "min_effective")
+    if min_effective is None and max_silent_risk is None:
+        raise InputError("give {min_effective}, {max_silent_risk} or both", where="min_effective")
+    floor = _fraction(min_effective, "min_effective") if min_effective is not None else None
+    limit = _fraction(max_silent_risk, "max_silent_risk") if max_silent_risk is not None else None
     if at not in ("point", "low"):
         raise InputError(f"choose point or low, not {at!r}", where="at")
     from ckptcalc.errors import CkptError
@@ -543,7 +554,13 @@ def check(presets: Iterable[PresetRef], *, min_effective: Value, at: str = "poin
             # One broken preset must not hide the verdict on the others: it gets its own row.
             rows.append({"preset": _label(ref), "effective": None, "effective_ci95": None, "tested": at,
                          "interval_s": None, "interval_pinned": None, "passed": False,
-                         "error": _error_text(error, ref)})  # fmt: skip
+                         "error": _error_text(error, ref), "silent": None})  # fmt: skip
+            continue
+        risk = _silent_check(result, limit)
+        if isinstance(risk, str):
+            rows.append({"preset": _label(ref), "effective": None, "effective_ci95": None, "tested": at,
+                         "interval_s": None, "interval_pinned": None, "passed": False,
+                         "error": f"{_label(ref)}: {risk}", "silent": None})  # fmt: skip
             continue
         effective = float(result.effective)
         pinned = one.config.interval_s is not None or one.config.memory_interval_s is not None
@@ -558,19 +575,47 @@ def check(presets: Iterable[PresetRef], *, min_effective: Value, at: str = "poin
                 "tested": tested,
                 "interval_s": float(result.interval_s),
                 "interval_pinned": pinned,
-                "passed": value >= floor,
+                "passed": (floor is None or value >= floor) and (risk is None or risk["passed"]),
                 "error": None,
+                "silent": risk,
             }
         )
     document = {
         "schema_version": documents.SCHEMA_VERSION,
         "command": "check",
         "min_effective": floor,
+        "max_silent_risk": limit,
         "at": at,
         "results": rows,
         "passed": all(row["passed"] for row in rows),
     }
     return Check(document, None)
+
+
+def _silent_check(result: Result, limit: float | None) -> dict[str, Any] | str | None:
+    """A preset's silent events against ``limit``, the most risk over its run allowed: its risk, the
+    keep that meets the limit, and whether it passes; None without a limit or without silent events;
+    what is missing, as text, when the run's length is."""
+    from ckptcalc.model import silent
+
+    found = result.silent
+    if limit is None or found is None:
+        return None
+    if found.work_s is None:
+        from ckptcalc.output import wording
+
+        return wording.silent_needs_work()
+    assert found.events_per_run is not None and found.p_unrecoverable_run is not None
+    keep = silent.keep_for_risk(
+        interval_s=found.interval_s, latency_s=found.latency_s, events=found.events_per_run, risk=limit
+    )
+    return {
+        "p_unrecoverable_run": found.p_unrecoverable_run,
+        "keep": None if found.keep is None else int(found.keep),
+        "keep_for_risk": keep,
+        "max_silent_risk": limit,
+        "passed": found.p_unrecoverable_run <= limit,
+    }
 
 
 def _error_text(error: CkptError, ref: PresetRef) -> str:
@@ -895,6 +940,11 @@ def simulate(
             f"an event log is written for at most {EVENT_CYCLES:,} cycles (about 3 GB of log), got {total:,}",
             where="cycles",
         )
+    if config.has_silent and (events is not None or search):
+        raise InputError(
+            "with silent events, simulate runs the model's schedule and writes no event log",
+            where="events" if events is not None else "search",
+        )
     if config.has_memory and k is not None:
         # No exact model to optimise two levels under Weibull failures: run the exponential optimum.
         config = config.replace(shape=None)
@@ -1186,7 +1236,7 @@ def plan(
 
     if seed is not None and seed < 0:
         raise InputError(f"must be a non-negative integer, got {seed}", where="seed")
-    the_job = job(preset, **inputs)
+    the_job = job(preset, work=work, **inputs)
     config = the_job.config
     if config.is_nested:
         raise InputError(
@@ -1194,6 +1244,8 @@ def plan(
             " gives the effective time, and the expected run time is the work over it",
             where="preset",
         )
+    if work is None and steps is None and the_job.scenario.work_s is not None:
+        work = the_job.scenario.work_s  # the run's length from the preset ([run] work)
     work_s = _work(work, steps, the_job.scenario.step_time_s)
     if config.rejoin_s is not None and config.rejoin_s > work_s:
         raise InputError(
@@ -1216,6 +1268,13 @@ def plan(
     # Elastic replica groups: whole runs of the periodic process at the whole-job MTBF, the work
     # stretched by the groups' useful share (docs/model.md §14.4; approximate, as the model is).
     mtbf, run_work = float(config.mtbf_s), work_s
+    if config.has_silent:
+        # Silent events over this run (docs/model.md §16.2): counted by the model, and their average cost
+        # stretches the work the whole runs (which have fail-stop failures only) must do.
+        result = evaluate(run_config.replace(work_s=work_s))
+        plain = evaluate(run_config.replace(silent_mtbf_s=None))
+        run_work = work_s * float(plain.effective) / effective
+        expected = work_s / effective
     if result.elastic is not None:
         mtbf = float(result.elastic.groups.whole_job_mtbf_s)
         run_work = work_s / float(result.elastic.groups.throughput)

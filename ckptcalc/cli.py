@@ -122,7 +122,7 @@ _RENAMED = {
 #: The API's other argument names that are flags here too.
 _OPTIONS = frozenset(
     {"preset", "save_preset", "force", "plot", "over", "points", "cycles", "shape", "seed", "target",
-     "min_effective", "what_if", "failure_dist", "value", "time", "time_unit", "where", "cause",
+     "min_effective", "max_silent_risk", "what_if", "failure_dist", "value", "time", "time_unit", "where", "cause",
      "window_start", "window_end", "coalesce", "observed_gpus", "format", "tz", "time_format", "where_any",
      "failures", "window", "mtbf_ci", "at", "work", "steps",
      "runs", "deadline", "events", "slo", "discard", "keep_base", "year", "output"}
@@ -267,6 +267,9 @@ _PANELS = {
     "recovery": "Recovery",
     "spares": "Spares",
     "elastic": "Elastic replica groups",
+    "silent": "Silent events",
+    "retention": "Retention",
+    "run": "Run",
 }
 
 
@@ -572,14 +575,15 @@ def _pick(document: dict[str, Any], key: str) -> str:
 @app.command(
     epilog=_examples(
         "ckptcalc check presets/*.toml --min-effective 0.9",
+        "ckptcalc check palm-spikes --max-silent-risk 1%",
     )
 )
 def check(
     files: Annotated[list[str], typer.Argument(metavar="PRESET...", help="Preset names or TOML paths.")],
     min_effective: Annotated[
-        str,
+        Optional[str],
         typer.Option("--min-effective", help="Lowest acceptable effective time, e.g. 0.9 or 90%.", metavar="FRACTION"),
-    ],
+    ] = None,
     at: Annotated[
         str,
         typer.Option(
@@ -588,13 +592,21 @@ def check(
             metavar="WHERE",
         ),
     ] = "point",
+    max_silent_risk: Annotated[
+        Optional[str],
+        typer.Option(
+            "--max-silent-risk",
+            help="Most risk over the run ([run] work) of a silent event with no retained clean checkpoint, e.g. 1%.",
+            metavar="FRACTION",
+        ),
+    ] = None,
     json_output: JsonOpt = False,
     markdown: MarkdownOpt = False,
 ) -> None:
     """Check presets against a floor, at the interval each pins or its optimum: exit 3 when any falls below."""
     from ckptcalc import api
 
-    outcome = api.check(files, min_effective=min_effective, at=at)
+    outcome = api.check(files, min_effective=min_effective, at=at, max_silent_risk=max_silent_risk)
     rows = [row for row in outcome.results if row["error"] is None]
     failed = [row for row in rows if not row["passed"]]
     for message in outcome.errors:
@@ -871,12 +883,6 @@ def simulate(
 @model_options
 def plan(
     model: ModelArgs,
-    work: Annotated[
-        Optional[str],
-        typer.Option(
-            "--work", help="Useful compute the run needs, e.g. 54d.", metavar="DURATION", rich_help_panel="Run"
-        ),
-    ] = None,
     steps: Annotated[
         Optional[str],
         typer.Option(
@@ -913,7 +919,8 @@ def plan(
     """How long a whole run takes, failures and all: wall time p10/p50/p90, failures, GPU-hours, cost."""
     from ckptcalc import api
 
-    arguments: dict[str, Any] = {"work": work, "steps": steps, "deadline": deadline, "runs": runs, "seed": seed}
+    # --work is a model option (the run's length also sets the silent events' risk over the run).
+    arguments: dict[str, Any] = {"steps": steps, "deadline": deadline, "runs": runs, "seed": seed}
     arguments.update(model.inputs)
     if not json_output and sys.stderr.isatty():
         from ckptcalc.output import tables

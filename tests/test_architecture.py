@@ -23,6 +23,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "arrays",
             "numeric",
             "one_level",
+            "silent",
             "tiers",
             "recovery",
             "search",
@@ -50,7 +51,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "preset_write",
         ],
     ),
-    ("simulation", ["interference", "timeline", "search", "events", "plan"]),
+    ("simulation", ["interference", "silent", "timeline", "search", "events", "plan"]),
     (
         "logs",
         [

@@ -281,6 +281,23 @@ class Config(Record):
     quorum_pause_s: Num | None = None
     ft_overhead: Num | None = None
 
+    # Silent events and retention (docs/model.md §16): the mean work between silent events (None:
+    # none), their mean detection latency, the work skipped after each, the newest storage
+    # checkpoints retained (None: all), one kept for good per ``keep_every_s`` of work, the run's
+    # risk that ``keep_for_risk`` aims at, and the run's length.
+    silent_mtbf_s: Num | None = None
+    detect_latency_s: Num | None = None
+    skip_s: Num | None = None
+    keep: Num | None = None
+    keep_every_s: Num | None = None
+    silent_risk: Num | None = None
+    work_s: Num | None = None
+
+    @property
+    def has_silent(self) -> bool:
+        """Whether silent events (noticed late, rolled back to a retained checkpoint) are modelled."""
+        return self.silent_mtbf_s is not None
+
     @property
     def is_elastic(self) -> bool:
         """Elastic replica groups (docs/model.md §14): a group-local failure drops one group out."""
@@ -495,6 +512,8 @@ def first_order(config: Config) -> FirstOrder:
             mtbf_s=mtbf,
         )
         results.append(LevelResult(level, interval, best, write, rework, restart))
+    if config.silent_mtbf_s is not None:
+        results[-1] = _silent_first_order(config, results[-1])
     write, rework, restart = results[0].write, results[0].rework, results[0].restart
     for extra in results[1:]:
         write, rework, restart = write + extra.write, rework + extra.rework, restart + extra.restart
@@ -510,6 +529,30 @@ def first_order(config: Config) -> FirstOrder:
         rework, restart = rework + in_place, restart + recovered
     total = write + rework + restart
     return FirstOrder(config, tuple(results), write, rework, restart, total, _maximum(1.0 - total, 0.0))
+
+
+def _silent_first_order(config: Config, storage: LevelResult) -> LevelResult:
+    """The storage level with its silent events, first order (docs/model.md §16.3): each costs
+    τ/2 + d of work and r + s_k, at λ_s, so Young's interval is √(2s/(q/M + λ_s))."""
+    assert config.silent_mtbf_s is not None
+    rate = 1.0 / config.silent_mtbf_s
+    level = storage.level
+    best = _maximum((2.0 * level.stall_s / (level.share / config.mtbf_s + rate)) ** 0.5, level.lag_s)
+    interval = best if level.interval_s is None else level.interval_s
+    if level.interval_s is None:
+        write, rework, restart = level_loss(
+            stall_s=level.stall_s,
+            lag_s=level.lag_s,
+            interval_s=interval,
+            restart_s=level.restart_s,
+            share=level.share,
+            mtbf_s=config.mtbf_s,
+        )
+    else:
+        write, rework, restart = storage.write, storage.rework, storage.restart
+    rework = rework + rate * (interval / 2.0 + _or_zero(config.detect_latency_s))
+    restart = restart + rate * (level.restart_s + _or_zero(config.skip_s))
+    return LevelResult(level, interval, best, write, rework, restart)
 
 
 # ------------------------------------------------------------- the exact model
@@ -557,6 +600,7 @@ class Result(Record):
     caveats: tuple[Caveat, ...]
     pool: Any = None  # the spare pool (ckptcalc.model.spares.Pool) when the job has spares
     elastic: elastic.Losses | None = None  # the groups process and its losses, with elastic replica groups (§14)
+    silent: Any = None  # the silent events (ckptcalc.model.silent.Summary) when the job has them (§16)
 
     @property
     def total(self) -> Num:
@@ -580,14 +624,30 @@ def _base(config: Config) -> Tiers:
         restarts=tuple(level.restart_s for level in levels),
     )
     if not config.has_recovery:
-        return periodic
-    return recovery.with_recovery(
-        periodic,
-        step_s=config.step,
-        jit_share=config.jit_share,
-        jit_restart_s=config.jit_restart_s,
-        notice_share=config.notice_share,
-        notice_restart_s=config.notice_restart_s,
+        return _with_silent(config, periodic)
+    return _with_silent(
+        config,
+        recovery.with_recovery(
+            periodic,
+            step_s=config.step,
+            jit_share=config.jit_share,
+            jit_restart_s=config.jit_restart_s,
+            notice_share=config.notice_share,
+            notice_restart_s=config.notice_restart_s,
+        ),
+    )
+
+
+def _with_silent(config: Config, schedule: Tiers) -> Tiers:
+    """``schedule`` with the silent events of ``config`` as a class of the recursion (docs/model.md §16.3)."""
+    if config.silent_mtbf_s is None:
+        return schedule
+    return schedule.replace(
+        silent_rate=1.0 / config.silent_mtbf_s,
+        silent_latency_s=_or_zero(config.detect_latency_s),
+        silent_extra_s=config.storage_restart_s + _or_zero(config.skip_s),
+        keep=math.inf if config.keep is None else config.keep,
+        keep_every_s=_or_zero(config.keep_every_s),
     )
 
 
@@ -681,6 +741,44 @@ def dominant(write: Num, rework: Num, restart: Num) -> Any:
 def evaluate(config: Config) -> Result:
     """The exact model of ``config`` at its given intervals (the exact optimum where none is given),
     the exact optimum itself, and first order beside them."""
+    return _with_silent_summary(config, _evaluate(config))
+
+
+def _with_silent_summary(config: Config, result: Result) -> Result:
+    """``result`` with what its silent events come to at the storage interval run (docs/model.md §16.2);
+    a permanent checkpoint every K_p must be one of those written, so K_p ≥ that interval."""
+    if config.silent_mtbf_s is None or not scalar(result.interval_s, config.silent_mtbf_s):
+        return result
+    from ckptcalc.model import silent
+
+    interval = float(result.interval_s)
+    every = config.keep_every_s
+    if every is not None and every < interval * (1.0 - 1e-12):
+        raise InputError(
+            f"is shorter than the storage interval run ({interval:.6g} s): a checkpoint kept for good is one of"
+            " those written; give a longer one or pin {interval}",
+            where="keep_every_s",
+        )
+    summary = silent.summary(
+        mtbf_s=float(config.silent_mtbf_s),
+        latency_s=float(_or_zero(config.detect_latency_s)),
+        skip_s=float(_or_zero(config.skip_s)),
+        keep=None if config.keep is None else float(config.keep),
+        keep_every_s=None if every is None else float(every),
+        risk=None if config.silent_risk is None else float(config.silent_risk),
+        interval_s=interval,
+        restart_s=float(config.storage_restart_s),
+        work_s=None if config.work_s is None else float(config.work_s),
+    )
+    caveats = result.caveats
+    if summary.p_unrecoverable_run is not None and summary.p_unrecoverable_run > summary.risk:
+        advice = f"{summary.keep_for_risk}:{summary.risk!r}"  # the keep and the risk, for the wording
+        caveats = (*caveats, Caveat("silent_risk", None, summary.p_unrecoverable_run, below=advice))
+    return result.replace(silent=summary, caveats=caveats)
+
+
+def _evaluate(config: Config) -> Result:
+    """:func:`evaluate` before the silent events' summary."""
     if config.shape is not None:
         return _evaluate_weibull(config)
     if config.has_recovery and scalar(config.periodic_share) and config.periodic_share <= 0:
@@ -935,6 +1033,8 @@ def interval_comparison(config: Config) -> list[tuple[str, float, float]] | None
     optimum of a single synchronous level; ``None`` when no closed form exists."""
     if not config.is_single_sync or config.shape is not None or config.has_recovery or config.is_elastic:
         return None
+    if config.has_silent:
+        return None  # the closed forms know one kind of failure
     delta, mtbf, restart = config.write_s, config.mtbf_s, config.storage_restart_s
     rows = [
         ("young", young_interval(delta, mtbf)),

@@ -95,6 +95,8 @@ def first_order_tau1(t: Tiers, mtbf_s: Num) -> Num:
             n = n * t.every[i - 1]
         cost = cost + t.stalls[i] / n
         weight = weight + t.shares[i] * n
+    if t.has_silent:
+        weight = weight + t.silent_rate * mtbf_s * n  # silent events go back to the top tier (§16)
     return ns.maximum(ns.sqrt(2.0 * cost * mtbf_s / weight), 1e-9 * mtbf_s)
 
 
@@ -106,7 +108,7 @@ def floor_tau1(t: Tiers) -> Num:
 
 def best_tau1(t: Tiers, mtbf_s: Num) -> Num:
     """The τ₁ that maximises effective time at the schedule's multiples (top interval ≥ persist time)."""
-    if t.count == 1 and not t.has_notice:
+    if t.count == 1 and not t.has_notice and not t.has_silent:
         return best_interval(stall_s=t.stalls[0], lag_s=t.lag_s, mtbf_s=mtbf_s)
     ns = lib(*t.values(), mtbf_s)
     guess = first_order_tau1(t, mtbf_s)

@@ -65,6 +65,20 @@ class Tiers(Record):
     restarts: tuple[Num, ...]
     notice_share: Num = 0.0  # failures met by a checkpoint first: they go back nowhere (docs/model.md §13)
     notice_restart_s: Num = 0.0  # their restart, the notice checkpoint's write included
+    # Silent events (docs/model.md §16): noticed at this rate (per second; 0: none), each going back to
+    # the top tier's newest retained checkpoint, then restarting and skipping (``silent_extra_s``) and
+    # replaying the mean detection latency of work; ``keep`` newest kept (inf: all), one kept for good
+    # every ``keep_every_s`` of work (0: none).
+    silent_rate: Num = 0.0
+    silent_latency_s: Num = 0.0
+    silent_extra_s: Num = 0.0
+    keep: Num = math.inf
+    keep_every_s: Num = 0.0
+
+    @property
+    def has_silent(self) -> bool:
+        """Whether silent events are modelled (an array of rates counts, even if all 0)."""
+        return not (isinstance(self.silent_rate, float | int) and self.silent_rate == 0)
 
     @property
     def has_notice(self) -> bool:
@@ -107,6 +121,11 @@ class Tiers(Record):
             *self.restarts,
             self.notice_share,
             self.notice_restart_s,
+            self.silent_rate,
+            self.silent_latency_s,
+            self.silent_extra_s,
+            self.keep,
+            self.keep_every_s,
         )
 
 
@@ -145,20 +164,20 @@ class _Recovery(Record):
 _RECOVERIES: dict[tuple[object, ...], _Recovery] = {}
 
 
-def _recovered(t: Tiers, mtbf: Num, ns: Lib) -> _Recovery:
+def _recovered(t: Tiers, mtbf: Num, ns: Lib, silent: tuple[Num, Num] | None = None) -> _Recovery:
     """:func:`_recovery`, remembered for plain floats (it depends on the shares, restarts and M only)."""
     if ns is not Scalar:
-        return _recovery(t, mtbf, ns)
-    key = (*t.shares, *t.restarts, t.notice_share, t.notice_restart_s, mtbf)
+        return _recovery(t, mtbf, ns, silent)
+    key = (*t.shares, *t.restarts, t.notice_share, t.notice_restart_s, mtbf, silent)
     found = _RECOVERIES.get(key)
     if found is None:
         if len(_RECOVERIES) > 256:
             _RECOVERIES.clear()
-        found = _RECOVERIES[key] = _recovery(t, mtbf, ns)
+        found = _RECOVERIES[key] = _recovery(t, mtbf, ns, silent)
     return found
 
 
-def _recovery(t: Tiers, mtbf: Num, ns: Lib) -> _Recovery:
+def _recovery(t: Tiers, mtbf: Num, ns: Lib, silent: tuple[Num, Num] | None = None) -> _Recovery:
     """Restarts of class c take r_c; one struck by a failure (chance 1 − a_c) continues with a fresh
     class, towards the anchor of the highest class drawn so far (K). With Z_K the expected time still
     to come from a struck restart at K, and D_K = 1 − Σ_{c≤K} q_c·(1 − a_c):
@@ -167,8 +186,12 @@ def _recovery(t: Tiers, mtbf: Num, ns: Lib) -> _Recovery:
 
     where T_c is the time from a failure of class c, solved from the top tier down; the landing
     chances follow the same pattern. Failures with notice are a class below tier 1 whose anchor is
-    the point the failure struck (docs/model.md §13.2)."""
+    the point the failure struck (docs/model.md §13.2). A silent event, ``silent`` = (share, restart),
+    is a class above the top tier with the top tier's anchor: its landings are the top tier's
+    (docs/model.md §16.3)."""
     q, r = t.shares, t.restarts
+    if silent is not None:
+        q, r = (*q, silent[0]), (*r, silent[1])
     if t.has_notice:
         q, r = (t.notice_share, *q), (t.notice_restart_s, *r)
     count = len(q)
@@ -209,6 +232,8 @@ def _recovery(t: Tiers, mtbf: Num, ns: Lib) -> _Recovery:
         for c in range(count):
             w = w + q[c] * land[c][target]
         lands.append(w)
+    if silent is not None:
+        lands = [*lands[:-2], lands[-2] + lands[-1]]
     if t.has_notice:
         return _Recovery(restart, tuple(lands[1:]), lands[0])
     return _Recovery(restart, tuple(lands))
@@ -366,7 +391,7 @@ def _prefix(periods: _Periods, offset: Num, t: Tiers, ns: Lib) -> _Map:
     return form
 
 
-def _cycle(t: Tiers, mtbf: Num, ns: Lib) -> tuple[Num, Num, Num, Num]:
+def _cycle(t: Tiers, mtbf: Num, ns: Lib, silent: tuple[Num, Num] | None = None) -> tuple[Num, Num, Num, Num]:
     """Expected (time, stall, restart) from one top-tier commit to the next, each times λ, and λ.
 
     The commit of the snapshot taken at a period's start lies ``lag`` into the period (positions
@@ -374,7 +399,7 @@ def _cycle(t: Tiers, mtbf: Num, ns: Lib) -> tuple[Num, Num, Num, Num]:
     that period followed by the next one's prefix up to the lag, a top-class failure anywhere in it
     going back to E₁; the cycle is E₁ less the prefix run on its own (top-class failures returning
     to its start), which is what precedes the cycle's start."""
-    rec = _recovered(t, mtbf, ns)
+    rec = _recovered(t, mtbf, ns, silent)
     periods = _Periods(t, rec, mtbf, ns)
     top = t.count
     whole = periods.get(top, top)
@@ -399,7 +424,7 @@ def effective(t: Tiers, mtbf_s: Num) -> Split:
     One level takes its closed form (:func:`ckptcalc.model.one_level.single_split`, the same numbers
     as :func:`by_recursion` to rounding, and about twenty times faster).
     """
-    if t.count == 1 and not t.has_notice:
+    if t.count == 1 and not t.has_notice and not t.has_silent:
         return single_split(
             interval_s=t.tau1_s, stall_s=t.stalls[0], lag_s=t.lag_s, restart_s=t.restarts[0], mtbf_s=mtbf_s
         )
@@ -423,6 +448,8 @@ def by_recursion(t: Tiers, mtbf_s: Num) -> Split:
         )
     ns = lib(*t.values(), mtbf_s)
     with quiet(ns):
+        if t.has_silent:
+            return _with_silent(t, mtbf_s, ns)
         time, stall, restart, lam = _cycle(t, mtbf_s, ns)
         eff = divide(t.segments * t.tau1_s * lam, time, ns)
         write = divide(stall, time, ns)
@@ -450,3 +477,58 @@ def restart_share(t: Tiers, mtbf_s: Num) -> Num:
     for q, r in zip(t.shares, t.restarts, strict=True):
         total = total + q * -ns.expm1(-r / mtbf_s)
     return total
+
+
+def _with_silent(t: Tiers, mtbf_s: Num, ns: Lib) -> Split:
+    """:func:`by_recursion` with silent events (docs/model.md §16.3). A silent event is one more class of
+    the recursion that goes back to the top tier's newest checkpoint and restarts and skips (r + s_k);
+    its replay of the work since the onset's checkpoint (d, and P_u·K_p/2 with a checkpoint kept for
+    good every K_p) is run by the same process, at its own effective time e₀. Events come at λ_s per unit
+    of work, less those a fail-stop rollback erases first (:func:`ckptcalc.model.silent.erased`); per unit
+    of elapsed time that is λ_s·w with w the share of it spent working, from a first pass. With x the
+    replay time each unit of the process brings, effective = e₀·(1 − x) and the replays count as rework."""
+    from ckptcalc.model import silent as late
+
+    top = t.storage_interval_s
+    keep = None if scalar_inf(t.keep) else t.keep
+    every = None if isinstance(t.keep_every_s, float | int) and t.keep_every_s == 0 else t.keep_every_s
+    latency = t.silent_latency_s
+    beyond = late.replay_work(interval_s=top, latency_s=latency, keep=keep, keep_every_s=every) - latency
+    onsets = t.silent_rate * (1.0 - late.erased(interval_s=top, latency_s=latency, mtbf_s=mtbf_s))
+    plain = t.replace(silent_rate=0.0)
+    rate: Num = onsets
+    replay: Num = latency + beyond
+    found = Split(0.0, 0.0, 0.0, 0.0)
+    for _ in range(3):
+        total = 1.0 / mtbf_s + rate
+        scale = (1.0 / mtbf_s) / total
+        share = rate / total
+        scaled = plain.replace(shares=tuple(q * scale for q in t.shares), notice_share=t.notice_share * scale)
+        time, stall, back, lam = _cycle(scaled, 1.0 / total, ns, (share, t.silent_extra_s))
+        eff = divide(t.segments * t.tau1_s * lam, time, ns)
+        write = divide(stall, time, ns)
+        back = divide(back, time, ns)
+        work = ns.maximum(1.0 - write - back, 0.0)
+        more = ns.minimum(divide(rate * replay, eff, ns), 1.0)
+        found = Split(eff * (1.0 - more), write, ns.maximum(1.0 - eff * (1.0 - more) - write - back, 0.0), back)
+        # The detection comes d of work after the onset, but work a fail-stop throws away moves the job
+        # no further: the replay is the latency's kept share, e₀/(e₀ + the fail-stops' rework), that
+        # rework being the fail-stops' part of the rework by their rate.
+        rework = ns.maximum(work - eff, 0.0) * scale
+        replay = latency * divide(eff, eff + rework, ns) + beyond
+        # Onsets come in clean work only: per unit of elapsed time, λ_s·(w − rate·d) of it.
+        rate = onsets * work / (1.0 + onsets * latency)
+    return found
+
+
+def sum_stalls(t: Tiers) -> Num:
+    """s₁ + … + s_L: the stall at a top-tier checkpoint."""
+    total: Num = 0.0
+    for s in t.stalls:
+        total = total + s
+    return total
+
+
+def scalar_inf(value: Num) -> bool:
+    """Whether ``value`` is the plain float infinity (every checkpoint kept)."""
+    return isinstance(value, float | int) and math.isinf(value)

@@ -103,6 +103,12 @@ def inputs(job: Job) -> dict[str, Any]:
         "rejoin_s": _f(c.rejoin_s),
         "quorum_pause_s": _f(c.quorum_pause_s),
         "ft_overhead": _f(c.ft_overhead),
+        "silent_mtbf_s": _f(c.silent_mtbf_s),
+        "detect_latency_s": _f(c.detect_latency_s),
+        "skip_s": _f(c.skip_s),
+        "keep": None if c.keep is None else int(c.keep),
+        "keep_every_s": _f(c.keep_every_s),
+        "work_s": _f(c.work_s),
     }
 
 
@@ -235,6 +241,48 @@ def evaluation(
         "spares": spares(job, result),
         "elastic": elastic(result),
         "storage": storage(job, result),
+        "silent": silent(result),
+    }
+
+
+def _simulated_silent(outcome: Simulation, result: Result) -> dict[str, Any] | None:
+    """The silent events a simulation ran (docs/model.md §16.4) beside the model's P_u; None without."""
+    found = outcome.silent
+    if found is None or result.silent is None:
+        return None
+    return {
+        "events": found.events,
+        "unrecoverable": found.unrecoverable,
+        "erased": found.erased,
+        "detect_latency_s": found.latency_s,
+        "p_unrecoverable_per_event": found.p_unrecoverable,
+        "analytic_p_unrecoverable_per_event": result.silent.p_unrecoverable_per_event,
+    }
+
+
+def silent(result: Result) -> dict[str, Any] | None:
+    """The silent events and retention (docs/model.md §16), or None without silent events."""
+    found = result.silent
+    if found is None:
+        return None
+    return {
+        "mtbf_s": found.mtbf_s,
+        "detect_latency_s": found.latency_s,
+        "skip_s": found.skip_s,
+        "keep": None if found.keep is None else int(found.keep),
+        "keep_every_s": found.keep_every_s,
+        "silent_risk": found.risk,
+        "interval_s": found.interval_s,
+        "work_s": found.work_s,
+        "per_day": found.per_day,
+        "events_per_run": found.events_per_run,
+        "p_unrecoverable_per_event": found.p_unrecoverable_per_event,
+        "p_unrecoverable_run": found.p_unrecoverable_run,
+        "rework_per_event_s": found.rework_per_event_s,
+        "keep_for_risk": found.keep_for_risk,
+        "latency_over_interval": found.latency_over_interval,
+        "model": "approximate",
+        "note": wording.silent_note(found.keep is None, found.keep_every_s is None),
     }
 
 
@@ -572,6 +620,7 @@ def simulation(
             "restart": outcome.split.restart,
         },
         "elastic": None if job.config.groups is None else {"lost": outcome.elastic},
+        "silent": _simulated_silent(outcome, result),
         "failures": outcome.failures,
         "failures_in_restart": outcome.failures_in_restart,
         "analytic": {"first_order": first, "exact": exact},
@@ -702,10 +751,12 @@ def plan(
         "deadline_s": deadline_s,
         "p_deadline": figures["p_deadline"],
         "p_deadline_ci95": figures["p_deadline_ci95"],
+        "silent": silent(result),
         "warnings": [
             *warnings(result),
             *([] if expected_s is not None else [wording.NO_EXACT]),
             *storage_warnings(job, result),
+            *([] if result.silent is None else [wording.silent_plan()]),
         ],
         "storage": storage(job, result),
     }
@@ -1137,7 +1188,10 @@ def markdown(document: dict[str, Any]) -> str:
             ],
         ))  # fmt: skip
     elif command == "check":
-        lines += [f"## ckptcalc check: floor {pct(document['min_effective'])}", ""]
+        floor = "-" if document["min_effective"] is None else pct(document["min_effective"])
+        if document.get("max_silent_risk") is not None:
+            floor += f", silent risk at most {pct(document['max_silent_risk'])}"
+        lines += [f"## ckptcalc check: floor {floor}", ""]
         lines.extend(_md_table(
             ["preset", "effective", "tested at", "result"],
             [

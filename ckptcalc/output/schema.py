@@ -137,6 +137,12 @@ INPUTS = _object(
         },
         "compression": {"type": ["number", "null"], "minimum": 1, "description": "storage compression ratio"},
         "codec_bandwidth_bytes_per_s": {**MAYBE_NUMBER, "description": "the codec's throughput, bytes per second"},
+        "silent_mtbf_s": {**MAYBE_SECONDS, "description": "mean work between silent events"},
+        "detect_latency_s": {**MAYBE_SECONDS, "description": "mean work from a silent event to its detection"},
+        "skip_s": {**MAYBE_SECONDS, "description": "work discarded beyond a silent event's rollback"},
+        "keep": {"type": ["integer", "null"], "minimum": 1, "description": "newest storage checkpoints kept"},
+        "keep_every_s": {**MAYBE_SECONDS, "description": "one checkpoint kept for good per this much work"},
+        "work_s": {**MAYBE_SECONDS, "description": "the run's length in useful work"},
     },
     "normalised inputs, SI units; null where unused",
 )
@@ -312,6 +318,50 @@ STORAGE = _object(
     "what the checkpoints cost the storage, and the persist's slowdown (docs/model.md §17); null for a grid",
 )
 MAYBE_STORAGE: Schema = {**STORAGE, "type": ["object", "null"]}
+#: Silent events and retention (docs/model.md §16), or null without silent events.
+SILENT: Schema = {
+    "oneOf": [
+        {"type": "null"},
+        _object(
+            {
+                "mtbf_s": {**SECONDS, "description": "mean work between silent events"},
+                "detect_latency_s": {**SECONDS, "description": "mean work from an onset to its detection"},
+                "skip_s": {**SECONDS, "description": "work discarded beyond the rollback"},
+                "keep": {
+                    "type": ["integer", "null"],
+                    "minimum": 1,
+                    "description": "newest checkpoints kept; null: all",
+                },
+                "keep_every_s": {**MAYBE_SECONDS, "description": "one checkpoint kept for good per this much work"},
+                "silent_risk": {**FRACTION, "description": "the run's risk keep_for_risk is chosen for"},
+                "interval_s": {**SECONDS, "description": "the storage interval the figures are at"},
+                "work_s": {**MAYBE_SECONDS, "description": "the run's length (--work); null: not given"},
+                "per_day": {"type": "number", "minimum": 0, "description": "silent events per day of work"},
+                "events_per_run": {"type": ["number", "null"], "minimum": 0, "description": "expected over the run"},
+                "p_unrecoverable_per_event": {
+                    **FRACTION,
+                    "description": "chance no retained checkpoint predates an event's onset",
+                },
+                "p_unrecoverable_run": {
+                    "type": ["number", "null"],
+                    "minimum": 0,
+                    "maximum": 1,
+                    "description": "chance of at least one unrecoverable event over the run; null without --work",
+                },
+                "rework_per_event_s": {**SECONDS, "description": "work and time one event costs, first order"},
+                "keep_for_risk": {
+                    "type": ["integer", "null"],
+                    "minimum": 1,
+                    "description": "fewest newest checkpoints that keep the run's risk at most silent_risk",
+                },
+                "latency_over_interval": {"type": "number", "minimum": 0, "description": "d / interval"},
+                "model": {"const": "approximate"},
+                "note": {"type": "string"},
+            },
+            "silent events and retention (docs/model.md §16); null without --silent-mtbf or --silent-events",
+        ),
+    ]
+}
 
 EVALUATION: Schema = {
     "inputs": INPUTS,
@@ -335,6 +385,7 @@ EVALUATION: Schema = {
     "uncertainty": UNCERTAINTY,
     "recovery": RECOVERY,
     "elastic": ELASTIC,
+    "silent": SILENT,
     "warnings": WARNINGS,
     "spares": SPARES,
     "storage": MAYBE_STORAGE,
@@ -518,6 +569,26 @@ def simulate() -> Schema:
                     ),
                 ]
             },
+            "silent": {
+                "oneOf": [
+                    {"type": "null"},
+                    _object(
+                        {
+                            "events": {"type": "integer", "minimum": 0, "description": "silent events noticed"},
+                            "unrecoverable": {"type": "integer", "minimum": 0},
+                            "erased": {
+                                "type": "integer",
+                                "minimum": 0,
+                                "description": "events a fail-stop rollback erased before they were noticed",
+                            },
+                            "detect_latency_s": {**SECONDS, "description": "measured mean work to detection"},
+                            "p_unrecoverable_per_event": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+                            "analytic_p_unrecoverable_per_event": FRACTION,
+                        },
+                        "the silent events simulated (docs/model.md §16.4); null without silent events",
+                    ),
+                ]
+            },
             "failures": {"type": "integer", "minimum": 0},
             "failures_in_restart": {"type": "integer", "minimum": 0},
             "analytic": _object({"first_order": FRACTION, "exact": {"type": ["number", "null"]}}),
@@ -555,13 +626,29 @@ def check() -> Schema:
             "interval_s": SECONDS,
             "interval_pinned": {"type": "boolean"},
             "passed": {"type": "boolean"},
+            "silent": {
+                "oneOf": [
+                    {"type": "null"},
+                    _object(
+                        {
+                            "p_unrecoverable_run": FRACTION,
+                            "keep": {"type": ["integer", "null"], "minimum": 1},
+                            "keep_for_risk": {"type": "integer", "minimum": 1},
+                            "max_silent_risk": FRACTION,
+                            "passed": {"type": "boolean"},
+                        },
+                        "the retention against --max-silent-risk; null without it or without silent events",
+                    ),
+                ]
+            },
         }
     )
     return _document(
         "check",
         "ckptcalc check --json",
         {
-            "min_effective": FRACTION,
+            "min_effective": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+            "max_silent_risk": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
             "at": {"enum": ["point", "low"]},
             "results": {"type": "array", "items": row},
             "passed": {"type": "boolean"},
@@ -679,6 +766,7 @@ def plan() -> Schema:
             "deadline_s": MAYBE_SECONDS,
             "p_deadline": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
             "p_deadline_ci95": {"oneOf": [{"type": "null"}, interval]},
+            "silent": SILENT,
             "warnings": WARNINGS,
             "storage": MAYBE_STORAGE,
         },

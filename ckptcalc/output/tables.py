@@ -197,6 +197,17 @@ def spares_table(spares: dict[str, Any], narrow: bool = False) -> Table:
     return table
 
 
+def silent_table(found: dict[str, Any], narrow: bool = False) -> Table:
+    """The silent events' figures (docs/model.md §16)."""
+    table = _grid(wording.SILENT_TITLE, narrow)
+    table.add_column("figure", no_wrap=True)
+    table.add_column("value", justify="right", no_wrap=True)
+    table.add_column("note", overflow="fold")
+    for row in wording.silent_rows(found):
+        table.add_row(*row)
+    return table
+
+
 def _every_steps(count: int) -> str:
     return "every step" if count == 1 else f"every {count} steps"
 
@@ -360,6 +371,9 @@ def optimize(job: Job, result: Result, preset: str | None, default_preset: bool,
     out.print()
     if document["spares"] is not None:
         out.print(spares_table(document["spares"], narrow))
+        out.print()
+    if document.get("silent") is not None:
+        out.print(silent_table(document["silent"], narrow))
         out.print()
     if document["uncertainty"] is not None:
         out.print(uncertainty_table(document["uncertainty"], narrow))

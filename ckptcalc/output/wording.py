@@ -43,6 +43,8 @@ def caveat(item: Caveat) -> str:
             f"the {item.level} interval {dur(item.value or 0.0)} is not a whole number of {item.below} intervals:"
             f" rounded to the nearest whole multiple, at least one{where}"
         )
+    if item.kind == "silent_risk":
+        return silent_risk(item.value or 0.0, item.below or "")
     return item.kind  # pragma: no cover - every kind is worded above
 
 
@@ -311,11 +313,25 @@ def check_row(row: dict[str, Any]) -> str:
     if band is not None:
         text += f" ({span(band, pct)} across the MTBF's 95 % interval"
         text += "; tested at the low end)" if row["tested"] == "low" else ")"
+    found = row.get("silent")
+    if found is not None:
+        kept = "all" if found["keep"] is None else str(found["keep"])
+        text += (
+            f"; P(unrecoverable silent event over the run) {pct(found['p_unrecoverable_run'])} keeping {kept},"
+            f" keep {found['keep_for_risk']} for {pct(found['max_silent_risk'])}"
+        )
     return text
 
 
-def check_summary(failed: int, total: int, floor: float) -> str:
-    return f"{failed} of {total} below {pct(floor)}" if failed else "all pass"
+def check_summary(failed: int, total: int, floor: float | None) -> str:
+    if not failed:
+        return "all pass"
+    return f"{failed} of {total} below {pct(floor)}" if floor is not None else f"{failed} of {total} fail"
+
+
+def silent_needs_work() -> str:
+    """Why ``check --max-silent-risk`` cannot judge a preset with silent events but no run length."""
+    return "the risk over the run needs the run's length ([run] work, or --work)"
 
 
 PLAN_TITLE = "Whole runs (share of runs below each value)"
@@ -802,3 +818,68 @@ def storage_lever(key: str, changed: Any, gpus: float | None, base: Any) -> str:
     kept = {str(level.name) for level in changed.levels()}
     dropped = [str(level.name) for level in base.levels() if str(level.name) not in kept] if base is not None else []
     return f"without {' and '.join(dropped) or 'some tiers'} (their failures recover from the next tier up)"
+
+
+# ------------------------------------------------------------ silent events and retention (§16)
+
+
+def silent_note(every_kept: bool, none_for_good: bool) -> str:
+    """What the silent events' figures assume (docs/model.md §16)."""
+    parts = [
+        "silent events: the exact model counts each as a failure noticed late, first order in its replay"
+        " (docs/model.md §16.3); P(unrecoverable) is exact without fail-stop failures between onset and"
+        " detection, and a few per cent lower with them (a fail-stop rollback to before the onset erases it)"
+    ]
+    if every_kept:
+        parts.append("every checkpoint is kept (--keep: the newest kept)")
+    elif none_for_good:
+        parts.append(
+            "no checkpoint is kept for good (--keep-every): an unrecoverable event goes back to the run's start,"
+            " counted in the run's risk, not in the effective time"
+        )
+    return "; ".join(parts)
+
+
+def silent_risk(p_run: float, advice: str) -> str:
+    """The warning when the retention leaves more risk over the run than --silent-risk allows."""
+    keep, risk = advice.split(":")
+    return (
+        f"retention too short: P = {_percent(p_run)} that some silent event finds no clean checkpoint"
+        f" over the run; keep the {keep} newest checkpoints for {_percent(float(risk))} (--keep)"
+    )
+
+
+def silent_plan() -> str:
+    """How ``plan`` counts the silent events in its whole runs (docs/model.md §16.2)."""
+    return (
+        "silent events: the whole runs stretch the work by the time they cost on average (the model's),"
+        " so the spread of run times leaves out theirs; events_per_run and p_unrecoverable_run count them"
+    )
+
+
+#: The silent events table's title.
+SILENT_TITLE = "Silent events (noticed late, rolled back to a retained checkpoint)"
+
+
+def silent_rows(found: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """The rows (figure, value, note) of the silent events table, from the JSON document's ``silent``."""
+    kept = "all" if found["keep"] is None else str(found["keep"])
+    rows = [
+        ("events", f"{found['per_day']:.3g} per day", f"one per {dur(found['mtbf_s'])} of work"),
+        ("detection", dur(found["detect_latency_s"]), f"mean; {found['latency_over_interval']:.3g} intervals"),
+        ("loss per event", dur(found["rework_per_event_s"]), "interval/2 + detection + restart + skip"),
+        ("P(unrecoverable)", pct(found["p_unrecoverable_per_event"]), f"per event, keeping {kept} newest"),
+    ]
+    if found["events_per_run"] is not None:
+        rows.append(("events over the run", f"{found['events_per_run']:.3g}", f"{dur(found['work_s'])} of work"))
+        rows.append(("P(unrecoverable), run", pct(found["p_unrecoverable_run"]), "at least one event"))
+        rows.append(
+            (f"keep for ≤ {pct(found['silent_risk'])}", str(found["keep_for_risk"]), "fewest newest checkpoints")
+        )
+    else:
+        rows.append(("over the run", "-", "give --work for the run's risk and the keep it needs"))
+    return rows
+
+
+def _percent(value: float) -> str:
+    return f"{100.0 * value:.3g} %"

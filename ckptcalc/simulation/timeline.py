@@ -236,6 +236,7 @@ class Simulation:
         return self.waited_s / self.failures
 
     elastic: float = 0.0  # share of time: kept work lost to groups down, quorum pauses and overhead
+    silent: Any = None  # the silent events simulated (ckptcalc.simulation.silent.Silent), with silent events
 
 
 def analytic(config: Config, failures: Failures) -> tuple[float, float | None]:
@@ -337,10 +338,60 @@ def run(
         return run_elastic(
             schedule_for(config), Groups.of(config), failures, cycles=cycles, seed=seed, progress=progress
         )
+    if config.has_silent:
+        return run_silent(config, failures, cycles=cycles, seed=seed)
     pool = None
     if config.spares is not None and config.repair_s is not None:
         pool = SparePool(int(config.spares), float(config.repair_s))
     return run_schedule(schedule_for(config), failures, cycles=cycles, seed=seed, progress=progress, pool=pool)
+
+
+def run_silent(config: Config, failures: Failures, *, cycles: int, seed: int = DEFAULT_SEED) -> Simulation:
+    """Simulate ``cycles`` fail-stop cycles of one synchronous level with silent events and retention
+    (docs/model.md §16.4), event by event (:func:`ckptcalc.simulation.silent.simulate`), at the
+    configuration's interval (its exact optimum where unset)."""
+    from ckptcalc.simulation import silent
+
+    if failures.shape is not None or config.has_memory or config.is_async or config.has_recovery:
+        raise InputError(
+            "simulate runs silent events on one synchronous level under exponential failures",
+            where="silent_mtbf_s",
+        )
+    if config.spares is not None:
+        raise InputError("simulate runs silent events or spares, not both at once", where="spares")
+    schedule = schedule_for(config)
+    tau = schedule.interval_s
+    every = None
+    if config.keep_every_s is not None:
+        every = max(1, round(float(config.keep_every_s) / tau))
+    found = silent.simulate(
+        interval_s=tau,
+        stall_s=schedule.stalls[0],
+        restart_s=schedule.restarts[0],
+        mtbf_s=failures.mtbf_s,
+        silent_mtbf_s=float(config.silent_mtbf_s or math.inf),
+        latency_s=float(config.detect_latency_s or 0.0),
+        skip_s=float(config.skip_s or 0.0),
+        keep=None if config.keep is None else int(config.keep),
+        keep_every=every,
+        cycles=check(cycles, None),
+        seed=seed,
+    )
+    return Simulation(
+        effective=found.effective,
+        ci95=found.ci95,
+        split=Split(found.effective, found.write, found.rework, found.restart),
+        failures=found.cycles,
+        failures_in_restart=found.failures_in_restart,
+        cycles=found.cycles,
+        seed=seed,
+        interval_s=tau,
+        memory_interval_s=None,
+        storage_every=None,
+        schedule=schedule,
+        batch_effective=found.batch_effective,
+        silent=found,
+    )
 
 
 def run_schedule(

@@ -1,0 +1,215 @@
+"""Silent events and retention: failures noticed late, rolled back to a retained checkpoint (docs/model.md §16).
+
+A silent event (silent data corruption, a loss spike) starts at a point of
+the work, uniformly within a checkpoint interval τ, and is noticed after a
+latency D ~ Exp(mean d) of further work. The job then rolls back to the
+newest *retained* checkpoint written before the onset, restarts (r) and
+discards a further s_k of work. With only the newest k checkpoints kept,
+none predates the onset when at least k were written since it:
+
+    P_u = (d/τ)·(1 − e^{−τ/d})·e^{−(k−1)τ/d}
+
+Such an event goes back to the last checkpoint kept for good (one per K_p of
+work), or to the start of the run. Over a run with n_s expected events the
+chance of at least one is 1 − e^{−n_s·P_u}.
+
+In the exact recursion (:mod:`ckptcalc.model.tiers`) a silent event is one more
+failure class, noticed at rate λ_s, that goes back to the top tier's anchor
+(the newest retained checkpoint), restarts and skips; the job then replays
+the d of work done since the onset's checkpoint (:func:`replay_work`).
+
+>>> round(p_unrecoverable(interval_s=600.0, latency_s=3600.0, keep=5.0), 4)
+0.4729
+>>> keep_for_risk(interval_s=600.0, latency_s=3600.0, events=54 / 14, risk=0.01)
+37
+"""
+
+from __future__ import annotations
+
+import math
+
+from ckptcalc.model.arrays import Num, lib, scalar
+from ckptcalc.records import Record
+
+#: The run's risk ``keep_for_risk`` aims at when none is given.
+DEFAULT_RISK = 0.01
+
+
+def clean_share(interval_s: Num, latency_s: Num) -> Num:
+    """(d/τ)·(1 − e^{−τ/d}): the chance that a checkpoint is written between an onset (uniform within
+    its interval) and its detection; 0 at d = 0 (noticed at once)."""
+    ns = lib(interval_s, latency_s)
+    if scalar(interval_s, latency_s):
+        if latency_s == 0:
+            return 0.0
+        return -latency_s / interval_s * math.expm1(-interval_s / latency_s)
+    safe = ns.maximum(latency_s, 1e-300)
+    found: Num = ns.where(latency_s > 0, -safe / interval_s * ns.expm1(-interval_s / safe), 0.0)
+    return found
+
+
+def p_unrecoverable(*, interval_s: Num, latency_s: Num, keep: Num | None) -> Num:
+    """P_u: the chance that none of the ``keep`` newest checkpoints predates a silent event's onset
+    (0 when every checkpoint is kept, ``keep`` None)."""
+    if keep is None:
+        return 0.0 * interval_s
+    ns = lib(interval_s, latency_s, keep)
+    first = clean_share(interval_s, latency_s)
+    if scalar(interval_s, latency_s, keep):
+        return first * math.exp(-(keep - 1.0) * interval_s / latency_s) if latency_s > 0 else 0.0
+    safe = ns.maximum(latency_s, 1e-300)
+    found: Num = first * ns.exp(-(keep - 1.0) * interval_s / safe)
+    return found
+
+
+def p_run(events: Num, p_u: Num) -> Num:
+    """The chance that at least one of a run's silent events is unrecoverable: 1 − e^{−n_s·P_u}."""
+    ns = lib(events, p_u)
+    found: Num = -ns.expm1(-events * p_u)
+    return found
+
+
+def keep_for_risk(*, interval_s: float, latency_s: float, events: float, risk: float) -> int:
+    """The fewest newest checkpoints to keep so that the run's risk 1 − e^{−n_s·P_u} is at most ``risk``:
+    k = 1 + ⌈(d/τ)·ln(A/P*)⌉ with A the chance for k = 1 and P* = −ln(1 − risk)/n_s, checked both ways
+    against rounding."""
+    if events <= 0 or latency_s <= 0:
+        return 1
+    target = -math.log1p(-risk) / events
+    first = float(clean_share(interval_s, latency_s))
+    if first <= target:
+        return 1
+    k = max(1, 1 + math.ceil(latency_s / interval_s * math.log(first / target)))
+
+    def risky(n: int) -> bool:
+        return float(p_run(events, p_unrecoverable(interval_s=interval_s, latency_s=latency_s, keep=float(n)))) > risk
+
+    while k > 1 and not risky(k - 1):
+        k -= 1
+    while risky(k):
+        k += 1
+    return k
+
+
+def rework_per_event(
+    *, interval_s: Num, latency_s: Num, restart_s: Num, skip_s: Num, p_u: Num, keep_every_s: Num | None
+) -> Num:
+    """Work and time one silent event costs, first order: τ/2 + d + r + s_k, plus P_u·(K_p − τ)/2 when a
+    checkpoint is kept for good every K_p (without one an unrecoverable event loses the run so far,
+    which is the risk reported, not a loss per event)."""
+    found = interval_s / 2.0 + latency_s + restart_s + skip_s
+    if keep_every_s is not None:
+        found = found + p_u * (keep_every_s - interval_s) / 2.0
+    return found
+
+
+def replay_work(*, interval_s: Num, latency_s: Num, keep: Num | None, keep_every_s: Num | None) -> Num:
+    """The work a silent event replays beyond the newest checkpoint: E[j]·τ = d for the j checkpoints
+    written between its onset and its detection, plus P_u·(K_p − τ)/2 with a checkpoint kept for good
+    every K_p (an unrecoverable event goes back to the last one before its onset's checkpoint, on
+    average (K_p − τ)/2 before it). Without one, an unrecoverable event loses the run so far: that is
+    the run's risk, not a loss per event."""
+    found = latency_s + 0.0 * interval_s
+    if keep_every_s is not None:
+        p_u = p_unrecoverable(interval_s=interval_s, latency_s=latency_s, keep=keep)
+        found = found + p_u * (keep_every_s - interval_s) / 2.0
+    return found
+
+
+def erased(*, interval_s: Num, latency_s: Num, mtbf_s: Num) -> Num:
+    """The chance that a fail-stop failure erases a silent event before it is noticed: it strikes
+    before the detection and before the next checkpoint, so it rolls back to before the onset. With
+    the onset uniform in the interval, a = 1/M + 1/d:
+
+        P_e = (1/M)/a · (1 − (1 − e^{−aτ})/(aτ))
+
+    and 0 when the event is noticed at once (d = 0).
+
+    >>> round(erased(interval_s=600.0, latency_s=1800.0, mtbf_s=7200.0), 5)
+    0.03644
+    """
+    ns = lib(interval_s, latency_s, mtbf_s)
+    if scalar(interval_s, latency_s, mtbf_s) and latency_s == 0:
+        return 0.0
+    a = 1.0 / mtbf_s + 1.0 / ns.maximum(latency_s, 1e-300)
+    x = a * interval_s
+    found: Num = (1.0 / mtbf_s) / a * (1.0 + ns.expm1(-x) / x)
+    return found
+
+
+def young_interval(stall_s: float, mtbf_s: float, silent_mtbf_s: float) -> float:
+    """First order's interval with both kinds of failure: √(2δ/(λ + λ_s))."""
+    return math.sqrt(2.0 * stall_s / (1.0 / mtbf_s + 1.0 / silent_mtbf_s))
+
+
+class Summary(Record):
+    """What a job's silent events come to at the storage interval it runs (docs/model.md §16.2):
+    per day of work and, with the run's length, over the run; the keep that meets the run's risk."""
+
+    mtbf_s: float
+    latency_s: float
+    skip_s: float
+    keep: float | None
+    keep_every_s: float | None
+    risk: float
+    interval_s: float
+    work_s: float | None
+    per_day: float
+    events_per_run: float | None
+    p_unrecoverable_per_event: float
+    p_unrecoverable_run: float | None
+    rework_per_event_s: float
+    keep_for_risk: int | None
+    latency_over_interval: float  # d/τ: above 1 several checkpoints follow an onset before it is noticed
+
+
+def summary(
+    *,
+    mtbf_s: float,
+    latency_s: float,
+    skip_s: float,
+    keep: float | None,
+    keep_every_s: float | None,
+    risk: float | None,
+    interval_s: float,
+    restart_s: float,
+    work_s: float | None,
+) -> Summary:
+    """The :class:`Summary` of silent events every ``mtbf_s`` of work at the storage interval ``interval_s``.
+
+    >>> s = summary(mtbf_s=14 * 86400.0, latency_s=3600.0, skip_s=0.0, keep=5.0, keep_every_s=None,
+    ...             risk=None, interval_s=600.0, restart_s=600.0, work_s=54 * 86400.0)
+    >>> round(s.p_unrecoverable_per_event, 4), round(s.events_per_run or 0, 3), s.keep_for_risk
+    (0.4729, 3.857, 37)
+    """
+    chosen = DEFAULT_RISK if risk is None else risk
+    p_u = float(p_unrecoverable(interval_s=interval_s, latency_s=latency_s, keep=keep))
+    events = None if work_s is None else work_s / mtbf_s
+    return Summary(
+        mtbf_s=mtbf_s,
+        latency_s=latency_s,
+        skip_s=skip_s,
+        keep=keep,
+        keep_every_s=keep_every_s,
+        risk=chosen,
+        interval_s=interval_s,
+        work_s=work_s,
+        per_day=86400.0 / mtbf_s,
+        events_per_run=events,
+        p_unrecoverable_per_event=p_u,
+        p_unrecoverable_run=None if events is None else float(p_run(events, p_u)),
+        rework_per_event_s=float(
+            rework_per_event(
+                interval_s=interval_s,
+                latency_s=latency_s,
+                restart_s=restart_s,
+                skip_s=skip_s,
+                p_u=p_u,
+                keep_every_s=keep_every_s,
+            )
+        ),
+        keep_for_risk=None
+        if events is None
+        else keep_for_risk(interval_s=interval_s, latency_s=latency_s, events=events, risk=chosen),
+        latency_over_interval=latency_s / interval_s,
+    )
