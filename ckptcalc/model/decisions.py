@@ -161,9 +161,10 @@ def _spare_levers(config: Config, gpus: float | None, assume: LeverAssumptions |
     failure waiting its repair). With spares: ``spares_none`` (the pool taken away: each failure
     waits its repair) and, when fewer than the risk needs, ``spares_target``.
     """
-    from ckptcalc.model.spares import DEFAULT_GPUS_PER_NODE, smallest_spares
+    from ckptcalc.model.spares import DEFAULT_GPUS_PER_NODE, Pool, pool, smallest_spares
 
     options: list[tuple[str, Config]] = []
+    periodic = base  # the periodic model's effective time: spares never move its optimum (§15.2)
     if config.spares is None:
         nodes = assume.nodes if assume is not None else None
         if nodes is None and gpus is not None:
@@ -184,11 +185,21 @@ def _spare_levers(config: Config, gpus: float | None, assume: LeverAssumptions |
         if target > float(config.spares):
             options.append(("spares_target", replace(config, spares=target)))
         cluster_base = float(result.pool.cluster_effective)
+        periodic = float(result.pool.periodic_effective)
+
+    def at(changed: Config, spares: float) -> Pool:
+        """The pool of ``spares`` beside the job, with the effective times over the same periodic optimum."""
+        mtbf, repair, risk = float(changed.mtbf_s), float(changed.repair_s or 0.0), changed.spare_risk
+        found = pool(
+            nodes=changed.nodes, spares=spares, repair_s=repair, mtbf_s=mtbf, **({} if risk is None else {"risk": risk})
+        )
+        return found.with_effective(periodic)
+
     found = []
     for key, changed in options:
-        result = evaluate(changed.optimal())
-        effective, cluster = float(result.effective), float(result.pool.cluster_effective)
-        without = _effective(replace(changed, spares=0.0)) if key == "spares" else None
+        figures = at(changed, float(changed.spares or 0.0))
+        effective, cluster = periodic * float(figures.running), float(figures.cluster_effective)
+        without = periodic * float(at(changed, 0.0).running) if key == "spares" else None
         gain, cluster_gain = (effective - base) * 100.0, (cluster - cluster_base) * 100.0
         found.append(Lever(key, effective, gain, changed, without, cluster_gain))
     return found
