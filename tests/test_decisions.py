@@ -340,3 +340,24 @@ def test_targets_say_when_every_value_reaches() -> None:
     assert found.unbounded == ("restart_s",)
     assert evaluate(replace(job.config, restart_s=1e12)).effective >= 0.5
     assert decide.targets(job.config, 0.965, None).unbounded == ()
+
+
+def test_remembered_lever_values_are_the_computed_ones() -> None:
+    """The levers' optimal effective times are remembered by value: asking again gives the same numbers,
+    a changed job is computed afresh, and the memory holds at most REMEMBER jobs."""
+    from ckptcalc.model import decisions as decide
+    from ckptcalc.model.evaluation import Config, evaluate
+
+    decide._REMEMBERED.clear()
+    job = Config(checkpoint_bytes=6.48e12, bandwidth=2e12, mtbf_s=11160.0, restart_s=600.0)
+    fresh = decide.levers(job, None, None)
+    assert len(decide._REMEMBERED) == len(fresh) + 1  # the job itself, the base of the gains
+    again = decide.levers(job, None, None)
+    assert [(lever.key, lever.effective) for lever in again] == [(lever.key, lever.effective) for lever in fresh]
+    for lever in fresh:  # each is the optimum of its changed job, computed directly
+        assert lever.effective == float(evaluate(lever.changed.optimal()).effective)
+    other = decide.levers(job.replace(restart_s=300.0), None, None)
+    assert other[0].effective != fresh[0].effective
+    for i in range(decide.REMEMBER + 5):
+        decide._effective(job.replace(mtbf_s=10_000.0 + i))
+    assert len(decide._REMEMBERED) == decide.REMEMBER

@@ -44,7 +44,7 @@ from ckptcalc.model.evaluation import Config, Result, evaluate, replace
 
 REL = 1e-12  # float noise allowed when two computations of one quantity are compared
 EPSILONS = (1e-3, 0.1, 0.5)
-ONE_LEVEL, TWO_LEVELS = 300, 25  # examples per test: closed forms, and the numerical two-level search
+ONE_LEVEL, TWO_LEVELS = 200, 20  # examples per test: closed forms, and the numerical two-level search
 
 
 def log_uniform(low: float, high: float) -> st.SearchStrategy[float]:

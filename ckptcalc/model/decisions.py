@@ -11,8 +11,10 @@
 
 from __future__ import annotations
 
+import collections
 import math
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from ckptcalc.model import elastic
 from ckptcalc.model.arrays import scalar
@@ -71,8 +73,38 @@ def without_elastic(config: Config) -> Config:
     return replace(config, groups=None, group_share=None, rejoin_s=None, quorum_pause_s=None, ft_overhead=None)
 
 
+#: The optimal effective times of the last configurations levers asked for, by value: a notebook or a
+#: compare of several scenarios asks for the same changed jobs again (configurations are immutable).
+_REMEMBERED: collections.OrderedDict[tuple[Any, ...], float] = collections.OrderedDict()
+REMEMBER = 512
+
+
+def _value_key(value: Any) -> Any:
+    """A hashable stand-in for a field's value; TypeError for arrays (never remembered)."""
+    if isinstance(value, Record):
+        return (type(value).__name__, *(_value_key(getattr(value, name)) for name in value._fields))
+    if isinstance(value, tuple):
+        return tuple(_value_key(item) for item in value)
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise TypeError(type(value).__name__)
+
+
 def _effective(config: Config) -> float:
-    return float(evaluate(config.optimal()).effective)
+    """The optimal effective time of ``config`` (remembered for the last :data:`REMEMBER` jobs)."""
+    try:
+        key = _value_key(config)
+    except TypeError:
+        return float(evaluate(config.optimal()).effective)
+    found = _REMEMBERED.get(key)
+    if found is None:
+        found = float(evaluate(config.optimal()).effective)
+        _REMEMBERED[key] = found
+        if len(_REMEMBERED) > REMEMBER:
+            _REMEMBERED.popitem(last=False)
+    else:
+        _REMEMBERED.move_to_end(key)
+    return found
 
 
 def levers(
