@@ -546,3 +546,17 @@ def test_the_elastic_hsdp_preset_shows_where_the_groups_lose(run_json: RunJson, 
     assert without["gain_pp"] > 0
     text = " ".join(run("optimize", "--preset", "elastic-hsdp").stdout.split())
     assert "the elastic groups are the largest loss" in text
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--max-written-per-day", "1B"),  # the interval held at 6.48e12 days: nothing is kept
+        ("--silent-mtbf", "1s", "--detect-latency", "1e15s", "--keep", "5"),  # a silent event every second
+    ],
+)
+def test_the_elastic_lever_of_a_job_that_keeps_nothing_keeps_nothing(run_json: RunJson, args: tuple[str, ...]) -> None:
+    doc = run_json("optimize", *args)
+    assert doc["effective"] < 1e-9
+    lever = next(lever for lever in doc["levers"] if lever["key"] == "elastic")
+    assert 0.0 <= lever["effective"] < 1e-9

@@ -900,6 +900,16 @@ def periodic(config: Config, mtbf_s: Num) -> Config:
     )
 
 
+def _kept(part: Num, whole: Num) -> Num:
+    """part / whole, 0 where the whole is 0 (a periodic process that keeps nothing keeps nothing elastic)."""
+    if scalar(part, whole):
+        return part / whole if whole else 0.0
+    import numpy
+
+    with numpy.errstate(divide="ignore", invalid="ignore"):
+        return numpy.where(whole > 0, part / numpy.where(whole > 0, whole, 1.0), 0.0)
+
+
 def _evaluate_elastic(config: Config) -> Result:
     """Elastic replica groups (docs/model.md §14): the useful share of the groups process times the exact
     periodic model at the whole-job rate, whose intervals are optimised for that rate. The loss split
@@ -927,7 +937,7 @@ def _evaluate_elastic(config: Config) -> Result:
         caveats=caveats,
         config=config,
         effective=found.effective,
-        optimal_effective=inner.optimal_effective * found.effective / inner.effective,
+        optimal_effective=inner.optimal_effective * _kept(found.effective, inner.effective),
         write=found.write,
         rework=found.rework,
         restart=found.restart,
