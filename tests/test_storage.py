@@ -463,3 +463,29 @@ def test_slowed_level_is_the_async_level_with_shifted_stall_and_lag(
     event("effective above 1e-6" if expected > 1e-6 else "effective near 0")
     assert float(found.effective) == pytest.approx(expected, rel=1e-8, abs=1e-12)
     assert float(found.first_order.levels[-1].write) == pytest.approx((stall + slowdown * persist) / tau, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("args", "retained", "growth", "over_run"),
+    [
+        # docs/model.md Reference 17.2b: 6.48 TB × (5 + 54) at the end of a 54-day run.
+        (["--keep", "5", "--keep-every", "1d", "--work", "54d"], 6.48e12 * 59, None, True),
+        # Without a run: the newest five, and a checkpoint a day of work kept for good.
+        (["--keep", "5", "--keep-every", "1d"], 6.48e12 * 5, 6.48e12, False),
+        # Compressed 4x: the stored size is a quarter.
+        (["--keep", "5", "--compression", "4", "--codec-bw", "50GB/s/gpu"], 1.62e12 * 5, None, False),
+        ([], None, None, False),  # no retention: every checkpoint kept, nothing to report
+    ],
+)
+def test_bytes_retained(
+    run_json: RunJson, run: Run, args: list[str], retained: float | None, growth: float | None, over_run: bool
+) -> None:
+    block = run_json("optimize", *args)["storage"]
+    if retained is None:
+        assert block["bytes_retained"] is None
+    else:
+        assert block["bytes_retained"] == pytest.approx(retained, rel=1e-12)
+    assert block["kept_for_good_bytes_per_day"] == (None if growth is None else pytest.approx(growth, rel=1e-12))
+    assert block["retained_over_run"] is over_run
+    table = run("optimize", *args).stdout
+    assert ("Retained in storage:" in table) is (retained is not None)

@@ -130,6 +130,19 @@ def within_written(base: Any, mtbf_s: Num, size_bytes: Num, limit_bytes_per_day:
     return search.best(base, mtbf_s, top_s=ns.maximum(top, floor)), hits
 
 
+def retained_bytes(
+    size_bytes: float, keep: float | None, keep_every_s: float | None, work_s: float | None
+) -> float | None:
+    """The bytes the storage tier holds with retention (docs/model.md §17.2): the ``keep`` newest
+    checkpoints, plus one kept for good per ``keep_every_s`` of work over a run of ``work_s``:
+    size × (k + W/K_p). Without a run, the newest k only (the steady state; the ones kept for good grow
+    by size per K_p). None without retention (every checkpoint kept)."""
+    if keep is None:
+        return None
+    permanent = work_s / keep_every_s if keep_every_s is not None and work_s is not None else 0.0
+    return size_bytes * (keep + permanent)
+
+
 class TierLoad(Record):
     """One tier's load on its storage at the schedule run: its write time per checkpoint (the persist,
     or the stall of a synchronous write), interval, busy share and bytes per checkpoint and per day."""
@@ -152,6 +165,9 @@ class Load(Record):
     max_busy: float
     max_written_per_day: float | None = None
     limit_cost_pp: float | None = None
+    bytes_retained: float | None = None  # with retention: the storage tier's checkpoints kept
+    kept_for_good_per_day: float | None = None  # without a run: bytes a day of work the ones kept for good add
+    retained_over_run: bool = False  # bytes_retained at the run's end (--work), not the newest k alone
 
     @property
     def bytes_written_per_day(self) -> float:
@@ -195,12 +211,19 @@ def load(config: Any, result: Any, max_busy: float | None = None, evaluate: Call
     if limit is not None and evaluate is not None:
         free = evaluate(config.replace(max_written_per_day=None))
         cost = max(0.0, 100.0 * (float(free.optimal_effective) - float(result.optimal_effective)))
+    stored = tiers[-1].checkpoint_bytes if tiers else float(stored_bytes(config))
+    keep = None if config.keep is None else float(config.keep)
+    every = None if config.keep_every_s is None else float(config.keep_every_s)
+    work = None if config.work_s is None else float(config.work_s)
     return Load(
         tiers=tuple(tiers),
         slowdown_share=result_slowdown(result),
         max_busy=DEFAULT_MAX_BUSY if max_busy is None else max_busy,
         max_written_per_day=None if limit is None else float(limit),
         limit_cost_pp=cost,
+        bytes_retained=retained_bytes(stored, keep, every, work),
+        kept_for_good_per_day=None if every is None or keep is None or work is not None else stored * DAY_S / every,
+        retained_over_run=keep is not None and work is not None,
     )
 
 

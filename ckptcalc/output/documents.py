@@ -1301,6 +1301,9 @@ def storage(job: Job, result: Result) -> dict[str, Any] | None:
         "max_written_per_day": found.max_written_per_day,
         "limit_cost_pp": found.limit_cost_pp,
         "slowdown_share": found.slowdown_share,
+        "bytes_retained": found.bytes_retained,
+        "kept_for_good_bytes_per_day": found.kept_for_good_per_day,
+        "retained_over_run": found.retained_over_run,
     }
 
 

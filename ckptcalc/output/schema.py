@@ -314,6 +314,19 @@ STORAGE = _object(
             "description": "points of effective time the daily write limit costs; null without one",
         },
         "slowdown_share": {**FRACTION, "description": "share of elapsed time lost to training slowed by the persist"},
+        "bytes_retained": {
+            "type": ["number", "null"],
+            "minimum": 0,
+            "description": "with --keep: size x (keep + work / keep_every), the newest alone without --work;"
+            " null: all kept",
+        },
+        "kept_for_good_bytes_per_day": {
+            "type": ["number", "null"],
+            "minimum": 0,
+            "description": "with --keep and --keep-every, without --work: bytes a day of work the checkpoints"
+            " kept for good add",
+        },
+        "retained_over_run": {"type": "boolean", "description": "bytes_retained is at the end of the run (--work)"},
     },
     "what the checkpoints cost the storage, and the persist's slowdown (docs/model.md §17); null for a grid",
 )

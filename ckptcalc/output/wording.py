@@ -805,6 +805,15 @@ def storage_lines(found: dict[str, Any] | None) -> list[str]:
             f"Writing at most {units.format_size(found['max_written_per_day'])} a day to storage costs"
             f" {found['limit_cost_pp']:.2f} pp of effective time."
         )
+    if found.get("bytes_retained") is not None:
+        grows = found.get("kept_for_good_bytes_per_day")
+        if found.get("retained_over_run"):
+            more = " at the end of the run"
+        elif grows is not None:
+            more = f", and {units.format_size(grows)} more kept for good per day of work"
+        else:
+            more = ""
+        lines.append(f"Retained in storage: {units.format_size(found['bytes_retained'])}{more}.")
     return lines
 
 
