@@ -62,7 +62,7 @@ def test_gpu_mtbf(run_json: RunJson) -> None:
 
 def test_failures_in_window(run: Run, run_json: RunJson) -> None:
     doc = run_json("optimize", "--failures", "419", "--window", "54d", "--gpus", "16384")
-    assert doc["inputs"]["mtbf_s"] == pytest.approx(54 * 86400 / 419)  # MODEL.md §2: ≈ 3.09 h
+    assert doc["inputs"]["mtbf_s"] == pytest.approx(54 * 86400 / 419)  # docs/model.md §2: ≈ 3.09 h
     assert doc["inputs"]["mtbf_source"] == "failures"
     assert doc["inputs"]["gpu_mtbf_s"] == pytest.approx(54 * 86400 / 419 * 16384)
     table = run("optimize", "--failures", "419", "--window", "54d").stdout

@@ -179,7 +179,7 @@ def test_interval_covers_the_true_mtbf_in_about_95_percent_of_logs() -> None:
 
 
 def test_per_gpu_scaling() -> None:
-    # Llama 3 (MODEL.md §2, §5): 419 interruptions in 54 days on 16 384 GPUs; the clock starts at day 0.
+    # Llama 3 (docs/model.md §2, §5): 419 interruptions in 54 days on 16 384 GPUs; the clock starts at day 0.
     times = np.linspace(54 * DAY / 419, 54 * DAY, 419)
     result = fit(times, start_s=0.0, end_s=54 * DAY, observed_gpus=16384)
     assert result.mtbf.mtbf_s is not None

@@ -2,7 +2,7 @@
 
 Decisions come from the exact model; first order stays as the explanation in
 ``result.first_order``. References are worked from the formulas of the
-specification (MODEL.md §3, §4 and §8): Daly's exact form for one synchronous
+specification (docs/model.md §3, §4 and §8): Daly's exact form for one synchronous
 level, the same with δ → s and r → r + P for one asynchronous level, the
 Lambert-W optimum, Young's terms for first order, and for two levels the
 independent linear-solve reference of ``test_sim_independent.markov``.
@@ -58,7 +58,7 @@ def test_daly_branch_when_write_exceeds_twice_mtbf() -> None:
 
 
 def test_daly_for_llama3() -> None:
-    # MODEL.md §3: τ_D = 266.8 s for δ = 3.24 s, M = 11160 s
+    # docs/model.md §3: τ_D = 266.8 s for δ = 3.24 s, M = 11160 s
     assert model.daly_interval(3.24, 11160.0) == pytest.approx(266.8, abs=0.05)
 
 
@@ -94,7 +94,7 @@ def test_exact_interval_is_the_lambert_w_closed_form() -> None:
 
 
 def test_exact_for_llama3() -> None:
-    # MODEL.md §3: δ = 3.24 s, M = 11160 s, r = 600 s; τ* = M·(1 + W₀(−e^{−(1+δ/M)})), effective 0.9250 there.
+    # docs/model.md §3: δ = 3.24 s, M = 11160 s, r = 600 s; τ* = M·(1 + W₀(−e^{−(1+δ/M)})), effective 0.9250 there.
     result = evaluate(Config(checkpoint_bytes=6.48e12, bandwidth=2e12, mtbf_s=11160.0, restart_s=600.0))
     tau = 11160 * _exact_reference(3.24 / 11160)
     assert result.optimal_interval_s == pytest.approx(tau, rel=1e-9)
@@ -180,7 +180,7 @@ TWO_LEVELS = Config(
 
 
 def test_two_level_reference() -> None:
-    # MODEL.md §4: M = 4 h, storage δ = 90 s, r = 10 min; memory s = 3 s, r = 60 s, p = 0.99.
+    # docs/model.md §4: M = 4 h, storage δ = 90 s, r = 10 min; memory s = 3 s, r = 60 s, p = 0.99.
     storage_only = evaluate(Config(checkpoint_bytes=90.0, bandwidth=1.0, mtbf_s=4 * HOUR, restart_s=600.0))
     tau = 14400 * _exact_reference(90 / 14400)
     assert storage_only.effective == pytest.approx(daly(tau, 90.0, 600.0, 14400.0), rel=1e-12)

@@ -208,7 +208,7 @@ CASES = [
     ("sync-weibull", one_level(600.0, 60.0, 300.0), 3600.0, 0.7),
     ("async", one_level(600.0, 5.0, 300.0, lag=400.0), 3600.0, None),
     ("async-lag-equals-interval", one_level(500.0, 20.0, 900.0, lag=500.0), 2400.0, 0.8),
-    # MODEL.md §8: τ₁ 300 s, m 5, s₁ 10, s₂ 100, q 0.7, r₁ 60, r₂ 900, M 3600
+    # docs/model.md §8: τ₁ 300 s, m 5, s₁ 10, s₂ 100, q 0.7, r₁ 60, r₂ 900, M 3600
     ("memory+sync", two_levels(300.0, 5, 10.0, 100.0, 0.7, 60.0, 900.0), 3600.0, None),
     ("memory+sync-m1", two_levels(400.0, 1, 10.0, 60.0, 0.5, 60.0, 600.0), 3000.0, None),
     ("memory+sync-weibull", two_levels(250.0, 3, 10.0, 60.0, 0.8, 60.0, 600.0), 3000.0, 0.6),
@@ -256,7 +256,7 @@ def test_same_draws_same_timeline(strategy: Strategy, mtbf: float) -> None:
 
 
 def test_reference_walk_matches_daly_exactly_enough() -> None:
-    # The reference itself against MODEL.md §3's exact formula, so that agreement above means something:
+    # The reference itself against docs/model.md §3's exact formula, so that agreement above means something:
     # τ/(M·e^{r/M}·(e^{(τ+δ)/M} − 1)) at τ 600, δ 60, r 300, M 3600.
     strategy = one_level(600.0, 60.0, 300.0)
     exact = 600.0 / (3600.0 * math.exp(300.0 / 3600.0) * math.expm1(660.0 / 3600.0))

@@ -1,4 +1,4 @@
-"""simulate: the Monte Carlo timeline against the analytic model (MODEL.md §7, §8). Fixed seeds: not flaky.
+"""simulate: the Monte Carlo timeline against the analytic model (docs/model.md §7, §8). Fixed seeds: not flaky.
 
 The simulation runs exactly the schedule the exact model reports (its optimum where no interval is given);
 the exact model must land inside its confidence interval, and first order, where it is visibly off, outside.
@@ -31,7 +31,7 @@ RunJson = Callable[..., dict[str, Any]]
 LLAMA = Config(checkpoint_bytes=6.48e12, bandwidth=2e12, mtbf_s=11160.0, restart_s=600.0)
 # Daly's case where first order is badly off: δ = 5 min, M = 15 min, r = 10 min (δ/M ≈ 0.33)
 DALY = Config(checkpoint_bytes=300.0, bandwidth=1.0, mtbf_s=900.0, restart_s=600.0)
-# MODEL.md §4's two-level case: s₁ = 90 B / 30 B/s = 3 s, s₂ = 90 s, q = 0.99, r₁ = 1 min, r₂ = 10 min, M = 4 h.
+# docs/model.md §4's two-level case: s₁ = 90 B / 30 B/s = 3 s, s₂ = 90 s, q = 0.99, r₁ = 1 min, r₂ = 10 min, M = 4 h.
 MEMORY_CASE = Config(
     checkpoint_bytes=90.0,
     bandwidth=1.0,
@@ -72,7 +72,7 @@ def _inside(value: float, run: sim.Simulation) -> bool:
 
 def test_llama3_agrees_with_exact() -> None:
     run = sim.run(LLAMA, sim.Failures(11160.0), cycles=2_000_000, seed=11)
-    # The simulation runs the exact optimum, M·(1 + W₀(−e^{−(1+δ/M)})) = 266.8 s; MODEL.md §3: 0.9250 there.
+    # The simulation runs the exact optimum, M·(1 + W₀(−e^{−(1+δ/M)})) = 266.8 s; docs/model.md §3: 0.9250 there.
     assert run.interval_s == pytest.approx(exact_interval(3.24, 11160.0), rel=1e-12)
     exact = daly(run.interval_s, 3.24, 600.0, 11160.0)
     assert exact == pytest.approx(0.9250, abs=5e-5)
@@ -121,7 +121,7 @@ def test_async_case_agrees_with_first_order_when_small() -> None:
 
 def test_async_agrees_with_the_exact_formula() -> None:
     # For one asynchronous level, checkpoint k is durable once k(τ+s) + P of work time has passed,
-    # so the renewal series is (τ/M)·Σ S(r + P + k(τ+s)): MODEL.md's exact formula with δ → s, r → r + P.
+    # so the renewal series is (τ/M)·Σ S(r + P + k(τ+s)): docs/model.md's exact formula with δ → s, r → r + P.
     config = replace(LLAMA, snapshot_bandwidth=50e12, bandwidth=200e9, interval_s=120.0)
     stall, lag = 6.48e12 / 50e12, 6.48e12 / 200e9  # 0.1296 s, 32.4 s
     exact = daly(120.0, stall, 600.0 + lag, 11160.0)
@@ -144,7 +144,7 @@ def test_async_lag_by_hand() -> None:
 
 
 def test_two_levels_agree_with_first_order() -> None:
-    # MODEL.md §4 reference: first order 0.9640. δ ≪ M here, so the simulation should agree within 0.1 pp.
+    # docs/model.md §4 reference: first order 0.9640. δ ≪ M here, so the simulation should agree within 0.1 pp.
     fo_memory, fo_storage = math.sqrt(2 * 3 * 14400 / 0.99), math.sqrt(2 * 90 * 14400 / 0.01)
     fo_loss = (
         3 / fo_memory + 90 / fo_storage + 0.99 * (fo_memory / 2 + 60) / 14400 + 0.01 * (fo_storage / 2 + 600) / 14400
@@ -294,7 +294,7 @@ def test_cli_interval(run_json: RunJson) -> None:
 def exact_memory_sync(
     tau: float, every: int, s1: float, s2: float, q: float, r1: float, r2: float, mtbf: float
 ) -> float:
-    """MODEL.md §8, memory + synchronous storage, worked from its recursion (exponential failures).
+    """docs/model.md §8, memory + synchronous storage, worked from its recursion (exponential failures).
 
     V₂ (recovering to the storage point) and V₁′ (recovering to a memory point) solve a 2×2 system;
     then E_j for segments j = m … 1 of a storage period, each linear in E₁, gives E₁ and m·τ₁/E₁.
@@ -329,7 +329,7 @@ def _inside_or_report(value: float, run: sim.Simulation) -> None:
     assert _inside(value, run), f"{value:.6f} outside {run.effective:.6f} ± {half:.6f}"
 
 
-# MODEL.md §8 reference cases: (τ₁, m, s₁, s₂, q, r₁, r₂, M), the exact effective time to 5 digits.
+# docs/model.md §8 reference cases: (τ₁, m, s₁, s₂, q, r₁, r₂, M), the exact effective time to 5 digits.
 MEMORY_SYNC_REFERENCES = [
     ((295.4, 54, 3.0, 90.0, 0.99, 60.0, 600.0, 14400.0), 0.96438),  # the two-level case of §4
     ((300.0, 5, 10.0, 100.0, 0.7, 60.0, 900.0, 3600.0), 0.75473),
@@ -359,7 +359,7 @@ def test_memory_sync_storage_agrees_with_exact(inputs: tuple[Any, ...], expected
 
 def test_memory_sync_storage_from_a_config() -> None:
     # The same §4 case through the model configuration: s₁ = 90 B / 30 B/s = 3 s, s₂ = 90 s. The simulation
-    # must run the exact joint optimum the model reports (τ₁ ≈ 292.5 s, m = 54, MODEL.md §8), exactly.
+    # must run the exact joint optimum the model reports (τ₁ ≈ 292.5 s, m = 54, docs/model.md §8), exactly.
     config = MEMORY_CASE
     # A 95 % interval: about one seed in twenty misses (seed 3 does, by 2.9 half-widths); the spread test
     # below checks over 30 seeds that the intervals cover as often as they claim.
@@ -375,7 +375,7 @@ def test_memory_sync_storage_from_a_config() -> None:
 
 
 def test_single_level_async_reference() -> None:
-    # MODEL.md §8: Llama 3 with 409.6 TB/s snapshots, τ = 18.8 s, effective 0.9458 (δ → s, r → r + P).
+    # docs/model.md §8: Llama 3 with 409.6 TB/s snapshots, τ = 18.8 s, effective 0.9458 (δ → s, r → r + P).
     config = replace(LLAMA, snapshot_bandwidth=409.6e12)
     run = sim.run(config, sim.Failures(11160.0), cycles=2_000_000, seed=4)
     stall, lag = 6.48e12 / 409.6e12, 3.24
@@ -643,7 +643,7 @@ def test_search_finds_every_checkpoint_to_storage_when_storage_is_cheap() -> Non
 
 
 def test_search_lands_on_the_exact_joint_optimum() -> None:
-    # MODEL.md §8: the joint optimum of the §4 case is τ₁ ≈ 292.5 s, m = 54, effective 0.96438.
+    # docs/model.md §8: the joint optimum of the §4 case is τ₁ ≈ 292.5 s, m = 54, effective 0.96438.
     result = evaluate(MEMORY_CASE)
     assert result.memory_interval_s is not None
     best = exact_memory_sync(float(result.memory_interval_s), 54, 3.0, 90.0, 0.99, 60.0, 600.0, 14400.0)

@@ -1,6 +1,6 @@
 """sweep and compare: vectorised grids, output formats, the picture, and bad input.
 
-Every row is the exact model (MODEL.md §3, §8): references below are Daly's exact form for one synchronous
+Every row is the exact model (docs/model.md §3, §8): references below are Daly's exact form for one synchronous
 level and its Lambert-W optimum, worked in the test; first order appears as ``first_order_effective``.
 """
 
@@ -30,7 +30,7 @@ from ckptcalc.model.evaluation import evaluate, replace
 Run = Callable[..., Any]
 RunJson = Callable[..., dict[str, Any]]
 
-DELTA, MTBF, RESTART = 3.24, 11160.0, 600.0  # Llama 3 405B (MODEL.md §2)
+DELTA, MTBF, RESTART = 3.24, 11160.0, 600.0  # Llama 3 405B (docs/model.md §2)
 YOUNG = math.sqrt(2 * DELTA * MTBF)
 
 
@@ -159,7 +159,7 @@ def test_sweep_rows_of_two_levels_and_async_match_optimize(
 
 def test_gpus_sweep_holds_per_gpu_rate(run_json: RunJson) -> None:
     doc = run_json("sweep", "--over", "gpus", "--from", "16384", "--to", "100000", "--points", "2")
-    # MODEL.md §5: at 100 000 GPUs M = 3.1 h × 16 384 / 100 000 ≈ 30.5 min. First order charges r/M ≈ a third
+    # docs/model.md §5: at 100 000 GPUs M = 3.1 h × 16 384 / 100 000 ≈ 30.5 min. First order charges r/M ≈ a third
     # of useful time to restarts; of elapsed time they take exactly 1 − e^{−r/M} ≈ 28 %.
     mtbf = 11160 * 16384 / 100000
     assert doc["loss"]["restart"][-1] == pytest.approx(-math.expm1(-600 / mtbf), rel=1e-12)
@@ -323,7 +323,7 @@ def test_compare_headline_story(run_json: RunJson) -> None:
     expected = [daly(lambert_optimum(d, m), d, r, m) for d, r, m in cases]
     effective = [s["effective"] for s in doc["scenarios"]]
     assert effective == pytest.approx(expected, rel=1e-12)
-    # MODEL.md §2 told the story in first order: 92.2 %, 96.5 %, 70.5 %, 98.4 %.
+    # docs/model.md §2 told the story in first order: 92.2 %, 96.5 %, 70.5 %, 98.4 %.
     first = [s["first_order"]["effective"] for s in doc["scenarios"]]
     assert first == pytest.approx([1 - math.sqrt(2 * d / m) - r / m for d, r, m in cases], rel=1e-12)
     assert first == pytest.approx([0.9221, 0.9652, 0.7053, 0.9844], abs=5e-5)
