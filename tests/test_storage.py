@@ -489,3 +489,41 @@ def test_bytes_retained(
     assert block["retained_over_run"] is over_run
     table = run("optimize", *args).stdout
     assert ("Retained in storage:" in table) is (retained is not None)
+
+
+def test_max_retained_keeps_fewer_and_says_what_it_costs(run_json: RunJson, run: Run) -> None:
+    """docs/model.md Reference 17.2b: 400 TB over a 54-day run with one checkpoint a day kept for good
+    leaves ⌊400/6.48 − 54⌋ = 7 newest of the 20 asked for; the cost is the effective time at 20 less at 7."""
+    silent = ["--silent-mtbf", "2d", "--detect-latency", "1h", "--work", "54d", "--keep-every", "1d"]
+    doc = run_json("optimize", "--keep", "20", "--max-retained", "400TB", *silent)
+    block = doc["storage"]
+    assert block["retained_keep"] == 7 and doc["silent"]["keep"] == 7
+    assert block["bytes_retained"] == pytest.approx(6.48e12 * 61, rel=1e-12)
+    stated = run_json("optimize", "--keep", "20", *silent)
+    seven = run_json("optimize", "--keep", "7", *silent)
+    assert doc["effective"] == pytest.approx(seven["effective"], rel=1e-12)
+    assert block["retained_cost_pp"] == pytest.approx(100 * (stated["effective"] - seven["effective"]), rel=1e-9)
+    assert block["retained_cost_pp"] > 1.0
+    table = run("optimize", "--keep", "20", "--max-retained", "400TB", *silent).stdout
+    assert "keeps the 7 newest checkpoints" in table
+    # A limit that holds every checkpoint asked for changes nothing and costs nothing.
+    roomy = run_json("optimize", "--keep", "5", "--max-retained", "1PB", *silent)["storage"]
+    assert (roomy["retained_keep"], roomy["retained_cost_pp"]) == (5, 0.0)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--max-retained", "1TB"],  # less than one 6.48 TB checkpoint
+        ["--max-retained", "100TB", "--keep-every", "1d", "--work", "54d"],  # the 54 kept for good alone overflow
+        ["--max-retained", "0B"],
+    ],
+)
+def test_a_retention_limit_below_one_checkpoint_is_refused(run: Run, args: list[str]) -> None:
+    assert_usage_error(run("optimize", *args), "--max-retained")
+
+
+def test_a_presets_retention_limit_is_named_by_its_key(run: Run, tmp_path: Any) -> None:
+    preset = tmp_path / "small.toml"
+    preset.write_text('base = "llama3-405b"\n[retention]\nmax_retained = "1TB"\n')
+    assert_usage_error(run("optimize", "--preset", str(preset)), "small.toml: retention.max_retained")

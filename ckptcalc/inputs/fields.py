@@ -367,6 +367,15 @@ FIELDS: tuple[Field, ...] = (
         "Newest storage checkpoints retained (default: all), e.g. 5.",
     ),
     Field(
+        "max_retained",
+        "size",
+        "max-retained",
+        "retention",
+        "max_retained",
+        "Most bytes the retained storage checkpoints may hold, e.g. 200TB: fewer newest are kept to fit,"
+        " and the cost is reported.",
+    ),
+    Field(
         "keep_every_s",
         "duration",
         "keep-every",

@@ -149,6 +149,7 @@ class Scenario(Record):
     silent_risk: float | None = None
     keep: float | None = None
     keep_every_s: float | None = None
+    max_retained: float | None = None  # the most bytes the retained storage checkpoints may hold
     work_s: float | None = None
     mtbf_ci95: tuple[float, float | None] | None = None
     middle: tuple[MiddleTier, ...] = ()  # tiers between memory and storage ([[levels]] of a preset)
@@ -1008,5 +1009,13 @@ def _silent(scenario: Scenario, config: Config) -> tuple[Config, tuple[float, fl
         keep=scenario.keep,
         keep_every_s=every,
         work_s=work,
+        max_retained=scenario.max_retained,
     )
+    if scenario.max_retained is not None:
+        from ckptcalc.model import storage
+
+        try:
+            storage.kept(found)  # a limit that holds no checkpoint, named where it was given
+        except InputError as error:
+            raise InputError(error.template, where=scenario.where("max_retained")) from None
     return found, band

@@ -31,7 +31,7 @@ import math
 from typing import Any, TypeAlias
 
 from ckptcalc.errors import InputError
-from ckptcalc.model import elastic, recovery, search
+from ckptcalc.model import elastic, recovery, search, storage
 from ckptcalc.model.arrays import count, largest, lib, scalar
 from ckptcalc.model.arrays import maximum as _maximum
 from ckptcalc.model.arrays import share as _share
@@ -292,6 +292,7 @@ class Config(Record):
     keep_every_s: Num | None = None
     silent_risk: Num | None = None
     work_s: Num | None = None
+    max_retained: Num | None = None  # bytes the retained storage checkpoints may hold: fewer kept (§17.2)
 
     @property
     def has_silent(self) -> bool:
@@ -646,7 +647,7 @@ def _with_silent(config: Config, schedule: Tiers) -> Tiers:
         silent_rate=1.0 / config.silent_mtbf_s,
         silent_latency_s=_or_zero(config.detect_latency_s),
         silent_extra_s=config.storage_restart_s + _or_zero(config.skip_s),
-        keep=math.inf if config.keep is None else config.keep,
+        keep=math.inf if storage.kept(config) is None else storage.kept(config),
         keep_every_s=_or_zero(config.keep_every_s),
     )
 
@@ -684,8 +685,6 @@ def _plan(config: Config) -> tuple[Tiers, list[Caveat]]:
         return _plan_jit(config, base, given)
     if all(g is None for g in given):
         if config.max_written_per_day is not None:
-            from ckptcalc.model import storage
-
             found, bound = storage.within_written(base, mtbf, storage.stored_bytes(config), config.max_written_per_day)
             limit = largest(config.max_written_per_day)
             return found, [Caveat("written_bound", "storage", limit, bound)] if bound else []
@@ -763,7 +762,7 @@ def _with_silent_summary(config: Config, result: Result) -> Result:
         mtbf_s=float(config.silent_mtbf_s),
         latency_s=float(_or_zero(config.detect_latency_s)),
         skip_s=float(_or_zero(config.skip_s)),
-        keep=None if config.keep is None else float(config.keep),
+        keep=None if storage.kept(config) is None else float(storage.kept(config)),
         keep_every_s=None if every is None else float(every),
         risk=None if config.silent_risk is None else float(config.silent_risk),
         interval_s=interval,

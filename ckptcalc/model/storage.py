@@ -130,6 +130,31 @@ def within_written(base: Any, mtbf_s: Num, size_bytes: Num, limit_bytes_per_day:
     return search.best(base, mtbf_s, top_s=ns.maximum(top, floor)), hits
 
 
+def kept(config: Any) -> Any:
+    """The newest storage checkpoints a :class:`ckptcalc.model.evaluation.Config` keeps (None: all): its
+    ``keep``, cut where ``max_retained`` holds fewer: ⌊limit / size − W/K_p⌋, the ones kept for good over
+    the run (``work_s`` / ``keep_every_s``) counted first (docs/model.md §17.2)."""
+    limit = config.max_retained
+    if limit is None:
+        return config.keep
+    from ckptcalc.errors import InputError
+    from ckptcalc.model.arrays import lib, scalar
+
+    size = stored_bytes(config)
+    every, work = config.keep_every_s, config.work_s
+    permanent = work / every if every is not None and work is not None else 0.0
+    ns = lib(limit, size, permanent)
+    room = ns.floor(limit / size - permanent)
+    if scalar(room) and room < 1:
+        raise InputError(
+            f"holds less than one checkpoint of the storage tier ({float(size):.4g} bytes)"
+            + (f" beside the {permanent:.6g} kept for good over the run" if permanent else ""),
+            where="max_retained",
+        )
+    room = ns.maximum(room, 1.0)
+    return room if config.keep is None else ns.minimum(config.keep, room)
+
+
 def retained_bytes(
     size_bytes: float, keep: float | None, keep_every_s: float | None, work_s: float | None
 ) -> float | None:
@@ -168,6 +193,9 @@ class Load(Record):
     bytes_retained: float | None = None  # with retention: the storage tier's checkpoints kept
     kept_for_good_per_day: float | None = None  # without a run: bytes a day of work the ones kept for good add
     retained_over_run: bool = False  # bytes_retained at the run's end (--work), not the newest k alone
+    max_retained: float | None = None  # --max-retained, bytes
+    retained_keep: float | None = None  # with it: the newest kept within it
+    retained_cost_pp: float | None = None  # with it: points of effective time keeping fewer costs
 
     @property
     def bytes_written_per_day(self) -> float:
@@ -212,7 +240,12 @@ def load(config: Any, result: Any, max_busy: float | None = None, evaluate: Call
         free = evaluate(config.replace(max_written_per_day=None))
         cost = max(0.0, 100.0 * (float(free.optimal_effective) - float(result.optimal_effective)))
     stored = tiers[-1].checkpoint_bytes if tiers else float(stored_bytes(config))
-    keep = None if config.keep is None else float(config.keep)
+    newest = kept(config)
+    keep = None if newest is None else float(newest)
+    retained_cost = None
+    if config.max_retained is not None and evaluate is not None:
+        free = evaluate(config.replace(max_retained=None))
+        retained_cost = max(0.0, 100.0 * (float(free.optimal_effective) - float(result.optimal_effective)))
     every = None if config.keep_every_s is None else float(config.keep_every_s)
     work = None if config.work_s is None else float(config.work_s)
     return Load(
@@ -224,6 +257,9 @@ def load(config: Any, result: Any, max_busy: float | None = None, evaluate: Call
         bytes_retained=retained_bytes(stored, keep, every, work),
         kept_for_good_per_day=None if every is None or keep is None or work is not None else stored * DAY_S / every,
         retained_over_run=keep is not None and work is not None,
+        max_retained=None if config.max_retained is None else float(config.max_retained),
+        retained_keep=keep if config.max_retained is not None else None,
+        retained_cost_pp=retained_cost,
     )
 
 

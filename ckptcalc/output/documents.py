@@ -1304,6 +1304,9 @@ def storage(job: Job, result: Result) -> dict[str, Any] | None:
         "bytes_retained": found.bytes_retained,
         "kept_for_good_bytes_per_day": found.kept_for_good_per_day,
         "retained_over_run": found.retained_over_run,
+        "max_retained": found.max_retained,
+        "retained_keep": None if found.retained_keep is None else int(found.retained_keep),
+        "retained_cost_pp": found.retained_cost_pp,
     }
 
 

@@ -327,6 +327,16 @@ STORAGE = _object(
             " kept for good add",
         },
         "retained_over_run": {"type": "boolean", "description": "bytes_retained is at the end of the run (--work)"},
+        "max_retained": {
+            "type": ["number", "null"],
+            "description": "bytes the retained checkpoints may hold (--max-retained)",
+        },
+        "retained_keep": {"type": ["integer", "null"], "minimum": 1, "description": "with --max-retained: newest kept"},
+        "retained_cost_pp": {
+            "type": ["number", "null"],
+            "minimum": 0,
+            "description": "with --max-retained: points of effective time keeping fewer costs (silent events)",
+        },
     },
     "what the checkpoints cost the storage, and the persist's slowdown (docs/model.md §17); null for a grid",
 )

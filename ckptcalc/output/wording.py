@@ -814,6 +814,11 @@ def storage_lines(found: dict[str, Any] | None) -> list[str]:
         else:
             more = ""
         lines.append(f"Retained in storage: {units.format_size(found['bytes_retained'])}{more}.")
+    if found.get("max_retained") is not None and found.get("retained_keep") is not None:
+        lines.append(
+            f"Holding at most {units.format_size(found['max_retained'])} keeps the {found['retained_keep']} newest"
+            f" checkpoints, at a cost of {found['retained_cost_pp']:.2f} pp of effective time."
+        )
     return lines
 
 
