@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ckptcalc.errors import InputError
+from ckptcalc.model import storage
 from ckptcalc.model.evaluation import Config, Result, evaluate, first_order
 
 #: The fixed default seed, printed with every result.
@@ -372,7 +373,7 @@ def run_silent(config: Config, failures: Failures, *, cycles: int, seed: int = D
         silent_mtbf_s=float(config.silent_mtbf_s or math.inf),
         latency_s=float(config.detect_latency_s or 0.0),
         skip_s=float(config.skip_s or 0.0),
-        keep=None if config.keep is None else int(config.keep),
+        keep=None if storage.kept(config) is None else int(storage.kept(config)),
         keep_every=every,
         cycles=check(cycles, None),
         seed=seed,
