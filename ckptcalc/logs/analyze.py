@@ -13,7 +13,10 @@ from a healthy replica, back to the step boundary ``resumed_from``, or
 ``step``), and ``group_down`` and ``group_up`` (an elastic replica group,
 ``group``, dropped out and rejoined while the others trained on; optional
 ``quorum_end`` on a ``group_down``: when the running groups resumed after the
-quorum change; :mod:`ckptcalc.logs.groups`). Unknown events are skipped and counted.
+quorum change; :mod:`ckptcalc.logs.groups`), and ``silent_detected`` (a silent
+event noticed; optional ``onset`` and ``cause``) and ``rollback`` (back to the
+checkpoint started at ``to``, with ``skip`` work discarded beyond it;
+:mod:`ckptcalc.logs.silent`). Unknown events are skipped and counted.
 
 Every instant between ``run_start`` and ``run_end`` is one of: a *restart*
 (from a failure to the next ``restart_end``), a checkpoint *stall* (from a
@@ -50,6 +53,7 @@ from typing import Any
 from ckptcalc.errors import InputError
 from ckptcalc.logs import canonical, reader
 from ckptcalc.logs import groups as replica
+from ckptcalc.logs import silent as quiet
 from ckptcalc.logs.adapter import Columns
 from ckptcalc.logs.reader import MISSING, BadRecord, get_path, text_form
 from ckptcalc.simulation import timeline as montecarlo
@@ -137,6 +141,7 @@ class Timeline:
     format: str = "jsonl"  # the format read (several, comma-separated)
     files: int = 1
     groups: replica.GroupColumns | None = None  # elastic replica groups down and up; None: the log has none
+    silent: quiet.SilentColumns | None = None  # silent events detected and rolled back; None: the log has none
 
     def checkpoint_rows(self) -> tuple[Checkpoint, ...]:
         """The checkpoints one by one (the columns are :attr:`checkpoints`)."""
@@ -255,6 +260,7 @@ class _Run:
         self.last_step: float | None = None
         self.line = 0
         self.groups = replica.Reading(groups)
+        self.silent = quiet.Reading()
         self.handlers = {kind: getattr(self, f"_{kind}") for kind in EVENTS}
 
     def _clock(self) -> reader.Clock:
@@ -440,6 +446,23 @@ class _Run:
     def _group_up(self, t: float, record: dict[str, Any]) -> None:
         self.groups.up(t, _given(record, "group"))
 
+    def _silent_detected(self, t: float, record: dict[str, Any]) -> None:
+        self.silent.detected(t, self.time(record, "onset"), _given(record, self.cause_field), self.line)
+
+    def _rollback(self, t: float, record: dict[str, Any]) -> None:
+        assert self.start is not None
+        skip = quiet.duration(_given(record, "skip"), self.clock.factor)
+        self.silent.rollback(t, self.time(record, "to"), skip, self.start, self._durable)
+
+    def _durable(self, start: float, by: float) -> bool:
+        """Whether a checkpoint completed so far started at ``start`` and was durable by ``by``."""
+        for k, begun in enumerate(self.ck_start):
+            if begun == start:
+                persist = self.ck_persist[k]
+                if (self.ck_end[k] if math.isnan(persist) else persist) <= by:
+                    return True
+        return False
+
     def _progress(self, t: float, record: dict[str, Any]) -> None:
         self.progress += 1
         step = record["step"] if "step" in record else get_path(record, "step", MISSING)
@@ -507,6 +530,7 @@ class _Run:
             format=counts.format,
             files=counts.files,
             groups=self.groups.columns(),
+            silent=self.silent.columns(),
         )
 
 

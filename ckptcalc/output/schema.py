@@ -967,7 +967,8 @@ def event() -> Schema:
             "event": {
                 "type": "string",
                 "description": "run_start, run_end, checkpoint_start, checkpoint_end, failure, recovery,"
-                " restart_end, progress, group_down or group_up; any other value is skipped and counted",
+                " restart_end, progress, group_down, group_up, silent_detected or rollback; any other value is"
+                " skipped and counted",
             },
             "level": {"type": "string", "description": "checkpoint events: memory, storage, or a tier name"},
             "async_persist_end": {
@@ -975,7 +976,10 @@ def event() -> Schema:
                 "description": "checkpoint_end: when its persist became durable, or interrupted (never: a failure"
                 " cut it short); other times in the unit of the time field",
             },
-            "cause": {"type": ["string", "number", "boolean", "null"], "description": "failure: its cause"},
+            "cause": {
+                "type": ["string", "number", "boolean", "null"],
+                "description": "failure, silent_detected: its cause",
+            },
             "resumed_from": {**time, "description": "restart_end: the checkpoint_start whose state was loaded"},
             "step": {"type": "number", "description": "progress: the training step reached"},
             "kind": {"enum": ["in_place", "notice"], "description": "recovery: in place, or with notice"},
@@ -986,6 +990,17 @@ def event() -> Schema:
             "quorum_end": {
                 **time,
                 "description": "group_down: when the running groups resumed after the quorum change (a pause)",
+            },
+            "onset": {**time, "description": "silent_detected: when the silent event began (no later than it)"},
+            "to": {
+                **time,
+                "description": "rollback: the checkpoint_start of the durable checkpoint rolled back to, or the"
+                " run's start; no later than the silent_detected it answers",
+            },
+            "skip": {
+                "type": ["number", "string"],
+                "description": "rollback: work discarded beyond the checkpoint, a duration in --time-unit"
+                " (seconds for timestamps); 0 when absent",
             },
         },
         "required": ["event"],

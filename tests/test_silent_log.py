@@ -1,0 +1,146 @@
+"""Silent events in a run's event log: ``silent_detected`` and ``rollback``, read and checked line by line.
+
+Each rule a line can break is refused naming its FILE:LINE (or skipped and counted with ``--skip-bad``),
+and the canonical log (``ckptcalc events``) keeps the events, so that it reads back to the same ones."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_helpers import assert_usage_error
+
+from ckptcalc.errors import InputError
+from ckptcalc.logs import analyze
+
+Run = Callable[..., Any]
+
+# A 120-minute run (--time-unit min): a silent event seen at 50 that began at 35, rolled back to the
+# checkpoint started at 20 with 3 minutes skipped; a failure; a second one, of unknown onset, rolled
+# back to the checkpoint started at 100 (durable at 105, its persist's end).
+LOG = [
+    '{"time": 0, "event": "run_start"}',
+    '{"time": 20, "event": "checkpoint_start"}',
+    '{"time": 22, "event": "checkpoint_end"}',
+    '{"time": 40, "event": "checkpoint_start"}',
+    '{"time": 42, "event": "checkpoint_end"}',
+    '{"time": 50, "event": "silent_detected", "onset": 35, "cause": "loss_spike"}',
+    '{"time": 52, "event": "rollback", "to": 20, "skip": 3}',
+    '{"time": 60, "event": "checkpoint_start"}',
+    '{"time": 62, "event": "checkpoint_end"}',
+    '{"time": 70, "event": "failure", "cause": "xid79"}',
+    '{"time": 80, "event": "restart_end", "resumed_from": 60}',
+    '{"time": 100, "event": "checkpoint_start"}',
+    '{"time": 102, "event": "checkpoint_end", "async_persist_end": 105}',
+    '{"time": 110, "event": "silent_detected"}',
+    '{"time": 111, "event": "rollback", "to": 100}',
+    '{"time": 120, "event": "run_end"}',
+]
+
+
+def read(lines: list[str], **options: Any) -> analyze.Timeline:
+    return analyze.parse(lines, name="run.jsonl", time_unit="min", **options)
+
+
+def test_the_events_are_read_in_seconds() -> None:
+    silent = read(LOG).silent
+    assert silent is not None
+    assert silent.detect_s.tolist() == [3000.0, 6600.0]
+    assert silent.onset_s[0] == 2100.0 and math.isnan(silent.onset_s[1])
+    assert silent.rollback_s.tolist() == [3120.0, 6660.0]
+    assert silent.to_s.tolist() == [1200.0, 6000.0]
+    assert silent.skip_s.tolist() == [180.0, 0.0]  # 3 minutes; none given is 0
+    assert silent.causes == ("loss_spike",) and silent.cause.tolist() == [0, -1]
+
+
+def test_a_log_without_silent_events_has_none() -> None:
+    assert read([line for line in LOG if "silent_detected" not in line and "rollback" not in line]).silent is None
+
+
+def test_a_detection_without_a_rollback_and_one_to_the_run_start() -> None:
+    text = [*LOG[:6], '{"time": 52, "event": "rollback", "to": 0}', *LOG[7:13], *LOG[15:]]
+    silent = read(text).silent
+    assert silent is not None
+    assert silent.to_s.tolist() == [0.0] and silent.detect_s.tolist() == [3000.0]
+    unanswered = read(LOG[:6] + LOG[15:]).silent
+    assert unanswered is not None and math.isnan(unanswered.rollback_s[0]) and math.isnan(unanswered.to_s[0])
+
+
+# Each replacement (line number: new text, 1-based) breaks one rule of the line it names.
+BAD = [
+    ({6: '{"time": 50, "event": "silent_detected", "onset": 55}'}, ":6: onset is later than the silent_detected"),
+    ({6: '{"time": 50, "event": "rollback", "to": 20}'}, ":6: rollback without a silent_detected before it"),
+    ({8: '{"time": 60, "event": "rollback", "to": 20}'}, ":8: rollback without a silent_detected before it"),
+    ({7: '{"time": 52, "event": "rollback", "to": 51}'}, ":7: rollback to a time after its silent_detected (line 6)"),
+    ({7: '{"time": 52, "event": "rollback", "to": 30}'}, ":7: rollback to 1800 s: no checkpoint durable by then"),
+    ({7: '{"time": 52, "event": "rollback"}'}, ":7: a rollback names the checkpoint it went back to (to)"),
+    ({7: '{"time": 52, "event": "rollback", "to": 20, "skip": -1}'}, ":7: skip is a duration of at least 0"),
+    ({7: '{"time": 52, "event": "rollback", "to": 20, "skip": "abc"}'}, ":7: skip is a duration of at least 0"),
+    ({7: '{"time": 52, "event": "rollback", "to": 20, "skip": true}'}, ":7: skip is a duration of at least 0"),
+    # The checkpoint started at 100 is durable only at 105 (its persist's end): not by 104.
+    (
+        {14: '{"time": 103, "event": "silent_detected"}', 15: '{"time": 104, "event": "rollback", "to": 100}'},
+        ":15: rollback to 6000 s: no checkpoint durable by then",
+    ),
+]
+
+
+def broken(replacements: dict[int, str]) -> list[str]:
+    text = list(LOG)
+    for line, replacement in replacements.items():
+        text[line - 1] = replacement
+    return text
+
+
+@pytest.mark.parametrize(("replacements", "culprit"), BAD)
+def test_bad_silent_events_name_the_line(replacements: dict[int, str], culprit: str) -> None:
+    with pytest.raises(InputError) as error:
+        read(broken(replacements))
+    assert f"run.jsonl{culprit}" in str(error.value)
+    # --skip-bad drops the line whole and counts it.
+    assert read(broken(replacements), skip_bad=True).skipped_bad >= 1
+
+
+def test_a_skipped_detection_leaves_its_rollback_without_one() -> None:
+    timeline = read(broken({6: '{"time": 50, "event": "silent_detected", "onset": 55}'}), skip_bad=True)
+    assert timeline.skipped_bad == 2  # line 6, then line 7 (no detection before it)
+    assert timeline.silent is not None and timeline.silent.detect_s.tolist() == [6600.0]
+
+
+def test_the_command_refuses_a_bad_line(run: Run, tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    path.write_text("\n".join(broken({7: '{"time": 52, "event": "rollback", "to": 51}'})) + "\n")
+    assert_usage_error(run("analyze", str(path), "--time-unit", "min"), "run.jsonl:7: rollback to a time after")
+    skipped = run("analyze", str(path), "--time-unit", "min", "--skip-bad", "--json")
+    assert skipped.exit_code == 0, skipped.stderr
+    assert json.loads(skipped.stdout)["lines"]["skipped_bad"] == 1
+
+
+def test_the_canonical_log_keeps_the_silent_events(run: Run, tmp_path: Path) -> None:
+    source = tmp_path / "run.jsonl"
+    source.write_text("\n".join(LOG) + "\n")
+    events = run("events", str(source), "--time-unit", "min")
+    assert events.exit_code == 0, events.stderr
+    # Times and the skip in seconds, the time_s log's unit.
+    assert '"event": "silent_detected", "cause": "loss_spike", "onset": 2100.0}' in events.stdout
+    assert '"event": "rollback", "to": 1200.0, "skip": 180.0}' in events.stdout
+    again = analyze.parse(events.stdout.splitlines(), name="again.jsonl").silent
+    first = read(LOG).silent
+    assert again is not None and first is not None
+    for key in ("detect_s", "rollback_s", "to_s", "skip_s"):
+        assert getattr(again, key).tolist() == getattr(first, key).tolist(), key
+    csv = tmp_path / "again.csv"
+    assert run("events", str(source), "--time-unit", "min", "--output", str(csv)).exit_code == 0
+    assert csv.read_text().splitlines()[0].endswith(",quorum_end,onset,to,skip")
+    back = analyze.read(str(csv)).silent
+    assert back is not None and back.skip_s.tolist() == [180.0, 0.0]
+
+
+def test_the_event_schema_names_the_fields(run: Run) -> None:
+    schema = json.loads(run("schema", "event").stdout)
+    assert {"onset", "to", "skip"} <= set(schema["properties"])
+    assert "silent_detected or rollback" in schema["properties"]["event"]["description"]
