@@ -144,3 +144,57 @@ def test_the_event_schema_names_the_fields(run: Run) -> None:
     schema = json.loads(run("schema", "event").stdout)
     assert {"onset", "to", "skip"} <= set(schema["properties"])
     assert "silent_detected or rollback" in schema["properties"]["event"]["description"]
+
+
+def test_the_split_counts_each_lost_span_once() -> None:
+    """The silent loss is the kept work rolled back past (20–50 less the stalls 20–22 and 40–42: 26) and
+    the skip after the rollback (52–55: 3), and 100–110 less the stall 100–102 (8): 37 of 120 minutes.
+    The stalls (8), the restart 70–80 (10) and the failure's rework 62–70 (8) stay theirs."""
+    realised = analyze.analyze(read(LOG)).realised
+    hand = {"useful": 57 / 120, "write": 8 / 120, "rework": 8 / 120, "restart": 10 / 120, "silent": 37 / 120}
+    for key, value in hand.items():
+        assert getattr(realised, key) == pytest.approx(value, abs=1e-12), key
+    assert sum(hand.values()) == pytest.approx(1.0, abs=1e-12)
+
+
+def test_a_silent_span_inside_a_failures_rework_is_not_counted_again() -> None:
+    # A failure at 48 back to 20 (restart to 49): 20–48 is rework; the detection at 50 rolls back to
+    # 20 too, so only 48–50 (less the restart 48–49) and the skip 52–55 are silent.
+    text = [*LOG[:5], '{"time": 48, "event": "failure"}', '{"time": 49, "event": "restart_end", "resumed_from": 20}',
+            *LOG[5:7], *LOG[7:13], *LOG[15:]]  # fmt: skip
+    realised = analyze.analyze(read(text)).realised
+    assert realised.silent == pytest.approx(4 / 120, abs=1e-12)  # 49–50 and 52–55
+    assert realised.rework == pytest.approx((28 - 4 + 8) / 120, abs=1e-12)  # 20–48 less stalls, and 62–70
+
+
+def test_what_the_silent_events_measured() -> None:
+    from scipy.stats import chi2
+
+    measured = analyze.analyze(read(LOG)).silent
+    assert measured is not None
+    assert (measured.events, measured.rollbacks, measured.onsets) == (2, 2, 1)
+    assert measured.per_day == pytest.approx(24.0, rel=1e-12)  # 2 in 120 minutes
+    assert measured.mtbf_s == 3600.0
+    wall = 7200.0
+    low, high = measured.per_day_ci95
+    assert low == pytest.approx(chi2.ppf(0.025, 4) / (2 * wall) * 86400, rel=1e-9)
+    assert high == pytest.approx(chi2.ppf(0.975, 6) / (2 * wall) * 86400, rel=1e-9)
+    # One onset: 50 − 35 minutes; no interval from one.
+    assert (measured.detect_latency_s, measured.detect_latency_p90_s) == (900.0, 900.0)
+    assert measured.detect_latency_ci95 is None
+    # Lost: 50 − 20 + 3 and 110 − 100 minutes.
+    assert (measured.lost_s, measured.lost_per_event_s, measured.skip_s) == (2580.0, 1290.0, 90.0)
+
+
+def test_the_latency_interval_from_two_onsets() -> None:
+    from scipy.stats import t as student
+
+    text = broken({14: '{"time": 110, "event": "silent_detected", "onset": 105}'})
+    measured = analyze.analyze(read(text)).silent
+    assert measured is not None and measured.onsets == 2
+    latencies = [900.0, 300.0]  # 15 and 5 minutes
+    assert measured.detect_latency_s == 600.0
+    assert measured.detect_latency_p90_s == pytest.approx(840.0, rel=1e-12)  # 300 + 0.9 × 600
+    half = student.ppf(0.975, 1) * 424.26406871192853 / math.sqrt(2)  # s = 600/√2
+    assert measured.detect_latency_ci95 == pytest.approx((0.0, 600.0 + half), rel=1e-9)
+    assert sum(latencies) / 2 == measured.detect_latency_s

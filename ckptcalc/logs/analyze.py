@@ -606,6 +606,7 @@ class Split(montecarlo.Split):
     groups_down: float = 0.0
     quorum: float = 0.0
     overhead: float = 0.0
+    silent: float = 0.0  # kept work lost to silent events: rolled back past, or skipped (docs/model.md §11.7)
 
     @property
     def effective(self) -> float:
@@ -657,6 +658,7 @@ class Analysis:
     causes: tuple[Cause, ...]
     windows: tuple[Window, ...] | None
     groups: replica.Measured | None = None  # what the group events measured; None: the log has none
+    silent: quiet.Measured | None = None  # what the silent events measured; None: the log has none
 
 
 class _Coverage:
@@ -738,11 +740,16 @@ def analyze(timeline: Timeline, *, window_s: float | None = None, overhead: floa
     stall = _stalls(ck, timeline.cut_short)
     restart = _Coverage(ep.failure_s, ended)
     lost_from, lost_to = _merge(ep.resumed_from_s, ep.failure_s)
-    lost_groups = None
+    lost_groups = silent_lost = None
+    cut = timeline.cut_short
+    blocked = _merge(numpy.concatenate((ck.start_s, cut[:, 0], restart.starts, lost_from)),
+                     numpy.concatenate((ck.end_s, cut[:, 1], restart.ends, lost_to)))  # fmt: skip
+    if timeline.silent is not None:
+        # The silent events' lost work, less what is counted already (a stall, a restart, rework).
+        pieces = quiet.kept_pieces(*quiet.spans(timeline.silent), blocked)
+        silent_lost = _Coverage(*pieces)
+        blocked = _merge(numpy.concatenate((blocked[0], pieces[0])), numpy.concatenate((blocked[1], pieces[1])))
     if timeline.groups is not None:
-        cut = timeline.cut_short
-        blocked = _merge(numpy.concatenate((ck.start_s, cut[:, 0], restart.starts, lost_from)),
-                         numpy.concatenate((ck.end_s, cut[:, 1], restart.ends, lost_to)))  # fmt: skip
         lost_groups = replica.losses(timeline.groups, start_s=t0, end_s=t1, blocked=blocked,
                                      restarts=(restart.starts, restart.ends),
                                      failures_s=timeline.failure_times_s, overhead=overhead)  # fmt: skip
@@ -759,12 +766,14 @@ def analyze(timeline: Timeline, *, window_s: float | None = None, overhead: floa
             rework_s = 0.0
         rework_s = max(rework_s, 0.0)
         useful = max(wall - write - down - rework_s, 0.0)
+        silent = 0.0 if silent_lost is None else float(silent_lost.within(a, b))
+        useful = max(useful - silent, 0.0)
         if lost_groups is None:
-            return Split(useful / wall, write / wall, rework_s / wall, down / wall, wall)
+            return Split(useful / wall, write / wall, rework_s / wall, down / wall, wall, silent=silent / wall)
         groups_down, quorum, cost = (float(v) for v in lost_groups.within(a, b))
         useful = max(useful - groups_down - quorum - cost, 0.0)
         return Split(useful / wall, write / wall, rework_s / wall, down / wall, wall, groups_down / wall,
-                     quorum / wall, cost / wall)  # fmt: skip
+                     quorum / wall, cost / wall, silent / wall)  # fmt: skip
 
     realised = split(t0, t1)
     edges = numpy.linspace(t0, t1, BATCHES + 1)
@@ -809,6 +818,7 @@ def analyze(timeline: Timeline, *, window_s: float | None = None, overhead: floa
         groups=None if lost_groups is None or timeline.groups is None
         else replica.measure(timeline.groups, lost_groups, start_s=t0, end_s=t1,
                              failures_s=timeline.failure_times_s, overhead=overhead),
+        silent=None if timeline.silent is None else quiet.measure(timeline.silent, wall_s=t1 - t0),
     )  # fmt: skip
 
 

@@ -126,3 +126,99 @@ def duration(value: Any, factor: float | None) -> float:
     if isinstance(number, bool) or not isinstance(number, (int, float)) or not (math.isfinite(number) and number >= 0):
         raise BadRecord(f"skip is a duration of at least 0 in the log's time unit, got {text_form(value)[:20]!r}")
     return float(number) * (1.0 if factor is None else factor)
+
+
+def spans(columns: SilentColumns) -> tuple[Any, Any]:
+    """The work each answered event lost, as spans: from the checkpoint rolled back to up to the
+    detection, and the ``skip`` of work after the rollback (what the run discarded beyond it)."""
+    import numpy
+
+    answered = ~numpy.isnan(columns.rollback_s)
+    to, detect = columns.to_s[answered], columns.detect_s[answered]
+    back, skip = columns.rollback_s[answered], columns.skip_s[answered]
+    return numpy.concatenate((to, back)), numpy.concatenate((detect, back + skip))
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What a log's silent events measured (docs/model.md §11.7): their count and rate per day of wall
+    time (the exact χ² interval), the detection latency where the onset is known (None without one; its
+    interval from Student's t with two or more), and the work each rollback lost (to the detection, plus
+    its skip)."""
+
+    events: int
+    rollbacks: int
+    per_day: float
+    per_day_ci95: tuple[float, float]
+    mtbf_s: float
+    onsets: int
+    detect_latency_s: float | None
+    detect_latency_p90_s: float | None
+    detect_latency_ci95: tuple[float, float] | None
+    skip_s: float | None  # mean skip of the rollbacks; None without one
+    lost_s: float  # the work the rollbacks lost, to the detection plus skip, summed
+    lost_per_event_s: float | None
+
+
+#: The two-sided confidence of the intervals.
+CONFIDENCE = 0.95
+
+DAY_S = 86400.0
+
+
+def measure(columns: SilentColumns, *, wall_s: float) -> Measured:
+    """The counts, the rate with its interval, the detection latency and the work lost."""
+    import numpy
+
+    from ckptcalc.model.numeric import mtbf_interval
+
+    n = int(columns.detect_s.size)
+    low_m, high_m = mtbf_interval(n, wall_s)
+    assert high_m is not None  # n ≥ 1: a log with no detection has no silent columns
+    known = ~numpy.isnan(columns.onset_s)
+    latency = (columns.detect_s - columns.onset_s)[known]
+    mean = p90 = interval = None
+    if latency.size:
+        mean = float(latency.mean())
+        p90 = float(numpy.percentile(latency, 90))
+        if latency.size > 1:
+            from scipy.special import stdtrit  # Student's t quantile, without scipy.stats' import
+
+            half = float(stdtrit(latency.size - 1, 0.5 + CONFIDENCE / 2)) * float(latency.std(ddof=1))
+            half /= math.sqrt(latency.size)
+            interval = (max(mean - half, 0.0), mean + half)
+    answered = ~numpy.isnan(columns.rollback_s)
+    rollbacks = int(answered.sum())
+    lost = (columns.detect_s - columns.to_s + columns.skip_s)[answered]
+    return Measured(
+        events=n,
+        rollbacks=rollbacks,
+        per_day=n * DAY_S / wall_s,
+        per_day_ci95=(DAY_S / high_m, DAY_S / low_m),
+        mtbf_s=wall_s / n,
+        onsets=int(latency.size),
+        detect_latency_s=mean,
+        detect_latency_p90_s=p90,
+        detect_latency_ci95=interval,
+        skip_s=float(columns.skip_s[answered].mean()) if rollbacks else None,
+        lost_s=float(lost.sum()),
+        lost_per_event_s=float(lost.mean()) if rollbacks else None,
+    )
+
+
+def kept_pieces(starts: Any, ends: Any, blocked: tuple[Any, Any]) -> tuple[Any, Any]:
+    """The parts of the spans ``starts``–``ends`` outside ``blocked`` (sorted, disjoint spans: the
+    stalls, restarts and work a failure already lost), as sorted, disjoint spans: what is lost to the
+    silent events and counted nowhere else."""
+    import numpy
+
+    points = numpy.unique(numpy.concatenate((starts, ends, blocked[0], blocked[1])))
+    if points.size < 2:
+        return points[:0], points[:0]
+    mid = (points[:-1] + points[1:]) / 2.0
+    covered = (numpy.searchsorted(numpy.sort(starts), mid, side="right")
+               - numpy.searchsorted(numpy.sort(ends), mid, side="right")) > 0  # fmt: skip
+    k = numpy.searchsorted(blocked[0], mid, side="right") - 1
+    inside = (k >= 0) & (mid < blocked[1][numpy.maximum(k, 0)]) if blocked[0].size else numpy.zeros_like(covered)
+    keep = covered & ~inside
+    return points[:-1][keep], points[1:][keep]
