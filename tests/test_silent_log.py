@@ -198,3 +198,61 @@ def test_the_latency_interval_from_two_onsets() -> None:
     half = student.ppf(0.975, 1) * 424.26406871192853 / math.sqrt(2)  # s = 600/√2
     assert measured.detect_latency_ci95 == pytest.approx((0.0, 600.0 + half), rel=1e-9)
     assert sum(latencies) / 2 == measured.detect_latency_s
+
+
+@pytest.fixture
+def log_path(tmp_path: Path) -> Path:
+    path = tmp_path / "run.jsonl"
+    path.write_text("\n".join(LOG) + "\n")
+    return path
+
+
+def test_the_json_document_has_the_silent_keys_of_its_schema(run: Run, log_path: Path) -> None:
+    from jsonschema import Draft202012Validator
+
+    from ckptcalc.output import schema
+
+    result = run("analyze", str(log_path), "--time-unit", "min", "--json")
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    Draft202012Validator(schema.analyze()).validate(doc)
+    assert doc["realised"]["silent"] == pytest.approx(37 / 120, abs=1e-12)
+    parts = ("useful", "write", "rework", "restart", "groups_down", "quorum", "overhead", "silent")
+    assert sum(doc["realised"][key] for key in parts) == pytest.approx(1.0, abs=1e-12)
+    s = doc["measured"]["silent"]
+    assert (s["events"], s["rollbacks"], s["onsets"], s["silent_mtbf_s"]) == (2, 2, 1, 3600.0)
+    assert (s["per_day"], s["detect_latency_s"], s["lost_s"], s["skip_s"]) == (24.0, 900.0, 2580.0, 90.0)
+    assert s["detect_latency_ci95"] is None and len(s["per_day_ci95"]) == 2
+    for line in LOG:
+        Draft202012Validator(schema.event()).validate(json.loads(line))
+
+
+def test_a_document_without_silent_events_says_none(run: Run) -> None:
+    doc = json.loads(run("analyze", "tests/data/hand-run.jsonl", "--time-unit", "min", "--json").stdout)
+    assert doc["measured"]["silent"] is None and doc["realised"]["silent"] == 0
+
+
+def test_the_table_and_the_markdown_show_the_silent_events(run: Run, log_path: Path) -> None:
+    text = " ".join(run("analyze", str(log_path), "--time-unit", "min").stdout.split())
+    assert "silent events (rolled back, skipped) 30.8 % 37.0 min" in text
+    assert "silent events per day 24.0" in text and "detection latency 15.0 min" in text
+    assert "lost per silent event 21.5 min" in text
+    markdown = run("analyze", str(log_path), "--time-unit", "min", "--markdown").stdout
+    assert "| silent events (rolled back, skipped) | 30.8 % |" in markdown
+    assert "| detection latency | 15.0 min |" in markdown
+
+
+def test_save_preset_writes_the_silent_keys(run: Run, log_path: Path, tmp_path: Path) -> None:
+    preset = tmp_path / "measured.toml"
+    result = run("analyze", str(log_path), "--time-unit", "min", "--save-preset", str(preset))
+    assert result.exit_code == 0, result.stderr
+    assert '[silent]\nmtbf = "1h"\ndetect_latency = "15min"\nskip = "1.5min"\n' in preset.read_text()
+
+
+def test_save_preset_leaves_out_what_was_not_measured(run: Run, tmp_path: Path) -> None:
+    source = tmp_path / "run.jsonl"
+    source.write_text("\n".join(broken({6: '{"time": 50, "event": "silent_detected"}'})[:13] + LOG[15:]) + "\n")
+    preset = tmp_path / "measured.toml"
+    assert run("analyze", str(source), "--time-unit", "min", "--save-preset", str(preset)).exit_code == 0
+    text = preset.read_text()
+    assert '[silent]\nmtbf = "2h"\nskip = "3min"\n' in text and "detect_latency" not in text
