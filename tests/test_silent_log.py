@@ -19,27 +19,11 @@ from ckptcalc.logs import analyze
 
 Run = Callable[..., Any]
 
-# A 120-minute run (--time-unit min): a silent event seen at 50 that began at 35, rolled back to the
-# checkpoint started at 20 with 3 minutes skipped; a failure; a second one, of unknown onset, rolled
-# back to the checkpoint started at 100 (durable at 105, its persist's end).
-LOG = [
-    '{"time": 0, "event": "run_start"}',
-    '{"time": 20, "event": "checkpoint_start"}',
-    '{"time": 22, "event": "checkpoint_end"}',
-    '{"time": 40, "event": "checkpoint_start"}',
-    '{"time": 42, "event": "checkpoint_end"}',
-    '{"time": 50, "event": "silent_detected", "onset": 35, "cause": "loss_spike"}',
-    '{"time": 52, "event": "rollback", "to": 20, "skip": 3}',
-    '{"time": 60, "event": "checkpoint_start"}',
-    '{"time": 62, "event": "checkpoint_end"}',
-    '{"time": 70, "event": "failure", "cause": "xid79"}',
-    '{"time": 80, "event": "restart_end", "resumed_from": 60}',
-    '{"time": 100, "event": "checkpoint_start"}',
-    '{"time": 102, "event": "checkpoint_end", "async_persist_end": 105}',
-    '{"time": 110, "event": "silent_detected"}',
-    '{"time": 111, "event": "rollback", "to": 100}',
-    '{"time": 120, "event": "run_end"}',
-]
+# docs/model.md §11.7: a 120-minute run (--time-unit min), worked by hand there: a silent event seen at 50
+# that began at 35, rolled back to the checkpoint started at 20 with 3 minutes skipped; a failure; a
+# second one, of unknown onset, rolled back to the checkpoint started at 100 (durable at 105).
+FIXTURE = Path(__file__).parent / "data" / "silent-run.jsonl"
+LOG = FIXTURE.read_text().splitlines()
 
 
 def read(lines: list[str], **options: Any) -> analyze.Timeline:
@@ -147,8 +131,9 @@ def test_the_event_schema_names_the_fields(run: Run) -> None:
 
 
 def test_the_split_counts_each_lost_span_once() -> None:
-    """The silent loss is the kept work rolled back past (20–50 less the stalls 20–22 and 40–42: 26) and
-    the skip after the rollback (52–55: 3), and 100–110 less the stall 100–102 (8): 37 of 120 minutes.
+    """docs/model.md §11.7: the silent loss is the kept work rolled back past (20–50 less the stalls 20–22
+    and 40–42: 26) and the skip after the rollback (52–55: 3), and 100–110 less the stall 100–102 (8): 37
+    of 120 minutes.
     The stalls (8), the restart 70–80 (10) and the failure's rework 62–70 (8) stay theirs."""
     realised = analyze.analyze(read(LOG)).realised
     hand = {"useful": 57 / 120, "write": 8 / 120, "rework": 8 / 120, "restart": 10 / 120, "silent": 37 / 120}
@@ -168,6 +153,7 @@ def test_a_silent_span_inside_a_failures_rework_is_not_counted_again() -> None:
 
 
 def test_what_the_silent_events_measured() -> None:
+    """docs/model.md §11.7: 24 a day (2.90651 to 86.6963), latency 15 min, 43 min lost."""
     from scipy.stats import chi2
 
     measured = analyze.analyze(read(LOG)).silent
@@ -179,6 +165,7 @@ def test_what_the_silent_events_measured() -> None:
     low, high = measured.per_day_ci95
     assert low == pytest.approx(chi2.ppf(0.025, 4) / (2 * wall) * 86400, rel=1e-9)
     assert high == pytest.approx(chi2.ppf(0.975, 6) / (2 * wall) * 86400, rel=1e-9)
+    assert (low, high) == pytest.approx((2.90651, 86.6963), rel=1e-5)
     # One onset: 50 − 35 minutes; no interval from one.
     assert (measured.detect_latency_s, measured.detect_latency_p90_s) == (900.0, 900.0)
     assert measured.detect_latency_ci95 is None

@@ -14,7 +14,7 @@ log has one event a line with the fields ``analyze`` reads (docs/commands/events
   group a ``group_down`` or ``group_up`` names) and ``quorum_end`` (a ``group_down``'s: when the running
   groups resumed after the quorum change, docs/model.md §11.6), ``onset`` (a ``silent_detected``'s: when
   the silent event began), ``to`` and ``skip`` (a ``rollback``'s: the checkpoint it went back to, and the
-  work discarded beyond it, in seconds; docs/model.md §16).
+  work discarded beyond it, in seconds; docs/model.md §11.7).
 
 It is written as it is read, in JSON Lines or CSV, so a log of any length takes no more memory.
 
