@@ -1595,6 +1595,13 @@ def measured_preset(outcome: RunAnalysis, base: PresetRef | None = None) -> Scen
         )
         n = measured["group_failures"] + measured["whole_job_failures"]
         low, high = mtbf_interval(n, n * float(config.mtbf_s))
+    silent = outcome.document["measured"].get("silent")
+    if silent is not None:  # the [silent] keys: the rate, and the latency and skip where measured
+        values["silent_mtbf_s"] = float(silent["silent_mtbf_s"])
+        if silent["detect_latency_s"] is not None:
+            values["detect_latency_s"] = float(silent["detect_latency_s"])
+        if silent["skip_s"] is not None:
+            values["skip_s"] = float(silent["skip_s"])
     # The measured levels replace every level of the base, its tiers included.
     cleared = start.replace(
         **cast("dict[str, Any]", {name: None for name in fields if fields[name].section in ("storage", "memory")}),

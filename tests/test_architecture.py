@@ -67,6 +67,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "sacct_format",
             "fta_format",
             "reader",
+            "silent",
             "canonical",
             "groups",
             "fit",

@@ -150,7 +150,7 @@ def test_the_canonical_log_keeps_the_groups(run: Run, run_json: RunJson, tmp_pat
     )
     csv = tmp_path / "again.csv"
     assert run("events", str(FIXTURE), "--time-unit", "min", "--output", str(csv)).exit_code == 0
-    assert csv.read_text().splitlines()[0].endswith(",kind,group,quorum_end")
+    assert csv.read_text().splitlines()[0].endswith(",kind,group,quorum_end,onset,to,skip")
     assert run_json("analyze", str(csv))["measured"]["groups"]["rejoin_s"] == 1200.0
 
 

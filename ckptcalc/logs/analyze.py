@@ -13,7 +13,10 @@ from a healthy replica, back to the step boundary ``resumed_from``, or
 ``step``), and ``group_down`` and ``group_up`` (an elastic replica group,
 ``group``, dropped out and rejoined while the others trained on; optional
 ``quorum_end`` on a ``group_down``: when the running groups resumed after the
-quorum change; :mod:`ckptcalc.logs.groups`). Unknown events are skipped and counted.
+quorum change; :mod:`ckptcalc.logs.groups`), and ``silent_detected`` (a silent
+event noticed; optional ``onset`` and ``cause``) and ``rollback`` (back to the
+checkpoint started at ``to``, with ``skip`` work discarded beyond it;
+:mod:`ckptcalc.logs.silent`). Unknown events are skipped and counted.
 
 Every instant between ``run_start`` and ``run_end`` is one of: a *restart*
 (from a failure to the next ``restart_end``), a checkpoint *stall* (from a
@@ -50,6 +53,7 @@ from typing import Any
 from ckptcalc.errors import InputError
 from ckptcalc.logs import canonical, reader
 from ckptcalc.logs import groups as replica
+from ckptcalc.logs import silent as quiet
 from ckptcalc.logs.adapter import Columns
 from ckptcalc.logs.reader import MISSING, BadRecord, get_path, text_form
 from ckptcalc.simulation import timeline as montecarlo
@@ -137,6 +141,7 @@ class Timeline:
     format: str = "jsonl"  # the format read (several, comma-separated)
     files: int = 1
     groups: replica.GroupColumns | None = None  # elastic replica groups down and up; None: the log has none
+    silent: quiet.SilentColumns | None = None  # silent events detected and rolled back; None: the log has none
 
     def checkpoint_rows(self) -> tuple[Checkpoint, ...]:
         """The checkpoints one by one (the columns are :attr:`checkpoints`)."""
@@ -255,6 +260,7 @@ class _Run:
         self.last_step: float | None = None
         self.line = 0
         self.groups = replica.Reading(groups)
+        self.silent = quiet.Reading()
         self.handlers = {kind: getattr(self, f"_{kind}") for kind in EVENTS}
 
     def _clock(self) -> reader.Clock:
@@ -440,6 +446,23 @@ class _Run:
     def _group_up(self, t: float, record: dict[str, Any]) -> None:
         self.groups.up(t, _given(record, "group"))
 
+    def _silent_detected(self, t: float, record: dict[str, Any]) -> None:
+        self.silent.detected(t, self.time(record, "onset"), _given(record, self.cause_field), self.line)
+
+    def _rollback(self, t: float, record: dict[str, Any]) -> None:
+        assert self.start is not None
+        skip = quiet.duration(_given(record, "skip"), self.clock.factor)
+        self.silent.rollback(t, self.time(record, "to"), skip, self.start, self._durable)
+
+    def _durable(self, start: float, by: float) -> bool:
+        """Whether a checkpoint completed so far started at ``start`` and was durable by ``by``."""
+        for k, begun in enumerate(self.ck_start):
+            if begun == start:
+                persist = self.ck_persist[k]
+                if (self.ck_end[k] if math.isnan(persist) else persist) <= by:
+                    return True
+        return False
+
     def _progress(self, t: float, record: dict[str, Any]) -> None:
         self.progress += 1
         step = record["step"] if "step" in record else get_path(record, "step", MISSING)
@@ -507,6 +530,7 @@ class _Run:
             format=counts.format,
             files=counts.files,
             groups=self.groups.columns(),
+            silent=self.silent.columns(),
         )
 
 
@@ -582,6 +606,7 @@ class Split(montecarlo.Split):
     groups_down: float = 0.0
     quorum: float = 0.0
     overhead: float = 0.0
+    silent: float = 0.0  # kept work lost to silent events: rolled back past, or skipped (docs/model.md §11.7)
 
     @property
     def effective(self) -> float:
@@ -633,6 +658,7 @@ class Analysis:
     causes: tuple[Cause, ...]
     windows: tuple[Window, ...] | None
     groups: replica.Measured | None = None  # what the group events measured; None: the log has none
+    silent: quiet.Measured | None = None  # what the silent events measured; None: the log has none
 
 
 class _Coverage:
@@ -714,11 +740,16 @@ def analyze(timeline: Timeline, *, window_s: float | None = None, overhead: floa
     stall = _stalls(ck, timeline.cut_short)
     restart = _Coverage(ep.failure_s, ended)
     lost_from, lost_to = _merge(ep.resumed_from_s, ep.failure_s)
-    lost_groups = None
+    lost_groups = silent_lost = None
+    cut = timeline.cut_short
+    blocked = _merge(numpy.concatenate((ck.start_s, cut[:, 0], restart.starts, lost_from)),
+                     numpy.concatenate((ck.end_s, cut[:, 1], restart.ends, lost_to)))  # fmt: skip
+    if timeline.silent is not None:
+        # The silent events' lost work, less what is counted already (a stall, a restart, rework).
+        pieces = quiet.kept_pieces(*quiet.spans(timeline.silent), blocked)
+        silent_lost = _Coverage(*pieces)
+        blocked = _merge(numpy.concatenate((blocked[0], pieces[0])), numpy.concatenate((blocked[1], pieces[1])))
     if timeline.groups is not None:
-        cut = timeline.cut_short
-        blocked = _merge(numpy.concatenate((ck.start_s, cut[:, 0], restart.starts, lost_from)),
-                         numpy.concatenate((ck.end_s, cut[:, 1], restart.ends, lost_to)))  # fmt: skip
         lost_groups = replica.losses(timeline.groups, start_s=t0, end_s=t1, blocked=blocked,
                                      restarts=(restart.starts, restart.ends),
                                      failures_s=timeline.failure_times_s, overhead=overhead)  # fmt: skip
@@ -735,12 +766,14 @@ def analyze(timeline: Timeline, *, window_s: float | None = None, overhead: floa
             rework_s = 0.0
         rework_s = max(rework_s, 0.0)
         useful = max(wall - write - down - rework_s, 0.0)
+        silent = 0.0 if silent_lost is None else float(silent_lost.within(a, b))
+        useful = max(useful - silent, 0.0)
         if lost_groups is None:
-            return Split(useful / wall, write / wall, rework_s / wall, down / wall, wall)
+            return Split(useful / wall, write / wall, rework_s / wall, down / wall, wall, silent=silent / wall)
         groups_down, quorum, cost = (float(v) for v in lost_groups.within(a, b))
         useful = max(useful - groups_down - quorum - cost, 0.0)
         return Split(useful / wall, write / wall, rework_s / wall, down / wall, wall, groups_down / wall,
-                     quorum / wall, cost / wall)  # fmt: skip
+                     quorum / wall, cost / wall, silent / wall)  # fmt: skip
 
     realised = split(t0, t1)
     edges = numpy.linspace(t0, t1, BATCHES + 1)
@@ -785,6 +818,7 @@ def analyze(timeline: Timeline, *, window_s: float | None = None, overhead: floa
         groups=None if lost_groups is None or timeline.groups is None
         else replica.measure(timeline.groups, lost_groups, start_s=t0, end_s=t1,
                              failures_s=timeline.failure_times_s, overhead=overhead),
+        silent=None if timeline.silent is None else quiet.measure(timeline.silent, wall_s=t1 - t0),
     )  # fmt: skip
 
 

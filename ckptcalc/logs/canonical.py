@@ -6,12 +6,15 @@ log has one event a line with the fields ``analyze`` reads (docs/commands/events
 * ``time``: an ISO-8601 timestamp in UTC (``2025-06-25T13:20:46.458Z``), or ``time_s``, seconds from
   the log's zero, when the log's times were numbers;
 * ``event``: ``run_start``, ``checkpoint_start``, ``checkpoint_end``, ``failure``, ``recovery``,
-  ``restart_end``, ``progress``, ``group_down``, ``group_up`` or ``run_end``;
+  ``restart_end``, ``progress``, ``group_down``, ``group_up``, ``silent_detected``, ``rollback`` or
+  ``run_end``;
 * where they apply: ``level``, ``step``, ``cause``, ``resumed_from``, ``async_persist_end`` (times in
   the form of ``time``; ``async_persist_end`` is ``interrupted`` for a persist that never completed) and
   ``kind`` (a ``recovery``'s: ``in_place`` or ``notice``, docs/model.md §13), ``group`` (the replica
   group a ``group_down`` or ``group_up`` names) and ``quorum_end`` (a ``group_down``'s: when the running
-  groups resumed after the quorum change, docs/model.md §11.6).
+  groups resumed after the quorum change, docs/model.md §11.6), ``onset`` (a ``silent_detected``'s: when
+  the silent event began), ``to`` and ``skip`` (a ``rollback``'s: the checkpoint it went back to, and the
+  work discarded beyond it, in seconds; docs/model.md §11.7).
 
 It is written as it is read, in JSON Lines or CSV, so a log of any length takes no more memory.
 
@@ -33,7 +36,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import IO, Any, Literal
 
-from ckptcalc.logs import assembly, reader
+from ckptcalc.logs import assembly, reader, silent
 from ckptcalc.logs.reader import MISSING, BadRecord, get_path, text_form
 
 #: The events of the canonical log, in the order a run meets them.
@@ -47,14 +50,17 @@ EVENTS = (
     "progress",
     "group_down",
     "group_up",
+    "silent_detected",
+    "rollback",
     "run_end",
 )
 
 #: Fields written after ``time`` and ``event`` when an event has them (the CSV columns, in order).
-FIELDS = ("level", "step", "cause", "resumed_from", "async_persist_end", "kind", "group", "quorum_end")
+FIELDS = ("level", "step", "cause", "resumed_from", "async_persist_end", "kind", "group", "quorum_end", "onset", "to",
+          "skip")  # fmt: skip
 
 #: Of them, the ones that hold times.
-TIME_FIELDS = ("resumed_from", "async_persist_end", "quorum_end")
+TIME_FIELDS = ("resumed_from", "async_persist_end", "quorum_end", "onset", "to")
 
 #: What ``async_persist_end`` says of a persist that never completed.
 INTERRUPTED = assembly.INTERRUPTED
@@ -130,6 +136,8 @@ class Writer:
                 continue
             if key in TIME_FIELDS and given != INTERRUPTED:
                 given = self._time(self.clock.seconds(given, line=line))
+            elif key == "skip":  # a duration in the log's unit, written in seconds
+                given = silent.duration(given, self.clock.factor)
             out[key] = given
         self._write(time_key, out)
         self.written += 1

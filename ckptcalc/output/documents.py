@@ -812,6 +812,7 @@ def analyze(
             "groups_down": split.groups_down,
             "quorum": split.quorum,
             "overhead": split.overhead,
+            "silent": split.silent,
             "effective": split.effective,
             "effective_ci95": list(analysis.effective_ci95),
             "goodput": goodput,
@@ -837,6 +838,7 @@ def analyze(
                 for lv in analysis.levels
             ],
             "groups": _measured_groups(analysis),
+            "silent": _measured_silent(analysis),
         },
         "model": None if model is None
         else {**{k: v for k, v in model.items() if k != "result"}, "elastic": elastic(model["result"])},
@@ -884,6 +886,27 @@ def _measured_groups(analysis: Analysis) -> dict[str, Any] | None:
     }
 
 
+def _measured_silent(analysis: Analysis) -> dict[str, Any] | None:
+    """What a log's silent events measured (docs/model.md §11.7), or None without any."""
+    s = analysis.silent
+    if s is None:
+        return None
+    return {
+        "events": s.events,
+        "rollbacks": s.rollbacks,
+        "per_day": s.per_day,
+        "per_day_ci95": list(s.per_day_ci95),
+        "silent_mtbf_s": s.mtbf_s,
+        "onsets": s.onsets,
+        "detect_latency_s": s.detect_latency_s,
+        "detect_latency_p90_s": s.detect_latency_p90_s,
+        "detect_latency_ci95": None if s.detect_latency_ci95 is None else list(s.detect_latency_ci95),
+        "skip_s": s.skip_s,
+        "lost_s": s.lost_s,
+        "lost_per_event_s": s.lost_per_event_s,
+    }
+
+
 def analyze_markdown(document: dict[str, Any]) -> str:
     """``analyze --markdown``: the same document as a short Markdown report."""
     from ckptcalc.inputs.units import format_duration as dur
@@ -916,6 +939,8 @@ def analyze_markdown(document: dict[str, Any]) -> str:
     lines.append(f"| failures | {m['failures']} |")
     if m["groups"] is not None:
         lines += [f"| {what} | {value} |" for what, value, _ in wording.group_rows(m["groups"])]
+    if m.get("silent") is not None:
+        lines += [f"| {what} | {value} |" for what, value, _ in wording.measured_silent_rows(m["silent"])]
     model = document["model"]
     if model is not None:
         lines += [

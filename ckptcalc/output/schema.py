@@ -846,6 +846,23 @@ def analyze() -> Schema:
     maybe_share = {"type": ["number", "null"], "minimum": 0, "maximum": 1}
     pair = {"type": ["array", "null"], "items": NUMBER, "minItems": 2, "maxItems": 2}
     count = {"type": "integer", "minimum": 0}
+    silent = _object(
+        {
+            "events": {**count, "description": "silent_detected events"},
+            "rollbacks": {**count, "description": "of them, answered by a rollback"},
+            "per_day": {**NUMBER, "description": "silent events per day of wall time"},
+            "per_day_ci95": {**pair, "description": "the exact χ² 95 % interval of the rate"},
+            "silent_mtbf_s": {**SECONDS, "description": "wall time / events"},
+            "onsets": {**count, "description": "detections with an onset"},
+            "detect_latency_s": {**MAYBE_SECONDS, "description": "mean detection − onset; null: no onset"},
+            "detect_latency_p90_s": MAYBE_SECONDS,
+            "detect_latency_ci95": {**pair, "description": "Student's t 95 %; null with fewer than two onsets"},
+            "skip_s": {**MAYBE_SECONDS, "description": "mean skip of the rollbacks; null: none"},
+            "lost_s": {**SECONDS, "description": "the rollbacks' loss: detection − to + skip, summed"},
+            "lost_per_event_s": MAYBE_SECONDS,
+        },
+        "the silent_detected and rollback events (docs/model.md §11.7); null: none in the log",
+    )
     groups = _object(
         {
             "groups": {"type": "integer", "minimum": 1, "description": "G: --groups, or the largest group + 1"},
@@ -888,11 +905,17 @@ def analyze() -> Schema:
                     "groups_down": {**share, "description": "kept work lost to groups down (group-time / G)"},
                     "quorum": {**share, "description": "kept work lost to quorum pauses (the running groups)"},
                     "overhead": {**share, "description": "kept work lost to --ft-overhead outside pauses"},
+                    "silent": {
+                        **share,
+                        "description": "kept work lost to silent events: rolled back past (to the detection) and"
+                        " skipped, less what is stall, restart or rework already",
+                    },
                     "effective": share,
                     "effective_ci95": {"type": "array", "items": NUMBER, "minItems": 2, "maxItems": 2},
                     "goodput": share,
                 },
-                "shares of the run's wall time (useful + write + rework + restart + the groups' three = 1)",
+                "shares of the run's wall time (useful + write + rework + restart + the groups' three + silent"
+                " = 1)",
             ),
             "discard": FRACTION,
             "measured": _object(
@@ -913,6 +936,7 @@ def analyze() -> Schema:
                     "shape_p_value": MAYBE_NUMBER,
                     "levels": {"type": "array", "items": level},
                     "groups": {"oneOf": [{"type": "null"}, groups]},
+                    "silent": {"oneOf": [{"type": "null"}, silent]},
                 }
             ),
             "model": {"oneOf": [{"type": "null"}, model]},
@@ -977,7 +1001,8 @@ def event() -> Schema:
             "event": {
                 "type": "string",
                 "description": "run_start, run_end, checkpoint_start, checkpoint_end, failure, recovery,"
-                " restart_end, progress, group_down or group_up; any other value is skipped and counted",
+                " restart_end, progress, group_down, group_up, silent_detected or rollback; any other value is"
+                " skipped and counted",
             },
             "level": {"type": "string", "description": "checkpoint events: memory, storage, or a tier name"},
             "async_persist_end": {
@@ -985,7 +1010,10 @@ def event() -> Schema:
                 "description": "checkpoint_end: when its persist became durable, or interrupted (never: a failure"
                 " cut it short); other times in the unit of the time field",
             },
-            "cause": {"type": ["string", "number", "boolean", "null"], "description": "failure: its cause"},
+            "cause": {
+                "type": ["string", "number", "boolean", "null"],
+                "description": "failure, silent_detected: its cause",
+            },
             "resumed_from": {**time, "description": "restart_end: the checkpoint_start whose state was loaded"},
             "step": {"type": "number", "description": "progress: the training step reached"},
             "kind": {"enum": ["in_place", "notice"], "description": "recovery: in place, or with notice"},
@@ -996,6 +1024,17 @@ def event() -> Schema:
             "quorum_end": {
                 **time,
                 "description": "group_down: when the running groups resumed after the quorum change (a pause)",
+            },
+            "onset": {**time, "description": "silent_detected: when the silent event began (no later than it)"},
+            "to": {
+                **time,
+                "description": "rollback: the checkpoint_start of the durable checkpoint rolled back to, or the"
+                " run's start; no later than the silent_detected it answers",
+            },
+            "skip": {
+                "type": ["number", "string"],
+                "description": "rollback: work discarded beyond the checkpoint, a duration in --time-unit"
+                " (seconds for timestamps); 0 when absent",
             },
         },
         "required": ["event"],

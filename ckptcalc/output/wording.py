@@ -543,6 +543,8 @@ def measured_rows(m: dict[str, Any]) -> list[tuple[str, str, str]]:
         rows.append(("Weibull shape", units.sig(m["shape"]), f"test of k = 1: p = {m['shape_p_value']:.2g}"))
     if m.get("groups") is not None:
         rows += group_rows(m["groups"])
+    if m.get("silent") is not None:
+        rows += measured_silent_rows(m["silent"])
     return rows
 
 
@@ -554,7 +556,31 @@ GROUP_PARTS = (("groups_down", "groups down"), ("quorum", "quorum pauses"), ("ov
 
 def split_parts(document: dict[str, Any]) -> tuple[tuple[str, str], ...]:
     """The (key, name) of each part of ``analyze``'s realised split that the run has."""
-    return SPLIT_PARTS + (GROUP_PARTS if document["measured"].get("groups") is not None else ())
+    parts = SPLIT_PARTS + (GROUP_PARTS if document["measured"].get("groups") is not None else ())
+    return parts + (SILENT_PARTS if document["measured"].get("silent") is not None else ())
+
+
+#: The silent events' part of the split, only with silent events in the log.
+SILENT_PARTS = (("silent", "silent events (rolled back, skipped)"),)
+
+
+def measured_silent_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(what, value, note) rows of what a log's silent events measured (docs/model.md §11.7)."""
+    low, high = s["per_day_ci95"]
+    rows = [
+        ("silent events", f"{s['events']:,}", f"{s['rollbacks']:,} rolled back"),
+        ("silent events per day", units.sig(s["per_day"]), f"95 %: {units.sig(low)} to {units.sig(high)}"),
+    ]
+    if s["detect_latency_s"] is not None:
+        note = f"p90 {dur(s['detect_latency_p90_s'])}, {s['onsets']:,} with an onset"
+        if s["detect_latency_ci95"] is not None:
+            note += f"; 95 %: {span(s['detect_latency_ci95'], dur)}"
+        rows.append(("detection latency", dur(s["detect_latency_s"]), note))
+    else:
+        rows.append(("detection latency", "-", "no onset in the log"))
+    if s["lost_per_event_s"] is not None:
+        rows.append(("lost per silent event", dur(s["lost_per_event_s"]), "checkpoint to detection, plus the skip"))
+    return rows
 
 
 def group_rows(g: dict[str, Any]) -> list[tuple[str, str, str]]:
