@@ -253,7 +253,7 @@ def measure(
     """The counts, the group-local share e with its interval, the rejoin time and the quorum pause."""
     import numpy
 
-    from ckptcalc.model.statistics import wilson_interval
+    from ckptcalc.model.statistics import spread, wilson_interval
 
     g = columns.groups
     inside = (columns.start_s >= start_s) & (columns.start_s <= end_s)
@@ -285,16 +285,7 @@ def measure(
     clean = ended & (numpy.searchsorted(failures_s, columns.start_s, side="left")
                      == numpy.searchsorted(failures_s, down_end, side="right"))  # fmt: skip
     spans = (columns.end_s - columns.start_s)[clean]
-    rejoin = p90 = rejoin_ci = None
-    if spans.size:
-        rejoin = float(spans.mean())
-        p90 = float(numpy.percentile(spans, 90))
-        if spans.size > 1:
-            from scipy.special import stdtrit  # Student's t quantile, without scipy.stats' import
-
-            half = float(stdtrit(spans.size - 1, 0.5 + CONFIDENCE / 2)) * float(spans.std(ddof=1))
-            half /= math.sqrt(spans.size)
-            rejoin_ci = (max(rejoin - half, 0.0), rejoin + half)
+    rejoin, p90, rejoin_ci = spread(spans, CONFIDENCE)
     marked = ~numpy.isnan(columns.quorum_end_s)
     pauses = (columns.quorum_end_s - columns.start_s)[marked]
     return Measured(

@@ -171,22 +171,14 @@ def measure(columns: SilentColumns, *, wall_s: float) -> Measured:
     import numpy
 
     from ckptcalc.model.numeric import mtbf_interval
+    from ckptcalc.model.statistics import spread
 
     n = int(columns.detect_s.size)
     low_m, high_m = mtbf_interval(n, wall_s)
     assert high_m is not None  # n ≥ 1: a log with no detection has no silent columns
     known = ~numpy.isnan(columns.onset_s)
     latency = (columns.detect_s - columns.onset_s)[known]
-    mean = p90 = interval = None
-    if latency.size:
-        mean = float(latency.mean())
-        p90 = float(numpy.percentile(latency, 90))
-        if latency.size > 1:
-            from scipy.special import stdtrit  # Student's t quantile, without scipy.stats' import
-
-            half = float(stdtrit(latency.size - 1, 0.5 + CONFIDENCE / 2)) * float(latency.std(ddof=1))
-            half /= math.sqrt(latency.size)
-            interval = (max(mean - half, 0.0), mean + half)
+    mean, p90, interval = spread(latency, CONFIDENCE)
     answered = ~numpy.isnan(columns.rollback_s)
     rollbacks = int(answered.sum())
     lost = (columns.detect_s - columns.to_s + columns.skip_s)[answered]

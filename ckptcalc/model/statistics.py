@@ -64,3 +64,23 @@ def tally(counts: Iterable[tuple[_K, int]]) -> dict[_K, int]:
     for key, count in counts:
         summed[key] = summed.get(key, 0) + count
     return summed
+
+
+def spread(values: Any, confidence: float = 0.95) -> tuple[float | None, float | None, tuple[float, float] | None]:
+    """Mean, 90th percentile and Student's t interval of the mean of measured durations (a numpy array):
+    None for what too few values leave (no value: all three; one value: the interval), the interval's
+    low end kept at 0 or above."""
+    import math
+
+    import numpy
+
+    if not values.size:
+        return None, None, None
+    mean = float(values.mean())
+    p90 = float(numpy.percentile(values, 90))
+    if values.size < 2:
+        return mean, p90, None
+    from scipy.special import stdtrit  # Student's t quantile, without scipy.stats' import
+
+    half = float(stdtrit(values.size - 1, 0.5 + confidence / 2)) * float(values.std(ddof=1)) / math.sqrt(values.size)
+    return mean, p90, (max(mean - half, 0.0), mean + half)
