@@ -643,11 +643,12 @@ def _with_silent(config: Config, schedule: Tiers) -> Tiers:
     """``schedule`` with the silent events of ``config`` as a class of the recursion (docs/model.md §16.3)."""
     if config.silent_mtbf_s is None:
         return schedule
+    kept = storage.kept(config)
     return schedule.replace(
         silent_rate=1.0 / config.silent_mtbf_s,
         silent_latency_s=_or_zero(config.detect_latency_s),
         silent_extra_s=config.storage_restart_s + _or_zero(config.skip_s),
-        keep=math.inf if storage.kept(config) is None else storage.kept(config),
+        keep=math.inf if kept is None else kept,
         keep_every_s=_or_zero(config.keep_every_s),
     )
 
@@ -758,11 +759,12 @@ def _with_silent_summary(config: Config, result: Result) -> Result:
             " those written; give a longer one or pin {interval}",
             where="keep_every_s",
         )
+    kept = storage.kept(config)
     summary = silent.summary(
         mtbf_s=float(config.silent_mtbf_s),
         latency_s=float(_or_zero(config.detect_latency_s)),
         skip_s=float(_or_zero(config.skip_s)),
-        keep=None if storage.kept(config) is None else float(storage.kept(config)),
+        keep=None if kept is None else float(kept),
         keep_every_s=None if every is None else float(every),
         risk=None if config.silent_risk is None else float(config.silent_risk),
         interval_s=interval,

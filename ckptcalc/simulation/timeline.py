@@ -365,6 +365,7 @@ def run_silent(config: Config, failures: Failures, *, cycles: int, seed: int = D
     every = None
     if config.keep_every_s is not None:
         every = max(1, round(float(config.keep_every_s) / tau))
+    kept = storage.kept(config)
     found = silent.simulate(
         interval_s=tau,
         stall_s=schedule.stalls[0],
@@ -373,7 +374,7 @@ def run_silent(config: Config, failures: Failures, *, cycles: int, seed: int = D
         silent_mtbf_s=float(config.silent_mtbf_s or math.inf),
         latency_s=float(config.detect_latency_s or 0.0),
         skip_s=float(config.skip_s or 0.0),
-        keep=None if storage.kept(config) is None else int(storage.kept(config)),
+        keep=None if kept is None else int(kept),
         keep_every=every,
         cycles=check(cycles, None),
         seed=seed,
