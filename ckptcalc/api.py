@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # loaded where they are used, for start-up
     from ckptcalc.inputs.grid import Sweep
     from ckptcalc.logs.analyze import Analysis
     from ckptcalc.logs.fit import FailureFit
+    from ckptcalc.logs.silent import Measured as SilentMeasured
     from ckptcalc.model.band import Band as ModelBand
     from ckptcalc.model.decisions import LeverAssumptions, Steps
     from ckptcalc.model.evaluation import Config
@@ -1436,6 +1437,8 @@ def analyze(
     analysis = timeline.analyze(read, window_s=span, overhead=cost)
     fitted = fitting.fit(read.failure_times_s, start_s=read.start_s, end_s=read.end_s)
     config, reason = _measured_config(analysis, fitted)
+    if config is not None and analysis.silent is not None:
+        config = _with_measured_silent(config, analysis.silent)
     model = None
     mtbf_band = None
     if config is not None and analysis.groups is not None:
@@ -1512,6 +1515,17 @@ def _measured_config(analysis: Analysis, fitted: FailureFit) -> tuple[Config | N
     if storage.persist_s is not None:
         config = config.replace(snapshot_bandwidth=1.0 / extra, bandwidth=1.0 / storage.persist_s)
     return config, None
+
+
+def _with_measured_silent(config: Config, measured: SilentMeasured) -> Config:
+    """``config`` with the silent events a log measured (docs/model.md §11.7), as ``--save-preset``
+    writes them: their rate over the wall time, and the detection latency and skip where measured
+    (every checkpoint retained: a log does not show what was deleted)."""
+    return config.replace(
+        silent_mtbf_s=measured.mtbf_s,
+        detect_latency_s=measured.detect_latency_s,
+        skip_s=measured.skip_s,
+    )
 
 
 def _model_at(

@@ -243,3 +243,35 @@ def test_save_preset_leaves_out_what_was_not_measured(run: Run, tmp_path: Path) 
     assert run("analyze", str(source), "--time-unit", "min", "--save-preset", str(preset)).exit_code == 0
     text = preset.read_text()
     assert '[silent]\nmtbf = "2h"\nskip = "3min"\n' in text and "detect_latency" not in text
+
+
+def test_the_model_at_the_measured_inputs_has_the_silent_events() -> None:
+    """docs/model.md §11.7: the model of a log with silent events runs them at the measured rate (one an
+    hour), latency (15 min) and skip (1.5 min), so the realised 0.475 lies inside its interval; without
+    them the model would claim 0.742, 26.7 points above what the run got."""
+    from ckptcalc import api
+    from ckptcalc.model.evaluation import Config, evaluate
+
+    outcome = api.analyze(FIXTURE, time_unit="min")
+    model = outcome.document["model"]
+    # The measured job (§11.7): writes of 2 min persisting 3 min, every 18 min, restarts of 10 min, one
+    # failure in 120 min.
+    plain = Config(checkpoint_bytes=1.0, bandwidth=1 / 180.0, snapshot_bandwidth=1 / 120.0, mtbf_s=7200.0,
+                   restart_s=600.0, interval_s=1080.0)  # fmt: skip
+    silent = plain.replace(silent_mtbf_s=3600.0, detect_latency_s=900.0, skip_s=90.0)
+    assert model["effective_at_interval"] == pytest.approx(float(evaluate(silent).effective), rel=1e-12)
+    assert float(evaluate(plain).effective) == pytest.approx(0.742165, abs=1e-6)
+    assert model["effective_at_interval"] < 0.475 + 0.03 and model["agrees"]
+    assert outcome.document["warnings"] == []
+
+
+def test_each_window_has_its_silent_share(run: Run, log_path: Path) -> None:
+    """docs/model.md §11.7 in two windows of an hour: the silent loss of 26 + 3 min lies in the first, the
+    8 min of the second event in the second, and each window's split sums to 1."""
+    result = run("analyze", str(log_path), "--time-unit", "min", "--window", "1h", "--json")
+    assert result.exit_code == 0, result.stderr
+    windows = json.loads(result.stdout)["windows"]
+    assert [w["silent"] for w in windows] == pytest.approx([29 / 60, 8 / 60], abs=1e-12)
+    parts = ("effective", "write", "rework", "restart", "groups_down", "quorum", "overhead", "silent")
+    for w in windows:
+        assert sum(w[key] for key in parts) == pytest.approx(1.0, abs=1e-12)

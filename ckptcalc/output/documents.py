@@ -853,7 +853,7 @@ def analyze(
         else [
             {"start_s": w.start_s, "end_s": w.end_s, "effective": w.split.effective, "write": w.split.write,
              "rework": w.split.rework, "restart": w.split.restart, "groups_down": w.split.groups_down,
-             "quorum": w.split.quorum, "overhead": w.split.overhead,
+             "quorum": w.split.quorum, "overhead": w.split.overhead, "silent": w.split.silent,
              "below_slo": below}
             for w, below in zip(analysis.windows, below_slo or (), strict=True)
         ],

@@ -839,6 +839,7 @@ def analyze() -> Schema:
             "groups_down": share,
             "quorum": share,
             "overhead": share,
+            "silent": share,
             "below_slo": {"type": ["boolean", "null"]},
         }
     )
