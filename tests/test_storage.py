@@ -535,3 +535,53 @@ def test_simulate_keeps_what_the_retention_limit_leaves(run_json: RunJson) -> No
     limited = run_json("simulate", "--keep", "20", "--max-retained", "50TB", *silent)
     assert limited["effective"] == run_json("simulate", "--keep", "7", *silent)["effective"]
     assert limited["effective"] != run_json("simulate", "--keep", "20", *silent)["effective"]
+
+
+def _tiered(tmp_path: Path, nvme: str) -> Path:
+    path = tmp_path / "nvme.toml"
+    path.write_text(
+        'base = "llama3-405b-tiered"\n[[levels]]\nname = "host memory"\nbandwidth = "6.25GB/s/gpu"\n'
+        'read_bandwidth = "6.25GB/s/gpu"\nserves = 0.85\n[[levels]]\nname = "local nvme"\n'
+        f'{nvme}serves = 0.12\n[[levels]]\nname = "remote storage"\nbandwidth = "2TB/s"\n'
+        'read_bandwidth = "2TB/s"\nserves = 0.03\n'
+    )
+    return path
+
+
+def test_a_middle_tier_compresses_its_own_checkpoints(tmp_path: Path, run_json: RunJson) -> None:
+    """docs/model.md §17.3, on a middle tier of llama3-405b-tiered: 2× through a free codec is the tier at twice
+    its write and read bandwidth, exactly; through a codec of 50 GB/s per GPU its write is 6.48 TB /
+    819.2 TB/s + 3.24 TB / 24.576 TB/s = 0.0079102 + 0.1318359 = 0.1397461 s, and it takes half the bytes."""
+    plain = 'bandwidth = "1.5GB/s/gpu"\nread_bandwidth = "3GB/s/gpu"\n'
+    free = run_json("optimize", "--preset", str(_tiered(tmp_path, plain + "compression = 2\n")))
+    doubled = run_json(
+        "optimize", "--preset", str(_tiered(tmp_path, 'bandwidth = "3GB/s/gpu"\nread_bandwidth = "6GB/s/gpu"\n'))
+    )
+    assert free["effective"] == pytest.approx(doubled["effective"], rel=1e-12)
+    assert free["levels"][1]["stall_s"] == pytest.approx(6.48e12 / (3e9 * 16384), rel=1e-12)
+    coded = run_json(
+        "optimize", "--preset", str(_tiered(tmp_path, plain + 'compression = 2\ncodec_bandwidth = "50GB/s/gpu"\n'))
+    )
+    assert coded["levels"][1]["stall_s"] == pytest.approx(0.13974609, rel=1e-7)
+    assert coded["levels"][1]["restart_s"] == pytest.approx(600 + 6.48e12 / 8.192e14 + 3.24e12 / 4.9152e13, rel=1e-12)
+    parts = coded["inputs"]["restart_components"]["local nvme"]
+    assert parts["reload_s"] == pytest.approx(0.07382813, rel=1e-7)
+    assert parts["total_s"] == pytest.approx(coded["levels"][1]["restart_s"], rel=1e-12)
+    assert coded["inputs"]["tiers"][1]["compression"] == 2.0
+    nvme = coded["storage"]["tiers"][1]
+    assert nvme["checkpoint_bytes"] == pytest.approx(3.24e12)
+    assert nvme["bytes_written_per_day"] == pytest.approx(3.24e12 * 86400 / coded["levels"][1]["optimal_interval_s"])
+    assert coded["effective"] < free["effective"]  # the codec's time costs
+
+
+@pytest.mark.parametrize(
+    ("extra", "culprit"),
+    [
+        ("compression = 0.5\n", "levels[1].compression"),
+        ('codec_bandwidth = "50GB/s/gpu"\n', "levels[1].codec_bandwidth"),
+        ('compression = 2\ncodec_bandwidth = "0GB/s"\n', "levels[1].codec_bandwidth"),
+    ],
+)
+def test_bad_compression_on_a_middle_tier(tmp_path: Path, run: Run, extra: str, culprit: str) -> None:
+    path = _tiered(tmp_path, 'bandwidth = "1.5GB/s/gpu"\nread_bandwidth = "3GB/s/gpu"\n' + extra)
+    assert_usage_error(run("optimize", "--preset", str(path)), culprit)

@@ -257,8 +257,12 @@ def _levels(
                 where=f"{here}.persist_slowdown",
             )
         for key in ("compression", "codec_bandwidth"):
-            if key in tier and i != count - 1:
-                raise PresetError("compression is modelled on the last tier (storage)", where=f"{here}.{key}")
+            if key in tier and i == 0 and count > 1:
+                raise PresetError(
+                    "the first tier is the in-memory replica, which is not compressed; compression goes on a"
+                    " later tier",
+                    where=f"{here}.{key}",
+                )
         parts = [key for key in ("detect", "reschedule", "read_bandwidth", "warmup") if key in tier]
         if "restart" in tier and parts:
             raise PresetError(f"give restart or its parts, not both (here {parts[0]})", where=f"{here}.restart")
@@ -316,6 +320,8 @@ def _levels(
                 interval_s=None if "interval" not in found else float(found["interval"]),
                 where=here,
                 per_gpu=per_gpu,
+                compression=None if "compression" not in found else float(found["compression"]),
+                codec_bandwidth=None if "codec_bandwidth" not in found else float(found["codec_bandwidth"]),
             )
         )
     if abs(sum(shares) - 1.0) > 1e-9:

@@ -74,6 +74,8 @@ def _write_levels(scenario: Scenario, document: dict[str, Any]) -> None:
             ("restart", "restart_s", "duration"),
             ("read_bandwidth", "read_bandwidth", "rate"),
             ("interval", "interval_s", "duration"),
+            ("compression", "compression", "number"),
+            ("codec_bandwidth", "codec_bandwidth", "rate"),
         ):
             value = getattr(tier, field)
             if value is not None:

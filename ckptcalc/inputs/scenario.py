@@ -18,7 +18,7 @@ from typing import Any
 from ckptcalc.errors import InputError
 from ckptcalc.inputs import units
 from ckptcalc.inputs.fields import AUTO_SPARES, BY_NAME, FIELDS
-from ckptcalc.model.evaluation import Config, Tier, replace
+from ckptcalc.model.evaluation import Config, Tier, moved, replace
 from ckptcalc.model.spares import DEFAULT_GPUS_PER_NODE, DEFAULT_RISK, MOST_SPARES, smallest_spares
 from ckptcalc.records import Record
 
@@ -70,6 +70,8 @@ class MiddleTier(Record):
     interval_s: float | None = None
     where: str = "levels"
     per_gpu: frozenset[str] = frozenset()
+    compression: float | None = None  # its checkpoints compressed by this ratio (docs/model.md §17.3)
+    codec_bandwidth: float | None = None  # through a codec of this throughput (None: a free codec)
 
     def __eq__(self, other: object) -> bool:
         # Where a tier was stated is not part of its identity.
@@ -527,12 +529,13 @@ def _middle(scenario: Scenario) -> tuple[Tier, ...]:
         )
     for tier in scenario.middle:
         rates = {}
-        for name in ("bandwidth", "read_bandwidth"):
+        for name in ("bandwidth", "read_bandwidth", "codec_bandwidth"):
             value = getattr(tier, name)
             if value is not None and name in tier.per_gpu:
                 value = total(units.PerGpu(value), scenario.gpus, f"{tier.where}.{name}")
             rates[name] = value
         checked = {**rates, "restart": tier.restart_s, "interval": tier.interval_s}
+        _check_tier_codec(tier)
         for key, value in checked.items():
             if value is not None and not (math.isfinite(value) and SMALLEST <= value <= LARGEST):
                 raise InputError(
@@ -547,9 +550,21 @@ def _middle(scenario: Scenario) -> tuple[Tier, ...]:
                 share=tier.share,
                 read_bandwidth=rates["read_bandwidth"],
                 interval_s=tier.interval_s,
+                compression=tier.compression,
+                codec_bandwidth=rates["codec_bandwidth"],
             )
         )
     return tuple(found)
+
+
+def _check_tier_codec(tier: MiddleTier) -> None:
+    """A middle tier's compression: a ratio of 1 or more, and a codec only with its ratio (§17.3)."""
+    if tier.codec_bandwidth is not None and tier.compression is None:
+        raise InputError("a codec needs its ratio (compression)", where=f"{tier.where}.codec_bandwidth")
+    if tier.compression is not None and not (math.isfinite(tier.compression) and 1.0 <= tier.compression <= LARGEST):
+        raise InputError(
+            f"must be a compression ratio of 1 or more, got {tier.compression:g}", where=f"{tier.where}.compression"
+        )
 
 
 class Parts(Record):
@@ -572,17 +587,21 @@ def anatomy(job: Job) -> tuple[tuple[str, Parts], ...]:
     found = []
     levels = c.levels()
     reads: list[float | bool | None] = []
+    codecs: list[tuple[Any, Any]] = []  # each level's compression and codec bandwidth (docs/model.md §17.3)
     if c.has_memory:
         reads.append(None if c.memory_read_bandwidth is None else float(c.memory_read_bandwidth))
+        codecs.append((None, None))
     for stated, tier in zip(s.middle, c.middle, strict=True):
         read = tier.read_bandwidth
         reads.append(float(read) if stated.restart_s is None and read is not None else None)
+        codecs.append((tier.compression, tier.codec_bandwidth))
     reads.append(float(c.read_bandwidth) if c.read_bandwidth is not None else (s.restart_s is None))
-    for level, read in zip(levels, reads, strict=True):
+    codecs.append((c.compression, c.codec_bandwidth))
+    for level, read, (ratio, codec) in zip(levels, reads, codecs, strict=True):
         if read is None or read is False:
             continue
         bandwidth = None if read is True else float(read)
-        reload = size / bandwidth if bandwidth is not None else 0.0
+        reload = float(moved(size, bandwidth, ratio, codec)) if bandwidth is not None else 0.0
         found.append((level.name, Parts(detect, reschedule, reload, warmup, bandwidth, float(level.restart_s))))
     return tuple(found)
 

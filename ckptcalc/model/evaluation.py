@@ -173,6 +173,9 @@ class Tier(Record):
     ``restart_s`` is its whole restart, or, with ``read_bandwidth``, the part
     that does not depend on the checkpoint size (the reload, size / read
     bandwidth, is added). ``share`` is the share of failures it recovers.
+    ``compression`` (with ``codec_bandwidth``, None: a free codec) compresses
+    its checkpoints: the write and the reload each pass the codec and move
+    size / ratio (docs/model.md §17.3).
     """
 
     name: str
@@ -181,6 +184,28 @@ class Tier(Record):
     share: Num
     read_bandwidth: Num | None = None
     interval_s: Num | None = None
+    compression: Num | None = None
+    codec_bandwidth: Num | None = None
+
+    def stall(self, size_bytes: Num) -> Num:
+        """The tier's write of one checkpoint: size / B, or through its codec."""
+        return moved(size_bytes, self.bandwidth, self.compression, self.codec_bandwidth)
+
+    def restart(self, size_bytes: Num) -> Num:
+        """The tier's restart: its fixed part plus, with a read bandwidth, the reload (through its codec)."""
+        if self.read_bandwidth is None:
+            return self.restart_s
+        return self.restart_s + moved(size_bytes, self.read_bandwidth, self.compression, self.codec_bandwidth)
+
+
+def moved(size_bytes: Num, bandwidth: Num, compression: Num | None, codec_bandwidth: Num | None) -> Num:
+    """Time to move one checkpoint over ``bandwidth``: size / B, or with ``compression`` through the codec
+    (size / B_c + size / (c·B); docs/model.md §17.3)."""
+    if compression is None:
+        return write_time(size_bytes, bandwidth)
+    from ckptcalc.model.storage import coded_time
+
+    return coded_time(size_bytes, bandwidth, compression, codec_bandwidth)
 
 
 def restart_time(restart_s: Num, checkpoint_bytes: Num, read_bandwidth: Num | None) -> Num:
@@ -307,11 +332,7 @@ class Config(Record):
     @property
     def write_s(self) -> Num:
         """Time to make a checkpoint durable in storage, S / B, in every mode."""
-        if self.compression is not None:
-            from ckptcalc.model.storage import coded_time
-
-            return coded_time(self.checkpoint_bytes, self.bandwidth, self.compression, self.codec_bandwidth)
-        return write_time(self.checkpoint_bytes, self.bandwidth)
+        return moved(self.checkpoint_bytes, self.bandwidth, self.compression, self.codec_bandwidth)
 
     @property
     def is_async(self) -> bool:
@@ -333,12 +354,10 @@ class Config(Record):
     @property
     def storage_restart_s(self) -> Num:
         """The restart from storage, reload included."""
-        if self.compression is not None and self.read_bandwidth is not None:
-            from ckptcalc.model.storage import coded_time
-
-            reload = coded_time(self.checkpoint_bytes, self.read_bandwidth, self.compression, self.codec_bandwidth)
-            return self.restart_s + reload
-        return restart_time(self.restart_s, self.checkpoint_bytes, self.read_bandwidth)
+        if self.read_bandwidth is None:
+            return self.restart_s
+        reload = moved(self.checkpoint_bytes, self.read_bandwidth, self.compression, self.codec_bandwidth)
+        return self.restart_s + reload
 
     def levels(self) -> tuple[Level, ...]:
         """The levels of docs/model.md §4 and §12, fastest first: memory, the middle tiers, storage.
@@ -370,9 +389,9 @@ class Config(Record):
             levels.append(
                 Level(
                     name=tier.name,
-                    stall_s=write_time(self.checkpoint_bytes, tier.bandwidth),
+                    stall_s=tier.stall(self.checkpoint_bytes),
                     lag_s=0.0,
-                    restart_s=restart_time(tier.restart_s, self.checkpoint_bytes, tier.read_bandwidth),
+                    restart_s=tier.restart(self.checkpoint_bytes),
                     share=tier.share,
                     interval_s=tier.interval_s,
                 )

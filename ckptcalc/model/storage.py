@@ -106,6 +106,15 @@ def stored_bytes(config: Any) -> Num:
     return config.checkpoint_bytes / config.compression
 
 
+def tier_bytes(config: Any, name: str) -> Num:
+    """The bytes one checkpoint of the tier ``name`` takes: size / c on a compressed middle tier (docs/model.md
+    §17.3), the checkpoint size on any other below storage."""
+    tier = next((t for t in config.middle if t.name == name), None)
+    if tier is None or tier.compression is None:
+        return config.checkpoint_bytes
+    return config.checkpoint_bytes / tier.compression
+
+
 def shortest_interval(size_bytes: Num, limit_bytes_per_day: Num) -> Num:
     """The shortest interval at which one checkpoint of ``size_bytes`` per interval stays within
     ``limit_bytes_per_day``: size × 86 400 / limit."""
@@ -222,7 +231,7 @@ def load(config: Any, result: Any, max_busy: float | None = None, evaluate: Call
         interval = float(plan.interval_s)
         write = float(level.persist_s) if float(level.persist_s) > 0 else float(level.snapshot_s)
         top = plan is result.levels[-1]
-        size = float(stored_bytes(config) if top else config.checkpoint_bytes)
+        size = float(stored_bytes(config) if top else tier_bytes(config, str(level.name)))
         finite = math.isfinite(interval) and interval > 0
         tiers.append(
             TierLoad(

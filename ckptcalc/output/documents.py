@@ -146,6 +146,7 @@ def tiers(job: Job) -> list[dict[str, Any]] | None:
         *(t.bandwidth if "bandwidth" in t.per_gpu else None for t in s.middle),
         s.bandwidth if "bandwidth" in s.per_gpu else None,
     ]
+    codecs = [(None, None), *((t.compression, t.codec_bandwidth) for t in c.middle), (c.compression, c.codec_bandwidth)]
     return [
         {
             "name": level.name,
@@ -154,8 +155,10 @@ def tiers(job: Job) -> list[dict[str, Any]] | None:
             "stall_s": float(level.stall_s),
             "share_of_failures": float(level.share),
             "restart_s": float(level.restart_s),
+            "compression": _f(ratio),
+            "codec_bandwidth_bytes_per_s": _f(codec),
         }
-        for level, bandwidth, rate in zip(c.levels(), bandwidths, per_gpu, strict=True)
+        for level, bandwidth, rate, (ratio, codec) in zip(c.levels(), bandwidths, per_gpu, codecs, strict=True)
     ]
 
 

@@ -81,6 +81,8 @@ TIER = _object(
         "stall_s": SECONDS,
         "share_of_failures": FRACTION,
         "restart_s": SECONDS,
+        "compression": {"type": ["number", "null"], "minimum": 1, "description": "the tier's compression ratio"},
+        "codec_bandwidth_bytes_per_s": {**MAYBE_NUMBER, "description": "its codec's throughput, bytes per second"},
     }
 )
 
