@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
 from pathlib import Path
@@ -252,13 +253,16 @@ def test_check_needs_a_floor_or_a_risk(run: Run) -> None:
 # ------------------------------------------------------------ the simulation (docs/model.md §16.4)
 
 #: (τ, δ, r, M, silent MTBF, d, skip, keep, every p-th kept for good): silent losses of 0.6 to 6.5 pp,
-#: every checkpoint kept or a few with some kept for good, with and without a skip.
+#: every checkpoint kept or a few, with and without some kept for good, with and without a skip.
 _SIMULATED = [
     (600.0, 10.0, 300.0, 7200.0, 86400.0, 1800.0, 0.0, None, None),
     (300.0, 5.0, 600.0, 11160.0, 43200.0, 900.0, 0.0, 4, 12),
     (300.0, 5.0, 600.0, 20000.0, 21600.0, 600.0, 300.0, None, None),
     (600.0, 10.0, 300.0, 11160.0, 1209600.0 / 2, 3600.0, 0.0, 5, 24),
     (600.0, 10.0, 300.0, 30000.0, 30000.0, 300.0, 0.0, None, None),
+    # A few kept, none for good: an unrecoverable event is the run's risk, not a loss of the steady state.
+    (600.0, 10.0, 300.0, 20000.0, 86400.0, 1800.0, 0.0, 3, None),
+    (300.0, 5.0, 600.0, 30000.0, 43200.0, 1200.0, 120.0, 2, None),
 ]
 
 
@@ -354,3 +358,21 @@ def test_plan_counts_the_silent_events_over_its_run(run_json: RunJson) -> None:
     plain = run_json("plan", "--work", "54d", "--interval", "10min", "--runs", "100")
     # First order, each event costs τ/2 + d + r = 4500 s per 14 d of work: 0.372 % more wall time.
     assert 1.0030 < doc["expected_s"] / plain["expected_s"] < 1.0045
+
+
+def test_simulate_says_what_the_silent_events_did(run: Run) -> None:
+    """docs/model.md §16.4: keeping 3 with none kept for good, most events find no clean checkpoint; the
+    table counts them as the run's risk, and the steady state still agrees with the model."""
+    args = ["simulate", "--silent-mtbf", "1d", "--detect-latency", "1h", "--keep", "3", "--mtbf", "6h",
+            "--size", "10GB", "--bw", "1GB/s", "--restart", "5min", "--interval", "10min", "--cycles", "4000",
+            "--seed", "3"]  # fmt: skip
+    doc = json.loads(run(*args, "--json").stdout)
+    found = doc["silent"]
+    assert found["unrecoverable"] > 0.5 * found["events"] > 50
+    assert found["analytic_p_unrecoverable_per_event"] == pytest.approx(
+        float(silent.p_unrecoverable(interval_s=600.0, latency_s=3600.0, keep=3.0)), rel=1e-12
+    )
+    assert doc["agreement"]["exact"]["agrees"]
+    text = " ".join(run(*args).stdout.split())
+    assert f"{found['unrecoverable']:,} with no clean checkpoint retained" in text
+    assert "each would lose the run so far" in text

@@ -781,6 +781,8 @@ def simulation(document: dict[str, Any]) -> None:
     out.print(f"Failures: {document['failures']:,} ({document['failures_in_restart']:,} during a restart)")
     if document["spares"] is not None:
         out.print(wording.simulated_spares(document["spares"]))
+    if document.get("silent") is not None:
+        out.print(wording.simulated_silent(document["silent"], document["inputs"]["keep_every_s"] is not None))
     for line in wording.storage_lines(document.get("storage")):
         out.print(line)
     out.print()

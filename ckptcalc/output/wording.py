@@ -747,6 +747,22 @@ def simulated_spares(found: dict[str, Any]) -> str:
     )
 
 
+def simulated_silent(found: dict[str, Any], kept_for_good: bool) -> str:
+    """The simulated silent events beside the model's P_u, from ``simulate``'s JSON ``silent``."""
+    measured = found["p_unrecoverable_per_event"]
+    share = "" if measured is None else f" ({pct(measured)}; model {pct(found['analytic_p_unrecoverable_per_event'])})"
+    fate = (
+        "each back to the newest checkpoint kept for good"
+        if kept_for_good
+        else "each would lose the run so far: the run's risk, left out of the effective time, as in the model"
+    )
+    return (
+        f"Silent events: {found['events']:,} noticed after {dur(found['detect_latency_s'])} of work on average,"
+        f" {found['erased']:,} erased by a failure first; {found['unrecoverable']:,} with no clean checkpoint"
+        f" retained{share}" + (f", {fate}." if found["unrecoverable"] else ".")
+    )
+
+
 def elastic_note() -> str:
     """How far the elastic replica groups' analytic form is from the simulation (docs/model.md §14)."""
     return (

@@ -7,9 +7,12 @@ each goes back to the newest retained checkpoint and restarts in r. Silent
 events start at λ_s per unit of work while the state is clean; each is noticed
 after D ~ Exp(d) of further work (re-done work counts). On detection the job
 goes back to the newest retained checkpoint written before the onset, or, with
-none left, to the newest checkpoint kept for good before it (the start of the
-run when there is none: the event is *unrecoverable*), restarts in r and skips
-s_k (both a restart here). A fail-stop rollback to a checkpoint written before
+none left (the event is *unrecoverable*), to the newest checkpoint kept for good
+before it (the start of the run when there is none), restarts in r and skips
+s_k (both a restart here). Without ``keep_every`` an unrecoverable event loses
+the run so far: as in the model (docs/model.md §16.2), that is the run's risk,
+counted in ``unrecoverable``, not a loss of the steady state, so the run goes on
+from the onset's own checkpoint, as if it had been kept. A fail-stop rollback to a checkpoint written before
 the onset erases the corruption; one to a later checkpoint keeps it.
 
 Only the ``keep`` newest checkpoints are retained (all when None); with
@@ -174,7 +177,9 @@ def simulate(
                     target = clean[-1]
                 else:
                     unrecoverable += 1
-                    target = forever[bisect.bisect_right(forever, corrupt_at) - 1]
+                    # With checkpoints kept for good, back to the newest before the onset; without, the
+                    # run is lost (its risk): the steady state goes on from the onset's checkpoint.
+                    target = corrupt_at if keep_every is None else forever[bisect.bisect_right(forever, corrupt_at) - 1]
                 while retained and retained[-1] > target:
                     retained.pop()
                 if not retained or everything:
