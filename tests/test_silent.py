@@ -376,3 +376,18 @@ def test_simulate_says_what_the_silent_events_did(run: Run) -> None:
     text = " ".join(run(*args).stdout.split())
     assert f"{found['unrecoverable']:,} with no clean checkpoint retained" in text
     assert "each would lose the run so far" in text
+
+
+def test_events_counted_in_a_window_carry_their_band(run_json: RunJson) -> None:
+    """docs/model.md §16.2: 3 events in 54 d, a run of 54 d, τ = 10 min, d = 1 h, k = 5: 0.618672 to
+    8.767273 events over the run, a risk of 0.25366 to 0.98417, and k = 42 at the band's highest rate."""
+    doc = run_json("optimize", "--silent-events", "3", "--window", "54d", "--detect-latency", "1h", "--keep", "5",
+                   "--work", "54d", "--interval", "10min")  # fmt: skip
+    found = doc["silent"]
+    run_s = 54 * 86400.0
+    assert [run_s / x for x in found["mtbf_ci95"]] == pytest.approx([8.767273, 0.618672], abs=2e-6)
+    assert found["events_per_run_ci95"] == pytest.approx([0.618672, 8.767273], abs=2e-6)
+    assert found["p_unrecoverable_run_ci95"] == pytest.approx([0.25366, 0.98417], abs=2e-5)
+    assert found["keep_for_risk_ci95"] == 42
+    stated = run_json("optimize", "--silent-mtbf", "18d", "--detect-latency", "1h", "--keep", "5", "--work", "54d")
+    assert stated["silent"]["mtbf_ci95"] is None and stated["silent"]["keep_for_risk_ci95"] is None

@@ -142,6 +142,45 @@ def young_interval(stall_s: float, mtbf_s: float, silent_mtbf_s: float) -> float
     return math.sqrt(2.0 * stall_s / (1.0 / mtbf_s + 1.0 / silent_mtbf_s))
 
 
+class Band(Record):
+    """The silent events' figures at both ends of their rate's 95 % interval (docs/model.md §16.2), from
+    n events seen in a window: the mean work between events at each end (``high_s`` None with none seen,
+    where only the lower bound exists), and with the run's length the events, the run's risk at each end
+    and the keep that meets the risk at the pessimistic end (the most events)."""
+
+    low_s: float
+    high_s: float | None
+    events_per_run: tuple[float, float] | None  # at the high and the low end of the mean work between them
+    p_unrecoverable_run: tuple[float, float] | None
+    keep_for_risk: int | None  # at the low end: enough however often the events come within the band
+
+
+def band(found: Summary, low_s: float, high_s: float | None) -> Band:
+    """``found`` (a :class:`Summary`) at both ends of the band ``low_s`` … ``high_s`` of its mean work between
+    silent events; P_u does not depend on the rate.
+
+    >>> s = summary(mtbf_s=18 * 86400.0, latency_s=3600.0, skip_s=0.0, keep=5.0, keep_every_s=None,
+    ...             risk=None, interval_s=600.0, restart_s=600.0, work_s=54 * 86400.0)
+    >>> b = band(s, 54 * 86400.0 / 8.767273, 54 * 86400.0 / 0.618672)
+    >>> [round(p, 4) for p in b.p_unrecoverable_run], b.keep_for_risk
+    ([0.2537, 0.9842], 42)
+    """
+    if found.work_s is None:
+        return Band(low_s=low_s, high_s=high_s, events_per_run=None, p_unrecoverable_run=None, keep_for_risk=None)
+    few = 0.0 if high_s is None else found.work_s / high_s
+    many = found.work_s / low_s
+    p_u = found.p_unrecoverable_per_event
+    return Band(
+        low_s=low_s,
+        high_s=high_s,
+        events_per_run=(few, many),
+        p_unrecoverable_run=(float(p_run(few, p_u)), float(p_run(many, p_u))),
+        keep_for_risk=keep_for_risk(
+            interval_s=found.interval_s, latency_s=found.latency_s, events=many, risk=found.risk
+        ),
+    )
+
+
 class Summary(Record):
     """What a job's silent events come to at the storage interval it runs (docs/model.md §16.2):
     per day of work and, with the run's length, over the run; the keep that meets the run's risk."""

@@ -17,10 +17,11 @@ smooth remainder by the Euler–Maclaurin formula, whose integrals are
 incomplete gamma functions: ∫_x^∞ S = M·Q(1/k, (x/λ)^k). Plain floats only;
 no numpy, no scipy.
 
->>> split = weibull_split(interval_s=300.0, stall_s=3.24e-3 * 1e5, lag_s=0.0, restart_s=600.0,
+>>> split = weibull_split(interval_s=300.0, stall_s=3.24, lag_s=0.0, restart_s=600.0,
 ...                       mtbf_s=11160.0, shape=1.0)
->>> round(split.effective, 6)
-0.90909
+>>> exponential = 300.0 * math.exp(-600.0 / 11160.0) / (11160.0 * math.expm1(303.24 / 11160.0))
+>>> round(split.effective, 9), abs(split.effective - exponential) < 1e-12
+(0.92485129, True)
 """
 
 from __future__ import annotations

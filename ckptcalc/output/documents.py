@@ -244,7 +244,7 @@ def evaluation(
         "spares": spares(job, result),
         "elastic": elastic(result),
         "storage": storage(job, result),
-        "silent": silent(result),
+        "silent": silent(result, job.silent_band),
     }
 
 
@@ -263,11 +263,17 @@ def _simulated_silent(outcome: Simulation, result: Result) -> dict[str, Any] | N
     }
 
 
-def silent(result: Result) -> dict[str, Any] | None:
-    """The silent events and retention (docs/model.md §16), or None without silent events."""
+def silent(result: Result, band: tuple[float, float | None] | None = None) -> dict[str, Any] | None:
+    """The silent events and retention (docs/model.md §16), or None without silent events; ``band`` the
+    95 % interval of their mean work apart, from events counted in a window (§16.2)."""
     found = result.silent
     if found is None:
         return None
+    ends = None
+    if band is not None:
+        from ckptcalc.model.silent import band as at_ends
+
+        ends = at_ends(found, band[0], band[1])
     return {
         "mtbf_s": found.mtbf_s,
         "detect_latency_s": found.latency_s,
@@ -284,6 +290,12 @@ def silent(result: Result) -> dict[str, Any] | None:
         "rework_per_event_s": found.rework_per_event_s,
         "keep_for_risk": found.keep_for_risk,
         "latency_over_interval": found.latency_over_interval,
+        "mtbf_ci95": None if ends is None else [ends.low_s, ends.high_s],
+        "events_per_run_ci95": None if ends is None or ends.events_per_run is None else list(ends.events_per_run),
+        "p_unrecoverable_run_ci95": None
+        if ends is None or ends.p_unrecoverable_run is None
+        else list(ends.p_unrecoverable_run),
+        "keep_for_risk_ci95": None if ends is None else ends.keep_for_risk,
         "model": "approximate",
         "note": wording.silent_note(found.keep is None, found.keep_every_s is None),
     }
@@ -754,7 +766,7 @@ def plan(
         "deadline_s": deadline_s,
         "p_deadline": figures["p_deadline"],
         "p_deadline_ci95": figures["p_deadline_ci95"],
-        "silent": silent(result),
+        "silent": silent(result, job.silent_band),
         "warnings": [
             *warnings(result),
             *([] if expected_s is not None else [wording.NO_EXACT]),

@@ -380,6 +380,33 @@ SILENT: Schema = {
                     "description": "fewest newest checkpoints that keep the run's risk at most silent_risk",
                 },
                 "latency_over_interval": {"type": "number", "minimum": 0, "description": "d / interval"},
+                "mtbf_ci95": {
+                    "type": ["array", "null"],
+                    "prefixItems": [SECONDS, MAYBE_SECONDS],
+                    "minItems": 2,
+                    "maxItems": 2,
+                    "description": "95 % interval of mtbf_s from --silent-events in --window (open above with"
+                    " none seen); null when the rate was stated",
+                },
+                "events_per_run_ci95": {
+                    "type": ["array", "null"],
+                    "items": {"type": "number", "minimum": 0},
+                    "minItems": 2,
+                    "maxItems": 2,
+                    "description": "events_per_run at the high and the low end of mtbf_ci95 (with --work)",
+                },
+                "p_unrecoverable_run_ci95": {
+                    "type": ["array", "null"],
+                    "items": FRACTION,
+                    "minItems": 2,
+                    "maxItems": 2,
+                    "description": "p_unrecoverable_run at the two ends of mtbf_ci95 (with --work)",
+                },
+                "keep_for_risk_ci95": {
+                    "type": ["integer", "null"],
+                    "minimum": 1,
+                    "description": "the keep that meets silent_risk at the low end of mtbf_ci95 (with --work)",
+                },
                 "model": {"const": "approximate"},
                 "note": {"type": "string"},
             },

@@ -934,7 +934,21 @@ def silent_rows(found: dict[str, Any]) -> list[tuple[str, str, str]]:
         )
     else:
         rows.append(("over the run", "-", "give --work for the run's risk and the keep it needs"))
+    if found.get("mtbf_ci95") is not None:
+        low, high = found["mtbf_ci95"]
+        rows.insert(1, ("events, 95 %", span_of_days(low, high), "from the events counted in --window"))
+        if found["p_unrecoverable_run_ci95"] is not None:
+            few, many = found["p_unrecoverable_run_ci95"]
+            rows.append(("P(unrecoverable), run, 95 %", f"{pct(few)} to {pct(many)}", "at the ends of the rate's band"))
+            rows.append((f"keep for ≤ {pct(found['silent_risk'])}, 95 %", str(found["keep_for_risk_ci95"]),
+                         "enough at the band's highest rate"))  # fmt: skip
     return rows
+
+
+def span_of_days(low_s: float, high_s: float | None) -> str:
+    """A band of mean times between events as events per day, fewest first (``high_s`` None: from 0)."""
+    few = 0.0 if high_s is None else 86400.0 / high_s
+    return f"{few:.3g} to {86400.0 / low_s:.3g} per day"
 
 
 def _percent(value: float) -> str:
