@@ -331,6 +331,10 @@ def test_warnings_are_quoted_as_written(outputs: Outputs) -> None:
     assert optimize.quotes == [flat("warning: " + w) for w in said]
     analyze = parse(markdown.analysis({**outputs.json["analyze"], "warnings": said}))
     assert analyze.quotes == [flat(w) for w in said]
+    compare = outputs.json["compare"]
+    scenarios = [{**compare["scenarios"][1], "warnings": said}, *compare["scenarios"][2:]]
+    quoted = parse(markdown.document({**compare, "scenarios": scenarios})).quotes
+    assert quoted == [flat(f"warning: {scenarios[0]['name']}: {w}") for w in said]
 
 
 # ------------------------------------------------------------------ compare's inputs and levels

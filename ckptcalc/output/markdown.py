@@ -66,7 +66,7 @@ def inline(text: object) -> str:
 
 
 def table(header: Sequence[object], rows: Iterable[Sequence[object]]) -> list[str]:
-    """A GitHub-flavoured table, one line per list item, every cell escaped by :func:`cell`."""
+    """A GitHub-flavoured table as a list of lines, every cell escaped by :func:`cell`."""
     lines = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + "---|" * len(header)]
     for row in rows:
         if len(row) != len(header):
@@ -181,7 +181,7 @@ def _compare(doc: dict[str, Any]) -> list[str]:
         # Every tier's interval, a memory replica's as well as storage's: one row per scenario and level.
         level_rows = [[name, *row] for name, s in zip(names, scenarios, strict=True) for row in _levels(s["levels"])]
         lines += ["", inline(wording.MARKDOWN_LEVELS), "", *table(["scenario", *_LEVEL_HEADER], level_rows)]
-    return lines
+    return lines + _quotes("warning: ", [wording.of_scenario(s["name"], w) for s in scenarios for w in s["warnings"]])
 
 
 def _compare_inputs(scenarios: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:

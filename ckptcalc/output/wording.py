@@ -950,6 +950,11 @@ MARKDOWN_RESULTS = "Exact model, shares of elapsed time:"
 MARKDOWN_LEVELS = "Schedule of every level:"
 
 
+def of_scenario(name: str, message: str) -> str:
+    """A warning about one scenario of several: ``restart=2min: ...``."""
+    return f"{name}: {message}"
+
+
 def markdown_check_title(floor: str, silent_risk: str | None) -> str:
     """``check --markdown``'s title: the floor, and the silent-event risk allowed where one is."""
     more = "" if silent_risk is None else f", silent risk at most {silent_risk}"
