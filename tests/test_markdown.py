@@ -6,6 +6,7 @@ documents appended to one file stay apart."""
 
 from __future__ import annotations
 
+import doctest
 import json
 import re
 from collections.abc import Iterator
@@ -188,6 +189,13 @@ def test_a_quoted_line_opening_like_a_block_stays_a_line(text: str, written: str
     assert block in parse(f"> {text}\n").types  # unescaped, it opens that block
     parsed = parse(f"> {written}\n")
     assert block not in parsed.types and parsed.quotes == [text]
+
+
+def test_the_examples_in_the_docstrings() -> None:
+    from ckptcalc.output import markdown
+
+    failures, tried = doctest.testmod(markdown)
+    assert (failures, tried) == (0, 4)
 
 
 def test_a_row_of_the_wrong_width_is_refused() -> None:
