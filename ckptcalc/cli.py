@@ -146,11 +146,11 @@ MarkdownOpt = Annotated[bool, typer.Option("--markdown", help="Print GitHub-flav
 
 
 def _print_markdown(document: dict[str, Any]) -> None:
-    from ckptcalc.output import documents
+    from ckptcalc.output import markdown
 
     for message in document.get("warnings", []):
         sys.stderr.write(f"warning: {_plain(message)}\n")
-    sys.stdout.write(_printable(documents.markdown(document)))
+    sys.stdout.write(_printable(markdown.document(document)))
 
 
 def _printable(text: str) -> str:
@@ -1215,10 +1215,10 @@ def analyze(
     if json_output:
         _print_json(document)
         return
-    from ckptcalc.output import documents
-
     if markdown:
-        sys.stdout.write(_printable(documents.analyze_markdown(document)))
+        from ckptcalc.output import markdown as markdown_output
+
+        sys.stdout.write(_printable(markdown_output.analysis(document)))
         return
     from ckptcalc.output import tables
 

@@ -953,3 +953,66 @@ def span_of_days(low_s: float, high_s: float | None) -> str:
 
 def _percent(value: float) -> str:
     return f"{100.0 * value:.3g} %"
+
+
+# --markdown: plain text that ckptcalc.output.markdown escapes, except where a piece is said to be
+# Markdown already.
+
+
+def markdown_title(command: str, preset: str | None) -> str:
+    """A Markdown document's title: ``ckptcalc optimize: llama3-405b``."""
+    return f"ckptcalc {command}" if preset is None else f"ckptcalc {command}: {preset}"
+
+
+def markdown_headline(interval: str, effective: str, dominant: str) -> str:
+    """``optimize --markdown``'s first line; the three pieces are Markdown already (escaped, perhaps
+    emphasised), and the words around them hold no markup."""
+    return f"Optimal interval {interval}, effective time {effective} (exact model); {dominant} dominates."
+
+
+def markdown_band(span_text: str) -> str:
+    return f"MTBF 95 % interval {span_text}:"
+
+
+MARKDOWN_LEVERS = "Levers (one change at a time, re-optimised):"
+MARKDOWN_INPUTS = "Inputs:"
+MARKDOWN_RESULTS = "Exact model, shares of elapsed time:"
+MARKDOWN_LEVELS = "Schedule of every level:"
+
+
+def of_scenario(name: str, message: str) -> str:
+    """A warning about one scenario of several: ``restart=2min: ...``."""
+    return f"{name}: {message}"
+
+
+def markdown_check_title(floor: str, silent_risk: str | None) -> str:
+    """``check --markdown``'s title: the floor, and the silent-event risk allowed where one is."""
+    more = "" if silent_risk is None else f", silent risk at most {silent_risk}"
+    return f"ckptcalc check: floor {floor}{more}"
+
+
+def markdown_sweep_title(over: str, preset: str | None) -> str:
+    return markdown_title(f"sweep over {over}", preset)
+
+
+def failure_law(shape: float | None) -> str:
+    """``exponential``, or ``Weibull 0.7`` with a shape."""
+    return "exponential" if shape is None else f"Weibull {units.sig(float(shape))}"
+
+
+def level_list(names: list[str], is_async: bool) -> str:
+    """The levels of a job, nearest first: ``memory+storage``, ``storage (async)``."""
+    return "+".join(names) + (" (async)" if is_async else "")
+
+
+def analyze_markdown_title(log: str) -> str:
+    return f"Run analysis: {log}"
+
+
+def analyze_markdown_line(wall_s: float, realised: dict[str, Any]) -> str:
+    """``analyze --markdown``'s first line: the wall time, effective time with its interval, goodput."""
+    low, high = realised["effective_ci95"]
+    return (
+        f"Wall time {dur(wall_s)}; effective {pct(realised['effective'])} (95 %: {pct(low)} to {pct(high)}),"
+        f" goodput {pct(realised['goodput'])}."
+    )
