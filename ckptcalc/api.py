@@ -61,6 +61,23 @@ class Outcome(Record):
     def __getitem__(self, key: str) -> Any:
         return copy.deepcopy(self.document[key])
 
+    # How a result shows itself (ckptcalc.output.display): the headline figures only, in one line for
+    # repr() and as a small table in a notebook; to_dict() has everything.
+    def __repr__(self) -> str:
+        from ckptcalc.output import display
+
+        return display.short(type(self).__name__, display.headline(self.document))
+
+    def _repr_markdown_(self) -> str:
+        from ckptcalc.output import display
+
+        return display.as_markdown(type(self).__name__, display.headline(self.document))
+
+    def _repr_html_(self) -> str:
+        from ckptcalc.output import display
+
+        return display.as_html(type(self).__name__, display.headline(self.document))
+
 
 class Optimization(Outcome):
     """:func:`optimize`'s result; the model's own :class:`ckptcalc.model.evaluation.Result` is ``result``."""
@@ -398,8 +415,8 @@ def _as_stated(one: Job, compute: Callable[[], _T]) -> _T:
     try:
         return compute()
     except InputError as error:
-        if error.where in BY_NAME:
-            raise InputError(error.template, where=one.scenario.where(error.where)) from None
+        if error.where in BY_NAME:  # the same kind of error (a unit or a preset error stays one)
+            raise type(error)(error.template, where=one.scenario.where(error.where)) from None
         raise
 
 
@@ -792,6 +809,9 @@ class SweepStream(Record):
     #: Points evaluated at once while writing.
     CHUNK = 1 << 17
 
+    def __repr__(self) -> str:
+        return f"<SweepStream {self.label}: {self.over} over {len(self.values):,} points, not yet evaluated>"
+
     def runs(self) -> Iterator[Sweep]:
         """Each slice of the grid, evaluated (a :class:`ckptcalc.inputs.grid.Sweep` per slice)."""
         from ckptcalc.inputs import grid as sweeps
@@ -960,7 +980,7 @@ def simulate(
         if error.where is None or error.where not in BY_NAME:
             raise
         # The schedule the simulation refused, named as the user gave it (input or preset key).
-        raise InputError(error.template, where=the_job.scenario.where(error.where)) from None
+        raise type(error)(error.template, where=the_job.scenario.where(error.where)) from None
     from ckptcalc.model.evaluation import evaluate
 
     if events is not None:
@@ -1653,6 +1673,7 @@ def events(
     """
     from pathlib import Path
 
+    from ckptcalc.errors import CkptError
     from ckptcalc.files import atomic_stream, check_new
     from ckptcalc.logs import canonical, reader
     from ckptcalc.output import documents
@@ -1684,8 +1705,14 @@ def events(
                 where="output",
             )
         form = chosen
-        check_new(target, force=force, where="output")
-        with atomic_stream(target, force=force, where="output") as file:
-            counts, written = write(file, chosen)
+        try:
+            check_new(target, force=force, where="output")
+            with atomic_stream(target, force=force, where="output") as file:
+                counts, written = write(file, chosen)
+        except CkptError as error:
+            if isinstance(error, InputError):
+                raise
+            # A file that cannot be written is bad input too (an existing file without force, no directory).
+            raise InputError(error.template, where=error.where) from None
     document = documents.events(counts, paths, written, None if output is None else os.fspath(output), form)
     return EventLogWritten(document, None)
