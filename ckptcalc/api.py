@@ -19,10 +19,12 @@ import functools
 import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TextIO, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar, Unpack, cast
 
 from ckptcalc.errors import InputError
+from ckptcalc.inputs import keywords
 from ckptcalc.inputs.fields import BY_NAME, BY_PUBLIC, parse_value
+from ckptcalc.inputs.keywords import ModelInputs, PlanInputs
 from ckptcalc.inputs.scenario import Job, Scenario, merge, others_by_parts, resolve
 from ckptcalc.model.evaluation import Result
 from ckptcalc.records import Record
@@ -331,7 +333,14 @@ def _fraction(value: Value, where: str) -> float:
     return number
 
 
-def optimize(preset: PresetRef | None = None, *, target: Value | None = None, **inputs: Any) -> Optimization:
+def optimize(
+    preset: PresetRef | None = None,
+    *,
+    target: Value | None = None,
+    failure_dist: str | None = None,
+    mtbf_ci: Band | None = None,
+    **inputs: Unpack[ModelInputs],
+) -> Optimization:
     """The optimal checkpoint interval, where the time goes, the levers and (with ``target``) the
     value each input must reach for that effective time.
 
@@ -345,7 +354,7 @@ def optimize(preset: PresetRef | None = None, *, target: Value | None = None, **
     from ckptcalc.output import documents
 
     goal = _fraction(target, "target") if target is not None else None
-    the_job = job(preset, **inputs)
+    the_job = job(preset, failure_dist=failure_dist, mtbf_ci=mtbf_ci, **inputs)
     result = _as_stated(the_job, lambda: evaluate(the_job.config))
     _loadable(the_job, result)
     assume = _jit_assumptions(
@@ -776,7 +785,9 @@ def sweep(
     stop: Value | None = None,
     points: int = 21,
     log: bool | None = None,
-    **inputs: Any,
+    failure_dist: str | None = None,
+    mtbf_ci: Band | None = None,
+    **inputs: Unpack[ModelInputs],
 ) -> SweepResult:
     """Vary one input over a grid (the interval by default), re-optimising the rest at every point.
 
@@ -791,7 +802,10 @@ def sweep(
     from ckptcalc.inputs import grid as sweeps
     from ckptcalc.output import documents
 
-    plan = sweep_stream(preset, over=over, start=start, stop=stop, points=points, log=log, **inputs)
+    plan = sweep_stream(
+        preset, over=over, start=start, stop=stop, points=points, log=log, failure_dist=failure_dist, mtbf_ci=mtbf_ci,
+        **inputs,
+    )  # fmt: skip
     run = _as_stated(plan.job, lambda: sweeps.run(plan.job, plan.over, plan.values, plan.log))
     return SweepResult(documents.sweep(plan.job, run, plan.label), plan.job, run)
 
@@ -860,13 +874,15 @@ def sweep_stream(
     stop: Value | None = None,
     points: int = 21,
     log: bool | None = None,
-    **inputs: Any,
+    failure_dist: str | None = None,
+    mtbf_ci: Band | None = None,
+    **inputs: Unpack[ModelInputs],
 ) -> SweepStream:
     """The grid of :func:`sweep`, checked, without evaluating it."""
     from ckptcalc.inputs import grid as sweeps
     from ckptcalc.model.evaluation import evaluate
 
-    the_job = job(preset, **inputs)
+    the_job = job(preset, failure_dist=failure_dist, mtbf_ci=mtbf_ci, **inputs)
     if over not in sweeps.OVER and over.replace("_", "-") in sweeps.OVER:
         over = over.replace("_", "-")  # the input's public name (jit_share) for its flag (jit-share)
     if over not in sweeps.OVER:
@@ -923,7 +939,9 @@ def simulate(
     progress: Callable[[float], None] | None = None,
     events: str | os.PathLike[str] | None = None,
     force: bool = False,
-    **inputs: Any,
+    failure_dist: str | None = None,
+    mtbf_ci: Band | None = None,
+    **inputs: Unpack[ModelInputs],
 ) -> Simulation:
     """Run the training timeline itself (Monte Carlo) at the job's schedule; ``search`` also looks
     for the schedule that maximises simulated effective time.
@@ -942,7 +960,7 @@ def simulate(
     if seed is not None and seed < 0:
         raise InputError(f"must be a non-negative integer, got {seed}", where="seed")
     total = sim.check(count, None)
-    the_job = job(preset, **inputs)
+    the_job = job(preset, failure_dist=failure_dist, mtbf_ci=mtbf_ci, **inputs)
     config = the_job.config
     k = None if config.shape is None else float(config.shape)
     failures = sim.Failures(float(config.mtbf_s), k)
@@ -1236,7 +1254,9 @@ def plan(
     seed: int | None = None,
     deadline: Value | None = None,
     progress: Callable[[float], None] | None = None,
-    **inputs: Any,
+    failure_dist: str | None = None,
+    mtbf_ci: Band | None = None,
+    **inputs: Unpack[PlanInputs],
 ) -> RunPlan:
     """Simulate whole runs that need ``work`` of useful compute (or ``steps`` training steps of the job's
     ``step_time``) at the job's schedule: wall time p10/p50/p90 against W / effective, failures,
@@ -1256,7 +1276,7 @@ def plan(
 
     if seed is not None and seed < 0:
         raise InputError(f"must be a non-negative integer, got {seed}", where="seed")
-    the_job = job(preset, work=work, **inputs)
+    the_job = job(preset, work=work, failure_dist=failure_dist, mtbf_ci=mtbf_ci, **inputs)
     config = the_job.config
     if config.is_nested:
         raise InputError(
@@ -1716,3 +1736,9 @@ def events(
             raise InputError(error.template, where=error.where) from None
     document = documents.events(counts, paths, written, None if output is None else os.fspath(output), form)
     return EventLogWritten(document, None)
+
+
+# Each function's "Inputs" section, from FIELDS (ckptcalc.inputs.keywords): help() lists every keyword input
+# with its unit and preset key, and cannot drift from what the functions accept.
+for _taking_inputs in (scenario, job, optimize, sweep, sweep_stream, simulate, plan):
+    _taking_inputs.__doc__ = keywords.document(_taking_inputs.__doc__)

@@ -168,7 +168,9 @@ EVERY_KIND: list[tuple[str, Callable[[Path], Any], type[Exception], str]] = [
     ("bad unit", lambda tmp: ckptcalc.optimize(bw="2"), ckptcalc.UnitError, "bw"),
     ("unparseable value", lambda tmp: ckptcalc.optimize(mtbf="soon"), ckptcalc.UnitError, "mtbf"),
     ("negative value", lambda tmp: ckptcalc.optimize(restart=-60), ckptcalc.InputError, "restart"),
-    ("unknown input", lambda tmp: ckptcalc.optimize(bandwith="2TB/s"), ckptcalc.InputError, "bandwith"),
+    # mypy refuses the misspelt keyword as well (the inputs are a TypedDict): strict mode flags an unused ignore.
+    ("unknown input", lambda tmp: ckptcalc.optimize(bandwith="2TB/s"),  # type: ignore[call-arg]
+     ckptcalc.InputError, "bandwith"),
     ("missing log", lambda tmp: ckptcalc.fit([str(tmp / "none.csv")]), ckptcalc.InputError, "none.csv"),
     ("sweep bound", lambda tmp: ckptcalc.sweep(over="mtbf", start="1 parsec"), ckptcalc.UnitError, "start"),
     ("plan work", lambda tmp: ckptcalc.plan(work="-3d", runs=10), ckptcalc.InputError, "work"),
@@ -313,3 +315,40 @@ def test_a_long_repr_is_cut() -> None:
     text = repr(api.Comparison(document, None))
     assert len(text) == 160 and text.endswith("…>")
     assert len(api.Comparison(document, None)._repr_markdown_().splitlines()) == 2 + 2 + 12  # every row kept
+
+
+def test_the_typed_inputs_are_the_fields() -> None:
+    from typing import get_type_hints
+
+    from ckptcalc.inputs.fields import FIELDS
+    from ckptcalc.inputs.keywords import ModelInputs, PlanInputs
+
+    public = [field.public for field in FIELDS]
+    assert len(public) == len(set(public)) == len(ModelInputs.__annotations__)
+    assert set(ModelInputs.__annotations__) == set(public) and ModelInputs.__required_keys__ == frozenset()
+    assert set(PlanInputs.__annotations__) == set(public) - {"work"}  # plan takes work by name
+    assert set(get_type_hints(ModelInputs).values()) == {str | float}
+
+
+@pytest.mark.parametrize("name", ["optimize", "sweep", "simulate", "plan"])
+def test_help_lists_every_input_with_its_unit(name: str) -> None:
+    import pydoc
+
+    from ckptcalc.inputs.fields import FIELDS
+
+    text = re.sub(".\b", "", pydoc.render_doc(getattr(ckptcalc, name)))  # without the overstruck bold
+    for field in FIELDS:
+        assert f"{field.public} : " in text and f"Preset key: {field.path}." in text
+    # Units as the fields give them: storage bandwidth in bytes per second, the restart in seconds.
+    assert 'bw : bytes/s (or "2TB/s", "100Gbps")' in text
+    assert 'restart : s (or "10min", "3.1h")' in text
+    assert 'replica_survival : share from 0 to 1 (or "95%")' in text
+    # The help names the keywords, not the flags.
+    assert "Failures observed in window (M = window / failures)." in text and "--window" not in text
+
+
+def test_the_inputs_section_comes_before_the_examples() -> None:
+    doc = ckptcalc.optimize.__doc__
+    assert doc is not None
+    # test_doctests runs the examples after it.
+    assert doc.index("The optimal checkpoint interval") < doc.index("    Inputs\n    ------\n") < doc.index(">>>")

@@ -42,6 +42,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         [
             "units",
             "fields",
+            "keywords",
             "scenario",
             "grid",
             "preset_search",
