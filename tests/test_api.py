@@ -352,3 +352,10 @@ def test_the_inputs_section_comes_before_the_examples() -> None:
     assert doc is not None
     # test_doctests runs the examples after it.
     assert doc.index("The optimal checkpoint interval") < doc.index("    Inputs\n    ------\n") < doc.index(">>>")
+
+
+def test_the_readme_python_example_runs() -> None:
+    # README.md's example catches ckptcalc.InputError around a UnitError: it must run as written.
+    readme = Path(__file__).resolve().parent.parent / "README.md"
+    failures, tried = doctest.testfile(str(readme), module_relative=False)
+    assert tried == 3 and failures == 0
