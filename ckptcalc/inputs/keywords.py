@@ -108,7 +108,7 @@ def section(indent: str) -> str:
     lines = [
         "Inputs",
         "------",
-        "Keywords, each a plain SI number or a string with its unit; None leaves the preset's value.",
+        "Keywords, each a plain SI number or a string with its unit; an input not given keeps the preset's value.",
     ]
     for field in FIELDS:
         lines.append(f"{field.public} : {UNITS[field.kind]}")
