@@ -19,10 +19,12 @@ import functools
 import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TextIO, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar, Unpack, cast
 
 from ckptcalc.errors import InputError
+from ckptcalc.inputs import keywords
 from ckptcalc.inputs.fields import BY_NAME, BY_PUBLIC, parse_value
+from ckptcalc.inputs.keywords import ModelInputs, PlanInputs
 from ckptcalc.inputs.scenario import Job, Scenario, merge, others_by_parts, resolve
 from ckptcalc.model.evaluation import Result
 from ckptcalc.records import Record
@@ -61,6 +63,23 @@ class Outcome(Record):
 
     def __getitem__(self, key: str) -> Any:
         return copy.deepcopy(self.document[key])
+
+    # How a result shows itself (ckptcalc.output.display): the headline figures only, in one line for
+    # repr() and as a small table in a notebook; to_dict() has everything.
+    def __repr__(self) -> str:
+        from ckptcalc.output import display
+
+        return display.short(type(self).__name__, display.headline(self.document))
+
+    def _repr_markdown_(self) -> str:
+        from ckptcalc.output import display
+
+        return display.as_markdown(type(self).__name__, display.headline(self.document))
+
+    def _repr_html_(self) -> str:
+        from ckptcalc.output import display
+
+        return display.as_html(type(self).__name__, display.headline(self.document))
 
 
 class Optimization(Outcome):
@@ -315,7 +334,14 @@ def _fraction(value: Value, where: str) -> float:
     return number
 
 
-def optimize(preset: PresetRef | None = None, *, target: Value | None = None, **inputs: Any) -> Optimization:
+def optimize(
+    preset: PresetRef | None = None,
+    *,
+    target: Value | None = None,
+    failure_dist: str | None = None,
+    mtbf_ci: Band | None = None,
+    **inputs: Unpack[ModelInputs],
+) -> Optimization:
     """The optimal checkpoint interval, where the time goes, the levers and (with ``target``) the
     value each input must reach for that effective time.
 
@@ -329,7 +355,7 @@ def optimize(preset: PresetRef | None = None, *, target: Value | None = None, **
     from ckptcalc.output import documents
 
     goal = _fraction(target, "target") if target is not None else None
-    the_job = job(preset, **inputs)
+    the_job = job(preset, failure_dist=failure_dist, mtbf_ci=mtbf_ci, **inputs)
     result = _as_stated(the_job, lambda: evaluate(the_job.config))
     _loadable(the_job, result)
     assume = _jit_assumptions(
@@ -399,8 +425,8 @@ def _as_stated(one: Job, compute: Callable[[], _T]) -> _T:
     try:
         return compute()
     except InputError as error:
-        if error.where in BY_NAME:
-            raise InputError(error.template, where=one.scenario.where(error.where)) from None
+        if error.where in BY_NAME:  # the same kind of error (a unit or a preset error stays one)
+            raise type(error)(error.template, where=one.scenario.where(error.where)) from None
         raise
 
 
@@ -760,7 +786,9 @@ def sweep(
     stop: Value | None = None,
     points: int = 21,
     log: bool | None = None,
-    **inputs: Any,
+    failure_dist: str | None = None,
+    mtbf_ci: Band | None = None,
+    **inputs: Unpack[ModelInputs],
 ) -> SweepResult:
     """Vary one input over a grid (the interval by default), re-optimising the rest at every point.
 
@@ -775,7 +803,10 @@ def sweep(
     from ckptcalc.inputs import grid as sweeps
     from ckptcalc.output import documents
 
-    plan = sweep_stream(preset, over=over, start=start, stop=stop, points=points, log=log, **inputs)
+    plan = sweep_stream(
+        preset, over=over, start=start, stop=stop, points=points, log=log, failure_dist=failure_dist, mtbf_ci=mtbf_ci,
+        **inputs,
+    )  # fmt: skip
     run = _as_stated(plan.job, lambda: sweeps.run(plan.job, plan.over, plan.values, plan.log))
     return SweepResult(documents.sweep(plan.job, run, plan.label), plan.job, run)
 
@@ -792,6 +823,9 @@ class SweepStream(Record):
 
     #: Points evaluated at once while writing.
     CHUNK = 1 << 17
+
+    def __repr__(self) -> str:
+        return f"<SweepStream {self.label}: {self.over} over {len(self.values):,} points, not yet evaluated>"
 
     def runs(self) -> Iterator[Sweep]:
         """Each slice of the grid, evaluated (a :class:`ckptcalc.inputs.grid.Sweep` per slice)."""
@@ -841,13 +875,15 @@ def sweep_stream(
     stop: Value | None = None,
     points: int = 21,
     log: bool | None = None,
-    **inputs: Any,
+    failure_dist: str | None = None,
+    mtbf_ci: Band | None = None,
+    **inputs: Unpack[ModelInputs],
 ) -> SweepStream:
     """The grid of :func:`sweep`, checked, without evaluating it."""
     from ckptcalc.inputs import grid as sweeps
     from ckptcalc.model.evaluation import evaluate
 
-    the_job = job(preset, **inputs)
+    the_job = job(preset, failure_dist=failure_dist, mtbf_ci=mtbf_ci, **inputs)
     if over not in sweeps.OVER and over.replace("_", "-") in sweeps.OVER:
         over = over.replace("_", "-")  # the input's public name (jit_share) for its flag (jit-share)
     if over not in sweeps.OVER:
@@ -904,7 +940,9 @@ def simulate(
     progress: Callable[[float], None] | None = None,
     events: str | os.PathLike[str] | None = None,
     force: bool = False,
-    **inputs: Any,
+    failure_dist: str | None = None,
+    mtbf_ci: Band | None = None,
+    **inputs: Unpack[ModelInputs],
 ) -> Simulation:
     """Run the training timeline itself (Monte Carlo) at the job's schedule; ``search`` also looks
     for the schedule that maximises simulated effective time.
@@ -923,7 +961,7 @@ def simulate(
     if seed is not None and seed < 0:
         raise InputError(f"must be a non-negative integer, got {seed}", where="seed")
     total = sim.check(count, None)
-    the_job = job(preset, **inputs)
+    the_job = job(preset, failure_dist=failure_dist, mtbf_ci=mtbf_ci, **inputs)
     config = the_job.config
     k = None if config.shape is None else float(config.shape)
     failures = sim.Failures(float(config.mtbf_s), k)
@@ -961,7 +999,7 @@ def simulate(
         if error.where is None or error.where not in BY_NAME:
             raise
         # The schedule the simulation refused, named as the user gave it (input or preset key).
-        raise InputError(error.template, where=the_job.scenario.where(error.where)) from None
+        raise type(error)(error.template, where=the_job.scenario.where(error.where)) from None
     from ckptcalc.model.evaluation import evaluate
 
     if events is not None:
@@ -1217,7 +1255,9 @@ def plan(
     seed: int | None = None,
     deadline: Value | None = None,
     progress: Callable[[float], None] | None = None,
-    **inputs: Any,
+    failure_dist: str | None = None,
+    mtbf_ci: Band | None = None,
+    **inputs: Unpack[PlanInputs],
 ) -> RunPlan:
     """Simulate whole runs that need ``work`` of useful compute (or ``steps`` training steps of the job's
     ``step_time``) at the job's schedule: wall time p10/p50/p90 against W / effective, failures,
@@ -1237,7 +1277,7 @@ def plan(
 
     if seed is not None and seed < 0:
         raise InputError(f"must be a non-negative integer, got {seed}", where="seed")
-    the_job = job(preset, work=work, **inputs)
+    the_job = job(preset, work=work, failure_dist=failure_dist, mtbf_ci=mtbf_ci, **inputs)
     config = the_job.config
     if config.is_nested:
         raise InputError(
@@ -1667,6 +1707,7 @@ def events(
     """
     from pathlib import Path
 
+    from ckptcalc.errors import CkptError
     from ckptcalc.files import atomic_stream, check_new
     from ckptcalc.logs import canonical, reader
     from ckptcalc.output import documents
@@ -1698,8 +1739,20 @@ def events(
                 where="output",
             )
         form = chosen
-        check_new(target, force=force, where="output")
-        with atomic_stream(target, force=force, where="output") as file:
-            counts, written = write(file, chosen)
+        try:
+            check_new(target, force=force, where="output")
+            with atomic_stream(target, force=force, where="output") as file:
+                counts, written = write(file, chosen)
+        except CkptError as error:
+            if isinstance(error, InputError):
+                raise
+            # A file that cannot be written is bad input too (an existing file without force, no directory).
+            raise InputError(error.template, where=error.where) from None
     document = documents.events(counts, paths, written, None if output is None else os.fspath(output), form)
     return EventLogWritten(document, None)
+
+
+# Each function's "Inputs" section, from FIELDS (ckptcalc.inputs.keywords): help() lists every keyword input
+# with its unit and preset key, and cannot drift from what the functions accept.
+for _taking_inputs in (scenario, job, optimize, sweep, sweep_stream, simulate, plan):
+    _taking_inputs.__doc__ = keywords.document(_taking_inputs.__doc__)

@@ -1,8 +1,17 @@
 """Errors that ckptcalc reports to its users.
 
-Every mistake a user can make surfaces as a :class:`CkptError`, a
-:class:`ValueError`. The library names inputs by their field names (``bw``,
-``restart``, ``memory_interval``), the names the Python API takes; the
+Every mistake a user can make surfaces as an :class:`InputError`, a
+:class:`ValueError`; the hierarchy is::
+
+    ValueError
+     └── CkptError        base of every error ckptcalc raises
+          └── InputError  bad user input: out of range, contradictory, or one of
+               ├── UnitError    a value that cannot be parsed, or has the wrong unit
+               └── PresetError  a preset that is unknown, unreadable or malformed
+
+so ``except ckptcalc.InputError`` catches each of them. The library names
+inputs by their field names (``bw``, ``restart``, ``memory_interval``), the
+names the Python API takes; the
 command line renders the same error with its flags (``--bw``), one line on
 stderr and exit code 2. A message refers to other inputs as ``{name}``
 placeholders so that each side words them its own way.
@@ -50,15 +59,19 @@ class CkptError(ValueError):
         return self.render()
 
 
-class UnitError(CkptError):
+class InputError(CkptError):
+    """Bad user input of any kind: the class to catch for every mistake in what was given.
+
+    Raised itself for a value that parsed but is out of range, or inputs that contradict each other;
+    :class:`UnitError` and :class:`PresetError` are its kinds for values and presets that cannot be read.
+    """
+
+
+class UnitError(InputError):
     """A value could not be parsed, or has the wrong unit."""
 
 
-class InputError(CkptError):
-    """A value parsed but is out of range, or inputs contradict each other."""
-
-
-class PresetError(CkptError):
+class PresetError(InputError):
     """A preset is unknown, unreadable, or malformed."""
 
 

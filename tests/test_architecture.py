@@ -42,6 +42,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         [
             "units",
             "fields",
+            "keywords",
             "scenario",
             "grid",
             "preset_search",
@@ -74,7 +75,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "analyze",
         ],
     ),
-    ("output", ["wording", "markdown", "documents", "schema", "tables", "plot"]),
+    ("output", ["wording", "markdown", "documents", "schema", "tables", "plot", "display"]),
     ("", ["api"]),  # orchestration
     ("", ["cli"]),  # the command line
     ("", ["__main__"]),
