@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import CkptError, InputError, PresetError, UnitError
 
 if TYPE_CHECKING:  # what __getattr__ below loads on first use, as type checkers should see it
-    from .api import analyze, check, compare, fit, load_preset, optimize, plan, simulate, sweep
+    from .api import analyze, check, compare, fit, load_preset, optimize, plan, report, simulate, sweep
 
 __version__ = "0.1.0"
 
@@ -34,11 +34,13 @@ __all__ = [
     "load_preset",
     "optimize",
     "plan",
+    "report",
     "simulate",
     "sweep",
 ]
 
 _API = frozenset({"analyze", "check", "compare", "fit", "load_preset", "optimize", "plan", "simulate", "sweep"})
+_API |= {"report"}
 
 
 def __getattr__(name: str) -> Any:

@@ -74,7 +74,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "analyze",
         ],
     ),
-    ("output", ["wording", "markdown", "documents", "schema", "tables", "plot"]),
+    ("output", ["wording", "markdown", "documents", "schema", "tables", "plot", "report"]),
     ("", ["api"]),  # orchestration
     ("", ["cli"]),  # the command line
     ("", ["__main__"]),
