@@ -170,7 +170,6 @@ class DevTools:
 
 @pytest.fixture(scope="module")
 def report_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    pytest.importorskip("jinja2")
     from ckptcalc import api
 
     path = tmp_path_factory.mktemp("browser") / "review.html"

@@ -246,7 +246,7 @@ def _log_sections(data: dict[str, Any], charts: _Charts | None) -> list[dict[str
                 "fit",
                 w["fit"],
                 lines=[wording.fit_title(fitted), *wording.report_fit_lines(fitted)],
-                tables=[_table(["cause", "count", "share"], causes, numeric=[1, 2])] if causes else [],
+                tables=[_table([w["cause"], w["failures"], w["share"]], causes, numeric=[1, 2])] if causes else [],
                 chart=chart,
             )
         )
@@ -259,6 +259,10 @@ def _log_sections(data: dict[str, Any], charts: _Charts | None) -> list[dict[str
         tables.append(
             _table([w["measured"], w["value"], ""], [list(r) for r in wording.measured_rows(found["measured"])], [1])
         )
+        causes = [[row["cause"], f"{row['failures']:,}", dur(row["lost_s"]), pct(row["share_of_wall"])]
+                  for row in found["causes"]]  # fmt: skip
+        if causes:
+            tables.append(_table([w["cause"], w["failures"], w["lost"], w["of_time"]], causes, [1, 2, 3]))
         model = found["model"]
         lines = [wording.analyze_header(found)]
         if model is not None:
