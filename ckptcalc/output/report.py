@@ -313,7 +313,8 @@ class _Charts:
 
     def _svg(self, figure: Any, name: str, label: str) -> str:
         with self.plt.rc_context(self._style(f"ckptcalc-{name}")):
-            figure.tight_layout()
+            # Fixed margins, not tight_layout: one drawing instead of two, and the same for every chart.
+            figure.subplots_adjust(left=0.1, right=0.98, bottom=0.13, top=0.96)
             buffer = io.StringIO()
             figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
         self.plt.close(figure)
@@ -338,6 +339,7 @@ class _Charts:
         axis.set_minor_formatter(NullFormatter())
 
     def loss_curve(self, sweep: dict[str, Any], name: str) -> str:
+        w = wording.REPORT
         figure, axes = self._figure()
         values = sweep["values"]
         unit, factor = units.display_unit(float(sweep["base_optimal_interval_s"]), "duration")
@@ -356,33 +358,35 @@ class _Charts:
         axes.axvline(best, color="black", linestyle="--", linewidth=0.8)
         axes.plot([best], [lowest], marker="o", color="black")
         axes.annotate(
-            f"optimum {dur(sweep['base_optimal_interval_s'])}",
+            w["optimum"].format(interval=dur(sweep["base_optimal_interval_s"])),
             (best, lowest),
             xytext=(8, 10),
             textcoords="offset points",
         )
         axes.set_xscale("log")
         self._plain_log(axes.xaxis)
-        axes.set_xlabel(f"storage interval ({unit})")
-        axes.set_ylabel("share of time lost (%)")
+        axes.set_xlabel(w["axis_interval"].format(unit=unit))
+        axes.set_ylabel(w["axis_lost"])
         axes.set_ylim(0, min(100.0, max(100.0 * v for v in sweep["loss"]["total"]) * 1.05))
         axes.legend(loc="upper center", ncols=4, fontsize=9)
         axes.grid(alpha=0.3, which="both")
         return self._svg(figure, name, wording.REPORT["curve"])
 
     def completion(self, times: list[float], doc: dict[str, Any], name: str) -> str:
+        w = wording.REPORT
         figure, axes = self._figure()
         unit, factor = units.display_unit(float(doc["completion_s"]["p50"]), "duration")
         axes.hist([t / factor for t in times], bins=30, color=_COLOURS["write"], alpha=0.8)
         for key, style in (("p10", ":"), ("p50", "--"), ("p90", ":")):
             axes.axvline(doc["completion_s"][key] / factor, color="black", linestyle=style, linewidth=1, label=key)
-        axes.set_xlabel(f"wall time to finish ({unit})")
-        axes.set_ylabel("runs")
+        axes.set_xlabel(w["axis_wall"].format(unit=unit))
+        axes.set_ylabel(w["axis_runs"])
         axes.legend(loc="upper right", fontsize=9)
         axes.grid(alpha=0.3)
         return self._svg(figure, name, wording.REPORT["plan"])
 
     def survival(self, curve: dict[str, Any]) -> str:
+        w = wording.REPORT
         figure, axes = self._figure()
         times = curve["times_s"]
         middle = sorted(times)[len(times) // 2]
@@ -390,19 +394,19 @@ class _Charts:
         x = [t / factor for t in times]
         # Kaplan–Meier reaches 0 at the last gap, which a log scale cannot show.
         shown = [v if v > 0 else math.nan for v in curve["empirical"]]
-        axes.step(x, shown, where="post", color="black", linewidth=1.4, label="log (Kaplan–Meier)")
+        axes.step(x, shown, where="post", color="black", linewidth=1.4, label=w["legend_log"])
         if curve["exponential"] is not None:
-            axes.plot(x, curve["exponential"], color=_COLOURS["write"], linewidth=1.3, label="exponential fit")
+            axes.plot(x, curve["exponential"], color=_COLOURS["write"], linewidth=1.3, label=w["legend_exponential"])
         if curve["weibull"] is not None:
             axes.plot(
-                x, curve["weibull"], color=_COLOURS["restart"], linewidth=1.3, linestyle="--", label="Weibull fit"
+                x, curve["weibull"], color=_COLOURS["restart"], linewidth=1.3, linestyle="--", label=w["legend_weibull"]
             )
         axes.set_xscale("log")
         axes.set_yscale("log")
         self._plain_log(axes.xaxis)
         self._plain_log(axes.yaxis)
-        axes.set_xlabel(f"time between failures ({unit})")
-        axes.set_ylabel("share of gaps longer (survival)")
+        axes.set_xlabel(w["axis_gap"].format(unit=unit))
+        axes.set_ylabel(w["axis_survival"])
         axes.legend(loc="lower left", fontsize=9)
         axes.grid(alpha=0.3, which="both")
         return self._svg(figure, "log-survival", wording.REPORT["survival"])

@@ -977,6 +977,16 @@ REPORT = {
     "model": "The model at the measured inputs",
     "no_model": "The log is not enough for the model at its inputs.",
     "figure": "figure",
+    "optimum": "optimum {interval}",
+    "axis_interval": "storage interval ({unit})",
+    "axis_lost": "share of time lost (%)",
+    "axis_wall": "wall time to finish ({unit})",
+    "axis_runs": "runs",
+    "axis_gap": "time between failures ({unit})",
+    "axis_survival": "share of gaps longer (survival)",
+    "legend_log": "log (Kaplan–Meier)",
+    "legend_exponential": "exponential fit",
+    "legend_weibull": "Weibull fit",
     "charts_omitted": "Charts are in the HTML form of this report (ckptcalc report --html).",
 }
 
