@@ -1722,10 +1722,20 @@ def report(
     if form not in rendering.FORMS:
         raise InputError(f"unknown form {form!r}: expected {' or '.join(rendering.FORMS)}", where="form")
     rendering.require(form)
+    return rendering.render(_report_data(presets, log=log, time_unit=time_unit, **inputs), form)
+
+
+def _report_data(
+    presets: Iterable[PresetRef] | None = None,
+    *,
+    log: str | os.PathLike[str] | None = None,
+    time_unit: str | None = None,
+    **inputs: Any,
+) -> dict[str, Any]:
+    """What a report renders: each scenario's documents, and the log's (see :func:`report`)."""
     refs = list(presets) if presets is not None else []
-    scenarios = [_report_scenario(ref, inputs) for ref in refs or [DEFAULT_PRESET]]
-    data: dict[str, Any] = {"scenarios": scenarios, "fit": None, "survival": None, "analyze": None}
-    if log is not None:
+    data: dict[str, Any] = {"scenarios": [], "fit": None, "survival": None, "analyze": None}
+    if log is not None:  # first: a log that cannot be read fails before the scenarios are worked out
         data["analyze"] = analyze(log, time_unit=time_unit).to_dict()
         # The fit of the same run's failures, from the same events (the other events are not interruptions).
         fitted = fit([log], time_unit=time_unit, where=["event=failure"])
@@ -1737,7 +1747,8 @@ def report(
             "exponential": None if curve.exponential is None else list(curve.exponential),
             "weibull": None if curve.weibull is None else list(curve.weibull),
         }
-    return rendering.render(data, form)
+    data["scenarios"] = [_report_scenario(ref, inputs) for ref in refs or [DEFAULT_PRESET]]
+    return data
 
 
 def _report_scenario(ref: PresetRef, inputs: Mapping[str, Any]) -> dict[str, Any]:
@@ -1762,7 +1773,11 @@ def _report_scenario(ref: PresetRef, inputs: Mapping[str, Any]) -> dict[str, Any
         "plan": None,
         "completion_s": None,
     }
-    if s.work_s is not None:
+    if s.work_s is not None and outcome.job.config.is_nested:
+        from ckptcalc.output import wording
+
+        found["plan_note"] = wording.REPORT["no_plan"]
+    elif s.work_s is not None:
         ran = plan(ref, runs=REPORT_RUNS, **inputs)
         assert ran.completion is not None
         found["plan"] = ran.to_dict()

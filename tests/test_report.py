@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import copy
 import re
 import subprocess
 import sys
@@ -14,6 +15,7 @@ import pytest
 from cli_helpers import assert_usage_error
 
 from ckptcalc import api
+from ckptcalc.output import report as rendering
 
 Run = Callable[..., Any]
 
@@ -38,13 +40,19 @@ restart = "10min"
 
 
 @pytest.fixture(scope="module")
-def html() -> str:
-    return api.report(["llama3-405b", "gemini-inmemory"], work="30d", log=HAND_RUN, time_unit="min")
+def data() -> dict[str, Any]:
+    """The documents of one report, worked out once for the module's renderings."""
+    return api._report_data(["llama3-405b", "gemini-inmemory"], work="30d", log=HAND_RUN, time_unit="min")
 
 
 @pytest.fixture(scope="module")
-def markdown() -> str:
-    return api.report(["llama3-405b", "gemini-inmemory"], form="markdown", log=HAND_RUN, time_unit="min")
+def html(data: dict[str, Any]) -> str:
+    return rendering.render(data, "html")
+
+
+@pytest.fixture(scope="module")
+def markdown(data: dict[str, Any]) -> str:
+    return rendering.render(data, "markdown")
 
 
 def test_the_html_holds_every_section_and_nothing_from_outside(html: str) -> None:
@@ -90,18 +98,34 @@ def test_the_markdown_is_tables_and_no_pictures(markdown: str) -> None:
     assert "| storage | 4.39 h | 4.39 h | 1.50 min | 1.00 % | 10.0 min |" in markdown
 
 
-def test_names_causes_and_sources_are_escaped(tmp_path: Path) -> None:
+def test_names_and_sources_are_escaped(tmp_path: Path) -> None:
     preset = tmp_path / "<script>alert(1).toml"
     preset.write_text(PRESET)
-    log = tmp_path / "run.jsonl"
-    log.write_text(HAND_RUN.read_text().replace('"gpu"', '"<script>x</script>|`y`"'))
-    text = api.report([preset], log=log, time_unit="min")
+    text = api.report([preset])
     assert "<script" not in text and "<b>" not in text
     assert "&lt;script&gt;alert(1).toml" in text and "&lt;b&gt;bold&lt;/b&gt;" in text
-    assert "&lt;script&gt;x&lt;/script&gt;|`y`" in text
-    written = api.report([preset], form="markdown", log=log, time_unit="min")
+
+
+def test_a_log_cause_is_escaped(data: dict[str, Any]) -> None:
+    hostile = "<script>x</script>|`y`"
+    changed = copy.deepcopy(data)
+    changed["scenarios"] = changed["scenarios"][:1]
+    changed["scenarios"][0]["plan"] = None
+    changed["analyze"]["causes"][0]["cause"] = hostile
+    changed["fit"]["causes"][0]["cause"] = hostile
+    page = rendering.render(changed, "html")
+    assert "<script" not in page
+    assert page.count("&lt;script&gt;x&lt;/script&gt;|`y`") == 2  # the fit's causes and the run's
+    written = rendering.render(changed, "markdown")
     assert "<script" not in written
-    assert r"&lt;script&gt;x&lt;/script&gt;\|\`y\`" in written
+    assert written.count(r"&lt;script&gt;x&lt;/script&gt;\|\`y\`") == 2
+
+
+def test_a_hostile_cause_in_a_log_reaches_the_page_escaped(tmp_path: Path) -> None:
+    log = tmp_path / "run.jsonl"
+    log.write_text(HAND_RUN.read_text().replace('"gpu"', '"<script>x</script>"'))
+    written = api.report(["llama3-405b"], form="markdown", log=log, time_unit="min")
+    assert "<script" not in written and "| &lt;script&gt;x&lt;/script&gt; | 2 |" in written
 
 
 def test_check_passes_unchanged_and_exits_3_after_a_preset_edit(run: Run, tmp_path: Path) -> None:
@@ -121,14 +145,6 @@ def test_check_passes_unchanged_and_exits_3_after_a_preset_edit(run: Run, tmp_pa
     assert stale.stdout == ""
 
 
-def test_check_of_markdown_and_a_changed_flag(run: Run, tmp_path: Path) -> None:
-    target = tmp_path / "review.md"
-    assert run("report", "--markdown", str(target), "--restart", "5min").exit_code == 0
-    assert run("report", "--check", str(target), "--restart", "5min").exit_code == 0
-    assert run("report", "--check", str(target), "--restart", "6min").exit_code == 3
-    assert target.read_text().startswith("# Checkpoint design review\n")
-
-
 def test_an_existing_file_is_kept_without_force(run: Run, tmp_path: Path) -> None:
     target = tmp_path / "review.md"
     target.write_text("mine\n")
@@ -136,8 +152,10 @@ def test_an_existing_file_is_kept_without_force(run: Run, tmp_path: Path) -> Non
     assert target.read_text() == "mine\n"
     forced = run("report", "--markdown", str(target), "--force")
     assert forced.exit_code == 0, forced.stderr
-    assert target.read_text().startswith("# Checkpoint design review")
+    assert target.read_text().startswith("# Checkpoint design review\n")
     assert list(tmp_path.iterdir()) == [target]  # no temporary file left behind
+    assert run("report", "--check", str(target)).exit_code == 0
+    assert run("report", "--check", str(target), "--restart", "6min").exit_code == 3
 
 
 @pytest.mark.parametrize(
@@ -186,11 +204,12 @@ def test_only_the_report_imports_jinja2() -> None:
 @pytest.mark.parametrize(
     ("args", "loaded"),
     [
-        (["optimize", "--json"], False),
-        (["report", "--markdown", "{out}"], True),
+        (["optimize", "--json"], "False False"),
+        # Markdown needs Jinja2 and no chart: matplotlib stays out of it.
+        (["report", "--markdown", "{out}"], "True False"),
     ],
 )
-def test_jinja2_loads_for_the_report_alone(tmp_path: Path, args: list[str], loaded: bool) -> None:
+def test_jinja2_loads_for_the_report_alone(tmp_path: Path, args: list[str], loaded: str) -> None:
     argv = [a.replace("{out}", str(tmp_path / "r.md")) for a in args]
     code = (
         "import sys, runpy\n"
@@ -202,9 +221,7 @@ def test_jinja2_loads_for_the_report_alone(tmp_path: Path, args: list[str], load
         "print('jinja2' in sys.modules, 'matplotlib' in sys.modules, file=sys.stderr)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    last = done.stderr.strip().splitlines()[-1]
-    # Markdown needs Jinja2 and no chart: matplotlib stays out of it too.
-    assert last == f"{loaded} False", done.stderr
+    assert done.stderr.strip().splitlines()[-1] == loaded, done.stderr
 
 
 def test_the_wheel_ships_the_templates() -> None:

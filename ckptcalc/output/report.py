@@ -115,6 +115,8 @@ def _scenario_sections(scenario: dict[str, Any], charts: _Charts | None, anchor:
     ]
     if doc["warnings"]:
         sections.append(_section("warnings", w["warnings"], lines=list(doc["warnings"])))
+    if scenario.get("plan_note") is not None:
+        sections.append(_section("plan", w["plan"], lines=[scenario["plan_note"]]))
     if scenario.get("plan") is not None:
         sections.append(_plan(scenario["plan"], scenario["completion_s"], charts, anchor))
     return sections

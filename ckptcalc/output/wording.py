@@ -965,6 +965,8 @@ REPORT = {
     "quantile": "share of runs",
     "wall": "wall time",
     "failures": "failures",
+    "no_plan": "Whole runs are simulated for one or two levels; with three or more tiers, the expected run time"
+    " is the work over the effective time above.",
     "log": "The failure log",
     "fit": "Fit of the failures",
     "survival": "Survival of the gaps between failures",
