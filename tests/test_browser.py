@@ -225,6 +225,12 @@ def test_the_report_renders_alone_whole_and_within_the_page(browser: DevTools, r
         shot = browser.call("Page.captureScreenshot", {"format": "png"}, session)
         assert base64.b64decode(shot["data"])[:8] == b"\x89PNG\r\n\x1a\n"
 
+    # Printed: the print style sheet applies and the page makes a PDF.
+    browser.call("Emulation.setEmulatedMedia", {"media": "print"}, session)
+    assert _evaluate(browser, session, "getComputedStyle(document.querySelector('nav')).display") == "none"
+    printed = browser.call("Page.printToPDF", {}, session)
+    assert base64.b64decode(printed["data"])[:5] == b"%PDF-"
+
     mine = [event for event in browser.events if event.get("sessionId") == session]
     requested = [e["params"]["request"]["url"] for e in mine if e["method"] == "Network.requestWillBeSent"]
     assert requested == [url]
