@@ -1318,7 +1318,7 @@ def report(
     data = text.encode("utf-8")
     if committed is None:
         atomic_write(path, data, force=force, where=where)
-        sys.stderr.write(_plain(wording.report_written(str(path), len(data))) + "\n")
+        sys.stderr.write(_plain(wording.report_written(str(path))) + "\n")
     elif committed != data:
         sys.stderr.write(_plain(wording.report_stale(str(path))) + "\n")
         raise typer.Exit(EXIT_CHECK)

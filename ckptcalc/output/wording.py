@@ -1067,9 +1067,9 @@ def report_stale(path: str) -> str:
     )
 
 
-def report_written(path: str, size: int) -> str:
+def report_written(path: str) -> str:
     """What ``report`` says on stderr once the file is written."""
-    return f"wrote {path} ({size:,} bytes)"
+    return f"wrote {path}"
 
 
 def report_checked(path: str) -> str:
