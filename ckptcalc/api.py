@@ -1735,6 +1735,8 @@ def _report_data(
     """What a report renders: each scenario's documents, and the log's (see :func:`report`)."""
     refs = list(presets) if presets is not None else []
     data: dict[str, Any] = {"scenarios": [], "fit": None, "survival": None, "analyze": None}
+    if log is not None and os.fspath(log) == "-":
+        raise InputError("reads the log twice (the split, then the fit): give a file, not stdin", where="log")
     if log is not None:  # first: a log that cannot be read fails before the scenarios are worked out
         data["analyze"] = analyze(log, time_unit=time_unit).to_dict()
         # The fit of the same run's failures, from the same events (the other events are not interruptions).

@@ -1305,11 +1305,12 @@ def report(
     where, path = chosen[0]
     committed = None
     if where == "check":
-        forms = {".html": "html", ".htm": "html", ".md": "markdown", ".markdown": "markdown"}
-        if path.suffix.lower() not in forms:
+        from ckptcalc.output.report import BY_EXTENSION, MAX_BYTES
+
+        if path.suffix.lower() not in BY_EXTENSION:
             raise InputError(f"{str(path)!r}: the extension must be .html or .md", where="check")
-        form = forms[path.suffix.lower()]
-        committed = read_regular(path, label="check", limit=64 * 2**20, noun="report")
+        form = BY_EXTENSION[path.suffix.lower()]
+        committed = read_regular(path, label="check", limit=MAX_BYTES, noun="report")
     else:
         form = where
         _check_new(path, force, where)

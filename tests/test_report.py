@@ -169,6 +169,7 @@ def test_an_existing_file_is_kept_without_force(run: Run, tmp_path: Path) -> Non
         (["report", "--bw", "fast", "--markdown", "a.md"], "--bw"),
         (["report", "--markdown", "a.md", "--log", "missing.jsonl"], "missing.jsonl"),
         (["report", "--markdown", "no-such-dir/a.md"], "--markdown"),
+        (["report", "--markdown", "a.md", "--log", "-"], "--log"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(

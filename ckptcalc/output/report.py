@@ -26,6 +26,12 @@ from ckptcalc.output import markdown, wording
 #: The forms a report takes, by the option that asks for each.
 FORMS = ("html", "markdown")
 
+#: The form a file's extension says, for ``report --check``.
+BY_EXTENSION = {".html": "html", ".htm": "html", ".md": "markdown", ".markdown": "markdown"}
+
+#: The largest committed report ``--check`` reads.
+MAX_BYTES = 64 * 2**20
+
 #: What a report needs beyond the core, and how to get it.
 INSTALL = "pip install 'ckptcalc[report]'"
 
