@@ -1756,3 +1756,97 @@ def events(
 # with its unit and preset key, and cannot drift from what the functions accept.
 for _taking_inputs in (scenario, job, optimize, sweep, sweep_stream, simulate, plan):
     _taking_inputs.__doc__ = keywords.document(_taking_inputs.__doc__)
+#: Points of each scenario's loss-versus-interval curve in a report, and whole runs of its plan: enough
+#: for the pictures, few enough that a report takes a couple of seconds.
+REPORT_POINTS = 61
+REPORT_RUNS = 400
+
+
+def report(
+    presets: Iterable[PresetRef] | None = None,
+    *,
+    form: str = "html",
+    log: str | os.PathLike[str] | None = None,
+    time_unit: str | None = None,
+    **inputs: Any,
+) -> str:
+    """A design review of one or more scenarios as one document: ``form`` ``"html"`` (self-contained, inline
+    SVG charts) or ``"markdown"``. Per scenario: the inputs and where each came from, every tier's schedule,
+    the split and its dominant term, the loss against the interval, the levers and mechanisms, and the
+    MTBF band with the robust interval; with ``work`` (or a preset's ``[run] work``), the plan's
+    completion distribution. ``log`` is an event log (as :func:`analyze` reads it): its realised split,
+    and the fit of its failures with their survival. ``inputs`` apply to every preset, as :func:`optimize`
+    takes them. Needs the ``report`` extra (Jinja2, matplotlib); the text is the same for the same inputs.
+
+    >>> text = report(["llama3-405b"], form="markdown")
+    >>> "## Scenario: llama3-405b" in text
+    True
+    """
+    from ckptcalc.output import report as rendering
+
+    if form not in rendering.FORMS:
+        raise InputError(f"unknown form {form!r}: expected {' or '.join(rendering.FORMS)}", where="form")
+    rendering.require(form)
+    return rendering.render(_report_data(presets, log=log, time_unit=time_unit, **inputs), form)
+
+
+def _report_data(
+    presets: Iterable[PresetRef] | None = None,
+    *,
+    log: str | os.PathLike[str] | None = None,
+    time_unit: str | None = None,
+    **inputs: Any,
+) -> dict[str, Any]:
+    """What a report renders: each scenario's documents, and the log's (see :func:`report`)."""
+    refs = list(presets) if presets is not None else []
+    data: dict[str, Any] = {"scenarios": [], "fit": None, "survival": None, "analyze": None}
+    if log is not None and os.fspath(log) == "-":
+        raise InputError("reads the log twice (the split, then the fit): give a file, not stdin", where="log")
+    if log is not None:  # first: a log that cannot be read fails before the scenarios are worked out
+        data["analyze"] = analyze(log, time_unit=time_unit).to_dict()
+        # The fit of the same run's failures, from the same events (the other events are not interruptions).
+        fitted = fit([log], time_unit=time_unit, where=["event=failure"])
+        data["fit"] = fitted.to_dict()
+        curve = fitted.fitted.survival
+        data["survival"] = {
+            "times_s": list(curve.times_s),
+            "empirical": list(curve.empirical),
+            "exponential": None if curve.exponential is None else list(curve.exponential),
+            "weibull": None if curve.weibull is None else list(curve.weibull),
+        }
+    data["scenarios"] = [_report_scenario(ref, inputs) for ref in refs or [DEFAULT_PRESET]]
+    return data
+
+
+def _report_scenario(ref: PresetRef, inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """One scenario of a report: its optimize, sweep and (with work) plan documents, and its stated inputs."""
+    from ckptcalc.inputs.fields import FIELDS
+
+    outcome = optimize(ref, **inputs)
+    assert outcome.job is not None
+    s = outcome.job.scenario
+    stated = s.values()
+    rows = [
+        {"name": spec.name, "value": float(stated[spec.name]), "per_gpu": spec.name in s.per_gpu,
+         "source": s.where(spec.name)}
+        for spec in FIELDS if spec.name in stated
+    ]  # fmt: skip
+    found: dict[str, Any] = {
+        "name": str(_label(ref)),
+        "about": s.source,
+        "stated": rows,
+        "optimize": outcome.to_dict(),
+        "sweep": sweep(ref, over="interval", points=REPORT_POINTS, **inputs).to_dict(),
+        "plan": None,
+        "completion_s": None,
+    }
+    if s.work_s is not None and outcome.job.config.is_nested:
+        from ckptcalc.output import wording
+
+        found["plan_note"] = wording.REPORT["no_plan"]
+    elif s.work_s is not None:
+        ran = plan(ref, runs=REPORT_RUNS, **inputs)
+        assert ran.completion is not None
+        found["plan"] = ran.to_dict()
+        found["completion_s"] = [float(t) for t in ran.completion.times_s]
+    return found

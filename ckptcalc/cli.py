@@ -127,6 +127,8 @@ _OPTIONS = frozenset(
      "failures", "window", "mtbf_ci", "at", "work", "steps",
      "runs", "deadline", "events", "slo", "discard", "keep_base", "year", "output"}
 )  # fmt: skip
+#: The report's options, by the names its errors use.
+_OPTIONS |= {"html", "markdown", "check", "log"}
 
 
 def flag(name: str) -> str:
@@ -1223,6 +1225,106 @@ def analyze(
     from ckptcalc.output import tables
 
     tables.analyze(document)
+
+
+@app.command(
+    epilog=_examples(
+        "ckptcalc report llama3-405b gemini-inmemory --html review.html",
+        "ckptcalc report ./infra/cluster.toml --work 30d --log run-events.jsonl --markdown review.md",
+        "ckptcalc report llama3-405b gemini-inmemory --check review.html",
+    )
+)
+@model_options
+def report(
+    model: ModelArgs,
+    presets_: Annotated[
+        Optional[list[str]],
+        typer.Argument(
+            metavar="PRESET...", help=f"Preset names or TOML paths (default: {DEFAULT_PRESET}).", show_default=False
+        ),
+    ] = None,
+    html: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--html",
+            help="Write one self-contained HTML page (inline SVG charts).",
+            metavar="FILE",
+            rich_help_panel="Output",
+        ),
+    ] = None,
+    markdown: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--markdown", help="Write GitHub-flavoured Markdown (no charts).", metavar="FILE", rich_help_panel="Output"
+        ),
+    ] = None,
+    check_file: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--check",
+            help="Render again (form from the extension: .html or .md) and compare: exit 3 if the file is stale.",
+            metavar="FILE",
+            rich_help_panel="Output",
+        ),
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Let --html or --markdown overwrite a file.", rich_help_panel="Output")
+    ] = False,
+    log: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--log",
+            help="An event log of the run (as analyze reads): its split, and the fit of its failures.",
+            metavar="FILE",
+            rich_help_panel="Log",
+        ),
+    ] = None,
+    time_unit: Annotated[
+        Optional[str],
+        typer.Option(
+            "--time-unit",
+            help="Unit of the log's numeric times: s, min, h or d.",
+            metavar="UNIT",
+            rich_help_panel="Log",
+        ),
+    ] = None,
+) -> None:
+    """Write a design review of one or more scenarios: inputs, schedule, split, loss curve, levers, MTBF band.
+
+    With --work, the whole run's completion; with --log, the run's split and its failures' fit.
+    """
+    from ckptcalc import api
+    from ckptcalc.files import atomic_write, read_regular
+    from ckptcalc.output import wording
+
+    chosen = [(where, path) for where, path in (("html", html), ("markdown", markdown), ("check", check_file))
+              if path is not None]  # fmt: skip
+    if len(chosen) != 1:
+        where = chosen[1][0] if chosen else "html"
+        raise InputError("give one of {html} FILE, {markdown} FILE or {check} FILE", where=where)
+    where, path = chosen[0]
+    committed = None
+    if where == "check":
+        from ckptcalc.output.report import BY_EXTENSION, MAX_BYTES
+
+        if path.suffix.lower() not in BY_EXTENSION:
+            raise InputError(f"{str(path)!r}: the extension must be .html or .md", where="check")
+        form = BY_EXTENSION[path.suffix.lower()]
+        committed = read_regular(path, label="check", limit=MAX_BYTES, noun="report")
+    else:
+        form = where
+        _check_new(path, force, where)
+    presets = [*([model.preset] if model.preset is not None else []), *(presets_ or [])]
+    text = api.report(presets or None, form=form, log=log, time_unit=time_unit, **model.inputs)
+    data = text.encode("utf-8")
+    if committed is None:
+        atomic_write(path, data, force=force, where=where)
+        sys.stderr.write(_plain(wording.report_written(str(path))) + "\n")
+    elif committed != data:
+        sys.stderr.write(_plain(wording.report_stale(str(path))) + "\n")
+        raise typer.Exit(EXIT_CHECK)
+    else:
+        sys.stderr.write(_plain(wording.report_checked(str(path))) + "\n")
 
 
 @app.command(

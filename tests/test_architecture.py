@@ -75,7 +75,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "analyze",
         ],
     ),
-    ("output", ["wording", "markdown", "documents", "schema", "tables", "plot", "display"]),
+    ("output", ["wording", "markdown", "documents", "schema", "tables", "plot", "display", "report"]),
     ("", ["api"]),  # orchestration
     ("", ["cli"]),  # the command line
     ("", ["__main__"]),

@@ -1,0 +1,232 @@
+"""``ckptcalc report``: the design review as one HTML page or Markdown, ``--check``, and what it refuses."""
+
+from __future__ import annotations
+
+import ast
+import copy
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_helpers import assert_usage_error
+
+from ckptcalc import api
+from ckptcalc.output import report as rendering
+
+Run = Callable[..., Any]
+
+HAND_RUN = Path("tests/data/hand-run.jsonl")
+SECTIONS = ("inputs", "schedule", "split", "curve", "levers", "mechanisms", "band", "plan")
+
+#: A whole preset of its own (no inheritance), small enough to edit in a test.
+PRESET = """schema_version = 1
+name = "review"
+source = "a cluster for the review <b>bold</b>"
+
+[checkpoint]
+size = "1TB"
+
+[storage]
+bandwidth = "100GB/s"
+
+[failures]
+mtbf = "4h"
+restart = "10min"
+"""
+
+
+@pytest.fixture(scope="module")
+def data() -> dict[str, Any]:
+    """The documents of one report, worked out once for the module's renderings."""
+    return api._report_data(["llama3-405b", "gemini-inmemory"], work="30d", log=HAND_RUN, time_unit="min")
+
+
+@pytest.fixture(scope="module")
+def html(data: dict[str, Any]) -> str:
+    return rendering.render(data, "html")
+
+
+@pytest.fixture(scope="module")
+def markdown(data: dict[str, Any]) -> str:
+    return rendering.render(data, "markdown")
+
+
+def test_the_html_holds_every_section_and_nothing_from_outside(html: str) -> None:
+    for scenario in ("s1", "s2"):
+        for section in SECTIONS:
+            assert f'<section id="{scenario}-{section}">' in html, (scenario, section)
+    assert '<section id="log-fit">' in html and '<section id="log-analyze">' in html
+    assert "<script" not in html.lower()
+    assert re.search(r"https?:", html) is None  # no link, font, namespace or metadata URL
+    assert re.search(r"url\((?!#)", html) is None  # only the charts' own clip paths
+    assert "@import" not in html and "<link" not in html and "<img" not in html
+    # Two loss curves, two completion histograms, the survival plot: each an inline <svg>, sized by CSS.
+    assert html.count("<svg") == 5
+    assert '<meta name="ckptcalc-charts" content="5">' in html
+    assert re.search(r"<svg[^>]*\swidth=", html) is None
+    assert "@media print" in html and 'name="viewport"' in html
+
+
+def test_the_html_shows_the_figures_worked_by_hand(html: str) -> None:
+    text = re.sub(r"<[^>]+>", " ", html)
+    # llama3-405b: 405e9 parameters × 16 B = 6.48 TB, over 2 TB/s a write of 6.48e12 / 2e12 = 3.24 s.
+    assert "6.48 TB" in text and "3.24 s" in text
+    # Its MTBF as stated, 3.1 h, and a 30-day plan of it; the gemini memory tier restarts in 1 min.
+    assert "3.10 h" in text and "30.0 d of work" in text and "1.00 min" in text
+    # The restart share of the loss dominates llama3-405b at its optimum: R / (M + R) is 600 / 11760 = 5.10 %
+    # of the time to first order, the exact model's 5.23 % (the document's).
+    document = api.optimize("llama3-405b").to_dict()
+    assert document["dominant"] == "restart"
+    assert f"{document['loss']['restart'] * 100:.3g} %" == "5.23 %"
+    assert "The dominant term is restart" in text
+    # The hand-worked run: 4 failures, 3 gaps between them (docs/model.md §11 worked example).
+    assert "3 interruptions" in text
+    # The same sources the preset states: a value from the file, and the input given beside it.
+    assert "llama3-405b.toml" in text and "given (work)" in text
+
+
+def test_the_markdown_is_tables_and_no_pictures(markdown: str) -> None:
+    assert "<svg" not in markdown and "![" not in markdown
+    assert "## Scenario: llama3-405b" in markdown
+    assert "| tier | interval | optimal | stall | serves | restart |" in markdown
+    # gemini-inmemory's two tiers: memory every 4.88 min, storage every 54th (4.39 h).
+    assert "| memory | 4.88 min | 4.88 min | 3.00 s | 99.0 % | 1.00 min |" in markdown
+    assert "| storage | 4.39 h | 4.39 h | 1.50 min | 1.00 % | 10.0 min |" in markdown
+
+
+def test_names_and_sources_are_escaped(tmp_path: Path) -> None:
+    preset = tmp_path / "<script>alert(1).toml"
+    preset.write_text(PRESET)
+    text = api.report([preset])
+    assert "<script" not in text and "<b>" not in text
+    assert "&lt;script&gt;alert(1).toml" in text and "&lt;b&gt;bold&lt;/b&gt;" in text
+
+
+def test_a_log_cause_is_escaped(data: dict[str, Any]) -> None:
+    hostile = "<script>x</script>|`y`"
+    changed = copy.deepcopy(data)
+    changed["scenarios"] = changed["scenarios"][:1]
+    changed["scenarios"][0]["plan"] = None
+    changed["analyze"]["causes"][0]["cause"] = hostile
+    changed["fit"]["causes"][0]["cause"] = hostile
+    page = rendering.render(changed, "html")
+    assert "<script" not in page
+    assert page.count("&lt;script&gt;x&lt;/script&gt;|`y`") == 2  # the fit's causes and the run's
+    written = rendering.render(changed, "markdown")
+    assert "<script" not in written
+    assert written.count(r"&lt;script&gt;x&lt;/script&gt;\|\`y\`") == 2
+
+
+def test_a_hostile_cause_in_a_log_reaches_the_page_escaped(tmp_path: Path) -> None:
+    log = tmp_path / "run.jsonl"
+    log.write_text(HAND_RUN.read_text().replace('"gpu"', '"<script>x</script>"'))
+    written = api.report(["llama3-405b"], form="markdown", log=log, time_unit="min")
+    assert "<script" not in written and "| &lt;script&gt;x&lt;/script&gt; | 2 |" in written
+
+
+def test_check_passes_unchanged_and_exits_3_after_a_preset_edit(run: Run, tmp_path: Path) -> None:
+    preset = tmp_path / "cluster.toml"
+    preset.write_text(PRESET)
+    target = tmp_path / "review.html"
+    made = run("report", str(preset), "--html", str(target))
+    assert made.exit_code == 0, made.stderr
+    assert made.stdout == "" and target.stat().st_size > 10_000
+    same = run("report", str(preset), "--check", str(target))
+    assert same.exit_code == 0, same.stderr
+    preset.write_text(PRESET.replace('restart = "10min"', 'restart = "9min"'))
+    stale = run("report", str(preset), "--check", str(target))
+    assert stale.exit_code == 3, stale.stderr
+    line = stale.stderr.strip()
+    assert "\n" not in line and "stale" in line and str(target) in line
+    assert stale.stdout == ""
+
+
+def test_an_existing_file_is_kept_without_force(run: Run, tmp_path: Path) -> None:
+    target = tmp_path / "review.md"
+    target.write_text("mine\n")
+    assert_usage_error(run("report", "--markdown", str(target)), "--force")
+    assert target.read_text() == "mine\n"
+    forced = run("report", "--markdown", str(target), "--force")
+    assert forced.exit_code == 0, forced.stderr
+    assert target.read_text().startswith("# Checkpoint design review\n")
+    assert list(tmp_path.iterdir()) == [target]  # no temporary file left behind
+    assert run("report", "--check", str(target)).exit_code == 0
+    assert run("report", "--check", str(target), "--restart", "6min").exit_code == 3
+
+
+@pytest.mark.parametrize(
+    ("args", "culprit"),
+    [
+        (["report"], "--html"),
+        (["report", "--html", "a.html", "--markdown", "a.md"], "--markdown"),
+        (["report", "--check", "a.txt"], "--check"),
+        (["report", "--check", "missing.html"], "--check"),
+        (["report", "nosuch", "--markdown", "a.md"], "nosuch"),
+        (["report", "--bw", "fast", "--markdown", "a.md"], "--bw"),
+        (["report", "--markdown", "a.md", "--log", "missing.jsonl"], "missing.jsonl"),
+        (["report", "--markdown", "no-such-dir/a.md"], "--markdown"),
+        (["report", "--markdown", "a.md", "--log", "-"], "--log"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], culprit: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert_usage_error(run(*args), culprit)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # nothing written
+
+
+def test_a_missing_extra_names_the_install(run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "jinja2", None)  # import jinja2 now raises ImportError
+    result = run("report", "--markdown", str(tmp_path / "a.md"))
+    assert_usage_error(result, "pip install 'ckptcalc[report]'")
+    assert not (tmp_path / "a.md").exists()
+
+
+def test_only_the_report_imports_jinja2() -> None:
+    package = Path(api.__file__).parent
+    importers = set()
+    for path in package.rglob("*.py"):
+        source = path.read_text(encoding="utf-8")
+        if "jinja2" not in source:
+            continue
+        tree = ast.parse(source)
+        names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        names |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 0}
+        if any(name.split(".")[0] == "jinja2" for name in names):
+            importers.add(path.relative_to(package).as_posix())
+    assert importers == {"output/report.py"}
+
+
+@pytest.mark.parametrize(
+    ("args", "loaded"),
+    [
+        (["optimize", "--json"], "False False"),
+        # Markdown needs Jinja2 and no chart: matplotlib stays out of it.
+        (["report", "--markdown", "{out}"], "True False"),
+    ],
+)
+def test_jinja2_loads_for_the_report_alone(tmp_path: Path, args: list[str], loaded: str) -> None:
+    argv = [a.replace("{out}", str(tmp_path / "r.md")) for a in args]
+    code = (
+        "import sys, runpy\n"
+        f"sys.argv = ['ckptcalc', *{argv!r}]\n"
+        "try:\n"
+        "    runpy.run_module('ckptcalc', run_name='__main__')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('jinja2' in sys.modules, 'matplotlib' in sys.modules, file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stderr.strip().splitlines()[-1] == loaded, done.stderr
+
+
+def test_the_wheel_ships_the_templates() -> None:
+    # Hatch packages every file under ckptcalc/; the templates are files there, found beside the module.
+    from ckptcalc.output import report as rendering
+
+    assert sorted(p.name for p in rendering._TEMPLATES.iterdir()) == ["report.html.j2", "report.md.j2"]
