@@ -211,7 +211,7 @@ def test_a_renamed_error_keeps_its_kind() -> None:
 
 #: Every function the README and docs/api.md call as ckptcalc.NAME(...), and the helpers docs/api.md names.
 NAMED = {"analyze", "check", "compare", "events", "fit", "fitted_preset", "load_preset", "measured_preset",
-         "optimize", "plan", "save_preset", "simulate", "sweep"}  # fmt: skip
+         "optimize", "plan", "report", "save_preset", "simulate", "sweep"}  # fmt: skip
 
 
 def test_every_named_function_is_exported() -> None:
