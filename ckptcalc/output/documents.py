@@ -706,8 +706,19 @@ def fit(
             year_from=log.year_from,
         ),
         **fitted.to_dict(),
+        "interruptions_note": None if log is None else _interruptions_note(fitted),
         "warnings": notes,
     }
+
+
+def _interruptions_note(fitted: FailureFit) -> str | None:
+    """Why the interruptions counted are fewer than the events kept: those outside the window, those
+    coalesced, and an interruption at the window's start (which only starts the clock)."""
+    inside = fitted.events_kept - fitted.events_outside_window
+    at_start = inside - fitted.events_coalesced - fitted.mtbf.interruptions
+    return wording.interruptions_counted(
+        fitted.events_kept, fitted.events_outside_window, fitted.events_coalesced, at_start, fitted.mtbf.interruptions
+    )
 
 
 def plan(
@@ -723,7 +734,8 @@ def plan(
     figures: dict[str, Any],
 ) -> dict[str, Any]:
     """Everything ``plan --json`` prints: the runs' wall time, failures and cost (SI units); ``figures``
-    holds what was worked out from the runs (their quantiles, shares and intervals)."""
+    holds what was worked out from the runs (their quantiles, shares and intervals), and may hold
+    ``band`` (the same at either end of the MTBF's interval), ``start`` and ``deadline`` (ISO 8601)."""
     c = job.config
     return {
         "schema_version": SCHEMA_VERSION,
@@ -751,6 +763,9 @@ def plan(
         "deadline_s": deadline_s,
         "p_deadline": figures["p_deadline"],
         "p_deadline_ci95": figures["p_deadline_ci95"],
+        "start": figures.get("start"),
+        "deadline": figures.get("deadline"),
+        "uncertainty": plan_band(job, figures.get("band")),
         "silent": silent(result),
         "warnings": [
             *warnings(result),
@@ -759,6 +774,27 @@ def plan(
             *([] if result.silent is None else [wording.silent_plan()]),
         ],
         "storage": storage(job, result),
+    }
+
+
+def plan_band(job: Job, ends: list[dict[str, Any] | None] | None) -> dict[str, Any] | None:
+    """``plan``'s runs at either end of the MTBF's 95 % interval, at the plan's schedule and seed; pairs
+    are [at low M, at high M], None at an open end; None without an interval."""
+    if ends is None or job.mtbf_band is None:
+        return None
+    low, high = job.mtbf_band
+
+    def pair(key: str) -> list[Any]:
+        return [None if end is None else end[key] for end in ends]
+
+    return {
+        "source": {"failures": "failures", "failures_bound": "failures_bound"}.get(job.mtbf_source, "stated"),
+        "mtbf_s": [low, high],
+        "completion_s": pair("completion_s"),
+        "expected_s": pair("expected_s"),
+        "failures": pair("failures"),
+        "p_deadline": None if ends[0] is None or ends[0]["p_deadline"] is None else pair("p_deadline"),
+        "p_deadline_ci95": None if ends[0] is None or ends[0]["p_deadline"] is None else pair("p_deadline_ci95"),
     }
 
 

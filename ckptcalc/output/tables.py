@@ -845,6 +845,8 @@ def fit(document: dict[str, Any]) -> None:
         table.add_row("interruptions", f"{document['interruptions']}")
         table.add_row("window", dur(document["window_s"]) if document["window_s"] else "-")
         out.print(table)
+        if document.get("interruptions_note"):
+            out.print(document["interruptions_note"] + ".")
         out.print()
     low, high = document["mtbf_ci95"]
     if document["mtbf_s"] is None:
@@ -914,14 +916,18 @@ def plan(job: Job, document: dict[str, Any]) -> None:
     out.print()
     table = _grid(wording.PLAN_TITLE, narrow)
     table.add_column("", no_wrap=True)
-    for name in ("p10", "p50", "p90", "mean"):
+    columns = ("p10", "p50", "p90", "p95", "mean")
+    for name in columns:
         table.add_column(name, justify="right", no_wrap=True)
     completion, failures = document["completion_s"], document["failures"]
-    table.add_row("wall time", *(dur(completion[k]) for k in ("p10", "p50", "p90", "mean")))
-    table.add_row("failures", *(f"{failures[k]:,.0f}" for k in ("p10", "p50", "p90")), units.sig(failures["mean"]))
+    table.add_row("wall time", *(dur(completion[k]) for k in columns))
+    # The same runs at either end of the MTBF's interval, under the wall time they bracket.
+    for label, spread in wording.plan_band_rows(document.get("uncertainty")):
+        table.add_row(label, *(dur(spread[k]) for k in columns))
+    table.add_row("failures", *(f"{failures[k]:,.0f}" for k in columns[:-1]), units.sig(failures["mean"]))
     for key, label in (("gpu_hours", "GPU-hours"), ("cost", "cost")):
         if document[key] is not None:
-            table.add_row(label, *(amount(document[key][k]) for k in ("p10", "p50", "p90", "mean")))
+            table.add_row(label, *(amount(document[key][k]) for k in columns))
     out.print(table)
     for line in wording.plan_lines(document):
         out.print(line)
