@@ -834,6 +834,9 @@ def fit(document: dict[str, Any]) -> None:
         table.show_header = False
         table.add_column("", no_wrap=True)
         table.add_column("", justify="right", no_wrap=True)
+        note = document.get("interruptions_note")
+        if note:
+            table.add_column("", overflow="fold")  # why fewer interruptions than events kept
         table.add_row("read", f"{document['events_read']}")
         table.add_row("kept", f"{document['events_kept']}")
         if document["skipped_bad"]:
@@ -842,11 +845,9 @@ def fit(document: dict[str, Any]) -> None:
             table.add_row("naive timestamps", wording.naive_timestamps(document))
         for what, count in wording.inference_rows(document["reading"], skip=("naive_timestamps",)):
             table.add_row(what, count)
-        table.add_row("interruptions", f"{document['interruptions']}")
+        table.add_row("interruptions", f"{document['interruptions']}", *([note] if note else []))
         table.add_row("window", dur(document["window_s"]) if document["window_s"] else "-")
         out.print(table)
-        if document.get("interruptions_note"):
-            out.print(document["interruptions_note"] + ".")
         out.print()
     low, high = document["mtbf_ci95"]
     if document["mtbf_s"] is None:

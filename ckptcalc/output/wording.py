@@ -368,19 +368,18 @@ def plan_lines(document: dict[str, Any]) -> list[str]:
     low, high = document["p_no_failure_ci95"]
     lines.append(f"P(no failure in the whole run): {pct(document['p_no_failure'])} (95 %: {pct(low)} to {pct(high)}).")
     if document["deadline_s"] is not None:
+        if document.get("deadline") is not None:
+            lines.append(
+                f"Deadline: {_moment(document['deadline'])}, {dur(document['deadline_s'])} after the start at"
+                f" {_moment(document['start'])}."
+            )
         low, high = document["p_deadline_ci95"]
         lines.append(
-            f"P(finished within {dur(document['deadline_s'])}{plan_dates(document)}): {pct(document['p_deadline'])}"
-            f" (95 %: {pct(low)} to {pct(high)}){plan_band_deadline(document.get('uncertainty'))}."
+            f"P(finished within {dur(document['deadline_s'])}): {pct(document['p_deadline'])}"
+            f" (95 %: {pct(low)} to {pct(high)})."
         )
+        lines.extend(plan_band_deadline(document))
     return lines
-
-
-def plan_dates(document: dict[str, Any]) -> str:
-    """The deadline on the calendar, when it is one: `` , by 2026-07-15 00:00 UTC from a start at …``."""
-    if document.get("deadline") is None:
-        return ""
-    return f", by {_moment(document['deadline'])} from a start at {_moment(document['start'])}"
 
 
 def _moment(iso: str) -> str:
@@ -401,13 +400,14 @@ def plan_band_rows(band: dict[str, Any] | None) -> list[tuple[str, dict[str, flo
     return [(f"  MTBF {dur(m)}", spread) for m, spread in ends if spread is not None]
 
 
-def plan_band_deadline(band: dict[str, Any] | None) -> str:
-    """The chance of the deadline at the ends of the MTBF's interval: ``; 81.0 % at MTBF 2.81 h, …``."""
+def plan_band_deadline(document: dict[str, Any]) -> list[str]:
+    """The chance of the deadline at the ends of the MTBF's interval, as one line (none without)."""
+    band = document.get("uncertainty")
     if band is None or band["p_deadline"] is None:
-        return ""
+        return []
     ends = zip(band["mtbf_s"], band["p_deadline"], strict=True)
-    at = [f"{pct(p)} at MTBF {dur(m)}" for m, p in ends if p is not None]
-    return "; across the MTBF's 95 % interval " + " to ".join(at)
+    at = ", ".join(f"{pct(p)} at {dur(m)}" for m, p in ends if p is not None)
+    return [f"P(finished within {dur(document['deadline_s'])}) at the MTBF's interval ends: {at}."]
 
 
 #: What ``plan`` says of its runs at the ends of the MTBF's interval.
@@ -473,12 +473,13 @@ def interruptions_counted(kept: int, outside: int, coalesced: int, at_start: int
         return None
     reasons = []
     if outside:
-        reasons.append(f"{outside} lie outside the window")
+        reasons.append(f"{outside} outside the window")
     if coalesced:
-        reasons.append(f"{coalesced} are coalesced into the interruption before them")
+        reasons.append(f"{coalesced} coalesced")
     if at_start:
-        reasons.append("the window opens at the first interruption, which starts the clock and is not counted")
-    return f"{counted} interruptions from {kept} events kept: " + "; ".join(reasons)
+        # The first interruption only starts the clock: it ends no gap (docs/fit.md §3).
+        reasons.append("the window opens at the first, which is not counted")
+    return "; ".join(reasons)
 
 
 #: The title of the table of fits across coalescing windows.
