@@ -1261,16 +1261,19 @@ def plan(
     run_config = config.replace(shape=None) if config.has_memory and shape is not None else config
     exact_model = run_config.shape == config.shape
     result, expected, mtbf, run_work = _run_inputs(run_config, work_s, lambda found: _loadable(the_job, found))
-    # With an MTBF interval, the same schedule at either end of it (docs/model.md §9).
-    parts = [(run_config, expected, mtbf, run_work)]
-    for m in [] if the_job.mtbf_band is None else [m for m in the_job.mtbf_band if m is not None]:
-        at = _pinned(run_config, result, m)
-        parts.append((at, *_run_inputs(at, work_s)[1:]))
+    # With an MTBF interval, the same schedule at either end of it (docs/model.md §9), keyed by the job
+    # MTBF; an end at the point itself (the bound when no failure was seen) is the point's own runs.
+    point = float(run_config.mtbf_s)
+    parts = {point: (run_config, expected, mtbf, run_work)}
+    for m in the_job.mtbf_band or ():
+        if m is not None and m not in parts:
+            at = _pinned(run_config, result, m)
+            parts[m] = (at, *_run_inputs(at, work_s)[1:])
     count = whole.check(_number(parse_count, runs, "runs"), expected / mtbf + 1.0,
-                        ends=[e / m_run + 1.0 for _, e, m_run, _ in parts[1:]])  # fmt: skip
+                        ends=[e / m_run + 1.0 for m, (_, e, m_run, _) in parts.items() if m != point])  # fmt: skip
     chosen = DEFAULT_SEED if seed is None else seed
-    done_all = [
-        whole.complete(
+    simulated = {
+        m: whole.complete(
             schedule_for(at),
             Failures(m_run, shape),
             work_s=w,
@@ -1281,22 +1284,17 @@ def plan(
             spares=None if config.spares is None else int(config.spares),
             repair_s=0.0 if config.repair_s is None else float(config.repair_s),
         )
-        for i, (at, e, m_run, w) in enumerate(parts)
-    ]
-    done = done_all[0]
+        for i, (m, (at, e, m_run, w)) in enumerate(parts.items())
+    }
+    done = simulated[point]
     step_time = the_job.scenario.step_time_s
     expected_s = expected if exact_model else None
     figures = _plan_figures(done, the_job.gpus, the_job.scenario.gpu_hour_cost, expected_s, limit)
     if the_job.mtbf_band is not None:
-        simulated = iter(zip(parts[1:], done_all[1:], strict=True))
-        figures["band"] = []
-        for end in the_job.mtbf_band:
-            if end is None:
-                figures["band"].append(None)
-                continue
-            (_, end_expected, _, _), end_done = next(simulated)
-            at_end = end_expected if exact_model else None
-            figures["band"].append({**_plan_figures(end_done, None, None, at_end, limit), "expected_s": at_end})
+        figures["band"] = [
+            None if m is None else _end_figures(simulated[m], parts[m][1] if exact_model else None, limit)
+            for m in the_job.mtbf_band
+        ]
     if span is not None:
         figures.update(start=span.start, deadline=span.deadline)
     document = documents.plan(
@@ -1306,6 +1304,11 @@ def plan(
         figures=figures,
     )  # fmt: skip
     return RunPlan(document, the_job, done)
+
+
+def _end_figures(done: Any, expected_s: float | None, deadline_s: float | None) -> dict[str, Any]:
+    """:func:`_plan_figures` of the runs at one end of the MTBF's interval, with W / effective there."""
+    return {**_plan_figures(done, None, None, expected_s, deadline_s), "expected_s": expected_s}
 
 
 def _plan_deadline(deadline: Value | None, start_at: str | None) -> tuple[float | None, Any]:

@@ -190,6 +190,14 @@ def test_without_an_interval_there_is_no_band(run_json: RunJson) -> None:
     assert doc["uncertainty"] is None and doc["start"] is None
 
 
+def test_a_stated_interval_is_run_at_its_ends(run_json: RunJson) -> None:
+    # --mtbf-ci 2.5h:4h around the preset's 3.1 h: 9000 s and 14400 s, the longer runs at the lower end.
+    band = run_json("plan", "--work", "2d", "--runs", "50", "--mtbf-ci", "2.5h:4h")["uncertainty"]
+    assert band["source"] == "stated" and band["mtbf_s"] == [9000.0, 14400.0]
+    assert band["expected_s"][0] > band["expected_s"][1]
+    assert band["p_deadline"] is None and band["p_deadline_ci95"] is None
+
+
 def test_the_table_shows_the_band_compactly(run: Run) -> None:
     out = run("plan", "--work", "5d", "--runs", "200", "--failures", "419", "--window", "54d",
               "--deadline", "5.4d").stdout  # fmt: skip
