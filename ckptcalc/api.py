@@ -1151,7 +1151,10 @@ def fit(
     end = _moment(window_end, time_unit, "window_end")
     gap = _number(parse_duration, coalesce, "coalesce") if coalesce is not None else 0.0
     fitted = fitting.fit_log(log, coalesce_s=gap, start_s=start, end_s=end, observed_gpus=gpus)
-    document = documents.fit(fitted, paths, log=log, where=conditions, where_any=any_conditions)
+    # The events in the window, less those coalesced, are the interruptions; one more than are counted
+    # when the window opens at the first (docs/fit.md §3).
+    at_start = fitted.events_kept - fitted.events_outside_window - fitted.events_coalesced - fitted.mtbf.interruptions
+    document = documents.fit(fitted, paths, log=log, where=conditions, where_any=any_conditions, at_start=at_start)
     return FailureLog(document, None, fitted, year_from=log.year_from)
 
 

@@ -665,8 +665,10 @@ def fit(
     where: list[str] | None = None,
     where_any: list[str] | None = None,
     source: str = "log",
+    at_start: int = 0,
 ) -> dict[str, Any]:
-    """Everything ``fit --json`` prints: what was read and what was estimated, in SI units.
+    """Everything ``fit --json`` prints: what was read and what was estimated, in SI units; ``at_start``
+    counts the interruptions at the window's start (0 or 1), which only start the clock.
 
     ``time_kind``: ``timestamp`` (window ends in seconds since 1970 UTC) or ``number`` (the log's own zero;
     counts, ``source = "counts"``, start at 0). ``tz`` is the zone naive timestamps were read in, null for
@@ -706,16 +708,14 @@ def fit(
             year_from=log.year_from,
         ),
         **fitted.to_dict(),
-        "interruptions_note": None if log is None else _interruptions_note(fitted),
+        "interruptions_note": None if log is None else _interruptions_note(fitted, at_start),
         "warnings": notes,
     }
 
 
-def _interruptions_note(fitted: FailureFit) -> str | None:
+def _interruptions_note(fitted: FailureFit, at_start: int) -> str | None:
     """Why the interruptions counted are fewer than the events kept: those outside the window, those
-    coalesced, and an interruption at the window's start (which only starts the clock)."""
-    inside = fitted.events_kept - fitted.events_outside_window
-    at_start = inside - fitted.events_coalesced - fitted.mtbf.interruptions
+    coalesced, and an interruption at the window's start (``at_start``: it only starts the clock)."""
     return wording.interruptions_counted(
         fitted.events_kept, fitted.events_outside_window, fitted.events_coalesced, at_start, fitted.mtbf.interruptions
     )
