@@ -1190,7 +1190,10 @@ def fit(
     end = _moment(window_end, time_unit, "window_end")
     gap = _number(parse_duration, coalesce, "coalesce") if coalesce is not None else 0.0
     fitted = fitting.fit_log(log, coalesce_s=gap, start_s=start, end_s=end, observed_gpus=gpus)
-    document = documents.fit(fitted, paths, log=log, where=conditions, where_any=any_conditions)
+    # The events in the window, less those coalesced, are the interruptions; one more than are counted
+    # when the window opens at the first (docs/fit.md §3).
+    at_start = fitted.events_kept - fitted.events_outside_window - fitted.events_coalesced - fitted.mtbf.interruptions
+    document = documents.fit(fitted, paths, log=log, where=conditions, where_any=any_conditions, at_start=at_start)
     return FailureLog(document, None, fitted, year_from=log.year_from)
 
 
@@ -1254,23 +1257,26 @@ def plan(
     runs: Value = 1000,
     seed: int | None = None,
     deadline: Value | None = None,
+    start_at: str | None = None,
     progress: Callable[[float], None] | None = None,
     failure_dist: str | None = None,
     mtbf_ci: Band | None = None,
     **inputs: Unpack[PlanInputs],
 ) -> RunPlan:
     """Simulate whole runs that need ``work`` of useful compute (or ``steps`` training steps of the job's
-    ``step_time``) at the job's schedule: wall time p10/p50/p90 against W / effective, failures,
+    ``step_time``) at the job's schedule: wall time p10/p50/p90/p95 against W / effective, failures,
     P(no failure), GPU-hours and cost, and with ``deadline`` the chance of finishing by then
-    (docs/model.md §10).
+    (docs/model.md §10). ``deadline`` is a duration, or an ISO date or date and time
+    (``"2026-07-15"``, ``"2026-07-15T12:00Z"``; UTC without an offset) counted from ``start_at``
+    (the same forms; now when None). With an MTBF interval (``mtbf_ci``, or ``failures`` in a
+    ``window``) the same runs are simulated at either end of it, at the same schedule and seed.
 
     >>> p = plan(preset="llama3-405b", work="54d", runs=200, seed=1)
     >>> abs(p.completion_s["p50"] / p["expected_s"] - 1) < 0.01
     True
     """
     from ckptcalc.inputs import units
-    from ckptcalc.inputs.units import parse_count, parse_duration
-    from ckptcalc.model.evaluation import evaluate
+    from ckptcalc.inputs.units import parse_count
     from ckptcalc.output import documents
     from ckptcalc.simulation import plan as whole
     from ckptcalc.simulation.timeline import DEFAULT_SEED, Failures, schedule_for
@@ -1294,22 +1300,99 @@ def plan(
             f" ({units.format_duration(work_s)} of work): a dropped group would never be back",
             where=the_job.scenario.where("rejoin_s"),
         )
-    limit = _number(parse_duration, deadline, "deadline") if deadline is not None else None
-    if limit is not None and not (math.isfinite(limit) and limit > 0):
-        raise InputError(f"must be a positive duration, got {limit:g} s", where="deadline")
+    limit, span = _plan_deadline(deadline, start_at)
     shape = None if config.shape is None else float(config.shape)
     run_config = config.replace(shape=None) if config.has_memory and shape is not None else config
-    result = evaluate(run_config)
-    _loadable(the_job, result)
     exact_model = run_config.shape == config.shape
+    result, expected, mtbf, run_work = _run_inputs(run_config, work_s, lambda found: _loadable(the_job, found))
+    # With an MTBF interval, the same schedule at either end of it (docs/model.md §9), keyed by the job
+    # MTBF; an end at the point itself (the bound when no failure was seen) is the point's own runs.
+    point = float(run_config.mtbf_s)
+    parts = {point: (run_config, expected, mtbf, run_work)}
+    for m in the_job.mtbf_band or ():
+        if m is not None and m not in parts:
+            at = _pinned(run_config, result, m)
+            parts[m] = (at, *_run_inputs(at, work_s)[1:])
+    count = whole.check(_number(parse_count, runs, "runs"), expected / mtbf + 1.0,
+                        ends=[e / m_run + 1.0 for m, (_, e, m_run, _) in parts.items() if m != point])  # fmt: skip
+    chosen = DEFAULT_SEED if seed is None else seed
+    simulated = {
+        m: whole.complete(
+            schedule_for(at),
+            Failures(m_run, shape),
+            work_s=w,
+            runs=count,
+            seed=chosen,
+            expected_failures=e / m_run,
+            progress=None if progress is None else _share_of(progress, i, len(parts)),
+            spares=None if config.spares is None else int(config.spares),
+            repair_s=0.0 if config.repair_s is None else float(config.repair_s),
+        )
+        for i, (m, (at, e, m_run, w)) in enumerate(parts.items())
+    }
+    done = simulated[point]
+    step_time = the_job.scenario.step_time_s
+    expected_s = expected if exact_model else None
+    figures = _plan_figures(done, the_job.gpus, the_job.scenario.gpu_hour_cost, expected_s, limit)
+    if the_job.mtbf_band is not None:
+        figures["band"] = [
+            None if m is None else _end_figures(simulated[m], parts[m][1] if exact_model else None, limit)
+            for m in the_job.mtbf_band
+        ]
+    if span is not None:
+        figures.update(start=span.start, deadline=span.deadline)
+    document = documents.plan(
+        the_job, result, done, _label(preset), work_s=work_s,
+        steps=round(work_s / step_time) if steps is not None and step_time else None,
+        expected_s=expected_s, deadline_s=limit,
+        figures=figures,
+    )  # fmt: skip
+    return RunPlan(document, the_job, done)
+
+
+def _end_figures(done: Any, expected_s: float | None, deadline_s: float | None) -> dict[str, Any]:
+    """:func:`_plan_figures` of the runs at one end of the MTBF's interval, with W / effective there."""
+    return {**_plan_figures(done, None, None, expected_s, deadline_s), "expected_s": expected_s}
+
+
+def _plan_deadline(deadline: Value | None, start_at: str | None) -> tuple[float | None, Any]:
+    """``plan``'s deadline in seconds of wall time, and its :class:`ckptcalc.inputs.dates.Span` on the
+    calendar when it is a date or a start is given (None otherwise)."""
+    from ckptcalc.inputs import dates
+    from ckptcalc.inputs.units import parse_duration
+
+    if deadline is None:
+        if start_at is not None:
+            raise InputError("a start needs {deadline} (a date, or a duration from the start)", where="start_at")
+        return None, None
+    if dates.is_date(deadline):
+        span = dates.deadline_span(deadline, start_at)
+        assert span is not None
+        return span.seconds, span
+    limit = _number(parse_duration, deadline, "deadline")
+    if not (math.isfinite(limit) and limit > 0):
+        raise InputError(f"must be a positive duration, got {limit:g} s", where="deadline")
+    return limit, dates.deadline_span(limit, start_at, seconds=limit)
+
+
+def _run_inputs(
+    run_config: Config, work_s: float, check: Callable[[Result], None] | None = None
+) -> tuple[Result, float, float, float]:
+    """The model at ``run_config`` and what its whole runs simulate: the result, W / effective, the
+    MTBF the runs meet and the work they do; ``check`` sees the result before the effective time is."""
+    from ckptcalc.model.evaluation import evaluate
+
+    result = evaluate(run_config)
+    if check is not None:
+        check(result)
     effective = float(result.effective)
     if not effective > 0.0:
         raise InputError("effective time is 0 at this schedule: the run would never finish", where="work")
     expected = work_s / effective
     # Elastic replica groups: whole runs of the periodic process at the whole-job MTBF, the work
     # stretched by the groups' useful share (docs/model.md §14.4; approximate, as the model is).
-    mtbf, run_work = float(config.mtbf_s), work_s
-    if config.has_silent:
+    mtbf, run_work = float(run_config.mtbf_s), work_s
+    if run_config.has_silent:
         # Silent events over this run (docs/model.md §16.2): counted by the model, and their average cost
         # stretches the work the whole runs (which have fail-stop failures only) must do.
         result = evaluate(run_config.replace(work_s=work_s))
@@ -1319,28 +1402,23 @@ def plan(
     if result.elastic is not None:
         mtbf = float(result.elastic.groups.whole_job_mtbf_s)
         run_work = work_s / float(result.elastic.groups.throughput)
-    count = whole.check(_number(parse_count, runs, "runs"), expected / mtbf + 1.0)
-    chosen = DEFAULT_SEED if seed is None else seed
-    done = whole.complete(
-        schedule_for(run_config),
-        Failures(mtbf, shape),
-        work_s=run_work,
-        runs=count,
-        seed=chosen,
-        expected_failures=expected / mtbf,
-        progress=progress,
-        spares=None if config.spares is None else int(config.spares),
-        repair_s=0.0 if config.repair_s is None else float(config.repair_s),
-    )
-    step_time = the_job.scenario.step_time_s
-    expected_s = expected if exact_model else None
-    document = documents.plan(
-        the_job, result, done, _label(preset), work_s=work_s,
-        steps=round(work_s / step_time) if steps is not None and step_time else None,
-        expected_s=expected_s, deadline_s=limit,
-        figures=_plan_figures(done, the_job.gpus, the_job.scenario.gpu_hour_cost, expected_s, limit),
-    )  # fmt: skip
-    return RunPlan(document, the_job, done)
+    return result, expected, mtbf, run_work
+
+
+def _pinned(run_config: Config, result: Result, mtbf: float) -> Config:
+    """``run_config`` at the job MTBF ``mtbf``, its intervals held at those of ``result`` (the plan's
+    schedule, not the optimum at that MTBF)."""
+    held: dict[str, Any] = {"mtbf_s": mtbf}
+    if result.interval_s is not None:
+        held["interval_s"] = float(result.interval_s)
+    if result.memory_interval_s is not None:
+        held["memory_interval_s"] = float(result.memory_interval_s)
+    return run_config.replace(**held)
+
+
+def _share_of(progress: Callable[[float], None], part: int, parts: int) -> Callable[[float], None]:
+    """``progress`` for the ``part``-th of ``parts`` equal simulations run one after the other."""
+    return lambda done: progress((part + done) / parts)
 
 
 def _plan_figures(
@@ -1355,7 +1433,7 @@ def _plan_figures(
 
     times, failures = done.times_s, done.failures
     runs = int(times.size)
-    completion = quantiles(times)
+    completion = _with_p95(quantiles(times), times)
     hours = None if gpus is None else {k: v * gpus / 3600.0 for k, v in completion.items()}
     cost = None if hours is None or price is None else {k: v * price for k, v in hours.items()}
     within = None if deadline_s is None else int(numpy.count_nonzero(times <= deadline_s))
@@ -1364,7 +1442,7 @@ def _plan_figures(
         "runs": runs,
         "completion_s": completion,
         "mean_vs_expected": None if expected_s is None else completion["mean"] / expected_s - 1.0,
-        "failures": quantiles(failures),
+        "failures": _with_p95(quantiles(failures), failures),
         "p_no_failure": none / runs,
         "p_no_failure_ci95": list(wilson_interval(none, runs)),
         "gpu_hours": hours,
@@ -1372,6 +1450,14 @@ def _plan_figures(
         "p_deadline": None if within is None else within / runs,
         "p_deadline_ci95": None if within is None else list(wilson_interval(within, runs)),
     }
+
+
+def _with_p95(spread: dict[str, float], values: Any) -> dict[str, float]:
+    """``spread`` (p10, p50, p90, mean) with the 95th percentile of ``values`` before the mean."""
+    import numpy
+
+    *ranked, mean = spread.items()
+    return {**dict(ranked), "p95": float(numpy.percentile(values, 95)), mean[0]: mean[1]}
 
 
 def _work(work: Value | None, steps: Value | None, step_time_s: float | None) -> float:

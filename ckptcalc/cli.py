@@ -117,6 +117,7 @@ _RENAMED = {
     "name": "NAME",
     "search": "--optimize",
     "logs": "LOG...",
+    "start_at": "--start",
 }
 
 #: The API's other argument names that are flags here too.
@@ -880,6 +881,7 @@ def simulate(
         "ckptcalc plan --work 54d",
         "ckptcalc plan --steps 1.2e6 --step-time 4s --deadline 60d --gpu-hour-cost 2",
         "ckptcalc plan --preset cluster.toml --work 30d --runs 10000 --seed 7 --json",
+        "ckptcalc plan --work 30d --deadline 2026-07-15 --start 2026-06-10T08:00Z",
     )
 )
 @model_options
@@ -898,9 +900,20 @@ def plan(
         Optional[str],
         typer.Option(
             "--deadline",
-            help="Wall time to finish by: gives the probability of making it.",
-            metavar="DURATION",
+            help="Wall time to finish by (a duration), or a date (2026-07-15, 2026-07-15T12:00Z; UTC without an"
+            " offset): gives the probability of making it.",
+            metavar="DURATION|DATE",
             rich_help_panel="Run",
+        ),
+    ] = None,
+    start_at: Annotated[
+        Optional[str],
+        typer.Option(
+            "--start",
+            help="When the run starts, as an ISO date or date and time, for a --deadline date (default: now).",
+            metavar="DATE",
+            rich_help_panel="Run",
+            show_default=False,
         ),
     ] = None,
     runs: Annotated[
@@ -923,6 +936,7 @@ def plan(
 
     # --work is a model option (the run's length also sets the silent events' risk over the run).
     arguments: dict[str, Any] = {"steps": steps, "deadline": deadline, "runs": runs, "seed": seed}
+    arguments["start_at"] = start_at
     arguments.update(model.inputs)
     if not json_output and sys.stderr.isatty():
         from ckptcalc.output import tables

@@ -50,6 +50,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "inherit",
             "presets",
             "preset_write",
+            "dates",
         ],
     ),
     ("simulation", ["interference", "silent", "timeline", "search", "events", "plan"]),

@@ -680,8 +680,10 @@ def fit(
     where: list[str] | None = None,
     where_any: list[str] | None = None,
     source: str = "log",
+    at_start: int = 0,
 ) -> dict[str, Any]:
-    """Everything ``fit --json`` prints: what was read and what was estimated, in SI units.
+    """Everything ``fit --json`` prints: what was read and what was estimated, in SI units; ``at_start``
+    counts the interruptions at the window's start (0 or 1), which only start the clock.
 
     ``time_kind``: ``timestamp`` (window ends in seconds since 1970 UTC) or ``number`` (the log's own zero;
     counts, ``source = "counts"``, start at 0). ``tz`` is the zone naive timestamps were read in, null for
@@ -721,8 +723,17 @@ def fit(
             year_from=log.year_from,
         ),
         **fitted.to_dict(),
+        "interruptions_note": None if log is None else _interruptions_note(fitted, at_start),
         "warnings": notes,
     }
+
+
+def _interruptions_note(fitted: FailureFit, at_start: int) -> str | None:
+    """Why the interruptions counted are fewer than the events kept: those outside the window, those
+    coalesced, and an interruption at the window's start (``at_start``: it only starts the clock)."""
+    return wording.interruptions_counted(
+        fitted.events_kept, fitted.events_outside_window, fitted.events_coalesced, at_start, fitted.mtbf.interruptions
+    )
 
 
 def plan(
@@ -738,7 +749,8 @@ def plan(
     figures: dict[str, Any],
 ) -> dict[str, Any]:
     """Everything ``plan --json`` prints: the runs' wall time, failures and cost (SI units); ``figures``
-    holds what was worked out from the runs (their quantiles, shares and intervals)."""
+    holds what was worked out from the runs (their quantiles, shares and intervals), and may hold
+    ``band`` (the same at either end of the MTBF's interval), ``start`` and ``deadline`` (ISO 8601)."""
     c = job.config
     return {
         "schema_version": SCHEMA_VERSION,
@@ -766,6 +778,9 @@ def plan(
         "deadline_s": deadline_s,
         "p_deadline": figures["p_deadline"],
         "p_deadline_ci95": figures["p_deadline_ci95"],
+        "start": figures.get("start"),
+        "deadline": figures.get("deadline"),
+        "uncertainty": plan_band(job, figures.get("band")),
         "silent": silent(result, job.silent_band),
         "warnings": [
             *warnings(result),
@@ -774,6 +789,27 @@ def plan(
             *([] if result.silent is None else [wording.silent_plan()]),
         ],
         "storage": storage(job, result),
+    }
+
+
+def plan_band(job: Job, ends: list[dict[str, Any] | None] | None) -> dict[str, Any] | None:
+    """``plan``'s runs at either end of the MTBF's 95 % interval, at the plan's schedule and seed; pairs
+    are [at low M, at high M], None at an open end; None without an interval."""
+    if ends is None or job.mtbf_band is None:
+        return None
+    low, high = job.mtbf_band
+
+    def pair(key: str) -> list[Any]:
+        return [None if end is None else end[key] for end in ends]
+
+    return {
+        "source": {"failures": "failures", "failures_bound": "failures_bound"}.get(job.mtbf_source, "stated"),
+        "mtbf_s": [low, high],
+        "completion_s": pair("completion_s"),
+        "expected_s": pair("expected_s"),
+        "failures": pair("failures"),
+        "p_deadline": None if ends[0] is None or ends[0]["p_deadline"] is None else pair("p_deadline"),
+        "p_deadline_ci95": None if ends[0] is None or ends[0]["p_deadline"] is None else pair("p_deadline_ci95"),
     }
 
 

@@ -757,6 +757,11 @@ def fit() -> Schema:
             "events_kept": {"type": "integer", "minimum": 0},
             "skipped_bad": {"type": "integer", "minimum": 0},
             "interruptions": {"type": "integer", "minimum": 0},
+            "interruptions_note": {
+                **maybe_text,
+                "description": "why fewer interruptions are counted than events kept (outside the window,"
+                " coalesced, the first opening the window); null when as many, or for counts",
+            },
             "window_start_s": MAYBE_NUMBER,
             "window_end_s": MAYBE_NUMBER,
             "window_s": MAYBE_SECONDS,
@@ -787,10 +792,28 @@ def fit() -> Schema:
 #: Schema builders by command name, as ``ckptcalc schema COMMAND`` takes them.
 def plan() -> Schema:
     def spread(item: Schema) -> Schema:
-        return _object({"p10": item, "p50": item, "p90": item, "mean": item})
+        return _object({"p10": item, "p50": item, "p90": item, "p95": item, "mean": item})
 
     maybe_spread = {"oneOf": [{"type": "null"}, spread({"type": "number", "minimum": 0})]}
     interval = {"type": "array", "prefixItems": [FRACTION, FRACTION], "minItems": 2, "maxItems": 2}
+
+    def ends(item: Schema) -> Schema:
+        return {"type": "array", "items": {"oneOf": [{"type": "null"}, item]}, "minItems": 2, "maxItems": 2}
+
+    iso = {"type": ["string", "null"], "format": "date-time"}
+    band = _object(
+        {
+            "source": {"enum": ["failures", "failures_bound", "stated"]},
+            "mtbf_s": ends(SECONDS),
+            "completion_s": ends(spread(SECONDS)),
+            "expected_s": ends(SECONDS),
+            "failures": ends(spread({"type": "number", "minimum": 0})),
+            "p_deadline": {"oneOf": [{"type": "null"}, ends(FRACTION)]},
+            "p_deadline_ci95": {"oneOf": [{"type": "null"}, ends(interval)]},
+        },
+        "the same runs (schedule, runs, seed) at either end of the job MTBF's 95 % interval; pairs are [at low"
+        " M, at high M], null at an open end; null without an interval",
+    )
     return _document(
         "plan",
         "ckptcalc plan --json",
@@ -818,6 +841,9 @@ def plan() -> Schema:
             "deadline_s": MAYBE_SECONDS,
             "p_deadline": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
             "p_deadline_ci95": {"oneOf": [{"type": "null"}, interval]},
+            "start": {**iso, "description": "with a --deadline date or --start: when the run starts (ISO 8601)"},
+            "deadline": {**iso, "description": "with a --deadline date or --start: the deadline (ISO 8601)"},
+            "uncertainty": {"oneOf": [{"type": "null"}, band]},
             "silent": SILENT,
             "warnings": WARNINGS,
             "storage": MAYBE_STORAGE,

@@ -836,6 +836,9 @@ def fit(document: dict[str, Any]) -> None:
         table.show_header = False
         table.add_column("", no_wrap=True)
         table.add_column("", justify="right", no_wrap=True)
+        note = document.get("interruptions_note")
+        if note:
+            table.add_column("", overflow="fold")  # why fewer interruptions than events kept
         table.add_row("read", f"{document['events_read']}")
         table.add_row("kept", f"{document['events_kept']}")
         if document["skipped_bad"]:
@@ -844,7 +847,7 @@ def fit(document: dict[str, Any]) -> None:
             table.add_row("naive timestamps", wording.naive_timestamps(document))
         for what, count in wording.inference_rows(document["reading"], skip=("naive_timestamps",)):
             table.add_row(what, count)
-        table.add_row("interruptions", f"{document['interruptions']}")
+        table.add_row("interruptions", f"{document['interruptions']}", *([note] if note else []))
         table.add_row("window", dur(document["window_s"]) if document["window_s"] else "-")
         out.print(table)
         out.print()
@@ -916,14 +919,18 @@ def plan(job: Job, document: dict[str, Any]) -> None:
     out.print()
     table = _grid(wording.PLAN_TITLE, narrow)
     table.add_column("", no_wrap=True)
-    for name in ("p10", "p50", "p90", "mean"):
+    columns = ("p10", "p50", "p90", "p95", "mean")
+    for name in columns:
         table.add_column(name, justify="right", no_wrap=True)
     completion, failures = document["completion_s"], document["failures"]
-    table.add_row("wall time", *(dur(completion[k]) for k in ("p10", "p50", "p90", "mean")))
-    table.add_row("failures", *(f"{failures[k]:,.0f}" for k in ("p10", "p50", "p90")), units.sig(failures["mean"]))
+    table.add_row("wall time", *(dur(completion[k]) for k in columns))
+    # The same runs at either end of the MTBF's interval, under the wall time they bracket.
+    for label, spread in wording.plan_band_rows(document.get("uncertainty")):
+        table.add_row(label, *(dur(spread[k]) for k in columns))
+    table.add_row("failures", *(f"{failures[k]:,.0f}" for k in columns[:-1]), units.sig(failures["mean"]))
     for key, label in (("gpu_hours", "GPU-hours"), ("cost", "cost")):
         if document[key] is not None:
-            table.add_row(label, *(amount(document[key][k]) for k in ("p10", "p50", "p90", "mean")))
+            table.add_row(label, *(amount(document[key][k]) for k in columns))
     out.print(table)
     for line in wording.plan_lines(document):
         out.print(line)

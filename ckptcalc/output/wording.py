@@ -363,15 +363,55 @@ def plan_lines(document: dict[str, Any]) -> list[str]:
             f"Model: W / effective = {dur(document['expected_s'])}; the simulated mean differs by"
             f" {document['mean_vs_expected'] * 100:+.3f} %."
         )
+    if document.get("uncertainty") is not None:
+        lines.append(PLAN_BAND)
     low, high = document["p_no_failure_ci95"]
     lines.append(f"P(no failure in the whole run): {pct(document['p_no_failure'])} (95 %: {pct(low)} to {pct(high)}).")
     if document["deadline_s"] is not None:
+        if document.get("deadline") is not None:
+            lines.append(
+                f"Deadline: {_moment(document['deadline'])}, {dur(document['deadline_s'])} after the start at"
+                f" {_moment(document['start'])}."
+            )
         low, high = document["p_deadline_ci95"]
         lines.append(
             f"P(finished within {dur(document['deadline_s'])}): {pct(document['p_deadline'])}"
             f" (95 %: {pct(low)} to {pct(high)})."
         )
+        lines.extend(plan_band_deadline(document))
     return lines
+
+
+def _moment(iso: str) -> str:
+    """An ISO date and time as read in a table: ``2026-07-15 00:00 UTC``, ``2026-07-15 12:00 +02:00``."""
+    import datetime
+
+    moment = datetime.datetime.fromisoformat(iso)
+    offset = moment.strftime("%z")
+    zone = "UTC" if offset in ("+0000", "") else f"{offset[:3]}:{offset[3:]}"
+    return f"{moment:%Y-%m-%d %H:%M}" + (f":{moment:%S}" if moment.second else "") + f" {zone}"
+
+
+def plan_band_rows(band: dict[str, Any] | None) -> list[tuple[str, dict[str, float]]]:
+    """The plan's rows for the MTBF's interval: a label (``  MTBF 2.81 h``) and the wall times there."""
+    if band is None:
+        return []
+    ends = zip(band["mtbf_s"], band["completion_s"], strict=True)
+    return [(f"  MTBF {dur(m)}", spread) for m, spread in ends if spread is not None]
+
+
+def plan_band_deadline(document: dict[str, Any]) -> list[str]:
+    """The chance of the deadline at the ends of the MTBF's interval, as one line (none without)."""
+    band = document.get("uncertainty")
+    if band is None or band["p_deadline"] is None:
+        return []
+    ends = zip(band["mtbf_s"], band["p_deadline"], strict=True)
+    at = ", ".join(f"{pct(p)} at {dur(m)}" for m, p in ends if p is not None)
+    return [f"P(finished within {dur(document['deadline_s'])}) at the MTBF's interval ends: {at}."]
+
+
+#: What ``plan`` says of its runs at the ends of the MTBF's interval.
+PLAN_BAND = "MTBF rows: the ends of its 95 % interval, with the same schedule, runs and seed."
 
 
 def fit_source(document: dict[str, Any], with_shape: bool) -> str:
@@ -425,6 +465,21 @@ def near_zero_gaps(count: int, gaps: int, coalesce_s: float) -> str:
         f"{count} of {gaps} gaps are under 1 min ({used}): one incident may be counted as several;"
         " try --coalesce 5min (the fit at each window is shown)"
     )
+
+
+def interruptions_counted(kept: int, outside: int, coalesced: int, at_start: int, counted: int) -> str | None:
+    """Why ``fit`` counts fewer interruptions than events kept (docs/fit.md §2–3); None when it does not."""
+    if counted == kept:
+        return None
+    reasons = []
+    if outside:
+        reasons.append(f"{outside} outside the window")
+    if coalesced:
+        reasons.append(f"{coalesced} coalesced")
+    if at_start:
+        # The first interruption only starts the clock: it ends no gap (docs/fit.md §3).
+        reasons.append("the window opens at the first, which is not counted")
+    return "; ".join(reasons)
 
 
 #: The title of the table of fits across coalescing windows.

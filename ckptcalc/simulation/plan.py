@@ -24,7 +24,7 @@ and moves the others on as the simulation does.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,21 +52,25 @@ class Completion:
     seed: int
 
 
-def check(runs: float, expected_failures: float) -> int:
-    """``runs`` as a whole number, and the whole plan within what can be simulated in reasonable time."""
+def check(runs: float, expected_failures: float, *, ends: Sequence[float] = ()) -> int:
+    """``runs`` as a whole number, and the whole plan within what can be simulated in reasonable time;
+    ``ends``: the failures a run expects at each end of the MTBF's interval, simulated as well."""
     if not math.isfinite(runs) or runs < 1 or not float(runs).is_integer():
         raise InputError(f"must be a positive whole number, got {runs:g}", where="runs")
     if runs > MAX_RUNS:
         raise InputError(f"at most {MAX_RUNS:.0e} runs", where="runs")
-    if not math.isfinite(expected_failures) or expected_failures > MAX_FAILURES_PER_RUN:
+    for expected, at in ((expected_failures, ""), *((e, " at an end of the MTBF's interval") for e in ends)):
+        if not math.isfinite(expected) or expected > MAX_FAILURES_PER_RUN:
+            raise InputError(
+                f"a run would meet about {expected:.3g} failures{at} (at most {MAX_FAILURES_PER_RUN:.0e} are"
+                " simulated): the job barely progresses; plan less work or fix the failure interval",
+                where="work",
+            )
+    total = (expected_failures + sum(ends)) * runs
+    if total > MAX_FAILURES:
+        both = " (at the MTBF and at the ends of its interval)" if ends else ""
         raise InputError(
-            f"a run would meet about {expected_failures:.3g} failures (at most {MAX_FAILURES_PER_RUN:.0e} are"
-            " simulated): the job barely progresses; plan less work or fix the failure interval",
-            where="work",
-        )
-    if expected_failures * runs > MAX_FAILURES:
-        raise InputError(
-            f"{runs:g} runs would simulate about {expected_failures * runs:.3g} failures (at most"
+            f"{runs:g} runs would simulate about {total:.3g} failures{both} (at most"
             f" {MAX_FAILURES:.0e}); use fewer runs",
             where="runs",
         )
