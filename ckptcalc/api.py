@@ -546,10 +546,12 @@ def check(
     from ckptcalc.errors import CkptError
 
     rows: list[dict[str, Any]] = []
+    notes: list[str] = []
     for ref in presets:
         try:
             one = resolve(_load_named(ref))
             result = evaluate(one.config)
+            notes += documents.input_warnings(one)  # each names the preset file and key
         except CkptError as error:
             # One broken preset must not hide the verdict on the others: it gets its own row.
             rows.append({"preset": _label(ref), "effective": None, "effective_ci95": None, "tested": at,
@@ -588,6 +590,7 @@ def check(
         "at": at,
         "results": rows,
         "passed": all(row["passed"] for row in rows),
+        "warnings": notes,
     }
     return Check(document, None)
 

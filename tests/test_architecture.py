@@ -42,6 +42,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         [
             "units",
             "fields",
+            "bare_counts",
             "scenario",
             "grid",
             "preset_search",
@@ -76,6 +77,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ),
     ("output", ["wording", "markdown", "documents", "schema", "tables", "plot"]),
     ("", ["api"]),  # orchestration
+    ("", ["completion"]),  # shell completion of option values
     ("", ["cli"]),  # the command line
     ("", ["__main__"]),
 ]
