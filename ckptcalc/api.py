@@ -871,6 +871,8 @@ def sweep_stream(
         values = sweeps.whole(values)
     if over == "spares":
         values = sweeps.whole(values, least=0.0)
+    elif over not in sweeps.VECTORISED and spec.kind == "count":
+        values = sweeps.whole(values, least=0.0 if spec.name in ("failures", "silent_events") else 1.0)
     sweeps.check_values(the_job, over, values)
     return SweepStream(the_job, over, values, spacing, _label(preset))
 

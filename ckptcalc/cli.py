@@ -761,7 +761,8 @@ def sweep(
         str,
         typer.Option(
             "--over",
-            help=f"Input to vary: {', '.join(f.flag for f in SWEEPABLE[:-1])} or {SWEEPABLE[-1].flag}.",
+            help=f"Input to vary: {', '.join(f.flag for f in SWEEPABLE[:-1])} or {SWEEPABLE[-1].flag};"
+            " any other input too, by its flag name (e.g. detect, shape), resolved point by point.",
             metavar="INPUT",
             autocompletion=_complete_over,
         ),
@@ -816,9 +817,7 @@ def sweep(
         _print_value(document, value)
         return
     if strict:
-        from ckptcalc.output import documents
-
-        _strict({"warnings": [*documents.input_warnings(plan.job), *_sweep_warnings(plan)]}, strict)
+        _strict({"warnings": _sweep_warnings(plan)}, strict)
     if plot is not None:
         plots.draw(plan.shown(PLOT_POINTS), plot, force=force)
     if json_output:
@@ -909,7 +908,7 @@ def _sweep_warnings(plan: "SweepStream") -> list[str]:
     """The caveats of a streamed sweep, for stderr (the document carries them too)."""
     from ckptcalc.output import documents
 
-    return documents.warnings(plan.shown(PLOT_POINTS).result)
+    return [*documents.input_warnings(plan.job), *documents.warnings(plan.shown(PLOT_POINTS).result)]
 
 
 def _what_if(text: str) -> tuple[str, str]:

@@ -26,9 +26,9 @@ def presets(incomplete: str) -> list[str]:
 
 def over(incomplete: str) -> list[str]:
     """The inputs ``sweep --over`` varies, by flag name."""
-    from ckptcalc.inputs.fields import SWEEPABLE
+    from ckptcalc.inputs.fields import OVER_FIELDS
 
-    return [f.flag for f in SWEEPABLE if f.flag.startswith(incomplete)]
+    return [f.flag for f in OVER_FIELDS if f.flag.startswith(incomplete)]
 
 
 def schema_names(incomplete: str) -> list[str]:

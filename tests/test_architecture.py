@@ -44,6 +44,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "fields",
             "bare_counts",
             "scenario",
+            "resolved_sweep",
             "grid",
             "preset_search",
             "preset_document",
