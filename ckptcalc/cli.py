@@ -457,9 +457,7 @@ def _print_json(document: dict[str, Any]) -> None:
     sys.stdout.write(text + "\n")
 
 
-StrictOpt = Annotated[
-    bool, typer.Option("--strict", help="Make every warning an error (exit 2), for CI.", rich_help_panel="Output")
-]
+StrictOpt = Annotated[bool, typer.Option("--strict", help="Make every warning an error (exit 2), for CI.")]
 
 
 def _complete_value(ctx: typer.Context, incomplete: str) -> list[str]:
@@ -473,9 +471,8 @@ ValueOpt = Annotated[
     Optional[str],
     typer.Option(
         "--value",
-        help="Print one bare value from the JSON, by dotted path (e.g. effective).",
+        help="Print one bare value from the JSON, by dotted path (its keys: ckptcalc schema COMMAND).",
         metavar="KEY",
-        rich_help_panel="Output",
         autocompletion=_complete_value,
     ),
 ]
@@ -544,7 +541,10 @@ def optimize(
         bool,
         typer.Option("--markdown", help="Print GitHub-flavoured Markdown tables instead.", rich_help_panel="Output"),
     ] = False,
-    strict: StrictOpt = False,
+    strict: Annotated[
+        bool,
+        typer.Option("--strict", help="Make every warning an error (exit 2), for CI.", rich_help_panel="Output"),
+    ] = False,
 ) -> None:
     """Find the optimal checkpoint interval and show where the time goes.
 
@@ -648,6 +648,16 @@ def _strict(document: dict[str, Any], strict: bool) -> None:
         from ckptcalc.output import wording
 
         raise InputError(wording.strict(found[0], len(found) - 1))
+
+
+def _strict_inputs(model: "ModelArgs", strict: bool) -> None:
+    """With ``--strict``, refuse doubtful inputs before a long run (or a file it writes) starts."""
+    if not strict:
+        return
+    from ckptcalc import api
+    from ckptcalc.output import documents
+
+    _strict({"warnings": documents.input_warnings(api.job(model.preset, **model.inputs))}, strict)
 
 
 def _print_value(document: dict[str, Any], key: str) -> None:
@@ -826,6 +836,10 @@ def sweep(
             sys.stderr.write(f"warning: {_plain(message)}\n")
     elif csv_output:
         plan.write_csv(sys.stdout)
+        from ckptcalc.output import documents
+
+        for message in documents.input_warnings(plan.job):
+            sys.stderr.write(f"warning: {_plain(message)}\n")
     elif markdown:
         from ckptcalc.output import documents
 
@@ -979,6 +993,7 @@ def simulate(
     """Run the training timeline itself (Monte Carlo) to check the formulas, or where none exists."""
     from ckptcalc import api
 
+    _strict_inputs(model, strict)
     show_progress = not json_output and value is None and sys.stderr.isatty()
     arguments: dict[str, Any] = {"cycles": cycles, "seed": seed, "search": search, **model.inputs}
     if events is not None:
@@ -1058,6 +1073,7 @@ def plan(
     # --work is a model option (the run's length also sets the silent events' risk over the run).
     arguments: dict[str, Any] = {"steps": steps, "deadline": deadline, "runs": runs, "seed": seed}
     arguments.update(model.inputs)
+    _strict_inputs(model, strict)
     if not json_output and value is None and sys.stderr.isatty():
         from ckptcalc.output import tables
 

@@ -163,6 +163,19 @@ def test_strict_writes_nothing(tmp_path: Path) -> None:
     assert not saved.exists()
 
 
+def test_strict_refuses_before_a_simulation_writes_its_events(tmp_path: Path) -> None:
+    events = tmp_path / "events.jsonl"
+    result = invoke("simulate", "--params", "70", "--cycles", "1000", "--events", str(events), "--strict")
+    assert_usage_error(result, PARAMS_70)
+    assert not events.exists()
+
+
+def test_sweep_csv_warns_on_stderr() -> None:
+    result = invoke("sweep", "--params", "70", "--points", "2", "--csv")
+    assert result.exit_code == 0
+    assert result.stderr.splitlines() == [f"warning: {PARAMS_70}"]
+
+
 def test_strict_counts_the_other_warnings() -> None:
     result = invoke("compare", "--what-if", "params=70", "--what-if", "size=140", "--strict")
     assert_usage_error(result, "and 1 more warning;")
