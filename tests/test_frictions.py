@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import assert_usage_error
 from typer.testing import CliRunner
 
 from ckptcalc import api, completion
@@ -18,7 +19,6 @@ from ckptcalc.inputs import grid
 from ckptcalc.inputs.bare_counts import suspects
 from ckptcalc.inputs.fields import BY_PUBLIC
 from ckptcalc.output import documents
-from tests.cli_helpers import assert_usage_error
 
 PARAMS_70 = "params 70 is 70 parameters; did you mean 70B (70e9)?"
 SIZE_140 = "size 140 is 140 bytes; did you mean 140GB?"
