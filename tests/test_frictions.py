@@ -275,6 +275,15 @@ def test_a_resolved_sweep_point_is_the_what_if_of_that_value() -> None:
     assert swept["effective"][1] == api.optimize(detect="16min").effective
 
 
+def test_a_lone_restart_part_sweeps_as_the_whole_restart() -> None:
+    # With no other part given, the restart by parts is detect + 0 + 0 (docs/model.md §12.1): a sweep over
+    # detect, resolved point by point, is the vectorised sweep over the restart.
+    by_part = api.sweep(over="detect", start="1min", stop="30min", points=4)
+    whole = api.sweep(over="restart", start="1min", stop="30min", points=4)
+    assert by_part["values"] == whole["values"]
+    assert by_part["effective"] == pytest.approx(whole["effective"], rel=1e-12)
+
+
 def test_an_input_the_model_ignores_sweeps_flat() -> None:
     swept = api.sweep(over="gpu_hour_cost", start=1, stop=3, points=3, gpus=16384)
     assert len(swept["effective"]) == 3 and len(set(swept["effective"])) == 1
