@@ -573,10 +573,12 @@ def check(
     from ckptcalc.errors import CkptError
 
     rows: list[dict[str, Any]] = []
+    notes: list[str] = []
     for ref in presets:
         try:
             one = resolve(_load_named(ref))
             result = evaluate(one.config)
+            notes += documents.input_warnings(one)  # each names the preset file and key
         except CkptError as error:
             # One broken preset must not hide the verdict on the others: it gets its own row.
             rows.append({"preset": _label(ref), "effective": None, "effective_ci95": None, "tested": at,
@@ -615,6 +617,7 @@ def check(
         "at": at,
         "results": rows,
         "passed": all(row["passed"] for row in rows),
+        "warnings": notes,
     }
     return Check(document, None)
 
@@ -905,6 +908,8 @@ def sweep_stream(
         values = sweeps.whole(values)
     if over == "spares":
         values = sweeps.whole(values, least=0.0)
+    elif over not in sweeps.VECTORISED and spec.kind == "count":
+        values = sweeps.whole(values, least=0.0 if spec.name in ("failures", "silent_events") else 1.0)
     sweeps.check_values(the_job, over, values)
     return SweepStream(the_job, over, values, spacing, _label(preset))
 

@@ -317,6 +317,24 @@ def _preset_defaults() -> dict[str, str]:
     return shown
 
 
+def _complete_presets(incomplete: str) -> list[str]:
+    from ckptcalc import completion
+
+    return completion.presets(incomplete)
+
+
+def _complete_over(incomplete: str) -> list[str]:
+    from ckptcalc import completion
+
+    return completion.over(incomplete)
+
+
+def _complete_schema(incomplete: str) -> list[str]:
+    from ckptcalc import completion
+
+    return completion.schema_names(incomplete)
+
+
 @functools.cache
 def _model_parameters() -> tuple[inspect.Parameter, ...]:
     """``--preset`` and one option per input of :data:`FIELDS`, built once for every command."""
@@ -333,6 +351,7 @@ def _model_parameters() -> tuple[inspect.Parameter, ...]:
                 metavar="PRESET",
                 show_default=False,
                 rich_help_panel="Job",
+                autocompletion=_complete_presets,
             ),
         ],
     )
@@ -405,6 +424,7 @@ BaseOpt = Annotated[
         help=f"The preset --save-preset starts from (default: {DEFAULT_PRESET}).",
         metavar="PRESET",
         show_default=False,
+        autocompletion=_complete_presets,
     ),
 ]
 
@@ -440,6 +460,27 @@ def _print_json(document: dict[str, Any]) -> None:
     sys.stdout.write(text + "\n")
 
 
+StrictOpt = Annotated[bool, typer.Option("--strict", help="Make every warning an error (exit 2), for CI.")]
+
+
+def _complete_value(ctx: typer.Context, incomplete: str) -> list[str]:
+    """The keys of the JSON document of the command being completed."""
+    from ckptcalc import completion
+
+    return completion.value_keys(ctx.command.name or "")(incomplete)
+
+
+ValueOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        "--value",
+        help="Print one bare value from the JSON, by dotted path (its keys: ckptcalc schema COMMAND).",
+        metavar="KEY",
+        autocompletion=_complete_value,
+    ),
+]
+
+
 # ------------------------------------------------------------------ commands
 
 
@@ -472,6 +513,7 @@ def optimize(
             help="Print one bare value from the JSON, by dotted path (e.g. loss.restart).",
             metavar="KEY",
             rich_help_panel="Output",
+            autocompletion=_complete_value,
         ),
     ] = None,
     json_output: Annotated[
@@ -502,6 +544,10 @@ def optimize(
         bool,
         typer.Option("--markdown", help="Print GitHub-flavoured Markdown tables instead.", rich_help_panel="Output"),
     ] = False,
+    strict: Annotated[
+        bool,
+        typer.Option("--strict", help="Make every warning an error (exit 2), for CI.", rich_help_panel="Output"),
+    ] = False,
 ) -> None:
     """Find the optimal checkpoint interval and show where the time goes.
 
@@ -513,14 +559,14 @@ def optimize(
         raise InputError("only goes with {save_preset}", where="keep_base")
     outcome = api.optimize(model.preset, target=target, **model.inputs)
     document = outcome.to_dict()
-    picked = _pick(document, value) if value is not None else None
+    if value is not None:
+        _pick(document, value)
+    _strict(document, strict)
     if save_preset is not None:
         assert outcome.job is not None
         _save(outcome.job.scenario, str(outcome.preset), model, save_preset, force, keep_base)
     if value is not None:
-        from ckptcalc.errors import printable
-
-        sys.stdout.write(f"{printable(str(picked), newlines=False)}\n")
+        _print_value(document, value)
         return
     if json_output:
         _print_json(document)
@@ -560,12 +606,10 @@ def _pick(document: dict[str, Any], key: str) -> str:
     try:
         picked = documents.value_at(document, key)
     except KeyError:
-        valid = ", ".join(documents.scalar_paths(document))
-        import difflib
+        from ckptcalc.output import wording
 
-        close = difflib.get_close_matches(key, documents.scalar_paths(document), n=1, cutoff=0.6)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise InputError(f"unknown key {key!r}{hint}; valid keys: {valid}", where="--value") from None
+        raise InputError(wording.unknown_value(key, _nearest(key, documents.scalar_paths(document))),
+                         where="--value") from None  # fmt: skip
     if isinstance(picked, (dict, list)):
         raise InputError(f"{key!r} is not a single value; pick one inside it, e.g. {key}.0", where="--value")
     if picked is None:
@@ -575,6 +619,58 @@ def _pick(document: dict[str, Any], key: str) -> str:
     return repr(picked) if isinstance(picked, float) else str(picked)
 
 
+def _nearest(key: str, paths: list[str]) -> list[str]:
+    """The three paths closest to ``key``: by spelling first, then those that hold it as a part."""
+    import difflib
+
+    close = difflib.get_close_matches(key, paths, n=3, cutoff=0.5)
+    if len(close) < 3:
+        close += [p for p in paths if key.lower() in p.lower() and p not in close][: 3 - len(close)]
+    if len(close) < 3:
+        close += [p for p in difflib.get_close_matches(key, paths, n=3, cutoff=0.0) if p not in close][: 3 - len(close)]
+    return close
+
+
+def _all_warnings(document: dict[str, Any]) -> list[str]:
+    """Every warning a document carries: its own, and each compared scenario's under its name."""
+    found = list(document.get("warnings") or [])
+    for one in document.get("scenarios") or []:
+        found += [f"{one['name']}: {message}" for message in one.get("warnings") or []]
+    search = sys.modules.get("ckptcalc.inputs.preset_search")
+    if search is not None:
+        found += search.search_warnings()
+    return found
+
+
+def _strict(document: dict[str, Any], strict: bool) -> None:
+    """With ``--strict``, the first warning as an error (before anything is printed or written)."""
+    if not strict:
+        return
+    found = _all_warnings(document)
+    if found:
+        from ckptcalc.output import wording
+
+        raise InputError(wording.strict(found[0], len(found) - 1))
+
+
+def _strict_inputs(model: "ModelArgs", strict: bool) -> None:
+    """With ``--strict``, refuse doubtful inputs before a long run (or a file it writes) starts."""
+    if not strict:
+        return
+    from ckptcalc import api
+    from ckptcalc.output import documents
+
+    _strict({"warnings": documents.input_warnings(api.job(model.preset, **model.inputs))}, strict)
+
+
+def _print_value(document: dict[str, Any], key: str) -> None:
+    """``--value KEY``: the warnings on stderr, one bare value on stdout."""
+    picked = _pick(document, key)
+    for message in document.get("warnings") or []:
+        sys.stderr.write(f"warning: {_plain(message)}\n")
+    sys.stdout.write(f"{_plain(picked)}\n")
+
+
 @app.command(
     epilog=_examples(
         "ckptcalc check presets/*.toml --min-effective 0.9",
@@ -582,7 +678,10 @@ def _pick(document: dict[str, Any], key: str) -> str:
     )
 )
 def check(
-    files: Annotated[list[str], typer.Argument(metavar="PRESET...", help="Preset names or TOML paths.")],
+    files: Annotated[
+        list[str],
+        typer.Argument(metavar="PRESET...", help="Preset names or TOML paths.", autocompletion=_complete_presets),
+    ],
     min_effective: Annotated[
         Optional[str],
         typer.Option("--min-effective", help="Lowest acceptable effective time, e.g. 0.9 or 90%.", metavar="FRACTION"),
@@ -605,6 +704,8 @@ def check(
     ] = None,
     json_output: JsonOpt = False,
     markdown: MarkdownOpt = False,
+    value: ValueOpt = None,
+    strict: StrictOpt = False,
 ) -> None:
     """Check presets against a floor, at the interval each pins or its optimum: exit 3 when any falls below."""
     from ckptcalc import api
@@ -612,14 +713,22 @@ def check(
     outcome = api.check(files, min_effective=min_effective, at=at, max_silent_risk=max_silent_risk)
     rows = [row for row in outcome.results if row["error"] is None]
     failed = [row for row in rows if not row["passed"]]
+    document = outcome.to_dict()
+    if value is not None:
+        _pick(document, value)
+    _strict(document, strict)
     for message in outcome.errors:
         sys.stderr.write(f"error: {_plain(message)}\n")
-    if json_output or markdown:
+    if value is not None:
+        _print_value(document, value)
+    elif json_output or markdown:
         if rows:  # nothing checked, nothing to report: the errors say it all
             (_print_json if json_output else _print_markdown)(outcome.to_dict())
     else:
         from ckptcalc.output import wording
 
+        for message in document["warnings"]:
+            sys.stderr.write(f"warning: {_plain(message)}\n")
         for row in rows:
             typer.echo(_plain(wording.check_row(row)))
         if rows:
@@ -665,8 +774,10 @@ def sweep(
         str,
         typer.Option(
             "--over",
-            help=f"Input to vary: {', '.join(f.flag for f in SWEEPABLE[:-1])} or {SWEEPABLE[-1].flag}.",
+            help=f"Input to vary: {', '.join(f.flag for f in SWEEPABLE[:-1])} or {SWEEPABLE[-1].flag};"
+            " any other input too, by its flag name (e.g. detect, shape), resolved point by point.",
             metavar="INPUT",
+            autocompletion=_complete_over,
         ),
     ] = "interval",
     start: Annotated[
@@ -696,6 +807,8 @@ def sweep(
     markdown: Annotated[
         bool, typer.Option("--markdown", help="Print a GitHub-flavoured Markdown table (at most 60 rows).")
     ] = False,
+    value: ValueOpt = None,
+    strict: StrictOpt = False,
 ) -> None:
     """Show the loss curve around the optimum, or how the optimum moves with one input."""
     from ckptcalc import api
@@ -707,6 +820,17 @@ def sweep(
 
         plots.check_target(plot, force)
     plan = api.sweep_stream(model.preset, over=over, start=start, stop=stop, points=points, log=log, **model.inputs)
+    if value is not None:
+        from ckptcalc.output import documents
+
+        # The whole grid, as --json holds it, so that values.3 is the fourth point.
+        document = documents.sweep(plan.job, plan.shown(len(plan.values)), plan.label)
+        _pick(document, value)
+        _strict(document, strict)
+        _print_value(document, value)
+        return
+    if strict:
+        _strict({"warnings": _sweep_warnings(plan)}, strict)
     if plot is not None:
         plots.draw(plan.shown(PLOT_POINTS), plot, force=force)
     if json_output:
@@ -715,6 +839,10 @@ def sweep(
             sys.stderr.write(f"warning: {_plain(message)}\n")
     elif csv_output:
         plan.write_csv(sys.stdout)
+        from ckptcalc.output import documents
+
+        for message in documents.input_warnings(plan.job):
+            sys.stderr.write(f"warning: {_plain(message)}\n")
     elif markdown:
         from ckptcalc.output import documents
 
@@ -735,7 +863,10 @@ def compare(
     presets_: Annotated[
         Optional[list[str]],
         typer.Argument(
-            metavar="PRESET...", help="Preset names or TOML paths (default: llama3-405b).", show_default=False
+            metavar="PRESET...",
+            help="Preset names or TOML paths (default: llama3-405b).",
+            show_default=False,
+            autocompletion=_complete_presets,
         ),
     ] = None,
     what_if: Annotated[
@@ -756,6 +887,8 @@ def compare(
     ] = None,
     json_output: JsonOpt = False,
     markdown: MarkdownOpt = False,
+    value: ValueOpt = None,
+    strict: StrictOpt = False,
 ) -> None:
     """Compare presets side by side, and what-if variations of the first."""
     from ckptcalc import api
@@ -766,8 +899,15 @@ def compare(
         failure_dist=failure_dist,
         shape=shape,
     )
+    document = outcome.to_dict()
+    if value is not None:
+        _pick(document, value)
+    _strict(document, strict)
+    if value is not None:
+        _print_value(document, value)
+        return
     if json_output:
-        _print_json(outcome.to_dict())
+        _print_json(document)
         return
     if markdown:
         _print_markdown(outcome.to_dict())
@@ -785,7 +925,7 @@ def _sweep_warnings(plan: "SweepStream") -> list[str]:
     """The caveats of a streamed sweep, for stderr (the document carries them too)."""
     from ckptcalc.output import documents
 
-    return documents.warnings(plan.shown(PLOT_POINTS).result)
+    return [*documents.input_warnings(plan.job), *documents.warnings(plan.shown(PLOT_POINTS).result)]
 
 
 def _what_if(text: str) -> tuple[str, str]:
@@ -850,11 +990,14 @@ def simulate(
         bool, typer.Option("--force", help="Let --events overwrite a file.", rich_help_panel="Simulation")
     ] = False,
     json_output: JsonOpt = False,
+    value: ValueOpt = None,
+    strict: StrictOpt = False,
 ) -> None:
     """Run the training timeline itself (Monte Carlo) to check the formulas, or where none exists."""
     from ckptcalc import api
 
-    show_progress = not json_output and sys.stderr.isatty()
+    _strict_inputs(model, strict)
+    show_progress = not json_output and value is None and sys.stderr.isatty()
     arguments: dict[str, Any] = {"cycles": cycles, "seed": seed, "search": search, **model.inputs}
     if events is not None:
         _check_new(events, force, "events")
@@ -868,6 +1011,12 @@ def simulate(
         else:
             outcome = api.simulate(model.preset, **arguments)
     document = outcome.to_dict()
+    if value is not None:
+        _pick(document, value)
+    _strict(document, strict)
+    if value is not None:
+        _print_value(document, value)
+        return
     if json_output:
         _print_json(document)
         return
@@ -930,6 +1079,8 @@ def plan(
         ),
     ] = None,
     json_output: JsonOpt = False,
+    value: ValueOpt = None,
+    strict: StrictOpt = False,
 ) -> None:
     """How long a whole run takes, failures and all: wall time p10/p50/p90, failures, GPU-hours, cost."""
     from ckptcalc import api
@@ -938,15 +1089,23 @@ def plan(
     arguments: dict[str, Any] = {"steps": steps, "deadline": deadline, "runs": runs, "seed": seed}
     arguments["start_at"] = start_at
     arguments.update(model.inputs)
-    if not json_output and sys.stderr.isatty():
+    _strict_inputs(model, strict)
+    if not json_output and value is None and sys.stderr.isatty():
         from ckptcalc.output import tables
 
         with tables.progress("planning") as update:
             outcome = api.plan(model.preset, progress=update, **arguments)
     else:
         outcome = api.plan(model.preset, **arguments)
+    document = outcome.to_dict()
+    if value is not None:
+        _pick(document, value)
+    _strict(document, strict)
+    if value is not None:
+        _print_value(document, value)
+        return
     if json_output:
-        _print_json(outcome.to_dict())
+        _print_json(document)
         return
     from ckptcalc.output import tables
 
@@ -1047,6 +1206,8 @@ def fit(
     preset: BaseOpt = None,
     force: Annotated[bool, typer.Option("--force", help="Let --plot and --save-preset overwrite a file.")] = False,
     json_output: JsonOpt = False,
+    value: ValueOpt = None,
+    strict: StrictOpt = False,
 ) -> None:
     """Estimate the failure process from incident logs: MTBF with its 95 % interval, Weibull shape, causes."""
     from ckptcalc import api
@@ -1077,6 +1238,10 @@ def fit(
         skip_bad=skip_bad,
         year=year,
     )
+    document = outcome.to_dict()
+    if value is not None:
+        _pick(document, value)
+    _strict(document, strict)
     if save_preset is not None:
         from ckptcalc.output import wording
 
@@ -1086,8 +1251,11 @@ def fit(
         if outcome.fitted.weibull_reason == "counts_only":
             raise InputError("counts have no gaps to draw", where="plot")
         plots.draw_survival(outcome.fitted.survival, plot, force=force)
+    if value is not None:
+        _print_value(document, value)
+        return
     if json_output:
-        _print_json(outcome.to_dict())
+        _print_json(document)
         return
     from ckptcalc.output import tables
 
@@ -1124,6 +1292,7 @@ def events_command(
     json_output: Annotated[
         bool, typer.Option("--json", help="With --output: print the summary as one JSON document.")
     ] = False,
+    value: ValueOpt = None,
 ) -> None:
     """Write the run a log describes as ckptcalc's event log, with what was inferred counted."""
     from ckptcalc import api
@@ -1131,12 +1300,18 @@ def events_command(
     if output is None and json_output:
         raise InputError("--json prints the summary of --output FILE; without it the events are the output",
                          where="--json")  # fmt: skip
+    if output is None and value is not None:
+        raise InputError("--value picks from the summary of --output FILE; without it the events are the output",
+                         where="--value")  # fmt: skip
     stream = None if output is not None else sys.stdout.buffer
     outcome = api.events(
         logs, output=output, stream=stream, stdin=sys.stdin, format=log_format, time=time, time_unit=time_unit,
         tz=tz, year=year, force=force, skip_bad=skip_bad,
     )  # fmt: skip
     if output is None:
+        return
+    if value is not None:
+        _print_value(outcome.to_dict(), value)
         return
     if json_output:
         _print_json(outcome.to_dict())
@@ -1208,6 +1383,8 @@ def analyze(
     force: Annotated[bool, typer.Option("--force", help="Let --save-preset overwrite a file.")] = False,
     json_output: JsonOpt = False,
     markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown report instead of a table.")] = False,
+    value: ValueOpt = None,
+    strict: StrictOpt = False,
 ) -> None:
     """The goodput a run actually got, where its time went, and what the model says it should have got."""
     from ckptcalc import api
@@ -1222,12 +1399,18 @@ def analyze(
             cause=cause, window=window, slo=slo, gpus=gpus, discard=discard, tz=tz, skip_bad=skip_bad, year=year,
             groups=groups, ft_overhead=ft_overhead,
         )  # fmt: skip
+    document = outcome.to_dict()
+    if value is not None:
+        _pick(document, value)
+    _strict(document, strict)
     if save_preset is not None:
         from ckptcalc.output import wording
 
         api.save_preset(api.measured_preset(outcome, preset), save_preset, force=force)
         sys.stderr.write(_plain(wording.saved_measured(str(save_preset), preset or DEFAULT_PRESET)) + "\n")
-    document = outcome.to_dict()
+    if value is not None:
+        _print_value(document, value)
+        return
     if json_output:
         _print_json(document)
         return
@@ -1354,6 +1537,7 @@ def schema(
             help="optimize, sweep, compare, simulate, plan, check, presets-list, fit, analyze, events, or event"
             " (one line of an event log; default: all, under $defs).",
             show_default=False,
+            autocompletion=_complete_schema,
         ),
     ] = None,
 ) -> None:
@@ -1387,7 +1571,9 @@ def presets_list(json_output: JsonOpt = False) -> None:
 
 @presets_app.command("show")
 def presets_show(
-    name: Annotated[str, typer.Argument(help="Preset name or TOML path.", show_default=False)],
+    name: Annotated[
+        str, typer.Argument(help="Preset name or TOML path.", show_default=False, autocompletion=_complete_presets)
+    ],
     resolved: Annotated[
         bool, typer.Option("--resolved", help="Print the preset with its base merged in (no base line).")
     ] = False,

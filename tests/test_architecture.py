@@ -43,7 +43,9 @@ LAYERS: list[tuple[str, list[str]]] = [
             "units",
             "fields",
             "keywords",
+            "bare_counts",
             "scenario",
+            "resolved_sweep",
             "grid",
             "preset_search",
             "preset_document",
@@ -78,6 +80,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ),
     ("output", ["wording", "markdown", "documents", "schema", "tables", "plot", "display", "report"]),
     ("", ["api"]),  # orchestration
+    ("", ["completion"]),  # shell completion of option values
     ("", ["cli"]),  # the command line
     ("", ["__main__"]),
 ]

@@ -18,8 +18,8 @@ from ckptcalc.records import Record
 class Field(Record):
     """How one input is written on the command line and in a preset, and how a sweep varies it.
 
-    ``sweep`` is the input's column name in sweep JSON and CSV (SI units), or
-    ``None`` when a sweep cannot vary it; ``axis`` labels a plot's x axis.
+    ``sweep`` is the input's column name in sweep JSON and CSV (SI units);
+    ``axis`` labels a plot's x axis.
     """
 
     name: str  # attribute of Scenario and Config (SI)
@@ -416,6 +416,25 @@ FIELDS = tuple(f.replace(sweep=_SWEEP[f.flag][0], axis=_SWEEP[f.flag][1]) if f.f
 
 #: The inputs a sweep can vary, by flag, in the order above.
 SWEEPABLE: tuple[Field, ...] = tuple(next(f for f in FIELDS if f.flag == flag) for flag, _, _ in _SWEEPS)
+
+#: Sweep columns of the inputs above the table leaves out, where the field's name lacks the unit.
+_COLUMNS = {"max_written_per_day": "max_written_bytes_per_day", "max_retained": "max_retained_bytes"}
+
+
+def _resolved_column(spec: Field) -> str:
+    """The JSON and CSV column of an input swept point by point: its name with the unit in it."""
+    if spec.kind == "rate":
+        return spec.name.replace("bandwidth", "bandwidth_bytes_per_s")
+    return _COLUMNS.get(spec.name, spec.name)
+
+
+# Every what-if key is also a sweep's --over key: those of SWEEPABLE vary in one numpy pass, the others
+# are resolved at each point (ckptcalc.inputs.grid), so they too get a column and an axis label.
+FIELDS = tuple(f if f.sweep is not None else f.replace(sweep=_resolved_column(f), axis=f.flag.replace("-", " "))
+               for f in FIELDS)  # fmt: skip
+
+#: Everything ``sweep --over`` takes: SWEEPABLE, then every other input, in the order of FIELDS.
+OVER_FIELDS: tuple[Field, ...] = (*SWEEPABLE, *(f for f in FIELDS if f.flag not in _SWEEP))
 
 BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}
 BY_FLAG: dict[str, Field] = {f.flag: f for f in FIELDS}

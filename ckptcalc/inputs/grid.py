@@ -12,19 +12,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from ckptcalc.errors import InputError
-from ckptcalc.inputs.fields import BY_FLAG, BY_NAME, SWEEPABLE, Field
+from ckptcalc.inputs.fields import BY_FLAG, BY_NAME, OVER_FIELDS, SWEEPABLE, Field
 from ckptcalc.inputs.scenario import DEFAULT_BYTES_PER_PARAM, LARGEST, SMALLEST, Job
 from ckptcalc.inputs.units import format_duration, format_rate
 from ckptcalc.model.evaluation import Config, Result, Tier, evaluate, replace
 
-#: What ``over`` accepts: the flag names of the inputs a sweep can vary (``FIELDS`` says which).
-OVER = tuple(f.flag for f in SWEEPABLE)
+#: What ``over`` accepts: the flag name of every input (``--what-if`` takes the same keys).
+OVER = tuple(f.flag for f in OVER_FIELDS)
+
+#: The inputs set as one array of the configuration; the others are resolved point by point.
+VECTORISED = frozenset(f.flag for f in SWEEPABLE)
 
 #: The largest grid a sweep evaluates (memory stays below about 2 GB).
 MAX_POINTS = 10_000_000
 
 #: JSON and CSV name of the swept column, by ``over``.
-SI_NAME = {f.flag: str(f.sweep) for f in SWEEPABLE}
+SI_NAME = {f.flag: str(f.sweep) for f in OVER_FIELDS}
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,14 @@ def base_value(over: str, base: Result, job: Job | None) -> float | None:
     """The value the base configuration has for the swept input."""
     if over == "interval":
         return float(base.optimal_interval_s)
+    if over not in VECTORISED:
+        from ckptcalc.inputs import resolved_sweep
+
+        name = BY_FLAG[over].name
+        if job is not None:
+            return resolved_sweep.stated(job, BY_FLAG[over])
+        found = getattr(base.config, name, None) if name in Config._fields else None
+        return None if found is None else float(found)
     if over in ("params", "gpus"):
         value = None if job is None else (job.scenario.params if over == "params" else job.gpus)
     else:
@@ -82,6 +93,8 @@ def default_range(over: str, job: Job, base: Result) -> tuple[float, float]:
     if over in _SHARE_RANGES:
         return _SHARE_RANGES[over]
     value = base_value(over, base, job)
+    if over not in VECTORISED and value is not None and BY_FLAG[over].kind == "fraction":
+        return value / 10.0, min(value * 10.0, (1.0 + value) / 2.0)  # a share stays below 1
     if over == "quorum-pause" and not value:
         return 1.0, 300.0  # none in the base: a second to five minutes (a log grid by default)
     if over == "groups" and value is not None:
@@ -136,6 +149,8 @@ def _check(over: str, values: Any, job: Job) -> None:
     where = "start"
     if not (math.isfinite(low) and math.isfinite(high)):
         raise InputError("bounds must be finite", where=where)
+    if over not in VECTORISED:
+        return  # each point is resolved, and checked, as the job itself is
     if over in ("spares", "repair", "nodes") and job.config.spares is None:
         raise InputError(f"sweeping {over} needs a spare pool ({{spares}} with {{repair}})", where="over")
     if over in ELASTIC and not job.config.is_elastic:
@@ -271,6 +286,10 @@ def vary(job: Job, over: str, values: Any) -> Config:
         raise InputError(f"cannot sweep {over!r}; choose one of {', '.join(OVER)}", where="over")
     if over == "interval":
         return replace(c, interval_s=values)
+    if over not in VECTORISED:
+        from ckptcalc.inputs import resolved_sweep
+
+        return resolved_sweep.config(job, BY_FLAG[over], values)
     # Every interval re-optimised; a swept restart is the whole restart (the reload folded in).
     free = c.optimal().flat() if over in ("restart", "memory-restart") else c.optimal()
     if over == "params":

@@ -17,6 +17,7 @@ from typing import Any
 
 from ckptcalc.errors import InputError
 from ckptcalc.inputs import units
+from ckptcalc.inputs.bare_counts import Suspect, suspects
 from ckptcalc.inputs.fields import AUTO_SPARES, BY_NAME, FIELDS
 from ckptcalc.model.evaluation import Config, Tier, moved, replace
 from ckptcalc.model.spares import DEFAULT_GPUS_PER_NODE, DEFAULT_RISK, MOST_SPARES, smallest_spares
@@ -322,6 +323,7 @@ class Job(Record):
     """The job MTBF's 95 % interval: stated, or exact χ² from failures in a window; an open
     upper end when no failure was seen (only a lower bound exists)."""
     silent_band: tuple[float, float | None] | None = None  # the same for silent events seen in a window
+    suspects: tuple[Suspect, ...] = ()  # a bare parameter count or size, almost certainly not what was meant
 
     @property
     def gpus(self) -> float | None:
@@ -448,8 +450,9 @@ def resolve(scenario: Scenario) -> Job:
     if gpu_mtbf is None and scenario.gpus is not None:
         gpu_mtbf = mtbf * scenario.gpus
     return Job(
-        scenario=stated, config=config, mtbf_source=source, gpu_mtbf_s=gpu_mtbf, mtbf_band=band, silent_band=silent_band
-    )
+        scenario=stated, config=config, mtbf_source=source, gpu_mtbf_s=gpu_mtbf, mtbf_band=band,
+        silent_band=silent_band, suspects=suspects(stated),
+    )  # fmt: skip
 
 
 #: The parts of a restart that do not depend on the level it restores from (docs/model.md §12.1).

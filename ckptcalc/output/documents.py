@@ -38,6 +38,11 @@ def warnings(result: Result) -> list[str]:
     return [wording.caveat(c) for c in result.caveats]
 
 
+def input_warnings(job: Job) -> list[str]:
+    """What the inputs state that is almost certainly not what was meant (a bare count or size)."""
+    return [wording.bare_count(s.name, s.where, s.value) for s in job.suspects]
+
+
 def _f(value: Any) -> float | None:
     return None if value is None else float(value)
 
@@ -240,7 +245,13 @@ def evaluation(
         "levels": levels(result, steps),
         "uncertainty": uncertainty(job, band),
         "recovery": recovery(job),
-        "warnings": [*warnings(result), *_bound_warning(job), *_recovery_note(job), *storage_warnings(job, result)],
+        "warnings": [
+            *input_warnings(job),
+            *warnings(result),
+            *_bound_warning(job),
+            *_recovery_note(job),
+            *storage_warnings(job, result),
+        ],
         "spares": spares(job, result),
         "elastic": elastic(result),
         "storage": storage(job, result),
@@ -559,7 +570,7 @@ def sweep(job: Job, run: Sweep, preset: str | None) -> dict[str, Any]:
         "dominant": [TERMS[int(i)] for i in columns["dominant"]],
         "storage_busy_share": _column(columns["storage_busy_share"]),
         "bytes_written_per_day": _column(columns["bytes_written_per_day"]),
-        "warnings": warnings(run.result),
+        "warnings": [*input_warnings(job), *warnings(run.result)],
     }
 
 
@@ -641,7 +652,7 @@ def simulation(
         "analytic": {"first_order": first, "exact": exact},
         "agreement": {"first_order": agreement["first_order"], "exact": agreement["exact"]},
         "optimize": None,
-        "warnings": [*notes, *storage_warnings(job, result)],
+        "warnings": [*input_warnings(job), *notes, *storage_warnings(job, result)],
         "spares": None,
         "storage": storage(job, result),
     }
@@ -783,6 +794,7 @@ def plan(
         "uncertainty": plan_band(job, figures.get("band")),
         "silent": silent(result, job.silent_band),
         "warnings": [
+            *input_warnings(job),
             *warnings(result),
             *([] if expected_s is not None else [wording.NO_EXACT]),
             *storage_warnings(job, result),
@@ -1107,7 +1119,10 @@ def stream_sweep_json(job: Job, plan: Any, preset: str | None, out: TextIO) -> N
             "dominant": slot["dominant"],
             "storage_busy_share": slot["storage_busy_share"],
             "bytes_written_per_day": slot["bytes_written_per_day"],
-            "warnings": [wording.caveat(Caveat(kind, level, None, points)) for (kind, level), points in counts.items()],
+            "warnings": [
+                *input_warnings(job),
+                *(wording.caveat(Caveat(kind, level, None, points)) for (kind, level), points in counts.items()),
+            ],
         }
         text = dumps(document)
         for line in text.split("\n"):

@@ -704,6 +704,7 @@ def check() -> Schema:
             "at": {"enum": ["point", "low"]},
             "results": {"type": "array", "items": row},
             "passed": {"type": "boolean"},
+            "warnings": WARNINGS,
         },
     )
 

@@ -386,7 +386,7 @@ def optimize(job: Job, result: Result, preset: str | None, default_preset: bool,
         out.print()
     decisions(out, job, document, narrow)
     out.print(Text(f"verdict: {wording.verdict(result, document['levers'])}", style="bold"))
-    warn(documents.warnings(result))
+    warn([*documents.input_warnings(job), *documents.warnings(result)])
 
 
 def amount(value: float) -> str:
@@ -630,7 +630,7 @@ def sweep(job: Job, run: Sweep, preset: str | None, points: int | None = None) -
         out.print("(the terminal is too narrow for the loss bars)")
     else:
         out.print(f"(too narrow for the loss bars; ◀ marks {fmt(float(run.values[nearest]))})")
-    warn(documents.warnings(result))
+    warn([*documents.input_warnings(job), *documents.warnings(result)])
 
 
 def compare(rows: list[tuple[str, Job, Result]], scenarios: list[dict[str, Any]]) -> None:
@@ -709,8 +709,8 @@ def compare(rows: list[tuple[str, Job, Result]], scenarios: list[dict[str, Any]]
     else:
         out.print(table)
     out.print(f"best: {rows[best][0]} ({pct(rows[best][2].effective)} effective)")
-    for name, _, result in rows:
-        warn([f"{name}: {message}" for message in documents.warnings(result)])
+    for name, one, result in rows:
+        warn([f"{name}: {message}" for message in [*documents.input_warnings(one), *documents.warnings(result)]])
 
 
 @contextmanager

@@ -1223,3 +1223,26 @@ def report_written(path: str) -> str:
 def report_checked(path: str) -> str:
     """What ``report --check`` says when the file is up to date."""
     return f"{path} is up to date"
+
+
+def bare_count(name: str, where: str, value: float) -> str:
+    """The warning for a parameter count below 10^6 or a checkpoint size below 1 MB, with what was
+    likely meant: ``params 70 is 70 parameters; did you mean 70B (70e9)?``."""
+    number = f"{value:g}"
+    # A preset names its key (``cluster.toml: checkpoint.params = 70``), the API and flags the input.
+    where = f"{where} =" if ": " in where else where
+    if name == "params":
+        return f"{where} {number} is {number} parameters; did you mean {number}B ({number}e9)?"
+    return f"{where} {number} is {number} bytes; did you mean {number}GB?"
+
+
+def strict(message: str, others: int) -> str:
+    """A warning that ``--strict`` turns into an error (``others``: how many more warned)."""
+    more = f"and {others} more warning{'s' if others > 1 else ''}; " if others else ""
+    return f"{message} ({more}--strict turns every warning into an error)"
+
+
+def unknown_value(key: str, nearest: list[str]) -> str:
+    """``--value`` given a key the document does not have, with the nearest keys it does."""
+    hint = f"; did you mean {', '.join(repr(p) for p in nearest)}?" if nearest else ""
+    return f"unknown key {key!r}{hint} (ckptcalc schema COMMAND lists them all)"
