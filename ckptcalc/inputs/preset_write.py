@@ -120,7 +120,7 @@ class _Writer:
     def plain(self, site: str, kind: str, value: float) -> Any:
         if self.precision is None:
             return _written(kind, value)
-        given = self.texts.get(site)
+        given = self.texts.get(site) if kind in _ROUNDED_UNITS else None  # counts and shares stay numbers
         if given is not None and _states(kind, given, value):
             return given.strip()
         return _rounded(kind, value, self.precision.get(site, DIGITS))
@@ -323,6 +323,9 @@ def readable(scenario: Scenario, texts: Mapping[str, str] | None = None) -> Read
         if to_document(scenario, alone, texts=texts) == plain or _close(reference, loaded(alone)):
             continue
         noted.add(site)
+        if _short(scenario, site):
+            rounded[site] = None  # exact in few figures already (50790.4h): clearer than rounded further
+            continue
         rounded[site] = next(
             (d for d in _MORE_DIGITS if d is None or _close(reference, loaded({**exact, site: d}), TOLERANCE / 2)),
             None,
@@ -333,6 +336,20 @@ def readable(scenario: Scenario, texts: Mapping[str, str] | None = None) -> Read
         noted |= {site for site in sites if to_document(scenario, {**exact, site: DIGITS}, texts=texts) != plain}
         rounded = dict(exact)
     return Readable(rounded, frozenset(noted))
+
+
+#: The most significant figures of an exact value written as it is where rounding it would matter.
+_SHORT = 8
+
+
+def _short(scenario: Scenario, site: str) -> bool:
+    """Whether the exact text of field ``site`` has at most :data:`_SHORT` significant figures."""
+    spec = BY_NAME.get(site)
+    if spec is None:
+        return False
+    exact = _written(spec.kind, scenario.values()[site])
+    stated = re.match(r"[+-]?[\d.eE+-]+?(?=[A-Za-z/]|$)", str(exact))
+    return stated is not None and _significant(stated.group(0)) <= _SHORT
 
 
 def readable_document(scenario: Scenario, texts: Mapping[str, str] | None = None) -> dict[str, Any]:
