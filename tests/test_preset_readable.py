@@ -133,7 +133,7 @@ def _effective(scenario: Any) -> float:
 def test_rounding_that_moves_nothing_leaves_no_comment() -> None:
     # 2.0000001 TB/s written as 2 TB/s moves the write time by 5e-8 and the effective time far less.
     scenario = presets.load("llama3-405b").replace(bandwidth=2.0000001e12)
-    text = preset_write.dumps(scenario)
+    text = preset_write.readable_text(scenario)
     assert 'bandwidth = "2TB/s"\n' in text and "#" not in text
     back = presets.parse(text, "back.toml")
     assert back.bandwidth == 2e12
@@ -146,7 +146,7 @@ def test_rounding_that_moves_the_result_keeps_the_digits_and_a_comment() -> None
     scenario = presets.load("llama3-405b").replace(mtbf_s=48143.20108695652)
     four = presets.load("llama3-405b").replace(mtbf_s=units_of("13.37h"))
     assert abs(_effective(four) / _effective(scenario) - 1) > 1e-6  # the premise
-    text = preset_write.dumps(scenario)
+    text = preset_write.readable_text(scenario)
     line = next(line for line in text.splitlines() if line.startswith("mtbf = "))
     assert re.fullmatch(r'mtbf = "13\.37\d+h"  # 48143\.20108695652 s', line), line
     assert text.count("#") == 1  # the others round harmlessly
@@ -162,7 +162,7 @@ def units_of(text: str) -> float:
 
 def test_a_scenario_the_model_cannot_evaluate_is_written_exactly() -> None:
     scenario = presets.load("llama3-405b").replace(bandwidth=None, restart_s=600.123456789)
-    text = preset_write.dumps(scenario)
+    text = preset_write.readable_text(scenario)
     assert presets.parse(text, "back.toml").restart_s == 600.123456789
 
 

@@ -358,7 +358,13 @@ def readable_document(scenario: Scenario, texts: Mapping[str, str] | None = None
     return to_document(scenario, how.precision, texts=texts, noted=how.noted)
 
 
-def dumps(scenario: Scenario, texts: Mapping[str, str] | None = None) -> str:
+def dumps(scenario: Scenario) -> str:
+    """``scenario`` as TOML with every value exact: it loads back to the same numbers."""
+    return toml_text(to_document(scenario))
+
+
+def readable_text(scenario: Scenario, texts: Mapping[str, str] | None = None) -> str:
+    """``scenario`` as TOML for a reader (see :func:`readable`), as :func:`save` writes it."""
     return toml_text(readable_document(scenario, texts))
 
 
@@ -450,7 +456,7 @@ def save(
     """Write ``scenario`` to ``path`` atomically; refuse to overwrite without ``force``. With ``base``,
     write it as a preset inheriting from that base (see :func:`dumps_over`). ``texts``: values as the
     user gave them, by field name, written as given where they state the value exactly."""
-    text = dumps(scenario, texts) if base is None else dumps_over(scenario, base, path, texts)
+    text = readable_text(scenario, texts) if base is None else dumps_over(scenario, base, path, texts)
     try:
         check_new(path, force=force, where=where)
         atomic_write(path, text.encode("utf-8"), force=force, where=where)
