@@ -33,6 +33,10 @@ BASE = "llama3-405b-async"  # not the default preset: derived_from must name it
 class Trip:
     """The newcomer's round trip, run once: fit a log into a preset, then optimize from it."""
 
+    text: str  # the preset fit --save-preset wrote
+    table: Any  # optimize --preset on it, as a table
+    json: Any  # and as JSON
+
     def __init__(self, root: Path) -> None:
         self.root = root
         self.runner = CliRunner()
@@ -56,9 +60,9 @@ def trip(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Trip]:
             "--name", "my cluster", "--description", "llama3-405b-async with the failures of few.csv",
         )  # fmt: skip
         assert fitted.exit_code == 0, fitted.stderr
-        done.text = (root / "saved.toml").read_text(encoding="utf-8")  # type: ignore[attr-defined]
-        done.table = done.run("optimize", "--preset", "saved.toml")  # type: ignore[attr-defined]
-        done.json = done.run("optimize", "--preset", "saved.toml", "--json")  # type: ignore[attr-defined]
+        done.text = (root / "saved.toml").read_text(encoding="utf-8")
+        done.table = done.run("optimize", "--preset", "saved.toml")
+        done.json = done.run("optimize", "--preset", "saved.toml", "--json")
         yield done
 
 
