@@ -141,14 +141,22 @@ def save_preset(
     path: str | os.PathLike[str],
     *,
     force: bool = False,
+    name: str | None = None,
     description: str | None = None,
     keep_base_of: str | os.PathLike[str] | None = None,
+    derived_from: PresetRef | None = None,
+    texts: Mapping[str, str] | None = None,
 ) -> None:
     """Write ``preset`` (e.g. ``optimize(...).job.scenario``) as a TOML preset, atomically, never over
-    an existing file unless ``force``.
+    an existing file unless ``force``. Values are written in the units the tool prints them in, at 4
+    significant figures (``texts``: values as the user typed them, by field name, kept as typed), and
+    exactly, with a comment, where rounding would move the effective time by more than 1e-6.
 
-    With ``keep_base_of`` (the preset ``preset`` was loaded from), the file inherits from that
-    preset's ``base`` and holds only the keys whose values differ from it.
+    ``name`` (the file's stem unless given) and ``description`` are written as its ``name`` and
+    ``description``. With ``derived_from`` (the preset ``preset`` started from), the file records it
+    and the keys that differ from it (``derived_from``, ``changed``). With ``keep_base_of`` (the preset
+    ``preset`` was loaded from), the file inherits from that preset's ``base`` and holds only the keys
+    whose values differ from it.
     """
     from pathlib import Path
 
@@ -156,8 +164,12 @@ def save_preset(
     from ckptcalc.inputs.preset_document import BASE
     from ckptcalc.inputs.preset_write import save
 
+    for text, option in ((name, "preset_name"), (description, "preset_description")):
+        check_label(text, option)
     target = Path(path)
-    saved = preset.replace(name=target.stem, description=description or preset.description)
+    saved = preset.replace(name=name or target.stem, description=description or preset.description)
+    if derived_from is not None:
+        saved = derived(saved, derived_from)
     base = None
     if keep_base_of is not None:
         base = presets.parent(os.fspath(keep_base_of))
@@ -167,15 +179,48 @@ def save_preset(
                 f' {BASE} = "NAME")',
                 where="keep_base",
             )
-    save(saved, target, force=force, base=base)
+    save(saved, target, force=force, base=base, texts=texts)
+
+
+#: The longest ``--name`` or ``--description`` a saved preset takes.
+MAX_LABEL = 500
+
+
+def check_label(text: str | None, where: str) -> None:
+    """A saved preset's name or description: one line of printable text, not empty."""
+    if text is None:
+        return
+    if not text.strip():
+        raise InputError("must not be empty", where=where)
+    if not text.isprintable():
+        raise InputError("must be one line of printable text (no newline, tab or control character)", where=where)
+    if len(text) > MAX_LABEL:
+        raise InputError(f"at most {MAX_LABEL} characters, got {len(text)}", where=where)
+
+
+def derived(preset: Scenario, base: PresetRef) -> Scenario:
+    """``preset`` recording that it started from ``base``: ``derived_from`` names it and ``changed`` lists
+    the preset keys whose values differ from it now (none: unchanged).
+
+    >>> derived(load_preset("llama3-405b").replace(restart_s=300.0), "llama3-405b").changed
+    ('failures.restart',)
+    """
+    from ckptcalc.inputs.preset_write import changed_from
+
+    changed = changed_from(preset, load_preset(base))
+    return preset.replace(derived_from=_label(base), changed=changed or None)
 
 
 def presets_list() -> Outcome:
-    """The presets found by name (``CKPTCALC_PRESET_PATH`` first, then the shipped ones)."""
+    """The presets found by name (``CKPTCALC_PRESET_PATH`` first, then the shipped ones), sorted naturally
+    (a base before its variants); ``title`` is a preset's own ``name`` key, the file's stem where it has none."""
     from ckptcalc.inputs import presets
     from ckptcalc.output import documents
 
-    rows = [{"name": r.name, "description": r.description, "path": str(r.path)} for r in presets.available()]
+    rows = [
+        {"name": r.name, "description": r.description, "path": str(r.path), "title": r.title}
+        for r in presets.available()
+    ]
     return Outcome({"schema_version": documents.SCHEMA_VERSION, "command": "presets list", "presets": rows}, None)
 
 
@@ -1226,7 +1271,10 @@ def fitted_preset(outcome: FailureLog, base: PresetRef | None = None) -> Scenari
         source=wording.fit_source(outcome.document, shape is not None),
         description=wording.fitted_description(str(_label(named)), outcome.document),
     )
-    return changed
+    fitted_from = wording.fitted_from(outcome.document)
+    kept = tuple(item for item in changed.sources if item[0] != "shape")
+    sources = (*kept, ("mtbf_s", fitted_from), *((("shape", fitted_from),) if shape is not None else ()))
+    return derived(changed.replace(sources=sources), named)
 
 
 def _moment(value: Value | None, time_unit: str | None, where: str) -> float | None:
@@ -1755,11 +1803,21 @@ def measured_preset(outcome: RunAnalysis, base: PresetRef | None = None) -> Scen
     )
     merged = merge(cleared, values, band=(low, high) if high is not None else None)
     label = str(_label(base if base is not None else DEFAULT_PRESET))
-    return merged.replace(
+    measured_from = wording.measured_from(outcome.document["log"])
+    saved = merged.replace(
         shape=None,
         description=wording.measured_description(label, outcome.document["log"]),
         source=wording.measured_source(outcome.document),
+        sources=(
+            *(item for item in merged.sources if item[0] != "shape"),
+            *(
+                (name, wording.derived_from_write(outcome.document["log"]) if "bandwidth" in name else measured_from)
+                for name in values
+                if name != "checkpoint_bytes"
+            ),
+        ),
     )
+    return derived(saved, base if base is not None else DEFAULT_PRESET)
 
 
 class EventLogWritten(Outcome):

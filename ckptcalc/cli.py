@@ -118,6 +118,8 @@ _RENAMED = {
     "search": "--optimize",
     "logs": "LOG...",
     "start_at": "--start",
+    "preset_name": "--name",
+    "preset_description": "--description",
 }
 
 #: The API's other argument names that are flags here too.
@@ -429,6 +431,14 @@ BaseOpt = Annotated[
 ]
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document (SI units) instead of a table.")]
+NameOpt = Annotated[
+    Optional[str],
+    typer.Option("--name", help="With --save-preset: the saved preset's name (default: the file's).", metavar="TEXT"),
+]
+DescriptionOpt = Annotated[
+    Optional[str],
+    typer.Option("--description", help="With --save-preset: one line saying what the preset is.", metavar="TEXT"),
+]
 YearOpt = Annotated[
     Optional[int],
     typer.Option("--year", help="Year of timestamps that carry none (absl; default: the file's).", metavar="YEAR"),
@@ -548,6 +558,24 @@ def optimize(
         bool,
         typer.Option("--strict", help="Make every warning an error (exit 2), for CI.", rich_help_panel="Output"),
     ] = False,
+    preset_name: Annotated[
+        Optional[str],
+        typer.Option(
+            "--name",
+            help="With --save-preset: the saved preset's name (default: the file's).",
+            metavar="TEXT",
+            rich_help_panel="Output",
+        ),
+    ] = None,
+    preset_description: Annotated[
+        Optional[str],
+        typer.Option(
+            "--description",
+            help="With --save-preset: one line saying what the preset is.",
+            metavar="TEXT",
+            rich_help_panel="Output",
+        ),
+    ] = None,
 ) -> None:
     """Find the optimal checkpoint interval and show where the time goes.
 
@@ -557,6 +585,7 @@ def optimize(
 
     if keep_base and save_preset is None:
         raise InputError("only goes with {save_preset}", where="keep_base")
+    labels = _labels(save_preset, preset_name, preset_description)
     outcome = api.optimize(model.preset, target=target, **model.inputs)
     document = outcome.to_dict()
     if value is not None:
@@ -564,7 +593,7 @@ def optimize(
     _strict(document, strict)
     if save_preset is not None:
         assert outcome.job is not None
-        _save(outcome.job.scenario, str(outcome.preset), model, save_preset, force, keep_base)
+        _save(outcome.job.scenario, str(outcome.preset), model, save_preset, force, keep_base, labels)
     if value is not None:
         _print_value(document, value)
         return
@@ -739,23 +768,48 @@ def check(
         raise typer.Exit(EXIT_CHECK)
 
 
-def _save(scenario: Scenario, label: str, model: ModelArgs, path: Path, force: bool, keep_base: bool = False) -> None:
-    """Write the configuration run as a preset: what it came from, which keys changed, and no ``source``
-    sentence that describes the original rather than this one; with ``keep_base``, as differences from
-    the base of the preset it came from."""
+def _labels(path: Path | None, name: str | None, description: str | None) -> tuple[str | None, str | None]:
+    """``--name`` and ``--description``, checked before any work; they only go with ``--save-preset``."""
+    from ckptcalc import api
+
+    for text, where in ((name, "preset_name"), (description, "preset_description")):
+        if text is not None and path is None:
+            raise InputError("only goes with {save_preset}", where=where)
+        api.check_label(text, where)
+    return name, description
+
+
+def _save(
+    scenario: Scenario,
+    label: str,
+    model: ModelArgs,
+    path: Path,
+    force: bool,
+    keep_base: bool = False,
+    labels: tuple[str | None, str | None] = (None, None),
+) -> None:
+    """Write the configuration run as a preset: what it came from, which keys differ from it, the values
+    as typed, and no ``source`` sentence that describes the original rather than this one; with
+    ``keep_base``, as differences from the base of the preset it came from."""
     from ckptcalc import api
     from ckptcalc.output import wording
 
     given = model._given()
     changes = " ".join(f"--{f.flag} {text}" for f, text in given)
-    description = f"{label}" + (f" with {changes}" if changes else "")
-    changed = tuple(sorted({f.path for f, _ in given}))
-    if model.mtbf_ci is not None:
-        changed = tuple(sorted({*changed, "failures.mtbf_ci95"}))
-    saved = scenario.replace(derived_from=label, changed=changed or None)
+    name, description = labels
+    saved = api.derived(scenario, label)
+    changed = saved.changed or ()
     if changed:
         saved = saved.replace(source=None)
-    api.save_preset(saved, path, force=force, description=description, keep_base_of=label if keep_base else None)
+    api.save_preset(
+        saved,
+        path,
+        force=force,
+        name=name,
+        description=description or f"{label}" + (f" with {changes}" if changes else ""),
+        keep_base_of=label if keep_base else None,
+        texts={f.name: text for f, text in given},
+    )
     sys.stderr.write(_plain(wording.saved_preset(str(path), label, changed)) + "\n")
 
 
@@ -1204,6 +1258,8 @@ def fit(
         ),
     ] = None,
     preset: BaseOpt = None,
+    preset_name: NameOpt = None,
+    preset_description: DescriptionOpt = None,
     force: Annotated[bool, typer.Option("--force", help="Let --plot and --save-preset overwrite a file.")] = False,
     json_output: JsonOpt = False,
     value: ValueOpt = None,
@@ -1216,6 +1272,7 @@ def fit(
         from ckptcalc.output import plot as plots
 
         plots.check_target(plot, force)
+    name, description = _labels(save_preset, preset_name, preset_description)
     if save_preset is not None:
         _check_new(save_preset, force, "save_preset")
     outcome = api.fit(
@@ -1245,7 +1302,9 @@ def fit(
     if save_preset is not None:
         from ckptcalc.output import wording
 
-        api.save_preset(api.fitted_preset(outcome, preset), save_preset, force=force)
+        api.save_preset(
+            api.fitted_preset(outcome, preset), save_preset, force=force, name=name, description=description
+        )
         sys.stderr.write(_plain(wording.saved(str(save_preset), preset or DEFAULT_PRESET)) + "\n")
     if plot is not None:
         if outcome.fitted.weibull_reason == "counts_only":
@@ -1380,6 +1439,8 @@ def analyze(
         typer.Option("--save-preset", help="Write the measured inputs into --preset, as a TOML file.", metavar="FILE"),
     ] = None,
     preset: BaseOpt = None,
+    preset_name: NameOpt = None,
+    preset_description: DescriptionOpt = None,
     force: Annotated[bool, typer.Option("--force", help="Let --save-preset overwrite a file.")] = False,
     json_output: JsonOpt = False,
     markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown report instead of a table.")] = False,
@@ -1391,6 +1452,7 @@ def analyze(
 
     if json_output and markdown:
         raise InputError("choose one of --json and --markdown", where="--markdown")
+    name, description = _labels(save_preset, preset_name, preset_description)
     if save_preset is not None:
         _check_new(save_preset, force, "save_preset")
     with _interruptible(None):
@@ -1406,7 +1468,9 @@ def analyze(
     if save_preset is not None:
         from ckptcalc.output import wording
 
-        api.save_preset(api.measured_preset(outcome, preset), save_preset, force=force)
+        api.save_preset(
+            api.measured_preset(outcome, preset), save_preset, force=force, name=name, description=description
+        )
         sys.stderr.write(_plain(wording.saved_measured(str(save_preset), preset or DEFAULT_PRESET)) + "\n")
     if value is not None:
         _print_value(document, value)

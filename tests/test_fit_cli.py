@@ -91,10 +91,11 @@ def test_save_preset_feeds_the_planner(run: Run, run_json: RunJson, tmp_path: Pa
     fit = json.loads(result.stdout)
     text = target.read_text(encoding="utf-8")
     # [failures] carries the fit: M, its interval and (failures cluster) the Weibull shape ...
+    # Written at 4 significant figures (more where that moves the effective time by over 1e-6).
     scenario = api.load_preset(str(target))
-    assert scenario.mtbf_s == pytest.approx(fit["mtbf_s"], rel=1e-12)
-    assert scenario.mtbf_ci95 == pytest.approx((fit["mtbf_ci95"][0], fit["mtbf_ci95"][1]))
-    assert scenario.shape == pytest.approx(fit["weibull"]["shape"], rel=1e-12)
+    assert scenario.mtbf_s == pytest.approx(fit["mtbf_s"], rel=5e-4)
+    assert scenario.mtbf_ci95 == pytest.approx((fit["mtbf_ci95"][0], fit["mtbf_ci95"][1]), rel=5e-4)
+    assert scenario.shape == pytest.approx(fit["weibull"]["shape"], rel=5e-4)
     # ... and a source line saying what was fitted: file, events, window and filter.
     assert scenario.source is not None
     for part in (TRACE, f"{fit['interruptions']} interruptions", "where planned=false", "53.8 d", "on the log's clock"):
@@ -103,9 +104,9 @@ def test_save_preset_feeds_the_planner(run: Run, run_json: RunJson, tmp_path: Pa
     # It plans straight away, with the band and under Weibull failures.
     doc = run_json("optimize", "--preset", str(target))
     assert doc["inputs"]["failure_dist"] == "weibull"
-    assert doc["uncertainty"]["mtbf_s"] == fit["mtbf_ci95"]
+    assert doc["uncertainty"]["mtbf_s"] == pytest.approx(fit["mtbf_ci95"], rel=5e-4)
     same = api.optimize("llama3-405b", mtbf=fit["mtbf_s"], shape=fit["weibull"]["shape"])
-    assert doc["effective"] == pytest.approx(same.effective, rel=1e-12)
+    assert doc["effective"] == pytest.approx(same.effective, rel=1e-6)  # what the rounding may move
 
 
 def test_save_preset_without_a_shape_when_exponential_fits(run: Run, tmp_path: Path) -> None:
@@ -286,7 +287,7 @@ def test_counts_from_a_paper_on_the_command_line(run: Run, run_json: RunJson, tm
     saved = run("fit", "--failures", "419", "--window", "54d", "--save-preset", str(target))
     assert saved.exit_code == 0, saved.stderr
     scenario = api.load_preset(str(target))
-    assert scenario.mtbf_s == pytest.approx(doc["mtbf_s"]) and scenario.shape is None
+    assert scenario.mtbf_s == pytest.approx(doc["mtbf_s"], rel=5e-4) and scenario.shape is None
     assert scenario.source == "ckptcalc fit --failures 419 --window 54.0 d: a count, no gaps, so exponential"
 
 

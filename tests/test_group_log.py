@@ -248,10 +248,11 @@ def test_save_preset_writes_the_elastic_keys(run: Run, run_json: RunJson, tmp_pa
     text = preset.read_text()
     assert "[elastic]\ngroups = 4\ngroup_share = 0.785169" in text
     assert 'rejoin = "20min"\nquorum_pause = "1.5min"\nft_overhead = 0\n' in text
-    # The preset is the model the analysis ran: the same effective time at the interval used.
+    # The preset is the model the analysis ran: the same effective time at the interval used, within the
+    # 1e-6 that writing its values at 4 significant figures may move it.
     analysed = run_json("analyze", str(FIXTURE), "--time-unit", "min")["model"]
     assert run_json("optimize", "--preset", str(preset))["effective"] == pytest.approx(
-        analysed["effective_at_interval"], rel=1e-12
+        analysed["effective_at_interval"], rel=1e-6
     )
 
 

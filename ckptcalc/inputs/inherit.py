@@ -17,6 +17,7 @@ from ckptcalc.inputs.preset_document import (
     LEVELS,
     META,
     SECTIONS,
+    SOURCES,
     TIER_PATHS,
     from_document,
     parse_toml,
@@ -230,4 +231,20 @@ def merge_layers(base: Layer, child: dict[str, Any], label: str) -> Layer:
             labels[key] = label
         if isinstance(value, dict):
             labels.update({f"{key}.{sub}": label for sub in value})
+    _drop_sources(document, child, stated | dropped)
     return Layer(document, labels)
+
+
+def _drop_sources(document: dict[str, Any], child: dict[str, Any], restated: set[str]) -> None:
+    """A base's ``[sources]`` entry no longer describes a key the child states anew (or drops), unless the
+    child says how its own value came."""
+    sources = document.get(SOURCES)
+    if not isinstance(sources, dict):
+        return
+    own = child.get(SOURCES)
+    own = own if isinstance(own, dict) else {}
+    kept = {path: how for path, how in sources.items() if path not in restated or path in own}
+    if kept:
+        document[SOURCES] = kept
+    else:
+        del document[SOURCES]

@@ -72,8 +72,11 @@ def from_document(document: dict[str, Any], label: str, labels: dict[str, str] |
     middle: tuple[MiddleTier, ...] = ()
     tier_names: tuple[str, ...] = ()
     levers: tuple[tuple[str, float], ...] = ()
+    sources: dict[str, str] = {}
     for key, value in document.items():
-        if key == LEVELS:
+        if key == SOURCES:
+            sources = _sources(value, at)
+        elif key == LEVELS:
             middle, tier_names = _levels(value, document, at(key), values, origin)
         elif key == LEVERS:
             if not isinstance(value, dict):
@@ -99,7 +102,7 @@ def from_document(document: dict[str, Any], label: str, labels: dict[str, str] |
                 values[spec.name] = value_of(spec.kind, raw, where)
                 origin[spec.name] = where
         else:
-            known = ", ".join([*META, BASE, *sorted(SECTIONS), LEVELS, LEVERS])
+            known = ", ".join([*META, BASE, *sorted(SECTIONS), LEVELS, LEVERS, SOURCES])
             raise PresetError(f"unknown key (known: {known})", where=at(key))
     version = meta.get("schema_version", SCHEMA_VERSION)
     if version > SCHEMA_VERSION:
@@ -118,10 +121,46 @@ def from_document(document: dict[str, Any], label: str, labels: dict[str, str] |
         **{name: meta[name] for name in _LEVER_FIELDS if name in meta},
         middle=middle,
         levers=levers,
+        sources=tuple((name, text) for name, text in sources.items() if name in values),
         origin=origin,
         per_gpu=frozenset(),  # a rate stated per GPU is marked by its PerGpu value instead
         **values,
     )
+
+
+#: The table saying where values came from: preset key (``table.key``) -> how (``fitted from FILE``).
+SOURCES = "sources"
+
+#: How a value came to be, the first word of its ``[sources]`` entry; a value with none was given.
+HOW = ("given", "fitted", "measured", "derived")
+
+#: The longest ``[sources]`` entry.
+MAX_SOURCE = 200
+
+
+def _sources(raw: Any, at: Any) -> dict[str, str]:
+    """The ``[sources]`` table, checked, by field name: each key a preset key, each value a line
+    starting with one of :data:`HOW` (``"fitted from incidents.jsonl"``)."""
+    if not isinstance(raw, dict):
+        raise PresetError(f"must be a table ([{SOURCES}])", where=at(SOURCES))
+    found: dict[str, str] = {}
+    for path, text in raw.items():
+        where = at(f"{SOURCES}.{path}")
+        spec = _BY_PATH.get(path)
+        if spec is None:
+            raise PresetError('unknown preset key: name one as table.key, e.g. "failures.mtbf"', where=where)
+        if not isinstance(text, str):
+            raise PresetError(
+                f'must be a string such as "fitted from incidents.jsonl", got {type_name(text)}', where=where
+            )
+        if text.split(" ", 1)[0] not in HOW or len(text) > MAX_SOURCE or not text.isprintable():
+            raise PresetError(
+                f"must be one line of at most {MAX_SOURCE} characters starting with {', '.join(HOW)}"
+                ' (e.g. "fitted from incidents.jsonl")',
+                where=where,
+            )
+        found[spec.name] = text
+    return found
 
 
 #: The table of what the levers assume, where a preset overrides it (docs/model.md §14).

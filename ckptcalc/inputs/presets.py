@@ -52,6 +52,7 @@ in :mod:`~ckptcalc.inputs.preset_search`, the check of one document in
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -74,9 +75,10 @@ from ckptcalc.records import Record
 
 
 class PresetInfo(Record):
-    name: str
+    name: str  # what --preset takes: the file's stem
     description: str
     path: Path
+    title: str = ""  # the preset's own name key, the stem where it has none
 
 
 def find(ref: str, where: str = "preset") -> Path:
@@ -104,8 +106,20 @@ def available() -> list[PresetInfo]:
                 broken.add(path.stem)
                 skip(f"{path}: not listed: {error}")
                 continue
-            seen[path.stem] = PresetInfo(path.stem, scenario.description or "", path)
-    return list(seen.values())
+            seen[path.stem] = PresetInfo(path.stem, scenario.description or "", path, scenario.name or path.stem)
+    return sorted(seen.values(), key=lambda info: natural(info.name))
+
+
+def natural(name: str) -> tuple[tuple[str, int], ...]:
+    """The key that sorts preset names naturally: a base before its variants (``llama3-405b`` before
+    ``llama3-405b-async``), the numbers in names as numbers (``rsc1-16k`` before ``rsc1-131k``).
+
+    >>> sorted(["llama3-405b-tiered", "rsc1-131k", "llama3-405b", "rsc1-16k"], key=natural)
+    ['llama3-405b', 'llama3-405b-tiered', 'rsc1-16k', 'rsc1-131k']
+    """
+    parts = re.split(r"(\d+)", name)
+    # Text and numbers alternate, text first: (text, 0) and ("", number) never compare a str with an int.
+    return tuple((part.casefold(), 0) if i % 2 == 0 else ("", int(part)) for i, part in enumerate(parts))
 
 
 def load(ref: str, where: str = "preset") -> Scenario:

@@ -158,6 +158,7 @@ class Scenario(Record):
     middle: tuple[MiddleTier, ...] = ()  # tiers between memory and storage ([[levels]] of a preset)
     tier_names: tuple[str, ...] = ()  # every tier's name as a preset's [[levels]] gives it, fastest first
     levers: tuple[tuple[str, float], ...] = ()  # a preset's [levers]: what a lever assumes, by assumption field
+    sources: tuple[tuple[str, str], ...] = ()  # a preset's [sources]: how a value came (field, "fitted from FILE")
     origin: dict[str, str] = None  # type: ignore[assignment]  # {} once built
     per_gpu: frozenset[str] = frozenset()
 
@@ -182,6 +183,10 @@ class Scenario(Record):
             for f in FIELDS
             if getattr(self, f.name) is not None
         }
+
+    def source_of(self, name: str) -> str | None:
+        """How the value of field ``name`` came, when a preset's ``[sources]`` says (``fitted from FILE``)."""
+        return dict(self.sources).get(name)
 
     def where(self, name: str) -> str:
         return self.origin.get(name, BY_NAME[name].public if name in BY_NAME else name)
@@ -287,7 +292,8 @@ def merge(
     changes = {**cleared, **plain}
     # The base's marks stay on the rates it keeps (not on any a replace() emptied).
     kept = {name for name in base.per_gpu if name not in changes and getattr(base, name) is not None}
-    return replace(base, **changes, origin=merged_origin, per_gpu=frozenset(kept | marked))
+    sources = tuple((name, text) for name, text in base.sources if name not in changes)  # a value stated anew is given
+    return replace(base, **changes, origin=merged_origin, per_gpu=frozenset(kept | marked), sources=sources)
 
 
 def per_gpu_rate(scenario: Scenario, name: str) -> float | None:

@@ -114,7 +114,16 @@ def inputs(job: Job) -> dict[str, Any]:
         "keep": None if c.keep is None else int(c.keep),
         "keep_every_s": _f(c.keep_every_s),
         "work_s": _f(c.work_s),
+        "sources": sources(s),
     }
+
+
+def sources(scenario: Scenario) -> dict[str, str]:
+    """How the values a preset records as not given came, by preset key (``{"failures.mtbf": "fitted from
+    incidents.jsonl"}``); a value not listed was given."""
+    from ckptcalc.inputs.fields import BY_NAME
+
+    return {BY_NAME[name].path: text for name, text in scenario.sources}
 
 
 def _per_gpu(scenario: Scenario, name: str) -> float | None:

@@ -145,6 +145,12 @@ INPUTS = _object(
         "keep": {"type": ["integer", "null"], "minimum": 1, "description": "newest storage checkpoints kept"},
         "keep_every_s": {**MAYBE_SECONDS, "description": "one checkpoint kept for good per this much work"},
         "work_s": {**MAYBE_SECONDS, "description": "the run's length in useful work"},
+        "sources": {
+            "type": "object",
+            "additionalProperties": {"type": "string"},
+            "description": "by preset key (failures.mtbf), how a value not given came: 'fitted from FILE',"
+            " 'measured from FILE', 'derived from ...' (a preset's [sources]); a key not listed was given",
+        },
     },
     "normalised inputs, SI units; null where unused",
 )
@@ -710,7 +716,14 @@ def check() -> Schema:
 
 
 def presets_list() -> Schema:
-    row = _object({"name": {"type": "string"}, "description": {"type": "string"}, "path": {"type": "string"}})
+    row = _object(
+        {
+            "name": {"type": "string"},
+            "description": {"type": "string"},
+            "path": {"type": "string"},
+            "title": {"type": "string", "description": "the preset's own name key; the file's stem where it has none"},
+        }
+    )
     return _document("presets list", "ckptcalc presets list --json", {"presets": {"type": "array", "items": row}})
 
 

@@ -105,7 +105,14 @@ def mtbf_note(job: Job) -> str:
     if job.mtbf_source in ("gpu_mtbf", "scaled") and job.gpu_mtbf_s is not None:
         note = f"{dur(job.gpu_mtbf_s)} per GPU / {gpus} GPUs"
         return note + (", rate held" if job.mtbf_source == "scaled" else "")
+    if job.mtbf_source == "mtbf" and s.source_of("mtbf_s"):
+        return str(s.source_of("mtbf_s"))  # fitted from LOG, measured from LOG: what a saved preset recorded
     return MTBF_SOURCE[job.mtbf_source]
+
+
+def sourced(job: Job, name: str, note: str) -> str:
+    """``note`` with how the value of field ``name`` came, where the preset records it (``[sources]``)."""
+    return "; ".join(filter(None, [note, job.scenario.source_of(name)]))
 
 
 def per_gpu_note(job: Job, name: str) -> str:
@@ -127,16 +134,22 @@ def inputs_table(job: Job, narrow: bool = False) -> Table:
     if s.checkpoint_bytes is None and s.params is not None:
         note = f"{units.format_count(s.params)} params × {s.bytes_per_param or DEFAULT_BYTES_PER_PARAM:g} B"
     table.add_row("checkpoint size", units.format_size(c.checkpoint_bytes), note)
-    table.add_row("storage bandwidth", units.format_rate(c.bandwidth), per_gpu_note(job, "bandwidth"))
+    table.add_row(
+        "storage bandwidth", units.format_rate(c.bandwidth), sourced(job, "bandwidth", per_gpu_note(job, "bandwidth"))
+    )
     table.add_row("write time δ", dur(c.write_s), "size / bandwidth")
     if c.snapshot_bandwidth is not None:
         note = "; ".join(filter(None, [per_gpu_note(job, "snapshot_bandwidth"), "asynchronous"]))
+        note = sourced(job, "snapshot_bandwidth", note)
         table.add_row("snapshot bandwidth", units.format_rate(c.snapshot_bandwidth), note)
     if c.replica_survival is not None:
         assert c.memory_bandwidth is not None and c.memory_restart_s is not None
-        table.add_row("replica survival", pct(c.replica_survival), "of failures")
-        table.add_row("memory bandwidth", units.format_rate(c.memory_bandwidth), per_gpu_note(job, "memory_bandwidth"))
-        table.add_row("memory restart", dur(c.levels()[0].restart_s), parts.get("memory", ""))
+        table.add_row("replica survival", pct(c.replica_survival), sourced(job, "replica_survival", "of failures"))
+        memory_note = sourced(job, "memory_bandwidth", per_gpu_note(job, "memory_bandwidth"))
+        table.add_row("memory bandwidth", units.format_rate(c.memory_bandwidth), memory_note)
+        table.add_row(
+            "memory restart", dur(c.levels()[0].restart_s), sourced(job, "memory_restart_s", parts.get("memory", ""))
+        )
     for level, tier, stated in zip(c.levels()[1:-1], c.middle, s.middle, strict=True):
         rate = ""
         if "bandwidth" in stated.per_gpu and job.gpus is not None:
@@ -151,10 +164,10 @@ def inputs_table(job: Job, narrow: bool = False) -> Table:
         low, high = job.mtbf_band
         table.add_row("MTBF 95 % interval", f"> {dur(low)}" if high is None else f"{dur(low)} to {dur(high)}", "")
     if c.shape is not None:
-        table.add_row("failures", f"Weibull k = {units.sig(float(c.shape))}", "mean: the MTBF")
+        table.add_row("failures", f"Weibull k = {units.sig(float(c.shape))}", sourced(job, "shape", "mean: the MTBF"))
     if job.gpus is not None:
         table.add_row("GPUs", units.format_count(job.gpus), "")
-    table.add_row("restart", dur(c.storage_restart_s), parts.get("storage", ""))
+    table.add_row("restart", dur(c.storage_restart_s), sourced(job, "restart_s", parts.get("storage", "")))
     if c.has_jit:
         save = c.jit_save_s
         table.add_row(
@@ -483,7 +496,9 @@ def presets_list(rows: list[dict[str, Any]]) -> None:
     table.add_column("name", no_wrap=True)
     table.add_column("description", overflow="fold")
     for info in rows:
-        table.add_row(info["name"], info["description"])
+        title = info.get("title") or info["name"]
+        described = info["description"] if title == info["name"] else wording.titled(title, info["description"])
+        table.add_row(info["name"], described)
     out.print(table)
 
 

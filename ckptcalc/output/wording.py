@@ -518,6 +518,28 @@ def fitted_description(base: str, document: dict[str, Any]) -> str:
     return f"{base} with its failures fitted from {', '.join(document['logs'])}"
 
 
+def fitted_from(document: dict[str, Any]) -> str:
+    """How a value ``fit --save-preset`` writes came: its ``[sources]`` entry and the inputs table's note."""
+    if document["source"] == "counts":
+        return f"fitted from {document['interruptions']} interruptions in {dur(document['window_s'])}"
+    return f"fitted from {', '.join(document['logs']) or 'standard input'}"
+
+
+def measured_from(log: str) -> str:
+    """How a value ``analyze --save-preset`` writes came."""
+    return f"measured from {log}"
+
+
+def derived_from_write(log: str) -> str:
+    """How a bandwidth ``analyze --save-preset`` writes came: the measured write time over the size."""
+    return f"derived from the write time measured in {log} and the checkpoint size"
+
+
+def titled(title: str, description: str) -> str:
+    """A preset's description in ``presets list`` when its own name differs from the file's."""
+    return f"{title}: {description}" if description else title
+
+
 def saved(path: str, base: str) -> str:
     """What ``--save-preset`` says it did, on stderr."""
     return f"saved {path} (failures from the fit, the rest from {base})"
