@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +42,6 @@ def ran() -> dict[str, Any]:
     # The kernel is this interpreter (the "python3" kernel runs the first python on PATH), drawing with Agg.
     patch.setenv("PATH", os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
     patch.setenv("MPLBACKEND", "Agg")
-    started = time.perf_counter()
     try:
         client = nbclient.NotebookClient(
             notebook, timeout=60, kernel_name="python3", resources={"metadata": {"path": str(DOCS)}}
@@ -52,7 +50,7 @@ def ran() -> dict[str, Any]:
     finally:
         patch.undo()
     cells = {cell["id"]: cell for cell in notebook.cells if cell["cell_type"] == "code"}
-    return {"cells": cells, "seconds": time.perf_counter() - started}
+    return {"cells": cells}
 
 
 def _text(cell: Any, kind: str = "text/plain") -> str:
@@ -94,8 +92,3 @@ def test_the_other_cells_show_their_results(ran: dict[str, Any]) -> None:
     assert "MTBF 3.36 h (95 % CI 3.04 h to 3.73 h)" in _text(cells["fit"])
     assert "<RunPlan llama3-405b: work 30.0 d, p50 32.4 d" in _text(cells["plan"])
     assert _text(cells["errors"]).splitlines() == ["UnitError bw", "InputError restart", "PresetError preset"]
-
-
-def test_the_notebook_is_quick(ran: dict[str, Any]) -> None:
-    # Kernel start dominates; the cells themselves compute little.
-    assert ran["seconds"] < 60
