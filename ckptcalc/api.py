@@ -1923,9 +1923,10 @@ def report(
     SVG charts) or ``"markdown"``. Per scenario: the inputs and where each came from, every tier's schedule,
     the split and its dominant term, the loss against the interval, the levers and mechanisms, and the
     MTBF band with the robust interval; with ``work`` (or a preset's ``[run] work``), the plan's
-    completion distribution. ``log`` is an event log (as :func:`analyze` reads it): its realised split,
-    and the fit of its failures with their survival. ``inputs`` apply to every preset, as :func:`optimize`
-    takes them. Needs the ``report`` extra (Jinja2, matplotlib); the text is the same for the same inputs.
+    completion distribution. ``log`` is an event log (as :func:`analyze` reads it: its realised split, and
+    the fit of its failures with their survival) or an incident log (as :func:`fit` reads it: the fit
+    alone). ``inputs`` apply to every preset, as :func:`optimize` takes them. Needs the ``report`` extra
+    (Jinja2, matplotlib); the text is the same for the same inputs.
 
     >>> text = report(["llama3-405b"], form="markdown")
     >>> "## Scenario: llama3-405b" in text
@@ -1952,9 +1953,18 @@ def _report_data(
     if log is not None and os.fspath(log) == "-":
         raise InputError("reads the log twice (the split, then the fit): give a file, not stdin", where="log")
     if log is not None:  # first: a log that cannot be read fails before the scenarios are worked out
-        data["analyze"] = analyze(log, time_unit=time_unit).to_dict()
-        # The fit of the same run's failures, from the same events (the other events are not interruptions).
-        fitted = fit([log], time_unit=time_unit, where=["event=failure"])
+        try:
+            data["analyze"] = analyze(log, time_unit=time_unit).to_dict()
+        except InputError as not_events:
+            # Not a run's event log: an incident log (a trace, sacct, a CSV of failures) is fitted alone,
+            # and a log that neither reads reports why it is no event log.
+            try:
+                fitted = fit([log], time_unit=time_unit)
+            except InputError:
+                raise not_events from None
+        else:
+            # The fit of the same run's failures, from the same events (the others are not interruptions).
+            fitted = fit([log], time_unit=time_unit, where=["event=failure"])
         data["fit"] = fitted.to_dict()
         curve = fitted.fitted.survival
         data["survival"] = {

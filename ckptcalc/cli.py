@@ -1535,7 +1535,8 @@ def report(
         Optional[Path],
         typer.Option(
             "--log",
-            help="An event log of the run (as analyze reads): its split, and the fit of its failures.",
+            help="An event log of the run (as analyze reads): its split and its failures' fit; or an incident"
+            " log (as fit reads): the fit alone.",
             metavar="FILE",
             rich_help_panel="Log",
         ),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import json
 import re
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from typing import Any
 import pytest
 from cli_helpers import assert_usage_error
 
+import ckptcalc
 from ckptcalc import api
 from ckptcalc.output import report as rendering
 
@@ -230,3 +232,49 @@ def test_the_wheel_ships_the_templates() -> None:
     from ckptcalc.output import report as rendering
 
     assert sorted(p.name for p in rendering._TEMPLATES.iterdir()) == ["report.html.j2", "report.md.j2"]
+
+
+def test_an_incident_log_is_fitted_alone() -> None:
+    # Not a run's event log (no run_start, no checkpoints): its failures are fitted, with no split of the
+    # run; the fit's figures are those of `ckptcalc fit` on the same log.
+    trace = Path("tests/data/trace-54d.json")
+    data = api._report_data(["llama3-405b"], log=trace, time_unit="d")
+    assert data["analyze"] is None
+    assert data["fit"] == api.fit([trace], time_unit="d").to_dict()
+    written = rendering.render(data, "markdown")
+    assert "### Fit of the failures" in written and "396 interruptions in 53.8 d." in written
+
+
+def test_an_unreadable_log_says_why_it_is_no_event_log(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.csv"
+    bad.write_text("when,what\n1,x\n")
+    with pytest.raises(ckptcalc.InputError, match="no column 'event'"):
+        api._report_data(["llama3-405b"], log=bad)
+
+
+def test_the_markdown_of_a_hostile_log_parses_as_tables(tmp_path: Path) -> None:
+    from markdown_it import MarkdownIt
+
+    log = tmp_path / "run.jsonl"
+    log.write_text(HAND_RUN.read_text().replace('"gpu"', json.dumps("a|b\n`c` <script>alert(1)</script>")))
+    written = api.report(["llama3-405b"], form="markdown", log=log, time_unit="min")
+    tokens = MarkdownIt("commonmark").enable("table").parse(written)
+    assert not [t for t in tokens if t.type in ("html_block", "html_inline")]
+    assert not [c for t in tokens if t.children for c in t.children if c.type == "html_inline"]
+    tables: list[list[list[str]]] = []
+    cell = False
+    for token in tokens:
+        if token.type == "table_open":
+            tables.append([])
+        elif token.type == "tr_open":
+            tables[-1].append([])
+        elif token.type in ("th_open", "td_open"):
+            cell = True
+        elif token.type == "inline" and cell:
+            tables[-1][-1].append(token.content)
+            cell = False
+    # Every row as wide as its header: no pipe, line break or backtick in a cause split or ended a row.
+    assert len(tables) > 5 and all(len({len(row) for row in table}) == 1 for table in tables)
+    # The cause reads back as written, its line break a space, as one cell of the causes table.
+    page = MarkdownIt("commonmark").enable("table").render(written)
+    assert "<td>a|b `c` &lt;script&gt;alert(1)&lt;/script&gt;</td>" in page and "<script" not in page
