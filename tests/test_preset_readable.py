@@ -256,3 +256,15 @@ def test_presets_list_shows_a_saved_presets_own_name(run: Any, trip: Any, tmp_pa
     assert rows["mine"]["title"] == "my cluster"
     assert rows["llama3-405b"]["title"] == "llama3-405b"
     assert "my cluster: llama3-405b-async with" in run("presets", "list").stdout
+
+
+@pytest.mark.parametrize(
+    ("given", "written"),
+    [("70e9", '"70B"'), ("70.5e9", '"70.5B"'), ("1.5e12", '"1.5T"'), ("70123456789", "70123456789")],
+)
+def test_a_parameter_count_is_written_as_people_say_it(run: Any, tmp_path: Path, given: str, written: str) -> None:
+    # Billions and trillions where that is exact; any other count as its digits, never rounded.
+    path = tmp_path / "model.toml"
+    assert run("optimize", "--params", given, "--save-preset", str(path)).exit_code == 0
+    assert f"params = {written}\n" in path.read_text()
+    assert float(run("optimize", "--preset", str(path), "--value", "inputs.params").stdout) == float(given)

@@ -197,7 +197,7 @@ def test_save_with_force_replaces(tmp_path: Path, umask_022: None) -> None:
     path.write_bytes(b"precious = true\n")
     scenario = presets.load("llama3-405b")
     preset_write.save(scenario, path, force=True)
-    assert path.read_text(encoding="utf-8") == preset_write.dumps(scenario)
+    assert path.read_text(encoding="utf-8") == preset_write.readable_text(scenario)
     assert presets.load_file(path).values() == scenario.values()
     assert _leftovers(tmp_path, path.name) == []
     assert path.stat().st_mode & 0o777 == 0o666 & ~0o022

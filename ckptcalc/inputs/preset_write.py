@@ -165,6 +165,11 @@ def _rounded(kind: str, value: float, digits: int | None) -> Any:
         unit = next((u for u in names if abs(value) >= table[u] * 0.9995), names[-1])
         text = f"{value / table[unit]:.{digits}g}{unit}{suffix}"
         return text + "/gpu" if isinstance(value, units.PerGpu) else text
+    if kind == "count" and abs(value) >= 1e9:  # 70e9 parameters as "70B", where that is exact
+        scale, suffix = (1e12, "T") if abs(value) >= 1e12 else (1e9, "B")
+        scaled = f"{value / scale:.{digits or 17}g}{suffix}"
+        if units.parse_count(scaled) == value:
+            return scaled
     if isinstance(exact, (int, str)) and not isinstance(exact, bool):
         return exact  # whole numbers and "auto" are exact already
     number = float(f"{value:.{digits}g}")
