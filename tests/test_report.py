@@ -278,3 +278,14 @@ def test_the_markdown_of_a_hostile_log_parses_as_tables(tmp_path: Path) -> None:
     # The cause reads back as written, its line break a space, as one cell of the causes table.
     page = MarkdownIt("commonmark").enable("table").render(written)
     assert "<td>a|b `c` &lt;script&gt;alert(1)&lt;/script&gt;</td>" in page and "<script" not in page
+
+
+def test_the_mechanisms_show_groups_spares_and_silent_events() -> None:
+    # Each as the scenario's optimize document has it: the elastic groups in a line, the spares and the
+    # silent events as optimize's tables.
+    text = api.report(["elastic-hsdp", "palm-spikes"], form="markdown")
+    assert "elastic replica groups: 16, 90.0 % of failures group-local, rejoin 5.00 min" in text
+    assert "| Silent events and retention | value |   |" in text
+    assert "| P(unrecoverable) | 0.00111 % | per event, keeping 5 newest |" in text
+    spared = api.report(["llama3-405b"], form="markdown", spares=4, repair="4h", nodes=2048)
+    assert "| Spare nodes | value |   |" in spared and "| P(no spare) |" in spared

@@ -116,7 +116,7 @@ def _scenario_sections(scenario: dict[str, Any], charts: _Charts | None, anchor:
         _split(doc),
         _curve(scenario["sweep"], doc, charts, anchor),
         _levers(doc),
-        _section("mechanisms", w["mechanisms"], lines=_mechanisms(doc)),
+        _section("mechanisms", w["mechanisms"], lines=_mechanisms(doc), tables=_mechanism_tables(doc)),
         _band(doc),
     ]
     if doc["warnings"]:
@@ -130,6 +130,19 @@ def _scenario_sections(scenario: dict[str, Any], charts: _Charts | None, anchor:
 
 def _mechanisms(doc: dict[str, Any]) -> list[str]:
     return [*wording.report_mechanisms(doc), *wording.storage_lines(doc.get("storage"))]
+
+
+def _mechanism_tables(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The spares and the silent events, each as optimize's table shows them, where the scenario has them."""
+    w = wording.REPORT
+    found = []
+    for key, caption, rows in (
+        ("spares", wording.REPORT_SPARES, wording.spares_rows),
+        ("silent", wording.REPORT_SILENT, wording.silent_rows),
+    ):
+        if doc.get(key) is not None:
+            found.append(_table([caption, w["value"], ""], [list(r) for r in rows(doc[key])], numeric=[1]))
+    return found
 
 
 def _value(kind: str, value: float, per_gpu: bool) -> str:

@@ -1184,8 +1184,22 @@ def report_mechanisms(document: dict[str, Any]) -> list[str]:
     recovery = recovery_mechanism(found["jit_share"], found["notice_share"], found["jit_bandwidth_bytes_per_s"])
     if recovery:
         lines.append(recovery)
+    elastic = document.get("elastic")
+    if elastic is not None:
+        lines.append(
+            f"elastic replica groups: {elastic['groups']}, {pct(elastic['group_share'])} of failures group-local,"
+            f" rejoin {dur(elastic['rejoin_s'])}; {pct(elastic['groups_up_share'])} of the groups up on average,"
+            f" whole-job failures every {dur(elastic['whole_job_mtbf_s'])}; lost to groups down"
+            f" {pct(elastic['groups_down_loss'])}, to quorum pauses {pct(elastic['quorum_loss'])}, to overhead"
+            f" {pct(elastic['overhead_loss'])} (approximate, docs/model.md §14)"
+        )
     lines.append(f"model: {document['model']}; failures {found['failure_dist']}")
     return lines
+
+
+#: Captions of the report's mechanism tables.
+REPORT_SPARES = "Spare nodes"
+REPORT_SILENT = "Silent events and retention"
 
 
 #: Where the MTBF the model uses came from, by the documents' ``mtbf_source``.
