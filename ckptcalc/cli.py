@@ -1574,7 +1574,19 @@ def report(
         form = BY_EXTENSION[path.suffix.lower()]
         committed = read_regular(path, label="check", limit=MAX_BYTES, noun="report")
     else:
+        from ckptcalc.output.report import BY_EXTENSION
+
         form = where
+        if str(path) == "-":
+            raise InputError(
+                "'-' is not a file name here: the report is written to a file, e.g. review.md", where=where
+            )
+        named = BY_EXTENSION.get(path.suffix.lower())
+        if named is not None and named != form:
+            # --check reads a file by its extension: a Markdown report in review.html could never pass it.
+            raise InputError(
+                f"{str(path)!r}: {{{where}}} writes {form}, so the name cannot end in {path.suffix}", where=where
+            )
         _check_new(path, force, where)
     presets = [*([model.preset] if model.preset is not None else []), *(presets_ or [])]
     text = api.report(presets or None, form=form, log=log, time_unit=time_unit, **model.inputs)
