@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 from cli_helpers import assert_usage_error
 
+from ckptcalc.output import wording
+
 Run = Callable[..., Any]
 
 
@@ -33,3 +35,19 @@ def test_report_refuses_a_name_check_would_read_as_the_other_form(
     assert_usage_error(result, option)
     assert Path(name).suffix in result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+# ----------------------------------------------------------- plan: dates
+
+
+def test_a_deadline_past_the_year_9999_is_refused_as_a_date(run: Run) -> None:
+    result = run("plan", "--work", "1d", "--deadline", "10000-01-01", "--start", "2026-01-01")
+    assert_usage_error(result, "--deadline")
+    assert "ISO date" in result.stderr and "duration" not in result.stderr
+
+
+def test_early_years_and_offsets_with_seconds_print_as_read() -> None:
+    # Year 1 keeps its four digits; an offset of +05:30:15 keeps its seconds, -03:30 its sign.
+    assert wording._moment("0001-01-02T00:00:00+05:30:15") == "0001-01-02 00:00 +05:30:15"
+    assert wording._moment("2027-01-02T06:00:00-03:30") == "2027-01-02 06:00 -03:30"
+    assert wording._moment("2026-07-15T12:00:30+00:00") == "2026-07-15 12:00:30 UTC"
