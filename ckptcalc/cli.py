@@ -640,9 +640,15 @@ def _pick(document: dict[str, Any], key: str) -> str:
         raise InputError(wording.unknown_value(key, _nearest(key, documents.scalar_paths(document))),
                          where="--value") from None  # fmt: skip
     if isinstance(picked, (dict, list)):
-        raise InputError(f"{key!r} is not a single value; pick one inside it, e.g. {key}.0", where="--value")
+        # The example is a real path inside (``levels.0.name``), not ``levels.0.0`` for an object.
+        inside = documents.scalar_paths(picked, f"{key}.")
+        if not inside:
+            raise InputError(f"{key!r} is empty for this configuration: it holds no value", where="--value")
+        raise InputError(f"{key!r} is not a single value; pick one inside it, e.g. {inside[0]}", where="--value")
     if picked is None:
         raise InputError(f"{key!r} has no value for this configuration (null)", where="--value")
+    if isinstance(picked, bool):
+        return "true" if picked else "false"  # as the JSON writes it, not Python's True
     if isinstance(picked, float) and picked.is_integer() and abs(picked) < 2**53:
         return str(int(picked))
     return repr(picked) if isinstance(picked, float) else str(picked)

@@ -51,3 +51,26 @@ def test_early_years_and_offsets_with_seconds_print_as_read() -> None:
     assert wording._moment("0001-01-02T00:00:00+05:30:15") == "0001-01-02 00:00 +05:30:15"
     assert wording._moment("2027-01-02T06:00:00-03:30") == "2027-01-02 06:00 -03:30"
     assert wording._moment("2026-07-15T12:00:30+00:00") == "2026-07-15 12:00:30 UTC"
+
+
+# ----------------------------------------------------------- --value
+
+
+def test_value_on_an_object_suggests_a_path_that_exists(run: Run) -> None:
+    result = run("optimize", "--value", "levels.0")
+    assert_usage_error(result, "--value")
+    assert "levels.0.name" in result.stderr
+    assert run("optimize", "--value", "levels.0.name").exit_code == 0
+
+
+def test_value_on_an_empty_list_says_it_is_empty(run: Run) -> None:
+    # llama3-405b raises no warning, so its JSON's warnings are [] and no path inside exists.
+    result = run("optimize", "--value", "warnings")
+    assert_usage_error(result, "--value")
+    assert "'warnings' is empty" in result.stderr
+
+
+def test_value_prints_a_boolean_as_json_does(run: Run) -> None:
+    result = run("optimize", "--value", "storage.retained_over_run")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "false\n"
