@@ -74,3 +74,12 @@ def test_value_prints_a_boolean_as_json_does(run: Run) -> None:
     result = run("optimize", "--value", "storage.retained_over_run")
     assert result.exit_code == 0, result.stderr
     assert result.stdout == "false\n"
+
+
+# ----------------------------------------------------------- compression ratio bounds
+
+
+def test_a_huge_compression_ratio_names_the_upper_bound(run: Run) -> None:
+    result = run("optimize", "--compression", "1e300")
+    assert_usage_error(result, "--compression")
+    assert "from 1 to 1e+21" in result.stderr
