@@ -83,3 +83,19 @@ def test_a_huge_compression_ratio_names_the_upper_bound(run: Run) -> None:
     result = run("optimize", "--compression", "1e300")
     assert_usage_error(result, "--compression")
     assert "from 1 to 1e+21" in result.stderr
+
+
+# ----------------------------------------------------------- [sources] through --value
+
+
+def test_value_reaches_a_source_whose_key_holds_a_dot(run: Run, tmp_path: Path) -> None:
+    # inputs.sources is keyed by preset key ("failures.mtbf"): the path's last two parts are one key.
+    preset = tmp_path / "fitted.toml"
+    preset.write_text(
+        '[checkpoint]\nsize = "6.48TB"\n[storage]\nbandwidth = "2TB/s"\n[failures]\nmtbf = "3.1h"\nrestart = "10min"\n'
+        '[sources]\n"failures.mtbf" = "fitted from incidents.jsonl"\n',
+        encoding="utf-8",
+    )
+    result = run("optimize", "--preset", str(preset), "--value", "inputs.sources.failures.mtbf")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "fitted from incidents.jsonl\n"
