@@ -3,6 +3,7 @@ each mistake fails plainly (exit 2, one ``error:`` line naming the culprit) and 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -99,3 +100,12 @@ def test_value_reaches_a_source_whose_key_holds_a_dot(run: Run, tmp_path: Path) 
     result = run("optimize", "--preset", str(preset), "--value", "inputs.sources.failures.mtbf")
     assert result.exit_code == 0, result.stderr
     assert result.stdout == "fitted from incidents.jsonl\n"
+
+
+def test_an_iso_week_deadline_is_read_as_a_date(run: Run) -> None:
+    # 2026-W52 is Monday 2026-12-21, 20 days after the start; it used to fall through to the durations.
+    result = run("plan", "--work", "1d", "--runs", "20", "--deadline", "2026-W52", "--start", "2026-12-01", "--json")
+    assert result.exit_code == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert document["deadline"] == "2026-12-21T00:00:00+00:00"
+    assert document["deadline_s"] == 20 * 86400
