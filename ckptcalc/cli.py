@@ -1571,6 +1571,8 @@ def report(
         where = chosen[1][0] if chosen else "html"
         raise InputError("give one of {html} FILE, {markdown} FILE or {check} FILE", where=where)
     where, path = chosen[0]
+    if time_unit is not None and log is None:
+        raise InputError("only goes with {log}: it is the unit of the log's numeric times", where="time_unit")
     committed = None
     if where == "check":
         from ckptcalc.output.report import BY_EXTENSION, MAX_BYTES

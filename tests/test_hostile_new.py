@@ -109,3 +109,11 @@ def test_an_iso_week_deadline_is_read_as_a_date(run: Run) -> None:
     document = json.loads(result.stdout)
     assert document["deadline"] == "2026-12-21T00:00:00+00:00"
     assert document["deadline_s"] == 20 * 86400
+
+
+def test_report_refuses_a_time_unit_without_a_log(run: Run, tmp_path: Path) -> None:
+    # Without --log nothing reads the unit, so even "parsecs" passed unnoticed.
+    result = run("report", "--time-unit", "parsecs", "--markdown", str(tmp_path / "review.md"))
+    assert_usage_error(result, "--time-unit")
+    assert "--log" in result.stderr
+    assert list(tmp_path.iterdir()) == []
