@@ -3,7 +3,9 @@ each mistake fails plainly (exit 2, one ``error:`` line naming the culprit) and 
 
 from __future__ import annotations
 
+import collections
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -11,6 +13,7 @@ from typing import Any
 import pytest
 from cli_helpers import assert_usage_error
 
+import ckptcalc
 from ckptcalc.output import wording
 
 Run = Callable[..., Any]
@@ -117,3 +120,18 @@ def test_report_refuses_a_time_unit_without_a_log(run: Run, tmp_path: Path) -> N
     assert_usage_error(result, "--time-unit")
     assert "--log" in result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.fixture(scope="module")
+def two_scenarios_html() -> str:
+    """One HTML report of two scenarios, each with its charts, for the tests that read its markup."""
+    return ckptcalc.report(["llama3-405b", "gemini-inmemory"], form="html")
+
+
+def test_report_ids_are_unique_and_every_link_inside_a_chart_finds_its_target(two_scenarios_html: str) -> None:
+    # matplotlib named every figure figure_1, and each chart's svg took its section's id (s1-curve).
+    ids = re.findall(r'\bid="([^"]+)"', two_scenarios_html)
+    assert [key for key, count in collections.Counter(ids).items() if count > 1] == []
+    assert two_scenarios_html.count("<svg") >= 2
+    links = re.findall(r'href="#([^"]+)"|url\(#([^)]+)\)', two_scenarios_html)
+    assert links and {a or b for a, b in links} <= set(ids)
