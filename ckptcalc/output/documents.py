@@ -482,7 +482,7 @@ def value_at(document: dict[str, Any], path: str) -> Any:
         if isinstance(node, dict) and part not in node:
             # A key that holds a dot itself (``inputs.sources`` is keyed by ``failures.mtbf``): the
             # shortest run of the parts left that names one.
-            for end in range(1, len(parts) + 1):
+            for end, _ in enumerate(parts, start=1):
                 if (joined := ".".join([part, *parts[:end]])) in node:
                     part, parts = joined, parts[end:]
                     break
