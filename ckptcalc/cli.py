@@ -640,9 +640,15 @@ def _pick(document: dict[str, Any], key: str) -> str:
         raise InputError(wording.unknown_value(key, _nearest(key, documents.scalar_paths(document))),
                          where="--value") from None  # fmt: skip
     if isinstance(picked, (dict, list)):
-        raise InputError(f"{key!r} is not a single value; pick one inside it, e.g. {key}.0", where="--value")
+        # The example is a real path inside (``levels.0.name``), not ``levels.0.0`` for an object.
+        inside = documents.scalar_paths(picked, f"{key}.")
+        if not inside:
+            raise InputError(f"{key!r} is empty for this configuration: it holds no value", where="--value")
+        raise InputError(f"{key!r} is not a single value; pick one inside it, e.g. {inside[0]}", where="--value")
     if picked is None:
         raise InputError(f"{key!r} has no value for this configuration (null)", where="--value")
+    if isinstance(picked, bool):
+        return "true" if picked else "false"  # as the JSON writes it, not Python's True
     if isinstance(picked, float) and picked.is_integer() and abs(picked) < 2**53:
         return str(int(picked))
     return repr(picked) if isinstance(picked, float) else str(picked)
@@ -1565,6 +1571,8 @@ def report(
         where = chosen[1][0] if chosen else "html"
         raise InputError("give one of {html} FILE, {markdown} FILE or {check} FILE", where=where)
     where, path = chosen[0]
+    if time_unit is not None and log is None:
+        raise InputError("only goes with {log}: it is the unit of the log's numeric times", where="time_unit")
     committed = None
     if where == "check":
         from ckptcalc.output.report import BY_EXTENSION, MAX_BYTES
@@ -1574,7 +1582,19 @@ def report(
         form = BY_EXTENSION[path.suffix.lower()]
         committed = read_regular(path, label="check", limit=MAX_BYTES, noun="report")
     else:
+        from ckptcalc.output.report import BY_EXTENSION
+
         form = where
+        if str(path) == "-":
+            raise InputError(
+                "'-' is not a file name here: the report is written to a file, e.g. review.md", where=where
+            )
+        named = BY_EXTENSION.get(path.suffix.lower())
+        if named is not None and named != form:
+            # --check reads a file by its extension: a Markdown report in review.html could never pass it.
+            raise InputError(
+                f"{str(path)!r}: {{{where}}} writes {form}, so the name cannot end in {path.suffix}", where=where
+            )
         _check_new(path, force, where)
     presets = [*([model.preset] if model.preset is not None else []), *(presets_ or [])]
     text = api.report(presets or None, form=form, log=log, time_unit=time_unit, **model.inputs)

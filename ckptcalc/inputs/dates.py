@@ -19,8 +19,10 @@ import re
 from ckptcalc.errors import InputError
 from ckptcalc.records import Record
 
-#: What tells a date from a duration: four digits, a dash and two more (a duration never starts so).
-_DATE = re.compile(r"\s*\d{4}-\d{2}")
+#: What tells a date from a duration: four digits or more, a dash and two more digits or an ISO week
+#: (``2026-W52``; a duration never starts so); a year past 9999 is then refused as a date, not misread
+#: as a duration.
+_DATE = re.compile(r"\s*\d{4,}-(?:\d{2}|W\d)")
 
 #: Examples quoted by the errors.
 _EXAMPLES = "e.g. 2026-07-15, 2026-07-15T12:00 (UTC) or 2026-07-15T12:00+02:00"

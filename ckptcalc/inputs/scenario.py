@@ -572,7 +572,8 @@ def _check_tier_codec(tier: MiddleTier) -> None:
         raise InputError("a codec needs its ratio (compression)", where=f"{tier.where}.codec_bandwidth")
     if tier.compression is not None and not (math.isfinite(tier.compression) and 1.0 <= tier.compression <= LARGEST):
         raise InputError(
-            f"must be a compression ratio of 1 or more, got {tier.compression:g}", where=f"{tier.where}.compression"
+            f"must be a compression ratio from 1 to {LARGEST:g}, got {tier.compression:g}",
+            where=f"{tier.where}.compression",
         )
 
 
@@ -923,7 +924,7 @@ def _with_storage(scenario: Scenario, config: Config) -> Config:
     if scenario.compression is not None:
         if not (math.isfinite(scenario.compression) and 1.0 <= scenario.compression <= LARGEST):
             raise InputError(
-                f"must be a compression ratio of 1 or more, got {scenario.compression:g}",
+                f"must be a compression ratio from 1 to {LARGEST:g}, got {scenario.compression:g}",
                 where=scenario.where("compression"),
             )
         config = config.replace(compression=scenario.compression, codec_bandwidth=scenario.codec_bandwidth)

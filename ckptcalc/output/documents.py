@@ -476,7 +476,16 @@ def dumps(document: dict[str, Any]) -> str:
 def value_at(document: dict[str, Any], path: str) -> Any:
     """The value at a dotted path (``loss.restart``, ``levels.0.interval_s``); KeyError if none."""
     node: Any = document
-    for part in path.split("."):
+    parts = path.split(".")
+    while parts:
+        part = parts.pop(0)
+        if isinstance(node, dict) and part not in node:
+            # A key that holds a dot itself (``inputs.sources`` is keyed by ``failures.mtbf``): the
+            # shortest run of the parts left that names one.
+            for end, _ in enumerate(parts, start=1):
+                if (joined := ".".join([part, *parts[:end]])) in node:
+                    part, parts = joined, parts[end:]
+                    break
         if isinstance(node, dict) and part in node:
             node = node[part]
         elif isinstance(node, list) and part.isascii() and part.isdigit():

@@ -344,9 +344,12 @@ class _Charts:
         text = re.sub(r"<metadata>.*?</metadata>\s*", "", text, flags=re.S)
         head, rest = text.split(">", 1)
         head = _ROOT_ATTRIBUTES.sub("", head)
+        # matplotlib numbers its ids from 1 in every figure (figure_1, line2d_1) and the chart was named
+        # as its section: the chart's name before every id and every link to one keeps them unique.
+        rest = re.sub(r'( id="|href="#|url\(#)', lambda found: f"{found.group(1)}{name}-", rest)
         from html import escape
 
-        head += f' class="chart" role="img" aria-label="{escape(label)}" id="{name}"'
+        head += f' class="chart" role="img" aria-label="{escape(label)}" id="{name}-chart"'
         self.count += 1
         return head + ">" + rest
 

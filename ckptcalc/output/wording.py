@@ -387,9 +387,13 @@ def _moment(iso: str) -> str:
     import datetime
 
     moment = datetime.datetime.fromisoformat(iso)
-    offset = moment.strftime("%z")
-    zone = "UTC" if offset in ("+0000", "") else f"{offset[:3]}:{offset[3:]}"
-    return f"{moment:%Y-%m-%d %H:%M}" + (f":{moment:%S}" if moment.second else "") + f" {zone}"
+    offset = int((moment.utcoffset() or datetime.timedelta()).total_seconds())
+    hours, rest = divmod(abs(offset), 3600)
+    minutes, seconds = divmod(rest, 60)
+    zone = f"{'-' if offset < 0 else '+'}{hours:02d}:{minutes:02d}" + (f":{seconds:02d}" if seconds else "")
+    # The date by isoformat: strftime's %Y drops the leading zeros of years before 1000 on some systems.
+    day = moment.date().isoformat()
+    return f"{day} {moment:%H:%M}" + (f":{moment:%S}" if moment.second else "") + f" {'UTC' if not offset else zone}"
 
 
 def plan_band_rows(band: dict[str, Any] | None) -> list[tuple[str, dict[str, float]]]:
