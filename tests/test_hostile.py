@@ -591,9 +591,9 @@ def test_times_near_the_largest_double_print_a_whole_table(
     assert "Gaps between interruptions" in table.stdout  # the table went on to its end
 
 
-def test_a_csv_with_300000_columns_is_read_in_linear_time(tmp_path: Path) -> None:
-    # The header's duplicate check once compared every name with every other: 10^11 steps here.
-    columns = 3 * 10**5
+def test_a_csv_with_100000_columns_is_read_in_linear_time(tmp_path: Path) -> None:
+    # The header's duplicate check once compared every name with every other: 10^10 steps here.
+    columns = 10**5
     path = tmp_path / "wide.csv"
     with path.open("w") as out:
         out.write(",".join(f"c{i}" for i in range(columns)) + "\n")
@@ -606,8 +606,8 @@ def test_a_csv_with_300000_columns_is_read_in_linear_time(tmp_path: Path) -> Non
     assert (found["events_kept"], found["interruptions"], found["mtbf_s"]) == (3, 2, 5400.0)
 
 
-def test_a_duplicate_column_among_300000_is_named(tmp_path: Path) -> None:
-    columns = 3 * 10**5
+def test_a_duplicate_column_among_100000_is_named(tmp_path: Path) -> None:
+    columns = 10**5
     path = tmp_path / "wide.csv"
     path.write_text(",".join(f"c{i}" for i in range(columns)) + ",c777\n1," + ",".join(["x"] * columns) + "\n")
     done = _ckptcalc("fit", str(path), "--time", "c0", "--time-unit", "h", env=_env(), timeout=90)

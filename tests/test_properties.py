@@ -44,7 +44,7 @@ from ckptcalc.model.evaluation import Config, Result, evaluate, replace
 
 REL = 1e-12  # float noise allowed when two computations of one quantity are compared
 EPSILONS = (1e-3, 0.1, 0.5)
-ONE_LEVEL, TWO_LEVELS = 150, 20  # examples per test: closed forms, and the numerical two-level search
+ONE_LEVEL, TWO_LEVELS = 100, 20  # examples per test: closed forms, and the numerical two-level search
 
 
 def log_uniform(low: float, high: float) -> st.SearchStrategy[float]:
@@ -250,7 +250,7 @@ def test_adding_a_free_memory_level_never_lowers_the_optimum(
 # ---------------------------------------------------------- 2. the exact optimum of one level
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(
     mtbf=MTBF,
     ratio=log_uniform(1e-12, 1e2),  # δ / M
@@ -423,7 +423,7 @@ def _check_result(result: Result) -> None:
         assert caveat.value is None or math.isfinite(caveat.value)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(config=configs(kinds=ONE, intervals=None))
 # Found by this test: e^{r/M} overflows math.exp (r/M = 16667), and so does e^{(τ+δ)/M} when δ ≫ M.
 @example(config=Config(checkpoint_bytes=1e6, bandwidth=1e9, mtbf_s=60.0, restart_s=1e6))
@@ -481,7 +481,7 @@ def test_two_level_results_at_the_extremes(config: Config) -> None:
 # ------------------------------------------------------- 5. one level: Daly's exact form and Young's
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(mtbf=MTBF, ratio=log_uniform(1e-12, 1e-2))
 def test_daly_tends_to_young(mtbf: float, ratio: float) -> None:
     delta = ratio * mtbf
@@ -496,7 +496,7 @@ def test_daly_tends_to_young(mtbf: float, ratio: float) -> None:
     assert drift(delta / 100) <= drift(delta) / 5
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(config=configs(kinds=ONE, intervals=None))
 def test_one_level_is_daly_exact_form(config: Config) -> None:
     # One synchronous level: τ/(M·e^{r/M}·(e^{(τ+δ)/M} − 1)), and the stalls take e^{−r/M}·(e^{δ/M} − 1) /
@@ -515,7 +515,7 @@ def test_one_level_is_daly_exact_form(config: Config) -> None:
         assert result.write == pytest.approx(stalls, rel=1e-9, abs=1e-15)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(config=configs(kinds=ONE, intervals=None))
 def test_one_level_first_order_is_young(config: Config) -> None:
     result = evaluate(config)
@@ -744,7 +744,7 @@ VALUES = st.builds(lambda sign, x: sign * x, st.sampled_from((1.0, -1.0)), MAGNI
 
 
 @pytest.mark.parametrize("kind", sorted(FORMATS))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(x=VALUES, digits=st.integers(1, 15))
 @example(x=0.0, digits=3)
 @example(x=999.96e12, digits=3)
