@@ -30,7 +30,7 @@ from array import array
 from dataclasses import dataclass
 from typing import Any
 
-from ckptcalc.logs.reader import MISSING, BadRecord, text_form
+from ckptcalc.logs.reader import MISSING, BadRecord, number_form, text_form
 
 
 @dataclass(frozen=True)
@@ -66,12 +66,7 @@ class Reading:
     def _id(self, value: Any, event: str) -> int:
         if value is MISSING:
             raise BadRecord(f"a {event} names its group (a whole number from 0)")
-        number = value
-        if isinstance(value, str):
-            try:
-                number = float(value.strip())
-            except ValueError:
-                number = math.nan
+        number = number_form(value)
         if (
             isinstance(number, bool)
             or not isinstance(number, (int, float))

@@ -156,6 +156,21 @@ def text_form(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
 
 
+def number_form(value: Any) -> Any:
+    """A field's value as a number where it is one: a number as it is, a numeric string as a float, any
+    other string as NaN; anything else (a bool, null, a list) unchanged, for the caller to refuse.
+
+    >>> number_form(" 2.5 "), number_form(3), number_form("x") != number_form("x"), number_form(True)
+    (2.5, 3, True, True)
+    """
+    if not isinstance(value, str):
+        return value
+    try:
+        return float(value.strip())
+    except ValueError:
+        return math.nan
+
+
 @dataclass(frozen=True)
 class Condition:
     """One filter on a record: ``path`` compared by ``op`` (``=``, ``!=``, ``~``, ``in``) with ``value``

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ckptcalc.logs.reader import MISSING, BadRecord, text_form
+from ckptcalc.logs.reader import MISSING, BadRecord, number_form, text_form
 
 
 @dataclass(frozen=True)
@@ -117,12 +117,7 @@ def duration(value: Any, factor: float | None) -> float:
     """
     if value is MISSING:
         return 0.0
-    number = value
-    if isinstance(value, str):
-        try:
-            number = float(value.strip())
-        except ValueError:
-            number = math.nan
+    number = number_form(value)
     if isinstance(number, bool) or not isinstance(number, (int, float)) or not (math.isfinite(number) and number >= 0):
         raise BadRecord(f"skip is a duration of at least 0 in the log's time unit, got {text_form(value)[:20]!r}")
     return float(number) * (1.0 if factor is None else factor)
