@@ -527,12 +527,12 @@ def _at_gpus(one: Job) -> Callable[[float], Config] | None:
 def _spare_assumptions(one: Job) -> dict[str, Any]:
     """What the spares lever assumes (docs/model.md §15): the job's repair time and risk where stated,
     else 4 h and 1 %; its nodes where stated or GPUs / GPUs per node."""
-    from ckptcalc.model import spares
+    from ckptcalc.model import spares, statistics
 
     s = one.scenario
     nodes = s.nodes
     if nodes is None and s.gpus is not None:
-        nodes = float(math.ceil(s.gpus / (s.gpus_per_node or spares.DEFAULT_GPUS_PER_NODE)))
+        nodes = statistics.node_count(s.gpus, s.gpus_per_node)
     return {
         "spare_repair_s": spares.LEVER_REPAIR_S if s.repair_s is None else s.repair_s,
         "spare_risk": spares.DEFAULT_RISK if s.spare_risk is None else s.spare_risk,

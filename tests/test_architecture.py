@@ -20,6 +20,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     (
         "model",
         [
+            "statistics",
             "arrays",
             "numeric",
             "one_level",
@@ -34,7 +35,6 @@ LAYERS: list[tuple[str, list[str]]] = [
             "evaluation",
             "band",
             "decisions",
-            "statistics",
         ],
     ),
     (

@@ -20,7 +20,8 @@ from ckptcalc.inputs import units
 from ckptcalc.inputs.bare_counts import Suspect, suspects
 from ckptcalc.inputs.fields import AUTO_SPARES, BY_NAME, FIELDS
 from ckptcalc.model.evaluation import Config, Tier, moved, replace
-from ckptcalc.model.spares import DEFAULT_GPUS_PER_NODE, DEFAULT_RISK, MOST_SPARES, smallest_spares
+from ckptcalc.model.spares import DEFAULT_RISK, MOST_SPARES, smallest_spares
+from ckptcalc.model.statistics import no_failure_bound, node_count
 from ckptcalc.records import Record
 
 DEFAULT_BYTES_PER_PARAM = 16.0
@@ -407,7 +408,7 @@ def _mtbf(scenario: Scenario) -> tuple[float, str]:
             raise InputError("{failures} needs {window} (the time they were seen in)", where=scenario.where("failures"))
         if scenario.failures == 0:
             # No failure seen: only a bound exists, M > T/ln 20 at 95 %; plan at it.
-            return scenario.window_s / math.log(20.0), "failures_bound"
+            return no_failure_bound(scenario.window_s), "failures_bound"
         return scenario.window_s / scenario.failures, "failures"
     raise InputError("no failure interval: give {mtbf}, {gpu_mtbf} or {failures} with {window}", where="mtbf")
 
@@ -842,7 +843,7 @@ def _spares(scenario: Scenario, mtbf: float) -> dict[str, float]:
                 "spares need the job's node count: give {nodes}, or {gpus} (with {gpus_per_node})",
                 where=scenario.where("spares"),
             )
-        nodes = float(math.ceil(scenario.gpus / (scenario.gpus_per_node or DEFAULT_GPUS_PER_NODE)))
+        nodes = node_count(scenario.gpus, scenario.gpus_per_node)
     risk = DEFAULT_RISK if scenario.spare_risk is None else scenario.spare_risk
     spares = scenario.spares
     if spares == AUTO_SPARES:
@@ -991,7 +992,7 @@ def _silent_mtbf(scenario: Scenario) -> tuple[float | None, tuple[float, float |
         )
     count = int(scenario.silent_events)
     band = mtbf_interval(count, window)
-    return (window / count if count else window / math.log(20.0)), band
+    return (window / count if count else no_failure_bound(window)), band
 
 
 def _silent(scenario: Scenario, config: Config) -> tuple[Config, tuple[float, float | None] | None]:

@@ -56,6 +56,7 @@ from ckptcalc.logs import groups as replica
 from ckptcalc.logs import silent as quiet
 from ckptcalc.logs.adapter import Columns
 from ckptcalc.logs.reader import MISSING, BadRecord, get_path, text_form
+from ckptcalc.model.statistics import BATCHES, T975_19
 from ckptcalc.simulation import timeline as montecarlo
 
 #: The events the analysis reads (the canonical log's); any other value of ``event`` is skipped and counted.
@@ -69,12 +70,6 @@ DEFAULT_LEVEL = "storage"
 
 #: Checkpoint levels that serve a failure from memory (the in-memory level of the model).
 MEMORY_LEVELS = ("memory",)
-
-#: Equal-time batches behind the realised effective time's confidence interval.
-BATCHES = 20
-
-#: Student's t at 97.5 % for BATCHES − 1 degrees of freedom.
-T_975 = 2.093024054408263
 
 #: Largest time a log may hold, in seconds from its zero (a Unix timestamp is about 1.7e9): far beyond
 #: any run, small enough that no sum or product of times overflows.
@@ -778,7 +773,7 @@ def analyze(timeline: Timeline, *, window_s: float | None = None, overhead: floa
     realised = split(t0, t1)
     edges = numpy.linspace(t0, t1, BATCHES + 1)
     batch = numpy.array([split(float(a), float(b)).effective for a, b in itertools.pairwise(edges)])
-    half = T_975 * float(numpy.std(batch, ddof=1)) / math.sqrt(BATCHES)
+    half = T975_19 * float(numpy.std(batch, ddof=1)) / math.sqrt(BATCHES)
     windows = None
     if window_s is not None:
         count = max(1, math.ceil((t1 - t0) / window_s - 1e-9))

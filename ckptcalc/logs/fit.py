@@ -31,13 +31,12 @@ from ckptcalc.logs import reader
 from ckptcalc.logs.adapter import Columns, Stamp
 from ckptcalc.logs.reader import MISSING, BadRecord, Clock, FatalRecord, TimeKind, get_path, text_form
 from ckptcalc.model.numeric import chi2_quantile, mtbf_interval
+from ckptcalc.model.statistics import CONFIDENCE
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-#: Confidence level of every interval here.
-CONFIDENCE = 0.95
 _ALPHA = round(1.0 - CONFIDENCE, 12)  # 0.05 exactly as written, not 1 - 0.95 in binary
 
 #: Fewest gaps between interruptions a Weibull fit is attempted on.

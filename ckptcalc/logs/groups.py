@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ckptcalc.logs.reader import MISSING, BadRecord, number_form, text_form
+from ckptcalc.model.statistics import CONFIDENCE
 
 
 @dataclass(frozen=True)
@@ -230,10 +231,6 @@ class Measured:
     ft_overhead: float
     mtbf_s: float | None
     down_s: float  # group-time down over the run, divided by G
-
-
-#: The two-sided confidence of the intervals (the rejoin time's from Student's t).
-CONFIDENCE = 0.95
 
 
 def measure(

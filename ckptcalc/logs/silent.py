@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ckptcalc.logs.reader import MISSING, BadRecord, number_form, text_form
+from ckptcalc.model.statistics import CONFIDENCE, DAY_S
 
 
 @dataclass(frozen=True)
@@ -153,12 +154,6 @@ class Measured:
     skip_s: float | None  # mean skip of the rollbacks; None without one
     lost_s: float  # the work the rollbacks lost, to the detection plus skip, summed
     lost_per_event_s: float | None
-
-
-#: The two-sided confidence of the intervals.
-CONFIDENCE = 0.95
-
-DAY_S = 86400.0
 
 
 def measure(columns: SilentColumns, *, wall_s: float) -> Measured:

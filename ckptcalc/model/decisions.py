@@ -193,14 +193,15 @@ def _spare_levers(config: Config, gpus: float | None, assume: LeverAssumptions |
     failure waiting its repair). With spares: ``spares_none`` (the pool taken away: each failure
     waits its repair) and, when fewer than the risk needs, ``spares_target``.
     """
-    from ckptcalc.model.spares import DEFAULT_GPUS_PER_NODE, Pool, pool, smallest_spares
+    from ckptcalc.model.spares import Pool, pool, smallest_spares
+    from ckptcalc.model.statistics import node_count
 
     options: list[tuple[str, Config]] = []
     periodic = base  # the periodic model's effective time: spares never move its optimum (§15.2)
     if config.spares is None:
         nodes = assume.nodes if assume is not None else None
         if nodes is None and gpus is not None:
-            nodes = float(math.ceil(gpus / DEFAULT_GPUS_PER_NODE))
+            nodes = node_count(gpus)
         if assume is None or assume.spare_repair_s is None or nodes is None or not scalar(config.mtbf_s):
             return []
         if config.shape is not None:

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ckptcalc.model.arrays import Scalar, lib
+from ckptcalc.model.statistics import no_failure_bound
 
 _EPS = 1e-16
 _TINY = 1e-300
@@ -141,7 +142,7 @@ def mtbf_interval(interruptions: int, window_s: float) -> tuple[float, float | N
     [85.7, 615.96]
     """
     if interruptions == 0:
-        return window_s / math.log(20.0), None
+        return no_failure_bound(window_s), None
     n, t = interruptions, window_s
     return 2.0 * t / chi2_quantile(0.975, 2 * n + 2), 2.0 * t / chi2_quantile(0.025, 2 * n)
 

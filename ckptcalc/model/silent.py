@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 
 from ckptcalc.model.arrays import Num, lib, scalar
+from ckptcalc.model.statistics import DAY_S
 from ckptcalc.records import Record
 
 #: The run's risk ``keep_for_risk`` aims at when none is given.
@@ -233,7 +234,7 @@ def summary(
         risk=chosen,
         interval_s=interval_s,
         work_s=work_s,
-        per_day=86400.0 / mtbf_s,
+        per_day=DAY_S / mtbf_s,
         events_per_run=events,
         p_unrecoverable_per_event=p_u,
         p_unrecoverable_run=None if events is None else float(p_run(events, p_u)),

@@ -31,9 +31,6 @@ Num = Any
 #: The target P(no spare) when none is stated: 1 %.
 DEFAULT_RISK = 0.01
 
-#: GPUs per node when neither the node count nor this is stated.
-DEFAULT_GPUS_PER_NODE = 8.0
-
 #: The repair time the spares lever assumes when the job states none: 4 h, a node swapped out,
 #: diagnosed and returned within a shift (a stated assumption, not a measurement; ``--repair`` replaces it).
 LEVER_REPAIR_S = 4 * 3600.0

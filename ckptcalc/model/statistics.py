@@ -9,11 +9,46 @@ that the output layer lays these figures out instead of working them out.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Iterable, Mapping
 from typing import Any, TypeVar
 
 #: The standard normal quantile at 97.5 %: a two-sided 95 % interval.
 Z95 = 1.959963984540054
+
+#: The confidence of every interval the tool reports (the χ² band of a rate, a spread's mean).
+CONFIDENCE = 0.95
+
+#: Batches of a batch-means interval (a simulation's, a log's time split).
+BATCHES = 20
+
+#: Student's t quantile at 97.5 % with BATCHES − 1 = 19 degrees of freedom: the batch-means 95 % interval.
+T975_19 = 2.093024054408263
+
+#: Seconds in a day.
+DAY_S = 86_400.0
+
+#: GPUs per node where a job does not say.
+DEFAULT_GPUS_PER_NODE = 8.0
+
+
+def no_failure_bound(window_s: float) -> float:
+    """The 95 % lower bound on the MTBF when a window of ``window_s`` saw no failure: T / ln 20.
+
+    >>> round(no_failure_bound(54 * 86400.0) / 86400.0, 4)
+    18.0256
+    """
+    return window_s / math.log(1.0 / round(1.0 - CONFIDENCE, 12))
+
+
+def node_count(gpus: float, gpus_per_node: float | None = None) -> float:
+    """The nodes a job of ``gpus`` occupies, ⌈GPUs / GPUs per node⌉ (8 per node unless given).
+
+    >>> node_count(16384), node_count(20, 4), node_count(9)
+    (2048.0, 5.0, 2.0)
+    """
+    return float(math.ceil(gpus / (gpus_per_node or DEFAULT_GPUS_PER_NODE)))
+
 
 _K = TypeVar("_K", bound=Hashable)
 

@@ -27,10 +27,10 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from ckptcalc.model.statistics import DAY_S
 from ckptcalc.records import Record
 
 #: Seconds in a day, for the bytes written per day.
-DAY_S = 86_400.0
 
 #: The busy share above which a warning says the storage is loaded (``--max-busy``).
 DEFAULT_MAX_BUSY = 0.5

@@ -23,8 +23,7 @@ from ckptcalc.inputs import units
 from ckptcalc.inputs.fields import AUTO_SPARES
 from ckptcalc.inputs.scenario import DEFAULT_BYTES_PER_PARAM, Job, anatomy
 from ckptcalc.model.evaluation import TERMS, Result, interval_comparison, unneeded
-from ckptcalc.model.spares import DEFAULT_GPUS_PER_NODE
-from ckptcalc.model.statistics import points, shares
+from ckptcalc.model.statistics import DEFAULT_GPUS_PER_NODE, points, shares
 from ckptcalc.model.storage import result_slowdown as storage_slowdown
 from ckptcalc.output import documents, wording
 

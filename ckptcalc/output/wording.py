@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ckptcalc.inputs import units
 from ckptcalc.model.evaluation import TERMS, Caveat, Result
+from ckptcalc.model.statistics import DAY_S
 
 if TYPE_CHECKING:
     from ckptcalc.model.evaluation import Config
@@ -1028,8 +1029,8 @@ def silent_rows(found: dict[str, Any]) -> list[tuple[str, str, str]]:
 
 def span_of_days(low_s: float, high_s: float | None) -> str:
     """A band of mean times between events as events per day, fewest first (``high_s`` None: from 0)."""
-    few = 0.0 if high_s is None else 86400.0 / high_s
-    return f"{few:.3g} to {86400.0 / low_s:.3g} per day"
+    few = 0.0 if high_s is None else DAY_S / high_s
+    return f"{few:.3g} to {DAY_S / low_s:.3g} per day"
 
 
 def _percent(value: float) -> str:

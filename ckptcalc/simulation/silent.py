@@ -37,10 +37,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from ckptcalc.errors import InputError
-
-#: Batches behind the confidence interval, and Student's t at 97.5 % with BATCHES − 1 degrees of freedom.
-BATCHES = 20
-T_975_19 = 2.093024054408263
+from ckptcalc.model.statistics import BATCHES, T975_19
 
 
 @dataclass(frozen=True)
@@ -233,7 +230,7 @@ def simulate(
     shares = [w / t for w, t in zip(batch_work, batch_time, strict=True) if t > 0]
     mean = sum(shares) / len(shares)
     spread = math.sqrt(sum((s - mean) ** 2 for s in shares) / (len(shares) - 1) / len(shares))
-    half = T_975_19 * spread
+    half = T975_19 * spread
     write, back = stalled / elapsed, restarting / elapsed
     return Silent(
         effective=effective,

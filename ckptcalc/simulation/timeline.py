@@ -48,6 +48,7 @@ from typing import Any
 from ckptcalc.errors import InputError
 from ckptcalc.model import storage
 from ckptcalc.model.evaluation import Config, Result, evaluate, first_order
+from ckptcalc.model.statistics import BATCHES, T975_19
 
 #: The fixed default seed, printed with every result.
 DEFAULT_SEED = 20240601
@@ -55,11 +56,6 @@ DEFAULT_SEED = 20240601
 #: The most cycles one run accepts (about a minute for one level).
 MAX_CYCLES = 1_000_000_000
 
-#: Independent batches behind the confidence interval.
-BATCHES = 20
-
-#: Student's t at 97.5 % for BATCHES − 1 = 19 degrees of freedom.
-T_975_19 = 2.093024054408263
 
 #: One tier: cycles whose sums are added one after the other (each summed pairwise, as numpy does).
 BLOCK = 1 << 20
@@ -450,7 +446,7 @@ def _summary(
     useful, write, restart = float(sums[1]), float(sums[2]), float(sums[3])
     effective = useful / time
     spread = float(numpy.std(batch_effective, ddof=1)) / math.sqrt(len(batch_effective))
-    half = T_975_19 * spread
+    half = T975_19 * spread
     split = Split(useful / time, write / time, (time - useful - write - restart) / time, restart / time)
     return Simulation(
         effective=effective,
