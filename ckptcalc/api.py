@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import io
 import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any, TextIO, TypeVar, Unpack, cast
 
 from ckptcalc.errors import InputError
 from ckptcalc.inputs import keywords
+from ckptcalc.inputs.arguments import ArgumentError, checked
 from ckptcalc.inputs.fields import BY_NAME, BY_PUBLIC, parse_value
 from ckptcalc.inputs.keywords import ModelInputs, PlanInputs
 from ckptcalc.inputs.scenario import Job, Scenario, merge, others_by_parts, resolve
@@ -123,6 +125,7 @@ class Optimization(Outcome):
         return list(self.document["warnings"])
 
 
+@checked
 def load_preset(preset: PresetRef | None = None) -> Scenario:
     """A preset by name or path (or one already loaded), as a :class:`ckptcalc.inputs.scenario.Scenario`.
 
@@ -136,6 +139,7 @@ def load_preset(preset: PresetRef | None = None) -> Scenario:
     return presets.load(os.fspath(preset) if preset is not None else DEFAULT_PRESET)
 
 
+@checked
 def save_preset(
     preset: Scenario,
     path: str | os.PathLike[str],
@@ -224,6 +228,7 @@ def presets_list() -> Outcome:
     return Outcome({"schema_version": documents.SCHEMA_VERSION, "command": "presets list", "presets": rows}, None)
 
 
+@checked
 def preset_text(preset: str, *, resolved: bool = False) -> str:
     """A preset's TOML as written, after checking that it loads; ``resolved``: with its bases merged
     in and no ``base`` key, as one document."""
@@ -286,6 +291,7 @@ FAILURE_DISTS = ("exponential", "weibull")
 Band = str | tuple[Value, Value]
 
 
+@checked
 def scenario(
     preset: PresetRef | None = None,
     *,
@@ -345,6 +351,7 @@ def _plain(value: Value, where: str) -> float:
     return number
 
 
+@checked
 def job(
     preset: PresetRef | None = None,
     *,
@@ -379,6 +386,7 @@ def _fraction(value: Value, where: str) -> float:
     return number
 
 
+@checked
 def optimize(
     preset: PresetRef | None = None,
     *,
@@ -588,6 +596,7 @@ class Check(Outcome):
         return [row["error"] for row in self.document["results"] if row["error"] is not None]
 
 
+@checked
 def check(
     presets: Iterable[PresetRef],
     *,
@@ -747,6 +756,28 @@ def what_if(base: Scenario, key: str, value: Value, where: str) -> Scenario:
     )
 
 
+def what_if_pair(text: str) -> tuple[str, str]:
+    """``KEY=VALUE``, the command line's form of a what-if, as (input, value).
+
+    >>> what_if_pair("--read-bw = 5GB/s")
+    ('read_bw', '5GB/s')
+    """
+    key, sep, raw = text.partition("=")
+    key = key.strip().removeprefix("--").replace("-", "_")
+    if not sep or not raw.strip():
+        example = f"{text.strip().removeprefix('--')}=VALUE" if text.strip() else "restart=2min"
+        raise InputError(f"expected KEY=VALUE: write --what-if {example}, e.g. restart=2min", where=f"what_if {text}")
+    return key, raw.strip()
+
+
+def _what_if_pair(item: tuple[str, Value] | str) -> tuple[str, Value]:
+    if isinstance(item, str):
+        return what_if_pair(item)
+    if not isinstance(item, tuple | list) or len(item) != 2 or not isinstance(item[0], str):
+        raise ArgumentError(f"each what-if is (input, value) or 'KEY=VALUE', got {item!r}", where="what_ifs")
+    return item[0], item[1]
+
+
 def _assumed_step(scenario: Scenario) -> float:
     """The step the just-in-time lever assumes for a job that states no step time."""
     from ckptcalc.model.decisions import LeverAssumptions
@@ -756,16 +787,18 @@ def _assumed_step(scenario: Scenario) -> float:
     return float(LeverAssumptions._defaults["jit_step_s"])
 
 
+@checked
 def compare(
     presets: Iterable[PresetRef] | None = None,
     *,
-    what_ifs: Iterable[tuple[str, Value]] = (),
+    what_ifs: Iterable[tuple[str, Value] | str] = (),
     failure_dist: str | None = None,
     shape: Value | None = None,
 ) -> Comparison:
     """Presets side by side, each at its pinned or optimal intervals, and what-if variations of the first.
 
-    ``failure_dist`` and ``shape`` apply to every preset (as ``optimize`` takes them).
+    ``failure_dist`` and ``shape`` apply to every preset (as ``optimize`` takes them). A what-if is a
+    pair (input, value) or the command line's ``"KEY=VALUE"``.
 
     >>> c = compare(["llama3-405b"], what_ifs=[("restart", "2min")])
     >>> [round(s["effective"], 3) for s in c.scenarios]
@@ -781,7 +814,7 @@ def compare(
     ]
     from ckptcalc.output import wording
 
-    for key, value in what_ifs:
+    for key, value in map(_what_if_pair, what_ifs):
         name = f"{key}={value}"
         changed = what_if(columns[0][1], key, value, f"what_if {name}")
         if changed.step_time_s is not None and columns[0][1].step_time_s is None:
@@ -826,6 +859,7 @@ class SweepResult(Outcome):
         return str(documents.sweep_csv(self.run))
 
 
+@checked
 def sweep(
     preset: PresetRef | None = None,
     *,
@@ -915,6 +949,7 @@ class SweepStream(Record):
         return sweeps.run(self.job, self.over, self.values, self.log)
 
 
+@checked
 def sweep_stream(
     preset: PresetRef | None = None,
     *,
@@ -981,6 +1016,7 @@ class Simulation(Outcome):
         return float(low), float(high)
 
 
+@checked
 def simulate(
     preset: PresetRef | None = None,
     *,
@@ -1173,6 +1209,7 @@ class FailureLog(Outcome):
         return low, high
 
 
+@checked
 def fit(
     logs: Iterable[str | os.PathLike[str]] = (),
     *,
@@ -1247,6 +1284,7 @@ def fit(
     return FailureLog(document, None, fitted, year_from=log.year_from)
 
 
+@checked
 def fitted_preset(outcome: FailureLog, base: PresetRef | None = None) -> Scenario:
     """``base`` (the default preset unless given) with its failure interval replaced by the fit:
     ``mtbf``, ``mtbf_ci95`` and, when the log rejects exponential failures, the Weibull ``shape``,
@@ -1302,6 +1340,7 @@ class RunPlan(Outcome):
         return dict(self.document["completion_s"])
 
 
+@checked
 def plan(
     preset: PresetRef | None = None,
     *,
@@ -1548,6 +1587,7 @@ class RunAnalysis(Outcome):
         return dict(self.document["realised"])
 
 
+@checked
 def analyze(
     log: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     *,
@@ -1743,6 +1783,7 @@ def _model_at(
     }
 
 
+@checked
 def measured_preset(outcome: RunAnalysis, base: PresetRef | None = None) -> Scenario:
     """``base`` (the default preset unless given) with what the run measured: its write time (as a
     bandwidth for the base's checkpoint size), restart, MTBF and its interval, and the interval it
@@ -1828,6 +1869,7 @@ class EventLogWritten(Outcome):
         return int(self.document["events"])
 
 
+@checked
 def events(
     logs: Iterable[str | os.PathLike[str]],
     *,
@@ -1877,6 +1919,10 @@ def events(
     if output is None:
         if stream is None:
             raise InputError("no output: give a file or a stream", where="output")
+        if isinstance(stream, io.TextIOBase) or not callable(getattr(stream, "write", None)):
+            raise ArgumentError(
+                f"must be a binary stream (io.BytesIO, sys.stdout.buffer), got {type(stream).__name__}", where="stream"
+            )
         counts, written = write(stream, "jsonl")
         form = "jsonl"
     else:
@@ -1911,6 +1957,7 @@ REPORT_POINTS = 61
 REPORT_RUNS = 400
 
 
+@checked
 def report(
     presets: Iterable[PresetRef] | None = None,
     *,

@@ -990,12 +990,9 @@ def _sweep_warnings(plan: "SweepStream") -> list[str]:
 
 def _what_if(text: str) -> tuple[str, str]:
     """``KEY=VALUE`` as the API's (input, value)."""
-    key, sep, raw = text.partition("=")
-    key = key.strip().removeprefix("--").replace("-", "_")
-    if not sep or not raw.strip():
-        example = f"{text.strip().removeprefix('--')}=VALUE" if text.strip() else "restart=2min"
-        raise InputError(f"expected KEY=VALUE: write --what-if {example}, e.g. restart=2min", where=f"--what-if {text}")
-    return key, raw.strip()
+    from ckptcalc.api import what_if_pair
+
+    return what_if_pair(text)
 
 
 @app.command(

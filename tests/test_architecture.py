@@ -40,6 +40,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     (
         "inputs",
         [
+            "arguments",
             "units",
             "fields",
             "keywords",
