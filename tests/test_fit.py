@@ -595,6 +595,7 @@ def test_gap_histogram(
 @settings(max_examples=100, deadline=None)
 def test_every_gap_lands_in_the_bin_around_it(gaps: list[float], per_decade: int) -> None:
     histogram = gap_histogram(gaps, bins_per_decade=per_decade)
+    event("reached the assertions")
     assert sum(histogram.counts) == len(gaps)
     for gap in gaps:
         index = min(
@@ -696,6 +697,7 @@ def test_document_keys_and_values() -> None:
 )
 @settings(max_examples=150, deadline=None)
 def test_any_fit_gives_a_json_document_without_nan(times: list[float], gap: float, gpus: float | None) -> None:
+    event("reached the assertions")
     try:
         result = fit(times, coalesce_s=gap, observed_gpus=gpus)
     except InputError as error:
@@ -726,6 +728,7 @@ def test_unit_origin_and_order_do_not_matter(times: list[int], power: int, shift
     shuffled = list(times)
     rng.shuffle(shuffled)  # type: ignore[attr-defined]
     moved = fit([t * factor + shift for t in shuffled])
+    event("reached the assertions")
     assert moved.mtbf.interruptions == base.mtbf.interruptions
     assert base.mtbf.mtbf_s is not None and moved.mtbf.mtbf_s is not None
     assert moved.mtbf.mtbf_s == pytest.approx(base.mtbf.mtbf_s * factor, rel=1e-6)
@@ -744,6 +747,7 @@ def test_unit_origin_and_order_do_not_matter(times: list[int], power: int, shift
 @settings(max_examples=100, deadline=None)
 def test_a_wider_coalescing_gap_never_adds_interruptions(times: list[float], a: float, b: float) -> None:
     narrow, wide = sorted((a, b))
+    event("reached the assertions")
     assert len(coalesce(times, gap_s=wide)) <= len(coalesce(times, gap_s=narrow))
     merged = coalesce(times, gap_s=wide)
     assert sum(i.events for i in merged) == len(times)

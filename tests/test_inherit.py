@@ -16,7 +16,6 @@ from typer.testing import CliRunner
 from ckptcalc.cli import app
 from ckptcalc.errors import InputError, PresetError
 from ckptcalc.inputs import preset_document, preset_search, presets
-from ckptcalc.inputs.fields import BY_NAME
 from ckptcalc.inputs.scenario import resolve
 
 Run = Callable[..., Any]
@@ -240,7 +239,6 @@ def test_one_way_of_stating_an_input_wins(run_json: RunJson, tmp_path: Path, tab
     assert _numbers(inherited) == _numbers(flagged)
 
 
-@pytest.mark.skipif("detect_s" not in BY_NAME, reason="the restart has no parts in this version")
 @pytest.mark.parametrize(
     ("base", "tables", "flags"),
     [

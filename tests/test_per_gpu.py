@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from cli_helpers import assert_usage_error
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from ckptcalc.errors import InputError, UnitError
@@ -343,6 +343,7 @@ def test_sweep_bounds_per_gpu(run_json: RunJson) -> None:
 def test_written_per_gpu_rate_round_trip(v: float) -> None:
     # What --save-preset writes for a per-GPU rate loads back to the same per-GPU float.
     text = preset_write.to_document(Scenario(memory_bandwidth=units.PerGpu(v)))["memory"]["bandwidth"]
+    event("reached the assertions")
     assert text.endswith("/s/gpu")
     back = units.parse_rate(text)
     assert isinstance(back, units.PerGpu) and back == v, text
@@ -352,6 +353,7 @@ def test_written_per_gpu_rate_round_trip(v: float) -> None:
 @given(gpus=st.integers(1, 10**6), per_gpu=st.floats(min_value=1e6, max_value=1e12))
 def test_aggregate_is_per_gpu_times_gpus(gpus: int, per_gpu: float) -> None:
     base = merge(presets.load("llama3-405b"), {"snapshot_bandwidth": units.PerGpu(per_gpu), "gpus": float(gpus)})
+    event("reached the assertions")
     if per_gpu * gpus <= 2e12:
         with pytest.raises(InputError, match="per GPU"):
             resolve(base)

@@ -146,6 +146,7 @@ def scenarios(draw: st.DrawFn) -> Scenario:
 def test_dumps_parse_round_trip(scenario: Scenario) -> None:
     text = preset_write.dumps(scenario)
     loaded = presets.parse(text, "x.toml")
+    event("reached the assertions")
     assert loaded.values() == scenario.values(), text
     assert (loaded.name, loaded.description, loaded.source) == (scenario.name, scenario.description, scenario.source)
 
@@ -155,6 +156,7 @@ def test_dumps_parse_round_trip(scenario: Scenario) -> None:
     scenario=scenarios().filter(lambda s: all(t is None or t.isprintable() for t in (s.name, s.description, s.source)))
 )
 def test_save_load_round_trip(scenario: Scenario) -> None:
+    event("reached the assertions")
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "generated.toml"
         preset_write.save(scenario, path)
@@ -469,15 +471,17 @@ def _with_value(document: str, section: str, key: str, value: str) -> str:
 # ---------------------------------------------------------------- hostile documents and fuzz
 
 
-def _loads_or_ckpterror(text: str) -> None:
+def _loads_or_ckpterror(text: str) -> str:
+    """How the text fared: refused naming the file, or loaded (and resolved or refused as a job)."""
     try:
         scenario = presets.parse(text, "fuzz.toml")
     except CkptError as error:
         assert str(error).startswith("fuzz.toml: ")
-        return
+        return "refused, naming the file"
     assert isinstance(scenario, Scenario)
     with contextlib.suppress(CkptError):
         resolve(scenario)
+    return "loaded"
 
 
 HOSTILE = [
@@ -749,7 +753,7 @@ TOMLISH = st.lists(FRAGMENTS, max_size=40).map("".join)
 @example(text="[cluster]\ngpus = 1" + "0" * 400)
 @example(text="[checkpoint]\nparams = 1e400")
 def test_fuzz_text(text: str) -> None:
-    _loads_or_ckpterror(text)
+    event(_loads_or_ckpterror(text))
 
 
 @settings(max_examples=200, deadline=None)
@@ -764,8 +768,10 @@ def test_fuzz_bytes(data: bytes) -> None:
         try:
             scenario = presets.load_file(path, label="fuzz.toml")
         except CkptError as error:
+            event("refused, naming the file")
             assert str(error).startswith("fuzz.toml: ")
             return
+        event("loaded")
         assert isinstance(scenario, Scenario)
         with contextlib.suppress(CkptError):
             resolve(scenario)

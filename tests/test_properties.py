@@ -194,6 +194,7 @@ def test_one_level_optimum_is_a_maximum(config: Config) -> None:
     (level,) = config.levels()
     mtbf, tau = config.mtbf_s, best.optimal_interval_s
     # Daly's exact form (δ → s, r → r + P asynchronously) is largest at the Lambert-W optimum of s, held at P.
+    event("reached the assertions")
     assert tau == pytest.approx(max(model.exact_interval(level.stall_s, mtbf), level.lag_s), rel=REL)
     assert best.interval_s == tau and best.optimal_effective == best.effective
     top = float(best.effective)
@@ -212,6 +213,7 @@ def test_two_level_optimum_is_a_maximum(config: Config) -> None:
     # The joint search over τ₁ and the whole multiple m: no nearby τ₁, neighbouring m or first order's
     # schedule does better, and a given schedule always reports the same optimum beside it.
     best = note(evaluate(config))
+    event("reached the assertions")
     assert best.memory_interval_s is not None and best.storage_every is not None
     tau1, every, lag = float(best.memory_interval_s), int(best.storage_every), config.levels()[-1].lag_s
     assert best.storage_every == every >= 1 and best.interval_s == every * tau1
@@ -244,6 +246,7 @@ def test_adding_a_free_memory_level_never_lowers_the_optimum(
         memory_bandwidth=config.bandwidth * 1e12,
         memory_restart_s=config.restart_s * restart_fraction,
     )
+    event("reached the assertions")
     assert effective(with_memory) >= float(alone.effective) * (1 - 1e-9)
 
 
@@ -259,6 +262,7 @@ def test_adding_a_free_memory_level_never_lowers_the_optimum(
 def test_exact_interval_maximises_exact_effective(mtbf: float, ratio: float, restart_ratio: float) -> None:
     delta, restart = ratio * mtbf, restart_ratio * mtbf
     best = model.exact_interval(delta, mtbf)
+    event("reached the assertions")
     assert 0 < best <= mtbf * (1 + REL)
     top = model.exact_effective(best, delta, restart, mtbf)
     assert 0 < top <= 1
@@ -293,6 +297,7 @@ def _lambert_reference(eps: float) -> float:
 @example(mtbf=1e8, ratio=1e-17)
 def test_exact_interval_matches_a_high_precision_reference(mtbf: float, ratio: float) -> None:
     # The docstring promises full relative precision for tiny δ/M; the suite documents 1e-9.
+    event("reached the assertions")
     assert model.exact_interval(ratio * mtbf, mtbf) == pytest.approx(mtbf * _lambert_reference(ratio), rel=1e-9)
 
 
@@ -331,36 +336,42 @@ def _shorter_mtbf_never_raises_effective(config: Config, factor: float) -> None:
 @given(config=configs(kinds=ONE, intervals=None), factor=FACTOR)
 def test_more_bandwidth_never_lowers_effective_one_level(config: Config, factor: float) -> None:
     _more_bandwidth_never_lowers_effective(config, factor)
+    event("reached the assertions")
 
 
 @settings(max_examples=TWO_LEVELS, deadline=None)
 @given(config=configs(kinds=MULTI, intervals=None), factor=FACTOR)
 def test_more_bandwidth_never_lowers_effective_two_levels(config: Config, factor: float) -> None:
     _more_bandwidth_never_lowers_effective(config, factor)
+    event("reached the assertions")
 
 
 @settings(max_examples=ONE_LEVEL, deadline=None)
 @given(config=configs(kinds=ONE, intervals=None), factor=FACTOR)
 def test_longer_restart_never_raises_effective_one_level(config: Config, factor: float) -> None:
     _longer_restart_never_raises_effective(config, factor)
+    event("reached the assertions")
 
 
 @settings(max_examples=TWO_LEVELS, deadline=None)
 @given(config=configs(kinds=MULTI, intervals=None), factor=FACTOR)
 def test_longer_restart_never_raises_effective_two_levels(config: Config, factor: float) -> None:
     _longer_restart_never_raises_effective(config, factor)
+    event("reached the assertions")
 
 
 @settings(max_examples=ONE_LEVEL, deadline=None)
 @given(config=configs(kinds=ONE, intervals=None), factor=FACTOR)
 def test_shorter_mtbf_never_raises_effective_one_level(config: Config, factor: float) -> None:
     _shorter_mtbf_never_raises_effective(config, factor)
+    event("reached the assertions")
 
 
 @settings(max_examples=TWO_LEVELS, deadline=None)
 @given(config=configs(kinds=MULTI, intervals=None), factor=FACTOR)
 def test_shorter_mtbf_never_raises_effective_two_levels(config: Config, factor: float) -> None:
     _shorter_mtbf_never_raises_effective(config, factor)
+    event("reached the assertions")
 
 
 # ------------------------------------------------------- 4. ranges, the split and the schedule
@@ -429,6 +440,7 @@ def _check_result(result: Result) -> None:
 @example(config=Config(checkpoint_bytes=1e6, bandwidth=1e9, mtbf_s=60.0, restart_s=1e6))
 @example(config=Config(checkpoint_bytes=1e16, bandwidth=1e6, mtbf_s=60.0, restart_s=1.0))
 def test_one_level_results_are_in_range(config: Config) -> None:
+    event("reached the assertions")
     _check_result(note(evaluate(config)))
     _check_result(evaluate(config.optimal()))
 
@@ -436,6 +448,7 @@ def test_one_level_results_are_in_range(config: Config) -> None:
 @settings(max_examples=2 * TWO_LEVELS, deadline=None)
 @given(config=configs(kinds=MULTI, intervals=None))
 def test_two_level_results_are_in_range(config: Config) -> None:
+    event("reached the assertions")
     _check_result(note(evaluate(config)))
 
 
@@ -468,6 +481,7 @@ def extreme_configs(draw: st.DrawFn, kinds: tuple[str, ...]) -> Config:
 def test_one_level_results_at_the_extremes(config: Config) -> None:
     # Sizes 1e6..1e16 B, bandwidths 1e6..1e15 B/s, MTBF 60 s..1e8 s, restarts 0.1 s..1e6 s, each drawn alone:
     # finite, in range, and the same laws hold where nothing much is left to decide.
+    event("reached the assertions")
     with np.errstate(over="ignore", under="ignore"):
         _check_result(evaluate(config))
 
@@ -475,6 +489,7 @@ def test_one_level_results_at_the_extremes(config: Config) -> None:
 @settings(max_examples=TWO_LEVELS, deadline=None)
 @given(config=extreme_configs(MULTI))
 def test_two_level_results_at_the_extremes(config: Config) -> None:
+    event("reached the assertions")
     _check_result(evaluate(config))
 
 
@@ -490,6 +505,7 @@ def test_daly_tends_to_young(mtbf: float, ratio: float) -> None:
         young = model.young_interval(d, mtbf)
         return float(abs(model.daly_interval(d, mtbf) - young) / young)
 
+    event("reached the assertions")
     assert drift(delta) <= 1.0 * math.sqrt(ratio)
     assert drift(delta) > 0  # Daly's correction is really applied
     # → 0 at the rate √(δ/M): a hundredfold smaller δ/M brings it about tenfold closer.
@@ -506,6 +522,7 @@ def test_one_level_is_daly_exact_form(config: Config) -> None:
     (level,) = config.levels()
     s, lag, restart, mtbf = level.stall_s, level.lag_s, config.restart_s, config.mtbf_s
     tau = config.interval_s if config.interval_s is not None else result.optimal_interval_s
+    event("reached the assertions")
     assert result.interval_s == tau
     # Shares are computed to about 1e-16 of the elapsed time, so tiny ones (restarts tens of MTBFs long) only
     # absolutely.
@@ -522,6 +539,7 @@ def test_one_level_first_order_is_young(config: Config) -> None:
     (level,) = result.first_order.levels
     s, lag = level.level.stall_s, level.level.lag_s
     mtbf, restart = config.mtbf_s, config.restart_s
+    event("reached the assertions")
     assert level.optimal_interval_s == pytest.approx(max(math.sqrt(2 * s * mtbf), lag), rel=REL)
     tau = level.optimal_interval_s if config.interval_s is None else config.interval_s
     assert level.interval_s == tau
@@ -544,6 +562,7 @@ def test_one_level_first_order_is_young(config: Config) -> None:
 def test_two_level_first_order_terms_are_level_loss_of_each_level(config: Config) -> None:
     first = model.first_order(config)  # first order alone: no search
     size, q = config.checkpoint_bytes, config.replica_survival
+    event("reached the assertions")
     assert q is not None
     expected_levels = [("memory", size / config.memory_bandwidth, 0.0, config.memory_restart_s, q)]
     stall = size / (config.snapshot_bandwidth if config.is_async else config.bandwidth)
@@ -688,6 +707,7 @@ def _check_array_against_scalars(items: list[Config], grid: Result, singles: lis
 def test_array_evaluation_equals_scalar_evaluations_one_level(items: list[Config]) -> None:
     with np.errstate(over="ignore", under="ignore"):
         grid = evaluate(_stack(items))
+    event("reached the assertions")
     _check_array_against_scalars(items, grid, [evaluate(c) for c in items], search=False)
 
 
@@ -696,6 +716,7 @@ def test_array_evaluation_equals_scalar_evaluations_one_level(items: list[Config
 def test_array_evaluation_equals_scalar_evaluations_two_levels(items: list[Config]) -> None:
     with np.errstate(over="ignore", under="ignore"):
         grid = evaluate(_stack(items))
+    event("reached the assertions")
     _check_array_against_scalars(items, grid, [evaluate(c) for c in items], search=True)
 
 
@@ -718,6 +739,7 @@ def loss_terms(draw: st.DrawFn) -> tuple[float, float, float]:
 def test_dominant_is_the_same_for_scalars_and_arrays_including_ties(rows: list[tuple[float, float, float]]) -> None:
     write, rework, restart = (np.array(column) for column in zip(*rows, strict=True))
     grid = model.dominant(write, rework, restart)
+    event("reached the assertions")
     for i, terms in enumerate(rows):
         scalar = model.dominant(*terms)
         assert scalar == int(grid[i]) == _expected_dominant(terms), terms
@@ -753,6 +775,7 @@ VALUES = st.builds(lambda sign, x: sign * x, st.sampled_from((1.0, -1.0)), MAGNI
 def test_format_parse_round_trip_wide(kind: str, x: float, digits: int) -> None:
     formatter, parser = FORMATS[kind]
     full = formatter(x, digits=15)
+    event("reached the assertions")
     assert parser(full) == pytest.approx(x, rel=1e-12, abs=0.0), full
     short = formatter(x)
     assert parser(short) == pytest.approx(x, rel=5e-3, abs=0.0), short
@@ -835,6 +858,7 @@ def scenarios(draw: st.DrawFn) -> Scenario:
 def test_preset_round_trip_gives_the_same_model(scenario: Scenario) -> None:
     text = preset_write.dumps(scenario)
     loaded = presets.parse(text, "x.toml")
+    event("reached the assertions")
     assert loaded.values() == scenario.values(), text
     assert loaded.name == scenario.name
     original, again = resolve(scenario), resolve(loaded)
@@ -902,12 +926,14 @@ def _levers_gain_is_their_effective_minus_base(config: Config, gpus: float | Non
 @given(config=configs(kinds=ONE, intervals=None), gpus=st.none() | WHOLE)
 def test_levers_gain_is_their_effective_minus_base_one_level(config: Config, gpus: float | None) -> None:
     _levers_gain_is_their_effective_minus_base(config, gpus)
+    event("reached the assertions")
 
 
 @settings(max_examples=TWO_LEVELS // 2, deadline=None)
 @given(config=configs(kinds=MULTI, intervals=None), gpus=st.none() | WHOLE)
 def test_levers_gain_is_their_effective_minus_base_two_levels(config: Config, gpus: float | None) -> None:
     _levers_gain_is_their_effective_minus_base(config, gpus)
+    event("reached the assertions")
 
 
 GOALS = st.floats(0.05, 0.999)
@@ -956,6 +982,7 @@ def _mtbf_and_gpu_targets_reach_the_goal(config: Config, goal: float, gpu_mtbf: 
 def test_bandwidth_target_reaches_the_goal(config: Config, goal: float) -> None:
     note(evaluate(config))
     _bandwidth_target_reaches_the_goal(config, goal, decide.targets(config, goal, None).bandwidth)
+    event("reached the assertions")
 
 
 @settings(max_examples=ONE_LEVEL // 2, deadline=None)
@@ -963,6 +990,7 @@ def test_bandwidth_target_reaches_the_goal(config: Config, goal: float) -> None:
 def test_restart_target_reaches_the_goal(config: Config, goal: float) -> None:
     note(evaluate(config))
     _restart_target_reaches_the_goal(config, goal, decide.targets(config, goal, None).restart_s)
+    event("reached the assertions")
 
 
 @settings(max_examples=ONE_LEVEL // 2, deadline=None)
@@ -973,6 +1001,7 @@ def test_mtbf_and_gpu_targets_reach_the_goal(config: Config, goal: float, gpu_sc
     note(evaluate(config))
     gpu_mtbf = None if gpu_scale is None else config.mtbf_s * gpu_scale
     _mtbf_and_gpu_targets_reach_the_goal(config, goal, gpu_mtbf, decide.targets(config, goal, gpu_mtbf))
+    event("reached the assertions")
 
 
 @settings(max_examples=2, deadline=None)
@@ -988,3 +1017,4 @@ def test_two_level_targets_reach_the_goal(config: Config, loss_factor: float, gp
     _bandwidth_target_reaches_the_goal(config, goal, found.bandwidth)
     _restart_target_reaches_the_goal(config, goal, found.restart_s)
     _mtbf_and_gpu_targets_reach_the_goal(config, goal, gpu_mtbf, found)
+    event("reached the assertions")

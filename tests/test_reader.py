@@ -624,6 +624,7 @@ def test_csv_and_jsonl_round_trip(rows: list[tuple[float, str]]) -> None:
     from_jsonl = parse_log(lines, name="x.jsonl", time_unit="s", cause="kind")
     as_array = parse_log(json.dumps([{"time": t, "kind": k} for t, k in rows], indent=1), name="x", time_unit="s")
     expected = sorted(t for t, _ in rows)
+    event("reached the assertions")
     assert list(from_csv.times) == list(from_jsonl.times) == list(as_array.times) == expected
     assert sorted(from_csv.causes) == sorted(k.strip() or "unknown" for _, k in rows)
     assert from_jsonl.causes == from_csv.causes

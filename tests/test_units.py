@@ -6,7 +6,7 @@ import math
 from collections.abc import Callable
 
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
 from ckptcalc.errors import CkptError, UnitError
@@ -235,6 +235,7 @@ WIDE = st.floats(min_value=1e-3, max_value=1e18, allow_nan=False, allow_infinity
 def test_format_parse_round_trip_15_digits(kind: str, x: float) -> None:
     formatter, parser = FORMATS[kind]
     text = formatter(x, digits=15)
+    event("reached the assertions")
     assert parser(text) == pytest.approx(x, rel=1e-12), text
 
 
@@ -248,6 +249,7 @@ def test_format_parse_round_trip_15_digits(kind: str, x: float) -> None:
 def test_format_parse_round_trip_default_digits(kind: str, x: float) -> None:
     formatter, parser = FORMATS[kind]
     text = formatter(x)
+    event("reached the assertions")
     assert parser(text) == pytest.approx(x, rel=5e-3), text
 
 
@@ -255,6 +257,7 @@ def test_format_parse_round_trip_default_digits(kind: str, x: float) -> None:
 @given(x=st.floats(min_value=1e-3, max_value=1e3, allow_nan=False, allow_infinity=False))
 def test_fraction_format_percent_round_trip(x: float) -> None:
     text = units.format_percent(x).replace(" ", "")
+    event("reached the assertions")
     assert units.parse_fraction(text) == pytest.approx(x, rel=5e-3), text
 
 
@@ -268,6 +271,7 @@ SIZE_CHOICES = ["PB", "TB", "GB", "MB", "kB", "B"]
 @given(v=NONNEGATIVE | st.integers(0, 10**6).map(lambda n: n * 0.1) | st.sampled_from([11160.0, 600.0, 5400.0]))
 def test_exact_duration_round_trip(v: float) -> None:
     text = units.exact(v, units.DURATION_UNITS, DURATION_CHOICES)
+    event("reached the assertions")
     assert units.parse_duration(text) == v, text
 
 
@@ -275,6 +279,7 @@ def test_exact_duration_round_trip(v: float) -> None:
 @given(v=NONNEGATIVE | st.integers(0, 10**6).map(lambda n: n * 1e9) | st.sampled_from([6.48e12, 2.3e12]))
 def test_exact_size_round_trip(v: float) -> None:
     text = units.exact(v, units.SIZE_UNITS, SIZE_CHOICES)
+    event("reached the assertions")
     assert units.parse_size(text) == v, text
 
 
@@ -282,6 +287,7 @@ def test_exact_size_round_trip(v: float) -> None:
 @given(v=POSITIVE)
 def test_exact_rate_round_trip(v: float) -> None:
     text = units.exact(v, units.SIZE_UNITS, SIZE_CHOICES) + "/s"
+    event("reached the assertions")
     assert units.parse_rate(text) == v, text
 
 
@@ -348,20 +354,24 @@ TOKENS = st.lists(
 ).map("".join)
 
 
-def _only_finite_or_ckpterror(raw: str) -> None:
+def _only_finite_or_ckpterror(raw: str) -> str:
+    """How the text fared: taken by some parser (always a finite float), or refused by every one."""
+    parsed = 0
     for name, parser in PARSERS.items():
         try:
             value = parser(raw)
         except CkptError:
             continue
+        parsed += 1
         assert isinstance(value, float), (name, raw, value)
         assert math.isfinite(value), (name, raw, value)
+    return "some parser took it" if parsed else "every parser refused it"
 
 
 @settings(max_examples=300, deadline=None)
 @given(raw=st.text())
 def test_fuzz_any_text(raw: str) -> None:
-    _only_finite_or_ckpterror(raw)
+    event(_only_finite_or_ckpterror(raw))
 
 
 @settings(max_examples=300, deadline=None)
@@ -371,7 +381,7 @@ def test_fuzz_any_text(raw: str) -> None:
 @example(raw="1h30m")
 @example(raw="-1e308w1e308w")
 def test_fuzz_unitish_text(raw: str) -> None:
-    _only_finite_or_ckpterror(raw)
+    event(_only_finite_or_ckpterror(raw))
 
 
 @pytest.mark.parametrize(
