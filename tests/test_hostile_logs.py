@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,20 @@ class Keep:
     def record(self, record: dict[str, Any], line: int) -> bool:
         self.causes.append(record["cause"])
         return True
+
+
+def assert_stream_error(result: Any, message: str) -> list[dict[str, Any]]:
+    """``events`` cut short after writing: exit 2, one ``error:`` line holding ``message`` on stderr, and
+    stdout's events ending with one error record saying the same; the events before it are returned."""
+    assert result.exit_code == 2, (result.stdout, result.stderr)
+    line = result.stderr.strip()
+    assert line.startswith("error: ") and "\n" not in line and message in line, line
+    records = [json.loads(text) for text in result.stdout.splitlines()]
+    assert records, "no event was written before the error"
+    *events, last = records
+    assert last["event"] == "error" and f"{last['where']}: {last['error']}" in line
+    assert all(record["event"] != "error" for record in events) and events
+    return events
 
 
 # ---------------------------------------------------------------- regular expressions in linear time
@@ -99,3 +114,98 @@ def test_the_cli_filters_five_hostile_causes_at_once(run_json: Callable[..., dic
     log.write_text("time,cause\n" + "\n".join(rows) + "\n")
     doc = run_json("fit", str(log), "--time-unit", "h", "--where", "cause~(a+)+$")
     assert (doc["reading"]["read"], doc["reading"]["filtered"], doc["events_kept"]) == (8, 5, 3)
+
+
+# ---------------------------------------------------------------- a step of 400 digits
+
+BIG = "9" * 400
+
+
+def _with_big_step(fixture: str, pattern: str, replacement: str) -> tuple[str, int]:
+    """The fixture's text with its first match of ``pattern`` given a 400-digit step, and that line's number."""
+    import re
+
+    lines = (Path(__file__).parent / "data" / "logs" / fixture).read_text().splitlines(keepends=True)
+    index = next(index for index, line in enumerate(lines) if re.search(pattern, line))
+    lines[index] = re.sub(pattern, replacement, lines[index], count=1)
+    return "".join(lines), index + 1
+
+
+BIG_STEPS = {
+    "absl-progress": ("absl/train.log", r"completed step: \d+", f"completed step: {BIG}"),
+    "absl-save": ("absl/train.log", r"Saving checkpoint at step \d+", f"Saving checkpoint at step {BIG}"),
+    "torchtitan": ("torchtitan/two-crashes.log", r"step:(\s*)\d+", rf"step:\g<1>{BIG}"),
+    "megatron": ("megatron/timestamped.log", r"iteration(\s+)\d+", rf"iteration\g<1>{BIG}"),
+    "megatron-untimed": ("megatron/untimestamped.log", r"iteration(\s+)\d+", rf"iteration\g<1>{BIG}"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BIG_STEPS))
+@pytest.mark.parametrize("command", ["fit", "analyze", "events"])
+def test_a_step_of_400_digits_is_a_bad_row_at_its_line(run: Run, tmp_path: Path, case: str, command: str) -> None:
+    fixture, pattern, replacement = BIG_STEPS[case]
+    text, line = _with_big_step(fixture, pattern, replacement)
+    log = tmp_path / "run.log"
+    log.write_text(text)
+    message = f"{log}:{line}: step 99999999999999999999... (400 digits) is above 2^53"
+    if command == "events":
+        assert_stream_error(run(command, str(log)), message)
+    else:
+        assert_usage_error(run(command, str(log)), message)
+    skipped = run(command, str(log), "--skip-bad")
+    assert skipped.exit_code == 0, skipped.stderr
+    assert "Traceback" not in skipped.stderr
+
+
+@pytest.mark.parametrize("form", ["jsonl", "csv"])
+def test_an_event_table_step_of_400_digits_is_a_bad_row(run: Run, tmp_path: Path, form: str) -> None:
+    rows = [("0", "run_start", ""), ("5", "progress", "1"), ("10", "progress", BIG), ("30", "run_end", "")]
+    log = tmp_path / f"run.{form}"
+    if form == "csv":
+        log.write_text("time,event,step\n" + "".join(",".join(row) + "\n" for row in rows))
+        line = 4
+    else:
+        log.write_text("".join(f'{{"time": {t}, "event": "{e}"{f", {chr(34)}step{chr(34)}: {s}" if s else ""}}}\n'
+                               for t, e, s in rows))  # fmt: skip
+        line = 3
+    assert_usage_error(run("analyze", str(log), "--time-unit", "s"), f"{log}:{line}: step 99999999999999999999 is not")
+    skipped = run("analyze", str(log), "--time-unit", "s", "--skip-bad", "--json")
+    assert skipped.exit_code == 0, skipped.stderr
+    assert json.loads(skipped.stdout)["reading"]["skipped_bad"] == 1
+
+
+def test_step_number_takes_the_largest_step_a_float_holds() -> None:
+    from ckptcalc.logs.adapter import MAX_STEP, step_number
+
+    assert step_number(str(MAX_STEP)) == 2**53 and step_number("0" * 30 + "7") == 7
+    with pytest.raises(ValueError, match="above 2"):
+        step_number(str(MAX_STEP + 1))
+
+
+# ---------------------------------------------------------------- events cut short
+
+
+def test_events_cut_short_ends_with_an_error_record_that_analyze_refuses(run: Run, tmp_path: Path) -> None:
+    log = tmp_path / "run.csv"
+    log.write_text("time,event\n0,run_start\n5,progress\n4,progress\n30,run_end\n")
+    result = run("events", str(log), "--time-unit", "s")
+    events = assert_stream_error(result, f"{log}:4: time goes backwards")
+    assert [event["event"] for event in events] == ["run_start", "progress"]
+    written = tmp_path / "cut.jsonl"
+    written.write_text(result.stdout)
+    cut = f"{written}:3: a log cut short: the reading that wrote it failed at {log}:4"
+    assert_usage_error(run("analyze", str(written)), cut)
+
+
+def test_events_failing_before_any_event_leaves_stdout_empty(run: Run, tmp_path: Path) -> None:
+    log = tmp_path / "run.csv"
+    log.write_text("time,event\nx,run_start\n5,progress\n")
+    assert_usage_error(run("events", str(log), "--time-unit", "s"), f"{log}:2")
+
+
+def test_events_to_a_file_writes_nothing_on_a_bad_line(run: Run, tmp_path: Path) -> None:
+    log = tmp_path / "run.csv"
+    log.write_text("time,event\n0,run_start\n5,progress\n4,progress\n")
+    out = tmp_path / "out.jsonl"
+    assert_usage_error(run("events", str(log), "--time-unit", "s", "-o", str(out)), f"{log}:4")
+    assert not out.exists()
