@@ -1911,9 +1911,14 @@ def events(
         raise InputError(f"must be a year from 1 to 9999, got {year}", where="year")
     clock = reader.Clock(time_unit, tz=zone)
 
-    def write(target: Any, form: canonical.Form) -> tuple[reader.Counts, int]:
+    def write(target: Any, form: canonical.Form, *, streaming: bool = False) -> tuple[reader.Counts, int]:
         writer = canonical.Writer(target, form, time_field=time, clock=clock)
-        counts = reader.scan(paths, writer, stdin=stdin, format=format, skip_bad=skip_bad, tz=zone, year=year)
+        try:
+            counts = reader.scan(paths, writer, stdin=stdin, format=format, skip_bad=skip_bad, tz=zone, year=year)
+        except InputError as error:
+            if streaming and writer.written:  # the events before it are out: the stream ends saying it failed
+                writer.error(error)
+            raise
         return counts, writer.written
 
     if output is None:
@@ -1923,7 +1928,7 @@ def events(
             raise ArgumentError(
                 f"must be a binary stream (io.BytesIO, sys.stdout.buffer), got {type(stream).__name__}", where="stream"
             )
-        counts, written = write(stream, "jsonl")
+        counts, written = write(stream, "jsonl", streaming=True)
         form = "jsonl"
     else:
         target = Path(output)

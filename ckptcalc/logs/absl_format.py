@@ -41,7 +41,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
-from ckptcalc.logs.adapter import Bad, Context, Header, Row, Stamp
+from ckptcalc.logs.adapter import Bad, Context, Header, Row, Stamp, step_number
 
 NAME = "absl"
 GIVES = "events"
@@ -74,11 +74,11 @@ def detect(head: Sequence[str]) -> bool:
 def _step(event: str, message: str, match: re.Match[str]) -> int | None:
     if event == "load_start":
         digits = [part for part in match[1].replace("\\", "/").split("/") if part.isdigit()]
-        return int(digits[-1]) if digits else None
+        return step_number(digits[-1]) if digits else None
     if match.groups() and match[1] is not None:
-        return int(match[1])
+        return step_number(match[1])
     tag = _STEP_TAG.search(message)
-    return int(tag[1]) if tag else None
+    return step_number(tag[1]) if tag else None
 
 
 def _message(message: str) -> tuple[re.Match[str], str, dict[str, Any]] | None:
@@ -130,7 +130,11 @@ def rows(lines: Iterable[str], context: Context | None = None) -> Iterator[Row |
         year, month = this, int(parsed[2])
         fraction = int((parsed[7] or "0").ljust(6, "0")) / 1e6
         record: dict[str, Any] = {"time": Stamp(hour + minute * 60 + second + fraction), "event": event, **extra}
-        step = _step(event, message, match)
+        try:
+            step = _step(event, message, match)
+        except ValueError as error:
+            yield Bad(number, str(error))
+            continue
         if step is not None:
             record["step"] = step
         yield Row(number, record)

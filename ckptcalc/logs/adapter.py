@@ -160,6 +160,27 @@ class Columns:
         return self.build(self.cells[index * width : (index + 1) * width])
 
 
+#: Largest step a log may number: a float holds every whole number up to 2^53 exactly.
+MAX_STEP = 2**53
+
+
+def step_number(digits: str) -> int:
+    """The step a log writes as ``digits``; a step above :data:`MAX_STEP` (a row of 400 digits) raises
+    ValueError, the adapters' bad row, rather than reaching arithmetic that cannot hold it.
+
+    >>> step_number("0042")
+    42
+    >>> step_number("9" * 400)
+    Traceback (most recent call last):
+    ...
+    ValueError: step 99999999999999999999... (400 digits) is above 2^53: not a step number
+    """
+    if len(digits.lstrip("0")) > 16 or int(digits) > MAX_STEP:
+        raise ValueError(f"step {digits[:20]}{'...' if len(digits) > 20 else ''} ({len(digits)} digits) is above "
+                         "2^53: not a step number")  # fmt: skip
+    return int(digits)
+
+
 class Broken(Exception):
     """A problem at ``line`` after which no more rows can be read (a broken JSON array, a bad CSV header)."""
 

@@ -54,8 +54,8 @@ from ckptcalc.errors import InputError
 from ckptcalc.logs import canonical, reader
 from ckptcalc.logs import groups as replica
 from ckptcalc.logs import silent as quiet
-from ckptcalc.logs.adapter import Columns
-from ckptcalc.logs.reader import MISSING, BadRecord, get_path, text_form
+from ckptcalc.logs.adapter import MAX_STEP, Columns
+from ckptcalc.logs.reader import MISSING, BadRecord, FatalRecord, get_path, text_form
 from ckptcalc.model.statistics import BATCHES, T975_19
 from ckptcalc.simulation import timeline as montecarlo
 
@@ -288,6 +288,9 @@ class _Run:
         name = kind if type(kind) is str else text_form(kind)
         handler = self.handlers.get(name)
         if handler is None:
+            if name == canonical.ERROR:  # what ``events`` writes last when its reading failed
+                said = text_form(record.get("where", "?")), text_form(record.get("error", "?"))
+                raise FatalRecord(f"a log cut short: the reading that wrote it failed at {said[0]}: {said[1]}")
             return False
         key = self.time_field
         value = record[key] if key in record else get_path(record, key, MISSING)
@@ -349,6 +352,8 @@ class _Run:
                 numbers = list(map(float, filter(None, steps[start:stop])))
             except ValueError:
                 return False
+            if numbers and not (min(numbers) >= -MAX_STEP and max(numbers) <= MAX_STEP):
+                return False  # each row read alone, the bad one said at its line
             if numbers:
                 last_step = numbers[-1]
         self.progress += stop - start
@@ -463,9 +468,14 @@ class _Run:
         step = record["step"] if "step" in record else get_path(record, "step", MISSING)
         if step is not MISSING and step is not None and step != "":
             try:
-                self.last_step = float(step)
+                last_step = float(step)
             except (TypeError, ValueError):
                 raise BadRecord(f"step {text_form(step)[:20]} is not a number") from None
+            except OverflowError:  # a JSON integer of 400 digits
+                last_step = math.inf
+            if not -MAX_STEP <= last_step <= MAX_STEP:
+                raise BadRecord(f"step {text_form(step)[:20]} is not a step number (a finite number up to 2^53)")
+            self.last_step = last_step
 
     def _level(self, record: dict[str, Any]) -> str:
         level = _given(record, "level")

@@ -36,6 +36,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import IO, Any, Literal
 
+from ckptcalc.errors import CkptError
 from ckptcalc.logs import assembly, reader, silent
 from ckptcalc.logs.reader import MISSING, BadRecord, get_path, text_form
 
@@ -54,6 +55,9 @@ EVENTS = (
     "rollback",
     "run_end",
 )
+
+#: The event of the record that ends a stream cut short by an error (:meth:`Writer.error`).
+ERROR = "error"
 
 #: Fields written after ``time`` and ``event`` when an event has them (the CSV columns, in order).
 FIELDS = ("level", "step", "cause", "resumed_from", "async_persist_end", "kind", "group", "quorum_end", "onset", "to",
@@ -143,9 +147,18 @@ class Writer:
         self.written += 1
         return True
 
+    def error(self, error: CkptError) -> None:
+        """End a stream already under way with the error that stopped the reading: one record
+        ``{"event": "error", "where": ..., "error": ...}`` (:data:`ERROR`), which ``analyze`` refuses,
+        so that a log cut short is never read as a whole run."""
+        self._write_line({"event": ERROR, "where": error.where, "error": error.message})
+
+    def _write_line(self, out: dict[str, Any]) -> None:
+        self.stream.write((json.dumps(out, ensure_ascii=False) + "\n").encode("utf-8"))
+
     def _write(self, time_key: str, out: dict[str, Any]) -> None:
         if self.form == "jsonl":
-            self.stream.write((json.dumps(out, ensure_ascii=False) + "\n").encode("utf-8"))
+            self._write_line(out)
             return
         if self.csv is None:
             import csv

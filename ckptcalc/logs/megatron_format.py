@@ -69,7 +69,7 @@ from datetime import datetime
 from typing import Any
 
 from ckptcalc.logs import csv_format
-from ckptcalc.logs.adapter import Bad, Context, Header, Row, Stamp
+from ckptcalc.logs.adapter import Bad, Context, Header, Row, Stamp, step_number
 
 NAME = "megatron"
 GIVES = "events"
@@ -219,7 +219,10 @@ class _Log:
     def take(self, number: int, line: str) -> Bad | None:
         """Read one line; a bad one leaves the clock as it was."""
         now, offset = self.now, self.offset
-        bad = self.read(number, line)
+        try:
+            bad = self.read(number, line)
+        except ValueError as error:  # a step too large to be one (adapter.step_number)
+            bad = Bad(number, str(error))
         if bad is not None:
             self.now, self.offset = now, offset
         return bad
@@ -257,7 +260,7 @@ class _Log:
         if (match := _SAVE_START.search(line)) is not None:
             self.close_save()
             t, _ = self.at(stamped)
-            self.save = _Save(int(match[1]), t, number)
+            self.save = _Save(step_number(match[1]), t, number)
             self.since_start = True
         elif (match := _NEMO_SAVE.search(line)) is not None:
             return self.nemo_save(number, line, match)
@@ -267,14 +270,14 @@ class _Log:
             self.emit(end[1], end[0], "checkpoint_end", step=save.step, **{"async": True})
             self.persisting = save.step
         elif (match := _SAVE_END.search(line)) is not None:
-            self.saved(number, int(match[1]), stamped)
+            self.saved(number, step_number(match[1]), stamped)
         elif (match := _LOAD_START.search(line)) is not None:
             self.close_save()
-            self.emit(number, self.at(stamped)[0], "load_start", step=int(match[1]))
+            self.emit(number, self.at(stamped)[0], "load_start", step=step_number(match[1]))
         elif (match := _LOAD_END.search(line)) is not None:
             self.close_save()
-            self.emit(number, self.at(stamped)[0], "load_end", step=int(match[1]))
-            self.first_iteration, self.reference = int(match[1]), None
+            self.emit(number, self.at(stamped)[0], "load_end", step=step_number(match[1]))
+            self.first_iteration, self.reference = step_number(match[1]), None
         return None
 
     def iteration(self, number: int, line: str, match: re.Match[str], stamped: float | None) -> Bad | None:
@@ -289,7 +292,7 @@ class _Log:
             return Bad(number, f"cannot read the time per iteration {text!r}: expected {unit}")
         per_s = per / 1000.0 if elapsed is not None else per
         step_match = _GLOBAL_STEP.search(line) if timing is not None else None
-        step = int(step_match[1]) if step_match is not None else int(match[1])
+        step = step_number(step_match[1]) if step_match is not None else step_number(match[1])
         if stamped is not None:
             t = stamped
         else:
@@ -344,7 +347,7 @@ class _Log:
             if self.offset is None:
                 self.offset = start - self.now
             at = max(start - self.offset, self.emitted)
-        self.save = _Save(int(match[1]), at, number)
+        self.save = _Save(step_number(match[1]), at, number)
         self.save.end = (at + stall, number, True)
         self.paused += stall  # NeMo's step timing leaves the save out
         self.since_start = True

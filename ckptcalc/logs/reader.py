@@ -254,12 +254,44 @@ def _condition(text: str, where: str) -> Condition:
         )
     value = rest[len(op) :]
     if op == "~":
-        try:
-            pattern = re.compile(value)
-        except re.error as error:
-            raise InputError(f"cannot read {text!r}: bad regular expression ({error})", where=where) from None
-        return Condition(path, "~", value, pattern.search)
+        return Condition(path, "~", value, linear_pattern(value, text, where).search)
     return Condition(path, "!=" if op == "!=" else "=", value, value.__ne__ if op == "!=" else value.__eq__)
+
+
+#: Largest count of a repetition (``a{1000}``) a regular expression may hold, RE2's own limit.
+MAX_REPEAT = 1000
+# A repetition's counts, after an even number of backslashes (an escaped brace is text).
+_REPEAT_RE = re.compile(r"(?<!\\)(?:\\\\)*(?P<repeat>\{(?P<low>\d+)(?:,(?P<high>\d*))?\})")
+
+
+def linear_pattern(pattern: str, text: str, where: str) -> Any:
+    """``pattern`` compiled by RE2 (the ``google-re2`` package), whose matching takes time linear in the
+    text whatever the pattern: a user's expression on a log's text can never hang the reading. RE2 reads
+    Python's syntax but for backreferences and lookaround; a pattern it cannot compile (one of those, or
+    a repetition above 1000) is an error naming ``where``, quoting ``text``."""
+    import re2
+
+    # RE2 takes a count it cannot hold as literal text (a{99999999999} would match "a{99999999999}"):
+    # refuse it as it refuses a{1001}.
+    for repeat in _REPEAT_RE.finditer(pattern):
+        if any(
+            len(count.lstrip("0")) > 4 or int(count) > MAX_REPEAT for count in (repeat["low"], repeat["high"] or "0")
+        ):
+            raise InputError(
+                f"cannot read {text!r}: bad regular expression (a repetition above {MAX_REPEAT}: {repeat['repeat']})",
+                where=where,
+            )
+    options = re2.Options()
+    options.log_errors = False  # the error is raised, not also printed on stderr
+    try:
+        return re2.compile(pattern, options)
+    except re2.error as error:
+        reason = error.args[0].decode("utf-8", "replace") if error.args and isinstance(error.args[0], bytes) else error
+        raise InputError(
+            f"cannot read {text!r}: bad regular expression ({reason}); RE2's syntax, without backreferences "
+            "or lookaround",
+            where=where,
+        ) from None
 
 
 def time_unit_seconds(time_unit: str) -> float:

@@ -55,7 +55,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from ckptcalc.logs import torchelastic_format
-from ckptcalc.logs.adapter import Bad, Context, Header, Row, Stamp
+from ckptcalc.logs.adapter import Bad, Context, Header, Row, Stamp, step_number
 from ckptcalc.logs.torchelastic_format import clean, read_time
 
 NAME = "torchtitan"
@@ -134,7 +134,7 @@ def _step(text: str) -> int:
     found = _STEP.fullmatch(text)
     if found is None:
         raise ValueError(f"step {text[:20]!r} is not a whole number")
-    return int(found[1])
+    return step_number(found[1])
 
 
 class _Reader:
@@ -194,7 +194,7 @@ class _Reader:
 
     def take(self, number: int, text: str) -> None:
         fast = _STEP_LINE.match(text)
-        if fast is not None and not self.early and fast[2] == self.minute:
+        if fast is not None and not self.early and fast[2] == self.minute and len(fast[5]) <= 16:
             self.progress(number, fast)
             return
         found = LINE.fullmatch(text)
@@ -306,7 +306,7 @@ class _Reader:
                 self.loading = _step(message["step"])
             else:
                 steps = _PATH_STEP.findall(message["path"])
-                self.loading = int(steps[-1]) if steps else None
+                self.loading = step_number(steps[-1]) if steps else None
             self.emit(number, t, "load_start", self._step_field(self.loading))
         elif what == "loaded":
             self.emit(number, t, "load_end", self._step_field(self.loading))

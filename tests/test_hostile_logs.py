@@ -1,0 +1,211 @@
+"""Hostile logs and filters: user expressions in linear time, giant numbers, blank lines, bombs and streams."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_helpers import assert_usage_error
+
+import ckptcalc
+from ckptcalc.errors import InputError
+from ckptcalc.logs import reader
+
+Run = Callable[..., Any]
+
+
+class Keep:
+    """A consumer that keeps every record's cause."""
+
+    def __init__(self) -> None:
+        self.causes: list[str] = []
+
+    def fields(self, names: Sequence[str], line: int) -> None:
+        pass
+
+    def record(self, record: dict[str, Any], line: int) -> bool:
+        self.causes.append(record["cause"])
+        return True
+
+
+def assert_stream_error(result: Any, message: str) -> list[dict[str, Any]]:
+    """``events`` cut short after writing: exit 2, one ``error:`` line holding ``message`` on stderr, and
+    stdout's events ending with one error record saying the same; the events before it are returned."""
+    assert result.exit_code == 2, (result.stdout, result.stderr)
+    line = result.stderr.strip()
+    assert line.startswith("error: ") and "\n" not in line and message in line, line
+    records = [json.loads(text) for text in result.stdout.splitlines()]
+    assert records, "no event was written before the error"
+    *events, last = records
+    assert last["event"] == "error" and f"{last['where']}: {last['error']}" in line
+    assert all(record["event"] != "error" for record in events) and events
+    return events
+
+
+# ---------------------------------------------------------------- regular expressions in linear time
+
+
+@pytest.mark.parametrize("form", ["csv", "jsonl"])
+def test_a_catastrophic_pattern_runs_in_linear_time(form: str) -> None:
+    """(a+)+$ backtracks 2^30 times per cause under Python's re; RE2 answers at once on 10^5 lines."""
+    causes = ["a" * 30 + ("!" if index % 4 else "") for index in range(100_000)]
+    if form == "csv":
+        text = "time,cause\n" + "".join(f"{index},{cause}\n" for index, cause in enumerate(causes))
+    else:
+        text = "".join(f'{{"time": {index}, "cause": "{cause}"}}\n' for index, cause in enumerate(causes))
+    consumer = Keep()
+    counts = reader.scan_text(text, consumer, name=f"x.{form}", where=["cause~(a+)+$"])
+    assert (counts.read, counts.kept, counts.filtered) == (100_000, 25_000, 75_000)
+    assert set(consumer.causes) == {"a" * 30}
+
+
+@pytest.mark.parametrize(
+    ("pattern", "message"),
+    [
+        ("a{99999999999}", "a repetition above 1000: {99999999999}"),
+        ("a{2,1000000}", "a repetition above 1000: {2,1000000}"),
+        ("a{" + "9" * 5000 + "}", "a repetition above 1000"),
+        ("a{1001}", "a repetition above 1000: {1001}"),
+        ("(a{1000}){1000}", "invalid repetition size: {1000}"),
+        ("(?<=a)b", "invalid perl operator: (?<="),
+        (r"(a)\1", r"invalid escape sequence: \1"),
+    ],
+)
+def test_a_pattern_re2_cannot_run_is_an_input_error(pattern: str, message: str) -> None:
+    with pytest.raises(InputError) as excinfo:
+        reader.parse_where([f"cause~{pattern}"])
+    assert excinfo.value.where == "where"
+    assert message in excinfo.value.message
+
+
+@pytest.mark.parametrize("pattern", ["a{1000}", r"a\{99999999999}", "a{2,}", "a{0001000}"])
+def test_a_repetition_within_bounds_or_escaped_compiles(pattern: str) -> None:
+    (condition,) = reader.parse_where([f"cause~{pattern}"])
+    assert condition.op == "~" and condition.value == pattern
+
+
+def test_an_escaped_brace_matches_as_text() -> None:
+    (condition,) = reader.parse_where([r"cause~^a\{99999999999}$"])
+    assert condition.meets({"cause": "a{99999999999}"}) and not condition.meets({"cause": "a"})
+
+
+def test_the_api_refuses_a_huge_repetition_naming_where(tmp_path: Path) -> None:
+    log = tmp_path / "log.csv"
+    log.write_text("time,cause\n1,a\n2,b\n3,a\n")
+    with pytest.raises(ckptcalc.InputError) as excinfo:
+        ckptcalc.fit([str(log)], time_unit="h", where=["cause~a{99999999999}"])
+    assert excinfo.value.where == "where"
+
+
+@pytest.mark.parametrize("option", ["--where", "--where-any"])
+def test_the_cli_refuses_a_huge_repetition_naming_the_option(run: Run, tmp_path: Path, option: str) -> None:
+    log = tmp_path / "log.csv"
+    log.write_text("time,cause\n1,a\n2,b\n3,a\n")
+    assert_usage_error(run("fit", str(log), "--time-unit", "h", option, "cause~a{99999999999}"), option)
+
+
+def test_the_cli_filters_five_hostile_causes_at_once(run_json: Callable[..., dict[str, Any]], tmp_path: Path) -> None:
+    """The red team's hang: five causes of thirty a's and a "!", and (a+)+$; two plain causes pass."""
+    rows = [f"{index},{'a' * 30}!" for index in range(1, 6)] + ["6,aa", "7,aaa", "8,aaaa"]
+    log = tmp_path / "log.csv"
+    log.write_text("time,cause\n" + "\n".join(rows) + "\n")
+    doc = run_json("fit", str(log), "--time-unit", "h", "--where", "cause~(a+)+$")
+    assert (doc["reading"]["read"], doc["reading"]["filtered"], doc["events_kept"]) == (8, 5, 3)
+
+
+# ---------------------------------------------------------------- a step of 400 digits
+
+BIG = "9" * 400
+
+
+def _with_big_step(fixture: str, pattern: str, replacement: str) -> tuple[str, int]:
+    """The fixture's text with its first match of ``pattern`` given a 400-digit step, and that line's number."""
+    import re
+
+    lines = (Path(__file__).parent / "data" / "logs" / fixture).read_text().splitlines(keepends=True)
+    index = next(index for index, line in enumerate(lines) if re.search(pattern, line))
+    lines[index] = re.sub(pattern, replacement, lines[index], count=1)
+    return "".join(lines), index + 1
+
+
+BIG_STEPS = {
+    "absl-progress": ("absl/train.log", r"completed step: \d+", f"completed step: {BIG}"),
+    "absl-save": ("absl/train.log", r"Saving checkpoint at step \d+", f"Saving checkpoint at step {BIG}"),
+    "torchtitan": ("torchtitan/two-crashes.log", r"step:(\s*)\d+", rf"step:\g<1>{BIG}"),
+    "megatron": ("megatron/timestamped.log", r"iteration(\s+)\d+", rf"iteration\g<1>{BIG}"),
+    "megatron-untimed": ("megatron/untimestamped.log", r"iteration(\s+)\d+", rf"iteration\g<1>{BIG}"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BIG_STEPS))
+@pytest.mark.parametrize("command", ["fit", "analyze", "events"])
+def test_a_step_of_400_digits_is_a_bad_row_at_its_line(run: Run, tmp_path: Path, case: str, command: str) -> None:
+    fixture, pattern, replacement = BIG_STEPS[case]
+    text, line = _with_big_step(fixture, pattern, replacement)
+    log = tmp_path / "run.log"
+    log.write_text(text)
+    message = f"{log}:{line}: step 99999999999999999999... (400 digits) is above 2^53"
+    if command == "events":
+        assert_stream_error(run(command, str(log)), message)
+    else:
+        assert_usage_error(run(command, str(log)), message)
+    skipped = run(command, str(log), "--skip-bad")
+    assert skipped.exit_code == 0, skipped.stderr
+    assert "Traceback" not in skipped.stderr
+
+
+@pytest.mark.parametrize("form", ["jsonl", "csv"])
+def test_an_event_table_step_of_400_digits_is_a_bad_row(run: Run, tmp_path: Path, form: str) -> None:
+    rows = [("0", "run_start", ""), ("5", "progress", "1"), ("10", "progress", BIG), ("30", "run_end", "")]
+    log = tmp_path / f"run.{form}"
+    if form == "csv":
+        log.write_text("time,event,step\n" + "".join(",".join(row) + "\n" for row in rows))
+        line = 4
+    else:
+        log.write_text("".join(f'{{"time": {t}, "event": "{e}"{f", {chr(34)}step{chr(34)}: {s}" if s else ""}}}\n'
+                               for t, e, s in rows))  # fmt: skip
+        line = 3
+    assert_usage_error(run("analyze", str(log), "--time-unit", "s"), f"{log}:{line}: step 99999999999999999999 is not")
+    skipped = run("analyze", str(log), "--time-unit", "s", "--skip-bad", "--json")
+    assert skipped.exit_code == 0, skipped.stderr
+    assert json.loads(skipped.stdout)["reading"]["skipped_bad"] == 1
+
+
+def test_step_number_takes_the_largest_step_a_float_holds() -> None:
+    from ckptcalc.logs.adapter import MAX_STEP, step_number
+
+    assert step_number(str(MAX_STEP)) == 2**53 and step_number("0" * 30 + "7") == 7
+    with pytest.raises(ValueError, match="above 2"):
+        step_number(str(MAX_STEP + 1))
+
+
+# ---------------------------------------------------------------- events cut short
+
+
+def test_events_cut_short_ends_with_an_error_record_that_analyze_refuses(run: Run, tmp_path: Path) -> None:
+    log = tmp_path / "run.csv"
+    log.write_text("time,event\n0,run_start\n5,progress\n4,progress\n30,run_end\n")
+    result = run("events", str(log), "--time-unit", "s")
+    events = assert_stream_error(result, f"{log}:4: time goes backwards")
+    assert [event["event"] for event in events] == ["run_start", "progress"]
+    written = tmp_path / "cut.jsonl"
+    written.write_text(result.stdout)
+    cut = f"{written}:3: a log cut short: the reading that wrote it failed at {log}:4"
+    assert_usage_error(run("analyze", str(written)), cut)
+
+
+def test_events_failing_before_any_event_leaves_stdout_empty(run: Run, tmp_path: Path) -> None:
+    log = tmp_path / "run.csv"
+    log.write_text("time,event\nx,run_start\n5,progress\n")
+    assert_usage_error(run("events", str(log), "--time-unit", "s"), f"{log}:2")
+
+
+def test_events_to_a_file_writes_nothing_on_a_bad_line(run: Run, tmp_path: Path) -> None:
+    log = tmp_path / "run.csv"
+    log.write_text("time,event\n0,run_start\n5,progress\n4,progress\n")
+    out = tmp_path / "out.jsonl"
+    assert_usage_error(run("events", str(log), "--time-unit", "s", "-o", str(out)), f"{log}:4")
+    assert not out.exists()
