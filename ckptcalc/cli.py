@@ -25,11 +25,11 @@ from typer.core import TyperGroup
 from ckptcalc import __version__
 from ckptcalc.errors import CkptError, InputError
 from ckptcalc.inputs.fields import BY_NAME, FIELDS, SWEEPABLE, Field
-from ckptcalc.inputs.scenario import Scenario
 from ckptcalc.records import Record
 
-if TYPE_CHECKING:  # the API loads inside the commands
+if TYPE_CHECKING:  # the API and the model load inside the commands
     from ckptcalc.api import SweepStream
+    from ckptcalc.inputs.scenario import Scenario
 
 DEFAULT_PRESET = "llama3-405b"
 
