@@ -2,15 +2,20 @@
 
 Heavy modules (Rich, numpy, tomli_w, matplotlib) are imported inside the
 commands that need them, so ``ckptcalc optimize --json`` starts almost as
-fast as an empty Typer app.
+fast as an empty Typer app. The commands are lazy too: their options are
+annotations that are only evaluated, and turned into click parameters, for
+the command a process runs (see :class:`_Commands`); ``--help`` and shell
+completion of the command names build every one, as before.
 """
+
+from __future__ import annotations
 
 import contextlib
 import functools
 import inspect
 import io
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, MutableMapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
@@ -20,11 +25,11 @@ from typer.core import TyperGroup
 from ckptcalc import __version__
 from ckptcalc.errors import CkptError, InputError
 from ckptcalc.inputs.fields import BY_NAME, FIELDS, SWEEPABLE, Field
-from ckptcalc.inputs.scenario import Scenario
 from ckptcalc.records import Record
 
-if TYPE_CHECKING:  # the API loads inside the commands
+if TYPE_CHECKING:  # the API and the model load inside the commands
     from ckptcalc.api import SweepStream
+    from ckptcalc.inputs.scenario import Scenario
 
 DEFAULT_PRESET = "llama3-405b"
 
@@ -82,6 +87,128 @@ class _Group(TyperGroup):
                 raise
             _cannot_write(error)
         sys.exit(code if isinstance(code, int) else 0)
+
+
+class _Commands(MutableMapping[str, Any]):
+    """A group's commands by name, in the order they were declared, each built the first time it is
+    looked up: its annotations evaluated, its options made, its click command converted. A process
+    that runs one command builds that one; listing the names (help, completion, a misspelt command's
+    suggestion) builds none, and help that describes each command builds them all."""
+
+    def __init__(self, pending: dict[str, Any], built: dict[str, Any]) -> None:
+        self._pending = dict(pending)
+        self._built = dict(built)
+        self._order = [*self._pending, *(name for name in self._built if name not in self._pending)]
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._built:
+            info = self._pending[name]  # KeyError for a name that is not a command, as a dict's
+            self._built[name] = _build_command(info)
+        return self._built[name]
+
+    def __setitem__(self, name: str, command: Any) -> None:
+        if name not in self._order:
+            self._order.append(name)
+        self._built[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        if name not in self._order:
+            raise KeyError(name)
+        self._order.remove(name)
+        self._pending.pop(name, None)
+        self._built.pop(name, None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._order))
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._order
+
+
+#: The top-level commands, declared with ``@app.command`` and built by :class:`_Commands` on demand.
+_PENDING: dict[str, Any] = {}
+
+
+def _build_command(info: Any) -> Any:
+    """The click command of one declared command (what Typer does for each at start-up)."""
+    from typer.main import get_command_from_info
+
+    prepare = getattr(info.callback, "prepare_options", None)
+    if prepare is not None:
+        prepare()
+    return get_command_from_info(
+        command_info=info,
+        pretty_exceptions_short=app.pretty_exceptions_short,
+        rich_markup_mode=app.rich_markup_mode,
+    )
+
+
+class _LazyGroup(_Group):
+    """The top-level group: its commands are :data:`_PENDING`'s, built when looked up."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.commands = _Commands(_PENDING, dict(self.commands))
+
+
+class _LazyTyper(typer.Typer):
+    """A Typer app whose commands are declared, not converted: Typer would convert every registered
+    command's parameters whenever the app is called."""
+
+    def command(self, *args: Any, **kwargs: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:  # type: ignore[override]
+        register = super().command(*args, **kwargs)
+
+        def declare(func: Callable[..., Any]) -> Callable[..., Any]:
+            from typer.main import get_command_name
+
+            result = register(func)
+            info = self.registered_commands.pop()
+            _PENDING[info.name or get_command_name(func.__name__)] = info
+            return result
+
+        return declare
+
+
+def _light_coercion() -> None:
+    """Typer coerces every parameter through a pydantic adapter, built when the parameter is first
+    processed, also for an option that was not given; the first one costs the import of pydantic's
+    schema machinery, more than the rest of ``optimize --json``. A value not given and a plain string
+    for a text option come out of that adapter unchanged, so they are passed as they are here; any
+    other value builds Typer's own adapter, as before."""
+    try:
+        from typer._coercion import RuntimeParam, build_runtime_param
+        from typer.core import _TyperParameter
+    except ImportError:  # another Typer: its own coercion, unchanged
+        return
+    if not hasattr(_TyperParameter, "get_runtime_param"):
+        return
+
+    class _Unbuilt(RuntimeParam):
+        def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
+            if self.annotation is str and self.parameter_info.parser is None and type(value) is str:
+                return value
+            built = build_runtime_param(param.type_descriptor)
+            param._runtime_param = built
+            return built._coerce_value(value, param=param, ctx=ctx)
+
+    def runtime_param(self: Any) -> Any:
+        if self._runtime_param is None:
+            descriptor = self.type_descriptor
+            if descriptor.file_annotation is not None:
+                self._runtime_param = build_runtime_param(descriptor)
+            else:
+                self._runtime_param = _Unbuilt(
+                    annotation=descriptor.annotation, parameter_info=descriptor.parameter_info
+                )
+        return self._runtime_param
+
+    _TyperParameter.get_runtime_param = runtime_param  # type: ignore[method-assign]
+
+
+_light_coercion()
 
 
 def _extra_hint(message: str, argv: list[str]) -> str:
@@ -202,8 +329,8 @@ def _examples(*commands: str) -> str:
     return "Examples:\n\n" + "\n\n".join(commands)
 
 
-app = typer.Typer(
-    cls=_Group,
+app = _LazyTyper(
+    cls=_LazyGroup,
     name="ckptcalc",
     help="How often should a training job checkpoint, and where does its time go?",
     epilog=_examples(
@@ -395,25 +522,29 @@ def _model_parameters() -> tuple[inspect.Parameter, ...]:
 def model_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """Add ``--preset`` and one option per input of :data:`FIELDS` to a command.
 
-    The command receives them gathered in a ``model: ModelArgs`` argument.
+    The command receives them gathered in a ``model: ModelArgs`` argument. The options join the
+    command's signature when the command is built (``prepare_options``), not when it is declared.
     """
-    signature = inspect.signature(func)
-    own = [p for p in signature.parameters.values() if p.name != "model"]
-    extra = _model_parameters()
-    names = {p.name for p in extra}
 
     @functools.wraps(func)
     def wrapper(**kwargs: Any) -> Any:
+        names = {p.name for p in _model_parameters()}
         special = {name: kwargs.pop(name) for name in ("preset", "failure_dist", "mtbf_ci")}
         raw = {name: kwargs.pop(name) for name in list(kwargs) if name in names}
         model = ModelArgs(special["preset"], {k: v for k, v in raw.items() if v is not None}, special["failure_dist"],
                           special["mtbf_ci"])  # fmt: skip
         return func(model=model, **kwargs)
 
-    wrapper.__signature__ = signature.replace(  # type: ignore[attr-defined]
-        parameters=[*extra, *(p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own)]
-    )
-    wrapper.__annotations__ = {p.name: p.annotation for p in [*own, *extra]}
+    def prepare_options() -> None:
+        signature = inspect.signature(func, eval_str=True)
+        own = [p for p in signature.parameters.values() if p.name != "model"]
+        extra = _model_parameters()
+        wrapper.__signature__ = signature.replace(  # type: ignore[attr-defined]
+            parameters=[*extra, *(p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own)]
+        )
+        wrapper.__annotations__ = {p.name: p.annotation for p in [*own, *extra]}
+
+    wrapper.prepare_options = prepare_options  # type: ignore[attr-defined]
     return wrapper
 
 
@@ -688,7 +819,7 @@ def _strict(document: dict[str, Any], strict: bool) -> None:
         raise InputError(wording.strict(found[0], len(found) - 1))
 
 
-def _strict_inputs(model: "ModelArgs", strict: bool) -> None:
+def _strict_inputs(model: ModelArgs, strict: bool) -> None:
     """With ``--strict``, refuse doubtful inputs before a long run (or a file it writes) starts."""
     if not strict:
         return
@@ -981,7 +1112,7 @@ def compare(
 PLOT_POINTS = 2000
 
 
-def _sweep_warnings(plan: "SweepStream") -> list[str]:
+def _sweep_warnings(plan: SweepStream) -> list[str]:
     """The caveats of a streamed sweep, for stderr (the document carries them too)."""
     from ckptcalc.output import documents
 
@@ -1668,23 +1799,6 @@ def presets_show(
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
-def _build_only(args: list[str]) -> None:
-    """Keep only the command about to run.
-
-    Typer converts the parameters of every registered command at start-up;
-    for a one-shot process only the invoked one matters. Anything else (no
-    command, an option first, an unknown name) keeps the full app, so help and
-    error messages still list every command.
-    """
-    if not args or args[0].startswith("-"):
-        return
-    commands = [c for c in app.registered_commands if c.callback is not None and c.callback.__name__ == args[0]]
-    groups = [g for g in app.registered_groups if g.name == args[0]]
-    if commands or groups:
-        app.registered_commands[:] = commands
-        app.registered_groups[:] = groups
-
-
 #: The exit code when output cannot be written (full disk, closed stdout): sysexits' EX_IOERR.
 EXIT_IOERR = 74
 
@@ -1874,7 +1988,6 @@ def main() -> None:
     # Overflow and invalid values in a numpy pass are handled where they arise (extreme inputs give
     # 0 or the bound, not NaN); numpy's own warning lines would only alarm.
     warnings.simplefilter("ignore", RuntimeWarning)
-    _build_only(sys.argv[1:])
     try:
         app(prog_name="ckptcalc")
     except SystemExit as done:

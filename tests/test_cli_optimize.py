@@ -301,3 +301,62 @@ def test_optimize_table_imports_rich_but_not_numpy() -> None:
 )
 def test_commands_import_only_what_they_need(args: list[str], absent: set[str]) -> None:
     assert not (_modules_loaded(*args) & absent)
+
+
+def _loaded_and_built(*args: str) -> tuple[list[str], set[str]]:
+    """The commands a process built (turned into click commands) and the modules it loaded."""
+    code = (
+        "import io, sys\n"
+        "import ckptcalc.cli as cli\n"
+        "built = []\n"
+        "build = cli._build_command\n"
+        "def record(info):\n"
+        "    built.append(info.callback.__name__)\n"
+        "    return build(info)\n"
+        "cli._build_command = record\n"
+        f"sys.argv = ['ckptcalc', *{list(args)!r}]\n"
+        "sys.stdout = io.StringIO()\n"
+        "try:\n    cli.main()\nexcept SystemExit:\n    pass\n"
+        "sys.stderr.write(' '.join(built) + '\\n' + ' '.join(sorted(sys.modules)))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    built, modules = result.stderr.splitlines()[-2:]
+    return built.split(), set(modules.split())
+
+
+#: The homes of the other commands (and of the output forms optimize --json does not print).
+OTHER_COMMANDS = ("ckptcalc.logs", "ckptcalc.simulation", "ckptcalc.completion", "ckptcalc.inputs.grid",
+                  "ckptcalc.inputs.preset_write", "ckptcalc.output.tables", "ckptcalc.output.markdown",
+                  "ckptcalc.output.plot", "ckptcalc.output.report", "ckptcalc.output.schema",
+                  "ckptcalc.output.display")  # fmt: skip
+
+
+def test_optimize_json_builds_and_loads_only_its_own_command() -> None:
+    built, modules = _loaded_and_built("optimize", "--json")
+    assert built == ["optimize"]
+    strays = {m for m in modules if m.startswith(OTHER_COMMANDS)}
+    assert not strays
+    # An option not given is not coerced through pydantic (Typer builds an adapter per parameter).
+    assert not {m for m in modules if m.split(".")[0] in {"pydantic", "pydantic_core"}}
+    assert {"ckptcalc.api", "ckptcalc.model.evaluation", "ckptcalc.output.documents"} <= modules
+
+
+def test_events_builds_only_events_and_help_builds_every_command() -> None:
+    built, modules = _loaded_and_built("events", "--help")
+    assert built == ["events_command"]
+    assert "ckptcalc.model.evaluation" not in modules  # a log command does not load the model
+    built, _ = _loaded_and_built("--help")
+    assert len(built) == len(set(built)) >= 11
+    assert {"optimize", "sweep", "events_command", "schema"} <= set(built)
+
+
+def test_a_given_value_is_still_coerced_by_typer() -> None:
+    """Only absent values and plain text skip Typer's coercion: a number, a path and a list still go
+    through it, and a bad number is still refused."""
+    from typer.testing import CliRunner
+
+    from ckptcalc.cli import app
+
+    result = CliRunner().invoke(app, ["fit", "--year", "x", "tests/data/logs/sacct/requeued-job.txt"])
+    assert result.exit_code == 2
+    assert "--year" in result.stderr
