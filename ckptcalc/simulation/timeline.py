@@ -345,22 +345,7 @@ MECHANISMS: tuple[tuple[str, str, str], ...] = (
 NOT_TOGETHER: frozenset[frozenset[str]] = frozenset(
     frozenset(pair)
     for pair in (
-        *(
-            ("silent", other)
-            for other in (
-                "memory",
-                "tiers",
-                "async",
-                "jit",
-                "notice",
-                "slowdown",
-                "spares",
-                "groups",
-                "weibull",
-                "events",
-                "search",
-            )
-        ),
+        *(("silent", other) for other in ("slowdown", "spares", "groups", "weibull", "events", "search")),
         *(("groups", other) for other in ("async", "slowdown", "jit", "notice", "spares", "weibull", "search")),
         *(("slowdown", other) for other in ("memory", "tiers", "jit", "notice", "spares")),
         *(("events", other) for other in ("memory", "tiers", "jit", "notice", "spares", "slowdown")),
@@ -426,28 +411,29 @@ def run(
 
 
 def run_silent(config: Config, failures: Failures, *, cycles: int, seed: int = DEFAULT_SEED) -> Simulation:
-    """Simulate ``cycles`` fail-stop cycles of one synchronous level with silent events and retention
-    (docs/model.md §16.4), event by event (:func:`ckptcalc.simulation.silent.simulate`), at the
-    configuration's interval (its exact optimum where unset)."""
+    """Simulate ``cycles`` fail-stop cycles of the configuration's schedule (its tiers, asynchronous
+    storage, just-in-time recovery and notice; its exact optimum where unset) with silent events and
+    retention (docs/model.md §7.2, §16.4), event by event (:func:`ckptcalc.simulation.silent.run`)."""
     from ckptcalc.simulation import silent
 
-    if failures.shape is not None or config.has_memory or config.is_async or config.has_recovery:
-        raise InputError(
-            "simulate runs silent events on one synchronous level under exponential failures",
-            where="silent_mtbf_s",
-        )
-    if config.spares is not None:
-        raise InputError("simulate runs silent events or spares, not both at once", where="spares")
+    refuse(config, failures)
     schedule = schedule_for(config)
-    tau = schedule.interval_s
+    if schedule.slowdown > 0:
+        raise InputError(
+            "simulate does not run {persist_slowdown} together with {silent_mtbf}: drop one of them",
+            where="persist_slowdown",
+        )
     every = None
     if config.keep_every_s is not None:
-        every = max(1, round(float(config.keep_every_s) / tau))
+        every = max(1, round(float(config.keep_every_s) / schedule.storage_interval_s))
     kept = storage.kept(config)
-    found = silent.simulate(
-        interval_s=tau,
-        stall_s=schedule.stalls[0],
-        restart_s=schedule.restarts[0],
+    tiers = silent.Tiers(
+        interval_s=schedule.interval_s, every=schedule.every, stalls=schedule.stalls, restarts=schedule.restarts,
+        shares=schedule.shares, lag_s=schedule.lag_s, notice_share=schedule.notice_share,
+        notice_restart_s=schedule.notice_restart_s,
+    )  # fmt: skip
+    found = silent.run(
+        tiers,
         mtbf_s=failures.mtbf_s,
         silent_mtbf_s=float(config.silent_mtbf_s or math.inf),
         latency_s=float(config.detect_latency_s or 0.0),
@@ -465,9 +451,9 @@ def run_silent(config: Config, failures: Failures, *, cycles: int, seed: int = D
         failures_in_restart=found.failures_in_restart,
         cycles=found.cycles,
         seed=seed,
-        interval_s=tau,
-        memory_interval_s=None,
-        storage_every=None,
+        interval_s=schedule.storage_interval_s,
+        memory_interval_s=schedule.memory_interval_s,
+        storage_every=schedule.storage_every,
         schedule=schedule,
         batch_effective=found.batch_effective,
         silent=found,
