@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -206,3 +207,41 @@ def test_silent_events_on_two_tiers_match_the_independent_figure() -> None:
     assert document["storage_every"] == 10 and document["silent"]["events"] > 5000
     # Every crash served by memory rolls back to a memory checkpoint: few reach before the onset.
     assert 0.005 < document["silent"]["erased"] / document["silent"]["events"] < 0.02
+
+
+# ------------------------------------------------------------- the silent stepper's interval and erasure
+
+
+def _one_level_silent(**changes: Any) -> Any:
+    from ckptcalc.simulation.silent import simulate
+
+    inputs: dict[str, Any] = dict(interval_s=600.0, stall_s=1.0, restart_s=60.0, mtbf_s=7200.0,
+                                  silent_mtbf_s=20000.0, latency_s=1800.0, skip_s=0.0, keep=None, keep_every=None,
+                                  cycles=4000, seed=7)  # fmt: skip
+    inputs.update(changes)
+    return simulate(**inputs)
+
+
+def test_the_silent_interval_is_students_t_at_19_degrees_over_20_batches() -> None:
+    """docs/model.md §7: the half-width is t(0.975; 19) = 2.093024 times the batches' standard error."""
+    import statistics
+
+    run = _one_level_silent()
+    batches = run.batch_effective
+    assert len(batches) == 20
+    half = 2.093024054408263 * statistics.stdev(batches) / math.sqrt(20)
+    assert (run.ci95[1] - run.effective) == pytest.approx(half, rel=1e-9)
+    assert (run.effective - run.ci95[0]) == pytest.approx(half, rel=1e-9)
+
+
+def test_a_crash_back_to_the_onsets_own_checkpoint_erases_it() -> None:
+    """docs/model.md §16.3: with every checkpoint kept, a crash goes back to the newest, which is the onset's
+    own until the next boundary: the share of onsets erased is P_e = (1/M)/a·(1 − (1 − e^{−aτ})/(aτ)),
+    a = 1/M + 1/d (τ 600 s, d 1800 s, M 2 h: 0.036436), within four binomial spreads."""
+    a = 1 / 7200 + 1 / 1800
+    expected = (1 / 7200) / a * (1 - (1 - math.exp(-a * 600)) / (a * 600))
+    assert expected == pytest.approx(0.036436, abs=1e-6)
+    run = _one_level_silent()
+    onsets = run.erased + run.events
+    assert onsets > 1000
+    assert abs(run.erased / onsets - expected) < 4 * math.sqrt(expected * (1 - expected) / onsets)
