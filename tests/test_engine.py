@@ -245,3 +245,31 @@ def test_a_crash_back_to_the_onsets_own_checkpoint_erases_it() -> None:
     onsets = run.erased + run.events
     assert onsets > 1000
     assert abs(run.erased / onsets - expected) < 4 * math.sqrt(expected * (1 - expected) / onsets)
+
+
+def test_gliding_over_free_checkpoints_is_the_same_timeline() -> None:
+    """Just-in-time recovery's one-step tier stalls nothing: gliding to the next storage boundary gives the
+    timeline stopping at every step gives, from the same draws."""
+    from ckptcalc.simulation import silent
+
+    tiers = silent.Tiers(interval_s=30.0, every=(40,), stalls=(0.0, 20.0), restarts=(650.0, 600.0), shares=(0.5, 0.5))
+    runs = [
+        silent.run(
+            tiers,
+            mtbf_s=7200.0,
+            silent_mtbf_s=21600.0,
+            latency_s=1800.0,
+            skip_s=60.0,
+            keep=3,
+            keep_every=2,
+            cycles=400,
+            seed=3,
+            glide=glide,
+        )
+        for glide in (True, False)
+    ]
+    fast, slow = runs
+    assert fast.events == slow.events > 20 and fast.erased == slow.erased and fast.unrecoverable == slow.unrecoverable
+    for a, b in ((fast.effective, slow.effective), (fast.write, slow.write), (fast.restart, slow.restart),
+                 (fast.silent, slow.silent)):  # fmt: skip
+        assert a == pytest.approx(b, rel=1e-12)

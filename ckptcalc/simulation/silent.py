@@ -117,9 +117,14 @@ def run(
     keep_every: int | None,
     cycles: int,
     seed: int,
+    glide: bool = True,
 ) -> Silent:
     """Simulate ``cycles`` fail-stop failure cycles of ``tiers`` with silent events, event by event (see
-    the module's docstring); ``keep_every`` counts storage checkpoints (every p-th is kept for good)."""
+    the module's docstring); ``keep_every`` counts storage checkpoints (every p-th is kept for good).
+
+    Where tier-1 checkpoints stall nothing (just-in-time recovery's one-step tier), the job glides over
+    them to the next tier-2 boundary, taking the tier-1 checkpoints passed as it stops (``glide``; the
+    same timeline from the same draws as stopping at each, which ``glide=False`` does)."""
     if cycles < BATCHES:
         raise InputError(f"needs at least {BATCHES} cycles, got {cycles}", where="cycles")
     rng = random.Random(seed)
@@ -154,6 +159,17 @@ def run(
 
     def stall_at(index: int) -> float:
         return tiers.stalls[0] + sum(tiers.stalls[k] for k in range(1, top + 1) if index % sizes[k] == 0)
+
+    gliding = glide and top >= 1 and tiers.stalls[0] == 0.0
+
+    def settle() -> None:
+        """Gliding: the tier-1 boundaries passed, short of the next tier-2 one, become checkpoints."""
+        nonlocal n, into
+        if gliding and into >= tau:
+            passed = min(int(into // tau), (n // sizes[1] + 1) * sizes[1] - n - 1)
+            if passed > 0:
+                n, into = n + passed, into - passed * tau
+                marks[0] = n
 
     def promote() -> None:
         """The pending storage checkpoint, durable once the position is its lag past it."""
@@ -205,7 +221,8 @@ def run(
     while failures < cycles:
         position = n * tau + into
         signal = to_onset if onset is None else to_detect
-        step = min(tau - into, signal)
+        ahead = (n // sizes[1] + 1) * sizes[1] - n if gliding else 1  # tier-1 segments to the next stop
+        step = min(ahead * tau - into, signal)
         if pending is not None:
             step = min(step, max(pending * tau + lag - position, 0.0))
         failed = False
@@ -218,6 +235,7 @@ def run(
                 to_detect -= to_fail
                 worked_corrupt += to_fail
             failed = True
+            settle()
         else:
             elapsed += step
             to_fail -= step
@@ -227,6 +245,7 @@ def run(
             else:
                 to_detect -= step
                 worked_corrupt += step
+            settle()
             promote()
             if onset is None and to_onset <= 0.0:
                 onset, to_detect, worked_corrupt = (n, n * tau + into), rng.expovariate(1.0 / detect_mean), 0.0
@@ -248,7 +267,7 @@ def run(
                         # Kept for good: the newest before the onset; without, the run is lost (its risk)
                         # and the steady state goes on from the onset's storage checkpoint.
                         target = before if keep_every is None else forever[bisect.bisect_right(forever, before) - 1]
-                thrown += position - target * tau
+                thrown += n * tau + into - target * tau
                 while retained and retained[-1] > target:
                     retained.pop()
                 if not retained or everything:
