@@ -1053,22 +1053,15 @@ def simulate(
     failures = sim.Failures(float(config.mtbf_s), k)
     if events is not None:
         event_log_form(events)
-    if events is not None and config.has_memory:
-        raise InputError("an event log is written for one checkpoint level", where="events")
-    if config.is_elastic and search:
-        raise InputError(
-            "with elastic replica groups, simulate runs the analytic schedule and writes no event log",
-            where="search",
-        )
+    try:
+        # Every mechanism the scenario holds is simulated, or the pair that is not is refused.
+        sim.refuse(config, failures, events=events is not None, search=search)
+    except InputError as error:
+        raise type(error)(error.template, where=the_job.scenario.where(error.where or "")) from None
     if events is not None and total > EVENT_CYCLES:
         raise InputError(
             f"an event log is written for at most {EVENT_CYCLES:,} cycles (about 3 GB of log), got {total:,}",
             where="cycles",
-        )
-    if config.has_silent and (events is not None or search):
-        raise InputError(
-            "with silent events, simulate runs the model's schedule and writes no event log",
-            where="events" if events is not None else "search",
         )
     if config.has_memory and k is not None:
         # No exact model to optimise two levels under Weibull failures: run the exponential optimum.

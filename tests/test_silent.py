@@ -364,7 +364,7 @@ def test_simulate_says_what_the_silent_events_did(run: Run) -> None:
     """docs/model.md §16.4: keeping 3 with none kept for good, most events find no clean checkpoint; the
     table counts them as the run's risk, and the steady state still agrees with the model."""
     args = ["simulate", "--silent-mtbf", "1d", "--detect-latency", "1h", "--keep", "3", "--mtbf", "6h",
-            "--size", "10GB", "--bw", "1GB/s", "--restart", "5min", "--interval", "10min", "--cycles", "4000",
+            "--size", "10GB", "--bw", "1GB/s", "--restart", "5min", "--interval", "10min", "--cycles", "12000",
             "--seed", "3"]  # fmt: skip
     doc = json.loads(run(*args, "--json").stdout)
     found = doc["silent"]

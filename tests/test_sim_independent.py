@@ -35,6 +35,7 @@ Fixed seeds throughout: not flaky.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from collections.abc import Iterator
@@ -405,3 +406,154 @@ def test_exact_model_is_the_markov_reference(strategy: Strategy, mtbf: float) ->
 
 def test_t_quantile_is_the_textbook_value() -> None:
     assert abs(T_19 - 2.093) < 5e-4  # tables of Student's t, 19 degrees of freedom, 97.5 %
+
+
+# ------------------------------------------------------------- silent events on tiers (docs/model.md §7.2)
+
+
+@dataclass(frozen=True)
+class SilentCase:
+    tau: float  # τ₁
+    every: int  # m: memory checkpoints per storage checkpoint (1 with one level)
+    stall: float  # s₁ (the whole stall with one level)
+    storage_stall: float  # s₂, added at a storage checkpoint
+    memory_restart: float  # r₁
+    storage_restart: float  # r₂, also the restart after a detection
+    memory_share: float  # q
+    mtbf: float
+    silent_mtbf: float
+    latency: float  # d
+    skip: float
+    keep: int | None  # storage checkpoints retained (None: all)
+
+
+def _mark(marks: list[tuple[float, float]], failures: int, cycles: int, t: float, kept: float) -> None:
+    """The elapsed time and kept work at the end of each batch of failures."""
+    if failures and failures % (cycles // BATCHES) == 0 and len(marks) < failures // (cycles // BATCHES):
+        marks.append((t, kept))
+
+
+def silent_walk(case: SilentCase, cycles: int, seed: int) -> tuple[float, float, int, int]:
+    """The timeline of §7.2 on absolute clocks: failures at elapsed times, onsets and detections at totals
+    of work done (kept or not), positions as whole checkpoints counted from the start. Returns the
+    effective time, its 95 % half-width over 20 batches of failures, the events noticed and erased."""
+    rng = random.Random(seed)
+    t = 0.0  # elapsed
+    worked = 0.0  # every unit of work ever done
+    index, into = 0, 0.0  # position: the last boundary passed, work since
+    memory = 0  # the memory copy's boundary
+    storage = [0]  # retained storage boundaries, newest last
+    onset: int | None = None  # the boundary before the onset while corrupt
+    onset_at = rng.expovariate(1.0 / case.silent_mtbf)  # on the clock ``worked``
+    detect_at = math.inf
+    noticed = erased = failures = 0
+    marks: list[tuple[float, float]] = []
+
+    def roll(target: int) -> None:
+        nonlocal index, into, onset, onset_at, detect_at, erased
+        if onset is not None and target <= onset:
+            onset, detect_at, erased = None, math.inf, erased + 1
+            onset_at = worked + rng.expovariate(1.0 / case.silent_mtbf)
+        index, into = target, 0.0
+
+    def crash_and_restart() -> float:
+        """A fail-stop now: its level (drawn afresh at each interrupted restart), rollbacks, restarts;
+        returns the elapsed time of the next failure."""
+        nonlocal t, memory
+        while True:
+            if rng.random() < case.memory_share:
+                roll(memory)
+                r = case.memory_restart
+            else:
+                roll(storage[-1])
+                memory = storage[-1]
+                r = case.storage_restart
+            x = rng.expovariate(1.0 / case.mtbf)
+            if x >= r:
+                t += r
+                return t + x - r
+            t += x
+
+    fail_at = crash_and_restart()
+    while failures < cycles:
+        to_boundary = case.tau - into
+        to_signal = (onset_at if onset is None else detect_at) - worked
+        to_fail = fail_at - t
+        if to_fail < min(to_boundary, to_signal):
+            t, worked, into = fail_at, worked + to_fail, into + to_fail
+            failures += 1
+            fail_at = crash_and_restart()
+            _mark(marks, failures, cycles, t, index * case.tau + into)
+            continue
+        dt = min(to_boundary, to_signal)
+        t, worked, into = t + dt, worked + dt, into + dt
+        if onset is None and worked >= onset_at:
+            onset, detect_at = index, worked + rng.expovariate(1.0 / case.latency)
+        elif onset is not None and worked >= detect_at:
+            noticed += 1
+            clean = [b for b in storage if b <= onset]
+            target = clean[-1] if clean else onset // case.every * case.every
+            storage = [b for b in storage if b <= target] or [target]
+            memory = target
+            onset, detect_at = None, math.inf
+            onset_at = worked + rng.expovariate(1.0 / case.silent_mtbf)
+            index, into = target, 0.0
+            pause = case.storage_restart + case.skip
+            if fail_at - t < pause:
+                t = fail_at
+                failures += 1
+                fail_at = crash_and_restart()
+            else:
+                t += pause
+        elif into >= case.tau:
+            stall = case.stall + (case.storage_stall if (index + 1) % case.every == 0 else 0.0)
+            if fail_at - t < stall:
+                t = fail_at
+                failures += 1
+                fail_at = crash_and_restart()
+            else:
+                t += stall
+                index, into = index + 1, 0.0
+                memory = index
+                if index % case.every == 0:
+                    storage.append(index)
+                    if case.keep is not None:
+                        storage = storage[-case.keep :]
+        _mark(marks, failures, cycles, t, index * case.tau + into)
+    effective = (index * case.tau + into) / t
+    edges = [(0.0, 0.0), *marks[:BATCHES]]
+    shares = [(w1 - w0) / (t1 - t0) for (t0, w0), (t1, w1) in itertools.pairwise(edges)]
+    half = t_975(len(shares) - 1) * float(np.std(shares, ddof=1)) / math.sqrt(len(shares))
+    return effective, half, noticed, erased
+
+
+SILENT_CASES = [
+    # memory + storage, keep 3: rollbacks of either tier meet the corruption
+    SilentCase(300.0, 4, 2.0, 30.0, 60.0, 600.0, 0.8, 10800.0, 28800.0, 1800.0, 0.0, 3),
+    # one level, every checkpoint kept, a skip after each detection
+    SilentCase(600.0, 1, 10.0, 0.0, 0.0, 300.0, 0.0, 7200.0, 86400.0, 1800.0, 300.0, None),
+]
+
+
+@pytest.mark.parametrize("case", SILENT_CASES)
+def test_silent_events_on_tiers_agree_with_the_independent_walk(case: SilentCase) -> None:
+    """The engine's silent events (tiers, retention, erasure) against the walk above, two independent runs:
+    their difference within the two 95 % half-widths combined."""
+    from ckptcalc.simulation import silent
+
+    tiers = silent.Tiers(
+        interval_s=case.tau,
+        every=(case.every,) if case.every > 1 else (),
+        stalls=(case.stall, case.storage_stall) if case.every > 1 else (case.stall,),
+        restarts=(case.memory_restart, case.storage_restart) if case.every > 1 else (case.storage_restart,),
+        shares=(case.memory_share, 1.0 - case.memory_share) if case.every > 1 else (1.0,),
+    )
+    engine = silent.run(tiers, mtbf_s=case.mtbf, silent_mtbf_s=case.silent_mtbf, latency_s=case.latency,
+                        skip_s=case.skip, keep=case.keep, keep_every=None, cycles=10_000, seed=11)  # fmt: skip
+    walked, half, noticed, erased = silent_walk(case, 10_000, seed=12)
+    engine_half = (engine.ci95[1] - engine.ci95[0]) / 2
+    assert abs(engine.effective - walked) <= math.hypot(half, engine_half), (engine.effective, walked)
+    assert engine.events > 300 and noticed > 300
+    # The share of onsets a fail-stop erased, a binomial count in each.
+    p = erased / (erased + noticed)
+    assert abs(engine.erased / (engine.erased + engine.events) - p) < 4 * math.sqrt(p * (1 - p) / noticed)

@@ -1,26 +1,33 @@
 """Silent events simulated event by event: onset, latency, rollback to a retained checkpoint (docs/model.md §16).
 
-One synchronous level: a checkpoint after every τ of work, each stalling δ.
-Fail-stop failures come at 1/M from the start of each restart (renewal, as
-:mod:`ckptcalc.simulation.timeline`) and strike work, stalls and restarts;
-each goes back to the newest retained checkpoint and restarts in r. Silent
-events start at λ_s per unit of work while the state is clean; each is noticed
-after D ~ Exp(d) of further work (re-done work counts). On detection the job
-goes back to the newest retained checkpoint written before the onset, or, with
-none left (the event is *unrecoverable*), to the newest checkpoint kept for good
-before it (the start of the run when there is none), restarts in r and skips
-s_k (both a restart here). Without ``keep_every`` an unrecoverable event loses
-the run so far: as in the model (docs/model.md §16.2), that is the run's risk,
-counted in ``unrecoverable``, not a loss of the steady state, so the run goes on
-from the onset's own checkpoint, as if it had been kept. A fail-stop rollback to a checkpoint written before
-the onset erases the corruption; one to a later checkpoint keeps it.
+Any schedule of tiers, as :class:`ckptcalc.simulation.timeline.Schedule` (docs/model.md §7.2): a
+tier-1 checkpoint after every τ₁ of work, tier i every m_i-th of tier i − 1,
+the top tier (storage) durable once the job's position is its lag past the
+boundary (0: synchronous). Fail-stop failures come at 1/M from the start of
+each restart (renewal, as :mod:`ckptcalc.simulation.timeline`) and strike
+work, stalls and restarts; each is of class k with the tiers' shares (or met
+with notice, resuming in place) and goes back to the newest tier-k
+checkpoint (the top tier: the newest durable retained one), the tiers below
+reset to it; a failure during a restart draws its class afresh.
 
-Only the ``keep`` newest checkpoints are retained (all when None); with
-``keep_every`` = p, every p-th checkpoint is also kept for good. A silent
-rollback deletes the checkpoints written after its target (they are corrupt).
+Silent events start at λ_s per unit of work while the state is clean (every
+unit, kept or later lost to a crash); each is noticed after D ~ Exp(d) of
+further work (re-done work counts). On detection the job goes back to the
+newest retained storage checkpoint written before the onset, or, with none
+left (the event is *unrecoverable*), to the newest checkpoint kept for good
+before it (the start of the run when there is none), restarts in the top
+tier's restart and skips s_k (both a restart here). Without ``keep_every`` an
+unrecoverable event loses the run so far: as in the model (docs/model.md
+§16.2), that is the run's risk, counted in ``unrecoverable``, not a loss of
+the steady state, so the run goes on from the onset's own storage checkpoint,
+as if it had been kept. Any rollback to a checkpoint at or before the onset's
+position erases the corruption (an onset in work a crash throws away is
+erased so); one to a later checkpoint keeps it.
 
-Whole runs of checkpoints with no event in them are passed in one step, so the
-cost is per event, not per checkpoint.
+Only the ``keep`` newest durable storage checkpoints are retained (all when
+None); with ``keep_every`` = p, every p-th storage checkpoint is also kept for
+good. A silent rollback deletes the checkpoints written after its target
+(they are corrupt), on every tier.
 
 >>> s = simulate(interval_s=600.0, stall_s=10.0, restart_s=300.0, mtbf_s=7200.0, silent_mtbf_s=86400.0,
 ...              latency_s=1800.0, skip_s=0.0, keep=None, keep_every=None, cycles=2000, seed=1)
@@ -56,6 +63,7 @@ class Silent:
     latency_s: float  # mean work from onset to detection, measured
     batch_effective: tuple[float, ...] = ()  # effective time of each batch behind ci95
     failures_in_restart: int = 0  # fail-stop failures that struck a restart
+    silent: float = 0.0  # share of time: work thrown away at detections, their restarts and skips
 
     @property
     def p_unrecoverable(self) -> float | None:
@@ -77,25 +85,71 @@ def simulate(
     cycles: int,
     seed: int,
 ) -> Silent:
-    """Simulate ``cycles`` fail-stop failure cycles with silent events (see the module's docstring);
-    ``keep_every`` counts checkpoints (every p-th is kept for good)."""
+    """Simulate ``cycles`` fail-stop failure cycles of one synchronous level with silent events (see the
+    module's docstring); ``keep_every`` counts checkpoints (every p-th is kept for good)."""
+    tiers = Tiers(interval_s=interval_s, every=(), stalls=(stall_s,), restarts=(restart_s,), shares=(1.0,))
+    return run(tiers, mtbf_s=mtbf_s, silent_mtbf_s=silent_mtbf_s, latency_s=latency_s, skip_s=skip_s,
+               keep=keep, keep_every=keep_every, cycles=cycles, seed=seed)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Tiers:
+    """The schedule :func:`run` steps, as :class:`ckptcalc.simulation.timeline.Schedule` has it (seconds)."""
+
+    interval_s: float
+    every: tuple[int, ...]
+    stalls: tuple[float, ...]
+    restarts: tuple[float, ...]
+    shares: tuple[float, ...]
+    lag_s: float = 0.0
+    notice_share: float = 0.0
+    notice_restart_s: float = 0.0
+
+
+def run(
+    tiers: Tiers,
+    *,
+    mtbf_s: float,
+    silent_mtbf_s: float,
+    latency_s: float,
+    skip_s: float,
+    keep: int | None,
+    keep_every: int | None,
+    cycles: int,
+    seed: int,
+    glide: bool = True,
+) -> Silent:
+    """Simulate ``cycles`` fail-stop failure cycles of ``tiers`` with silent events, event by event (see
+    the module's docstring); ``keep_every`` counts storage checkpoints (every p-th is kept for good).
+
+    Where tier-1 checkpoints stall nothing (just-in-time recovery's one-step tier), the job glides over
+    them to the next tier-2 boundary, taking the tier-1 checkpoints passed as it stops (``glide``; the
+    same timeline from the same draws as stopping at each, which ``glide=False`` does)."""
     if cycles < BATCHES:
         raise InputError(f"needs at least {BATCHES} cycles, got {cycles}", where="cycles")
     rng = random.Random(seed)
-    tau, delta, r = interval_s, stall_s, restart_s
-    segment = tau + delta
+    tau = tiers.interval_s
+    top = len(tiers.stalls) - 1
+    sizes = [1]
+    for m in tiers.every:
+        sizes.append(sizes[-1] * m)
+    period = sizes[top]  # tier-1 boundaries per storage checkpoint
+    lag = tiers.lag_s
+    periodic = 1.0 - tiers.notice_share
+    bounds = [sum(tiers.shares[: k + 1]) for k in range(top)]  # cumulative (notice takes the rest)
     onset_rate, detect_mean = 1.0 / silent_mtbf_s, latency_s
-    # With every checkpoint kept, the newest before an onset is the onset's own boundary: only the
-    # newest needs remembering.
     everything = keep is None
+    # Durable storage boundaries; with every one kept, the newest is all a rollback needs.
     retained: deque[int] = deque([0], maxlen=1 if keep is None else keep)
-    forever = [0]  # checkpoints kept for good (the start of the run always is)
-    idx, into = 0, 0.0  # the last boundary passed and the work since it
-    corrupt_at: int | None = None  # the last boundary before the onset, while the state is corrupt
+    forever = [0]  # storage boundaries kept for good (the start of the run always is)
+    marks = [0] * top  # each lower tier's newest checkpoint (a tier-1 boundary index)
+    pending: int | None = None  # a storage boundary written, not yet durable
+    n, into = 0, 0.0  # the last tier-1 boundary passed and the work since it
+    onset: tuple[int, float] | None = None  # (its boundary, its position) while the state is corrupt
     to_onset = rng.expovariate(onset_rate)
     to_detect = math.inf
     worked_corrupt = 0.0
-    elapsed = stalled = restarting = 0.0
+    elapsed = stalled = restarting = thrown = 0.0
     events = unrecoverable = erased = 0
     latency_sum = 0.0
     per_batch = cycles // BATCHES
@@ -103,129 +157,171 @@ def simulate(
     batch_work = [0.0] * BATCHES
     failures = in_restart = 0
 
-    def restart_after_failure() -> float:
-        """Restarts from a fail-stop, each struck again with probability 1 − e^{−r/M}; the time to the next."""
-        nonlocal elapsed, restarting, in_restart
+    def stall_at(index: int) -> float:
+        return tiers.stalls[0] + sum(tiers.stalls[k] for k in range(1, top + 1) if index % sizes[k] == 0)
+
+    gliding = glide and top >= 1 and tiers.stalls[0] == 0.0
+
+    def settle() -> None:
+        """Gliding: the tier-1 boundaries passed, short of the next tier-2 one, become checkpoints."""
+        nonlocal n, into
+        if gliding and into >= tau:
+            passed = min(int(into // tau), (n // sizes[1] + 1) * sizes[1] - n - 1)
+            if passed > 0:
+                n, into = n + passed, into - passed * tau
+                marks[0] = n
+
+    def promote() -> None:
+        """The pending storage checkpoint, durable once the position is its lag past it."""
+        nonlocal pending
+        if pending is not None and n * tau + into >= pending * tau + lag:
+            retained.append(pending)
+            if keep_every is not None and (pending // period) % keep_every == 0:
+                forever.append(pending)
+            pending = None
+
+    def back_to(target: int) -> None:
+        """Roll back to tier-1 boundary ``target``; a corruption after it is erased."""
+        nonlocal n, into, onset, to_onset, to_detect, erased
+        if onset is not None and target * tau <= onset[1]:
+            onset, to_detect, erased = None, math.inf, erased + 1
+            to_onset = rng.expovariate(onset_rate)
+        n, into = target, 0.0
+
+    def fail_stop() -> float:
+        """A fail-stop: its class, the rollback, the restarts (each struck again, its class afresh); the
+        time to the next failure."""
+        nonlocal elapsed, restarting, in_restart, pending
         while True:
+            u = rng.random()
+            if u >= periodic:
+                restart = tiers.notice_restart_s  # met with notice: resumes where it struck
+            else:
+                k = sum(1 for edge in bounds if u >= edge)
+                if k < top:
+                    target = marks[k]
+                else:
+                    pending = None  # the persist in flight is lost
+                    target = retained[-1]
+                for j in range(min(k, top)):
+                    marks[j] = target
+                back_to(target)
+                restart = tiers.restarts[k]
             x = rng.expovariate(1.0 / mtbf_s)
-            if x >= r:
-                elapsed += r
-                restarting += r
-                return x - r
+            if x >= restart:
+                elapsed += restart
+                restarting += restart
+                return x - restart
             elapsed += x
             restarting += x
             in_restart += 1
 
-    def keep_for_good(first: int, last: int) -> None:
-        """Checkpoints ``first`` … ``last`` just written: every ``keep_every``-th is kept for good."""
-        if keep_every is None:
-            return
-        start = -(-first // keep_every) * keep_every
-        forever.extend(range(start, last + 1, keep_every))
-
-    to_fail = restart_after_failure()
+    to_fail = fail_stop()  # the run starts with a restart
     batch, start_time, start_work = 0, elapsed, 0.0
     while failures < cycles:
-        signal = to_onset if corrupt_at is None else to_detect
-        if into == 0.0:
-            # Whole checkpoints with no event in them, in one step.
-            n = int(min(to_fail // segment, signal // tau))
-            if n > 1:
-                n -= 1
-                elapsed += n * segment
-                stalled += n * delta
-                to_fail -= n * segment
-                if corrupt_at is None:
-                    to_onset -= n * tau
-                else:
-                    to_detect -= n * tau
-                    worked_corrupt += n * tau
-                retained.extend(range(max(idx + 1, idx + n - (retained.maxlen or n) + 1), idx + n + 1))
-                keep_for_good(idx + 1, idx + n)
-                idx += n
-                continue
-        step = min(tau - into, signal)
+        position = n * tau + into
+        signal = to_onset if onset is None else to_detect
+        ahead = (n // sizes[1] + 1) * sizes[1] - n if gliding else 1  # tier-1 segments to the next stop
+        step = min(ahead * tau - into, signal)
+        if pending is not None:
+            step = min(step, max(pending * tau + lag - position, 0.0))
         failed = False
         if to_fail < step:
             elapsed += to_fail
-            if corrupt_at is not None:
+            into += to_fail
+            if onset is None:
+                to_onset -= to_fail  # clean work lost to the crash ran the onset clock too (step ≤ to_onset)
+            else:
                 to_detect -= to_fail
                 worked_corrupt += to_fail
             failed = True
+            settle()
         else:
             elapsed += step
             to_fail -= step
             into += step
-            if corrupt_at is None:
+            if onset is None:
                 to_onset -= step
             else:
                 to_detect -= step
                 worked_corrupt += step
-            if corrupt_at is None and to_onset <= 0.0:
-                corrupt_at, to_detect, worked_corrupt = idx, rng.expovariate(1.0 / detect_mean), 0.0
+            settle()
+            promote()
+            if onset is None and to_onset <= 0.0:
+                onset, to_detect, worked_corrupt = (n, n * tau + into), rng.expovariate(1.0 / detect_mean), 0.0
                 to_onset = math.inf
                 continue
-            if corrupt_at is not None and to_detect <= 0.0:
-                # Noticed: back to the newest retained checkpoint before the onset.
+            if onset is not None and to_detect <= 0.0:
+                # Noticed: back to the newest retained storage checkpoint before the onset.
                 events += 1
                 latency_sum += worked_corrupt
-                clean = [corrupt_at] if everything else [i for i in retained if i <= corrupt_at]
-                if clean:
-                    target = clean[-1]
+                before = onset[0] // period * period
+                if everything:
+                    target = min(before, retained[-1])
                 else:
-                    unrecoverable += 1
-                    # With checkpoints kept for good, back to the newest before the onset; without, the
-                    # run is lost (its risk): the steady state goes on from the onset's checkpoint.
-                    target = corrupt_at if keep_every is None else forever[bisect.bisect_right(forever, corrupt_at) - 1]
+                    clean = [i for i in retained if i <= onset[0]]
+                    if clean:
+                        target = clean[-1]
+                    else:
+                        unrecoverable += 1
+                        # Kept for good: the newest before the onset; without, the run is lost (its risk)
+                        # and the steady state goes on from the onset's storage checkpoint.
+                        target = before if keep_every is None else forever[bisect.bisect_right(forever, before) - 1]
+                thrown += n * tau + into - target * tau
                 while retained and retained[-1] > target:
                     retained.pop()
                 if not retained or everything:
                     retained.clear()
                     retained.append(target)
                 del forever[bisect.bisect_right(forever, target) :]
-                idx, into, corrupt_at = target, 0.0, None
+                pending = None
+                for j in range(top):
+                    marks[j] = target
+                n, into, onset = target, 0.0, None
                 to_onset, to_detect = rng.expovariate(onset_rate), math.inf
-                pause = r + skip_s
+                pause = tiers.restarts[top] + skip_s
                 if to_fail < pause:
                     elapsed += to_fail
                     restarting += to_fail
+                    thrown += to_fail
                     failed = True
                 else:
                     elapsed += pause
                     restarting += pause
+                    thrown += pause
                     to_fail -= pause
                     continue
-            else:
-                if into < tau:
-                    continue
+            elif into >= tau:
                 # At a boundary: the stall, then the checkpoint exists.
-                if to_fail < delta:
+                stall = stall_at(n + 1)
+                if to_fail < stall:
                     elapsed += to_fail
                     stalled += to_fail
                     failed = True
                 else:
-                    elapsed += delta
-                    stalled += delta
-                    to_fail -= delta
-                    idx, into = idx + 1, 0.0
-                    retained.append(idx)
-                    keep_for_good(idx, idx)
+                    elapsed += stall
+                    stalled += stall
+                    to_fail -= stall
+                    n, into = n + 1, 0.0
+                    for k in range(top):
+                        if n % sizes[k] == 0:
+                            marks[k] = n
+                    if n % period == 0:
+                        pending = n
+                        promote()
                     continue
+            else:
+                continue
         if failed:
             failures += 1
-            newest = retained[-1]
-            if corrupt_at is not None and newest <= corrupt_at:
-                corrupt_at, to_detect = None, math.inf
-                to_onset = rng.expovariate(onset_rate)
-                erased += 1
-            idx, into = newest, 0.0
-            to_fail = restart_after_failure()
+            promote()
+            to_fail = fail_stop()
             if failures % per_batch == 0 and batch < BATCHES:
-                work = idx * tau
+                work = n * tau + into
                 batch_time[batch] = elapsed - start_time
                 batch_work[batch] = work - start_work
                 batch, start_time, start_work = batch + 1, elapsed, work
-    progress = idx * tau + into
+    progress = n * tau + into
     effective = progress / elapsed
     shares = [w / t for w, t in zip(batch_work, batch_time, strict=True) if t > 0]
     mean = sum(shares) / len(shares)
@@ -245,4 +341,5 @@ def simulate(
         latency_s=latency_sum / events if events else 0.0,
         batch_effective=tuple(shares),
         failures_in_restart=in_restart,
+        silent=thrown / elapsed,
     )

@@ -320,6 +320,71 @@ def schedule_of(result: Result, every: tuple[int, ...] | None = None) -> Schedul
     )
 
 
+# ------------------------------------------------------------- what the simulation runs
+
+#: Each mechanism a scenario may combine, as the simulation tells them apart: its name, the input that
+#: turns it on (the field an error points at, the public name its message shows) and whether a
+#: configuration (or the failures) has it.
+MECHANISMS: tuple[tuple[str, str, str], ...] = (
+    ("memory", "replica_survival", "replica_survival"),
+    ("tiers", "tiers", "tiers"),
+    ("async", "snapshot_bandwidth", "snapshot_bw"),
+    ("jit", "jit_share", "jit_share"),
+    ("notice", "notice_share", "notice_share"),
+    ("slowdown", "persist_slowdown", "persist_slowdown"),
+    ("spares", "spares", "spares"),
+    ("groups", "groups", "groups"),
+    ("silent", "silent_mtbf_s", "silent_mtbf"),
+    ("weibull", "shape", "shape"),
+    ("events", "events", "events"),
+    ("search", "search", "search"),
+)
+
+#: The pairs no simulation runs together (each unordered). Every other pair of :data:`MECHANISMS` is
+#: run as stated (docs/model.md §7.1): nothing a scenario holds is left out of what is simulated.
+NOT_TOGETHER: frozenset[frozenset[str]] = frozenset(
+    frozenset(pair)
+    for pair in (
+        *(("silent", other) for other in ("slowdown", "spares", "groups", "weibull", "events", "search")),
+        *(("groups", other) for other in ("async", "slowdown", "jit", "notice", "spares", "weibull", "search")),
+        *(("slowdown", other) for other in ("memory", "tiers", "jit", "notice", "spares")),
+        *(("events", other) for other in ("memory", "tiers", "jit", "notice", "spares", "slowdown")),
+        *(("search", other) for other in ("tiers", "jit", "spares")),
+    )
+)
+
+
+def mechanisms(config: Config, failures: Failures, *, events: bool = False, search: bool = False) -> list[str]:
+    """The names of :data:`MECHANISMS` that ``config`` (with ``failures``) and the run's outputs hold."""
+    held = {
+        "memory": config.has_memory,
+        "tiers": config.is_nested,
+        "async": config.is_async,
+        "jit": config.has_jit,
+        "notice": config.notice_share is not None,
+        "slowdown": bool(config.persist_slowdown),
+        "spares": config.spares is not None and config.repair_s is not None,
+        "groups": config.is_elastic,
+        "silent": config.has_silent,
+        "weibull": failures.shape is not None,
+        "events": events,
+        "search": search,
+    }
+    return [name for name, _, _ in MECHANISMS if held[name]]
+
+
+def refuse(config: Config, failures: Failures, *, events: bool = False, search: bool = False) -> None:
+    """Raise :class:`~ckptcalc.errors.InputError` naming both inputs of the first pair of mechanisms in
+    ``config`` that no simulation runs together (:data:`NOT_TOGETHER`); return when every one is run."""
+    held = mechanisms(config, failures, events=events, search=search)
+    inputs = {name: (field, public) for name, field, public in MECHANISMS}
+    for first, second in itertools.combinations(held, 2):
+        if frozenset((first, second)) in NOT_TOGETHER:
+            (field, one), (_, other) = inputs[first], inputs[second]
+            raise InputError(f"simulate does not run {{{one}}} together with {{{other}}}: drop one of them",
+                             where=field)  # fmt: skip
+
+
 def run(
     config: Config,
     failures: Failures,
@@ -330,7 +395,9 @@ def run(
 ) -> Simulation:
     """Simulate ``cycles`` failure cycles of ``config`` at its intervals (optimal where unset), with its
     spare pool when it has one; with elastic replica groups, ``cycles`` whole-job failure cycles of the
-    groups process (:func:`run_elastic`)."""
+    groups process (:func:`run_elastic`). A pair of mechanisms no simulation runs together is refused
+    (:func:`refuse`), never left out."""
+    refuse(config, failures)
     if config.is_elastic:
         return run_elastic(
             schedule_for(config), Groups.of(config), failures, cycles=cycles, seed=seed, progress=progress
@@ -344,28 +411,29 @@ def run(
 
 
 def run_silent(config: Config, failures: Failures, *, cycles: int, seed: int = DEFAULT_SEED) -> Simulation:
-    """Simulate ``cycles`` fail-stop cycles of one synchronous level with silent events and retention
-    (docs/model.md §16.4), event by event (:func:`ckptcalc.simulation.silent.simulate`), at the
-    configuration's interval (its exact optimum where unset)."""
+    """Simulate ``cycles`` fail-stop cycles of the configuration's schedule (its tiers, asynchronous
+    storage, just-in-time recovery and notice; its exact optimum where unset) with silent events and
+    retention (docs/model.md §7.2, §16.4), event by event (:func:`ckptcalc.simulation.silent.run`)."""
     from ckptcalc.simulation import silent
 
-    if failures.shape is not None or config.has_memory or config.is_async or config.has_recovery:
-        raise InputError(
-            "simulate runs silent events on one synchronous level under exponential failures",
-            where="silent_mtbf_s",
-        )
-    if config.spares is not None:
-        raise InputError("simulate runs silent events or spares, not both at once", where="spares")
+    refuse(config, failures)
     schedule = schedule_for(config)
-    tau = schedule.interval_s
+    if schedule.slowdown > 0:
+        raise InputError(
+            "simulate does not run {persist_slowdown} together with {silent_mtbf}: drop one of them",
+            where="persist_slowdown",
+        )
     every = None
     if config.keep_every_s is not None:
-        every = max(1, round(float(config.keep_every_s) / tau))
+        every = max(1, round(float(config.keep_every_s) / schedule.storage_interval_s))
     kept = storage.kept(config)
-    found = silent.simulate(
-        interval_s=tau,
-        stall_s=schedule.stalls[0],
-        restart_s=schedule.restarts[0],
+    tiers = silent.Tiers(
+        interval_s=schedule.interval_s, every=schedule.every, stalls=schedule.stalls, restarts=schedule.restarts,
+        shares=schedule.shares, lag_s=schedule.lag_s, notice_share=schedule.notice_share,
+        notice_restart_s=schedule.notice_restart_s,
+    )  # fmt: skip
+    found = silent.run(
+        tiers,
         mtbf_s=failures.mtbf_s,
         silent_mtbf_s=float(config.silent_mtbf_s or math.inf),
         latency_s=float(config.detect_latency_s or 0.0),
@@ -383,9 +451,9 @@ def run_silent(config: Config, failures: Failures, *, cycles: int, seed: int = D
         failures_in_restart=found.failures_in_restart,
         cycles=found.cycles,
         seed=seed,
-        interval_s=tau,
-        memory_interval_s=None,
-        storage_every=None,
+        interval_s=schedule.storage_interval_s,
+        memory_interval_s=schedule.memory_interval_s,
+        storage_every=schedule.storage_every,
         schedule=schedule,
         batch_effective=found.batch_effective,
         silent=found,

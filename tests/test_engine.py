@@ -1,0 +1,275 @@
+"""What simulate runs: every mechanism a scenario holds, alone and in pairs, is simulated or refused.
+
+docs/model.md §7.1: a mechanism the simulation leaves out would still give a number (the run without
+it). Here every mechanism of :data:`ckptcalc.simulation.timeline.MECHANISMS`, alone and with each other,
+is either refused with one line naming both inputs, or simulated; and a simulated one is seen in the
+result: the same run (same seed, same intervals) without it gives another effective time.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_helpers import assert_usage_error
+
+from ckptcalc import api
+from ckptcalc.errors import InputError
+from ckptcalc.inputs.fields import FIELDS
+from ckptcalc.simulation import timeline as sim
+
+Run = Callable[..., Any]
+
+#: The intervals every run here is pinned to (the storage interval covers async's persist, 3.24 s).
+PINNED: dict[str, Any] = {"interval": 3600.0}
+
+#: Each mechanism as inputs over llama3-405b (None: the mechanism is a preset of its own).
+MECHANISMS: dict[str, dict[str, Any]] = {
+    "memory": {"replica_survival": 0.9, "memory_bw": "50TB/s", "memory_restart": "60s", "memory_interval": 360.0},
+    "tiers": {},
+    "async": {"snapshot_bw": "400TB/s"},
+    "jit": {"jit_share": 0.5, "step_time": "10s"},
+    "notice": {"notice_share": 0.2},
+    "slowdown": {"persist_slowdown": 0.3, "snapshot_bw": "400TB/s"},
+    "spares": {"spares": 2, "repair": "4h"},
+    "groups": {"groups": 4},
+    "silent": {"silent_mtbf": "1d", "detect_latency": "1h", "keep": 5},
+    "weibull": {"shape": 0.7},
+}
+PRESETS = {"tiers": "llama3-405b-tiered"}
+
+#: Inputs that tune a mechanism above (its trigger is in MECHANISMS) or a plain figure of every job:
+#: none of them is a mechanism the simulation could leave out.
+TUNING = {
+    "params",
+    "bytes_per_param",
+    "size",
+    "bw",
+    "interval",
+    "mtbf",
+    "gpu_mtbf",
+    "failures",
+    "window",
+    "restart",
+    "detect",
+    "reschedule",
+    "read_bw",
+    "warmup",
+    "gpus",
+    "memory_bw",
+    "memory_restart",
+    "memory_read_bw",
+    "memory_interval",
+    "step_time",
+    "discard",
+    "jit_bw",
+    "nodes",
+    "gpus_per_node",
+    "repair",
+    "spare_risk",
+    "group_share",
+    "rejoin",
+    "quorum_pause",
+    "ft_overhead",
+    "silent_events",
+    "detect_latency",
+    "skip",
+    "silent_risk",
+    "keep",
+    "keep_every",
+    "max_retained",
+    "work",
+    "gpu_hour_cost",
+}
+#: Inputs that change the schedule the model chooses and the simulation then runs (its stalls, restarts
+#: or intervals), checked by ``test_the_simulated_schedule_is_the_models``.
+SCHEDULE = {"compression", "codec_bw", "max_busy", "max_written_per_day"}
+
+CYCLES = 200
+
+
+def test_every_input_is_a_mechanism_or_tunes_one() -> None:
+    """A new input is classified here before simulate can meet it: a mechanism (run or refused), a tuning
+    of one, or part of the schedule."""
+    triggers = {key for inputs in MECHANISMS.values() for key in inputs} - TUNING
+    assert {field.public for field in FIELDS} == TUNING | SCHEDULE | triggers
+    assert set(MECHANISMS) | {"events", "search"} == {name for name, _, _ in sim.MECHANISMS}
+
+
+def _inputs(names: tuple[str, ...]) -> tuple[str, dict[str, Any]]:
+    preset = next((PRESETS[name] for name in names if name in PRESETS), "llama3-405b")
+    inputs: dict[str, Any] = {} if "tiers" in names else dict(PINNED)  # the tiers' own intervals: the model's
+    for name in names:
+        inputs.update(MECHANISMS[name])
+    return preset, inputs
+
+
+@functools.cache
+def _simulated(names: tuple[str, ...]) -> tuple[float, ...] | InputError:
+    """The effective time and split of llama3-405b with ``names``'s mechanisms, 200 cycles, seed 3, or
+    the refusal."""
+    preset, inputs = _inputs(names)
+    try:
+        document = api.simulate(preset, cycles=CYCLES, seed=3, **inputs).to_dict()
+    except InputError as error:
+        return error
+    return (document["effective"], *document["split"].values())
+
+
+#: Alone and in pairs (slowdown holds async's input already).
+COMBINATIONS = [(name,) for name in MECHANISMS] + [
+    pair for pair in itertools.combinations(MECHANISMS, 2) if pair != ("async", "slowdown")
+]
+#: The tiers preset is a replica in memory and more: either input names it.
+ALIASES = {"tiers": {"replica_survival"}}
+
+
+@pytest.mark.parametrize("names", COMBINATIONS, ids=["+".join(names) for names in COMBINATIONS])
+def test_each_mechanism_alone_and_in_pairs_is_run_or_refused(names: tuple[str, ...]) -> None:
+    found = _simulated(names)
+    if isinstance(found, InputError):
+        if not found.template.startswith("simulate does not run"):
+            # The model itself does not take the pair: no document at all.
+            with pytest.raises(InputError):
+                api.optimize(*_inputs(names)[:1], **_inputs(names)[1])
+            return
+        # Refused by the simulation: one line naming both inputs, and only a pair listed as not run.
+        assert len(names) == 2 and frozenset(names) in sim.NOT_TOGETHER, found
+        publics = {name: public for name, _, public in sim.MECHANISMS}
+        for name in names:
+            named = {publics[name], *MECHANISMS[name], *ALIASES.get(name, ())}
+            assert any("{" + public + "}" in found.template for public in named), (name, found.template)
+        return
+    assert frozenset(names) not in sim.NOT_TOGETHER
+    assert 0.0 < found[0] < 1.0
+    # Each mechanism shows: the same run without it (same seed, same intervals) is another timeline
+    # (with the same draws, the whole split; a small stall may leave the kept work as it was).
+    for name in names:
+        rest = tuple(other for other in names if other != name)
+        without = _simulated(rest)
+        assert isinstance(without, tuple) and without != found, (name, found, without)
+
+
+def test_the_silent_events_with_groups_are_refused_not_dropped(run: Run) -> None:
+    """The case that gave the groups-only 0.93633 with no word of the silent events."""
+    result = run("simulate", "--silent-mtbf", "7d", "--detect-latency", "1h", "--groups", "4", "--cycles", "3000")
+    assert_usage_error(result, "--silent-mtbf")
+    assert "--groups" in result.stderr
+
+
+@pytest.mark.parametrize("name", ["memory", "jit", "notice", "slowdown", "spares"])
+def test_an_event_log_of_what_it_cannot_log_is_refused(name: str, tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="events") as raised:
+        api.simulate("llama3-405b", cycles=CYCLES, events=tmp_path / "log.csv", **MECHANISMS[name], **PINNED)
+    assert "{events}" in raised.value.template
+    assert not (tmp_path / "log.csv").exists()
+
+
+@pytest.mark.parametrize("name", ["jit", "spares", "groups", "silent"])
+def test_a_search_that_would_leave_a_mechanism_out_is_refused(name: str) -> None:
+    with pytest.raises(InputError) as raised:
+        api.simulate("llama3-405b", cycles=CYCLES, search=True, **MECHANISMS[name])
+    assert "{search}" in raised.value.template
+
+
+@pytest.mark.parametrize(
+    "inputs",
+    [
+        {"compression": 2.0},
+        {"compression": 2.0, "codec_bw": "5TB/s"},
+        {"max_written_per_day": "0.5PB"},
+        {"max_busy": 0.2, "snapshot_bw": "400TB/s"},
+    ],
+)
+def test_the_simulated_schedule_is_the_models(inputs: dict[str, Any]) -> None:
+    """Schedule inputs reach the simulation through the model's schedule: the interval it reports."""
+    model = api.optimize("llama3-405b", **inputs).to_dict()
+    plain = api.optimize("llama3-405b").to_dict()
+    document = api.simulate("llama3-405b", cycles=CYCLES, **inputs).to_dict()
+    assert document["interval_s"] == pytest.approx(model["optimal_interval_s"], rel=1e-12)
+    assert model["optimal_interval_s"] != pytest.approx(plain["optimal_interval_s"], rel=1e-6)
+
+
+def test_silent_events_on_two_tiers_match_the_independent_figure() -> None:
+    """docs/model.md §7.2: gemini-inmemory, an event every 6 h noticed in 30 min, keeping 5 plus one a day,
+    at the tool's own schedule: an independent event simulation gives 0.79844 ± 0.00008. The engine's
+    interval holds it, and not the first model's 0.806110 (which took every crash's erasure from the
+    storage interval)."""
+    document = api.simulate("gemini-inmemory", cycles=20_000, seed=1, silent_mtbf="6h", detect_latency="30min",
+                            keep=5, keep_every="1d").to_dict()  # fmt: skip
+    low, high = document["effective_ci95"]
+    assert low <= 0.79844 <= high < 0.806110, (low, high)
+    assert document["storage_every"] == 10 and document["silent"]["events"] > 5000
+    # Every crash served by memory rolls back to a memory checkpoint: few reach before the onset.
+    assert 0.005 < document["silent"]["erased"] / document["silent"]["events"] < 0.02
+
+
+# ------------------------------------------------------------- the silent stepper's interval and erasure
+
+
+def _one_level_silent(**changes: Any) -> Any:
+    from ckptcalc.simulation.silent import simulate
+
+    inputs: dict[str, Any] = dict(interval_s=600.0, stall_s=1.0, restart_s=60.0, mtbf_s=7200.0,
+                                  silent_mtbf_s=20000.0, latency_s=1800.0, skip_s=0.0, keep=None, keep_every=None,
+                                  cycles=4000, seed=7)  # fmt: skip
+    inputs.update(changes)
+    return simulate(**inputs)
+
+
+def test_the_silent_interval_is_students_t_at_19_degrees_over_20_batches() -> None:
+    """docs/model.md §7: the half-width is t(0.975; 19) = 2.093024 times the batches' standard error."""
+    import statistics
+
+    run = _one_level_silent()
+    batches = run.batch_effective
+    assert len(batches) == 20
+    half = 2.093024054408263 * statistics.stdev(batches) / math.sqrt(20)
+    assert (run.ci95[1] - run.effective) == pytest.approx(half, rel=1e-9)
+    assert (run.effective - run.ci95[0]) == pytest.approx(half, rel=1e-9)
+
+
+def test_a_crash_back_to_the_onsets_own_checkpoint_erases_it() -> None:
+    """docs/model.md §16.3: with every checkpoint kept, a crash goes back to the newest, which is the onset's
+    own until the next boundary: the share of onsets erased is P_e = (1/M)/a·(1 − (1 − e^{−aτ})/(aτ)),
+    a = 1/M + 1/d (τ 600 s, d 1800 s, M 2 h: 0.036436), within four binomial spreads."""
+    a = 1 / 7200 + 1 / 1800
+    expected = (1 / 7200) / a * (1 - (1 - math.exp(-a * 600)) / (a * 600))
+    assert expected == pytest.approx(0.036436, abs=1e-6)
+    run = _one_level_silent()
+    onsets = run.erased + run.events
+    assert onsets > 1000
+    assert abs(run.erased / onsets - expected) < 4 * math.sqrt(expected * (1 - expected) / onsets)
+
+
+def test_gliding_over_free_checkpoints_is_the_same_timeline() -> None:
+    """Just-in-time recovery's one-step tier stalls nothing: gliding to the next storage boundary gives the
+    timeline stopping at every step gives, from the same draws."""
+    from ckptcalc.simulation import silent
+
+    tiers = silent.Tiers(interval_s=30.0, every=(40,), stalls=(0.0, 20.0), restarts=(650.0, 600.0), shares=(0.5, 0.5))
+    runs = [
+        silent.run(
+            tiers,
+            mtbf_s=7200.0,
+            silent_mtbf_s=21600.0,
+            latency_s=1800.0,
+            skip_s=60.0,
+            keep=3,
+            keep_every=2,
+            cycles=400,
+            seed=3,
+            glide=glide,
+        )
+        for glide in (True, False)
+    ]
+    fast, slow = runs
+    assert fast.events == slow.events > 20 and fast.erased == slow.erased and fast.unrecoverable == slow.unrecoverable
+    for a, b in ((fast.effective, slow.effective), (fast.write, slow.write), (fast.restart, slow.restart),
+                 (fast.silent, slow.silent)):  # fmt: skip
+        assert a == pytest.approx(b, rel=1e-12)
