@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import math
 
-from ckptcalc.model.arrays import Lib, Num, largest, lib, quiet, scalar
+from ckptcalc.model.arrays import Lib, Num, divide, largest, lib, quiet, scalar
 from ckptcalc.records import Record
 
 #: Fixed-point steps for the up share: each shrinks the error by a factor of about h·T_j·(G − 1)/(1 − A),
@@ -243,11 +243,16 @@ def restart_ratio(groups: Groups, *, shares: tuple[Num, ...], restarts: tuple[Nu
         for s, r in zip(shares, restarts, strict=True):
             done = done + s * ns.exp(-rate * r)
             fail = fail - s * ns.expm1(-rate * r)
-        return fail / (rate * done)
+        # Infinite where no restart ever ends in double precision (e^{−μ·r} underflowed to 0).
+        return divide(fail, rate * done, ns)
 
     with quiet(ns):
         mine, periodic = restarting(groups.rate), restarting(1.0 / groups.whole_job_mtbf_s)
-        ratio: Num = ns.where(periodic > 0.0, mine / periodic, 1.0)
+        # 1 where no restart takes time (both 0); 0 where only the periodic model's never ends (the slower
+        # whole-job rate ends them); 1 where neither does (the effective time is 0 either way).
+        usable = ns.isfinite(periodic) & ns.isfinite(mine) & (periodic > 0.0)
+        lone = ns.where(ns.isfinite(mine), 0.0, 1.0)
+        ratio: Num = ns.where(usable, mine / ns.where(usable, periodic, 1.0), ns.where(periodic > 0.0, lone, 1.0))
     return ratio
 
 
@@ -274,7 +279,13 @@ def losses(groups: Groups, periodic: Num, *, write: Num, rework: Num, restart: N
     ``ratio`` (:func:`restart_ratio`) and every share renormalised; the useful time is the useful share
     of the kept work plus the lost tails' part: the work lost to an all-down failure was done with one
     group up (docs/model.md §14.4)."""
-    scale = 1.0 / (1.0 - restart * (1.0 - ratio))
+    ns = lib(periodic, write, rework, restart, ratio)
+    # 1 − restart·(1 − ratio), summed from its parts: it is 0 only where the periodic process keeps
+    # nothing and its restarts shrink to nothing (restarts that never end): then all is restart.
+    whole = periodic + write + rework + restart * ratio
+    with quiet(ns):
+        some = whole > 0.0
+        scale = ns.where(some, 1.0 / ns.where(some, whole, 1.0), 0.0)
     kept, lost = periodic * scale, rework * scale
     tail = groups.all_down_share * (groups.throughput - groups.one_up) * lost
     useful = kept * groups.throughput + tail
@@ -287,7 +298,7 @@ def losses(groups: Groups, periodic: Num, *, write: Num, rework: Num, restart: N
         effective=useful,
         write=write * scale,
         rework=lost,
-        restart=restart * ratio * scale,
+        restart=ns.where(some, restart * ratio * scale, 1.0),
     )
 
 

@@ -630,6 +630,15 @@ class Result(Record):
     def storage(self) -> Plan:
         return self.levels[-1]
 
+    @property
+    def model(self) -> str:
+        """``approximate`` where any part of the headline comes from a form that is not exact: elastic
+        replica groups (docs/model.md §14.4), silent events (§16.3), a spare pool under Weibull failures
+        (§15.5); ``exact`` otherwise (docs/model.md §18.2)."""
+        config = self.config
+        rough = config.is_elastic or config.has_silent or (config.spares is not None and config.shape is not None)
+        return "approximate" if rough else "exact"
+
 
 def _base(config: Config) -> Tiers:
     """The schedule of ``config``'s levels, fastest first, with τ₁ = 1 and every multiple 1 (placeholders);
@@ -704,17 +713,13 @@ def _plan(config: Config) -> tuple[Tiers, list[Caveat]]:
     if config.has_jit:
         return _plan_jit(config, base, given)
     if all(g is None for g in given):
-        if config.max_written_per_day is not None:
-            found, bound = storage.within_written(base, mtbf, storage.stored_bytes(config), config.max_written_per_day)
-            limit = largest(config.max_written_per_day)
-            return found, [Caveat("written_bound", "storage", limit, bound)] if bound else []
-        return search.best(base, mtbf), []
+        return _searched(config, base)
     if all(g is not None for g in given):
-        return _given(config, base, given)
+        return _within(config, *_given(config, base, given))
     if given[0] is not None and all(g is None for g in given[1:]):
-        return search.best(base.replace(tau1_s=given[0]), mtbf, tau1_fixed=True), []
+        return _searched(config, base.replace(tau1_s=given[0]), tau1_fixed=True)
     if given[-1] is not None and all(g is None for g in given[:-1]):
-        return search.best(base, mtbf, top_s=given[-1]), []
+        return _within(config, search.best(base, mtbf, top_s=given[-1]), [])
     raise InputError(
         "with three or more tiers, give every tier's interval, only the fastest's, or only storage's",
         where="interval",
@@ -725,14 +730,45 @@ def _plan_jit(config: Config, base: Tiers, given: list[Num]) -> tuple[Tiers, lis
     """:func:`_plan` with just-in-time recovery: τ₁ is the step, and the periodic intervals are whole
     steps, searched for the failures that remain, or every one given (rounded to whole steps)."""
     if all(g is None for g in given):
-        return search.best(base, config.mtbf_s, tau1_fixed=True), []
+        return _searched(config, base, tau1_fixed=True)
     if any(g is None for g in given):
         raise InputError("with just-in-time recovery, give every checkpoint interval or none", where="memory_interval")
     ns = lib(*given, config.step)
     periodic, caveats = _given(config, recovery.without_jit(base.replace(every=(1.0, *base.every[1:]))), given)
     steps = ns.maximum(ns.rint(periodic.tau1_s / config.step), 1.0)
     every = (steps, *periodic.every)
-    return base.replace(every=every), caveats
+    return _within(config, base.replace(every=every), caveats)
+
+
+def _searched(config: Config, base: Tiers, *, tau1_fixed: bool = False) -> tuple[Tiers, list[Caveat]]:
+    """The best schedule like ``base`` (its τ₁ kept with ``tau1_fixed``: a step, a given fastest
+    interval), its top interval held long enough to honour a daily write limit (docs/model.md §17.2)."""
+    if config.max_written_per_day is None:
+        return search.best(base, config.mtbf_s, tau1_fixed=tau1_fixed), []
+    found, bound = storage.within_written(
+        base, config.mtbf_s, storage.stored_bytes(config), config.max_written_per_day, tau1_fixed=tau1_fixed
+    )
+    limit = largest(config.max_written_per_day)
+    return found, [Caveat("written_bound", "storage", limit, bound)] if bound else []
+
+
+def _within(config: Config, schedule: Tiers, caveats: list[Caveat]) -> tuple[Tiers, list[Caveat]]:
+    """A schedule whose every interval is given, refused where its top tier writes more a day than the
+    daily write limit allows: the limit is never ignored (docs/model.md §17.2)."""
+    limit = config.max_written_per_day
+    if limit is None:
+        return schedule, caveats
+    written = storage.written_per_day(storage.stored_bytes(config), schedule.storage_interval_s)
+    over = written > limit * (1.0 + 1e-12)
+    if count(over):
+        ns = lib(written, limit)
+        worst = largest(written if scalar(written, limit) else ns.where(over, written, 0.0))
+        raise InputError(
+            f"writes {worst:.4g} bytes a day to storage, over {{max_written_per_day}} ({largest(limit):.4g});"
+            " give a longer interval or drop the limit",
+            where="interval",
+        )
+    return schedule, caveats
 
 
 def _periodic(config: Config, schedule: Tiers) -> Tiers:
@@ -1105,6 +1141,9 @@ def _weibull_point(config: Config, optima: _Optima) -> tuple[float, float, Split
         best = renewal.weibull_optimum(
             stall_s=stall, lag_s=lag, restart_s=restart, mtbf_s=mtbf, shape=shape, start_s=max(start, 1e-9)
         )
+        if config.max_written_per_day is not None:
+            # Effective time rises to the free optimum and falls past it: a limit that binds holds it.
+            best = max(best, float(storage.shortest_interval(storage.stored_bytes(config), config.max_written_per_day)))
         optima[key] = (best, split(best))
     best, at_best = optima[key]
     if config.interval_s is None:
@@ -1161,4 +1200,12 @@ def _evaluate_weibull(config: Config) -> Result:
     def schedule(tau: Num) -> Tiers:
         return _base(config).replace(tau1_s=tau)
 
-    return _with_spares(config, _result(config, (schedule(chosen), split), (schedule(best), at_best), [], None))
+    caveats: list[Caveat] = []
+    limit = config.max_written_per_day
+    if limit is not None:
+        _within(config, schedule(chosen), caveats)
+        floor = storage.shortest_interval(storage.stored_bytes(config), limit)
+        bound = count(best <= floor * (1.0 + 1e-12))
+        if bound:
+            caveats.append(Caveat("written_bound", "storage", largest(limit), bound))
+    return _with_spares(config, _result(config, (schedule(chosen), split), (schedule(best), at_best), caveats, None))
