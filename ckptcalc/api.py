@@ -1019,6 +1019,15 @@ def simulate(
         event_log_form(events)
     if events is not None and config.has_memory:
         raise InputError("an event log is written for one checkpoint level", where="events")
+    if config.is_elastic:
+        # The elastic runner steps the groups and the periodic tiers only (docs/model.md §18.4).
+        for other in ("jit_share", "notice_share", "spares"):
+            if getattr(config, other) is not None:
+                raise InputError(
+                    f"simulate runs elastic replica groups without {{{other}}}; `optimize` models the pair:"
+                    f" drop {{{other}}} or {{groups}}",
+                    where=the_job.scenario.where("groups"),
+                )
     if config.is_elastic and search:
         raise InputError(
             "with elastic replica groups, simulate runs the analytic schedule and writes no event log",
