@@ -872,12 +872,6 @@ def _elastic(scenario: Scenario) -> dict[str, float | None]:
             "elastic replica groups under Weibull failures have no model here; drop {shape} or {groups}",
             where=scenario.where("groups"),
         )
-    for other in ("jit_share", "notice_share", "spares"):
-        if getattr(scenario, other) is not None:
-            raise InputError(
-                f"elastic replica groups are modelled on their own: drop {{{other}}} or {{groups}}",
-                where=scenario.where("groups"),
-            )
     rejoin = _or(scenario.rejoin_s, elastic.DEFAULT_REJOIN_S)
     pause = _or(scenario.quorum_pause_s, elastic.DEFAULT_QUORUM_PAUSE_S)
     if pause > rejoin:

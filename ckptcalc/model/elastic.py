@@ -40,8 +40,9 @@ on every case checked where no warning is given (docs/model.md §14.6).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
-from ckptcalc.model.arrays import Lib, Num, largest, lib, quiet, scalar
+from ckptcalc.model.arrays import Lib, Num, divide, largest, lib, quiet, scalar
 from ckptcalc.records import Record
 
 #: Fixed-point steps for the up share: each shrinks the error by a factor of about h·T_j·(G − 1)/(1 − A),
@@ -89,14 +90,39 @@ def _up_share(rate: Num, nu: Num, rejoin: Num, ns: Lib) -> Num:
     return up
 
 
-def _two_groups(nu: Num, rate: Num, rejoin: Num, ns: Lib) -> tuple[Num, Num, Num]:
+class Out(Record):
+    """How long a failed group stays out (docs/model.md §18.4): ``rejoin_s`` T_j, or with a spare pool
+    T_j with probability 1 − ``slow_share`` (a spare swapped in) and ``slow_s`` (the repair) otherwise."""
+
+    rejoin_s: Num
+    slow_s: Num | None = None
+    slow_share: Num = 0.0
+
+    def mean(self, f: Callable[[Num], Num]) -> Num:
+        """E[f(T)] over the time out T: f(T_j), or the mixture of f(T_j) and f(T_rep)."""
+        if self.slow_s is None:
+            return f(self.rejoin_s)
+        return (1.0 - self.slow_share) * f(self.rejoin_s) + self.slow_share * f(self.slow_s)
+
+    def biased(self, f: Callable[[Num], Num]) -> Num:
+        """E[f(T)] over the time out of a group found down at a random moment: the mixture weighted by
+        length (a long outage is more often the one found)."""
+        if self.slow_s is None:
+            return f(self.rejoin_s)
+        fast, slow = (1.0 - self.slow_share) * self.rejoin_s, self.slow_share * self.slow_s
+        return (fast * f(self.rejoin_s) + slow * f(self.slow_s)) / (fast + slow)
+
+
+def _two_groups(nu: Num, rate: Num, rejoin: Num, ns: Lib, out: Out | None = None) -> tuple[Num, Num, Num]:
     """The exact two-group chain (docs/model.md §14.3): the up share, the mean running stretch between
     whole-job failures and the share of them that are both groups down, by renewal-reward over the cycles
-    that start with both up and end at the first whole-job failure."""
+    that start with both up and end at the first whole-job failure. Every figure is linear in the law of
+    the time out through E[min(T, Exp(ν + w))], so a time out drawn from ``out`` keeps it exact."""
     both = 1.0 / (2.0 * nu + rate)  # mean time with both up
     drop = 2.0 * nu * both  # a group drops before a whole-job failure
     leave = nu + rate  # with one down: the other fails, or the job does
-    one = -ns.expm1(-leave * rejoin) / leave  # mean time with one down: min(T_j, Exp(ν + w))
+    # The mean time with one down: E[min(T, Exp(ν + w))], T = T_j or drawn from ``out``.
+    one = out.mean(lambda t: -ns.expm1(-leave * t) / leave) if out is not None else -ns.expm1(-leave * rejoin) / leave
     # 1 − drop·e^{−(ν + w)T_j}: the chance a cycle ends, written without cancellation.
     ends = rate * both + drop * leave * one
     stretch = (both + drop * one) / ends
@@ -160,16 +186,31 @@ def _three_groups(nu: Num, rate: Num, rejoin: Num, ns: Lib) -> tuple[Num, Num, N
 SMALL = 1e-3
 
 
-def _many_groups(local: Num, nu: Num, rate: Num, groups: Num, rejoin: Num, ns: Lib) -> tuple[Num, Num, Num]:
+def _many_groups(
+    local: Num, nu: Num, rate: Num, groups: Num, rejoin: Num, ns: Lib, out: Out | None = None
+) -> tuple[Num, Num, Num]:
     """G ≥ 4 (docs/model.md §14.3): A = A_w·(1 + h·S/G), exact given the all-down rate h and the
     discounted down time S an all-down failure cuts off; h and S taken from independent groups at the
-    mean state (fixed-point iteration from A_w)."""
-    alone = _up_share(rate, nu, rejoin, ns)
-    last = -ns.expm1(-rate * rejoin) / rate  # (1 − e^{−wT_j})/w: the group that fails last
-    # The same over a residual uniform on (0, T_j): T_j·(x − 1 + e^{−x})/x², x = wT_j (a series for small x).
-    x = rate * rejoin
-    wide = ns.maximum(x, SMALL)
-    other = rejoin * ns.where(x < SMALL, 0.5 - x / 6.0 + x * x / 24.0, (wide + ns.expm1(-wide)) / (wide * wide))
+    mean state (fixed-point iteration from A_w). A time out drawn from ``out`` (§18.4) enters through
+    E[e^{−wT}] (exact for independent groups) and the discounted down times at each T (approximate)."""
+    if out is None:
+        alone = _up_share(rate, nu, rejoin, ns)
+    else:
+        alone = rate / (rate - nu * out.mean(lambda t: ns.expm1(-rate * t)))
+
+    def residual(t: Num) -> Num:
+        # Over a residual uniform on (0, T): T·(x − 1 + e^{−x})/x², x = wT (a series for small x).
+        x = rate * t
+        wide = ns.maximum(x, SMALL)
+        found: Num = t * ns.where(x < SMALL, 0.5 - x / 6.0 + x * x / 24.0, (wide + ns.expm1(-wide)) / (wide * wide))
+        return found
+
+    if out is None:
+        last = -ns.expm1(-rate * rejoin) / rate  # (1 − e^{−wT_j})/w: the group that fails last
+        other = residual(rejoin)
+    else:
+        last = out.mean(lambda t: -ns.expm1(-rate * t) / rate)
+        other = out.biased(residual)
     cut = alone * (last + (groups - 1.0) * other) / groups
     a = alone
     for _ in range(ITERATIONS):
@@ -182,16 +223,31 @@ def _many_groups(local: Num, nu: Num, rate: Num, groups: Num, rejoin: Num, ns: L
 
 
 def groups_process(
-    *, groups: Num, group_share: Num, rejoin_s: Num, quorum_pause_s: Num, overhead: Num, mtbf_s: Num
+    *,
+    groups: Num,
+    group_share: Num,
+    rejoin_s: Num,
+    quorum_pause_s: Num,
+    overhead: Num,
+    mtbf_s: Num,
+    out: Out | None = None,
 ) -> Groups:
-    """The up share, pauses, whole-job MTBF and useful share of G elastic replica groups (docs/model.md §14)."""
+    """The up share, pauses, whole-job MTBF and useful share of G elastic replica groups (docs/model.md §14);
+    with ``out``, a failed group stays out for a time drawn from it (spares, §18.4) instead of T_j."""
     ns = lib(groups, group_share, rejoin_s, quorum_pause_s, overhead, mtbf_s)
+    if out is not None:
+        ns = lib(groups, group_share, rejoin_s, quorum_pause_s, overhead, mtbf_s, out.slow_s, out.slow_share)
     with quiet(ns):
         lam = 1.0 / mtbf_s
         local = group_share * lam  # eλ: group-local failures with every group up
         nu = local / groups
         rate = ns.maximum((1.0 - group_share) * lam, SLOWEST)
-        if scalar(groups):
+        if out is not None:
+            # Two groups stay exact; three take the many-groups form (its residual equations need a fixed T_j).
+            two = _two_groups(nu, rate, rejoin_s, ns, out)
+            many = _many_groups(local, nu, rate, groups, rejoin_s, ns, out)
+            found = tuple(ns.where(groups == 2, x, y) for x, y in zip(two, many, strict=True))
+        elif scalar(groups):
             exact = _two_groups if groups == 2 else _three_groups if groups == 3 else None
             found = exact(nu, rate, rejoin_s, ns) if exact else _many_groups(local, nu, rate, groups, rejoin_s, ns)
         else:
@@ -207,13 +263,16 @@ def groups_process(
         failing = local * a
         pausing = ns.maximum(failing - down_share / stretch, 0.0)
         leave = nu + rate
-        alone = pausing * -ns.expm1(-leave * ns.minimum(quorum_pause_s, rejoin_s)) / leave
+        if out is None:
+            alone = pausing * -ns.expm1(-leave * ns.minimum(quorum_pause_s, rejoin_s)) / leave
+        else:
+            alone = pausing * out.mean(lambda t: -ns.expm1(-leave * ns.minimum(quorum_pause_s, t))) / leave
         covered = -ns.expm1(-pausing * quorum_pause_s)
         pause = ns.where(groups == 2, alone, covered)
         left = ns.where(groups == 2, 1.0, (groups - 1.0) * a * failing / ns.maximum(pausing, SLOWEST))
         quorum = pause * ns.minimum(left, groups - 1.0) / groups
         running = a - quorum
-        first = 1.0 / (1.0 + nu * rejoin_s)
+        first = 1.0 / (1.0 + nu * (rejoin_s if out is None else out.mean(lambda t: t)))
         first_throughput = (1.0 - overhead) * first * ns.maximum(1.0 - local * first * quorum_pause_s, 0.0)
     return Groups(
         up_share=a,
@@ -243,11 +302,16 @@ def restart_ratio(groups: Groups, *, shares: tuple[Num, ...], restarts: tuple[Nu
         for s, r in zip(shares, restarts, strict=True):
             done = done + s * ns.exp(-rate * r)
             fail = fail - s * ns.expm1(-rate * r)
-        return fail / (rate * done)
+        # Infinite where no restart ever ends in double precision (e^{−μ·r} underflowed to 0).
+        return divide(fail, rate * done, ns)
 
     with quiet(ns):
         mine, periodic = restarting(groups.rate), restarting(1.0 / groups.whole_job_mtbf_s)
-        ratio: Num = ns.where(periodic > 0.0, mine / periodic, 1.0)
+        # 1 where no restart takes time (both 0); 0 where only the periodic model's never ends (the slower
+        # whole-job rate ends them); 1 where neither does (the effective time is 0 either way).
+        usable = ns.isfinite(periodic) & ns.isfinite(mine) & (periodic > 0.0)
+        lone = ns.where(ns.isfinite(mine), 0.0, 1.0)
+        ratio: Num = ns.where(usable, mine / ns.where(usable, periodic, 1.0), ns.where(periodic > 0.0, lone, 1.0))
     return ratio
 
 
@@ -274,7 +338,13 @@ def losses(groups: Groups, periodic: Num, *, write: Num, rework: Num, restart: N
     ``ratio`` (:func:`restart_ratio`) and every share renormalised; the useful time is the useful share
     of the kept work plus the lost tails' part: the work lost to an all-down failure was done with one
     group up (docs/model.md §14.4)."""
-    scale = 1.0 / (1.0 - restart * (1.0 - ratio))
+    ns = lib(periodic, write, rework, restart, ratio)
+    # 1 − restart·(1 − ratio), summed from its parts: it is 0 only where the periodic process keeps
+    # nothing and its restarts shrink to nothing (restarts that never end): then all is restart.
+    whole = periodic + write + rework + restart * ratio
+    with quiet(ns):
+        some = whole > 0.0
+        scale = ns.where(some, 1.0 / ns.where(some, whole, 1.0), 0.0)
     kept, lost = periodic * scale, rework * scale
     tail = groups.all_down_share * (groups.throughput - groups.one_up) * lost
     useful = kept * groups.throughput + tail
@@ -287,7 +357,7 @@ def losses(groups: Groups, periodic: Num, *, write: Num, rework: Num, restart: N
         effective=useful,
         write=write * scale,
         rework=lost,
-        restart=restart * ratio * scale,
+        restart=ns.where(some, restart * ratio * scale, 1.0),
     )
 
 

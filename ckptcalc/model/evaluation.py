@@ -630,6 +630,15 @@ class Result(Record):
     def storage(self) -> Plan:
         return self.levels[-1]
 
+    @property
+    def model(self) -> str:
+        """``approximate`` where any part of the headline comes from a form that is not exact: elastic
+        replica groups (docs/model.md §14.4), silent events (§16.3), a spare pool under Weibull failures
+        (§15.5); ``exact`` otherwise (docs/model.md §18.2)."""
+        config = self.config
+        rough = config.is_elastic or config.has_silent or (config.spares is not None and config.shape is not None)
+        return "approximate" if rough else "exact"
+
 
 def _base(config: Config) -> Tiers:
     """The schedule of ``config``'s levels, fastest first, with τ₁ = 1 and every multiple 1 (placeholders);
@@ -704,17 +713,13 @@ def _plan(config: Config) -> tuple[Tiers, list[Caveat]]:
     if config.has_jit:
         return _plan_jit(config, base, given)
     if all(g is None for g in given):
-        if config.max_written_per_day is not None:
-            found, bound = storage.within_written(base, mtbf, storage.stored_bytes(config), config.max_written_per_day)
-            limit = largest(config.max_written_per_day)
-            return found, [Caveat("written_bound", "storage", limit, bound)] if bound else []
-        return search.best(base, mtbf), []
+        return _searched(config, base)
     if all(g is not None for g in given):
-        return _given(config, base, given)
+        return _within(config, *_given(config, base, given))
     if given[0] is not None and all(g is None for g in given[1:]):
-        return search.best(base.replace(tau1_s=given[0]), mtbf, tau1_fixed=True), []
+        return _searched(config, base.replace(tau1_s=given[0]), tau1_fixed=True)
     if given[-1] is not None and all(g is None for g in given[:-1]):
-        return search.best(base, mtbf, top_s=given[-1]), []
+        return _within(config, search.best(base, mtbf, top_s=given[-1]), [])
     raise InputError(
         "with three or more tiers, give every tier's interval, only the fastest's, or only storage's",
         where="interval",
@@ -725,14 +730,45 @@ def _plan_jit(config: Config, base: Tiers, given: list[Num]) -> tuple[Tiers, lis
     """:func:`_plan` with just-in-time recovery: τ₁ is the step, and the periodic intervals are whole
     steps, searched for the failures that remain, or every one given (rounded to whole steps)."""
     if all(g is None for g in given):
-        return search.best(base, config.mtbf_s, tau1_fixed=True), []
+        return _searched(config, base, tau1_fixed=True)
     if any(g is None for g in given):
         raise InputError("with just-in-time recovery, give every checkpoint interval or none", where="memory_interval")
     ns = lib(*given, config.step)
     periodic, caveats = _given(config, recovery.without_jit(base.replace(every=(1.0, *base.every[1:]))), given)
     steps = ns.maximum(ns.rint(periodic.tau1_s / config.step), 1.0)
     every = (steps, *periodic.every)
-    return base.replace(every=every), caveats
+    return _within(config, base.replace(every=every), caveats)
+
+
+def _searched(config: Config, base: Tiers, *, tau1_fixed: bool = False) -> tuple[Tiers, list[Caveat]]:
+    """The best schedule like ``base`` (its τ₁ kept with ``tau1_fixed``: a step, a given fastest
+    interval), its top interval held long enough to honour a daily write limit (docs/model.md §17.2)."""
+    if config.max_written_per_day is None:
+        return search.best(base, config.mtbf_s, tau1_fixed=tau1_fixed), []
+    found, bound = storage.within_written(
+        base, config.mtbf_s, storage.stored_bytes(config), config.max_written_per_day, tau1_fixed=tau1_fixed
+    )
+    limit = largest(config.max_written_per_day)
+    return found, [Caveat("written_bound", "storage", limit, bound)] if bound else []
+
+
+def _within(config: Config, schedule: Tiers, caveats: list[Caveat]) -> tuple[Tiers, list[Caveat]]:
+    """A schedule whose every interval is given, refused where its top tier writes more a day than the
+    daily write limit allows: the limit is never ignored (docs/model.md §17.2)."""
+    limit = config.max_written_per_day
+    if limit is None:
+        return schedule, caveats
+    written = storage.written_per_day(storage.stored_bytes(config), schedule.storage_interval_s)
+    over = written > limit * (1.0 + 1e-12)
+    if count(over):
+        ns = lib(written, limit)
+        worst = largest(written if scalar(written, limit) else ns.where(over, written, 0.0))
+        raise InputError(
+            f"writes {worst:.4g} bytes a day to storage, over {{max_written_per_day}} ({largest(limit):.4g});"
+            " give a longer interval or drop the limit",
+            where="interval",
+        )
+    return schedule, caveats
 
 
 def _periodic(config: Config, schedule: Tiers) -> Tiers:
@@ -801,10 +837,10 @@ def _evaluate(config: Config) -> Result:
     """:func:`evaluate` before the silent events' summary."""
     if config.shape is not None:
         return _evaluate_weibull(config)
-    if config.has_recovery and scalar(config.periodic_share) and config.periodic_share <= 0:
-        return _with_spares(config, _evaluate_unneeded(config))
     if config.is_elastic:
         return _evaluate_elastic(config)
+    if config.has_recovery and scalar(config.periodic_share) and config.periodic_share <= 0:
+        return _with_spares(config, _evaluate_unneeded(config))
     mtbf = config.mtbf_s
     chosen, caveats = _plan(config)
     best = _plan(config.optimal())[0] if config.pinned else chosen
@@ -830,11 +866,12 @@ def spare_pool(config: Config, mtbf_s: Num | None = None) -> Any:
     return spares.pool(nodes=config.nodes, spares=config.spares, repair_s=config.repair_s, mtbf_s=mtbf, risk=risk)
 
 
-def _with_spares(config: Config, result: Result) -> Result:
+def _with_spares(config: Config, result: Result, found: Any = None) -> Result:
     """``result`` with the waits for a spare node counted (docs/model.md §15): waiting freezes the job,
     so every share of the periodic model shrinks by the running share and the wait joins the restart
-    term; the schedule, and so the optimum, stay those of the periodic model."""
-    found = spare_pool(config)
+    term; the schedule, and so the optimum, stay those of the periodic model. ``found`` is the pool
+    when the caller has worked out its running share (elastic groups, §18.4)."""
+    found = spare_pool(config) if found is None else found
     if found is None:
         return result
     run = found.running
@@ -852,8 +889,13 @@ def _with_spares(config: Config, result: Result) -> Result:
 
 def unneeded(config: Config) -> bool:
     """Whether no failure rolls back to a periodic checkpoint (every one recovered in place or met
-    with notice): then none is needed, and its interval is infinite."""
-    return bool(config.has_recovery and scalar(config.periodic_share) and config.periodic_share <= 0)
+    with notice): then none is needed, and its interval is infinite. With elastic groups, all groups
+    down at once rolls back whatever the shares (docs/model.md §18.4): needed unless that never happens."""
+    if not (config.has_recovery and scalar(config.periodic_share) and config.periodic_share <= 0):
+        return False
+    if config.is_elastic and scalar(config.groups, config.mtbf_s):
+        return bool(groups_of(config).all_down_share <= 0.0)
+    return True
 
 
 def _evaluate_unneeded(config: Config) -> Result:
@@ -901,23 +943,85 @@ def _evaluate_unneeded(config: Config) -> Result:
 
 
 def groups_of(config: Config, mtbf_s: Num | None = None) -> elastic.Groups:
-    """The groups process of an elastic ``config`` (at ``mtbf_s`` instead of its own MTBF when given)."""
+    """The groups process of an elastic ``config`` (at ``mtbf_s`` instead of its own MTBF when given); with
+    spares, a failed group stays out T_j when a spare is free and the repair time when none is (§18.4)."""
+    return _elastic_pool(config, mtbf_s)[0]
+
+
+#: Rounds of the fixed point between the groups up and the spare pool's load (docs/model.md §18.4).
+POOL_ROUNDS = 6
+
+
+def _elastic_pool(config: Config, mtbf_s: Num | None = None) -> tuple[elastic.Groups, Any]:
+    """The groups process of an elastic ``config`` and its spare pool (None without spares), at ``mtbf_s``
+    when given. The pool is offered the failures that strike: group-local ones only on the groups up
+    (eλA) and the whole-job ones ((1 − e)λ), so its load is a = (eA + 1 − e)·T_rep/M, and A depends on
+    the chance B(S, a) that a failed group waits for its repair: a fixed point from A = 1 (§18.4)."""
     assert config.groups is not None and config.group_share is not None and config.rejoin_s is not None
-    return elastic.groups_process(
-        groups=config.groups,
-        group_share=config.group_share,
-        rejoin_s=config.rejoin_s,
-        quorum_pause_s=0.0 if config.quorum_pause_s is None else config.quorum_pause_s,
-        overhead=0.0 if config.ft_overhead is None else config.ft_overhead,
-        mtbf_s=config.mtbf_s if mtbf_s is None else mtbf_s,
+    mtbf = config.mtbf_s if mtbf_s is None else mtbf_s
+
+    def process(out: elastic.Out | None) -> elastic.Groups:
+        assert config.groups is not None and config.group_share is not None and config.rejoin_s is not None
+        return elastic.groups_process(
+            groups=config.groups,
+            group_share=config.group_share,
+            rejoin_s=config.rejoin_s,
+            quorum_pause_s=0.0 if config.quorum_pause_s is None else config.quorum_pause_s,
+            overhead=0.0 if config.ft_overhead is None else config.ft_overhead,
+            mtbf_s=mtbf,
+            out=out,
+        )
+
+    if config.spares is None:
+        return process(None), None
+    found = spare_pool(config, mtbf)
+    groups = None
+    for _ in range(POOL_ROUNDS):
+        groups = process(elastic.Out(rejoin_s=config.rejoin_s, slow_s=config.repair_s, slow_share=found.p_no_spare))
+        struck = config.group_share * groups.up_share + (1.0 - config.group_share)
+        found = spare_pool(config, mtbf / struck)
+    assert groups is not None
+    return groups, found
+
+
+def periodic(config: Config, mtbf_s: Num, groups: elastic.Groups | None = None) -> Config:
+    """The periodic process of an elastic ``config``: its checkpoints at the whole-job MTBF ``mtbf_s``,
+    without its spares (their waits are counted after, §18.4). With ``groups``, just-in-time recovery and
+    notice take their shares of the whole-job failures that are not all groups down: an all-down failure
+    has no healthy replica to save from and came without notice, so it rolls back (§18.4)."""
+    found = config.replace(
+        mtbf_s=mtbf_s,
+        groups=None,
+        group_share=None,
+        rejoin_s=None,
+        quorum_pause_s=None,
+        ft_overhead=None,
+        nodes=None,
+        spares=None,
+        repair_s=None,
+        spare_risk=None,
+    )
+    if groups is None or not config.has_recovery:
+        return found
+    served = 1.0 - groups.all_down_share
+    return found.replace(
+        jit_share=None if config.jit_share is None else config.jit_share * served,
+        notice_share=None if config.notice_share is None else config.notice_share * served,
     )
 
 
-def periodic(config: Config, mtbf_s: Num) -> Config:
-    """The periodic process of an elastic ``config``: its checkpoints at the whole-job MTBF ``mtbf_s``."""
-    return config.replace(
-        mtbf_s=mtbf_s, groups=None, group_share=None, rejoin_s=None, quorum_pause_s=None, ft_overhead=None
-    )
+def _classes(config: Config) -> tuple[tuple[Num, ...], tuple[Num, ...]]:
+    """The shares of failures and the restarts of every class of a periodic ``config``: each tier's, then
+    just-in-time recovery's (r + δ_j) and notice's (r + δ)."""
+    levels = config.levels()
+    shares, restarts = [v.share for v in levels], [v.restart_s for v in levels]
+    if config.jit_share is not None:
+        shares.append(config.jit_share)
+        restarts.append(config.jit_restart_s)
+    if config.notice_share is not None:
+        shares.append(config.notice_share)
+        restarts.append(config.notice_restart_s)
+    return tuple(shares), tuple(restarts)
 
 
 def _kept(part: Num, whole: Num) -> Num:
@@ -934,8 +1038,9 @@ def _evaluate_elastic(config: Config) -> Result:
     """Elastic replica groups (docs/model.md §14): the useful share of the groups process times the exact
     periodic model at the whole-job rate, whose intervals are optimised for that rate. The loss split
     (write, rework, restart) stays the periodic process's; the groups' losses are in ``elastic``."""
-    groups = groups_of(config)
-    inner = evaluate(periodic(config, groups.whole_job_mtbf_s))
+    groups, pool = _elastic_pool(config)
+    whole = periodic(config, groups.whole_job_mtbf_s, groups)
+    inner = evaluate(whole)
     share: Num = config.group_share
     fo = first_order(periodic(config, config.mtbf_s / _maximum(1.0 - share, 1e-300)))
     factor = groups.first_order_throughput
@@ -946,14 +1051,12 @@ def _evaluate_elastic(config: Config) -> Result:
     paused = count(groups.pause_share > elastic.PAUSE_WARNING)
     if paused:
         caveats = (*caveats, Caveat("pauses", None, largest(groups.pause_share), paused))
-    levels = config.levels()
-    ratio = elastic.restart_ratio(
-        groups, shares=tuple(v.share for v in levels), restarts=tuple(v.restart_s for v in levels)
-    )
+    shares, restarts = _classes(whole)
+    ratio = elastic.restart_ratio(groups, shares=shares, restarts=restarts)
     found = elastic.losses(
         groups, inner.effective, write=inner.write, rework=inner.rework, restart=inner.restart, ratio=ratio
     )
-    return inner.replace(
+    result = inner.replace(
         caveats=caveats,
         config=config,
         effective=found.effective,
@@ -964,6 +1067,31 @@ def _evaluate_elastic(config: Config) -> Result:
         first_order=fo.replace(config=config, effective=fo.effective * factor),
         elastic=found,
     )
+    return _with_elastic_spares(config, result, groups, pool)
+
+
+def _with_elastic_spares(config: Config, result: Result, groups: elastic.Groups, found: Any) -> Result:
+    """An elastic ``result`` with its spare pool (docs/model.md §18.4): a whole-job failure (rate 1/M_W)
+    that finds no spare, with probability B(S, a), freezes the job for T_rep/(S + 1) on average, so the
+    job runs 1/(1 + B·T_rep/((S + 1)·M_W)) of the time; every share shrinks by it and the wait joins the
+    restart term. A group-local failure waits nothing: its group stays out longer (:func:`groups_of`)."""
+    if found is None:
+        return result
+    run = 1.0 / (1.0 + found.wait_s / groups.whole_job_mtbf_s)
+    pool = found.replace(running=run, waiting=1.0 - run)
+    losses = result.elastic
+    assert losses is not None
+    scaled = losses.replace(
+        periodic=losses.periodic * run,
+        down=losses.down * run,
+        quorum=losses.quorum * run,
+        overhead=losses.overhead * run,
+        effective=losses.effective * run,
+        write=losses.write * run,
+        rework=losses.rework * run,
+        restart=losses.restart * run + (1.0 - run),
+    )
+    return _with_spares(config, result.replace(elastic=scaled), pool)
 
 
 def _better(a: Tiers, a_split: Split, b: Tiers, b_split: Split) -> tuple[Tiers, Split]:
@@ -1040,8 +1168,15 @@ def effective_at(config: Config, schedule: Tiers, mtbf_s: float) -> float:
     """Effective time of ``config`` running ``schedule`` when the job MTBF is ``mtbf_s`` (floats);
     Weibull failures (one level) when ``config.shape`` is set."""
     if config.is_elastic:
-        groups = groups_of(config, mtbf_s)
-        return float(effective(schedule, groups.whole_job_mtbf_s).effective * groups.throughput)
+        groups, found = _elastic_pool(config, mtbf_s)
+        if config.has_recovery:
+            # The shares of just-in-time recovery and notice at this MTBF's all-down share (§18.4).
+            served = _base(periodic(config, groups.whole_job_mtbf_s, groups))
+            schedule = schedule.replace(shares=served.shares, notice_share=served.notice_share)
+        running = 1.0
+        if found is not None:
+            running = 1.0 / (1.0 + float(found.wait_s) / float(groups.whole_job_mtbf_s))
+        return float(effective(schedule, groups.whole_job_mtbf_s).effective * groups.throughput) * running
     found = spare_pool(config, mtbf_s)
     running = 1.0 if found is None else float(found.running)
     if config.shape is None:
@@ -1105,6 +1240,9 @@ def _weibull_point(config: Config, optima: _Optima) -> tuple[float, float, Split
         best = renewal.weibull_optimum(
             stall_s=stall, lag_s=lag, restart_s=restart, mtbf_s=mtbf, shape=shape, start_s=max(start, 1e-9)
         )
+        if config.max_written_per_day is not None:
+            # Effective time rises to the free optimum and falls past it: a limit that binds holds it.
+            best = max(best, float(storage.shortest_interval(storage.stored_bytes(config), config.max_written_per_day)))
         optima[key] = (best, split(best))
     best, at_best = optima[key]
     if config.interval_s is None:
@@ -1161,4 +1299,12 @@ def _evaluate_weibull(config: Config) -> Result:
     def schedule(tau: Num) -> Tiers:
         return _base(config).replace(tau1_s=tau)
 
-    return _with_spares(config, _result(config, (schedule(chosen), split), (schedule(best), at_best), [], None))
+    caveats: list[Caveat] = []
+    limit = config.max_written_per_day
+    if limit is not None:
+        _within(config, schedule(chosen), caveats)
+        floor = storage.shortest_interval(storage.stored_bytes(config), limit)
+        bound = count(best <= floor * (1.0 + 1e-12))
+        if bound:
+            caveats.append(Caveat("written_bound", "storage", largest(limit), bound))
+    return _with_spares(config, _result(config, (schedule(chosen), split), (schedule(best), at_best), caveats, None))

@@ -121,22 +121,77 @@ def shortest_interval(size_bytes: Num, limit_bytes_per_day: Num) -> Num:
     return size_bytes * DAY_S / limit_bytes_per_day
 
 
-def within_written(base: Any, mtbf_s: Num, size_bytes: Num, limit_bytes_per_day: Num) -> tuple[Any, int]:
+def within_written(
+    base: Any, mtbf_s: Num, size_bytes: Num, limit_bytes_per_day: Num, *, tau1_fixed: bool = False
+) -> tuple[Any, int]:
     """The best schedule (a :class:`ckptcalc.model.tiers.Tiers` like ``base``) whose top tier takes at most
     ``limit_bytes_per_day``, and at how many points the limit binds. Effective time rises towards the
     free optimum of the top interval and falls past it, so a limit that binds holds the top interval at
-    size × 86 400 / limit, the tiers below re-optimised under it (docs/model.md §17.2)."""
+    size × 86 400 / limit, the tiers below re-optimised under it (docs/model.md §17.2).
+
+    ``tau1_fixed`` keeps ``base``'s τ₁ (a step, with just-in-time recovery; a given fastest interval):
+    the top interval is then a whole number of τ₁, so a limit that binds holds it at the smallest
+    whole multiple of τ₁ at or above size × 86 400 / limit."""
     from ckptcalc.model import search
     from ckptcalc.model.arrays import count, lib
 
-    found = search.best(base, mtbf_s)
+    found = search.best(base, mtbf_s, tau1_fixed=tau1_fixed)
     top = found.storage_interval_s
     floor = shortest_interval(size_bytes, limit_bytes_per_day)
     hits = count(top < floor * (1.0 - 1e-12))
     if not hits:
         return found, 0
-    ns = lib(top, floor)
-    return search.best(base, mtbf_s, top_s=ns.maximum(top, floor)), hits
+    ns = lib(top, floor, base.tau1_s)
+    if not tau1_fixed:
+        return search.best(base, mtbf_s, top_s=ns.maximum(top, floor)), hits
+    return _held_whole(base, found, mtbf_s, ns.maximum(top, floor)), hits
+
+
+def _held_whole(base: Any, free: Any, mtbf_s: Num, floor_s: Num) -> Any:
+    """The schedule like ``free`` (τ₁ held) whose top interval is the smallest whole multiple of the
+    multiples below at or above ``floor_s``: with two tiers, ⌈floor/τ₁⌉ of τ₁; with more, the
+    multiples between start where the free optimum's intervals are under a top held at the floor and
+    climb one at a time (floats; arrays keep that start), the top multiple recomputed after each."""
+    from ckptcalc.model import search
+    from ckptcalc.model.arrays import lib, scalar
+    from ckptcalc.model.tiers import effective
+
+    ns = lib(floor_s, base.tau1_s)
+    tau1 = base.tau1_s
+
+    def topped(middle: tuple[Num, ...]) -> Any:
+        below: Num = tau1
+        for m in middle:
+            below = below * m
+        last = ns.maximum(ns.ceil(floor_s / below * (1.0 - 1e-12)), 1.0)
+        return base.replace(every=(*middle, last))
+
+    if base.count == 2:
+        return topped(())
+    # Where the intervals would be with τ₁ free and the top at the floor, in whole multiples of τ₁.
+    shape = search.best(base, mtbf_s, top_s=floor_s).intervals()
+    middle: list[Num] = []
+    below = tau1
+    for interval in shape[1:-1]:
+        m = ns.maximum(ns.rint(interval / below), 1.0)
+        middle.append(m)
+        below = below * m
+    best = topped(tuple(middle))
+    if not scalar(floor_s, tau1):
+        return best
+    value = float(effective(best, mtbf_s).effective)
+    improved = True
+    while improved:
+        improved = False
+        for j in range(len(middle)):
+            for sign in (1.0, -1.0):
+                trial = list(middle)
+                trial[j] = max(1.0, trial[j] + sign)
+                candidate = topped(tuple(trial))
+                v = float(effective(candidate, mtbf_s).effective)
+                if v > value * (1.0 + 1e-13):
+                    middle, best, value, improved = trial, candidate, v, True
+    return best
 
 
 def kept(config: Any) -> Any:

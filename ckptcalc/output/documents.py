@@ -235,7 +235,7 @@ def evaluation(
     used costs against the optimum, in points of effective time."""
     return {
         "inputs": inputs(job),
-        "model": "exact",
+        "model": result.model,
         "write_s": float(job.config.write_s),
         "optimal_interval_s": _interval(result.optimal_interval_s),
         "interval_s": _interval(result.interval_s),
@@ -567,7 +567,7 @@ def sweep(job: Job, run: Sweep, preset: str | None) -> dict[str, Any]:
         "schema_version": SCHEMA_VERSION,
         "command": "sweep",
         "preset": preset,
-        "model": "exact",
+        "model": run.result.model,
         "inputs": inputs(job),
         "over": run.over,
         "values_name": SI_NAME[run.over],
@@ -1116,7 +1116,7 @@ def stream_sweep_json(job: Job, plan: Any, preset: str | None, out: TextIO) -> N
             "schema_version": SCHEMA_VERSION,
             "command": "sweep",
             "preset": preset,
-            "model": "exact",
+            "model": first.result.model,
             "inputs": inputs(job),
             "over": plan.over,
             "values_name": SI_NAME[plan.over],

@@ -19,6 +19,12 @@ DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 NUMBER: Schema = {"type": "number"}
 FRACTION: Schema = {"type": "number", "minimum": 0, "maximum": 1}
+#: Whether a headline is the exact model or contains an approximate form (docs/model.md §18.2).
+HEADLINE_MODEL: Schema = {
+    "enum": ["exact", "approximate"],
+    "description": "approximate where any part of the headline is: elastic replica groups, silent events,"
+    " a spare pool under Weibull failures (docs/model.md §18.2)",
+}
 SECONDS: Schema = {"type": "number", "minimum": 0, "description": "seconds"}
 MAYBE_NUMBER: Schema = {"type": ["number", "null"]}
 MAYBE_SECONDS: Schema = {"type": ["number", "null"], "minimum": 0, "description": "seconds"}
@@ -423,7 +429,7 @@ SILENT: Schema = {
 
 EVALUATION: Schema = {
     "inputs": INPUTS,
-    "model": {"const": "exact"},
+    "model": HEADLINE_MODEL,
     "write_s": SECONDS,
     "optimal_interval_s": INTERVAL,
     "interval_s": INTERVAL,
@@ -548,7 +554,7 @@ def sweep() -> Schema:
             "over": {"type": "string"},
             "values_name": {"type": "string"},
             "log": {"type": "boolean"},
-            "model": {"const": "exact"},
+            "model": HEADLINE_MODEL,
             "base_optimal_interval_s": SECONDS,
             "base_effective": FRACTION,
             "values": column,
