@@ -14,6 +14,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from references import lambert
 
+from ckptcalc.mechanisms import compression, slowdown
 from ckptcalc.model import storage
 from ckptcalc.model.evaluation import Config, evaluate
 from ckptcalc.simulation.timeline import Failures, Schedule, run, run_schedule
@@ -43,8 +44,8 @@ def daly_async(tau: float, stall: float, lag: float, restart: float, mtbf: float
 
 def test_slowed_level_is_a_longer_stall_and_a_shorter_lag() -> None:
     # docs/model.md §17.1: s + f·P = 150.5 s, (1 − f)·P = 150 s, f·P = 150 s.
-    assert storage.slowed(stall_s=0.5, persist_s=300.0, slowdown=0.5) == (150.5, 150.0, 150.0)
-    assert storage.slowed(stall_s=0.5, persist_s=300.0, slowdown=0.0) == (0.5, 300.0, 0.0)
+    assert slowdown.slowed(stall_s=0.5, persist_s=300.0, slowdown=0.5) == (150.5, 150.0, 150.0)
+    assert slowdown.slowed(stall_s=0.5, persist_s=300.0, slowdown=0.0) == (0.5, 300.0, 0.0)
 
 
 def test_reference_optimum_moves_off_the_persist_bound() -> None:
@@ -66,9 +67,9 @@ def test_reference_optimum_moves_off_the_persist_bound() -> None:
 
 def test_slowdown_share_is_the_slowed_part_of_the_write_share() -> None:
     found = evaluate(SLOWED)
-    share = storage.result_slowdown(found)
+    share = slowdown.result_share(found)
     assert share == pytest.approx(found.write * 150.0 / 150.5, rel=1e-12)
-    assert storage.result_slowdown(evaluate(SLOWED.replace(persist_slowdown=None))) == 0.0
+    assert slowdown.result_share(evaluate(SLOWED.replace(persist_slowdown=None))) == 0.0
 
 
 @pytest.mark.parametrize(
@@ -299,9 +300,9 @@ CODEC = 50e9 * 16_384
 
 def test_coded_write_time() -> None:
     """δ′ = size/B_c + size/(c·B) = 6.48e12/8.192e14 + 6.48e12/8e12 = 0.0079102 + 0.81 s."""
-    assert storage.coded_time(6.48e12, 2e12, 4.0, CODEC) == pytest.approx(0.81791016, rel=1e-8)
-    assert storage.coded_time(6.48e12, 2e12, 4.0, None) == pytest.approx(0.81, rel=1e-12)
-    assert storage.coded_time(6.48e12, 2e12, 1.0, None) == pytest.approx(3.24, rel=1e-12)
+    assert compression.coded_time(6.48e12, 2e12, 4.0, CODEC) == pytest.approx(0.81791016, rel=1e-8)
+    assert compression.coded_time(6.48e12, 2e12, 4.0, None) == pytest.approx(0.81, rel=1e-12)
+    assert compression.coded_time(6.48e12, 2e12, 1.0, None) == pytest.approx(3.24, rel=1e-12)
 
 
 def test_compressed_job(run_json: RunJson) -> None:
