@@ -14,7 +14,8 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from references import lambert
 
-from ckptcalc.mechanisms import compression, slowdown
+from ckptcalc.mechanisms.compression import coded_time
+from ckptcalc.mechanisms.slowdown import result_share, slowed
 from ckptcalc.model import storage
 from ckptcalc.model.evaluation import Config, evaluate
 from ckptcalc.simulation.timeline import Failures, Schedule, run, run_schedule
@@ -44,8 +45,8 @@ def daly_async(tau: float, stall: float, lag: float, restart: float, mtbf: float
 
 def test_slowed_level_is_a_longer_stall_and_a_shorter_lag() -> None:
     # docs/model.md §17.1: s + f·P = 150.5 s, (1 − f)·P = 150 s, f·P = 150 s.
-    assert slowdown.slowed(stall_s=0.5, persist_s=300.0, slowdown=0.5) == (150.5, 150.0, 150.0)
-    assert slowdown.slowed(stall_s=0.5, persist_s=300.0, slowdown=0.0) == (0.5, 300.0, 0.0)
+    assert slowed(stall_s=0.5, persist_s=300.0, slowdown=0.5) == (150.5, 150.0, 150.0)
+    assert slowed(stall_s=0.5, persist_s=300.0, slowdown=0.0) == (0.5, 300.0, 0.0)
 
 
 def test_reference_optimum_moves_off_the_persist_bound() -> None:
@@ -67,9 +68,30 @@ def test_reference_optimum_moves_off_the_persist_bound() -> None:
 
 def test_slowdown_share_is_the_slowed_part_of_the_write_share() -> None:
     found = evaluate(SLOWED)
-    share = slowdown.result_share(found)
+    share = result_share(found)
     assert share == pytest.approx(found.write * 150.0 / 150.5, rel=1e-12)
-    assert slowdown.result_share(evaluate(SLOWED.replace(persist_slowdown=None))) == 0.0
+    assert result_share(evaluate(SLOWED.replace(persist_slowdown=None))) == 0.0
+
+
+#: docs/model.md reference 17.1b: the job of §17.1 with an in-memory replica (300 TB at 100 TB/s: 3 s,
+#: serving 0.9 of the failures, restart 1 min) written every 200 s and storage every 2 000 s (m = 10).
+SLOWED_TWO = SLOWED.replace(
+    replica_survival=0.9, memory_bandwidth=100e12, memory_restart_s=60.0, memory_interval_s=200.0, interval_s=2000.0
+)
+
+
+def test_slowdown_share_on_two_levels_weights_each_stall_by_its_writes() -> None:
+    """docs/model.md reference 17.1b: a storage period of 2 000 s holds 10 memory writes of 3 s and one
+    storage stall of 150.5 s, 180.5 s of stall of which f·P = 150 s is slowdown: 0.831025 of the write
+    share (weighting the memory stall once, 150/153.5 = 0.977199, would be the mutant)."""
+    found = evaluate(SLOWED_TWO)
+    memory, top = found.levels
+    assert (float(memory.level.stall_s), float(memory.interval_s)) == (3.0, 200.0)
+    assert (float(top.level.stall_s), float(top.level.slowdown_s), float(top.interval_s)) == (150.5, 150.0, 2000.0)
+    share = result_share(found)
+    assert share / float(found.write) == pytest.approx(0.831025, abs=1e-6)
+    assert share == pytest.approx(float(found.write) * 150.0 / 180.5, rel=1e-12)
+    assert storage.load(SLOWED_TWO, found).slowdown_share == share
 
 
 @pytest.mark.parametrize(
@@ -300,9 +322,9 @@ CODEC = 50e9 * 16_384
 
 def test_coded_write_time() -> None:
     """δ′ = size/B_c + size/(c·B) = 6.48e12/8.192e14 + 6.48e12/8e12 = 0.0079102 + 0.81 s."""
-    assert compression.coded_time(6.48e12, 2e12, 4.0, CODEC) == pytest.approx(0.81791016, rel=1e-8)
-    assert compression.coded_time(6.48e12, 2e12, 4.0, None) == pytest.approx(0.81, rel=1e-12)
-    assert compression.coded_time(6.48e12, 2e12, 1.0, None) == pytest.approx(3.24, rel=1e-12)
+    assert coded_time(6.48e12, 2e12, 4.0, CODEC) == pytest.approx(0.81791016, rel=1e-8)
+    assert coded_time(6.48e12, 2e12, 4.0, None) == pytest.approx(0.81, rel=1e-12)
+    assert coded_time(6.48e12, 2e12, 1.0, None) == pytest.approx(3.24, rel=1e-12)
 
 
 def test_compressed_job(run_json: RunJson) -> None:

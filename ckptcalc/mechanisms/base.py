@@ -1,6 +1,6 @@
 """What a mechanism declares once, in its home, for the core to iterate over (docs/architecture.md).
 
-A mechanism is one of the three kinds of effect on the one model (docs/model.md §17): failure
+A mechanism is one of the three kinds of effect on the one model (docs/architecture.md): failure
 classes, a running share, or a tier cost. Its home subclasses :class:`Mechanism` and overrides the
 hooks its effect needs; every hook's default is "no effect", so that the core can call each hook of
 every registered mechanism (:mod:`ckptcalc.mechanisms.registry`) and name none of them.
@@ -24,7 +24,7 @@ Num = Any  # a float, or a numpy array of them
 #: no product or exponential overflows.
 SMALLEST, LARGEST = 1e-9, 1e21
 
-#: The three kinds of effect on the model (docs/model.md §17).
+#: The three kinds of effect on the model (docs/architecture.md, "Mechanisms").
 KINDS = ("failure_class", "running_share", "tier_cost")
 
 

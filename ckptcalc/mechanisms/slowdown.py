@@ -35,35 +35,37 @@ def slowed(*, stall_s: Num, persist_s: Num, slowdown: Num) -> tuple[Num, Num, Nu
     return stall_s + cost, persist_s - cost, cost
 
 
-def slowdown_share(write: Num, levels: list[tuple[Num, Num, Num]]) -> Num:
-    """The part of the exact write share ``write`` that is the persist's slowdown, for ``levels`` given as
-    (the stall charged at each of the tier's boundaries, slowdown f·P, interval) fastest first.
+def slowdown_share(write: Num, stalls: list[tuple[Num, Num]], slowed_s: Num) -> Num:
+    """The part of the exact write share ``write`` that is the persist's slowdown: ``stalls`` holds each
+    tier's (stall s_i charged at its boundaries, interval T_i), fastest first, the top tier's last, whose
+    stall holds the slowdown ``slowed_s`` = f·P.
 
-    A tier-i boundary is a boundary of every tier below it, so over one top-tier period of T_L the
-    tiers write T_L/T_i times each, and the stall charged there is s_i: the period's stall time is
-    Σ_i s_i·(T_L/T_i), of which f·P (the top tier's, once a period) is slowdown, and the write share is
-    split in that proportion (docs/model.md §17.1, reference 17.1b).
+    A tier-i boundary is a boundary of every tier below it, so over one top-tier period of T_L each
+    tier writes T_L/T_i times and the period's stall time is Σ_i s_i·(T_L/T_i); the slowdown is f·P
+    of it, once a period (only the top tier persists in the background), and the write share is split
+    in that proportion (docs/model.md §17.1, reference 17.1b: two levels).
 
-    >>> round(slowdown_share(0.07, [(150.5, 150.0, 1733.9)]), 6)
+    >>> round(slowdown_share(0.07, [(150.5, 1733.9)], 150.0), 6)
     0.069767
+    >>> round(slowdown_share(0.081, [(3.0, 200.0), (150.5, 2000.0)], 150.0) / 0.081, 6)
+    0.831025
     """
-    top = levels[-1][2]
-    stalls: Num = 0.0
-    slowed_part: Num = 0.0
-    for stall, slowdown, interval in levels:
-        stalls = stalls + stall * (top / interval)
-        slowed_part = slowed_part + slowdown * (top / interval)
-    return write * slowed_part / stalls if stalls else 0.0 * write
+    top = stalls[-1][1]
+    total: Num = 0.0
+    for stall, interval in stalls:
+        total = total + stall * (top / interval)
+    return write * slowed_s / total if total else 0.0 * write
 
 
 def result_share(result: Any) -> float:
     """The share of elapsed time an evaluated result (:class:`ckptcalc.model.evaluation.Result`, one job)
     loses to the persist's slowdown: part of its write share (:func:`slowdown_share`); 0 without one."""
     plans = result.levels
-    if not any(float(p.level.slowdown_s) > 0 for p in plans):
+    slowed_s = float(plans[-1].level.slowdown_s)
+    if not slowed_s > 0:
         return 0.0
-    rows = [(float(p.level.stall_s), float(p.level.slowdown_s), float(p.interval_s)) for p in plans]
-    return float(slowdown_share(float(result.write), rows))
+    rows = [(float(p.level.stall_s), float(p.interval_s)) for p in plans]
+    return float(slowdown_share(float(result.write), rows, slowed_s))
 
 
 class Slowdown(Mechanism):
