@@ -55,16 +55,32 @@ class TierKey(Record):
     middle: bool = False
 
 
+class Cell(Record):
+    """A figure of a mechanism's part of a result that the terminal table shows: the row's ``label``,
+    the figure's place in the JSON document (``path``, keys from the top), and its form (``pct``)."""
+
+    label: str
+    path: tuple[str, ...]
+    form: str = "pct"
+
+
 class Mechanism:
     """A mechanism's declaration: its name, kind, inputs, preset tier keys and lever keys, and its hooks.
 
-    Every hook below is a no-op, so that a home overrides only what its mechanism does."""
+    ``example`` states the mechanism at work as a user would (field name, value with its unit),
+    including what it needs (an asynchronous persist for the slowdown); ``limit`` its own inputs at
+    the values where it has no effect (the baseline); ``cells`` the figures of its part of a result a
+    table shows. The contract battery (``tests/test_mechanisms.py``) runs every registered mechanism
+    from these. Every hook below is a no-op, so that a home overrides only what its mechanism does."""
 
     name: str = ""
     kind: str = "tier_cost"
     inputs: tuple[Input, ...] = ()
     tier_keys: tuple[TierKey, ...] = ()
     levers: tuple[str, ...] = ()
+    example: tuple[tuple[str, str], ...] = ()
+    limit: tuple[tuple[str, str], ...] = ()
+    cells: tuple[Cell, ...] = ()
 
     # ------------------------------------------------------------- the model (tier costs)
 

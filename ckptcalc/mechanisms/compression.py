@@ -76,6 +76,8 @@ class Compression(Mechanism):
         TierKey(CODEC, "rate", "not_first", _FIRST_TIER, middle=True),
     )
     levers = ("compression",)
+    example = ((RATIO, "4"), (CODEC, "50GB/s/gpu"))
+    limit = ((RATIO, "1"), (CODEC, ""))  # a ratio of 1 through a free codec
 
     def moved(self, holder: Any, size_bytes: Num, bandwidth: Num, time_s: Num) -> Num:
         ratio = None if holder is None else getattr(holder, RATIO)

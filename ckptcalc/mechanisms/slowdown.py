@@ -18,7 +18,7 @@ import math
 from typing import Any
 
 from ckptcalc.errors import InputError
-from ckptcalc.mechanisms.base import Input, Mechanism, Num, TierKey
+from ckptcalc.mechanisms.base import Cell, Input, Mechanism, Num, TierKey
 
 KEY = "persist_slowdown"
 
@@ -85,6 +85,9 @@ class Slowdown(Mechanism):
     tier_keys = (
         TierKey(KEY, "fraction", "last", "only the last tier persists in the background: the slowdown goes on it"),
     )
+    example = (("snapshot_bandwidth", "25GB/s/gpu"), (KEY, "0.5"))
+    limit = ((KEY, "0"),)
+    cells = (Cell("slowdown", ("storage", "slowdown_share")),)
 
     def top_level(self, config: Any, stall_s: Num, lag_s: Num, slowdown_s: Num) -> tuple[Num, Num, Num]:
         share = getattr(config, KEY)
