@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from references import lambert
 
 from ckptcalc.mechanisms.compression import coded_time
-from ckptcalc.mechanisms.slowdown import result_share, slowed
+from ckptcalc.mechanisms.slowdown import result_share, slowed, slowed_by
 from ckptcalc.model import storage
 from ckptcalc.model.evaluation import Config, evaluate
 from ckptcalc.simulation.timeline import Failures, Schedule, run, run_schedule
@@ -25,13 +25,9 @@ RunJson = Callable[..., dict[str, Any]]
 
 #: docs/model.md §17.1: s = 0.5 s, P = 300 s, f = 0.5, M = 3.1 h, r = 10 min (300 TB at 1 TB/s,
 #: snapshots at 600 TB/s).
-SLOWED = Config(
-    checkpoint_bytes=300e12,
-    bandwidth=1e12,
-    snapshot_bandwidth=600e12,
-    mtbf_s=11_160.0,
-    restart_s=600.0,
-    persist_slowdown=0.5,
+SLOWED = slowed_by(
+    Config(checkpoint_bytes=300e12, bandwidth=1e12, snapshot_bandwidth=600e12, mtbf_s=11_160.0, restart_s=600.0),
+    0.5,
 )
 
 
@@ -53,7 +49,7 @@ def test_reference_optimum_moves_off_the_persist_bound() -> None:
     """docs/model.md §17.1: without the slowdown the optimum is the persist bound, 300 s (Young's
     105.6 s is below it); with f = 0.5 the first-order interval is √(2·150.5·11 160) = 1 832.8 s and
     the exact one 1 733.87 s (Lambert W with δ → 150.5 s), effective 0.78974."""
-    plain = evaluate(SLOWED.replace(persist_slowdown=None))
+    plain = evaluate(slowed_by(SLOWED, None))
     assert plain.optimal_interval_s == pytest.approx(300.0, rel=1e-9)
     assert plain.effective == pytest.approx(0.90864, abs=1e-5)
     found = evaluate(SLOWED)
@@ -70,7 +66,7 @@ def test_slowdown_share_is_the_slowed_part_of_the_write_share() -> None:
     found = evaluate(SLOWED)
     share = result_share(found)
     assert share == pytest.approx(found.write * 150.0 / 150.5, rel=1e-12)
-    assert result_share(evaluate(SLOWED.replace(persist_slowdown=None))) == 0.0
+    assert result_share(evaluate(slowed_by(SLOWED, None))) == 0.0
 
 
 #: docs/model.md reference 17.1b: the job of §17.1 with an in-memory replica (300 TB at 100 TB/s: 3 s,
@@ -101,7 +97,7 @@ def test_slowdown_share_on_two_levels_weights_each_stall_by_its_writes() -> None
 def test_simulation_runs_the_slowdown_and_agrees(interval: float | None, slowdown: float) -> None:
     """The timeline slows training during each persist (no stall shortcut) and lands within its CI
     of the exact model (docs/model.md §17.1)."""
-    config = SLOWED.replace(interval_s=interval, persist_slowdown=slowdown)
+    config = slowed_by(SLOWED.replace(interval_s=interval), slowdown)
     exact = float(evaluate(config).effective)
     found = run(config, Failures(11_160.0), cycles=40_000, seed=11)
     assert found.schedule.slowdown == slowdown and found.schedule.stalls == pytest.approx((0.5,))
@@ -472,14 +468,16 @@ def test_slowed_level_is_the_async_level_with_shifted_stall_and_lag(
     """docs/model.md §17.1 at any given interval τ ≥ P: the exact model equals §8.2's closed form with
     the stall s + f·P and the lag (1 − f)·P, and the first order charges (s + f·P)/τ."""
     tau = persist * stretch
-    config = Config(
-        checkpoint_bytes=persist * 1e12,
-        bandwidth=1e12,
-        snapshot_bandwidth=persist * 1e12 / stall,
-        mtbf_s=mtbf,
-        restart_s=max(restart, 1e-3),
-        persist_slowdown=slowdown,
-        interval_s=tau,
+    config = slowed_by(
+        Config(
+            checkpoint_bytes=persist * 1e12,
+            bandwidth=1e12,
+            snapshot_bandwidth=persist * 1e12 / stall,
+            mtbf_s=mtbf,
+            restart_s=max(restart, 1e-3),
+            interval_s=tau,
+        ),
+        slowdown,
     )
     found = evaluate(config)
     expected = daly_async(tau, stall + slowdown * persist, (1 - slowdown) * persist, max(restart, 1e-3), mtbf)

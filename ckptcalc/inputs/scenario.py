@@ -54,13 +54,14 @@ def total(value: float, gpus: float | None, where: str) -> float:
     return float(value) * gpus
 
 
-class MiddleTier(Record):
+class MiddleTier(Record, extra=registry.tier_fields()):
     """A tier between memory and storage, as a preset's ``[[levels]]`` states it (SI units).
 
     Its restart is ``restart_s``, or (with ``read_bandwidth``) the job's
     detection, rescheduling and warm-up plus the reload, size / read
     bandwidth. ``where`` names it in messages (``file: levels[1]``);
-    ``per_gpu`` names its rates stated per GPU.
+    ``per_gpu`` names its rates stated per GPU. It also holds the mechanisms' keys a middle tier states
+    (``registry.tier_fields``), None when unstated.
     """
 
     name: str
@@ -71,9 +72,6 @@ class MiddleTier(Record):
     interval_s: float | None = None
     where: str = "levels"
     per_gpu: frozenset[str] = frozenset()
-    # The tier costs' keys a middle tier states (ckptcalc.mechanisms: TierKey.middle).
-    compression: float | None = None
-    codec_bandwidth: float | None = None
 
     def __eq__(self, other: object) -> bool:
         # Where a tier was stated is not part of its identity.
@@ -84,13 +82,14 @@ class MiddleTier(Record):
     __hash__ = None
 
 
-class Scenario(Record):
+class Scenario(Record, extra=registry.fields()):
     """Inputs as stated, SI units, ``None`` where unstated.
 
     ``origin`` maps a field name to where its value came from, for messages. ``per_gpu`` names the
     rates stated per GPU: those fields hold the per-GPU value, and :func:`resolve` multiplies it by
     the GPU count, so that changing ``gpus`` scales them. A :class:`ckptcalc.inputs.units.PerGpu` value
-    given for a field marks it so.
+    given for a field marks it so. Every registered mechanism's inputs (:mod:`ckptcalc.mechanisms`) are
+    fields too, None when unstated.
     """
 
     name: str | None = None
@@ -125,11 +124,8 @@ class Scenario(Record):
     jit_share: float | None = None
     jit_bandwidth: float | None = None
     notice_share: float | None = None
-    persist_slowdown: float | None = None  # a mechanism's (ckptcalc.mechanisms)
     max_busy: float | None = None  # the busy share of a tier's storage above which a warning is given
     max_written_per_day: float | None = None  # the most bytes a day the storage tier may take
-    compression: float | None = None  # a mechanism's
-    codec_bandwidth: float | None = None  # a mechanism's
     # What the just-in-time lever assumes, from a preset's [levers] (docs/model.md §13).
     lever_jit_share: float | None = None
     lever_jit_bandwidth: float | None = None  # a units.PerGpu when stated per GPU

@@ -24,6 +24,16 @@ def inputs() -> tuple[Input, ...]:
     return tuple(row for m in REGISTRY for row in m.inputs)
 
 
+def fields() -> tuple[str, ...]:
+    """The field names of every mechanism's inputs: attributes of the scenario and the model's configuration."""
+    return tuple(row.name for row in inputs())
+
+
+def tier_fields() -> tuple[str, ...]:
+    """The keys a middle tier carries for a mechanism: attributes of the stated and the model's tiers."""
+    return tuple(key.key for key in tier_keys() if key.middle)
+
+
 def tier_keys() -> tuple[TierKey, ...]:
     """Every key a ``[[levels]]`` tier may state for a mechanism."""
     return tuple(key for m in REGISTRY for key in m.tier_keys)

@@ -68,6 +68,11 @@ def result_share(result: Any) -> float:
     return float(slowdown_share(float(result.write), rows, slowed_s))
 
 
+def slowed_by(config: Any, share: Num | None) -> Any:
+    """``config`` (a model ``Config``) with training slowed by ``share`` while a persist runs (None: not)."""
+    return config.replace(**{KEY: share})
+
+
 class Slowdown(Mechanism):
     name = "slowdown"
     kind = "tier_cost"
@@ -97,7 +102,7 @@ class Slowdown(Mechanism):
         return stall, lag, slowdown_s + cost
 
     def without(self, config: Any) -> Any:
-        return config.replace(**{KEY: None})
+        return slowed_by(config, None)
 
     def slowed_share(self, result: Any) -> float:
         return result_share(result)
@@ -118,7 +123,7 @@ class Slowdown(Mechanism):
                 "slows training while a background persist runs: it needs {snapshot_bw} (asynchronous checkpoints)",
                 where=scenario.where(KEY),
             )
-        return config.replace(**{KEY: share})
+        return slowed_by(config, share)
 
     def echo(self, config: Any) -> dict[str, float | None]:
         share = getattr(config, KEY)

@@ -168,14 +168,14 @@ class Level(Record):
         return self.lag_s + self.slowdown_s
 
 
-class Tier(Record):
+class Tier(Record, extra=registry.tier_fields()):
     """A checkpoint tier between the memory level and storage (three or more tiers in all).
 
     ``restart_s`` is its whole restart, or, with ``read_bandwidth``, the part
     that does not depend on the checkpoint size (the reload, size / read
     bandwidth, is added). ``share`` is the share of failures it recovers.
     The mechanisms' tier costs (:mod:`ckptcalc.mechanisms.registry`) change its write and reload, as
-    they change storage's; the fields after ``interval_s`` are theirs.
+    they change storage's; it holds their keys a middle tier states (``registry.tier_fields``).
     """
 
     name: str
@@ -184,8 +184,6 @@ class Tier(Record):
     share: Num
     read_bandwidth: Num | None = None
     interval_s: Num | None = None
-    compression: Num | None = None
-    codec_bandwidth: Num | None = None
 
     def stall(self, size_bytes: Num) -> Num:
         """The tier's write of one checkpoint: size / B, with the tier costs."""
@@ -217,7 +215,7 @@ def _or_zero(value: Num | None) -> Num:
     return 0.0 if value is None else value
 
 
-class Config(Record):
+class Config(Record, extra=registry.fields()):
     """A training job's checkpointing, in SI units (fields may be numpy arrays).
 
     ``snapshot_bandwidth`` makes storage checkpoints asynchronous (snapshot to
@@ -229,6 +227,8 @@ class Config(Record):
     its ``restart_s`` plus the reload, checkpoint size / read bandwidth.
     ``shape`` makes the time between failures Weibull with that shape (mean
     ``mtbf_s``) instead of exponential: one level only (docs/model.md §8.7).
+    Every registered mechanism's inputs (:mod:`ckptcalc.mechanisms`) are fields too, None when unstated,
+    read by their homes.
     """
 
     checkpoint_bytes: Num
@@ -249,10 +249,7 @@ class Config(Record):
     jit_share: Num | None = None  # share of failures recovered in place from a healthy replica
     jit_bandwidth: Num | None = None  # bandwidth of that save (default: the storage bandwidth)
     notice_share: Num | None = None  # share of failures met by writing a checkpoint first
-    persist_slowdown: Num | None = None  # training runs at 1 − this while a persist runs (docs/model.md §17.1)
     max_written_per_day: Num | None = None  # the most bytes a day the top tier may take (docs/model.md §17.2)
-    compression: Num | None = None  # storage checkpoints compressed by this ratio (docs/model.md §17.3)
-    codec_bandwidth: Num | None = None  # the codec's throughput (None: a free codec)
 
     @property
     def has_jit(self) -> bool:
