@@ -5,8 +5,8 @@ mechanism of :data:`ckptcalc.mechanisms.registry.REGISTRY` from what its home de
 an example of it at work, its inputs' limits, the figures a table shows): adding a mechanism to the
 registry adds it here, with no edit to this file. The checks:
 
-* its rows are in FIELDS where it says, and its keys named by its home and no more than the two
-  records that still declare them (and the API's keyword types);
+* its rows are in FIELDS where it says, and its keys named by its home, the registry's list and the
+  API's keyword types alone;
 * its inputs at their limits give the baseline, the job without it (compression 1 through a free
   codec, a slowdown of 0), and its example moves the result;
 * arrays give what floats give, and a sweep's grid what the scalar path gives at each point;
@@ -40,10 +40,9 @@ MECHANISMS = registry.REGISTRY
 IDS = [m.name for m in MECHANISMS]
 PACKAGE = Path(__file__).resolve().parent.parent / "ckptcalc"
 
-#: Files outside a home that may still name a mechanism's input: the registry's list (it imports the
-#: home by name), the API's keyword types, and the two records that still declare every input as an
-#: attribute (the scenario as stated, the model's configuration).
-STILL_NAMED = {"inputs/keywords.py", "inputs/scenario.py", "model/evaluation.py", "mechanisms/registry.py"}
+#: Files outside a home that may name a mechanism's input: the registry's list (it imports the home by
+#: name) and the API's keyword types.
+STILL_NAMED = {"inputs/keywords.py", "mechanisms/registry.py"}
 
 
 def own(m: Mechanism) -> set[str]:
