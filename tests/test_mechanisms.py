@@ -8,7 +8,8 @@ registry adds it here, with no edit to this file. The checks:
 * its rows are in FIELDS where it says, and its keys named by its home, the registry's list and the
   API's keyword types alone;
 * its inputs at their limits give the baseline, the job without it (compression 1 through a free
-  codec, a slowdown of 0), and its example moves the result;
+  codec, a slowdown of 0), and its example moves the result; in pairs, one at its limit leaves the
+  other alone;
 * arrays give what floats give, and a sweep's grid what the scalar path gives at each point;
 * its JSON parts are in the published schema (every ``--json`` of these tests is validated too);
 * a preset saved from its example reads back to the same numbers;
@@ -17,6 +18,7 @@ registry adds it here, with no edit to this file. The checks:
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Callable
@@ -175,6 +177,28 @@ def test_a_sweeps_grid_is_the_scalar_path(m: Mechanism, run_json: RunJson) -> No
         one = run_json("optimize", *flags(rest), f"--{flag}", repr(point))
         assert found["effective"][i] == pytest.approx(one["effective"], rel=1e-12)
         assert found["interval_s"][i] == pytest.approx(one["interval_s"], rel=1e-9)
+
+
+PAIRS = list(itertools.combinations(MECHANISMS, 2))
+
+
+def merged(*pairs: tuple[tuple[str, str], ...] | list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """(field, value) pairs of several mechanisms' examples, each field once (the later one's value)."""
+    found: dict[str, str] = {}
+    for items in pairs:
+        found.update(dict(items))
+    return list(found.items())
+
+
+@pytest.mark.parametrize(("a", "b"), PAIRS, ids=[f"{a.name}+{b.name}" for a, b in PAIRS])
+def test_in_pairs_one_at_its_limit_leaves_the_other(a: Mechanism, b: Mechanism, run_json: RunJson) -> None:
+    """Two mechanisms at once: each at its limit gives the other alone (its tier costs compose)."""
+    both = run_json("optimize", *flags(merged(a.example, b.example)))
+    for one, other in ((a, b), (b, a)):
+        alone = run_json("optimize", *flags(merged(needs(one), other.example)))
+        limited = run_json("optimize", *flags(merged(at_limit(one), other.example)))
+        assert without_own(limited, one) == without_own(alone, one)
+        assert both["effective"] != alone["effective"]
 
 
 # ------------------------------------------------------------------ presets and renderers
