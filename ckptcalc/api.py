@@ -484,14 +484,14 @@ def _as_stated(one: Job, compute: Callable[[], _T]) -> _T:
 
 
 def _storage_levers(one: Job) -> list[tuple[str, Config, float | None]]:
-    """The storage levers (docs/model.md §17): compression where the job has none, and with three or
-    more tiers every subset that drops some below storage."""
+    """The storage levers (docs/model.md §17): each registered tier cost's, and with three or more tiers
+    every subset that drops some below storage."""
+    from ckptcalc.mechanisms import registry
     from ckptcalc.model import storage
 
-    found: list[tuple[str, Config, float | None]] = []
-    compressed = storage.compression_lever(one.config, one.gpus)
-    if compressed is not None:
-        found.append(("compression", compressed, None))
+    found: list[tuple[str, Config, float | None]] = [
+        (key, changed, None) for key, changed in registry.levers(one.config, one.gpus)
+    ]
     found.extend(("without_tier", changed, None) for _, changed in storage.subsets(one.config))
     return found
 

@@ -34,15 +34,19 @@ class Record:
     _fields: ClassVar[tuple[str, ...]] = ()
     _defaults: ClassVar[dict[str, Any]] = {}
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(cls, extra: tuple[str, ...] = (), **kwargs: Any) -> None:
+        """``extra`` names fields declared elsewhere (a registered mechanism's inputs, each None unless
+        given), after the class's own: a type checker does not see them, so only code that reads them by
+        name (``getattr``) uses them."""
         super().__init_subclass__(**kwargs)
         # Only this class's own annotations, in the order written (base fields come first).
         annotations = cls.__annotations__ if "__annotations__" in vars(cls) else {}
         own = [name for name, kind in annotations.items() if "ClassVar" not in str(kind)]
+        own += [name for name in extra if name not in own]
         cls._fields = (*cls._fields, *own)
         defaults = dict(cls._defaults)
         for name in own:
-            value = vars(cls).get(name, _MISSING)
+            value = vars(cls).get(name, None if name in extra else _MISSING)
             if value is not _MISSING:
                 defaults[name] = value
         cls._defaults = defaults

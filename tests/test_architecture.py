@@ -17,6 +17,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "ckptcalc"
 #: (its modules in the order they may import each other) or a group of top-level modules.
 LAYERS: list[tuple[str, list[str]]] = [
     ("", ["errors", "records", "files"]),  # foundations
+    ("mechanisms", ["base", "slowdown", "compression", "registry"]),  # each mechanism's home
     (
         "model",
         [
@@ -188,9 +189,19 @@ def test_only_tables_and_the_command_line_import_typer_or_rich() -> None:
 
 
 def test_the_model_knows_nothing_of_inputs_files_or_words() -> None:
+    # The model reaches the mechanisms' homes (their effect on it), which reach only the foundations.
     for module in (name for name in RANK if name.startswith("model.")):
         assert not {
-            name for name in imports(module) if not name.startswith("model.") and name not in ("errors", "records")
+            name
+            for name in imports(module)
+            if not name.startswith(("model.", "mechanisms.")) and name not in ("errors", "records")
+        }, module
+
+
+def test_a_mechanism_home_imports_only_the_foundations_and_other_homes() -> None:
+    for module in (name for name in RANK if name.startswith("mechanisms.")):
+        assert not {
+            name for name in imports(module) if not name.startswith("mechanisms.") and name not in ("errors", "records")
         }, module
 
 

@@ -14,6 +14,8 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from references import lambert
 
+from ckptcalc.mechanisms.compression import coded_time
+from ckptcalc.mechanisms.slowdown import result_share, slowed, slowed_by
 from ckptcalc.model import storage
 from ckptcalc.model.evaluation import Config, evaluate
 from ckptcalc.simulation.timeline import Failures, Schedule, run, run_schedule
@@ -23,13 +25,9 @@ RunJson = Callable[..., dict[str, Any]]
 
 #: docs/model.md §17.1: s = 0.5 s, P = 300 s, f = 0.5, M = 3.1 h, r = 10 min (300 TB at 1 TB/s,
 #: snapshots at 600 TB/s).
-SLOWED = Config(
-    checkpoint_bytes=300e12,
-    bandwidth=1e12,
-    snapshot_bandwidth=600e12,
-    mtbf_s=11_160.0,
-    restart_s=600.0,
-    persist_slowdown=0.5,
+SLOWED = slowed_by(
+    Config(checkpoint_bytes=300e12, bandwidth=1e12, snapshot_bandwidth=600e12, mtbf_s=11_160.0, restart_s=600.0),
+    0.5,
 )
 
 
@@ -43,15 +41,15 @@ def daly_async(tau: float, stall: float, lag: float, restart: float, mtbf: float
 
 def test_slowed_level_is_a_longer_stall_and_a_shorter_lag() -> None:
     # docs/model.md §17.1: s + f·P = 150.5 s, (1 − f)·P = 150 s, f·P = 150 s.
-    assert storage.slowed(stall_s=0.5, persist_s=300.0, slowdown=0.5) == (150.5, 150.0, 150.0)
-    assert storage.slowed(stall_s=0.5, persist_s=300.0, slowdown=0.0) == (0.5, 300.0, 0.0)
+    assert slowed(stall_s=0.5, persist_s=300.0, slowdown=0.5) == (150.5, 150.0, 150.0)
+    assert slowed(stall_s=0.5, persist_s=300.0, slowdown=0.0) == (0.5, 300.0, 0.0)
 
 
 def test_reference_optimum_moves_off_the_persist_bound() -> None:
     """docs/model.md §17.1: without the slowdown the optimum is the persist bound, 300 s (Young's
     105.6 s is below it); with f = 0.5 the first-order interval is √(2·150.5·11 160) = 1 832.8 s and
     the exact one 1 733.87 s (Lambert W with δ → 150.5 s), effective 0.78974."""
-    plain = evaluate(SLOWED.replace(persist_slowdown=None))
+    plain = evaluate(slowed_by(SLOWED, None))
     assert plain.optimal_interval_s == pytest.approx(300.0, rel=1e-9)
     assert plain.effective == pytest.approx(0.90864, abs=1e-5)
     found = evaluate(SLOWED)
@@ -66,9 +64,30 @@ def test_reference_optimum_moves_off_the_persist_bound() -> None:
 
 def test_slowdown_share_is_the_slowed_part_of_the_write_share() -> None:
     found = evaluate(SLOWED)
-    share = storage.result_slowdown(found)
+    share = result_share(found)
     assert share == pytest.approx(found.write * 150.0 / 150.5, rel=1e-12)
-    assert storage.result_slowdown(evaluate(SLOWED.replace(persist_slowdown=None))) == 0.0
+    assert result_share(evaluate(slowed_by(SLOWED, None))) == 0.0
+
+
+#: docs/model.md reference 17.1b: the job of §17.1 with an in-memory replica (300 TB at 100 TB/s: 3 s,
+#: serving 0.9 of the failures, restart 1 min) written every 200 s and storage every 2 000 s (m = 10).
+SLOWED_TWO = SLOWED.replace(
+    replica_survival=0.9, memory_bandwidth=100e12, memory_restart_s=60.0, memory_interval_s=200.0, interval_s=2000.0
+)
+
+
+def test_slowdown_share_on_two_levels_weights_each_stall_by_its_writes() -> None:
+    """docs/model.md reference 17.1b: a storage period of 2 000 s holds 10 memory writes of 3 s and one
+    storage stall of 150.5 s, 180.5 s of stall of which f·P = 150 s is slowdown: 0.831025 of the write
+    share (weighting the memory stall once, 150/153.5 = 0.977199, would be the mutant)."""
+    found = evaluate(SLOWED_TWO)
+    memory, top = found.levels
+    assert (float(memory.level.stall_s), float(memory.interval_s)) == (3.0, 200.0)
+    assert (float(top.level.stall_s), float(top.level.slowdown_s), float(top.interval_s)) == (150.5, 150.0, 2000.0)
+    share = result_share(found)
+    assert share / float(found.write) == pytest.approx(0.831025, abs=1e-6)
+    assert share == pytest.approx(float(found.write) * 150.0 / 180.5, rel=1e-12)
+    assert storage.load(SLOWED_TWO, found).slowdown_share == share
 
 
 @pytest.mark.parametrize(
@@ -78,7 +97,7 @@ def test_slowdown_share_is_the_slowed_part_of_the_write_share() -> None:
 def test_simulation_runs_the_slowdown_and_agrees(interval: float | None, slowdown: float) -> None:
     """The timeline slows training during each persist (no stall shortcut) and lands within its CI
     of the exact model (docs/model.md §17.1)."""
-    config = SLOWED.replace(interval_s=interval, persist_slowdown=slowdown)
+    config = slowed_by(SLOWED.replace(interval_s=interval), slowdown)
     exact = float(evaluate(config).effective)
     found = run(config, Failures(11_160.0), cycles=40_000, seed=11)
     assert found.schedule.slowdown == slowdown and found.schedule.stalls == pytest.approx((0.5,))
@@ -299,9 +318,9 @@ CODEC = 50e9 * 16_384
 
 def test_coded_write_time() -> None:
     """δ′ = size/B_c + size/(c·B) = 6.48e12/8.192e14 + 6.48e12/8e12 = 0.0079102 + 0.81 s."""
-    assert storage.coded_time(6.48e12, 2e12, 4.0, CODEC) == pytest.approx(0.81791016, rel=1e-8)
-    assert storage.coded_time(6.48e12, 2e12, 4.0, None) == pytest.approx(0.81, rel=1e-12)
-    assert storage.coded_time(6.48e12, 2e12, 1.0, None) == pytest.approx(3.24, rel=1e-12)
+    assert coded_time(6.48e12, 2e12, 4.0, CODEC) == pytest.approx(0.81791016, rel=1e-8)
+    assert coded_time(6.48e12, 2e12, 4.0, None) == pytest.approx(0.81, rel=1e-12)
+    assert coded_time(6.48e12, 2e12, 1.0, None) == pytest.approx(3.24, rel=1e-12)
 
 
 def test_compressed_job(run_json: RunJson) -> None:
@@ -449,14 +468,16 @@ def test_slowed_level_is_the_async_level_with_shifted_stall_and_lag(
     """docs/model.md §17.1 at any given interval τ ≥ P: the exact model equals §8.2's closed form with
     the stall s + f·P and the lag (1 − f)·P, and the first order charges (s + f·P)/τ."""
     tau = persist * stretch
-    config = Config(
-        checkpoint_bytes=persist * 1e12,
-        bandwidth=1e12,
-        snapshot_bandwidth=persist * 1e12 / stall,
-        mtbf_s=mtbf,
-        restart_s=max(restart, 1e-3),
-        persist_slowdown=slowdown,
-        interval_s=tau,
+    config = slowed_by(
+        Config(
+            checkpoint_bytes=persist * 1e12,
+            bandwidth=1e12,
+            snapshot_bandwidth=persist * 1e12 / stall,
+            mtbf_s=mtbf,
+            restart_s=max(restart, 1e-3),
+            interval_s=tau,
+        ),
+        slowdown,
     )
     found = evaluate(config)
     expected = daly_async(tau, stall + slowdown * persist, (1 - slowdown) * persist, max(restart, 1e-3), mtbf)

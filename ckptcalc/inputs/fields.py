@@ -12,6 +12,8 @@ from collections.abc import Callable
 
 from ckptcalc.errors import UnitError
 from ckptcalc.inputs import units
+from ckptcalc.mechanisms import registry
+from ckptcalc.mechanisms.base import Input
 from ckptcalc.records import Record
 
 
@@ -41,7 +43,7 @@ class Field(Record):
         return self.flag.replace("-", "_")
 
 
-FIELDS: tuple[Field, ...] = (
+_CORE: tuple[Field, ...] = (
     Field("params", "count", "params", "checkpoint", "params", "Model parameters, e.g. 405e9, 405B, 70b."),
     Field(
         "bytes_per_param",
@@ -219,14 +221,6 @@ FIELDS: tuple[Field, ...] = (
         "Share of failures that come with notice: a checkpoint is written first and no work is lost.",
     ),
     Field(
-        "persist_slowdown",
-        "fraction",
-        "persist-slowdown",
-        "storage",
-        "persist_slowdown",
-        "Share of training speed lost while a background persist runs, in [0, 1), e.g. 0.5 (needs --snapshot-bw).",
-    ),
-    Field(
         "max_busy",
         "fraction",
         "max-busy",
@@ -241,22 +235,6 @@ FIELDS: tuple[Field, ...] = (
         "storage",
         "max_written_per_day",
         "Most bytes the storage tier may take per day, e.g. 1PB: the optimum honours it and reports its cost.",
-    ),
-    Field(
-        "compression",
-        "number",
-        "compression",
-        "storage",
-        "compression",
-        "Compression ratio of storage checkpoints (1 or more, e.g. 4): writes and reloads move size / this.",
-    ),
-    Field(
-        "codec_bandwidth",
-        "rate",
-        "codec-bw",
-        "storage",
-        "codec_bandwidth",
-        "Aggregate throughput of the compression codec (per GPU: 50GB/s/gpu); needs --compression.",
     ),
     Field("gpu_hour_cost", "number", "gpu-hour-cost", "cost", "gpu_hour", "Cost of one GPU-hour, any currency."),
     Field("nodes", "count", "nodes", "spares", "nodes", "Nodes the job runs on (default: GPUs / --gpus-per-node)."),
@@ -385,6 +363,21 @@ FIELDS: tuple[Field, ...] = (
     ),
     Field("work_s", "duration", "work", "run", "work", "Useful compute the run needs, e.g. 54d."),
 )
+
+
+def _assembled(core: tuple[Field, ...], rows: tuple[Input, ...]) -> tuple[Field, ...]:
+    """The core's rows with each registered mechanism's inserted after the field it names (docs/architecture.md)."""
+    found = list(core)
+    for row in rows:
+        at = next((i for i, f in enumerate(found) if f.name == row.after), None)
+        if at is None:
+            raise ValueError(f"mechanism input {row.name} follows unknown field {row.after}")
+        found.insert(at + 1, Field(row.name, row.kind, row.flag, row.section, row.key, row.help))
+    return tuple(found)
+
+
+#: Every input: the core's and each registered mechanism's (ckptcalc.mechanisms.registry).
+FIELDS: tuple[Field, ...] = _assembled(_CORE, registry.inputs())
 
 #: Sweepable inputs: (flag, column name in SI units, axis label), in the order ``--over`` lists them.
 _SWEEPS = (

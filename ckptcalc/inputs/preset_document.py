@@ -15,6 +15,7 @@ from ckptcalc.files import read_regular
 from ckptcalc.inputs import units
 from ckptcalc.inputs.fields import FIELDS, PARSERS
 from ckptcalc.inputs.scenario import BAND, MiddleTier, Scenario
+from ckptcalc.mechanisms import registry
 
 #: Version of the preset format this ckptcalc writes and the newest it reads.
 SCHEMA_VERSION = 1
@@ -232,12 +233,9 @@ LEVELS = "levels"
 #: The most tiers a preset lists.
 MAX_TIERS = 8
 
-#: Keys of the storage inputs a tier states (docs/model.md §17): key -> (unit kind, field on the last tier).
-STORAGE_TIER_KEYS = {
-    "persist_slowdown": ("fraction", "persist_slowdown"),
-    "compression": ("number", "compression"),
-    "codec_bandwidth": ("rate", "codec_bandwidth"),
-}
+#: Keys of the registered mechanisms a tier states (ckptcalc.mechanisms): key -> its declaration.
+STORAGE_TIER_KEYS = {key.key: key for key in registry.tier_keys()}
+_MIDDLE_COSTS = tuple(key for key, spec in STORAGE_TIER_KEYS.items() if spec.middle)  # a middle tier carries these
 #: The keys of one ``[[levels]]`` entry, and the field each stands for on the first and the last tier.
 _TIER_KEYS = ("name", "bandwidth", "snapshot_bandwidth", "restart", "detect", "reschedule", "read_bandwidth",
               "warmup", "serves", "interval", *STORAGE_TIER_KEYS)  # fmt: skip
@@ -245,7 +243,7 @@ _FIRST = {"bandwidth": "memory_bandwidth", "restart": "memory_restart_s", "read_
           "interval": "memory_interval_s", "serves": "replica_survival"}  # fmt: skip
 _LAST = {"bandwidth": "bandwidth", "snapshot_bandwidth": "snapshot_bandwidth", "restart": "restart_s",
          "read_bandwidth": "read_bandwidth", "interval": "interval_s"}  # fmt: skip
-_LAST.update({key: field for key, (_, field) in STORAGE_TIER_KEYS.items()})
+_LAST.update({key: key for key in STORAGE_TIER_KEYS})
 _JOB_PARTS = {"detect": "detect_s", "reschedule": "reschedule_s", "warmup": "warmup_s"}
 #: Keys the tiers state, which the classic tables must then leave out.
 TIER_PATHS = ("storage.bandwidth", "storage.snapshot_bandwidth", "storage.interval", "storage.read_bandwidth",
@@ -290,18 +288,10 @@ def _levels(
             raise PresetError("a tier needs its write bandwidth", where=f"{here}.bandwidth")
         if "snapshot_bandwidth" in tier and i != count - 1:
             raise PresetError("only the last tier is written asynchronously", where=f"{here}.snapshot_bandwidth")
-        if "persist_slowdown" in tier and i != count - 1:
-            raise PresetError(
-                "only the last tier persists in the background: the slowdown goes on it",
-                where=f"{here}.persist_slowdown",
-            )
-        for key in ("compression", "codec_bandwidth"):
-            if key in tier and i == 0 and count > 1:
-                raise PresetError(
-                    "the first tier is the in-memory replica, which is not compressed; compression goes on a"
-                    " later tier",
-                    where=f"{here}.{key}",
-                )
+        for key, spec in STORAGE_TIER_KEYS.items():
+            refused = i != count - 1 if spec.place == "last" else i == 0 and count > 1
+            if key in tier and refused:
+                raise PresetError(spec.refusal, where=f"{here}.{key}")
         parts = [key for key in ("detect", "reschedule", "read_bandwidth", "warmup") if key in tier]
         if "restart" in tier and parts:
             raise PresetError(f"give restart or its parts, not both (here {parts[0]})", where=f"{here}.restart")
@@ -335,7 +325,7 @@ def _levels(
                 values[field], origin[field] = value, f"{here}.{key}"
         kinds = {"bandwidth": "rate", "snapshot_bandwidth": "rate", "restart": "duration",
                  "read_bandwidth": "rate", "interval": "duration", "serves": "fraction",
-                 **{key: kind for key, (kind, _) in STORAGE_TIER_KEYS.items()}}  # fmt: skip
+                 **{key: spec.kind for key, spec in STORAGE_TIER_KEYS.items()}}  # fmt: skip
         fields = _LAST if i == count - 1 else _FIRST if i == 0 else None
         if fields is not None:
             for key, field in fields.items():
@@ -359,8 +349,11 @@ def _levels(
                 interval_s=None if "interval" not in found else float(found["interval"]),
                 where=here,
                 per_gpu=per_gpu,
-                compression=None if "compression" not in found else float(found["compression"]),
-                codec_bandwidth=None if "codec_bandwidth" not in found else float(found["codec_bandwidth"]),
+                **{
+                    k: None if k not in found else float(found[k])
+                    for k, spec in STORAGE_TIER_KEYS.items()
+                    if spec.middle
+                },
             )
         )
     if abs(sum(shares) - 1.0) > 1e-9:

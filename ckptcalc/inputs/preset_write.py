@@ -32,6 +32,7 @@ from ckptcalc.inputs.preset_document import (
 )
 from ckptcalc.inputs.preset_search import identity, is_path
 from ckptcalc.inputs.scenario import BAND, Scenario
+from ckptcalc.mechanisms import registry
 from ckptcalc.records import Record
 
 _OUT_UNITS = {
@@ -200,8 +201,7 @@ def _write_levels(scenario: Scenario, document: dict[str, Any], writer: _Writer)
             ("restart", "restart_s", "duration"),
             ("read_bandwidth", "read_bandwidth", "rate"),
             ("interval", "interval_s", "duration"),
-            ("compression", "compression", "number"),
-            ("codec_bandwidth", "codec_bandwidth", "rate"),
+            *((key.key, key.key, key.kind) for key in registry.tier_keys() if key.middle),
         ):
             value = getattr(tier, field)
             if value is not None:

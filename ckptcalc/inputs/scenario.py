@@ -19,6 +19,9 @@ from ckptcalc.errors import InputError
 from ckptcalc.inputs import units
 from ckptcalc.inputs.bare_counts import Suspect, suspects
 from ckptcalc.inputs.fields import AUTO_SPARES, BY_NAME, FIELDS
+from ckptcalc.mechanisms import registry
+from ckptcalc.mechanisms.base import LARGEST as LARGEST
+from ckptcalc.mechanisms.base import SMALLEST as SMALLEST
 from ckptcalc.model.evaluation import Config, Tier, moved, replace
 from ckptcalc.model.spares import DEFAULT_RISK, MOST_SPARES, smallest_spares
 from ckptcalc.model.statistics import no_failure_bound, node_count
@@ -28,10 +31,6 @@ DEFAULT_BYTES_PER_PARAM = 16.0
 
 #: The origin of a per-GPU failure interval that ``gpus`` alone carried over from the base.
 SCALED = "gpus"
-
-#: Every input must lie in this range (SI units): wide enough for any real
-#: cluster, narrow enough that no product or exponential overflows.
-SMALLEST, LARGEST = 1e-9, 1e21
 
 _MTBF_SOURCES = ("mtbf_s", "gpu_mtbf_s", "failures", "window_s")
 
@@ -55,13 +54,14 @@ def total(value: float, gpus: float | None, where: str) -> float:
     return float(value) * gpus
 
 
-class MiddleTier(Record):
+class MiddleTier(Record, extra=registry.tier_fields()):
     """A tier between memory and storage, as a preset's ``[[levels]]`` states it (SI units).
 
     Its restart is ``restart_s``, or (with ``read_bandwidth``) the job's
     detection, rescheduling and warm-up plus the reload, size / read
     bandwidth. ``where`` names it in messages (``file: levels[1]``);
-    ``per_gpu`` names its rates stated per GPU.
+    ``per_gpu`` names its rates stated per GPU. It also holds the mechanisms' keys a middle tier states
+    (``registry.tier_fields``), None when unstated.
     """
 
     name: str
@@ -72,8 +72,6 @@ class MiddleTier(Record):
     interval_s: float | None = None
     where: str = "levels"
     per_gpu: frozenset[str] = frozenset()
-    compression: float | None = None  # its checkpoints compressed by this ratio (docs/model.md §17.3)
-    codec_bandwidth: float | None = None  # through a codec of this throughput (None: a free codec)
 
     def __eq__(self, other: object) -> bool:
         # Where a tier was stated is not part of its identity.
@@ -84,13 +82,14 @@ class MiddleTier(Record):
     __hash__ = None
 
 
-class Scenario(Record):
+class Scenario(Record, extra=registry.fields()):
     """Inputs as stated, SI units, ``None`` where unstated.
 
     ``origin`` maps a field name to where its value came from, for messages. ``per_gpu`` names the
     rates stated per GPU: those fields hold the per-GPU value, and :func:`resolve` multiplies it by
     the GPU count, so that changing ``gpus`` scales them. A :class:`ckptcalc.inputs.units.PerGpu` value
-    given for a field marks it so.
+    given for a field marks it so. Every registered mechanism's inputs (:mod:`ckptcalc.mechanisms`) are
+    fields too, None when unstated.
     """
 
     name: str | None = None
@@ -125,11 +124,8 @@ class Scenario(Record):
     jit_share: float | None = None
     jit_bandwidth: float | None = None
     notice_share: float | None = None
-    persist_slowdown: float | None = None  # training slowed by this share while a persist runs (docs/model.md §17)
     max_busy: float | None = None  # the busy share of a tier's storage above which a warning is given
     max_written_per_day: float | None = None  # the most bytes a day the storage tier may take
-    compression: float | None = None  # storage checkpoints compressed by this ratio (docs/model.md §17.3)
-    codec_bandwidth: float | None = None  # the codec's aggregate throughput
     # What the just-in-time lever assumes, from a preset's [levers] (docs/model.md §13).
     lever_jit_share: float | None = None
     lever_jit_bandwidth: float | None = None  # a units.PerGpu when stated per GPU
@@ -537,15 +533,16 @@ def _middle(scenario: Scenario) -> tuple[Tier, ...]:
             "with three or more tiers, give every tier's interval, only the fastest's, or only storage's",
             where=next(place for place, known in zip(places, stated, strict=True) if known),
         )
+    costs = [key for key in registry.tier_keys() if key.middle]  # the tier costs' keys a middle tier carries
     for tier in scenario.middle:
         rates = {}
-        for name in ("bandwidth", "read_bandwidth", "codec_bandwidth"):
+        for name in ("bandwidth", "read_bandwidth", *(key.key for key in costs if key.kind == "rate")):
             value = getattr(tier, name)
             if value is not None and name in tier.per_gpu:
                 value = total(units.PerGpu(value), scenario.gpus, f"{tier.where}.{name}")
             rates[name] = value
         checked = {**rates, "restart": tier.restart_s, "interval": tier.interval_s}
-        _check_tier_codec(tier)
+        registry.check_tier({key.key: getattr(tier, key.key) for key in costs}, tier.where)
         for key, value in checked.items():
             if value is not None and not (math.isfinite(value) and SMALLEST <= value <= LARGEST):
                 raise InputError(
@@ -560,22 +557,10 @@ def _middle(scenario: Scenario) -> tuple[Tier, ...]:
                 share=tier.share,
                 read_bandwidth=rates["read_bandwidth"],
                 interval_s=tier.interval_s,
-                compression=tier.compression,
-                codec_bandwidth=rates["codec_bandwidth"],
+                **{key.key: rates.get(key.key, getattr(tier, key.key)) for key in costs},
             )
         )
     return tuple(found)
-
-
-def _check_tier_codec(tier: MiddleTier) -> None:
-    """A middle tier's compression: a ratio of 1 or more, and a codec only with its ratio (§17.3)."""
-    if tier.codec_bandwidth is not None and tier.compression is None:
-        raise InputError("a codec needs its ratio (compression)", where=f"{tier.where}.codec_bandwidth")
-    if tier.compression is not None and not (math.isfinite(tier.compression) and 1.0 <= tier.compression <= LARGEST):
-        raise InputError(
-            f"must be a compression ratio from 1 to {LARGEST:g}, got {tier.compression:g}",
-            where=f"{tier.where}.compression",
-        )
 
 
 class Parts(Record):
@@ -598,21 +583,21 @@ def anatomy(job: Job) -> tuple[tuple[str, Parts], ...]:
     found = []
     levels = c.levels()
     reads: list[float | bool | None] = []
-    codecs: list[tuple[Any, Any]] = []  # each level's compression and codec bandwidth (docs/model.md §17.3)
+    holders: list[Any] = []  # what states each level's tier costs (docs/model.md §17): none on memory
     if c.has_memory:
         reads.append(None if c.memory_read_bandwidth is None else float(c.memory_read_bandwidth))
-        codecs.append((None, None))
+        holders.append(None)
     for stated, tier in zip(s.middle, c.middle, strict=True):
         read = tier.read_bandwidth
         reads.append(float(read) if stated.restart_s is None and read is not None else None)
-        codecs.append((tier.compression, tier.codec_bandwidth))
+        holders.append(tier)
     reads.append(float(c.read_bandwidth) if c.read_bandwidth is not None else (s.restart_s is None))
-    codecs.append((c.compression, c.codec_bandwidth))
-    for level, read, (ratio, codec) in zip(levels, reads, codecs, strict=True):
+    holders.append(c)
+    for level, read, holder in zip(levels, reads, holders, strict=True):
         if read is None or read is False:
             continue
         bandwidth = None if read is True else float(read)
-        reload = float(moved(size, bandwidth, ratio, codec)) if bandwidth is not None else 0.0
+        reload = float(moved(holder, size, bandwidth)) if bandwidth is not None else 0.0
         found.append((level.name, Parts(detect, reschedule, reload, warmup, bandwidth, float(level.restart_s))))
     return tuple(found)
 
@@ -670,6 +655,8 @@ def _band(scenario: Scenario, mtbf: float, source: str) -> tuple[float, float | 
 def _check_ranges(scenario: Scenario, values: dict[str, float]) -> None:
     """Every stated value in its range: shares in theirs, counts whole, the rest positive."""
     for name, value in values.items():
+        if registry.check(scenario.where, name, value):
+            continue  # a mechanism's input, checked in its home
         if name in SILENT_FIELDS:
             _check_silent_field(scenario, name, value)
         elif name in ("jit_share", "notice_share"):
@@ -686,10 +673,8 @@ def _check_ranges(scenario: Scenario, values: dict[str, float]) -> None:
                     f"must be 0 or a duration from {SMALLEST:g} to {LARGEST:g} s, got {value:g} s",
                     where=scenario.where(name),
                 )
-        elif name in STORAGE_SHARES:
-            _check_storage_share(scenario, name, value)
-        elif name in STORAGE_RATIOS:
-            continue  # checked with what it changes (_with_storage)
+        elif name == "max_busy":
+            _check_busy(scenario, name, value)
         elif name == "discard" or name == "replica_survival":
             if not (math.isfinite(value) and 0 <= value < 1):
                 raise InputError(f"must be a share in [0, 1), got {value:g}", where=scenario.where(name))
@@ -896,41 +881,19 @@ def _or(value: float | None, default: float) -> float:
 
 # ------------------------------------------------------------------ storage (docs/model.md §17)
 
-#: Shares the storage inputs hold, each in [0, 1).
-STORAGE_SHARES = ("persist_slowdown", "max_busy")
-#: Storage inputs checked where they are resolved (the ratio from 1, not from 0).
-STORAGE_RATIOS = ("compression",)
 
-
-def _check_storage_share(scenario: Scenario, name: str, value: float) -> None:
-    """The slowdown in [0, 1); the busy share warned above in (0, 1) (at 1 a schedule cannot run)."""
-    low_ok = value > 0 if name == "max_busy" else value >= 0
-    if not (math.isfinite(value) and low_ok and value < 1):
-        interval = "(0, 1)" if name == "max_busy" else "[0, 1)"
-        raise InputError(f"must be a share in {interval}, got {value:g}", where=scenario.where(name))
+def _check_busy(scenario: Scenario, name: str, value: float) -> None:
+    """The busy share warned above, in (0, 1): at 1 a schedule cannot run."""
+    if not (math.isfinite(value) and 0 < value < 1):
+        raise InputError(f"must be a share in (0, 1), got {value:g}", where=scenario.where(name))
 
 
 def _with_storage(scenario: Scenario, config: Config) -> Config:
-    """The persist slowdown: it slows training while a background persist runs, so it needs one."""
+    """The daily write limit, and every registered mechanism's inputs, checked in its home."""
     if scenario.max_written_per_day is not None:
         config = config.replace(max_written_per_day=scenario.max_written_per_day)
-    if scenario.codec_bandwidth is not None and scenario.compression is None:
-        raise InputError("a codec needs its ratio ({compression})", where=scenario.where("codec_bandwidth"))
-    if scenario.compression is not None:
-        if not (math.isfinite(scenario.compression) and 1.0 <= scenario.compression <= LARGEST):
-            raise InputError(
-                f"must be a compression ratio from 1 to {LARGEST:g}, got {scenario.compression:g}",
-                where=scenario.where("compression"),
-            )
-        config = config.replace(compression=scenario.compression, codec_bandwidth=scenario.codec_bandwidth)
-    if scenario.persist_slowdown is None:
-        return config
-    if scenario.snapshot_bandwidth is None:
-        raise InputError(
-            "slows training while a background persist runs: it needs {snapshot_bw} (asynchronous checkpoints)",
-            where=scenario.where("persist_slowdown"),
-        )
-    return config.replace(persist_slowdown=scenario.persist_slowdown)
+    resolved: Config = registry.resolve(scenario, config)
+    return resolved
 
 
 # ------------------------------------------------------ silent events and retention (docs/model.md §16)

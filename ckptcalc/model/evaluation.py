@@ -31,6 +31,7 @@ import math
 from typing import Any, TypeAlias
 
 from ckptcalc.errors import InputError
+from ckptcalc.mechanisms import registry
 from ckptcalc.model import elastic, recovery, search, storage
 from ckptcalc.model.arrays import count, largest, lib, scalar
 from ckptcalc.model.arrays import maximum as _maximum
@@ -167,15 +168,14 @@ class Level(Record):
         return self.lag_s + self.slowdown_s
 
 
-class Tier(Record):
+class Tier(Record, extra=registry.tier_fields()):
     """A checkpoint tier between the memory level and storage (three or more tiers in all).
 
     ``restart_s`` is its whole restart, or, with ``read_bandwidth``, the part
     that does not depend on the checkpoint size (the reload, size / read
     bandwidth, is added). ``share`` is the share of failures it recovers.
-    ``compression`` (with ``codec_bandwidth``, None: a free codec) compresses
-    its checkpoints: the write and the reload each pass the codec and move
-    size / ratio (docs/model.md §17.3).
+    The mechanisms' tier costs (:mod:`ckptcalc.mechanisms.registry`) change its write and reload, as
+    they change storage's; it holds their keys a middle tier states (``registry.tier_fields``).
     """
 
     name: str
@@ -184,28 +184,23 @@ class Tier(Record):
     share: Num
     read_bandwidth: Num | None = None
     interval_s: Num | None = None
-    compression: Num | None = None
-    codec_bandwidth: Num | None = None
 
     def stall(self, size_bytes: Num) -> Num:
-        """The tier's write of one checkpoint: size / B, or through its codec."""
-        return moved(size_bytes, self.bandwidth, self.compression, self.codec_bandwidth)
+        """The tier's write of one checkpoint: size / B, with the tier costs."""
+        return moved(self, size_bytes, self.bandwidth)
 
     def restart(self, size_bytes: Num) -> Num:
-        """The tier's restart: its fixed part plus, with a read bandwidth, the reload (through its codec)."""
+        """The tier's restart: its fixed part plus, with a read bandwidth, the reload (with the tier costs)."""
         if self.read_bandwidth is None:
             return self.restart_s
-        return self.restart_s + moved(size_bytes, self.read_bandwidth, self.compression, self.codec_bandwidth)
+        return self.restart_s + moved(self, size_bytes, self.read_bandwidth)
 
 
-def moved(size_bytes: Num, bandwidth: Num, compression: Num | None, codec_bandwidth: Num | None) -> Num:
-    """Time to move one checkpoint over ``bandwidth``: size / B, or with ``compression`` through the codec
-    (size / B_c + size / (c·B); docs/model.md §17.3)."""
-    if compression is None:
-        return write_time(size_bytes, bandwidth)
-    from ckptcalc.model.storage import coded_time
-
-    return coded_time(size_bytes, bandwidth, compression, codec_bandwidth)
+def moved(holder: Any, size_bytes: Num, bandwidth: Num) -> Num:
+    """Time to move one checkpoint over ``bandwidth`` to or from the tier ``holder`` states (a :class:`Config`
+    for storage, a :class:`Tier`, None for the memory tier): size / B, changed by every registered tier
+    cost (docs/model.md §17)."""
+    return registry.moved(holder, size_bytes, bandwidth)
 
 
 def restart_time(restart_s: Num, checkpoint_bytes: Num, read_bandwidth: Num | None) -> Num:
@@ -220,7 +215,7 @@ def _or_zero(value: Num | None) -> Num:
     return 0.0 if value is None else value
 
 
-class Config(Record):
+class Config(Record, extra=registry.fields()):
     """A training job's checkpointing, in SI units (fields may be numpy arrays).
 
     ``snapshot_bandwidth`` makes storage checkpoints asynchronous (snapshot to
@@ -232,6 +227,8 @@ class Config(Record):
     its ``restart_s`` plus the reload, checkpoint size / read bandwidth.
     ``shape`` makes the time between failures Weibull with that shape (mean
     ``mtbf_s``) instead of exponential: one level only (docs/model.md §8.7).
+    Every registered mechanism's inputs (:mod:`ckptcalc.mechanisms`) are fields too, None when unstated,
+    read by their homes.
     """
 
     checkpoint_bytes: Num
@@ -252,10 +249,7 @@ class Config(Record):
     jit_share: Num | None = None  # share of failures recovered in place from a healthy replica
     jit_bandwidth: Num | None = None  # bandwidth of that save (default: the storage bandwidth)
     notice_share: Num | None = None  # share of failures met by writing a checkpoint first
-    persist_slowdown: Num | None = None  # training runs at 1 − this while a persist runs (docs/model.md §17.1)
     max_written_per_day: Num | None = None  # the most bytes a day the top tier may take (docs/model.md §17.2)
-    compression: Num | None = None  # storage checkpoints compressed by this ratio (docs/model.md §17.3)
-    codec_bandwidth: Num | None = None  # the codec's throughput (None: a free codec)
 
     @property
     def has_jit(self) -> bool:
@@ -332,7 +326,7 @@ class Config(Record):
     @property
     def write_s(self) -> Num:
         """Time to make a checkpoint durable in storage, S / B, in every mode."""
-        return moved(self.checkpoint_bytes, self.bandwidth, self.compression, self.codec_bandwidth)
+        return moved(self, self.checkpoint_bytes, self.bandwidth)
 
     @property
     def is_async(self) -> bool:
@@ -356,7 +350,7 @@ class Config(Record):
         """The restart from storage, reload included."""
         if self.read_bandwidth is None:
             return self.restart_s
-        reload = moved(self.checkpoint_bytes, self.read_bandwidth, self.compression, self.codec_bandwidth)
+        reload = moved(self, self.checkpoint_bytes, self.read_bandwidth)
         return self.restart_s + reload
 
     def levels(self) -> tuple[Level, ...]:
@@ -401,11 +395,7 @@ class Config(Record):
             stall, lag = write_time(self.checkpoint_bytes, self.snapshot_bandwidth), self.write_s
         else:
             stall, lag = self.write_s, 0.0
-        slowdown: Num = 0.0
-        if self.persist_slowdown is not None and self.snapshot_bandwidth is not None:
-            from ckptcalc.model.storage import slowed
-
-            stall, lag, slowdown = slowed(stall_s=stall, persist_s=lag, slowdown=self.persist_slowdown)
+        stall, lag, slowdown = registry.top_level(self, stall, lag)
         levels.append(
             Level(
                 name="storage",

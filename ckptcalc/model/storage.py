@@ -1,22 +1,12 @@
-"""What checkpoints cost the storage, and what the storage costs training (docs/model.md §17).
+"""What checkpoints cost the storage (docs/model.md §17).
 
-Pure arithmetic on floats (numpy arrays where a caller passes them), no words:
+Pure arithmetic on floats (numpy arrays where a caller passes them), no words. A tier written every
+τ of work with a persist P is busy P/(τ + its stall) of the time and takes size × 86 400/τ bytes a
+day, the size each checkpoint takes on that tier after the registered tier costs
+(:func:`ckptcalc.mechanisms.registry.stored`); daily write and retention limits bound the schedule.
+The tier costs themselves (the persist slowdown, compressed checkpoints) live in their homes under
+:mod:`ckptcalc.mechanisms`.
 
-* **Interference.** While a persist of elapsed time P runs, training runs at
-  1 − f of its speed. Over a whole checkpoint period that costs f·P, like a
-  stall of that length; the persist still takes P of elapsed time, of which
-  (1 − f)·P is work. So the exact model of one asynchronous level takes the
-  stall s + f·P and the lag (1 − f)·P (the work re-run after a failure to get
-  back to where the lost checkpoint was durable, at full speed): exact for
-  one level, first order the same for more (:func:`slowed`).
-* **Storage load.** A tier written every τ of work with a persist P is busy
-  P/(τ + its stall) of the time and takes size × 86 400/τ bytes a day.
-* **Compression** by c at a codec throughput B_c: a write of size/B_c +
-  size/(c·B), a reload read the same way (:func:`coded_time`).
-
->>> stall, lag, cost = slowed(stall_s=0.5, persist_s=300.0, slowdown=0.5)
->>> stall, lag, cost
-(150.5, 150.0, 150.0)
 >>> round(written_per_day(6.48e12, 266.8) / 1e15, 3)
 2.098
 """
@@ -27,27 +17,14 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from ckptcalc.mechanisms import registry
 from ckptcalc.model.statistics import DAY_S
 from ckptcalc.records import Record
-
-#: Seconds in a day, for the bytes written per day.
 
 #: The busy share above which a warning says the storage is loaded (``--max-busy``).
 DEFAULT_MAX_BUSY = 0.5
 
 Num = Any  # a float, or a numpy array of them
-
-
-def slowed(*, stall_s: Num, persist_s: Num, slowdown: Num) -> tuple[Num, Num, Num]:
-    """(stall, lag, slowdown cost) of an asynchronous level whose persist ``persist_s`` slows training by
-    ``slowdown``: s + f·P, (1 − f)·P and f·P. With f = 0 it is (s, P, 0).
-
-    Over a period the job loses f·P to the slower steps, which the exact model charges as stall; the
-    persist's elapsed time P is unchanged, and (1 − f)·P of it is the work done while it runs, which
-    is both what a failure re-runs at full speed to get back to the point the lost snapshot was
-    durable and the shortest interval that lets each persist end before the next snapshot."""
-    cost = slowdown * persist_s
-    return stall_s + cost, persist_s - cost, cost
 
 
 def busy_share(write_s: Num, interval_s: Num, stall_s: Num = 0.0) -> Num:
@@ -63,56 +40,17 @@ def written_per_day(size_bytes: Num, interval_s: Num) -> Num:
     return size_bytes * (DAY_S / interval_s)
 
 
-def coded_time(size_bytes: Num, bandwidth: Num, ratio: Num, codec_bandwidth: Num | None) -> Num:
-    """Time to move a checkpoint compressed ``ratio``× through a codec of ``codec_bandwidth`` over a link of
-    ``bandwidth``: size/B_c + size/(c·B); without a codec bandwidth the codec is free (size/(c·B))."""
-    moved = size_bytes / (ratio * bandwidth)
-    if codec_bandwidth is None:
-        return moved
-    return size_bytes / codec_bandwidth + moved
-
-
-def slowdown_share(write: Num, levels: list[tuple[Num, Num, Num]]) -> Num:
-    """The part of the exact write share ``write`` that is the persist's slowdown, for ``levels`` given as
-    (stall s + f·P, slowdown f·P, interval) fastest first: the stall time of one top-tier period is
-    Σ_i s_i·(T_L/T_i), of which f·P is slowdown, and the write share is split in that proportion.
-
-    >>> round(slowdown_share(0.07, [(150.5, 150.0, 1733.9)]), 6)
-    0.069767
-    """
-    top = levels[-1][2]
-    stalls: Num = 0.0
-    slowed: Num = 0.0
-    for stall, slowdown, interval in levels:
-        stalls = stalls + stall * (top / interval)
-        slowed = slowed + slowdown * (top / interval)
-    return write * slowed / stalls if stalls else 0.0 * write
-
-
-def result_slowdown(result: Any) -> float:
-    """The share of elapsed time an evaluated result (:class:`ckptcalc.model.evaluation.Result`, one job)
-    loses to the persist's slowdown: part of its write share (:func:`slowdown_share`); 0 without one."""
-    plans = result.levels
-    if not any(float(p.level.slowdown_s) > 0 for p in plans):
-        return 0.0
-    rows = [(float(p.level.stall_s), float(p.level.slowdown_s), float(p.interval_s)) for p in plans]
-    return float(slowdown_share(float(result.write), rows))
-
-
 def stored_bytes(config: Any) -> Num:
-    """The bytes one storage checkpoint of a :class:`ckptcalc.model.evaluation.Config` takes: size / c."""
-    if config.compression is None:
-        return config.checkpoint_bytes
-    return config.checkpoint_bytes / config.compression
+    """The bytes one storage checkpoint of a :class:`ckptcalc.model.evaluation.Config` takes, after the
+    tier costs (size / c compressed)."""
+    return registry.stored(config, config.checkpoint_bytes)
 
 
 def tier_bytes(config: Any, name: str) -> Num:
-    """The bytes one checkpoint of the tier ``name`` takes: size / c on a compressed middle tier (docs/model.md
-    §17.3), the checkpoint size on any other below storage."""
+    """The bytes one checkpoint of the tier ``name`` takes: after the tier costs on a middle tier
+    (docs/model.md §17.3), the checkpoint size on any other below storage."""
     tier = next((t for t in config.middle if t.name == name), None)
-    if tier is None or tier.compression is None:
-        return config.checkpoint_bytes
-    return config.checkpoint_bytes / tier.compression
+    return registry.stored(tier, config.checkpoint_bytes)
 
 
 def shortest_interval(size_bytes: Num, limit_bytes_per_day: Num) -> Num:
@@ -314,7 +252,7 @@ def load(config: Any, result: Any, max_busy: float | None = None, evaluate: Call
     work = None if config.work_s is None else float(config.work_s)
     return Load(
         tiers=tuple(tiers),
-        slowdown_share=result_slowdown(result),
+        slowdown_share=registry.slowed_share(result),
         max_busy=DEFAULT_MAX_BUSY if max_busy is None else max_busy,
         max_written_per_day=None if limit is None else float(limit),
         limit_cost_pp=cost,
@@ -337,19 +275,6 @@ def top_load(result: Any) -> tuple[Num, Num]:
     write = ns.where(level.persist_s > 0, level.persist_s, level.snapshot_s)
     size = stored_bytes(result.config)
     return busy_share(write, interval, level.stall_s), written_per_day(size, interval)
-
-
-#: What the compression lever assumes: a 4× ratio through a codec of 50 GB/s per GPU (docs/model.md §17.3).
-LEVER_COMPRESSION = 4.0
-LEVER_CODEC_PER_GPU = 50e9
-
-
-def compression_lever(config: Any, gpus: float | None) -> Any:
-    """The job with its storage checkpoints compressed as the lever assumes, or None (already compressed,
-    or no GPU count to scale the codec by)."""
-    if config.compression is not None or gpus is None:
-        return None
-    return config.replace(compression=LEVER_COMPRESSION, codec_bandwidth=LEVER_CODEC_PER_GPU * gpus)
 
 
 #: Subsets of tiers are evaluated for at most this many tiers (2^(L−1) schedules, each searched).

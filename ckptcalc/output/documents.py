@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from ckptcalc.inputs.fields import AUTO_SPARES
 from ckptcalc.inputs.scenario import DEFAULT_BYTES_PER_PARAM, Job, Scenario, anatomy
+from ckptcalc.mechanisms import registry
 from ckptcalc.model.arrays import scalar
 from ckptcalc.model.decisions import Cost, Lever, LeverAssumptions, Steps, Targets
 from ckptcalc.model.evaluation import TERMS, FirstOrder, Plan, Result, unneeded
@@ -100,9 +101,7 @@ def inputs(job: Job) -> dict[str, Any]:
             c.jit_bandwidth if c.jit_bandwidth is not None or not c.has_jit else c.bandwidth
         ),
         "notice_share": _f(c.notice_share),
-        "persist_slowdown": _f(c.persist_slowdown),
-        "compression": _f(c.compression),
-        "codec_bandwidth_bytes_per_s": _f(c.codec_bandwidth),
+        **registry.echo(c),
         "groups": None if c.groups is None else int(c.groups),
         "group_share": _f(c.group_share),
         "rejoin_s": _f(c.rejoin_s),
@@ -160,7 +159,7 @@ def tiers(job: Job) -> list[dict[str, Any]] | None:
         *(t.bandwidth if "bandwidth" in t.per_gpu else None for t in s.middle),
         s.bandwidth if "bandwidth" in s.per_gpu else None,
     ]
-    codecs = [(None, None), *((t.compression, t.codec_bandwidth) for t in c.middle), (c.compression, c.codec_bandwidth)]
+    holders = [None, *c.middle, c]  # what states each tier's costs: none on the memory tier
     return [
         {
             "name": level.name,
@@ -169,10 +168,9 @@ def tiers(job: Job) -> list[dict[str, Any]] | None:
             "stall_s": float(level.stall_s),
             "share_of_failures": float(level.share),
             "restart_s": float(level.restart_s),
-            "compression": _f(ratio),
-            "codec_bandwidth_bytes_per_s": _f(codec),
+            **registry.tier_echo(holder),
         }
-        for level, bandwidth, rate, (ratio, codec) in zip(c.levels(), bandwidths, per_gpu, codecs, strict=True)
+        for level, bandwidth, rate, holder in zip(c.levels(), bandwidths, per_gpu, holders, strict=True)
     ]
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TypeAlias, cast
 
+from ckptcalc.mechanisms import registry
 from ckptcalc.output.documents import SCHEMA_VERSION
 
 #: A JSON Schema, or a part of one.
@@ -87,8 +88,7 @@ TIER = _object(
         "stall_s": SECONDS,
         "share_of_failures": FRACTION,
         "restart_s": SECONDS,
-        "compression": {"type": ["number", "null"], "minimum": 1, "description": "the tier's compression ratio"},
-        "codec_bandwidth_bytes_per_s": {**MAYBE_NUMBER, "description": "its codec's throughput, bytes per second"},
+        **registry.tier_schema(),
     }
 )
 
@@ -137,14 +137,7 @@ INPUTS = _object(
         "rejoin_s": MAYBE_SECONDS,
         "quorum_pause_s": MAYBE_SECONDS,
         "ft_overhead": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
-        "persist_slowdown": {
-            "type": ["number", "null"],
-            "minimum": 0,
-            "exclusiveMaximum": 1,
-            "description": "share of training speed lost while a persist runs",
-        },
-        "compression": {"type": ["number", "null"], "minimum": 1, "description": "storage compression ratio"},
-        "codec_bandwidth_bytes_per_s": {**MAYBE_NUMBER, "description": "the codec's throughput, bytes per second"},
+        **registry.input_schema(),
         "silent_mtbf_s": {**MAYBE_SECONDS, "description": "mean work between silent events"},
         "detect_latency_s": {**MAYBE_SECONDS, "description": "mean work from a silent event to its detection"},
         "skip_s": {**MAYBE_SECONDS, "description": "work discarded beyond a silent event's rollback"},
@@ -494,7 +487,7 @@ def optimize() -> Schema:
                     "spares_target",
                     "elastic",
                     "without_elastic",
-                    "compression",
+                    *registry.lever_keys(),
                     "without_tier",
                 ]
             },

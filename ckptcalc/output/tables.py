@@ -22,9 +22,9 @@ from ckptcalc.errors import printable
 from ckptcalc.inputs import units
 from ckptcalc.inputs.fields import AUTO_SPARES
 from ckptcalc.inputs.scenario import DEFAULT_BYTES_PER_PARAM, Job, anatomy
+from ckptcalc.mechanisms.registry import slowed_share as storage_slowdown
 from ckptcalc.model.evaluation import TERMS, Result, interval_comparison, unneeded
 from ckptcalc.model.statistics import DEFAULT_GPUS_PER_NODE, points, shares
-from ckptcalc.model.storage import result_slowdown as storage_slowdown
 from ckptcalc.output import documents, wording
 
 if TYPE_CHECKING:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ckptcalc.inputs import units
+from ckptcalc.mechanisms import registry
 from ckptcalc.model.evaluation import TERMS, Caveat, Result
 from ckptcalc.model.statistics import DAY_S
 
@@ -66,8 +67,15 @@ def lever_name(
 ) -> str:
     """What a lever changes, with the value it changes to (``changed`` is the changed configuration, ``base``
     the job's own); a per-GPU bandwidth with the aggregate it gives on ``gpus`` GPUs."""
-    if key in ("compression", "without_tier"):
+    if key == "without_tier":
         return storage_lever(key, changed, gpus, base)
+
+    def rate(aggregate: float) -> str:
+        return units.format_rate(aggregate) if gpus is None else _scaled(aggregate / gpus, aggregate, gpus)
+
+    owned = registry.lever_name(key, changed, rate)
+    if owned is not None:
+        return owned
     if key == "bandwidth_x2":
         return f"storage bandwidth ×2 ({units.format_rate(changed.bandwidth)})"
     if key == "restart_half":
@@ -947,12 +955,7 @@ def storage_lines(found: dict[str, Any] | None) -> list[str]:
 
 
 def storage_lever(key: str, changed: Any, gpus: float | None, base: Any) -> str:
-    """The compression lever (``compress 4× at 50.0 GB/s per GPU × 16384 GPUs = 819 TB/s``) and a tier
-    subset's (``without local nvme``: the tiers of ``base`` that ``changed`` drops)."""
-    if key == "compression":
-        codec = float(changed.codec_bandwidth)
-        rate = units.format_rate(codec) if gpus is None else _scaled(codec / gpus, codec, gpus)
-        return f"compress {float(changed.compression):g}× at {rate}"
+    """A tier subset's lever (``without local nvme``: the tiers of ``base`` that ``changed`` drops)."""
     kept = {str(level.name) for level in changed.levels()}
     dropped = [str(level.name) for level in base.levels() if str(level.name) not in kept] if base is not None else []
     return f"without {' and '.join(dropped) or 'some tiers'} (their failures recover from the next tier up)"

@@ -478,12 +478,13 @@ def run_schedule(
     """
     cycles = check(cycles, failures.shape)  # enough cycles for the batches behind the CI, a valid shape
     if schedule.slowdown > 0:
+        from ckptcalc.mechanisms import slowdown
         from ckptcalc.simulation.interference import slowed_sums
 
         if schedule.tiers > 1 or schedule.notice_share > 0 or pool is not None:
             raise InputError(
                 "simulate runs the persist slowdown on one asynchronous level only (no other tier, notice or spares)",
-                where="persist_slowdown",
+                where=slowdown.KEY,
             )
         totals, batch_effective, in_restart = slowed_sums(
             interval_s=schedule.interval_s, stall_s=schedule.stalls[0], persist_s=schedule.lag_s,

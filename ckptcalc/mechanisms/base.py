@@ -1,0 +1,150 @@
+"""What a mechanism declares once, in its home, for the core to iterate over (docs/architecture.md).
+
+A mechanism is one of the three kinds of effect on the one model (docs/architecture.md): failure
+classes, a running share, or a tier cost. Its home subclasses :class:`Mechanism` and overrides the
+hooks its effect needs; every hook's default is "no effect", so that the core can call each hook of
+every registered mechanism (:mod:`ckptcalc.mechanisms.registry`) and name none of them.
+
+A home imports only the foundations (``errors``, ``records``): its model part is arithmetic on the
+numbers it is handed (floats or numpy arrays alike), so importing it costs nothing at start-up, and
+its checks raise :class:`ckptcalc.errors.InputError` naming its own fields. The objects it is handed
+(the model's ``Config`` and ``Tier``, a ``Scenario``) come from the layers above, and are typed
+``Any`` here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ckptcalc.records import Record
+
+Num = Any  # a float, or a numpy array of them
+
+#: Every input must lie in this range (SI units): wide enough for any real cluster, narrow enough that
+#: no product or exponential overflows.
+SMALLEST, LARGEST = 1e-9, 1e21
+
+#: The three kinds of effect on the model (docs/architecture.md, "Mechanisms").
+KINDS = ("failure_class", "running_share", "tier_cost")
+
+
+class Input(Record):
+    """One row of ``inputs.fields.FIELDS`` a mechanism brings: the attribute name (SI), unit kind, flag,
+    preset table and key, help text, and ``after``, the field it follows in FIELDS (so that flags,
+    ``--help`` and the preset keys keep their order as mechanisms move into their homes)."""
+
+    name: str
+    kind: str
+    flag: str
+    section: str
+    key: str
+    help: str
+    after: str
+
+
+class TierKey(Record):
+    """A key a preset's ``[[levels]]`` tier may state for a mechanism: the key (also the field it sets
+    on the last tier, and the attribute of a middle tier that carries it), its unit kind, where it may
+    go (``last``: the last tier only; ``not_first``: any but the in-memory first of two or more), the
+    message refusing it elsewhere, and whether a middle tier carries it (``middle``)."""
+
+    key: str
+    kind: str
+    place: str
+    refusal: str
+    middle: bool = False
+
+
+class Cell(Record):
+    """A figure of a mechanism's part of a result that the terminal table shows: the row's ``label``,
+    the figure's place in the JSON document (``path``, keys from the top), and its form (``pct``)."""
+
+    label: str
+    path: tuple[str, ...]
+    form: str = "pct"
+
+
+class Mechanism:
+    """A mechanism's declaration: its name, kind, inputs, preset tier keys and lever keys, and its hooks.
+
+    ``example`` states the mechanism at work as a user would (field name, value with its unit),
+    including what it needs (an asynchronous persist for the slowdown); ``limit`` its own inputs at
+    the values where it has no effect (the baseline); ``cells`` the figures of its part of a result a
+    table shows. The contract battery (``tests/test_mechanisms.py``) runs every registered mechanism
+    from these. Every hook below is a no-op, so that a home overrides only what its mechanism does."""
+
+    name: str = ""
+    kind: str = "tier_cost"
+    inputs: tuple[Input, ...] = ()
+    tier_keys: tuple[TierKey, ...] = ()
+    levers: tuple[str, ...] = ()
+    example: tuple[tuple[str, str], ...] = ()
+    limit: tuple[tuple[str, str], ...] = ()
+    cells: tuple[Cell, ...] = ()
+
+    # ------------------------------------------------------------- the model (tier costs)
+
+    def moved(self, holder: Any, size_bytes: Num, bandwidth: Num, time_s: Num) -> Num:
+        """The time to move one checkpoint of ``size_bytes`` over ``bandwidth`` to or from the tier that
+        ``holder`` states (the model's ``Config`` for storage, a ``Tier`` for a middle one), given the
+        time ``time_s`` the mechanisms before it give (size / bandwidth for none)."""
+        return time_s
+
+    def stored(self, holder: Any, size_bytes: Num) -> Num:
+        """The bytes one checkpoint takes on ``holder``'s tier, given those before it."""
+        return size_bytes
+
+    def top_level(self, config: Any, stall_s: Num, lag_s: Num, slowdown_s: Num) -> tuple[Num, Num, Num]:
+        """The top tier's (stall, lag, the part of the stall that is slowed training) for ``config``."""
+        return stall_s, lag_s, slowdown_s
+
+    def without(self, config: Any) -> Any:
+        """``config`` at the mechanism's baseline (its inputs at their limits: no effect)."""
+        return config
+
+    def lever(self, config: Any, gpus: float | None) -> list[tuple[str, Any]]:
+        """The levers the mechanism offers ``config``: (lever key, the changed configuration)."""
+        return []
+
+    def lever_name(self, key: str, changed: Any, rate: Any) -> str | None:
+        """What the lever ``key`` of this mechanism changes, in words (``rate`` formats a bandwidth, per
+        GPU where it scales with them); None for a key it does not own."""
+        return None
+
+    def slowed_share(self, result: Any) -> float:
+        """The share of elapsed time an evaluated result (one job) loses to training slowed by this
+        mechanism (part of its write share); 0 for none."""
+        return 0.0
+
+    # ------------------------------------------------------------- inputs
+
+    def check(self, where: Any, name: str, value: float) -> bool:
+        """Check one stated input's range, raising :class:`ckptcalc.errors.InputError` at ``where(name)``;
+        True when ``name`` is this mechanism's (so the core's own checks skip it)."""
+        return False
+
+    def resolve(self, scenario: Any, config: Any) -> Any:
+        """``config`` with the mechanism's inputs from ``scenario``, checked against each other and the
+        inputs they need."""
+        return config
+
+    def check_tier(self, values: dict[str, Any], where: str) -> None:
+        """Check a middle tier's keys of this mechanism (``values`` by key, ``where`` naming the tier)."""
+
+    # ------------------------------------------------------------- results
+
+    def echo(self, config: Any) -> dict[str, float | None]:
+        """The mechanism's inputs as echoed in every JSON document's ``inputs``."""
+        return {}
+
+    def tier_echo(self, holder: Any) -> dict[str, float | None]:
+        """Its keys of one tier of ``inputs.tiers`` (``holder`` None for the in-memory tier)."""
+        return {}
+
+    def input_schema(self) -> dict[str, Any]:
+        """The JSON Schema of :meth:`echo`'s keys."""
+        return {}
+
+    def tier_schema(self) -> dict[str, Any]:
+        """The JSON Schema of :meth:`tier_echo`'s keys."""
+        return {}

@@ -1,0 +1,123 @@
+"""The registered mechanisms, and the core's one way to ask all of them (docs/architecture.md).
+
+:data:`REGISTRY` lists every mechanism that lives in a home of its own; the functions below fold a
+hook over it, so that the model, the inputs and the documents iterate over mechanisms and name
+none. Tier costs apply in the order listed. ``tests/test_mechanisms.py`` runs every listed mechanism
+through the same contract checks.
+
+>>> [m.name for m in REGISTRY]
+['slowdown', 'compression']
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ckptcalc.mechanisms import compression, slowdown
+from ckptcalc.mechanisms.base import Input, Mechanism, Num, TierKey
+
+REGISTRY: tuple[Mechanism, ...] = (slowdown.MECHANISM, compression.MECHANISM)
+
+
+def inputs() -> tuple[Input, ...]:
+    """Every registered mechanism's FIELDS rows."""
+    return tuple(row for m in REGISTRY for row in m.inputs)
+
+
+def fields() -> tuple[str, ...]:
+    """The field names of every mechanism's inputs: attributes of the scenario and the model's configuration."""
+    return tuple(row.name for row in inputs())
+
+
+def tier_fields() -> tuple[str, ...]:
+    """The keys a middle tier carries for a mechanism: attributes of the stated and the model's tiers."""
+    return tuple(key.key for key in tier_keys() if key.middle)
+
+
+def tier_keys() -> tuple[TierKey, ...]:
+    """Every key a ``[[levels]]`` tier may state for a mechanism."""
+    return tuple(key for m in REGISTRY for key in m.tier_keys)
+
+
+def names() -> frozenset[str]:
+    """The field names of every mechanism's inputs."""
+    return frozenset(row.name for row in inputs())
+
+
+def moved(holder: Any, size_bytes: Num, bandwidth: Num) -> Num:
+    """Time to move one checkpoint over ``bandwidth`` to or from ``holder``'s tier: size / B, changed by
+    each tier cost in turn (``holder`` None: a tier no mechanism applies to)."""
+    time = size_bytes / bandwidth
+    for m in REGISTRY:
+        time = m.moved(holder, size_bytes, bandwidth, time)
+    return time
+
+
+def stored(holder: Any, size_bytes: Num) -> Num:
+    """The bytes one checkpoint takes on ``holder``'s tier."""
+    for m in REGISTRY:
+        size_bytes = m.stored(holder, size_bytes)
+    return size_bytes
+
+
+def top_level(config: Any, stall_s: Num, lag_s: Num) -> tuple[Num, Num, Num]:
+    """The top tier's (stall, lag, slowed part of the stall) after every tier cost."""
+    slowed: Num = 0.0
+    for m in REGISTRY:
+        stall_s, lag_s, slowed = m.top_level(config, stall_s, lag_s, slowed)
+    return stall_s, lag_s, slowed
+
+
+def slowed_share(result: Any) -> float:
+    """The share of elapsed time ``result`` loses to training slowed by the tier costs."""
+    return sum((m.slowed_share(result) for m in REGISTRY), 0.0)
+
+
+def levers(config: Any, gpus: float | None) -> list[tuple[str, Any]]:
+    """Every mechanism's levers for ``config``: (key, changed configuration)."""
+    return [lever for m in REGISTRY for lever in m.lever(config, gpus)]
+
+
+def lever_keys() -> tuple[str, ...]:
+    return tuple(key for m in REGISTRY for key in m.levers)
+
+
+def lever_name(key: str, changed: Any, rate: Any) -> str | None:
+    """The words of a mechanism's lever ``key``, None when no mechanism owns it."""
+    for m in REGISTRY:
+        words = m.lever_name(key, changed, rate)
+        if words is not None:
+            return words
+    return None
+
+
+def check(where: Any, name: str, value: float) -> bool:
+    """Whether a mechanism owns (and has checked) the stated input ``name``."""
+    return any(m.check(where, name, value) for m in REGISTRY)
+
+
+def resolve(scenario: Any, config: Any) -> Any:
+    for m in REGISTRY:
+        config = m.resolve(scenario, config)
+    return config
+
+
+def check_tier(values: dict[str, Any], where: str) -> None:
+    for m in REGISTRY:
+        m.check_tier(values, where)
+
+
+def echo(config: Any) -> dict[str, float | None]:
+    return {key: value for m in REGISTRY for key, value in m.echo(config).items()}
+
+
+def tier_echo(holder: Any) -> dict[str, float | None]:
+    return {key: value for m in REGISTRY for key, value in m.tier_echo(holder).items()}
+
+
+def input_schema() -> dict[str, Any]:
+    return {key: value for m in REGISTRY for key, value in m.input_schema().items()}
+
+
+def tier_schema() -> dict[str, Any]:
+    return {key: value for m in REGISTRY for key, value in m.tier_schema().items()}

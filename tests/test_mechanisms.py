@@ -1,0 +1,244 @@
+"""The contract battery: every registered mechanism through the same checks (docs/architecture.md).
+
+As scipy runs every distribution of its list through one test module, this module runs every
+mechanism of :data:`ckptcalc.mechanisms.registry.REGISTRY` from what its home declares (its inputs,
+an example of it at work, its inputs' limits, the figures a table shows): adding a mechanism to the
+registry adds it here, with no edit to this file. The checks:
+
+* its rows are in FIELDS where it says, and its keys named by its home, the registry's list and the
+  API's keyword types alone;
+* its inputs at their limits give the baseline, the job without it (compression 1 through a free
+  codec, a slowdown of 0), and its example moves the result; in pairs, one at its limit leaves the
+  other alone;
+* arrays give what floats give, and a sweep's grid what the scalar path gives at each point;
+* its JSON parts are in the published schema (every ``--json`` of these tests is validated too);
+* a preset saved from its example reads back to the same numbers;
+* the table and Markdown show the JSON's figures: its declared cells, and its levers' gains.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy
+import pytest
+
+from ckptcalc import api
+from ckptcalc.inputs.fields import BY_NAME, FIELDS
+from ckptcalc.mechanisms import registry
+from ckptcalc.mechanisms.base import KINDS, Mechanism
+from ckptcalc.model.evaluation import evaluate
+from ckptcalc.output import schema, wording
+
+Run = Callable[..., Any]
+RunJson = Callable[..., dict[str, Any]]
+
+MECHANISMS = registry.REGISTRY
+IDS = [m.name for m in MECHANISMS]
+PACKAGE = Path(__file__).resolve().parent.parent / "ckptcalc"
+
+#: Files outside a home that may name a mechanism's input: the registry's list (it imports the home by
+#: name) and the API's keyword types.
+STILL_NAMED = {"inputs/keywords.py", "mechanisms/registry.py"}
+
+
+def own(m: Mechanism) -> set[str]:
+    return {row.name for row in m.inputs}
+
+
+def flags(pairs: tuple[tuple[str, str], ...] | list[tuple[str, str]]) -> list[str]:
+    """Command-line flags for (field name, value) pairs; an empty value leaves the input unstated."""
+    found: list[str] = []
+    for name, value in pairs:
+        if value:
+            found += [f"--{BY_NAME[name].flag}", value]
+    return found
+
+
+def keywords(pairs: tuple[tuple[str, str], ...] | list[tuple[str, str]]) -> dict[str, str]:
+    return {BY_NAME[name].public: value for name, value in pairs if value}
+
+
+def needs(m: Mechanism) -> list[tuple[str, str]]:
+    """What the example states beside the mechanism's own inputs (what it needs to work)."""
+    return [(name, value) for name, value in m.example if name not in own(m)]
+
+
+def at_limit(m: Mechanism) -> list[tuple[str, str]]:
+    return [*needs(m), *m.limit]
+
+
+def without_own(document: dict[str, Any], m: Mechanism) -> dict[str, Any]:
+    """A document without its echoed inputs and the mechanism's own levers (offered only without it)."""
+    kept = {k: v for k, v in document.items() if k != "inputs"}
+    kept["levers"] = [lever for lever in document["levers"] if lever["key"] not in m.levers]
+    return kept
+
+
+# ------------------------------------------------------------------ the declaration
+
+
+@pytest.mark.parametrize("m", MECHANISMS, ids=IDS)
+def test_its_rows_are_in_fields_after_their_anchors(m: Mechanism) -> None:
+    assert m.kind in KINDS and m.name
+    order = [f.name for f in FIELDS]
+    for row in m.inputs:
+        field = BY_NAME[row.name]
+        assert (field.kind, field.flag, field.section, field.key, field.help) == (
+            row.kind,
+            row.flag,
+            row.section,
+            row.key,
+            row.help,
+        )
+        assert order.index(row.name) > order.index(row.after)
+    assert len(order) == len(set(order))
+    # The example states each input, and the limit says where each has no effect.
+    assert own(m) <= {name for name, _ in m.example}
+    assert {name for name, _ in m.limit} == own(m)
+
+
+@pytest.mark.parametrize("m", MECHANISMS, ids=IDS)
+def test_its_keys_are_named_in_its_home_and_no_more(m: Mechanism) -> None:
+    home = Path(type(m).__module__.replace("ckptcalc.", "").replace(".", "/") + ".py")
+    for name in own(m):
+        pattern = re.compile(rf"\b{name}\b")
+        naming = {
+            str(path.relative_to(PACKAGE))
+            for path in PACKAGE.rglob("*.py")
+            if pattern.search(path.read_text(encoding="utf-8"))
+        }
+        assert str(home) in naming, name
+        assert naming - {str(home)} <= STILL_NAMED, (name, sorted(naming - {str(home)} - STILL_NAMED))
+
+
+@pytest.mark.parametrize("m", MECHANISMS, ids=IDS)
+def test_its_json_parts_are_in_the_published_schema(m: Mechanism) -> None:
+    job = api.job(**keywords(m.example))
+    inputs: dict[str, Any] = schema.INPUTS["properties"]  # type: ignore[assignment]
+    tier: dict[str, Any] = schema.TIER["properties"]  # type: ignore[assignment]
+    assert set(m.echo(job.config)) <= set(inputs) and set(m.input_schema()) <= set(inputs)
+    assert set(m.tier_echo(None)) == set(m.tier_schema()) <= set(tier)
+    lever_keys = json.dumps(schema.for_command("optimize"))
+    for key in m.levers:
+        assert f'"{key}"' in lever_keys
+
+
+# ------------------------------------------------------------------ the model
+
+
+@pytest.mark.parametrize("m", MECHANISMS, ids=IDS)
+def test_its_limit_is_the_baseline(m: Mechanism, run_json: RunJson) -> None:
+    base = run_json("optimize", *flags(needs(m)))
+    limit = run_json("optimize", *flags(at_limit(m)))
+    assert without_own(limit, m) == without_own(base, m)
+    example = run_json("optimize", *flags(m.example))
+    assert example["effective"] != base["effective"]  # the example is not the baseline: the checks bite
+    # The model's own baseline: the example's configuration without the mechanism.
+    job = api.job(**keywords(m.example))
+    plain = api.job(**keywords(needs(m)))
+    assert float(evaluate(m.without(job.config)).effective) == float(evaluate(plain.config).effective)
+
+
+@pytest.mark.parametrize("m", MECHANISMS, ids=IDS)
+def test_arrays_give_what_floats_give(m: Mechanism) -> None:
+    config = api.job(**keywords(m.example)).config
+    for name in sorted(own(m)):
+        value = float(getattr(config, name))
+        values = [value, value / 2 if BY_NAME[name].kind == "fraction" else value * 2]
+        column_of: dict[str, Any] = {name: numpy.array(values)}
+        grid = evaluate(config.replace(**column_of))
+        for i, one in enumerate(values):
+            point_of: dict[str, Any] = {name: one}
+            point = evaluate(config.replace(**point_of))
+            for figure in ("effective", "optimal_interval_s", "write", "rework", "restart"):
+                column = numpy.broadcast_to(numpy.asarray(getattr(grid, figure), dtype=float), (len(values),))
+                assert float(column[i]) == pytest.approx(float(getattr(point, figure)), rel=1e-12, abs=1e-15), (
+                    name,
+                    figure,
+                    one,
+                )
+
+
+@pytest.mark.parametrize("m", MECHANISMS, ids=IDS)
+def test_a_sweeps_grid_is_the_scalar_path(m: Mechanism, run_json: RunJson) -> None:
+    name, value = next((n, v) for n, v in m.example if n in own(m))
+    limit = dict(m.limit)[name] or value
+    rest = [(n, v) for n, v in m.example if n != name]
+    flag = BY_NAME[name].flag
+    found = run_json("sweep", *flags(m.example), "--over", flag, "--from", limit, "--to", value, "--points", "3")
+    assert len(found["values"]) == 3
+    for i, point in enumerate(found["values"]):
+        one = run_json("optimize", *flags(rest), f"--{flag}", repr(point))
+        assert found["effective"][i] == pytest.approx(one["effective"], rel=1e-12)
+        assert found["interval_s"][i] == pytest.approx(one["interval_s"], rel=1e-9)
+
+
+PAIRS = list(itertools.combinations(MECHANISMS, 2))
+
+
+def merged(*pairs: tuple[tuple[str, str], ...] | list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """(field, value) pairs of several mechanisms' examples, each field once (the later one's value)."""
+    found: dict[str, str] = {}
+    for items in pairs:
+        found.update(dict(items))
+    return list(found.items())
+
+
+@pytest.mark.parametrize(("a", "b"), PAIRS, ids=[f"{a.name}+{b.name}" for a, b in PAIRS])
+def test_in_pairs_one_at_its_limit_leaves_the_other(a: Mechanism, b: Mechanism, run_json: RunJson) -> None:
+    """Two mechanisms at once: each at its limit gives the other alone (its tier costs compose)."""
+    both = run_json("optimize", *flags(merged(a.example, b.example)))
+    for one, other in ((a, b), (b, a)):
+        alone = run_json("optimize", *flags(merged(needs(one), other.example)))
+        limited = run_json("optimize", *flags(merged(at_limit(one), other.example)))
+        assert without_own(limited, one) == without_own(alone, one)
+        assert both["effective"] != alone["effective"]
+
+
+# ------------------------------------------------------------------ presets and renderers
+
+
+@pytest.mark.parametrize("m", MECHANISMS, ids=IDS)
+def test_a_saved_preset_keeps_every_number(m: Mechanism, run: Run, run_json: RunJson, tmp_path: Path) -> None:
+    path = tmp_path / "saved.toml"
+    first = run_json("optimize", *flags(m.example), "--save-preset", str(path))
+    again = run_json("optimize", "--preset", str(path))
+    for key in ("effective", "interval_s", "loss", "levels", "storage", "levers"):
+        assert again[key] == first[key], key
+    echoed = {k: v for k, v in first["inputs"].items() if k != "sources"}
+    assert {k: again["inputs"][k] for k in echoed} == echoed
+
+
+def _figure(document: dict[str, Any], path: tuple[str, ...]) -> Any:
+    found: Any = document
+    for key in path:
+        found = found[key]
+    return found
+
+
+@pytest.mark.parametrize("m", MECHANISMS, ids=IDS)
+def test_the_table_and_markdown_show_the_json(m: Mechanism, run: Run, run_json: RunJson) -> None:
+    document = run_json("optimize", *flags(m.example))
+    table = run("optimize", *flags(m.example)).stdout
+    markdown = run("optimize", *flags(m.example), "--markdown").stdout
+    for cell in m.cells:
+        shown = wording.pct(float(_figure(document, cell.path)))
+        assert re.search(rf"^\s*{re.escape(cell.label)}\s+{re.escape(shown)}", table, re.M), (cell, shown)
+    # Its levers: where the job lacks the mechanism (the needs alone), each lever's name and gain.
+    plain = run_json("optimize", *flags(needs(m)))
+    plain_table = run("optimize", *flags(needs(m))).stdout
+    plain_markdown = run("optimize", *flags(needs(m)), "--markdown").stdout
+    levers = [lever for lever in plain["levers"] if lever["key"] in m.levers]
+    assert len(levers) == len(m.levers)
+    for lever in levers:
+        gain = f"{lever['gain_pp']:+.2f} pp"
+        row = f"| {lever['name']} | {wording.pct(lever['effective'])} | {gain} |"
+        assert row in plain_markdown, row
+        assert lever["name"][:30] in plain_table and gain in plain_table
+    assert markdown.startswith("## ckptcalc optimize")
