@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ckptcalc.errors import InputError
+from ckptcalc.mechanisms import slowdown
 from ckptcalc.model import storage
 from ckptcalc.model.evaluation import Config, Result, evaluate, first_order
 from ckptcalc.model.statistics import BATCHES, T975_19
@@ -331,7 +332,7 @@ MECHANISMS: tuple[tuple[str, str, str], ...] = (
     ("async", "snapshot_bandwidth", "snapshot_bw"),
     ("jit", "jit_share", "jit_share"),
     ("notice", "notice_share", "notice_share"),
-    ("slowdown", "persist_slowdown", "persist_slowdown"),
+    ("slowdown", slowdown.KEY, slowdown.KEY),
     ("spares", "spares", "spares"),
     ("groups", "groups", "groups"),
     ("silent", "silent_mtbf_s", "silent_mtbf"),
@@ -362,7 +363,7 @@ def mechanisms(config: Config, failures: Failures, *, events: bool = False, sear
         "async": config.is_async,
         "jit": config.has_jit,
         "notice": config.notice_share is not None,
-        "slowdown": bool(config.persist_slowdown),
+        "slowdown": bool(getattr(config, slowdown.KEY)),
         "spares": config.spares is not None and config.repair_s is not None,
         "groups": config.is_elastic,
         "silent": config.has_silent,
@@ -420,8 +421,8 @@ def run_silent(config: Config, failures: Failures, *, cycles: int, seed: int = D
     schedule = schedule_for(config)
     if schedule.slowdown > 0:
         raise InputError(
-            "simulate does not run {persist_slowdown} together with {silent_mtbf}: drop one of them",
-            where="persist_slowdown",
+            f"simulate does not run {{{slowdown.KEY}}} together with {{silent_mtbf}}: drop one of them",
+            where=slowdown.KEY,
         )
     every = None
     if config.keep_every_s is not None:
@@ -478,7 +479,6 @@ def run_schedule(
     """
     cycles = check(cycles, failures.shape)  # enough cycles for the batches behind the CI, a valid shape
     if schedule.slowdown > 0:
-        from ckptcalc.mechanisms import slowdown
         from ckptcalc.simulation.interference import slowed_sums
 
         if schedule.tiers > 1 or schedule.notice_share > 0 or pool is not None:
