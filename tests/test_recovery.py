@@ -361,7 +361,7 @@ def test_a_nanosecond_step_is_not_capped_by_the_search(run_json: RunJson) -> Non
 
 
 def test_a_remembered_recovery_knows_its_notice_restart() -> None:
-    """docs/model.md §13.5: the recoveries of plain-float schedules are remembered by their shares,
+    """docs/model.md §13.5b: the recoveries of plain-float schedules are remembered by their shares,
     restarts and M. Two jobs alike but for the write (δ 3.24 s and 324 s) share those, and differ in
     the notice restart r + δ: the second must not take the first's. One level, τ = 600 s, p_n = 0.1:
     0.919679 and 0.590844 by the closed form of §13.2."""
@@ -382,7 +382,7 @@ def test_a_remembered_recovery_knows_its_notice_restart() -> None:
 
 
 def test_first_order_charges_notice_its_write_and_restart() -> None:
-    """docs/model.md §13.5: first order's restart term with notice p_n = 0.1 on Llama 3 adds
+    """docs/model.md §13.5a: first order's restart term with notice p_n = 0.1 on Llama 3 adds
     p_n·(δ + r)/M = 0.1·603.24/11 160 = 0.0054054 to the periodic part's 0.9·600/11 160 = 0.0483871."""
     from ckptcalc.model.evaluation import first_order
 

@@ -76,7 +76,7 @@ def test_the_model_agrees_with_the_event_simulation(
 
 
 def test_each_tier_erases_from_its_own_interval() -> None:
-    """§16.5: on gemini-inmemory at its schedule the simulation erases about 1 % of the onsets, the
+    """§16.5a: on gemini-inmemory at its schedule the simulation erases about 1 % of the onsets, the
     model Σ_c P_e(τ_c, q_c) 0.92 %; taken from the storage interval for every failure it was 5.7 %."""
     t, mtbf = _schedule("gemini-inmemory", **ISSUE_CASE)
     sim = simulate(_job(t, mtbf), elapsed_s=2e8, seed=3)
@@ -91,8 +91,8 @@ def test_each_tier_erases_from_its_own_interval() -> None:
     assert storage_only > 4.0 * measured
 
 
-def test_erased_on_tiers_reference_16_5() -> None:
-    # docs/model.md §16.5, by hand: memory τ = 264.6 s, q = 0.99; storage 2646 s, q = 0.01; d = 1800 s,
+def test_erased_on_tiers_reference_16_5a() -> None:
+    # docs/model.md §16.5a, by hand: memory τ = 264.6 s, q = 0.99; storage 2646 s, q = 0.01; d = 1800 s,
     # M = 14 400 s. Memory: a = 6.875e-5 + 5.55556e-4 = 6.24306e-4, aτ = 0.165191,
     # (1 − e^{−aτ})/(aτ) = 0.921771, P = 0.110122 × 0.078229 = 0.0086148; storage: a = 5.56250e-4,
     # aτ = 1.471838, (1 − e^{−aτ})/(aτ) = 0.523493, P = 0.00124844 × 0.476507 = 0.00059489.
@@ -103,8 +103,8 @@ def test_erased_on_tiers_reference_16_5() -> None:
     assert one == pytest.approx(0.036436, abs=1e-6)
 
 
-def test_the_model_on_tiers_reference_16_5() -> None:
-    """§16.5: gemini-inmemory at the schedule the tool ran before (264.61 s, storage every 10th), keep 5,
+def test_the_model_on_tiers_reference_16_5b() -> None:
+    """§16.5b: gemini-inmemory at the schedule the tool ran before (264.61 s, storage every 10th), keep 5,
     one kept a day: 0.797797 (was 0.806110; the issue's simulation 0.79844 ± 0.00008)."""
     t = Tiers(
         tau1_s=264.61089520768803,
@@ -123,7 +123,7 @@ def test_the_model_on_tiers_reference_16_5() -> None:
 
 
 def test_few_kept_still_finds_a_clean_checkpoint() -> None:
-    """§16.5: keeping 2, the search once ran memory every 1.77 s (effective 0); the schedule found must
+    """§16.5c: keeping 2, the search once ran memory every 1.77 s (effective 0); the schedule found must
     do at least as well as the keep-5 optimum run under keep 2, and not be 0."""
     kept_two = {**ISSUE_CASE, "keep": 2}
     two, mtbf = _schedule("gemini-inmemory", **kept_two)
