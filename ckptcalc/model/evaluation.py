@@ -682,24 +682,27 @@ def _silent_best(config: Config, base: Tiers, mtbf: Num) -> Tiers:
     storage intervals far below d/k leave none of them before a typical onset: every event goes back
     to a checkpoint kept for good, effective time is 0 over a wide plateau, and a search that starts
     from first order (which knows nothing of the keep) can end there. So storage intervals from d/k
-    up, doubling, are tried too (the other tiers searched under each), the best refined by golden
-    section between its neighbours, and the better schedule run."""
+    up, doubling, are tried too where the search's own schedule keeps less than d of work (the other
+    tiers searched under each), the best refined by golden section between its neighbours, and the
+    better schedule run."""
     found = search.best(base, mtbf)
     keep = base.keep
     latency = base.silent_latency_s
     if not scalar(keep, latency, mtbf) or math.isinf(keep) or latency <= 0:
         return found
+    if keep * found.storage_interval_s >= latency:
+        return found  # its retained checkpoints reach back past a typical onset: not on the plateau
     value = float(effective(found, mtbf).effective)
 
     def at(top: Num) -> tuple[Tiers, float]:
         tried = search.best(base, mtbf, top_s=top)
         return tried, float(effective(tried, mtbf).effective)
 
-    tops = [latency / keep * 2.0**i for i in range(7)]
+    tops = [latency / keep * 2.0**i for i in range(5)]
     tried = [at(top) for top in tops]
     i = max(range(len(tops)), key=lambda j: tried[j][1])
     low, high = tops[max(i - 1, 0)], tops[min(i + 1, len(tops) - 1)]
-    refined = at(float(search.golden(lambda top: at(top)[1], low, high, 8)))
+    refined = at(float(search.golden(lambda top: at(top)[1], low, high, 5)))
     better = max((tried[i], refined), key=lambda pair: pair[1])
     return better[0] if better[1] > value * (1.0 + _CLEAN_MARGIN) else found
 
