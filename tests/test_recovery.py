@@ -358,3 +358,35 @@ def test_a_nanosecond_step_is_not_capped_by_the_search(run_json: RunJson) -> Non
     short = run_json("optimize", "--jit-share", "0.9", "--step-time", "1e-6s")
     assert tiny["effective"] == pytest.approx(short["effective"], abs=1e-9)
     assert tiny["interval_s"] == pytest.approx(short["interval_s"], rel=1e-3)
+
+
+def test_a_remembered_recovery_knows_its_notice_restart() -> None:
+    """docs/model.md §13.5b: the recoveries of plain-float schedules are remembered by their shares,
+    restarts and M. Two jobs alike but for the write (δ 3.24 s and 324 s) share those, and differ in
+    the notice restart r + δ: the second must not take the first's. One level, τ = 600 s, p_n = 0.1:
+    0.919679 and 0.590844 by the closed form of §13.2."""
+    found = []
+    for delta in (3.24, 324.0):
+        t = Tiers(
+            tau1_s=600.0,
+            every=(),
+            stalls=(delta,),
+            lag_s=0.0,
+            shares=(0.9,),
+            restarts=(RESTART,),
+            notice_share=0.1,
+            notice_restart_s=RESTART + delta,
+        )
+        found.append(float(effective(t, MTBF).effective))
+    assert found == pytest.approx([0.919679, 0.590844], abs=2e-6)
+
+
+def test_first_order_charges_notice_its_write_and_restart() -> None:
+    """docs/model.md §13.5a: first order's restart term with notice p_n = 0.1 on Llama 3 adds
+    p_n·(δ + r)/M = 0.1·603.24/11 160 = 0.0054054 to the periodic part's 0.9·600/11 160 = 0.0483871."""
+    from ckptcalc.model.evaluation import first_order
+
+    fo = first_order(LLAMA.replace(notice_share=0.1))
+    assert float(fo.restart) == pytest.approx(0.0483871 + 0.0054054, abs=2e-7)
+    plain = first_order(LLAMA.replace(notice_share=0.1, interval_s=float(fo.interval_s)))
+    assert float(plain.restart) == pytest.approx(float(fo.restart), rel=1e-12)

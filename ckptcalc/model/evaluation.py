@@ -671,6 +671,41 @@ def _with_silent(config: Config, schedule: Tiers) -> Tiers:
     )
 
 
+#: How far a schedule that keeps a clean checkpoint must beat the search's own to be taken instead: more
+#: than the search's rounding at a flat optimum, so that only a search lost in a corner is overruled.
+_CLEAN_MARGIN = 1e-6
+
+
+def _silent_best(config: Config, base: Tiers, mtbf: Num) -> Tiers:
+    """The joint optimum with silent events (docs/model.md §16.3). With few newest checkpoints kept,
+    storage intervals far below d/k leave none of them before a typical onset: every event goes back
+    to a checkpoint kept for good, effective time is 0 over a wide plateau, and a search that starts
+    from first order (which knows nothing of the keep) can end there. So storage intervals from d/k
+    up, doubling, are tried too where the search's own schedule keeps less than d of work (the other
+    tiers searched under each), the best refined by golden section between its neighbours, and the
+    better schedule run."""
+    found = search.best(base, mtbf)
+    keep = base.keep
+    latency = base.silent_latency_s
+    if not scalar(keep, latency, mtbf) or math.isinf(keep) or latency <= 0:
+        return found
+    if keep * found.storage_interval_s >= latency:
+        return found  # its retained checkpoints reach back past a typical onset: not on the plateau
+    value = float(effective(found, mtbf).effective)
+
+    def at(top: Num) -> tuple[Tiers, float]:
+        tried = search.best(base, mtbf, top_s=top)
+        return tried, float(effective(tried, mtbf).effective)
+
+    tops = [latency / keep * 2.0**i for i in range(5)]
+    tried = [at(top) for top in tops]
+    i = max(range(len(tops)), key=lambda j: tried[j][1])
+    low, high = tops[max(i - 1, 0)], tops[min(i + 1, len(tops) - 1)]
+    refined = at(float(search.golden(lambda top: at(top)[1], low, high, 5)))
+    better = max((tried[i], refined), key=lambda pair: pair[1])
+    return better[0] if better[1] > value * (1.0 + _CLEAN_MARGIN) else found
+
+
 def _given(config: Config, base: Tiers, given: list[Num]) -> tuple[Tiers, list[Caveat]]:
     """Every level's interval as given, each rounded to a whole multiple of the one below (with a caveat)."""
     caveats: list[Caveat] = []
@@ -734,6 +769,8 @@ def _searched(config: Config, base: Tiers, *, tau1_fixed: bool = False) -> tuple
     """The best schedule like ``base`` (its τ₁ kept with ``tau1_fixed``: a step, a given fastest
     interval), its top interval held long enough to honour a daily write limit (docs/model.md §17.2)."""
     if config.max_written_per_day is None:
+        if config.has_silent and not tau1_fixed:
+            return _silent_best(config, base, config.mtbf_s), []
         return search.best(base, config.mtbf_s, tau1_fixed=tau1_fixed), []
     found, bound = storage.within_written(
         base, config.mtbf_s, storage.stored_bytes(config), config.max_written_per_day, tau1_fixed=tau1_fixed

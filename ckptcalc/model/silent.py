@@ -117,24 +117,43 @@ def replay_work(*, interval_s: Num, latency_s: Num, keep: Num | None, keep_every
     return found
 
 
-def erased(*, interval_s: Num, latency_s: Num, mtbf_s: Num) -> Num:
-    """The chance that a fail-stop failure erases a silent event before it is noticed: it strikes
-    before the detection and before the next checkpoint, so it rolls back to before the onset. With
-    the onset uniform in the interval, a = 1/M + 1/d:
+def erased(*, interval_s: Num, latency_s: Num, mtbf_s: Num, share: Num = 1.0) -> Num:
+    """The chance that a fail-stop failure of a class with ``share`` of them (rate q/M), going back to
+    the newest checkpoint of a tier written every ``interval_s``, erases a silent event before it is
+    noticed: it strikes before the detection and before that tier's next checkpoint, so it goes back to
+    before the onset. With the onset uniform in the interval, a = q/M + 1/d:
 
-        P_e = (1/M)/a · (1 − (1 − e^{−aτ})/(aτ))
+        P_e = (q/M)/a · (1 − (1 − e^{−aτ})/(aτ))
 
-    and 0 when the event is noticed at once (d = 0).
+    and 0 when the event is noticed at once (d = 0) or the class serves no failure (q = 0).
 
     >>> round(erased(interval_s=600.0, latency_s=1800.0, mtbf_s=7200.0), 5)
     0.03644
     """
-    ns = lib(interval_s, latency_s, mtbf_s)
-    if scalar(interval_s, latency_s, mtbf_s) and latency_s == 0:
+    ns = lib(interval_s, latency_s, mtbf_s, share)
+    if scalar(interval_s, latency_s, mtbf_s, share) and latency_s == 0:
         return 0.0
-    a = 1.0 / mtbf_s + 1.0 / ns.maximum(latency_s, 1e-300)
+    rate = share / mtbf_s
+    a = rate + 1.0 / ns.maximum(latency_s, 1e-300)
     x = a * interval_s
-    found: Num = (1.0 / mtbf_s) / a * (1.0 + ns.expm1(-x) / x)
+    found: Num = rate / a * (1.0 + ns.expm1(-x) / x)
+    return found
+
+
+def erased_on_tiers(*, intervals_s: tuple[Num, ...], shares: tuple[Num, ...], latency_s: Num, mtbf_s: Num) -> Num:
+    """The chance that some fail-stop erases a silent event, on nested tiers: each class c (share q_c)
+    goes back to the newest checkpoint of its own tier, written every τ_c, so it erases the event when
+    it strikes before the detection and before that tier's next checkpoint, Σ_c P_e(τ_c, q_c) (the
+    classes compete for the same event only to second order, (q_c·τ_c/M)·(q_c'·τ_c'/M), left out).
+    Failures with notice go back nowhere and never erase (docs/model.md §16.3).
+
+    >>> p = erased_on_tiers(intervals_s=(264.6, 2646.0), shares=(0.99, 0.01), latency_s=1800.0, mtbf_s=14400.0)
+    >>> round(p, 5)
+    0.00921
+    """
+    found: Num = 0.0
+    for interval, share in zip(intervals_s, shares, strict=True):
+        found = found + erased(interval_s=interval, latency_s=latency_s, mtbf_s=mtbf_s, share=share)
     return found
 
 

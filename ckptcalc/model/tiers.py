@@ -494,7 +494,9 @@ def _with_silent(t: Tiers, mtbf_s: Num, ns: Lib) -> Split:
     every = None if isinstance(t.keep_every_s, float | int) and t.keep_every_s == 0 else t.keep_every_s
     latency = t.silent_latency_s
     beyond = late.replay_work(interval_s=top, latency_s=latency, keep=keep, keep_every_s=every) - latency
-    onsets = t.silent_rate * (1.0 - late.erased(interval_s=top, latency_s=latency, mtbf_s=mtbf_s))
+    # Each fail-stop class erases a pending event from its own tier's interval and share (§16.3).
+    gone = late.erased_on_tiers(intervals_s=t.intervals(), shares=t.shares, latency_s=latency, mtbf_s=mtbf_s)
+    onsets = t.silent_rate * (1.0 - gone)
     plain = t.replace(silent_rate=0.0)
     rate: Num = onsets
     replay: Num = latency + beyond
@@ -514,11 +516,38 @@ def _with_silent(t: Tiers, mtbf_s: Num, ns: Lib) -> Split:
         # The detection comes d of work after the onset, but work a fail-stop throws away moves the job
         # no further: the replay is the latency's kept share, e₀/(e₀ + the fail-stops' rework), that
         # rework being the fail-stops' part of the rework by their rate.
-        rework = ns.maximum(work - eff, 0.0) * scale
+        rework = ns.maximum(work - eff, 0.0) * _fail_stop_part(t, scale, share)
         replay = latency * divide(eff, eff + rework, ns) + beyond
         # Onsets come in clean work only: per unit of elapsed time, λ_s·(w − rate·d) of it.
         rate = onsets * work / (1.0 + onsets * latency)
-    return found
+    # Where the cycle leaves floating point (events or failures thousands of times more often than a
+    # period ends), nothing is kept: effective time 0, the restarts their share of the failures drawn.
+    if ns is Scalar:
+        ok = all(math.isfinite(v) for v in (found.effective, found.write, found.restart))
+    else:
+        ok = ns.isfinite(found.effective) & ns.isfinite(found.write) & ns.isfinite(found.restart)
+    if ns is Scalar and ok:
+        return found
+    every_class = scaled.replace(shares=(*scaled.shares, share), restarts=(*scaled.restarts, t.silent_extra_s))
+    back = restart_share(every_class, 1.0 / total)
+    eff = ns.where(ok, found.effective, 0.0)
+    write = ns.where(ok, found.write, 0.0)
+    back = ns.where(ok, found.restart, back)
+    return Split(eff, write, ns.maximum(1.0 - eff - write - back, 0.0), back)
+
+
+def _fail_stop_part(t: Tiers, scale: Num, share: Num) -> Num:
+    """The fail-stops' part of the process's rework (docs/model.md §16.3): each class loses, on
+    average, half its own tier's interval (the top tier also its persist lag), so class c weighs
+    (its share of the failures)·τ_c/2 and the silent class, which goes back to the top tier, τ_L/2 + P;
+    failures with notice lose nothing. On one level every class weighs the same, and the part is the
+    fail-stops' share of the rate."""
+    intervals = t.intervals()
+    top = intervals[-1] / 2.0 + t.lag_s
+    fail: Num = 0.0
+    for c, (q, tau) in enumerate(zip(t.shares, intervals, strict=True)):
+        fail = fail + q * scale * (top if c == len(intervals) - 1 else tau / 2.0)
+    return divide(fail, fail + share * top, lib(fail, share))
 
 
 def sum_stalls(t: Tiers) -> Num:
