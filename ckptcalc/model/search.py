@@ -15,7 +15,7 @@ the number of tiers (a fixed number of exact evaluations per tier and round):
    in a few rounds of three evaluations per tier.
 2. **Whole.** Each multiple is rounded against the whole multiples below
    it, then a hill climb over every neighbouring schedule (each m_i ± 1,
-   alone, or with the multiple above or below moved to keep an interval),
+   alone, or with another multiple moved to keep an interval),
    τ₁ re-optimised for each by Newton steps from a first-order guess, moves
    while one is better. A neighbour is screened in two evaluations (its
    slope at the guessed τ₁ bounds its best value) and worked out only where
@@ -478,27 +478,39 @@ class _Search:
             return ns.where(passed, seen, found[0]), found[1], found[2]
         return found
 
-    def moved(self, every: tuple[Num, ...], j: int, step: Num, kind: str) -> tuple[Num, ...]:
-        """m_{j+2} moved by ``step``: alone, or with the next multiple (``kind`` "next") or the one
-        below (``kind`` "below") moved to keep that tier's interval."""
+    def moved(self, every: tuple[Num, ...], j: int, step: Num, partner: tuple[int, bool], tau: Num) -> tuple[Num, ...]:
+        """m_{j+2} moved by ``step``: alone (``partner`` (−1, …)), or with another multiple,
+        ``partner[0]``, moved to keep the interval of the upper of the two tiers where it was, in
+        seconds at the τ₁ first order predicts for the move (with τ₁ or the top interval held: in
+        segments), rounded up where ``partner[1]``, else down."""
         ns = self.ns
         m = ns.maximum(every[j] + step, 1.0)
-        if kind == "next":
-            above = ns.rint(every[j] * every[j + 1] / m)
-            return self._valid((*every[:j], m, above, *every[j + 2 :]))
-        if kind == "below":
-            below = ns.rint(every[j - 1] * every[j] / m)
-            return self._valid((*every[: j - 1], below, m, *every[j + 1 :]))
-        return self._valid((*every[:j], m, *every[j + 1 :]))
+        trial = (*every[:j], m, *every[j + 1 :])
+        k, up = partner
+        if k < 0:
+            return self._valid(trial)
+        top = max(j, k)
+        kept: Num = 1.0
+        rest: Num = 1.0
+        for i in range(top + 1):
+            kept = kept * every[i]
+            if i != k:
+                rest = rest * trial[i]
+        held = self.tau1_fixed or self.top_s is not None
+        scale = 1.0 if held else tau / self._guess(trial, (every, tau, 0.0))
+        ideal = kept * scale / rest
+        other = ns.maximum(ns.ceil(ideal) if up else ns.floor(ideal), 1.0) + 0.0
+        return self._valid((*trial[:k], other, *trial[k + 1 :]))
 
-    def directions(self, count: int) -> list[tuple[int, float, str]]:
-        """Every move of the climb: each multiple up or down, alone, or keeping the next tier's
-        interval, or the interval of its own tier (the one below moved)."""
-        kinds = [(j, "alone") for j in range(count)]
-        kinds += [(j, "next") for j in range(count - 1)] + [(j, "below") for j in range(1, count)]
-        return [(j, sign, kind) for j, kind in kinds for sign in (1.0, -1.0)]
+    def directions(self, count: int) -> list[tuple[int, float, tuple[int, bool]]]:
+        """Every move of the climb: each multiple up or down, alone, or with any other multiple
+        moved (rounded down, or up) to keep the upper one's interval: O(L²) moves of one
+        evaluation each."""
+        pairs = [(j, (-1, False)) for j in range(count)]
+        pairs += [(j, (k, up)) for j in range(count) for k in range(count) if k != j for up in (False, True)]
+        return [(j, sign, partner) for j, partner in pairs for sign in (1.0, -1.0)]
 
-    def walk(self, at: _Point, j: int, sign: float, kind: str) -> tuple[_Point, bool]:
+    def walk(self, at: _Point, j: int, sign: float, partner: tuple[int, bool]) -> tuple[_Point, bool]:
         """One direction of the climb from ``at``: m_{j+2} moved by ``sign`` (see :meth:`moved`), the
         step doubled while it pays and back to a single one where a doubled step overshoots, so
         that a start far from the optimum is left in a few moves, not thousands. A move alone is
@@ -509,8 +521,8 @@ class _Search:
         every, value, tau, bend = at
         step, moved = sign, False
         for _ in range(256):
-            trial = self.moved(every, j, step, kind)
-            v, t, b = self.at(trial, (every, tau, bend), beat=value, quick=kind != "alone")
+            trial = self.moved(every, j, step, partner, tau)
+            v, t, b = self.at(trial, (every, tau, bend), beat=value, quick=partner[0] >= 0)
             better = v > value * (1.0 + BETTER)
             if not any_of(better):
                 if step == sign:
@@ -538,8 +550,8 @@ class _Search:
         point: _Point = (every, *self.at(every, (real, intervals[0], 0.0)))
         for _ in range(MAX_MOVES):
             improved = False
-            for j, sign, kind in self.directions(len(every)):
-                point, moved = self.walk(point, j, sign, kind)
+            for j, sign, partner in self.directions(len(every)):
+                point, moved = self.walk(point, j, sign, partner)
                 improved = improved or moved
             if not improved and (self.tau1_fixed or self.top_s is not None):
                 # Whole multiples need not nest where the intervals want them (with τ₁ held, 94 × 5
@@ -553,7 +565,7 @@ class _Search:
                         start_ = self._valid((*every[: j - 1], below, m, *every[j + 1 :]))
                         trial: _Point = (start_, *self.at(start_, (every, point[2], point[3])))
                         for sign_ in (1.0, -1.0):
-                            trial, _ = self.walk(trial, j - 1, sign_, "alone")
+                            trial, _ = self.walk(trial, j - 1, sign_, (-1, False))
                         point, won = self._better(point, trial)
                         improved = improved or won
             if not improved:
