@@ -266,6 +266,50 @@ def test_the_optimum_does_not_depend_on_where_the_search_starts(
         assert value(other, mtbf) == pytest.approx(best, rel=1e-9), (start, other.every, found.every)
 
 
+# Two schedules where a search that moved one multiple at a time, or a multiple only with its neighbour, ended
+# lower from some starts: (1, 9) for (2, 6) with the top on its persist time, and (3, 1, 3) for (2, 1, 4) across a
+# tier merged with the next (random schedules of the two tests above, found before these moves).
+LOCAL_OPTIMA = [
+    (
+        Tiers(
+            tau1_s=1.0, every=(1.0, 1.0), stalls=(3.206258579175959, 7.242663497684541, 299.73591649080635),
+            lag_s=2029.5731953337745, shares=(0.3299738895430122, 0.33730730834883066, 0.3327188021081572),
+            restarts=(9.935693348145046, 100.4803100367891, 643.0893976735227),
+        ),
+        2857.354506209077, [(725.9, 264.6, 5786.8), (44.0, 405.0, 6106.8), (365.9, 4754.0, 913.9)], (2.0, 6.0),
+    ),
+    (
+        Tiers(
+            tau1_s=1.0, every=(1.0, 1.0, 1.0),
+            stalls=(1.7143713729365524, 7.1662694339209825, 15.161537571680645, 174.16930494663404),
+            lag_s=84.31107463728141,
+            shares=(0.22083010614023346, 0.1427893689754176, 0.3416090979557989, 0.2947714269285499),
+            restarts=(3.627131383629791, 31.494052362276513, 36.67954971910864, 469.80101076916816),
+        ),
+        616.3857962937248, [(186.4, 536.2, 47.5, 240.3), (166.1, 67.3, 1549.5, 96.3), (468.9, 36.3, 815.8, 4079.0)],
+        (2.0, 1.0, 4.0),
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("t", "mtbf", "starts", "every"), LOCAL_OPTIMA)
+def test_coupled_moves_leave_local_optima(
+    t: Tiers, mtbf: float, starts: list[tuple[float, ...]], every: tuple[float, ...]
+) -> None:
+    # docs/model.md §8.5 (whole stage): from first order and from each start, the same multiples; every other
+    # schedule in a box twice the optimum's is worse at its own best τ₁.
+    found = search.best(t, mtbf)
+    assert found.every == every
+    best = value(found, mtbf)
+    for start in starts:
+        other = search.best(t, mtbf, start=start)
+        assert other.every == every, start
+        assert value(other, mtbf) == pytest.approx(best, rel=1e-12)
+    for trial in itertools.product(*(range(1, 2 * int(m) + 2) for m in every)):
+        if trial != every:
+            assert at_multiples(t, tuple(map(float, trial)), mtbf) < best, trial
+
+
 def test_five_tiers_take_at_most_three_times_the_evaluations_of_two(monkeypatch: pytest.MonkeyPatch) -> None:
     # docs/model.md §8.5: the search's exact evaluations grow about linearly with the number of tiers. A stack
     # of five (a GPU-memory snapshot, a partner's memory, local NVMe, a burst buffer, remote storage) and the
