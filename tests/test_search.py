@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 
 from ckptcalc import api
 from ckptcalc.model import band, search, tiers
+from ckptcalc.model.arrays import Scalar
 from ckptcalc.model.evaluation import Config, _base, evaluate
+from ckptcalc.model.one_level import Split
 from ckptcalc.model.tiers import Tiers
 
 
@@ -97,20 +99,51 @@ def test_two_levels_match_an_exhaustive_search_over_the_multiple() -> None:
 
 
 def test_a_start_far_from_the_optimum_is_left_quickly() -> None:
-    # docs/model.md §8.5, reference 8.5b: gemini-inmemory's storage at 70.3 MB/s (δ = 92 160 s ≫ M = 4 h):
-    # first order starts near m = 7 600, the
-    # optimum is m = 10 786 (τ₁ 110.53 s); neighbours on either side are worse.
+    # docs/model.md §8.5, reference 8.5b: gemini-inmemory's storage at 70.3 MB/s (δ = 92 160 s ≫ M = 4 h). The
+    # optimum is m = 7 594 at τ₁ = 174.43 s (effective 0.0531759469), where τ₁ lies 2.3 times its first-order
+    # value (75.28 s), beyond the τ₁ search's first bracket; m ± 1 are worse, and the schedule an earlier search
+    # reported, m = 10 786 at τ₁ = 110.53 s, gives 0.0527576269.
     t = Tiers(
         tau1_s=1.0, every=(1.0,), stalls=(6.48e12 / 2.16e12, 6.48e12 / 70_312_500.0), lag_s=0.0,
         shares=(0.99, 0.01), restarts=(60.0, 600.0),
     )  # fmt: skip
     found = search.best(t, 14_400.0)
-    assert found.every == (10_786.0,)
-    assert found.tau1_s == pytest.approx(110.5345, rel=1e-5)
+    assert found.every == (7_594.0,)
+    assert found.tau1_s == pytest.approx(174.4326, rel=1e-5)
     best = value(found, 14_400.0)
-    assert best == pytest.approx(0.0527576269, abs=1e-10)
-    for m in (10_785.0, 10_787.0):
+    assert best == pytest.approx(0.0531759469, abs=1e-10)
+    for m in (7_593.0, 7_595.0):
         assert at_multiples(t, (m,), 14_400.0) < best
+    assert value(t.replace(every=(10_786.0,), tau1_s=110.5345), 14_400.0) == pytest.approx(0.0527576269, abs=1e-9)
+
+
+def test_the_tau1_search_goes_on_past_its_bracket() -> None:
+    # docs/model.md §8.5, reference 8.5b: at m = 7 594 first order puts τ₁ at √(2·(3 + 92 160/7 594)·M /
+    # (0.99 + 0.01·7 594)) = 75.28 s, so the first bracket ends at 150.55 s; the optimum, 174.43 s, lies past it.
+    t = Tiers(
+        tau1_s=1.0, every=(7_594.0,), stalls=(6.48e12 / 2.16e12, 6.48e12 / 70_312_500.0), lag_s=0.0,
+        shares=(0.99, 0.01), restarts=(60.0, 600.0),
+    )  # fmt: skip
+    assert search.first_order_tau1(t, 14_400.0) == pytest.approx(75.2753, rel=1e-5)
+    tau = search.best_tau1(t, 14_400.0)
+    assert tau == pytest.approx(174.4326, rel=1e-5)
+    for other in (tau * 0.999, tau * 1.001, 150.55):
+        assert value(t.replace(tau1_s=other), 14_400.0) < value(t.replace(tau1_s=tau), 14_400.0)
+
+
+def test_the_first_order_start() -> None:
+    # docs/model.md §8.5, reference 8.5a: each tier's own Young interval √(2·s_i·M/q_i), nested, the top at least
+    # the persist time: T₁ = √(2·0.000648·180/0.99) = 0.4854 s, T₂ = √(2·3.24·180/0.01) = 341.5 s.
+    t = Tiers(
+        tau1_s=1.0, every=(1.0,), stalls=(6.48e12 / 1e16, 3.24), lag_s=0.0, shares=(0.99, 0.01),
+        restarts=(60.0, 600.0),
+    )  # fmt: skip
+    first = search._first_order_intervals(t, 180.0, Scalar)
+    assert first[0] == pytest.approx(0.48541, rel=1e-4)
+    assert first[1] == pytest.approx(341.53, rel=1e-4)
+    start = search._Search(t.replace(lag_s=500.0), 180.0, False, None)._start(None)
+    assert start[0] == pytest.approx(0.48541, rel=1e-4)
+    assert start[1] == 500.0
 
 
 # ------------------------------------------------------------------ the persist time is a floor
@@ -158,39 +191,151 @@ def test_a_preset_with_a_long_persist_reports_it_as_the_bound() -> None:
 # ------------------------------------------------------------------ every neighbour is worse
 
 
-@settings(max_examples=60, deadline=None)
-@given(
-    count=st.integers(2, 3),
-    log_mtbf=st.floats(2.5, 5.0),
-    log_stalls=st.lists(st.floats(-2.0, 2.5), min_size=3, max_size=3),
-    weights=st.lists(st.floats(0.01, 1.0), min_size=3, max_size=3),
-    log_restarts=st.lists(st.floats(0.5, 3.0), min_size=3, max_size=3),
-    lag_share=st.one_of(st.just(0.0), st.floats(0.0, 3.0)),
-)
-def test_the_optimum_beats_every_neighbouring_schedule(
+def random_schedule(
     count: int, log_mtbf: float, log_stalls: list[float], weights: list[float], log_restarts: list[float],
     lag_share: float,
-) -> None:  # fmt: skip
+) -> tuple[Tiers, float]:  # fmt: skip
     mtbf = 10**log_mtbf
     stalls = tuple(sorted(10**s for s in log_stalls[:count]))  # slower tiers stall longer
     total = sum(weights[:count])
     shares = tuple(w / total for w in weights[:count])
     restarts = tuple(sorted(10**r for r in log_restarts[:count]))
     lag = lag_share * math.sqrt(2.0 * stalls[-1] * mtbf)
-    t = Tiers(tau1_s=1.0, every=(1.0,) * (count - 1), stalls=stalls, lag_s=lag, shares=shares, restarts=restarts)
+    return Tiers(
+        tau1_s=1.0, every=(1.0,) * (count - 1), stalls=stalls, lag_s=lag, shares=shares, restarts=restarts
+    ), mtbf
+
+
+SCHEDULES = {
+    "count": st.integers(2, 4),
+    "log_mtbf": st.floats(2.5, 5.0),
+    "log_stalls": st.lists(st.floats(-2.0, 2.5), min_size=4, max_size=4),
+    "weights": st.lists(st.floats(0.01, 1.0), min_size=4, max_size=4),
+    "log_restarts": st.lists(st.floats(0.5, 3.0), min_size=4, max_size=4),
+    "lag_share": st.one_of(st.just(0.0), st.floats(0.0, 3.0)),
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(**SCHEDULES)
+def test_the_optimum_beats_every_neighbouring_schedule(
+    count: int, log_mtbf: float, log_stalls: list[float], weights: list[float], log_restarts: list[float],
+    lag_share: float,
+) -> None:  # fmt: skip
+    # docs/model.md §8.5: no schedule one step away is better: τ₁ ± 0.1 % at the optimum's multiples, and each
+    # m_i ± 1 at its own best τ₁.
+    t, mtbf = random_schedule(count, log_mtbf, log_stalls, weights, log_restarts, lag_share)
     found = search.best(t, mtbf)
     best = value(found, mtbf)
     multiples = tuple(float(m) for m in found.every)
-    event(f"{count} tiers, {'async' if lag > 0 else 'sync'}")
+    event(f"{count} tiers, {'async' if t.lag_s > 0 else 'sync'}")
     if best < 1e-3:
         event("effective time near 0")
         return
     event("reaches the comparison")
-    assert found.storage_interval_s >= lag * (1.0 - 1e-12)
-    # The optimum's own τ₁ is the best at its multiples, and each neighbour at its own best τ₁ is no better.
+    assert found.storage_interval_s >= t.lag_s * (1.0 - 1e-12)
     assert best >= at_multiples(t, multiples, mtbf) * (1.0 - 1e-12)
+    for factor in (0.999, 1.001):
+        nearby = found.replace(tau1_s=found.tau1_s * factor)
+        if nearby.storage_interval_s >= t.lag_s:
+            assert value(nearby, mtbf) <= best * (1.0 + 1e-12), factor
     for every in neighbours(multiples):
         assert at_multiples(t, every, mtbf) <= best * (1.0 + 1e-12), every
+
+
+@settings(max_examples=60, deadline=None)
+@given(**SCHEDULES, factors=st.lists(st.lists(st.floats(-4.0, 4.0), min_size=4, max_size=4), min_size=3, max_size=3))
+def test_the_optimum_does_not_depend_on_where_the_search_starts(
+    count: int, log_mtbf: float, log_stalls: list[float], weights: list[float], log_restarts: list[float],
+    lag_share: float, factors: list[list[float]],
+) -> None:  # fmt: skip
+    # docs/model.md §8.5: started from first order, or from each tier's first-order interval times 2^±4 (in any
+    # order, below the persist time or not), the search lands on the same effective time.
+    t, mtbf = random_schedule(count, log_mtbf, log_stalls, weights, log_restarts, lag_share)
+    found = search.best(t, mtbf)
+    best = value(found, mtbf)
+    event(f"{count} tiers, {'async' if t.lag_s > 0 else 'sync'}")
+    if best < 1e-3:
+        event("effective time near 0")
+        return
+    event("reaches the comparison")
+    first = search._first_order_intervals(t, mtbf, Scalar)
+    for row in factors:
+        start = tuple(x * 2.0**f for x, f in zip(first, row, strict=False))
+        other = search.best(t, mtbf, start=start)
+        assert value(other, mtbf) == pytest.approx(best, rel=1e-9), (start, other.every, found.every)
+
+
+# Two schedules where a search that moved one multiple at a time, or a multiple only with its neighbour, ended
+# lower from some starts: (1, 9) for (2, 6) with the top on its persist time, and (3, 1, 3) for (2, 1, 4) across a
+# tier merged with the next (random schedules of the two tests above, found before these moves).
+LOCAL_OPTIMA = [
+    (
+        Tiers(
+            tau1_s=1.0, every=(1.0, 1.0), stalls=(3.206258579175959, 7.242663497684541, 299.73591649080635),
+            lag_s=2029.5731953337745, shares=(0.3299738895430122, 0.33730730834883066, 0.3327188021081572),
+            restarts=(9.935693348145046, 100.4803100367891, 643.0893976735227),
+        ),
+        2857.354506209077, [(725.9, 264.6, 5786.8), (44.0, 405.0, 6106.8), (365.9, 4754.0, 913.9)], (2.0, 6.0),
+    ),
+    (
+        Tiers(
+            tau1_s=1.0, every=(1.0, 1.0, 1.0),
+            stalls=(1.7143713729365524, 7.1662694339209825, 15.161537571680645, 174.16930494663404),
+            lag_s=84.31107463728141,
+            shares=(0.22083010614023346, 0.1427893689754176, 0.3416090979557989, 0.2947714269285499),
+            restarts=(3.627131383629791, 31.494052362276513, 36.67954971910864, 469.80101076916816),
+        ),
+        616.3857962937248, [(186.4, 536.2, 47.5, 240.3), (166.1, 67.3, 1549.5, 96.3), (468.9, 36.3, 815.8, 4079.0)],
+        (2.0, 1.0, 4.0),
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("t", "mtbf", "starts", "every"), LOCAL_OPTIMA)
+def test_coupled_moves_leave_local_optima(
+    t: Tiers, mtbf: float, starts: list[tuple[float, ...]], every: tuple[float, ...]
+) -> None:
+    # docs/model.md §8.5 (whole stage): from first order and from each start, the same multiples; every other
+    # schedule in a box twice the optimum's is worse at its own best τ₁.
+    found = search.best(t, mtbf)
+    assert found.every == every
+    best = value(found, mtbf)
+    for start in starts:
+        other = search.best(t, mtbf, start=start)
+        assert other.every == every, start
+        assert value(other, mtbf) == pytest.approx(best, rel=1e-12)
+    for trial in itertools.product(*(range(1, 2 * int(m) + 2) for m in every)):
+        if trial != every:
+            assert at_multiples(t, tuple(map(float, trial)), mtbf) < best, trial
+
+
+def test_five_tiers_take_at_most_three_times_the_evaluations_of_two(monkeypatch: pytest.MonkeyPatch) -> None:
+    # docs/model.md §8.5: the search's exact evaluations grow about linearly with the number of tiers. A stack
+    # of five (a GPU-memory snapshot, a partner's memory, local NVMe, a burst buffer, remote storage) and the
+    # same stack's top two.
+    calls = [0]
+    exact = tiers.effective
+
+    def counted(schedule: Tiers, mtbf: float) -> Split:
+        calls[0] += 1
+        return exact(schedule, mtbf)
+
+    monkeypatch.setattr(search, "effective", counted)
+    stalls, shares = (0.02, 0.0633, 0.2637, 1.0, 3.24), (0.30, 0.55, 0.10, 0.03, 0.02)
+    restarts = (300.0, 600.06, 600.13, 600.5, 603.24)
+    used = {}
+    for count in (2, 5):
+        kept = list(shares[-count:])
+        kept[0] += sum(shares[:-count])
+        t = Tiers(
+            tau1_s=1.0, every=(1.0,) * (count - 1), stalls=stalls[-count:], lag_s=0.0, shares=tuple(kept),
+            restarts=restarts[-count:],
+        )  # fmt: skip
+        calls[0] = 0
+        search.best(t, 11_160.0)
+        used[count] = calls[0]
+    assert used[5] <= 3 * used[2], used
 
 
 # ------------------------------------------------------------------ the robust band
