@@ -93,3 +93,12 @@ def test_every_guide_page_is_in_the_site_navigation_and_generated() -> None:
         assert f"guide/{page.name}" in nav, page.name
     tour = (ROOT / "docs" / "guide" / "tour.md").read_text(encoding="utf-8")
     assert tour.count("[[" + "[cog run(") >= 8  # its console blocks come from the real commands
+
+
+def test_the_site_scrolls_long_code_lines_and_keeps_sidebar_titles_in_flow() -> None:
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    found = re.search(r"^extra_css:\n  - (\S+)$", config, re.MULTILINE)
+    assert found is not None
+    css = (ROOT / "docs" / found.group(1)).read_text(encoding="utf-8")
+    assert re.search(r"pre > code \{[^}]*overflow-x: auto", css)
+    assert re.search(r"\.md-nav__title \{[^}]*position: static", css)
