@@ -51,12 +51,32 @@ class _Group(TyperGroup):
         except BrokenPipeError:
             raise _ReaderLeft from None
 
+    def _main_shell_completion(self, ctx_args: Any, prog_name: str, complete_var: str | None = None) -> None:
+        """A completion instruction the shell scripts never send (``complete_nosuch``) is a usage error,
+        one line and exit 2, where Typer would print its own line and exit 1."""
+        import os
+
+        variable = complete_var or f"_{prog_name}_COMPLETE".replace("-", "_").upper()
+        instruction = os.environ.get(variable)
+        if instruction:
+            from typer import completion  # noqa: F401 - registers the shells
+            from typer._click.shell_completion import _available_shells, get_completion_class
+
+            action, _, shell = instruction.partition("_")
+            if action not in ("source", "complete") or get_completion_class(shell) is None:
+                shells = ", ".join(sorted(_available_shells))
+                _fail(f"{variable}: {instruction!r} is not a completion instruction; "
+                      f"use complete_SHELL or source_SHELL, SHELL one of {shells}")  # fmt: skip
+        super()._main_shell_completion(ctx_args, prog_name, complete_var)
+
     def main(self, *args: Any, **kwargs: Any) -> Any:
         from typer._click import exceptions as click_exceptions
 
         kwargs["standalone_mode"] = False
         try:
             code = super().main(*args, **kwargs)
+            if code == EXIT_INTERRUPTED:  # Typer's answer to Ctrl-C during a command, without a word
+                _interrupted()
         except SystemExit as done:
             # click answers a broken pipe (while printing help, say) by wrapping the streams and
             # exiting 1; a reader that left is success here.
@@ -1443,7 +1463,8 @@ def fit(
     if plot is not None:
         if outcome.fitted.weibull_reason == "counts_only":
             raise InputError("counts have no gaps to draw", where="plot")
-        plots.draw_survival(outcome.fitted.survival, plot, force=force)
+        with _interruptible(str(plot)):
+            plots.draw_survival(outcome.fitted.survival, plot, force=force)
     if value is not None:
         _print_value(document, value)
         return
@@ -1819,20 +1840,33 @@ def _ascii(error: UnicodeError) -> tuple[str, int]:
 
 
 class _Closed:
-    """Stands in for a closed standard stream: every write fails as the closed descriptor would."""
+    """Stands in for a closed standard stream: every write fails as the closed descriptor would, in
+    text and in bytes (``buffer``, which the commands that stream bytes write to)."""
 
     encoding = "utf-8"
+    errors = "strict"
 
-    def write(self, text: str) -> int:
+    def write(self, text: Any) -> int:
         import errno
 
         raise OSError(errno.EBADF, "Bad file descriptor")
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
 
     def flush(self) -> None:
         pass
 
     def isatty(self) -> bool:
         return False
+
+    def writable(self) -> bool:
+        return True
+
+    @property
+    def buffer(self) -> _Closed:
+        return self
 
 
 def _prepare_streams() -> None:
@@ -1957,12 +1991,17 @@ def _interruptible(unwritten: str | None) -> Iterator[None]:
     try:
         yield
     except KeyboardInterrupt:
-        from ckptcalc.output import wording
+        _interrupted(unwritten)
 
-        with contextlib.suppress(OSError, ValueError):
-            sys.stderr.write(wording.interrupted(unwritten) + "\n")
-            sys.stderr.flush()
-        sys.exit(EXIT_INTERRUPTED)
+
+def _interrupted(unwritten: str | None = None) -> None:
+    """End the process after Ctrl-C: one line on stderr and exit 130, whatever was running."""
+    from ckptcalc.output import wording
+
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.write(wording.interrupted(unwritten) + "\n")
+        sys.stderr.flush()
+    sys.exit(EXIT_INTERRUPTED)
 
 
 def _cannot_write(error: OSError) -> None:
@@ -1981,7 +2020,14 @@ def _silence_stdout() -> None:
 
 
 def main() -> None:
-    """Entry point of the ``ckptcalc`` script."""
+    """Run the command line (the ``ckptcalc`` script starts in :func:`ckptcalc.__main__.main`)."""
+    try:
+        _run()
+    except KeyboardInterrupt:
+        _interrupted()
+
+
+def _run() -> None:
     _prepare_streams()
     import warnings
 

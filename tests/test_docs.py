@@ -77,3 +77,28 @@ def test_the_headline_is_what_the_model_says(run_json: Any) -> None:
     loss = document["loss"]
     assert loss["restart"] / loss["total"] == pytest.approx(0.70, abs=0.005)
     assert document["dominant"] == "restart"
+
+
+def test_the_readme_is_a_front_page() -> None:
+    """At most 250 lines: what it answers, the set-up, a short tour; the rest of the tour lives on the site."""
+    text = README.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 250
+    assert "about 3 minutes on 2 cores" in text
+    assert "](docs/guide/tour.md)" in text
+
+
+def test_every_guide_page_is_in_the_site_navigation_and_generated() -> None:
+    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    for page in sorted((ROOT / "docs" / "guide").glob("*.md")):
+        assert f"guide/{page.name}" in nav, page.name
+    tour = (ROOT / "docs" / "guide" / "tour.md").read_text(encoding="utf-8")
+    assert tour.count("[[" + "[cog run(") >= 8  # its console blocks come from the real commands
+
+
+def test_the_site_scrolls_long_code_lines_and_keeps_sidebar_titles_in_flow() -> None:
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    found = re.search(r"^extra_css:\n  - (\S+)$", config, re.MULTILINE)
+    assert found is not None
+    css = (ROOT / "docs" / found.group(1)).read_text(encoding="utf-8")
+    assert re.search(r"pre > code \{[^}]*overflow-x: auto", css)
+    assert re.search(r"\.md-nav__title \{[^}]*position: static", css)
