@@ -341,3 +341,51 @@ def test_zstd_frames_one_after_another_read_as_one_log(tmp_path: Path) -> None:
     consumer = Keep()
     assert reader.scan(str(path), consumer).read == 3000
     assert consumer.causes == [f"c{index}" for index in range(3000)]
+
+
+# ---------------------------------------------------------------- a saved fit reads back
+
+LOGS = sorted(path for path in (Path(__file__).parent / "data" / "logs").rglob("*") if path.is_file())
+
+
+@pytest.mark.parametrize("log", LOGS, ids=[path.parent.name + "/" + path.name for path in LOGS])
+def test_a_saved_fit_is_a_preset_optimize_reads(run: Run, tmp_path: Path, log: Path) -> None:
+    saved = tmp_path / "fitted.toml"
+    made = run("fit", str(log), "--save-preset", str(saved))
+    assert made.exit_code == 0, made.stderr
+    used = run("optimize", "--preset", str(saved), "--json")
+    assert used.exit_code == 0, used.stderr
+
+
+def test_a_shape_optimize_refuses_is_left_out_with_a_warning(run: Run, tmp_path: Path) -> None:
+    """Two gaps of a requeued job fit k = 77.97, beyond the 0.1 to 20 a preset takes."""
+    import tomllib
+
+    saved = tmp_path / "fitted.toml"
+    made = run("fit", str(Path(__file__).parent / "data/logs/sacct/requeued-job.txt"), "--save-preset", str(saved))
+    assert made.exit_code == 0, made.stderr
+    assert "warning: the fitted Weibull shape k = 77.97 is left out of the preset (must lie between 0.1 and 20" in (
+        made.stderr
+    )
+    document = tomllib.loads(saved.read_text())
+    assert "shape" not in document["failures"] and document["failures"]["mtbf"] == "81.25min"
+    assert run("optimize", "--preset", str(saved)).exit_code == 0
+
+
+def test_a_fit_optimize_cannot_plan_with_is_not_saved(run: Run, tmp_path: Path) -> None:
+    log = tmp_path / "burst.csv"
+    log.write_text("time\n0\n0.001\n0.002\n")
+    saved = tmp_path / "fitted.toml"
+    result = run("fit", str(log), "--time-unit", "min", "--save-preset", str(saved))
+    assert result.exit_code == 2 and "--save-preset: the fitted preset cannot be planned with" in result.stderr
+    assert not saved.exists()
+
+
+def test_the_api_says_what_a_saved_fit_leaves_out() -> None:
+    from ckptcalc import api
+
+    outcome = api.fit([str(Path(__file__).parent / "data/logs/sacct/requeued-job.txt")])
+    preset, left_out = api.saved_fit(outcome)
+    assert preset.shape is None and preset.mtbf_s == pytest.approx(81.25 * 60, rel=1e-3)
+    assert len(left_out) == 1 and "k = 77.97" in left_out[0]
+    assert api.fitted_preset(outcome) == preset
