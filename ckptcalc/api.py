@@ -1281,8 +1281,44 @@ def fit(
 def fitted_preset(outcome: FailureLog, base: PresetRef | None = None) -> Scenario:
     """``base`` (the default preset unless given) with its failure interval replaced by the fit:
     ``mtbf``, ``mtbf_ci95`` and, when the log rejects exponential failures, the Weibull ``shape``,
-    with a ``source`` saying what was fitted. This is what ``fit --save-preset`` writes.
+    with a ``source`` saying what was fitted. This is what ``fit --save-preset`` writes: only what
+    ``optimize`` accepts (see :func:`saved_fit`).
     """
+    return saved_fit(outcome, base)[0]
+
+
+def saved_fit(outcome: FailureLog, base: PresetRef | None = None) -> tuple[Scenario, tuple[str, ...]]:
+    """:func:`fitted_preset` and a warning for each fitted value it leaves out. What is saved must read
+    back: a shape ``optimize`` refuses (k = 78 from two gaps) is left out, failures then taken as
+    exponential, and a fit ``optimize`` cannot plan with at all (an MTBF so short the base's storage is
+    always busy) is an error naming ``save_preset``, not a preset that fails where it is used."""
+    whole = _fitted(outcome, base, keep_shape=True)
+    refusal = _refusal(whole)
+    if refusal is None:
+        return whole, ()
+    if refusal.where != "shape":
+        raise InputError(f"the fitted preset cannot be planned with: {refusal.template}", where="save_preset")
+    kept = _fitted(outcome, base, keep_shape=False)
+    again = _refusal(kept)
+    if again is not None:
+        raise InputError(f"the fitted preset cannot be planned with: {again.template}", where="save_preset")
+    shape = whole.shape
+    return kept, (f"the fitted Weibull shape k = {shape:.4g} is left out of the preset ({refusal.message}): "
+                  "its failures are taken as exponential",)  # fmt: skip
+
+
+def _refusal(scenario: Scenario) -> InputError | None:
+    """Why ``optimize`` refuses ``scenario``, or None when it plans with it."""
+    try:
+        optimize(preset=scenario)
+    except InputError as error:
+        return error
+    except ArithmeticError as error:  # the model cannot evaluate it at all
+        return InputError(f"the model cannot evaluate it ({error})", where="save_preset")
+    return None
+
+
+def _fitted(outcome: FailureLog, base: PresetRef | None, *, keep_shape: bool) -> Scenario:
     from ckptcalc.output import wording
 
     fitted = outcome.fitted
@@ -1295,7 +1331,7 @@ def fitted_preset(outcome: FailureLog, base: PresetRef | None = None) -> Scenari
         )
     low, high = mtbf.ci95
     weibull = fitted.weibull
-    shape = weibull.shape if weibull is not None and weibull.verdict != "exponential" else None
+    shape = weibull.shape if keep_shape and weibull is not None and weibull.verdict != "exponential" else None
     start = load_preset(base)
     changed = merge(start, {"mtbf_s": mtbf.mtbf_s}, band=(low, high)).replace(
         shape=shape,

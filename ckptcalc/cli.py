@@ -1456,9 +1456,10 @@ def fit(
     if save_preset is not None:
         from ckptcalc.output import wording
 
-        api.save_preset(
-            api.fitted_preset(outcome, preset), save_preset, force=force, name=name, description=description
-        )
+        fitted, left_out = api.saved_fit(outcome, preset)
+        api.save_preset(fitted, save_preset, force=force, name=name, description=description)
+        for warning in left_out:
+            sys.stderr.write(f"warning: {_plain(warning)}\n")
         sys.stderr.write(_plain(wording.saved(str(save_preset), preset or DEFAULT_PRESET)) + "\n")
     if plot is not None:
         if outcome.fitted.weibull_reason == "counts_only":

@@ -209,3 +209,183 @@ def test_events_to_a_file_writes_nothing_on_a_bad_line(run: Run, tmp_path: Path)
     out = tmp_path / "out.jsonl"
     assert_usage_error(run("events", str(log), "--time-unit", "s", "-o", str(out)), f"{log}:4")
     assert not out.exists()
+
+
+# ---------------------------------------------------------------- blank lines, bombs and cut data
+
+_PEAK = """
+import sys, tracemalloc
+from ckptcalc.errors import InputError
+from ckptcalc.logs import reader
+
+class Count:
+    kept = 0
+    def fields(self, names, line): pass
+    def record(self, record, line):
+        Count.kept += 1
+        return True
+
+tracemalloc.start()
+try:
+    counts = reader.scan(sys.argv[1], Count())
+    said = f"read {counts.read}"
+except InputError as error:
+    said = str(error)
+print(tracemalloc.get_traced_memory()[1])
+print(said)
+"""
+
+
+def _peak(path: Path) -> tuple[int, str]:
+    """The peak of memory Python allocated reading ``path`` in a fresh process, and what the reading said."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _PEAK, str(path)], capture_output=True, text=True, check=True)
+    peak, said = done.stdout.splitlines()
+    return int(peak), said
+
+
+@pytest.mark.parametrize("compress", ["bz2", "gzip", "none"])
+def test_ten_million_newlines_take_bounded_memory(tmp_path: Path, compress: str) -> None:
+    """Each blank line was kept (8 bytes a line: 80 MB here); now a run of them is one line and a count."""
+    import bz2
+    import gzip
+
+    blank = b"\n" * 10**7
+    path = tmp_path / {"bz2": "blank.log.bz2", "gzip": "blank.log.gz", "none": "blank.log"}[compress]
+    path.write_bytes(
+        bz2.compress(blank) if compress == "bz2" else gzip.compress(blank) if compress == "gzip" else blank
+    )
+    peak, said = _peak(path)
+    assert said.endswith("empty log: no events")
+    assert peak < 8 * 2**20, peak
+
+
+def test_a_table_after_a_million_blank_lines_is_read_at_its_lines(tmp_path: Path) -> None:
+    path = tmp_path / "late.csv"
+    path.write_bytes(b"\n" * 10**6 + b"time,kind\n1,gpu\n\n2,nic\n")
+    peak, said = _peak(path)
+    assert said == "read 2"
+    assert peak < 4 * 2**20, peak  # the blank lines before the CSV header were kept, 8 MB
+    with pytest.raises(InputError) as excinfo:
+        reader.scan_text("\n" * 1000 + "time,kind\n\nx\n", Keep(), name="late.csv", skip_bad=False)
+    assert excinfo.value.where == "late.csv:1003"
+
+
+def test_a_log_after_blank_lines_keeps_its_line_numbers() -> None:
+    text = "\n" * 5 + "  \n" + "\n" * 3 + '{"time": 1, "cause": "a"}\n' + "\n" * 2 + '{"time": "x", "cause": "b"}\n'
+    consumer = Keep()
+    counts = reader.scan_text(text, consumer, name="x.jsonl", skip_bad=True)
+    assert consumer.causes == ["a", "b"] and counts.read == 2
+    with pytest.raises(InputError) as excinfo:
+        reader.scan_text("\n" * 70 + "<html>\n", Keep(), name="x.log")
+    assert excinfo.value.where == "x.log:71"
+
+
+def test_a_decompression_bomb_is_refused_past_its_bound(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """10^7 newlines are 722 bytes of bz2 for 10^9: past BOMB_FLOOR, over MAX_RATIO times the input is a bomb."""
+    import bz2
+
+    path = tmp_path / "bomb.log.bz2"
+    path.write_bytes(bz2.compress(b"\n" * 10**7))
+    monkeypatch.setattr(reader, "BOMB_FLOOR", 2**20)
+    with pytest.raises(InputError) as excinfo:
+        reader.scan(str(path), Keep())
+    assert "decompresses to over 200 times its size: a decompression bomb" in excinfo.value.message
+    line = int(str(excinfo.value.where).rpartition(":")[2])
+    assert 2**20 < line <= 2**20 + reader.BLOCK + 1  # refused within a block of the floor, not at the end
+
+
+def test_a_compressed_log_of_a_sane_ratio_is_read_whole(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import gzip
+    import random
+
+    generator = random.Random(5)
+    rows = "".join(
+        f"{index},{generator.choice(['gpu', 'nic', 'nvlink'])}{generator.random()}\n" for index in range(50_000)
+    )
+    path = tmp_path / "log.csv.gz"
+    path.write_bytes(gzip.compress(("time,cause\n" + rows).encode()))
+    monkeypatch.setattr(reader, "BOMB_FLOOR", 2**10)
+    assert reader.scan(str(path), Keep()).read == 50_000
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".xz", ".bz2", ".zst"])
+def test_a_truncated_compressed_log_is_a_decompression_error(run: Run, tmp_path: Path, suffix: str) -> None:
+    import bz2
+    import gzip
+    import lzma
+
+    import zstandard
+
+    data = (Path(__file__).parent / "data" / "logs" / "absl" / "train.log").read_bytes()
+    compress: dict[str, Callable[[bytes], bytes]] = {".gz": gzip.compress, ".xz": lzma.compress, ".bz2": bz2.compress,
+                                                     ".zst": zstandard.ZstdCompressor().compress}  # fmt: skip
+    packed = compress[suffix](data)
+    for cut in (len(packed) // 2, 8):
+        path = tmp_path / f"cut{cut}.log{suffix}"
+        path.write_bytes(packed[:cut])
+        result = run("events", str(path))
+        assert result.exit_code == 2 and "cannot decompress the" in result.stderr, result.stderr
+        assert "Traceback" not in result.stderr
+
+
+def test_zstd_frames_one_after_another_read_as_one_log(tmp_path: Path) -> None:
+    import zstandard
+
+    text = "".join(f'{{"time": {index}, "cause": "c{index}"}}\n' for index in range(3000))
+    compressor = zstandard.ZstdCompressor()
+    path = tmp_path / "log.jsonl.zst"
+    path.write_bytes(compressor.compress(text[:5000].encode()) + compressor.compress(text[5000:].encode()))
+    consumer = Keep()
+    assert reader.scan(str(path), consumer).read == 3000
+    assert consumer.causes == [f"c{index}" for index in range(3000)]
+
+
+# ---------------------------------------------------------------- a saved fit reads back
+
+LOGS = sorted(path for path in (Path(__file__).parent / "data" / "logs").rglob("*") if path.is_file())
+
+
+@pytest.mark.parametrize("log", LOGS, ids=[path.parent.name + "/" + path.name for path in LOGS])
+def test_a_saved_fit_is_a_preset_optimize_reads(run: Run, tmp_path: Path, log: Path) -> None:
+    saved = tmp_path / "fitted.toml"
+    made = run("fit", str(log), "--save-preset", str(saved))
+    assert made.exit_code == 0, made.stderr
+    used = run("optimize", "--preset", str(saved), "--json")
+    assert used.exit_code == 0, used.stderr
+
+
+def test_a_shape_optimize_refuses_is_left_out_with_a_warning(run: Run, tmp_path: Path) -> None:
+    """Two gaps of a requeued job fit k = 77.97, beyond the 0.1 to 20 a preset takes."""
+    import tomllib
+
+    saved = tmp_path / "fitted.toml"
+    made = run("fit", str(Path(__file__).parent / "data/logs/sacct/requeued-job.txt"), "--save-preset", str(saved))
+    assert made.exit_code == 0, made.stderr
+    assert "warning: the fitted Weibull shape k = 77.97 is left out of the preset (must lie between 0.1 and 20" in (
+        made.stderr
+    )
+    document = tomllib.loads(saved.read_text())
+    assert "shape" not in document["failures"] and document["failures"]["mtbf"] == "81.25min"
+    assert run("optimize", "--preset", str(saved)).exit_code == 0
+
+
+def test_a_fit_optimize_cannot_plan_with_is_not_saved(run: Run, tmp_path: Path) -> None:
+    log = tmp_path / "burst.csv"
+    log.write_text("time\n0\n0.001\n0.002\n")
+    saved = tmp_path / "fitted.toml"
+    result = run("fit", str(log), "--time-unit", "min", "--save-preset", str(saved))
+    assert result.exit_code == 2 and "--save-preset: the fitted preset cannot be planned with" in result.stderr
+    assert not saved.exists()
+
+
+def test_the_api_says_what_a_saved_fit_leaves_out() -> None:
+    from ckptcalc import api
+
+    outcome = api.fit([str(Path(__file__).parent / "data/logs/sacct/requeued-job.txt")])
+    preset, left_out = api.saved_fit(outcome)
+    assert preset.shape is None and preset.mtbf_s == pytest.approx(81.25 * 60, rel=1e-3)
+    assert len(left_out) == 1 and "k = 77.97" in left_out[0]
+    assert api.fitted_preset(outcome) == preset

@@ -37,8 +37,12 @@ _BREAK = re.compile(r"\r\n|[\r\n\v\f\x85\u2028\u2029]")
 
 
 def flat(text: str) -> str:
-    """``text`` as a cell or a line reads: line breaks as spaces, no spaces at either end."""
-    return _BREAK.sub(" ", text).strip()
+    """``text`` as a cell or a line reads: line breaks and tabs as spaces, control characters as their
+    code (``\\x1b``), no spaces at either end."""
+    spaced = _BREAK.sub(" ", text).replace("\t", " ")
+    return "".join(
+        f"\\x{ord(char):02x}" if ord(char) < 32 or 0x7F <= ord(char) <= 0x9F else char for char in spaced
+    ).strip()
 
 
 @dataclass
@@ -195,7 +199,7 @@ def test_the_examples_in_the_docstrings() -> None:
     from ckptcalc.output import markdown
 
     failures, tried = doctest.testmod(markdown)
-    assert (failures, tried) == (0, 4)
+    assert (failures, tried) == (0, 5)
 
 
 def test_a_row_of_the_wrong_width_is_refused() -> None:
@@ -397,3 +401,9 @@ def test_compare_shows_the_band_and_the_failure_law(outputs: Outputs) -> None:
     ]  # fmt: skip
     assert results[0][-2:] == ["effective, 95 %", "robust interval"]
     assert results[1][1][-2:] == ["-", "-"] and " to " in results[1][0][-2]
+
+
+@pytest.mark.parametrize(("raw", "shown"), [("\x1b[31m", r"\\x1b\[31m"), ("a\x00b", r"a\\x00b"), ("\x9b", r"\\x9b"),
+                                           ("\x7f", r"\\x7f"), ("a\tb", "a b"), ("a\x85b", "a b")])  # fmt: skip
+def test_control_characters_are_written_as_their_code(raw: str, shown: str) -> None:
+    assert cell(raw) == shown and inline(raw) == shown

@@ -289,3 +289,14 @@ def test_the_mechanisms_show_groups_spares_and_silent_events() -> None:
     assert "| P(unrecoverable) | 0.00111 % | per event, keeping 5 newest |" in text
     spared = api.report(["llama3-405b"], form="markdown", spares=4, repair="4h", nodes=2048)
     assert "| Spare nodes | value |   |" in spared and "| P(no spare) |" in spared
+
+
+@pytest.mark.parametrize("form", ["html", "markdown"])
+def test_control_characters_in_a_log_cause_reach_the_report_as_their_code(tmp_path: Path, form: str) -> None:
+    """An ESC (and any C0 or C1 control) from a hostile log would reach a terminal showing the report raw."""
+    log = tmp_path / "run.jsonl"
+    log.write_text(HAND_RUN.read_text().replace('"gpu"', json.dumps("gpu\x1b[2J\x07\x9b\x7f")))
+    written = api.report(["llama3-405b"], form=form, log=log, time_unit="min")
+    assert not [char for char in written if (ord(char) < 32 and char != "\n") or 0x7F <= ord(char) <= 0x9F]
+    shown = r"gpu\x1b[2J\x07\x9b\x7f" if form == "html" else r"gpu\\x1b\[2J\\x07\\x9b\\x7f"
+    assert shown in written

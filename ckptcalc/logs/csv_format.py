@@ -70,21 +70,20 @@ def records(
     import itertools
 
     source = iter(lines)
-    before: list[str] = []  # the blank lines before the header, read again by the CSV reader for its count
+    blanks = 0  # the blank lines before the header: counted, not kept (a log may hold 10^9 of them)
     for line in source:
         if line.strip():
             marked = _HEADER_MARK.match(line)
             header_line = line[marked.end() :] if marked else line
             tabbed = header_line.count("\t") > header_line.count(",")
-            before.append(header_line)
             break
-        before.append(line)
+        blanks += 1
     else:
         return
     delimiter = "\t" if tabbed else ","
-    reader = csv.reader(itertools.chain(before, source), delimiter=delimiter)
+    reader = csv.reader(itertools.chain([header_line], source), delimiter=delimiter)
     header: list[str] | None = None
-    consumed = 0  # physical lines read so far, to know where the next row starts
+    consumed = blanks  # physical lines read so far, to know where the next row starts
     while header is None:
         start = consumed + 1
         try:
@@ -93,7 +92,7 @@ def records(
             return
         except csv.Error as error:
             raise Broken(f"cannot read the CSV header: {error}", start) from None
-        consumed = reader.line_num
+        consumed = blanks + reader.line_num
         if not "".join(row).strip():
             continue
         header = [cell.strip() for cell in row]
@@ -104,7 +103,7 @@ def records(
     blocks = getattr(lines, "blocks", None)
     table = _Table(header, delimiter)
     if blocks is None:
-        yield from table.parsed(reader, 0)
+        yield from table.parsed(reader, blanks)
     else:
         yield from table.blocks(blocks(), consumed)
 

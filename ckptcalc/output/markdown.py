@@ -3,7 +3,8 @@
 A preset's name, a log's failure cause or a path may hold ``|``, a newline, a backtick or HTML. Each
 cell goes through :func:`cell` and every other piece of text through :func:`inline`, so that a table
 keeps its columns and nothing is read as markup: Markdown's punctuation is escaped with a backslash,
-``<``, ``>`` and ``&`` become entities, and line breaks become spaces. :func:`table` writes a
+``<``, ``>`` and ``&`` become entities, line breaks become spaces, and control characters (an ESC)
+their code (``\\x1b``). :func:`table` writes a
 GitHub-flavoured table of such cells.
 
 Every document starts with a heading and ends with one blank line, so that documents appended to
@@ -34,8 +35,22 @@ dur = units.format_duration
 pct = units.format_percent
 
 
+#: Control characters (C0 but the line breaks above, DEL, C1): written as their code, ``\x1b``, so that
+#: an ESC from a log's cause never reaches a terminal or a page raw. A tab is a space.
+_CONTROLS = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f]")
+
+
+def visible(text: str) -> str:
+    """``text`` with each control character written as its code (the HTML report's escaping uses it too).
+
+    >>> print(visible("a\\x1b[31mb\\x07\\tc\\x9b"))
+    a\\x1b[31mb\\x07 c\\x9b
+    """
+    return _CONTROLS.sub(lambda found: f"\\x{ord(found.group()):02x}", text.replace("\t", " "))
+
+
 def _escaped(text: object) -> str:
-    plain = _BREAKS.sub(" ", str(text))
+    plain = visible(_BREAKS.sub(" ", str(text)))
     plain = "".join(_ENTITIES.get(char, char) for char in plain)
     return _PUNCTUATION.sub(r"\\\1", plain).strip()
 

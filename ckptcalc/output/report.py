@@ -66,11 +66,23 @@ def render(data: dict[str, Any], form: str) -> str:
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=_visible if form == "html" else None,
     )
     environment.filters["cell"] = markdown.cell
     environment.globals["table"] = markdown.table
     template = environment.get_template("report.html.j2" if form == "html" else "report.md.j2")
     return template.render(view=view, words=wording.REPORT, charts=0 if charts is None else charts.count)
+
+
+def _visible(value: Any) -> Any:
+    """What the HTML page prints of ``value``: text with its control characters written as their code
+    (:func:`markdown.visible`), escaped by Jinja after; markup already made keeps its kind."""
+    if not isinstance(value, str):
+        return value
+    import markupsafe
+
+    shown = markdown.visible(str(value))
+    return markupsafe.Markup(shown) if isinstance(value, markupsafe.Markup) else shown
 
 
 # ------------------------------------------------------------------ the view: sections of tables and text
