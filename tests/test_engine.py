@@ -273,3 +273,45 @@ def test_gliding_over_free_checkpoints_is_the_same_timeline() -> None:
     for a, b in ((fast.effective, slow.effective), (fast.write, slow.write), (fast.restart, slow.restart),
                  (fast.silent, slow.silent)):  # fmt: skip
         assert a == pytest.approx(b, rel=1e-12)
+
+
+# ------------------------------------------------------------- the persist slowdown's timeline
+
+
+@pytest.mark.parametrize(
+    ("x", "kept", "lost"),
+    [
+        # τ 100, s 1, P 50, f 0.5, r 10: the first period 101, every later one 126. Work since the restart
+        # 256: two stalls ended, 29 s into the second persist (not durable): one checkpoint kept; slowed
+        # 50 + 29 s at half speed: 2·1 + 0.5·79 = 41.5.
+        (266.0, 100.0, 41.5),
+        # 287: 60 s past the second stall, its persist durable: two kept; slowed 50 + 50: 2 + 25 = 52.
+        (297.0, 200.0, 52.0),
+        # 352.5: 125.5 s past it, 0.5 s into the third stall (after 125 s of slowed work): 2 + 0.5 + 50.
+        (362.5, 200.0, 52.5),
+        # Inside the restart: nothing run.
+        (7.0, 0.0, 0.0),
+    ],
+)
+def test_the_slowed_timeline_of_one_cycle_by_hand(x: float, kept: float, lost: float) -> None:
+    """docs/model.md §17.1: training at 1 − f while a persist runs, one failure cycle worked by hand."""
+    import numpy
+
+    from ckptcalc.simulation.interference import _cycles
+
+    found = _cycles(numpy.array([x]), 100.0, 1.0, 50.0, 0.5, 10.0)
+    assert [float(v[0]) for v in found] == pytest.approx([kept, lost, min(x, 10.0)], abs=1e-12)
+
+
+def test_the_slowed_split_adds_up_and_charges_the_slowdown_to_the_stalls() -> None:
+    """The slowed work is write time: at f = 0.5 the write share exceeds the plain stalls' s/(τ + s) share
+    by about f·P/(τ + s + f·P), and the four shares sum to 1."""
+    slowed = sim.Schedule(interval_s=600.0, every=(), stalls=(2.0,), restarts=(300.0,), shares=(1.0,), lag_s=100.0,
+                          slowdown=0.5)  # fmt: skip
+    plain = sim.Schedule.single(interval_s=600.0, stall_s=2.0, restart_s=300.0, lag_s=100.0)
+    fast, slow = (sim.run_schedule(s, sim.Failures(36000.0), cycles=2000, seed=5) for s in (plain, slowed))
+    for run in (fast, slow):
+        split = run.split
+        assert split.useful + split.write + split.rework + split.restart == pytest.approx(1.0, abs=1e-12)
+    assert slow.split.write - fast.split.write == pytest.approx(50.0 / 652.0, rel=0.05)
+    assert slow.effective < fast.effective
