@@ -207,6 +207,9 @@ def test_silent_events_on_two_tiers_match_the_independent_figure() -> None:
     assert document["storage_every"] == 10 and document["silent"]["events"] > 5000
     # Every crash served by memory rolls back to a memory checkpoint: few reach before the onset.
     assert 0.005 < document["silent"]["erased"] / document["silent"]["events"] < 0.02
+    # What the detections cost is part of what the run lost: rework and restarts.
+    split = document["split"]
+    assert 0.01 < document["silent"]["share"] < split["rework"] + split["restart"]
 
 
 # ------------------------------------------------------------- the silent stepper's interval and erasure
