@@ -1189,7 +1189,7 @@ def simulate(
         typer.Option(
             "--events",
             help="Also write the simulated timeline as an event log for analyze: .csv, .jsonl or .json"
-            " (optionally .gz); one level.",
+            " (optionally .gz); one level, at most 2e5 cycles (written at some 9,000 a second).",
             metavar="FILE",
             rich_help_panel="Simulation",
         ),

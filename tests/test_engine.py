@@ -207,6 +207,9 @@ def test_silent_events_on_two_tiers_match_the_independent_figure() -> None:
     assert document["storage_every"] == 10 and document["silent"]["events"] > 5000
     # Every crash served by memory rolls back to a memory checkpoint: few reach before the onset.
     assert 0.005 < document["silent"]["erased"] / document["silent"]["events"] < 0.02
+    # What the detections cost is part of what the run lost: rework and restarts.
+    split = document["split"]
+    assert 0.01 < document["silent"]["share"] < split["rework"] + split["restart"]
 
 
 # ------------------------------------------------------------- the silent stepper's interval and erasure
@@ -273,3 +276,96 @@ def test_gliding_over_free_checkpoints_is_the_same_timeline() -> None:
     for a, b in ((fast.effective, slow.effective), (fast.write, slow.write), (fast.restart, slow.restart),
                  (fast.silent, slow.silent)):  # fmt: skip
         assert a == pytest.approx(b, rel=1e-12)
+
+
+# ------------------------------------------------------------- the persist slowdown's timeline
+
+
+@pytest.mark.parametrize(
+    ("x", "kept", "lost"),
+    [
+        # τ 100, s 1, P 50, f 0.5, r 10: the first period 101, every later one 126. Work since the restart
+        # 256: two stalls ended, 29 s into the second persist (not durable): one checkpoint kept; slowed
+        # 50 + 29 s at half speed: 2·1 + 0.5·79 = 41.5.
+        (266.0, 100.0, 41.5),
+        # 287: 60 s past the second stall, its persist durable: two kept; slowed 50 + 50: 2 + 25 = 52.
+        (297.0, 200.0, 52.0),
+        # 352.5: 125.5 s past it, 0.5 s into the third stall (after 125 s of slowed work): 2 + 0.5 + 50.
+        (362.5, 200.0, 52.5),
+        # Inside the restart: nothing run.
+        (7.0, 0.0, 0.0),
+    ],
+)
+def test_the_slowed_timeline_of_one_cycle_by_hand(x: float, kept: float, lost: float) -> None:
+    """docs/model.md §17.1: training at 1 − f while a persist runs, one failure cycle worked by hand."""
+    import numpy
+
+    from ckptcalc.simulation.interference import _cycles
+
+    found = _cycles(numpy.array([x]), 100.0, 1.0, 50.0, 0.5, 10.0)
+    assert [float(v[0]) for v in found] == pytest.approx([kept, lost, min(x, 10.0)], abs=1e-12)
+
+
+def test_the_slowed_split_adds_up_and_charges_the_slowdown_to_the_stalls() -> None:
+    """The slowed work is write time: at f = 0.5 the write share exceeds the plain stalls' s/(τ + s) share
+    by about f·P/(τ + s + f·P), and the four shares sum to 1."""
+    slowed = sim.Schedule(interval_s=600.0, every=(), stalls=(2.0,), restarts=(300.0,), shares=(1.0,), lag_s=100.0,
+                          slowdown=0.5)  # fmt: skip
+    plain = sim.Schedule.single(interval_s=600.0, stall_s=2.0, restart_s=300.0, lag_s=100.0)
+    fast, slow = (sim.run_schedule(s, sim.Failures(36000.0), cycles=2000, seed=5) for s in (plain, slowed))
+    for run in (fast, slow):
+        split = run.split
+        assert split.useful + split.write + split.rework + split.restart == pytest.approx(1.0, abs=1e-12)
+    assert slow.split.write - fast.split.write == pytest.approx(50.0 / 652.0, rel=0.05)
+    assert slow.effective < fast.effective
+
+
+# ------------------------------------------------------------- the silent stepper with no silent events
+
+
+def _no_silent_cases() -> list[tuple[str, dict[str, Any]]]:
+    return [
+        ("async", {"snapshot_bw": "400TB/s"}),
+        # A persist of 324 s behind a 600 s interval, alone and under a replica in memory.
+        ("async-long", {"bw": "20GB/s", "snapshot_bw": "400TB/s", "interval": 600.0}),
+        (
+            "memory-async",
+            {
+                "bw": "20GB/s",
+                "snapshot_bw": "400TB/s",
+                "interval": 600.0,
+                **MECHANISMS["memory"],
+                "memory_interval": 60.0,
+            },
+        ),
+        ("memory", MECHANISMS["memory"]),
+        ("jit", MECHANISMS["jit"]),
+        ("notice", MECHANISMS["notice"]),
+    ]
+
+
+@pytest.mark.parametrize(("name", "inputs"), _no_silent_cases(), ids=[name for name, _ in _no_silent_cases()])
+def test_the_silent_stepper_without_events_is_the_schedule_stepper(name: str, inputs: dict[str, Any]) -> None:
+    """Silent MTBF → ∞: the event-by-event stepper of §7.2 runs the timeline of the vectorised one
+    (tiers, asynchronous durability, just-in-time recovery, notice), two independent runs of 4 000 cycles:
+    the effective time and each share of the split within their two 95 % half-widths combined."""
+    from ckptcalc.simulation import silent
+
+    config = api.job("llama3-405b", **{**PINNED, **inputs}).config
+    schedule = sim.schedule_for(config)
+    tiers = silent.Tiers(
+        interval_s=schedule.interval_s, every=schedule.every, stalls=schedule.stalls, restarts=schedule.restarts,
+        shares=schedule.shares, lag_s=schedule.lag_s, notice_share=schedule.notice_share,
+        notice_restart_s=schedule.notice_restart_s,
+    )  # fmt: skip
+    stepped = silent.run(tiers, mtbf_s=float(config.mtbf_s), silent_mtbf_s=1e30, latency_s=1.0, skip_s=0.0,
+                         keep=None, keep_every=None, cycles=4000, seed=21)  # fmt: skip
+    vectorised = sim.run_schedule(schedule, sim.Failures(float(config.mtbf_s)), cycles=4000, seed=22)
+    assert stepped.events == 0
+    half = math.hypot(stepped.ci95[1] - stepped.effective, vectorised.ci95[1] - vectorised.effective)
+    assert abs(stepped.effective - vectorised.effective) <= half, (stepped.effective, vectorised.effective, half)
+    # The shares' own spread, from the batches is not kept here: each within the same combined width
+    # scaled by its size against the useful share (a loose bound; the effective time is the tight one).
+    for mine, theirs in ((stepped.write, vectorised.split.write), (stepped.restart, vectorised.split.restart),
+                         (stepped.rework, vectorised.split.rework)):  # fmt: skip
+        assert abs(mine - theirs) <= max(2 * half, 0.1 * theirs), (name, mine, theirs)

@@ -233,7 +233,7 @@ def _without_ignored_sigint() -> None:
 
 def test_ctrl_c_ends_a_long_write_at_once_and_leaves_no_file(tmp_path: Path) -> None:
     log = tmp_path / "big.csv"
-    command = [sys.executable, "-m", "ckptcalc", "simulate", "--cycles", "1e6", "--events", str(log)]
+    command = [sys.executable, "-m", "ckptcalc", "simulate", "--cycles", "2e5", "--events", str(log)]
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
                              preexec_fn=_without_ignored_sigint)  # fmt: skip
     try:
@@ -305,3 +305,12 @@ def test_written_times_are_the_simulations_own(tmp_path: Path) -> None:
     first = log.read_text().splitlines()[1]
     assert first == "600.0,run_start,,,"
     assert os.path.getsize(log) > 0
+
+
+def test_a_log_longer_than_twenty_seconds_of_writing_is_refused(run: Run, tmp_path: Path) -> None:
+    """docs/commands/simulate.md: some 9 000 cycles of Llama 3 a second, so at most 2·10⁵ cycles of log."""
+    assert api.EVENT_CYCLES == 200_000
+    result = run("simulate", "--cycles", "200001", "--events", str(tmp_path / "log.csv"))
+    assert_usage_error(result, "--cycles")
+    assert "200,000" in result.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -278,6 +278,7 @@ def _simulated_silent(outcome: Simulation, result: Result) -> dict[str, Any] | N
         "detect_latency_s": found.latency_s,
         "p_unrecoverable_per_event": found.p_unrecoverable,
         "analytic_p_unrecoverable_per_event": result.silent.p_unrecoverable_per_event,
+        "share": found.silent,
     }
 
 

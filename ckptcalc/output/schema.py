@@ -641,6 +641,12 @@ def simulate() -> Schema:
                             "detect_latency_s": {**SECONDS, "description": "measured mean work to detection"},
                             "p_unrecoverable_per_event": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
                             "analytic_p_unrecoverable_per_event": FRACTION,
+                            "share": {
+                                **FRACTION,
+                                "description": "share of time the detections cost: the work thrown away back to"
+                                " the target, the restarts and skips (docs/model.md §7.2; within rework and"
+                                " restart of the split)",
+                            },
                         },
                         "the silent events simulated (docs/model.md §16.4); null without silent events",
                     ),
