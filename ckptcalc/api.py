@@ -1918,8 +1918,9 @@ def events(
     """Write the canonical event log of one run read from ``logs`` (any format the reader knows: a
     framework's text log, a scheduler's accounting, an event table; several files of one run are read
     in time order) to ``output`` (``.jsonl`` or ``.csv``, written atomically, never over a file unless
-    ``force``) or, without one, as JSON Lines to the binary ``stream``. What was inferred is counted in
-    the result (docs/commands/events.md).
+    ``force``) or, without one, as JSON Lines to the binary ``stream``; a bad row met after events were
+    streamed ends the stream with one ``{"event": "error", ...}`` record before the InputError is raised.
+    What was inferred is counted in the result (docs/commands/events.md).
 
     >>> import io
     >>> out = io.BytesIO()

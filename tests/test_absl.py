@@ -177,3 +177,17 @@ def test_detection() -> None:
     assert reader.detect_format(["time,event\n"]) == "csv"
     assert reader.detect_format(['{"time": 1}\n']) == "jsonl"
     assert reader.detect_format(["I have a question\n"]) == "csv"
+
+
+@pytest.mark.parametrize(
+    ("clock", "bad"), [("20:54:59", False), ("20:54:60", True), ("20:59:00", False), ("20:60:00", True)]
+)
+def test_a_second_or_a_minute_of_60_is_a_bad_time(clock: str, bad: bool) -> None:
+    """Python's clock has no leap second: 60 is refused at its line, 59 is read (minutes alike)."""
+    (item,) = absl_format.rows([f"I0608 {clock}.5 1 file.py:1] step 5\n"], Context("x", year=2024))
+    if bad:
+        assert item == Bad(1, f"cannot read the time {clock!r}: expected HH:MM:SS")
+    else:
+        hour, minute, second = map(int, clock.split(":"))
+        expected = datetime(2024, 6, 8, hour, minute, second, tzinfo=UTC).timestamp() + 0.5
+        assert isinstance(item, Row) and float(item.value["time"]) == expected

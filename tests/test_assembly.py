@@ -131,3 +131,72 @@ def test_bad_lines_name_their_file(tiny: None, tmp_path: Path) -> None:
     assert caught.value.where == f"{second}:2"
     counts = reader.scan([first, second], Collect(), format="tiny", skip_bad=True)
     assert counts.skipped_bad == 1 and counts.bad[0].startswith(f"{second}:2: ")
+
+
+# ---------------------------------------------------------------- a save's step, a resume's, two async saves
+
+
+def _assembled(*raw: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = [Row(line, value) for line, value in enumerate(raw, start=1)]
+    out = assembly.assemble(rows, Context("x.log"))
+    return [{key: float(v) if key in ("time", "resumed_from") and not isinstance(v, str) else v
+             for key, v in row.value.items()} for row in out if isinstance(row, Row)]  # fmt: skip
+
+
+def test_the_step_a_save_end_names_is_the_save_step() -> None:
+    events = _assembled(
+        {"time": 0, "event": "progress", "step": 1},
+        {"time": 5, "event": "checkpoint_start", "step": 10},
+        {"time": 8, "event": "checkpoint_end", "step": 12},  # the end's own step wins over the start's
+        {"time": 9, "event": "checkpoint_start"},
+        {"time": 11, "event": "checkpoint_end"},  # no step either side
+        {"time": 12, "event": "checkpoint_start", "step": 20},
+        {"time": 14, "event": "checkpoint_end"},  # the start's step is kept
+    )
+    ends = [event for event in events if event["event"] == "checkpoint_end"]
+    assert [event.get("step") for event in ends] == [12, None, 20]
+
+
+def test_a_resume_goes_back_to_the_start_of_the_save_of_the_step_loaded() -> None:
+    events = _assembled(
+        {"time": 0, "event": "progress", "step": 1},
+        {"time": 5, "event": "checkpoint_start", "step": 10},
+        {"time": 8, "event": "checkpoint_end", "step": 10},
+        {"time": 15, "event": "checkpoint_start", "step": 20},
+        {"time": 18, "event": "checkpoint_end", "step": 20},
+        {"time": 30, "event": "failure", "cause": "xid"},
+        {"time": 40, "event": "load_end", "step": 10},  # an older save than the newest
+        {"time": 45, "event": "progress", "step": 11},
+        {"time": 60, "event": "failure", "cause": "xid"},
+        {"time": 70, "event": "progress", "step": 12},  # no restore said: resumed_from unknown
+    )
+    restarts = [event for event in events if event["event"] == "restart_end"]
+    assert restarts == [{"time": 45.0, "event": "restart_end", "resumed_from": 5.0},
+                        {"time": 70.0, "event": "restart_end"}]  # fmt: skip
+
+
+def test_two_async_saves_in_flight_hold_the_events_after_the_first() -> None:
+    """The first async save's end waits for its persist; the second, ending meanwhile, is held in order
+    behind it and written as it came (one persist is awaited at a time)."""
+    events = _assembled(
+        {"time": 0, "event": "progress", "step": 1},
+        {"time": 5, "event": "checkpoint_start", "step": 10},
+        {"time": 6, "event": "checkpoint_end", "step": 10, "async": True},
+        {"time": 7, "event": "progress", "step": 11},
+        {"time": 8, "event": "checkpoint_start", "step": 12},
+        {"time": 9, "event": "checkpoint_end", "step": 12, "async": True},
+        {"time": 20, "event": "persist_end", "step": 10},
+        {"time": 25, "event": "progress", "step": 13},
+    )
+    shown = [(event["time"], event["event"], event.get("step"), event.get("async_persist_end")) for event in events]
+    assert shown == [
+        (0.0, "run_start", None, None),
+        (0.0, "progress", 1, None),
+        (5.0, "checkpoint_start", 10, None),
+        (6.0, "checkpoint_end", 10, 20.0),
+        (7.0, "progress", 11, None),
+        (8.0, "checkpoint_start", 12, None),
+        (9.0, "checkpoint_end", 12, None),
+        (25.0, "progress", 13, None),
+        (25.0, "run_end", None, None),
+    ]

@@ -419,3 +419,25 @@ def test_compressed_logs_through_fit_and_analyze(tmp_path: Path, run: Callable[.
     incidents.write_bytes(bz2.compress(b"time,kind\n0,gpu\n1,nic\n3,gpu\n"))
     # Three events 0, 1 and 3 h: two interruptions after the window's start in 3 h.
     assert api.fit([incidents], time_unit="h").mtbf_s == 1.5 * 3600
+
+
+@pytest.mark.parametrize(
+    ("where", "where_any", "kept"),
+    [
+        (["node~^n"], [], [1, 2, 4, 5]),
+        (["node~^n"], ["kind=nic", "kind=7"], [2, 5]),  # both: an intersection, not a union
+        (["kind=gpu"], ["node=n2"], []),
+        ([], ["kind=gpu", "node=m1"], [1, 3]),
+    ],
+)
+def test_filters_on_a_table_count_read_and_filtered_rows(
+    where: list[str], where_any: list[str], kept: list[int]
+) -> None:
+    """A CSV's rows are filtered a column at a time (a block of rows): the same rows pass as from JSON
+    Lines, every row is read once, and those dropped are counted as filtered."""
+    rows = "".join(f"{r['time']},{r.get('kind', '')},{r['node']}\n" for r in WHERE_RECORDS)
+    consumer = Collect()
+    counts = reader.scan_text("time,kind,node\n" + rows, consumer, name="x.csv", where=where, where_any=where_any)
+    assert [int(record["time"]) for _, record in consumer.records] == kept
+    assert [line for line, _ in consumer.records] == [time + 1 for time in kept]
+    assert (counts.read, counts.kept, counts.filtered) == (5, len(kept), 5 - len(kept))

@@ -10,6 +10,7 @@ The fixture's run, worked by hand: docs/model.md §11.5.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -360,3 +361,20 @@ def test_fit_counts_every_failure_end_of_any_dump(dump: tuple[str, list[float]])
         return
     log = fitting.parse_log(text, name="dump.txt")
     assert list(log.times) == failures  # each failure end once, whatever the order of the jobs
+
+
+@pytest.mark.parametrize(("next_start", "failed"), [("12:41:10", True), ("12:41:09", False), ("12:41:11", True)])
+def test_a_step_failing_as_the_next_step_starts_is_a_failure(next_start: str, failed: bool) -> None:
+    """A step that fails while the job goes on is a failure when a later step starts at or after its end
+    (the job restarted the work); one overlapping the next step's start is not."""
+    lines = [
+        "JobID|JobName|Start|End|Elapsed|State|ExitCode|NodeList\n",
+        "4242|pretrain|2025-06-25T11:32:00|2025-06-25T14:02:30|02:30:30|COMPLETED|0:0|gpu[005-008]\n",
+        "4242.0|python|2025-06-25T11:32:50|2025-06-25T12:41:10|01:08:20|FAILED|1:0|gpu[005-008]\n",
+        f"4242.1|python|2025-06-25T{next_start}|2025-06-25T14:02:30|01:21:20|COMPLETED|0:0|gpu[005-008]\n",
+    ]
+    rows = [item.value for item in sacct_format.rows(lines, Context("x.txt")) if isinstance(item, Row)]
+    failures = [row for row in rows if row["event"] == "failure"]
+    step_end = datetime(2025, 6, 25, 12, 41, 10, tzinfo=UTC).timestamp()
+    assert failures == ([{"time": step_end, "event": "failure", "cause": "FAILED"}] if failed else [])
+    assert rows[-1]["event"] == "run_end"

@@ -275,3 +275,36 @@ def test_each_window_has_its_silent_share(run: Run, log_path: Path) -> None:
     parts = ("effective", "write", "rework", "restart", "groups_down", "quorum", "overhead", "silent")
     for w in windows:
         assert sum(w[key] for key in parts) == pytest.approx(1.0, abs=1e-12)
+
+
+@pytest.mark.parametrize(("onset", "bad"), [(50.0, False), (50.0 + 1e-9, True), (49.0, False)])
+def test_an_onset_at_the_detection_is_zero_latency_not_a_bad_row(onset: float, bad: bool) -> None:
+    """Detection latency zero (the onset is the detection) is read; an onset after it is refused."""
+    from ckptcalc.logs import silent as quiet
+    from ckptcalc.logs.reader import BadRecord
+
+    reading = quiet.Reading()
+    if bad:
+        with pytest.raises(BadRecord, match="onset is later than the silent_detected"):
+            reading.detected(50.0, onset, "spike", 4)
+        return
+    reading.detected(50.0, onset, "spike", 4)
+    columns = reading.columns()
+    assert columns is not None and columns.onset_s.tolist() == [onset]
+
+
+@pytest.mark.parametrize(("to", "bad"), [(50.0, False), (50.5, True), (40.0, False)])
+def test_a_rollback_to_the_detection_time_is_read(to: float, bad: bool) -> None:
+    """A rollback may go back to a checkpoint started at the detection itself, not to one after it."""
+    from ckptcalc.logs import silent as quiet
+    from ckptcalc.logs.reader import BadRecord
+
+    reading = quiet.Reading()
+    reading.detected(50.0, None, "spike", 4)
+    if bad:
+        with pytest.raises(BadRecord, match="rollback to a time after its silent_detected"):
+            reading.rollback(60.0, to, 0.0, 0.0, lambda start, by: True)
+        return
+    reading.rollback(60.0, to, 0.0, 0.0, lambda start, by: True)
+    columns = reading.columns()
+    assert columns is not None and columns.to_s.tolist() == [to]

@@ -173,3 +173,19 @@ class _Keep:
 
     def record(self, record: dict[str, Any], line: int) -> bool:
         return True
+
+
+def test_the_year_rolls_once_at_new_year_and_not_within_a_month() -> None:
+    """Lines of one month keep its year (a roll at ``<=`` would add a year a line); January after
+    December adds one, once."""
+    path = "torch/distributed/elastic/agent/server/api.py"
+    lines = [
+        f"I1231 23:58:00.000000 4100 {path}:699] [default] Starting worker group\n",
+        f"I1231 23:59:00.000000 4100 {path}:699] [default] Starting worker group\n",
+        f"I0101 00:01:00.000000 4100 {path}:699] [default] Starting worker group\n",
+        f"I0102 00:01:00.000000 4100 {path}:699] [default] Starting worker group\n",
+    ]
+    items = list(torchelastic_format.rows(lines, Context("x.log", year=2024)))
+    times = [float(item.value["time"]) for item in items if isinstance(item, Row)]
+    new_year = datetime(2025, 1, 1, tzinfo=UTC).timestamp()
+    assert times == [new_year - 120, new_year - 60, new_year + 60, new_year + 86_400 + 60]

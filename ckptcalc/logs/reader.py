@@ -221,8 +221,8 @@ _OPERATOR_RE = re.compile(r"[=!~<>]+")
 
 def parse_where(conditions: Sequence[str], *, where: str = "where") -> tuple[Condition, ...]:
     """Read filter conditions, each ``FIELD=VALUE``, ``FIELD!=VALUE``, ``FIELD~REGEX`` (a match
-    anywhere in the value, as :func:`re.search`) or ``FIELD in A,B`` (one of the listed values, each
-    stripped); errors name ``where`` (the parameter).
+    anywhere in the value, by RE2 in linear time: :func:`linear_pattern`) or ``FIELD in A,B`` (one of the
+    listed values, each stripped); errors name ``where`` (the parameter).
 
     >>> [(c.path, c.op, c.value) for c in parse_where(["kind=gpu", "event!=", "node~^n1", "kind in a, b"])]
     [('kind', '=', 'gpu'), ('event', '!=', ''), ('node', '~', '^n1'), ('kind', 'in', 'a, b')]
