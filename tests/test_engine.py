@@ -197,11 +197,12 @@ def test_the_simulated_schedule_is_the_models(inputs: dict[str, Any]) -> None:
 
 def test_silent_events_on_two_tiers_match_the_independent_figure() -> None:
     """docs/model.md §7.2: gemini-inmemory, an event every 6 h noticed in 30 min, keeping 5 plus one a day,
-    at the tool's own schedule: an independent event simulation gives 0.79844 ± 0.00008. The engine's
-    interval holds it, and not the first model's 0.806110 (which took every crash's erasure from the
-    storage interval)."""
+    at the schedule the first model chose (memory every 264.61 s, storage every 10th): an independent event
+    simulation gives 0.79844 ± 0.00008. The engine's interval holds it, and not the first model's 0.806110
+    (which took every crash's erasure from the storage interval)."""
     document = api.simulate("gemini-inmemory", cycles=20_000, seed=1, silent_mtbf="6h", detect_latency="30min",
-                            keep=5, keep_every="1d").to_dict()  # fmt: skip
+                            keep=5, keep_every="1d", memory_interval="264.61089520768803s",
+                            interval="2646.10895207688s").to_dict()  # fmt: skip
     low, high = document["effective_ci95"]
     assert low <= 0.79844 <= high < 0.806110, (low, high)
     assert document["storage_every"] == 10 and document["silent"]["events"] > 5000

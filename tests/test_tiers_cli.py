@@ -151,7 +151,10 @@ def test_compare_shows_tiers(run_json: RunJson) -> None:
 
 @pytest.mark.parametrize(
     ("command", "culprit"),
-    [(("plan", "--work", "54d"), "one or two levels"), (("simulate", "--optimize", "--cycles", "1e4"), "one or two")],
+    [
+        (("plan", "--work", "54d"), "one or two levels"),
+        (("simulate", "--optimize", "--cycles", "1e4"), "together with --optimize"),
+    ],
 )
 def test_commands_that_cover_two_levels_say_so(run: Run, command: tuple[str, ...], culprit: str) -> None:
     result = run(command[0], "--preset", "llama3-405b-tiered", *command[1:], "--json")

@@ -298,6 +298,10 @@ def _then(outer: _Map, inner: _Map) -> _Map:
     return _Map(lam, outer.rest + outer.lam * inner.rest, alpha, beta)
 
 
+#: The largest x whose e^x a float holds.
+_LARGEST_EXP = 709.0
+
+
 def _power(piece: _Map, times: Num, ns: Lib) -> _Map:
     """``times`` identical pieces in a row: λⁿ and μ·(1 − λⁿ)/(1 − λ), in logs for λ near 1."""
     lam_n: Num
@@ -309,7 +313,12 @@ def _power(piece: _Map, times: Num, ns: Lib) -> _Map:
             lam_n, series = 0.0, 1.0 / piece.rest
         else:
             scaled = times * math.log1p(-piece.rest)
-            lam_n, series = math.exp(scaled), -math.expm1(scaled) / piece.rest
+            if scaled > _LARGEST_EXP:
+                # λ > 1 over very many pieces (silent events far faster than their detection, §16.5): the
+                # cycle never closes; infinite, as numpy's branch gives, and read downstream as effective 0.
+                lam_n, series = math.inf, math.inf
+            else:
+                lam_n, series = math.exp(scaled), -math.expm1(scaled) / piece.rest
     else:
         flat = piece.rest == 0.0
         scaled = ns.where(flat, 0.0, times * ns.log1p(-ns.minimum(piece.rest, 1.0)))
