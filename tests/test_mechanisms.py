@@ -29,7 +29,7 @@ import numpy
 import pytest
 
 from ckptcalc import api
-from ckptcalc.inputs.fields import BY_NAME, FIELDS
+from ckptcalc.inputs.fields import BY_NAME, FIELDS, parse_value
 from ckptcalc.mechanisms import registry
 from ckptcalc.mechanisms.base import KINDS, Mechanism
 from ckptcalc.model.evaluation import evaluate
@@ -168,10 +168,14 @@ def test_arrays_give_what_floats_give(m: Mechanism) -> None:
 @pytest.mark.parametrize("m", MECHANISMS, ids=IDS)
 def test_a_sweeps_grid_is_the_scalar_path(m: Mechanism, run_json: RunJson) -> None:
     name, value = next((n, v) for n, v in m.example if n in own(m))
-    limit = dict(m.limit)[name] or value
+    # From its limit to the example; an input whose limit is to leave it unstated (a bound: no limit)
+    # sweeps from the example to twice it.
+    low, high = (
+        (dict(m.limit)[name], value) if dict(m.limit)[name] else (value, repr(2 * parse_value(BY_NAME[name], value)))
+    )
     rest = [(n, v) for n, v in m.example if n != name]
     flag = BY_NAME[name].flag
-    found = run_json("sweep", *flags(m.example), "--over", flag, "--from", limit, "--to", value, "--points", "3")
+    found = run_json("sweep", *flags(m.example), "--over", flag, "--from", low, "--to", high, "--points", "3")
     assert len(found["values"]) == 3
     for i, point in enumerate(found["values"]):
         one = run_json("optimize", *flags(rest), f"--{flag}", repr(point))

@@ -228,14 +228,6 @@ _CORE: tuple[Field, ...] = (
         "max_busy",
         "Warn when a tier's storage is busy more than this share of the time (persist / interval; default: 0.5).",
     ),
-    Field(
-        "max_written_per_day",
-        "size",
-        "max-written-per-day",
-        "storage",
-        "max_written_per_day",
-        "Most bytes the storage tier may take per day, e.g. 1PB: the optimum honours it and reports its cost.",
-    ),
     Field("gpu_hour_cost", "number", "gpu-hour-cost", "cost", "gpu_hour", "Cost of one GPU-hour, any currency."),
     Field("nodes", "count", "nodes", "spares", "nodes", "Nodes the job runs on (default: GPUs / --gpus-per-node)."),
     Field("gpus_per_node", "count", "gpus-per-node", "spares", "gpus_per_node", "GPUs per node (default: 8)."),
@@ -345,15 +337,6 @@ _CORE: tuple[Field, ...] = (
         "Newest storage checkpoints retained (default: all), e.g. 5.",
     ),
     Field(
-        "max_retained",
-        "size",
-        "max-retained",
-        "retention",
-        "max_retained",
-        "Most bytes the retained storage checkpoints may hold, e.g. 200TB: fewer newest are kept to fit,"
-        " and the cost is reported.",
-    ),
-    Field(
         "keep_every_s",
         "duration",
         "keep-every",
@@ -411,7 +394,7 @@ FIELDS = tuple(f.replace(sweep=_SWEEP[f.flag][0], axis=_SWEEP[f.flag][1]) if f.f
 SWEEPABLE: tuple[Field, ...] = tuple(next(f for f in FIELDS if f.flag == flag) for flag, _, _ in _SWEEPS)
 
 #: Sweep columns of the inputs above the table leaves out, where the field's name lacks the unit.
-_COLUMNS = {"max_written_per_day": "max_written_bytes_per_day", "max_retained": "max_retained_bytes"}
+_COLUMNS = {row.name: row.column for row in registry.inputs() if row.column}
 
 
 def _resolved_column(spec: Field) -> str:

@@ -125,7 +125,6 @@ class Scenario(Record, extra=registry.fields()):
     jit_bandwidth: float | None = None
     notice_share: float | None = None
     max_busy: float | None = None  # the busy share of a tier's storage above which a warning is given
-    max_written_per_day: float | None = None  # the most bytes a day the storage tier may take
     # What the just-in-time lever assumes, from a preset's [levers] (docs/model.md §13).
     lever_jit_share: float | None = None
     lever_jit_bandwidth: float | None = None  # a units.PerGpu when stated per GPU
@@ -149,7 +148,6 @@ class Scenario(Record, extra=registry.fields()):
     silent_risk: float | None = None
     keep: float | None = None
     keep_every_s: float | None = None
-    max_retained: float | None = None  # the most bytes the retained storage checkpoints may hold
     work_s: float | None = None
     mtbf_ci95: tuple[float, float | None] | None = None
     middle: tuple[MiddleTier, ...] = ()  # tiers between memory and storage ([[levels]] of a preset)
@@ -889,9 +887,7 @@ def _check_busy(scenario: Scenario, name: str, value: float) -> None:
 
 
 def _with_storage(scenario: Scenario, config: Config) -> Config:
-    """The daily write limit, and every registered mechanism's inputs, checked in its home."""
-    if scenario.max_written_per_day is not None:
-        config = config.replace(max_written_per_day=scenario.max_written_per_day)
+    """Every registered mechanism's inputs, checked in its home."""
     resolved: Config = registry.resolve(scenario, config)
     return resolved
 
@@ -996,13 +992,11 @@ def _silent(scenario: Scenario, config: Config) -> tuple[Config, tuple[float, fl
         keep=scenario.keep,
         keep_every_s=every,
         work_s=work,
-        max_retained=scenario.max_retained,
     )
-    if scenario.max_retained is not None:
-        from ckptcalc.model import storage
+    from ckptcalc.model import storage
 
-        try:
-            storage.kept(found)  # a limit that holds no checkpoint, named where it was given
-        except InputError as error:
-            raise InputError(error.template, where=scenario.where("max_retained")) from None
+    try:
+        storage.kept(found)  # a retention limit that holds no checkpoint, named where it was given
+    except InputError as error:
+        raise InputError(error.template, where=scenario.where(error.where or "keep")) from None
     return found, band

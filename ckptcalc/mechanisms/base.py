@@ -30,8 +30,9 @@ KINDS = ("failure_class", "running_share", "tier_cost")
 
 class Input(Record):
     """One row of ``inputs.fields.FIELDS`` a mechanism brings: the attribute name (SI), unit kind, flag,
-    preset table and key, help text, and ``after``, the field it follows in FIELDS (so that flags,
-    ``--help`` and the preset keys keep their order as mechanisms move into their homes)."""
+    preset table and key, help text, ``after``, the field it follows in FIELDS (so that flags,
+    ``--help`` and the preset keys keep their order as mechanisms move into their homes), and
+    ``column``, its sweep column where the name lacks the unit."""
 
     name: str
     kind: str
@@ -40,6 +41,7 @@ class Input(Record):
     key: str
     help: str
     after: str
+    column: str = ""  # a sweep's column where the name lacks the unit ("" for the name)
 
 
 class TierKey(Record):
@@ -98,6 +100,19 @@ class Mechanism:
         """The top tier's (stall, lag, the part of the stall that is slowed training) for ``config``."""
         return stall_s, lag_s, slowdown_s
 
+    def top_bound(self, config: Any, size_bytes: Num) -> tuple[Num, str, Num] | None:
+        """A bound on ``config``'s top interval, one storage checkpoint taking ``size_bytes``: (the shortest
+        top interval allowed, the kind of the caveat saying it binds, the caveat's value); None for none."""
+        return None
+
+    def check_schedule(self, config: Any, size_bytes: Num, interval_s: Num, arrays: Any) -> None:
+        """Refuse (:class:`ckptcalc.errors.InputError`) a given top interval ``interval_s`` the mechanism
+        does not allow; ``arrays`` is :mod:`ckptcalc.model.arrays` (floats and arrays alike)."""
+
+    def kept(self, config: Any, size_bytes: Num, keep: Any, arrays: Any) -> Any:
+        """The newest storage checkpoints kept (None: all), given the ``keep`` of those before it."""
+        return keep
+
     def without(self, config: Any) -> Any:
         """``config`` at the mechanism's baseline (its inputs at their limits: no effect)."""
         return config
@@ -140,6 +155,22 @@ class Mechanism:
     def tier_echo(self, holder: Any) -> dict[str, float | None]:
         """Its keys of one tier of ``inputs.tiers`` (``holder`` None for the in-memory tier)."""
         return {}
+
+    def load_parts(
+        self, config: Any, result: Any, evaluate: Any, keep: float | None
+    ) -> tuple[tuple[str, dict[str, Any]], ...]:
+        """Its parts of the storage record of ``result`` (one job's), each placed after the key it names;
+        ``evaluate`` (None: not given) evaluates a configuration, ``keep`` is the newest kept (None: all)."""
+        return ()
+
+    def load_schema(self) -> tuple[tuple[str, dict[str, Any]], ...]:
+        """The JSON Schema of :meth:`load_parts`' keys, placed the same way."""
+        return ()
+
+    def load_lines(self, found: dict[str, Any], size: Any) -> tuple[tuple[str, str], ...]:
+        """Lines of words on a document's storage record ``found`` (``size`` formats bytes), each after the
+        core's line it names (``load``, ``retained``)."""
+        return ()
 
     def input_schema(self) -> dict[str, Any]:
         """The JSON Schema of :meth:`echo`'s keys."""

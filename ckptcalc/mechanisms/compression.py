@@ -18,6 +18,7 @@ import math
 from typing import Any
 
 from ckptcalc.errors import InputError
+from ckptcalc.mechanisms import limits
 from ckptcalc.mechanisms.base import LARGEST, Input, Mechanism, Num, TierKey
 
 RATIO = "compression"
@@ -59,7 +60,7 @@ class Compression(Mechanism):
             "storage",
             "compression",
             "Compression ratio of storage checkpoints (1 or more, e.g. 4): writes and reloads move size / this.",
-            after="max_written_per_day",
+            after=limits.WRITTEN,
         ),
         Input(
             CODEC,

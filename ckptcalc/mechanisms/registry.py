@@ -6,17 +6,17 @@ none. Tier costs apply in the order listed. ``tests/test_mechanisms.py`` runs ev
 through the same contract checks.
 
 >>> [m.name for m in REGISTRY]
-['slowdown', 'compression']
+['slowdown', 'limits', 'compression']
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ckptcalc.mechanisms import compression, slowdown
+from ckptcalc.mechanisms import compression, limits, slowdown
 from ckptcalc.mechanisms.base import Input, Mechanism, Num, TierKey
 
-REGISTRY: tuple[Mechanism, ...] = (slowdown.MECHANISM, compression.MECHANISM)
+REGISTRY: tuple[Mechanism, ...] = (slowdown.MECHANISM, limits.MECHANISM, compression.MECHANISM)
 
 
 def inputs() -> tuple[Input, ...]:
@@ -66,6 +66,47 @@ def top_level(config: Any, stall_s: Num, lag_s: Num) -> tuple[Num, Num, Num]:
     for m in REGISTRY:
         stall_s, lag_s, slowed = m.top_level(config, stall_s, lag_s, slowed)
     return stall_s, lag_s, slowed
+
+
+def top_bounds(config: Any, size_bytes: Num) -> list[tuple[Num, str, Num]]:
+    """Every bound on the top interval: (shortest allowed, caveat kind, caveat value)."""
+    return [bound for m in REGISTRY if (bound := m.top_bound(config, size_bytes)) is not None]
+
+
+def check_schedule(config: Any, size_bytes: Num, interval_s: Num, arrays: Any) -> None:
+    """Refuse a given top interval that a mechanism does not allow."""
+    for m in REGISTRY:
+        m.check_schedule(config, size_bytes, interval_s, arrays)
+
+
+def kept(config: Any, size_bytes: Num, arrays: Any) -> Any:
+    """The newest storage checkpoints kept: ``config.keep`` (None: all), cut by each mechanism in turn."""
+    keep = config.keep
+    for m in REGISTRY:
+        keep = m.kept(config, size_bytes, keep, arrays)
+    return keep
+
+
+def load_parts(config: Any, result: Any, evaluate: Any, keep: float | None) -> tuple[tuple[str, dict[str, Any]], ...]:
+    return tuple(part for m in REGISTRY for part in m.load_parts(config, result, evaluate, keep))
+
+
+def load_schema() -> tuple[tuple[str, dict[str, Any]], ...]:
+    return tuple(part for m in REGISTRY for part in m.load_schema())
+
+
+def load_lines(found: dict[str, Any], size: Any) -> tuple[tuple[str, str], ...]:
+    return tuple(line for m in REGISTRY for line in m.load_lines(found, size))
+
+
+def placed(base: dict[str, Any], parts: tuple[tuple[str, dict[str, Any]], ...]) -> dict[str, Any]:
+    """``base`` with each part's keys inserted after the key it names, in order."""
+    found = dict(base)
+    for anchor, entries in parts:
+        keys = list(found)
+        at = keys.index(anchor) + 1
+        found = {**{k: found[k] for k in keys[:at]}, **entries, **{k: found[k] for k in keys[at:]}}
+    return found
 
 
 def slowed_share(result: Any) -> float:

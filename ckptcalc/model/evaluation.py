@@ -32,7 +32,7 @@ from typing import Any, TypeAlias
 
 from ckptcalc.errors import InputError
 from ckptcalc.mechanisms import registry
-from ckptcalc.model import elastic, recovery, search, storage
+from ckptcalc.model import arrays, elastic, recovery, search, storage
 from ckptcalc.model.arrays import count, largest, lib, scalar
 from ckptcalc.model.arrays import maximum as _maximum
 from ckptcalc.model.arrays import share as _share
@@ -249,7 +249,6 @@ class Config(Record, extra=registry.fields()):
     jit_share: Num | None = None  # share of failures recovered in place from a healthy replica
     jit_bandwidth: Num | None = None  # bandwidth of that save (default: the storage bandwidth)
     notice_share: Num | None = None  # share of failures met by writing a checkpoint first
-    max_written_per_day: Num | None = None  # the most bytes a day the top tier may take (docs/model.md §17.2)
 
     @property
     def has_jit(self) -> bool:
@@ -311,7 +310,6 @@ class Config(Record, extra=registry.fields()):
     keep_every_s: Num | None = None
     silent_risk: Num | None = None
     work_s: Num | None = None
-    max_retained: Num | None = None  # bytes the retained storage checkpoints may hold: fewer kept (§17.2)
 
     @property
     def has_silent(self) -> bool:
@@ -767,34 +765,24 @@ def _plan_jit(config: Config, base: Tiers, given: list[Num]) -> tuple[Tiers, lis
 
 def _searched(config: Config, base: Tiers, *, tau1_fixed: bool = False) -> tuple[Tiers, list[Caveat]]:
     """The best schedule like ``base`` (its τ₁ kept with ``tau1_fixed``: a step, a given fastest
-    interval), its top interval held long enough to honour a daily write limit (docs/model.md §17.2)."""
-    if config.max_written_per_day is None:
+    interval), its top interval held long enough to honour every registered bound on it, such as a daily
+    write limit (docs/model.md §17.2)."""
+    bounds = registry.top_bounds(config, storage.stored_bytes(config))
+    if not bounds:
         if config.has_silent and not tau1_fixed:
             return _silent_best(config, base, config.mtbf_s), []
         return search.best(base, config.mtbf_s, tau1_fixed=tau1_fixed), []
-    found, bound = storage.within_written(
-        base, config.mtbf_s, storage.stored_bytes(config), config.max_written_per_day, tau1_fixed=tau1_fixed
-    )
-    limit = largest(config.max_written_per_day)
-    return found, [Caveat("written_bound", "storage", limit, bound)] if bound else []
+    floor = bounds[0][0]
+    for other, _, _ in bounds[1:]:
+        floor = lib(floor, other).maximum(floor, other)
+    found, bound = storage.within_floor(base, config.mtbf_s, floor, tau1_fixed=tau1_fixed)
+    return found, [Caveat(kind, "storage", largest(value), bound) for _, kind, value in bounds] if bound else []
 
 
 def _within(config: Config, schedule: Tiers, caveats: list[Caveat]) -> tuple[Tiers, list[Caveat]]:
-    """A schedule whose every interval is given, refused where its top tier writes more a day than the
-    daily write limit allows: the limit is never ignored (docs/model.md §17.2)."""
-    limit = config.max_written_per_day
-    if limit is None:
-        return schedule, caveats
-    written = storage.written_per_day(storage.stored_bytes(config), schedule.storage_interval_s)
-    over = written > limit * (1.0 + 1e-12)
-    if count(over):
-        ns = lib(written, limit)
-        worst = largest(written if scalar(written, limit) else ns.where(over, written, 0.0))
-        raise InputError(
-            f"writes {worst:.4g} bytes a day to storage, over {{max_written_per_day}} ({largest(limit):.4g});"
-            " give a longer interval or drop the limit",
-            where="interval",
-        )
+    """A schedule whose every interval is given, refused where a registered mechanism does not allow its
+    top interval (a daily write limit's is never ignored, docs/model.md §17.2)."""
+    registry.check_schedule(config, storage.stored_bytes(config), schedule.storage_interval_s, arrays)
     return schedule, caveats
 
 
@@ -1267,9 +1255,9 @@ def _weibull_point(config: Config, optima: _Optima) -> tuple[float, float, Split
         best = renewal.weibull_optimum(
             stall_s=stall, lag_s=lag, restart_s=restart, mtbf_s=mtbf, shape=shape, start_s=max(start, 1e-9)
         )
-        if config.max_written_per_day is not None:
-            # Effective time rises to the free optimum and falls past it: a limit that binds holds it.
-            best = max(best, float(storage.shortest_interval(storage.stored_bytes(config), config.max_written_per_day)))
+        for floor, _, _ in registry.top_bounds(config, storage.stored_bytes(config)):
+            # Effective time rises to the free optimum and falls past it: a bound that binds holds it.
+            best = max(best, float(floor))
         optima[key] = (best, split(best))
     best, at_best = optima[key]
     if config.interval_s is None:
@@ -1327,11 +1315,11 @@ def _evaluate_weibull(config: Config) -> Result:
         return _base(config).replace(tau1_s=tau)
 
     caveats: list[Caveat] = []
-    limit = config.max_written_per_day
-    if limit is not None:
+    bounds = registry.top_bounds(config, storage.stored_bytes(config))
+    if bounds:
         _within(config, schedule(chosen), caveats)
-        floor = storage.shortest_interval(storage.stored_bytes(config), limit)
+    for floor, kind, value in bounds:
         bound = count(best <= floor * (1.0 + 1e-12))
         if bound:
-            caveats.append(Caveat("written_bound", "storage", largest(limit), bound))
+            caveats.append(Caveat(kind, "storage", largest(value), bound))
     return _with_spares(config, _result(config, (schedule(chosen), split), (schedule(best), at_best), caveats, None))

@@ -53,29 +53,22 @@ def tier_bytes(config: Any, name: str) -> Num:
     return registry.stored(tier, config.checkpoint_bytes)
 
 
-def shortest_interval(size_bytes: Num, limit_bytes_per_day: Num) -> Num:
-    """The shortest interval at which one checkpoint of ``size_bytes`` per interval stays within
-    ``limit_bytes_per_day``: size × 86 400 / limit."""
-    return size_bytes * DAY_S / limit_bytes_per_day
-
-
-def within_written(
-    base: Any, mtbf_s: Num, size_bytes: Num, limit_bytes_per_day: Num, *, tau1_fixed: bool = False
-) -> tuple[Any, int]:
-    """The best schedule (a :class:`ckptcalc.model.tiers.Tiers` like ``base``) whose top tier takes at most
-    ``limit_bytes_per_day``, and at how many points the limit binds. Effective time rises towards the
-    free optimum of the top interval and falls past it, so a limit that binds holds the top interval at
-    size × 86 400 / limit, the tiers below re-optimised under it (docs/model.md §17.2).
+def within_floor(base: Any, mtbf_s: Num, floor_s: Num, *, tau1_fixed: bool = False) -> tuple[Any, int]:
+    """The best schedule (a :class:`ckptcalc.model.tiers.Tiers` like ``base``) whose top interval is at
+    least ``floor_s`` (a daily write limit's size × 86 400 / limit), and at how many points the floor
+    binds. Effective time rises towards the free optimum of the top interval and falls past it, so a
+    floor that binds holds the top interval there, the tiers below re-optimised under it (docs/model.md
+    §17.2).
 
     ``tau1_fixed`` keeps ``base``'s τ₁ (a step, with just-in-time recovery; a given fastest interval):
-    the top interval is then a whole number of τ₁, so a limit that binds holds it at the smallest
-    whole multiple of τ₁ at or above size × 86 400 / limit."""
+    the top interval is then a whole number of τ₁, so a floor that binds holds it at the smallest
+    whole multiple of τ₁ at or above the floor."""
     from ckptcalc.model import search
     from ckptcalc.model.arrays import count, lib
 
     found = search.best(base, mtbf_s, tau1_fixed=tau1_fixed)
     top = found.storage_interval_s
-    floor = shortest_interval(size_bytes, limit_bytes_per_day)
+    floor = floor_s
     hits = count(top < floor * (1.0 - 1e-12))
     if not hits:
         return found, 0
@@ -134,27 +127,10 @@ def _held_whole(base: Any, free: Any, mtbf_s: Num, floor_s: Num) -> Any:
 
 def kept(config: Any) -> Any:
     """The newest storage checkpoints a :class:`ckptcalc.model.evaluation.Config` keeps (None: all): its
-    ``keep``, cut where ``max_retained`` holds fewer: ⌊limit / size − W/K_p⌋, the ones kept for good over
-    the run (``work_s`` / ``keep_every_s``) counted first (docs/model.md §17.2)."""
-    limit = config.max_retained
-    if limit is None:
-        return config.keep
-    from ckptcalc.errors import InputError
-    from ckptcalc.model.arrays import lib, scalar
+    ``keep``, cut by the registered retention limits (docs/model.md §17.2)."""
+    from ckptcalc.model import arrays
 
-    size = stored_bytes(config)
-    every, work = config.keep_every_s, config.work_s
-    permanent = work / every if every is not None and work is not None else 0.0
-    ns = lib(limit, size, permanent)
-    room = ns.floor(limit / size - permanent)
-    if scalar(room) and room < 1:
-        raise InputError(
-            f"holds less than one checkpoint of the storage tier ({float(size):.4g} bytes)"
-            + (f" beside the {permanent:.6g} kept for good over the run" if permanent else ""),
-            where="max_retained",
-        )
-    room = ns.maximum(room, 1.0)
-    return room if config.keep is None else ns.minimum(config.keep, room)
+    return registry.kept(config, stored_bytes(config), arrays)
 
 
 def retained_bytes(
@@ -184,20 +160,16 @@ class TierLoad(Record):
 
 class Load(Record):
     """What a result's schedule costs the storage (docs/model.md §17.2): every tier's load, fastest first,
-    the share of time lost to the persist's slowdown, and with a daily write limit what honouring it
-    costs (``limit_cost_pp``, points of effective time against the optimum without the limit)."""
+    the share of time lost to the persist's slowdown, retention's bytes, and the registered mechanisms'
+    parts (``registry.load_parts``: a limit and what honouring it costs), each after the key it names."""
 
     tiers: tuple[TierLoad, ...]
     slowdown_share: float
     max_busy: float
-    max_written_per_day: float | None = None
-    limit_cost_pp: float | None = None
     bytes_retained: float | None = None  # with retention: the storage tier's checkpoints kept
     kept_for_good_per_day: float | None = None  # without a run: bytes a day of work the ones kept for good add
     retained_over_run: bool = False  # bytes_retained at the run's end (--work), not the newest k alone
-    max_retained: float | None = None  # --max-retained, bytes
-    retained_keep: float | None = None  # with it: the newest kept within it
-    retained_cost_pp: float | None = None  # with it: points of effective time keeping fewer costs
+    parts: tuple[tuple[str, dict[str, Any]], ...] = ()  # the mechanisms' parts, each after the key it names
 
     @property
     def bytes_written_per_day(self) -> float:
@@ -216,8 +188,8 @@ class Load(Record):
 
 def load(config: Any, result: Any, max_busy: float | None = None, evaluate: Callable[[Any], Any] | None = None) -> Load:
     """The storage load of ``result`` (one job's :class:`ckptcalc.model.evaluation.Result` of ``config``);
-    with a daily write limit, ``evaluate`` (:func:`ckptcalc.model.evaluation.evaluate`) gives the optimum
-    without it, for what the limit costs."""
+    ``evaluate`` (:func:`ckptcalc.model.evaluation.evaluate`) gives the optimum without a mechanism, for
+    what a limit costs."""
     tiers = []
     for plan in result.levels:
         level = plan.level
@@ -236,32 +208,19 @@ def load(config: Any, result: Any, max_busy: float | None = None, evaluate: Call
                 bytes_written_per_day=written_per_day(size, interval) if finite else 0.0,
             )
         )
-    cost = None
-    limit = config.max_written_per_day
-    if limit is not None and evaluate is not None:
-        free = evaluate(config.replace(max_written_per_day=None))
-        cost = max(0.0, 100.0 * (float(free.optimal_effective) - float(result.optimal_effective)))
     stored = tiers[-1].checkpoint_bytes if tiers else float(stored_bytes(config))
     newest = kept(config)
     keep = None if newest is None else float(newest)
-    retained_cost = None
-    if config.max_retained is not None and evaluate is not None:
-        free = evaluate(config.replace(max_retained=None))
-        retained_cost = max(0.0, 100.0 * (float(free.optimal_effective) - float(result.optimal_effective)))
     every = None if config.keep_every_s is None else float(config.keep_every_s)
     work = None if config.work_s is None else float(config.work_s)
     return Load(
         tiers=tuple(tiers),
         slowdown_share=registry.slowed_share(result),
         max_busy=DEFAULT_MAX_BUSY if max_busy is None else max_busy,
-        max_written_per_day=None if limit is None else float(limit),
-        limit_cost_pp=cost,
         bytes_retained=retained_bytes(stored, keep, every, work),
         kept_for_good_per_day=None if every is None or keep is None or work is not None else stored * DAY_S / every,
         retained_over_run=keep is not None and work is not None,
-        max_retained=None if config.max_retained is None else float(config.max_retained),
-        retained_keep=keep if config.max_retained is not None else None,
-        retained_cost_pp=retained_cost,
+        parts=registry.load_parts(config, result, evaluate, keep),
     )
 
 

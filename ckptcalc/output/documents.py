@@ -1234,7 +1234,7 @@ def storage(job: Job, result: Result) -> dict[str, Any] | None:
     found = storage_load(job, result)
     if found is None:
         return None
-    return {
+    block = {
         "tiers": [
             {
                 "name": t.name,
@@ -1248,16 +1248,12 @@ def storage(job: Job, result: Result) -> dict[str, Any] | None:
         ],
         "bytes_written_per_day": found.bytes_written_per_day,
         "max_busy": found.max_busy,
-        "max_written_per_day": found.max_written_per_day,
-        "limit_cost_pp": found.limit_cost_pp,
         "slowdown_share": found.slowdown_share,
         "bytes_retained": found.bytes_retained,
         "kept_for_good_bytes_per_day": found.kept_for_good_per_day,
         "retained_over_run": found.retained_over_run,
-        "max_retained": found.max_retained,
-        "retained_keep": None if found.retained_keep is None else int(found.retained_keep),
-        "retained_cost_pp": found.retained_cost_pp,
     }
+    return registry.placed(block, found.parts)
 
 
 def storage_load(job: Job, result: Result) -> Any:

@@ -310,41 +310,31 @@ STORAGE_TIER = _object(
 )  # fmt: skip
 
 STORAGE = _object(
-    {
-        "tiers": {"type": "array", "items": STORAGE_TIER, "minItems": 1, "maxItems": 8},
-        "bytes_written_per_day": {"type": "number", "minimum": 0, "description": "over every tier"},
-        "max_busy": {**FRACTION, "description": "the busy share above which a warning is given (--max-busy)"},
-        "max_written_per_day": {"type": ["number", "null"], "description": "bytes a day (--max-written-per-day)"},
-        "limit_cost_pp": {
-            "type": ["number", "null"],
-            "minimum": 0,
-            "description": "points of effective time the daily write limit costs; null without one",
+    registry.placed(
+        {
+            "tiers": {"type": "array", "items": STORAGE_TIER, "minItems": 1, "maxItems": 8},
+            "bytes_written_per_day": {"type": "number", "minimum": 0, "description": "over every tier"},
+            "max_busy": {**FRACTION, "description": "the busy share above which a warning is given (--max-busy)"},
+            "slowdown_share": {
+                **FRACTION,
+                "description": "share of elapsed time lost to training slowed by the persist",
+            },
+            "bytes_retained": {
+                "type": ["number", "null"],
+                "minimum": 0,
+                "description": "with --keep: size x (keep + work / keep_every), the newest alone without --work;"
+                " null: all kept",
+            },
+            "kept_for_good_bytes_per_day": {
+                "type": ["number", "null"],
+                "minimum": 0,
+                "description": "with --keep and --keep-every, without --work: bytes a day of work the checkpoints"
+                " kept for good add",
+            },
+            "retained_over_run": {"type": "boolean", "description": "bytes_retained is at the end of the run (--work)"},
         },
-        "slowdown_share": {**FRACTION, "description": "share of elapsed time lost to training slowed by the persist"},
-        "bytes_retained": {
-            "type": ["number", "null"],
-            "minimum": 0,
-            "description": "with --keep: size x (keep + work / keep_every), the newest alone without --work;"
-            " null: all kept",
-        },
-        "kept_for_good_bytes_per_day": {
-            "type": ["number", "null"],
-            "minimum": 0,
-            "description": "with --keep and --keep-every, without --work: bytes a day of work the checkpoints"
-            " kept for good add",
-        },
-        "retained_over_run": {"type": "boolean", "description": "bytes_retained is at the end of the run (--work)"},
-        "max_retained": {
-            "type": ["number", "null"],
-            "description": "bytes the retained checkpoints may hold (--max-retained)",
-        },
-        "retained_keep": {"type": ["integer", "null"], "minimum": 1, "description": "with --max-retained: newest kept"},
-        "retained_cost_pp": {
-            "type": ["number", "null"],
-            "minimum": 0,
-            "description": "with --max-retained: points of effective time keeping fewer costs (silent events)",
-        },
-    },
+        registry.load_schema(),
+    ),
     "what the checkpoints cost the storage, and the persist's slowdown (docs/model.md §17); null for a grid",
 )
 MAYBE_STORAGE: Schema = {**STORAGE, "type": ["object", "null"]}

@@ -922,8 +922,8 @@ def overloaded(tier: str, share: float) -> str:
 
 
 def storage_lines(found: dict[str, Any] | None) -> list[str]:
-    """The storage load of a document's ``storage`` block: each tier's busy share and bytes a day, and
-    what a daily write limit costs."""
+    """The storage load of a document's ``storage`` block: each tier's busy share and bytes a day, what
+    it retains, and each registered mechanism's lines (what a limit costs)."""
     if found is None:
         return []
     parts = [
@@ -931,12 +931,9 @@ def storage_lines(found: dict[str, Any] | None) -> list[str]:
         " a day"
         for t in found["tiers"]
     ]
+    owned = registry.load_lines(found, units.format_size)
     lines = [f"Storage load: {'; '.join(parts)}."]
-    if found["limit_cost_pp"] is not None:
-        lines.append(
-            f"Writing at most {units.format_size(found['max_written_per_day'])} a day to storage costs"
-            f" {found['limit_cost_pp']:.2f} pp of effective time."
-        )
+    lines += [line for after, line in owned if after == "load"]
     if found.get("bytes_retained") is not None:
         grows = found.get("kept_for_good_bytes_per_day")
         if found.get("retained_over_run"):
@@ -946,11 +943,7 @@ def storage_lines(found: dict[str, Any] | None) -> list[str]:
         else:
             more = ""
         lines.append(f"Retained in storage: {units.format_size(found['bytes_retained'])}{more}.")
-    if found.get("max_retained") is not None and found.get("retained_keep") is not None:
-        lines.append(
-            f"Holding at most {units.format_size(found['max_retained'])} keeps the {found['retained_keep']} newest"
-            f" checkpoints, at a cost of {found['retained_cost_pp']:.2f} pp of effective time."
-        )
+    lines += [line for after, line in owned if after == "retained"]
     return lines
 
 
