@@ -136,7 +136,11 @@ def test_first_order_terms() -> None:
     )
     assert rework == pytest.approx(4.0323e-4, rel=1e-4)
     assert restart == pytest.approx(0.048648, rel=1e-4)
-    assert recovery.young_periodic(DELTA, MTBF, 0.9, 0.0) == pytest.approx(850.39, abs=0.01)
+    # The periodic interval first order reports, √(2δM/(1 − p_j − p_n)) = √(2·3.24·11160/0.1) = 850.39 s.
+    config = Config(
+        checkpoint_bytes=6.48e12, bandwidth=2e12, mtbf_s=MTBF, restart_s=RESTART, jit_share=0.9, step_s=10.0
+    )
+    assert evaluate(config).first_order.optimal_interval_s == pytest.approx(850.39, abs=0.01)
 
 
 @pytest.mark.parametrize(

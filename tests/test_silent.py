@@ -152,7 +152,7 @@ def test_silent_events_lower_the_optimum_and_the_effective_time() -> None:
     assert late.effective < plain.effective
     assert late.optimal_interval_s < plain.optimal_interval_s
     # First order's interval √(2δ/(λ + λ_s)) = 253.07 s; the exact one lies a little below, as without.
-    young = silent.young_interval(3.24, 11160.0, 86400.0)
+    young = late.first_order.optimal_interval_s
     assert young == pytest.approx(253.07, abs=0.005)
     assert late.optimal_interval_s == pytest.approx(young, rel=0.03)
 

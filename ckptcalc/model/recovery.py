@@ -21,8 +21,6 @@ a share q of the failures that roll back serves q·(1 − p_j − p_n) of all of
 
 from __future__ import annotations
 
-import math
-
 from ckptcalc.model.arrays import Num, lib, scalar
 from ckptcalc.model.tiers import Tiers
 
@@ -101,9 +99,3 @@ def first_order_terms(
     rework = jit_share * step_s / (2.0 * mtbf_s)
     restart = (jit_share * jit_restart_s + notice_share * notice_restart_s) / mtbf_s
     return rework, restart
-
-
-def young_periodic(stall_s: float, mtbf_s: float, jit_share: float, notice_share: float) -> float:
-    """First order's periodic interval √(2δM / (1 − p_j − p_n)); infinite when nothing rolls back."""
-    rest = periodic_share(jit_share, notice_share)
-    return math.sqrt(2.0 * stall_s * mtbf_s / rest) if rest > 0 else math.inf

@@ -157,11 +157,6 @@ def erased_on_tiers(*, intervals_s: tuple[Num, ...], shares: tuple[Num, ...], la
     return found
 
 
-def young_interval(stall_s: float, mtbf_s: float, silent_mtbf_s: float) -> float:
-    """First order's interval with both kinds of failure: √(2δ/(λ + λ_s))."""
-    return math.sqrt(2.0 * stall_s / (1.0 / mtbf_s + 1.0 / silent_mtbf_s))
-
-
 class Band(Record):
     """The silent events' figures at both ends of their rate's 95 % interval (docs/model.md §16.2), from
     n events seen in a window: the mean work between events at each end (``high_s`` None with none seen,
