@@ -217,7 +217,7 @@ def test_silent_events_on_two_tiers_match_the_independent_figure() -> None:
 
 
 def _one_level_silent(**changes: Any) -> Any:
-    from ckptcalc.simulation.silent import simulate
+    from one_level_silent import simulate
 
     inputs: dict[str, Any] = dict(interval_s=600.0, stall_s=1.0, restart_s=60.0, mtbf_s=7200.0,
                                   silent_mtbf_s=20000.0, latency_s=1800.0, skip_s=0.0, keep=None, keep_every=None,

@@ -278,7 +278,7 @@ def test_the_simulation_agrees_with_the_model(
     keep: int | None,
     forever: int | None,
 ) -> None:
-    from ckptcalc.simulation.silent import simulate
+    from one_level_silent import simulate
 
     config = _llama(
         checkpoint_bytes=delta, bandwidth=1.0, mtbf_s=mtbf, restart_s=r, interval_s=tau, silent_mtbf_s=every_s,
@@ -299,7 +299,7 @@ def test_the_simulation_agrees_with_the_model(
 def test_the_simulated_share_unrecoverable_is_p_u() -> None:
     # No fail-stop to speak of: the share of events with no retained clean checkpoint is P_u
     # (keep 2, τ = 600 s, d = 1200 s: 2·(1 − e^{−1/2})·e^{−1/2} = 0.47730), within its binomial spread.
-    from ckptcalc.simulation.silent import simulate
+    from one_level_silent import simulate
 
     run = simulate(interval_s=600.0, stall_s=1.0, restart_s=60.0, mtbf_s=1e6, silent_mtbf_s=6000.0,
                    latency_s=1200.0, skip_s=0.0, keep=2, keep_every=4, cycles=20, seed=2)  # fmt: skip

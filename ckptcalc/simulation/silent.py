@@ -29,8 +29,9 @@ None); with ``keep_every`` = p, every p-th storage checkpoint is also kept for
 good. A silent rollback deletes the checkpoints written after its target
 (they are corrupt), on every tier.
 
->>> s = simulate(interval_s=600.0, stall_s=10.0, restart_s=300.0, mtbf_s=7200.0, silent_mtbf_s=86400.0,
-...              latency_s=1800.0, skip_s=0.0, keep=None, keep_every=None, cycles=2000, seed=1)
+>>> one = Tiers(interval_s=600.0, every=(), stalls=(10.0,), restarts=(300.0,), shares=(1.0,))
+>>> s = run(one, mtbf_s=7200.0, silent_mtbf_s=86400.0, latency_s=1800.0, skip_s=0.0, keep=None, keep_every=None,
+...         cycles=2000, seed=1)
 >>> s.cycles, 0.7 < s.effective < 0.95, s.unrecoverable
 (2000, True, 0)
 """
@@ -69,27 +70,6 @@ class Silent:
     def p_unrecoverable(self) -> float | None:
         """The share of noticed events with no retained checkpoint before their onset (None with none)."""
         return self.unrecoverable / self.events if self.events else None
-
-
-def simulate(
-    *,
-    interval_s: float,
-    stall_s: float,
-    restart_s: float,
-    mtbf_s: float,
-    silent_mtbf_s: float,
-    latency_s: float,
-    skip_s: float,
-    keep: int | None,
-    keep_every: int | None,
-    cycles: int,
-    seed: int,
-) -> Silent:
-    """Simulate ``cycles`` fail-stop failure cycles of one synchronous level with silent events (see the
-    module's docstring); ``keep_every`` counts checkpoints (every p-th is kept for good)."""
-    tiers = Tiers(interval_s=interval_s, every=(), stalls=(stall_s,), restarts=(restart_s,), shares=(1.0,))
-    return run(tiers, mtbf_s=mtbf_s, silent_mtbf_s=silent_mtbf_s, latency_s=latency_s, skip_s=skip_s,
-               keep=keep, keep_every=keep_every, cycles=cycles, seed=seed)  # fmt: skip
 
 
 @dataclass(frozen=True)
