@@ -126,6 +126,12 @@ class Mechanism:
         GPU where it scales with them); None for a key it does not own."""
         return None
 
+    def break_even(self, key: str, config: Any, gpus: float | None) -> tuple[str, float, str] | None:
+        """Where this mechanism's lever ``key`` on ``config`` starts to pay: (the input it turns on, that
+        input's value at which the lever's gain is zero, in SI units, its unit kind); None where the lever
+        has no cost or the key is not this mechanism's."""
+        return None
+
     def slowed_share(self, result: Any) -> float:
         """The share of elapsed time an evaluated result (one job) loses to training slowed by this
         mechanism (part of its write share); 0 for none."""

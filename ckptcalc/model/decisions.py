@@ -57,6 +57,15 @@ class LeverAssumptions(Record):
     elastic_ft_overhead: float = elastic.DEFAULT_FT_OVERHEAD
 
 
+class BreakEven(Record):
+    """Where a lever with a cost starts to pay: the input ``key`` it turns on, at ``value`` (SI units of
+    the unit kind ``unit``) the lever's gain is zero (docs/model.md, each mechanism's section)."""
+
+    key: str
+    value: float
+    unit: str
+
+
 class Lever(Record):
     """One change re-optimised: ``changed`` is the configuration with it (its name is worded elsewhere)."""
 
@@ -66,6 +75,7 @@ class Lever(Record):
     changed: Config
     value: float | None = None  # what some levers change to, where the configuration does not show it
     cluster_gain_pp: float | None = None  # spares: the gain over job and spare nodes (idle spares count)
+    break_even: BreakEven | None = None  # a lever with a cost: where it starts to pay
 
 
 def without_elastic(config: Config) -> Config:
