@@ -1274,7 +1274,13 @@ def plan(
         ),
     ] = None,
     runs: Annotated[
-        str, typer.Option("--runs", help="Runs to simulate (at most 1e6).", metavar="COUNT", rich_help_panel="Run")
+        str,
+        typer.Option(
+            "--runs",
+            help="Runs to simulate (at most 1e6, and 2e8 failures in all: about 20 s).",
+            metavar="COUNT",
+            rich_help_panel="Run",
+        ),
     ] = "1000",
     seed: Annotated[
         Optional[int],
