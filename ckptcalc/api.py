@@ -36,7 +36,6 @@ if TYPE_CHECKING:  # loaded where they are used, for start-up
     from ckptcalc.inputs.grid import Sweep
     from ckptcalc.logs.analyze import Analysis
     from ckptcalc.logs.fit import FailureFit
-    from ckptcalc.logs.silent import Measured as SilentMeasured
     from ckptcalc.model.band import Band as ModelBand
     from ckptcalc.model.decisions import LeverAssumptions, Steps
     from ckptcalc.model.evaluation import Config
@@ -680,7 +679,7 @@ def _silent_check(result: Result, limit: float | None) -> dict[str, Any] | str |
     """A preset's silent events against ``limit``, the most risk over its run allowed: its risk, the
     keep that meets the limit, and whether it passes; None without a limit or without silent events;
     what is missing, as text, when the run's length is."""
-    from ckptcalc.model import silent
+    from ckptcalc.mechanisms.silent import model as silent
 
     found = result.silent
     if limit is None or found is None:
@@ -989,7 +988,10 @@ def sweep_stream(
     if over == "spares":
         values = sweeps.whole(values, least=0.0)
     elif over not in sweeps.VECTORISED and spec.kind == "count":
-        values = sweeps.whole(values, least=0.0 if spec.name in ("failures", "silent_events") else 1.0)
+        from ckptcalc.mechanisms import registry
+
+        counted = ("failures", *registry.window_counts())  # counts seen in a window: none is a count too
+        values = sweeps.whole(values, least=0.0 if spec.name in counted else 1.0)
     sweeps.check_values(the_job, over, values)
     return SweepStream(the_job, over, values, spacing, _label(preset))
 
@@ -1515,11 +1517,17 @@ def _run_inputs(
     # Elastic replica groups: whole runs of the periodic process at the whole-job MTBF, the work
     # stretched by the groups' useful share (docs/model.md §14.4; approximate, as the model is).
     mtbf, run_work = float(run_config.mtbf_s), work_s
-    if run_config.has_silent:
-        # Silent events over this run (docs/model.md §16.2): counted by the model, and their average cost
-        # stretches the work the whole runs (which have fail-stop failures only) must do.
+    from ckptcalc.mechanisms import registry
+
+    averaged = registry.averaged_in_plan(run_config)
+    if averaged:
+        # Failure classes the whole runs leave out (silent events, docs/model.md §16.2): counted by the
+        # model, and their average cost stretches the work the whole runs (fail-stop failures only) must do.
         result = evaluate(run_config.replace(work_s=work_s))
-        plain = evaluate(run_config.replace(silent_mtbf_s=None))
+        plain_config = run_config
+        for mechanism in averaged:
+            plain_config = mechanism.without(plain_config)
+        plain = evaluate(plain_config)
         run_work = work_s * float(plain.effective) / effective
         expected = work_s / effective
     if result.elastic is not None:
@@ -1687,8 +1695,10 @@ def analyze(
     analysis = timeline.analyze(read, window_s=span, overhead=cost)
     fitted = fitting.fit(read.failure_times_s, start_s=read.start_s, end_s=read.end_s)
     config, reason = _measured_config(analysis, fitted)
-    if config is not None and analysis.silent is not None:
-        config = _with_measured_silent(config, analysis.silent)
+    if config is not None:
+        from ckptcalc.mechanisms import registry
+
+        config = registry.measured(config, analysis)
     model = None
     mtbf_band = None
     if config is not None and analysis.groups is not None:
@@ -1765,17 +1775,6 @@ def _measured_config(analysis: Analysis, fitted: FailureFit) -> tuple[Config | N
     if storage.persist_s is not None:
         config = config.replace(snapshot_bandwidth=1.0 / extra, bandwidth=1.0 / storage.persist_s)
     return config, None
-
-
-def _with_measured_silent(config: Config, measured: SilentMeasured) -> Config:
-    """``config`` with the silent events a log measured (docs/model.md §11.7), as ``--save-preset``
-    writes them: their rate over the wall time, and the detection latency and skip where measured
-    (every checkpoint retained: a log does not show what was deleted)."""
-    return config.replace(
-        silent_mtbf_s=measured.mtbf_s,
-        detect_latency_s=measured.detect_latency_s,
-        skip_s=measured.skip_s,
-    )
 
 
 def _model_at(
@@ -1860,13 +1859,9 @@ def measured_preset(outcome: RunAnalysis, base: PresetRef | None = None) -> Scen
         )
         n = measured["group_failures"] + measured["whole_job_failures"]
         low, high = mtbf_interval(n, n * float(config.mtbf_s))
-    silent = outcome.document["measured"].get("silent")
-    if silent is not None:  # the [silent] keys: the rate, and the latency and skip where measured
-        values["silent_mtbf_s"] = float(silent["silent_mtbf_s"])
-        if silent["detect_latency_s"] is not None:
-            values["detect_latency_s"] = float(silent["detect_latency_s"])
-        if silent["skip_s"] is not None:
-            values["skip_s"] = float(silent["skip_s"])
+    from ckptcalc.mechanisms import registry
+
+    values.update(registry.measured_values(outcome.document["measured"]))  # each failure class's keys
     # The measured levels replace every level of the base, its tiers included.
     cleared = start.replace(
         **cast("dict[str, Any]", {name: None for name in fields if fields[name].section in ("storage", "memory")}),

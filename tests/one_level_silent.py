@@ -3,7 +3,7 @@ way to the stepper without a whole Config (the package itself reaches it through
 
 from __future__ import annotations
 
-from ckptcalc.simulation.silent import Silent, Tiers, run
+from ckptcalc.mechanisms.silent.stepper import Silent, Tiers, run
 
 
 def simulate(

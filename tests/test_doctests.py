@@ -34,7 +34,7 @@ EXAMPLES = [name for name in MODULES if name != "ckptcalc.api" and _has_examples
 
 
 def test_the_walk_finds_the_model() -> None:
-    assert {"ckptcalc.model.silent", "ckptcalc.model.storage", "ckptcalc.model.weibull"} <= set(EXAMPLES)
+    assert {"ckptcalc.mechanisms.silent.model", "ckptcalc.model.storage", "ckptcalc.model.weibull"} <= set(EXAMPLES)
 
 
 @pytest.mark.parametrize("name", EXAMPLES)

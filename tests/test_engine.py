@@ -254,7 +254,7 @@ def test_a_crash_back_to_the_onsets_own_checkpoint_erases_it() -> None:
 def test_gliding_over_free_checkpoints_is_the_same_timeline() -> None:
     """Just-in-time recovery's one-step tier stalls nothing: gliding to the next storage boundary gives the
     timeline stopping at every step gives, from the same draws."""
-    from ckptcalc.simulation import silent
+    from ckptcalc.mechanisms.silent import stepper as silent
 
     tiers = silent.Tiers(interval_s=30.0, every=(40,), stalls=(0.0, 20.0), restarts=(650.0, 600.0), shares=(0.5, 0.5))
     runs = [
@@ -350,7 +350,7 @@ def test_the_silent_stepper_without_events_is_the_schedule_stepper(name: str, in
     """Silent MTBF → ∞: the event-by-event stepper of §7.2 runs the timeline of the vectorised one
     (tiers, asynchronous durability, just-in-time recovery, notice), two independent runs of 4 000 cycles:
     the effective time and each share of the split within their two 95 % half-widths combined."""
-    from ckptcalc.simulation import silent
+    from ckptcalc.mechanisms.silent import stepper as silent
 
     config = api.job("llama3-405b", **{**PINNED, **inputs}).config
     schedule = sim.schedule_for(config)

@@ -98,14 +98,17 @@ def test_its_rows_are_in_fields_after_their_anchors(m: Mechanism) -> None:
         )
         assert order.index(row.name) > order.index(row.after)
     assert len(order) == len(set(order))
-    # The example states each input, and the limit says where each has no effect.
-    assert own(m) <= {name for name, _ in m.example}
+    # The example (or its alternative, where inputs exclude each other) states each input, and the limit
+    # says where each has no effect.
+    assert own(m) <= {name for name, _ in (*m.example, *m.alternative)}
     assert {name for name, _ in m.limit} == own(m)
 
 
 @pytest.mark.parametrize("m", MECHANISMS, ids=IDS)
 def test_its_keys_are_named_in_its_home_and_no_more(m: Mechanism) -> None:
-    home = Path(type(m).__module__.replace("ckptcalc.", "").replace(".", "/") + ".py")
+    module = Path(type(m).__module__.replace("ckptcalc.", "").replace(".", "/") + ".py")
+    # A home is its module, or its folder under mechanisms/ (its model part, its declaration, ...).
+    folder = module.parent if module.parent != Path("mechanisms") else None
     for name in own(m):
         pattern = re.compile(rf"\b{name}\b")
         naming = {
@@ -113,8 +116,9 @@ def test_its_keys_are_named_in_its_home_and_no_more(m: Mechanism) -> None:
             for path in PACKAGE.rglob("*.py")
             if pattern.search(path.read_text(encoding="utf-8"))
         }
-        assert str(home) in naming, name
-        assert naming - {str(home)} <= STILL_NAMED, (name, sorted(naming - {str(home)} - STILL_NAMED))
+        home = {n for n in naming if n == str(module) or (folder is not None and Path(n).parent == folder)}
+        assert home, name
+        assert naming - home <= STILL_NAMED, (name, sorted(naming - home - STILL_NAMED))
 
 
 @pytest.mark.parametrize("m", MECHANISMS, ids=IDS)
@@ -139,6 +143,9 @@ def test_its_limit_is_the_baseline(m: Mechanism, run_json: RunJson) -> None:
     assert without_own(limit, m) == without_own(base, m)
     example = run_json("optimize", *flags(m.example))
     assert example["effective"] != base["effective"]  # the example is not the baseline: the checks bite
+    if m.alternative:
+        other = run_json("optimize", *flags(m.alternative))
+        assert other["effective"] != run_json("optimize", *flags(needs(m)))["effective"]
     # The model's own baseline: the example's configuration without the mechanism.
     job = api.job(**keywords(m.example))
     plain = api.job(**keywords(needs(m)))
@@ -149,6 +156,8 @@ def test_its_limit_is_the_baseline(m: Mechanism, run_json: RunJson) -> None:
 def test_arrays_give_what_floats_give(m: Mechanism) -> None:
     config = api.job(**keywords(m.example)).config
     for name in sorted(own(m)):
+        if getattr(config, name) is None:
+            continue  # stated in the alternative only, which resolves into the others (a count seen in a window)
         value = float(getattr(config, name))
         values = [value, value / 2 if BY_NAME[name].kind == "fraction" else value * 2]
         column_of: dict[str, Any] = {name: numpy.array(values)}
@@ -158,7 +167,10 @@ def test_arrays_give_what_floats_give(m: Mechanism) -> None:
             point = evaluate(config.replace(**point_of))
             for figure in ("effective", "optimal_interval_s", "write", "rework", "restart"):
                 column = numpy.broadcast_to(numpy.asarray(getattr(grid, figure), dtype=float), (len(values),))
-                assert float(column[i]) == pytest.approx(float(getattr(point, figure)), rel=1e-12, abs=1e-15), (
+                # Effective time to rounding; where a search runs on the grid (a failure class on several
+                # tiers), the optimum is flat and its interval, and so the split, holds to 1e-6.
+                rel = 1e-12 if figure == "effective" else 1e-6
+                assert float(column[i]) == pytest.approx(float(getattr(point, figure)), rel=rel, abs=1e-15), (
                     name,
                     figure,
                     one,
@@ -170,17 +182,18 @@ def test_a_sweeps_grid_is_the_scalar_path(m: Mechanism, run_json: RunJson) -> No
     name, value = next((n, v) for n, v in m.example if n in own(m))
     # From its limit to the example; an input whose limit is to leave it unstated (a bound: no limit)
     # sweeps from the example to twice it.
-    low, high = (
-        (dict(m.limit)[name], value) if dict(m.limit)[name] else (value, repr(2 * parse_value(BY_NAME[name], value)))
-    )
+    twice = repr(2 * parse_value(BY_NAME[name], value)) + ("s" if BY_NAME[name].kind == "duration" else "")
+    low, high = (dict(m.limit)[name], value) if dict(m.limit)[name] else (value, twice)
     rest = [(n, v) for n, v in m.example if n != name]
     flag = BY_NAME[name].flag
     found = run_json("sweep", *flags(m.example), "--over", flag, "--from", low, "--to", high, "--points", "3")
     assert len(found["values"]) == 3
     for i, point in enumerate(found["values"]):
-        one = run_json("optimize", *flags(rest), f"--{flag}", repr(point))
+        unit = "s" if BY_NAME[name].kind == "duration" else ""
+        one = run_json("optimize", *flags(rest), f"--{flag}", repr(point) + unit)
         assert found["effective"][i] == pytest.approx(one["effective"], rel=1e-12)
-        assert found["interval_s"][i] == pytest.approx(one["interval_s"], rel=1e-9)
+        # A grid's search may settle elsewhere on a flat optimum (a failure class on several tiers): 1e-6.
+        assert found["interval_s"][i] == pytest.approx(one["interval_s"], rel=1e-6)
 
 
 PAIRS = list(itertools.combinations(MECHANISMS, 2))

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 from cli_helpers import assert_usage_error
 
-from ckptcalc.model import silent
+from ckptcalc.mechanisms.silent import home as silent_home
+from ckptcalc.mechanisms.silent import model as silent
 from ckptcalc.model.evaluation import Config, evaluate
 
 Run = Callable[..., Any]
@@ -133,9 +134,9 @@ def test_silent_events_share_the_window_with_a_stated_mtbf() -> None:
     from ckptcalc import api
 
     job = api.job("llama3-405b", silent_events=6, window="54d", detect_latency="1h")
-    assert job.config.silent_mtbf_s == pytest.approx(54 * 86400 / 6)
+    assert silent_home.stepped(job.config)[0] == pytest.approx(54 * 86400 / 6)
     assert job.config.mtbf_s == pytest.approx(3.1 * 3600)
-    low, high = job.silent_band or (0.0, None)
+    low, high = dict(job.classes).get("silent") or (0.0, None)
     assert low < 54 * 86400 / 6 < (high or math.inf)
 
 
@@ -286,7 +287,8 @@ def test_the_simulation_agrees_with_the_model(
         keep_every_s=None if forever is None else forever * tau,
     )  # fmt: skip
     model = float(evaluate(config).effective)
-    plain = float(evaluate(config.replace(silent_mtbf_s=None)).effective)
+    none: dict[str, Any] = {"silent_mtbf_s": None}
+    plain = float(evaluate(config.replace(**none)).effective)
     run = simulate(interval_s=tau, stall_s=delta, restart_s=r, mtbf_s=mtbf, silent_mtbf_s=every_s, latency_s=d,
                    skip_s=skip, keep=keep, keep_every=forever, cycles=12_000, seed=1)  # fmt: skip
     low, high = run.ci95
@@ -339,10 +341,13 @@ def test_the_palm_spikes_preset() -> None:
 
     job = api.job("palm-spikes")
     c = job.config
-    assert c.silent_mtbf_s == pytest.approx(50 * 86400 / 20)
-    assert (c.detect_latency_s, c.skip_s, c.keep, c.keep_every_s, c.work_s) == (300.0, 6000.0, 5.0, 86400.0, 4.32e6)
+    mean = silent_home.stepped(c)[0]
+    assert mean == pytest.approx(50 * 86400 / 20)
+    stated = tuple(getattr(c, name) for name in ("detect_latency_s", "skip_s", "keep", "keep_every_s", "work_s"))
+    assert stated == (300.0, 6000.0, 5.0, 86400.0, 4.32e6)
     assert c.mtbf_s == 12 * 3600.0  # the window belongs to the silent events here, not to the failures
-    assert job.silent_band is not None and job.silent_band[0] < c.silent_mtbf_s < (job.silent_band[1] or 0.0)
+    band = dict(job.classes)["silent"]
+    assert band[0] < mean < (band[1] or 0.0)
 
 
 def test_plan_counts_the_silent_events_over_its_run(run_json: RunJson) -> None:

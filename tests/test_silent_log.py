@@ -258,7 +258,8 @@ def test_the_model_at_the_measured_inputs_has_the_silent_events() -> None:
     # failure in 120 min.
     plain = Config(checkpoint_bytes=1.0, bandwidth=1 / 180.0, snapshot_bandwidth=1 / 120.0, mtbf_s=7200.0,
                    restart_s=600.0, interval_s=1080.0)  # fmt: skip
-    silent = plain.replace(silent_mtbf_s=3600.0, detect_latency_s=900.0, skip_s=90.0)
+    events: dict[str, Any] = {"silent_mtbf_s": 3600.0, "detect_latency_s": 900.0, "skip_s": 90.0}
+    silent = plain.replace(**events)
     assert model["effective_at_interval"] == pytest.approx(float(evaluate(silent).effective), rel=1e-12)
     assert float(evaluate(plain).effective) == pytest.approx(0.742165, abs=1e-6)
     assert model["effective_at_interval"] < 0.475 + 0.03 and model["agrees"]
@@ -280,8 +281,8 @@ def test_each_window_has_its_silent_share(run: Run, log_path: Path) -> None:
 @pytest.mark.parametrize(("onset", "bad"), [(50.0, False), (50.0 + 1e-9, True), (49.0, False)])
 def test_an_onset_at_the_detection_is_zero_latency_not_a_bad_row(onset: float, bad: bool) -> None:
     """Detection latency zero (the onset is the detection) is read; an onset after it is refused."""
-    from ckptcalc.logs import silent as quiet
     from ckptcalc.logs.reader import BadRecord
+    from ckptcalc.mechanisms.silent import log as quiet
 
     reading = quiet.Reading()
     if bad:
@@ -296,8 +297,8 @@ def test_an_onset_at_the_detection_is_zero_latency_not_a_bad_row(onset: float, b
 @pytest.mark.parametrize(("to", "bad"), [(50.0, False), (50.5, True), (40.0, False)])
 def test_a_rollback_to_the_detection_time_is_read(to: float, bad: bool) -> None:
     """A rollback may go back to a checkpoint started at the detection itself, not to one after it."""
-    from ckptcalc.logs import silent as quiet
     from ckptcalc.logs.reader import BadRecord
+    from ckptcalc.mechanisms.silent import log as quiet
 
     reading = quiet.Reading()
     reading.detected(50.0, None, "spike", 4)

@@ -13,7 +13,7 @@ import pytest
 from silent_tiers_sim import Job, Outcome, simulate
 
 from ckptcalc import api
-from ckptcalc.model import silent
+from ckptcalc.mechanisms.silent import model as silent
 from ckptcalc.model.evaluation import evaluate, schedule_of
 from ckptcalc.model.tiers import Tiers, effective
 
@@ -43,8 +43,8 @@ def _job(t: Tiers, mtbf_s: float) -> Job:
         silent_mtbf_s=1.0 / float(t.silent_rate),
         latency_s=float(t.silent_latency_s),
         silent_restart_s=float(t.silent_extra_s),
-        keep=None if math.isinf(float(t.keep)) else int(t.keep),
-        keep_every_s=float(t.keep_every_s) or None,
+        keep=None if math.isinf(float(t.late.keep)) else int(t.late.keep),
+        keep_every_s=float(t.late.keep_every_s) or None,
     )
 
 
@@ -116,8 +116,7 @@ def test_the_model_on_tiers_reference_16_5b() -> None:
         silent_rate=1.0 / 21600.0,
         silent_latency_s=1800.0,
         silent_extra_s=600.0,
-        keep=5.0,
-        keep_every_s=86400.0,
+        late=silent.Late(keep=5.0, keep_every_s=86400.0),
     )
     assert float(effective(t, 14400.0).effective) == pytest.approx(0.797797, abs=2e-6)
 
@@ -129,7 +128,7 @@ def test_few_kept_still_finds_a_clean_checkpoint() -> None:
     two, mtbf = _schedule("gemini-inmemory", **kept_two)
     five, _ = _schedule("gemini-inmemory", **ISSUE_CASE)
     found = float(effective(two, mtbf).effective)
-    baseline = float(effective(five.replace(keep=2.0), mtbf).effective)
+    baseline = float(effective(five.replace(late=five.late.replace(keep=2.0)), mtbf).effective)
     assert found >= baseline > 0.5
     assert found > 0.7
     # The storage interval keeps a retained checkpoint before a typical onset: k·τ_L ≥ d.

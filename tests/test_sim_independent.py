@@ -539,7 +539,7 @@ SILENT_CASES = [
 def test_silent_events_on_tiers_agree_with_the_independent_walk(case: SilentCase) -> None:
     """The engine's silent events (tiers, retention, erasure) against the walk above, two independent runs:
     their difference within the two 95 % half-widths combined."""
-    from ckptcalc.simulation import silent
+    from ckptcalc.mechanisms.silent import stepper as silent
 
     tiers = silent.Tiers(
         interval_s=case.tau,

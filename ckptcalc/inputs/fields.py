@@ -289,60 +289,12 @@ _CORE: tuple[Field, ...] = (
         "Throughput the fault tolerance costs per step (with --groups; default: 0.02).",
     ),
     Field(
-        "silent_mtbf_s",
-        "duration",
-        "silent-mtbf",
-        "silent",
-        "mtbf",
-        "Mean work between silent events (data corruption, loss spikes) that a check notices late, e.g. 14d.",
-    ),
-    Field(
-        "silent_events",
-        "count",
-        "silent-events",
-        "silent",
-        "events",
-        "Or: silent events seen in --window (their mean interval = window / events).",
-    ),
-    Field(
-        "detect_latency_s",
-        "duration",
-        "detect-latency",
-        "silent",
-        "detect_latency",
-        "Mean work from a silent event to its detection (exponential), e.g. 1h.",
-    ),
-    Field(
-        "skip_s",
-        "duration",
-        "skip",
-        "silent",
-        "skip",
-        "Work discarded beyond the rollback after a silent event (skipped batches), e.g. 10min.",
-    ),
-    Field(
-        "silent_risk",
-        "fraction",
-        "silent-risk",
-        "silent",
-        "risk",
-        "Run's risk that no retained checkpoint predates a silent event, for the keep advised (default: 1%).",
-    ),
-    Field(
         "keep",
         "count",
         "keep",
         "retention",
         "keep",
         "Newest storage checkpoints retained (default: all), e.g. 5.",
-    ),
-    Field(
-        "keep_every_s",
-        "duration",
-        "keep-every",
-        "retention",
-        "keep_every",
-        "Keep one checkpoint for good per this much work, e.g. 1d.",
     ),
     Field("work_s", "duration", "work", "run", "work", "Useful compute the run needs, e.g. 54d."),
 )
@@ -352,10 +304,11 @@ def _assembled(core: tuple[Field, ...], rows: tuple[Input, ...]) -> tuple[Field,
     """The core's rows with each registered mechanism's inserted after the field it names (docs/architecture.md)."""
     found = list(core)
     for row in rows:
-        at = next((i for i, f in enumerate(found) if f.name == row.after), None)
+        anchor = row.before or row.after
+        at = next((i for i, f in enumerate(found) if f.name == anchor), None)
         if at is None:
-            raise ValueError(f"mechanism input {row.name} follows unknown field {row.after}")
-        found.insert(at + 1, Field(row.name, row.kind, row.flag, row.section, row.key, row.help))
+            raise ValueError(f"mechanism input {row.name} is placed by unknown field {anchor}")
+        found.insert(at + (0 if row.before else 1), Field(row.name, row.kind, row.flag, row.section, row.key, row.help))
     return tuple(found)
 
 

@@ -140,14 +140,8 @@ class Scenario(Record, extra=registry.fields()):
     rejoin_s: float | None = None
     quorum_pause_s: float | None = None
     ft_overhead: float | None = None
-    # Silent events and retention (docs/model.md §16); work_s the run's length.
-    silent_mtbf_s: float | None = None
-    silent_events: float | None = None  # seen in window_s, instead of silent_mtbf_s
-    detect_latency_s: float | None = None
-    skip_s: float | None = None
-    silent_risk: float | None = None
+    # The newest storage checkpoints retained (docs/model.md §16); work_s the run's length.
     keep: float | None = None
-    keep_every_s: float | None = None
     work_s: float | None = None
     mtbf_ci95: tuple[float, float | None] | None = None
     middle: tuple[MiddleTier, ...] = ()  # tiers between memory and storage ([[levels]] of a preset)
@@ -193,7 +187,7 @@ def _stated_mtbf_sources(values: dict[str, float]) -> list[str]:
         sources.append("mtbf")
     if "gpu_mtbf_s" in values:
         sources.append("gpu_mtbf")
-    if "failures" in values or ("window_s" in values and "silent_events" not in values):
+    if "failures" in values or ("window_s" in values and not any(n in values for n in registry.window_counts())):
         sources.append("failures")
     return sources
 
@@ -323,7 +317,7 @@ class Job(Record):
     mtbf_band: tuple[float, float | None] | None = None
     """The job MTBF's 95 % interval: stated, or exact χ² from failures in a window; an open
     upper end when no failure was seen (only a lower bound exists)."""
-    silent_band: tuple[float, float | None] | None = None  # the same for silent events seen in a window
+    classes: tuple[tuple[str, Any], ...] = ()  # what each failure class found beside its inputs, by mechanism
     suspects: tuple[Suspect, ...] = ()  # a bare parameter count or size, almost certainly not what was meant
 
     @property
@@ -393,7 +387,8 @@ def _mtbf(scenario: Scenario) -> tuple[float, str]:
             raise InputError("a per-GPU MTBF needs the GPU count ({gpus})", where=scenario.where("gpu_mtbf_s"))
         source = "scaled" if scenario.origin.get("gpu_mtbf_s") == SCALED else "gpu_mtbf"
         return scenario.gpu_mtbf_s / scenario.gpus, source
-    if scenario.failures is not None or (scenario.window_s is not None and scenario.silent_events is None):
+    counted = any(getattr(scenario, name) is not None for name in registry.window_counts())
+    if scenario.failures is not None or (scenario.window_s is not None and not counted):
         if scenario.failures is None:
             raise InputError(
                 "{window} needs {failures} (failures seen in that window)", where=scenario.where("window_s")
@@ -446,13 +441,13 @@ def resolve(scenario: Scenario) -> Job:
     config = _with_recovery(scenario, config)
     config = _with_storage(scenario, config)
     _check_persist(scenario, config)
-    config, silent_band = _silent(scenario, config)
+    config, classes = _with_classes(scenario, config)
     gpu_mtbf = scenario.gpu_mtbf_s
     if gpu_mtbf is None and scenario.gpus is not None:
         gpu_mtbf = mtbf * scenario.gpus
     return Job(
         scenario=stated, config=config, mtbf_source=source, gpu_mtbf_s=gpu_mtbf, mtbf_band=band,
-        silent_band=silent_band, suspects=suspects(stated),
+        classes=classes, suspects=suspects(stated),
     )  # fmt: skip
 
 
@@ -655,8 +650,8 @@ def _check_ranges(scenario: Scenario, values: dict[str, float]) -> None:
     for name, value in values.items():
         if registry.check(scenario.where, name, value):
             continue  # a mechanism's input, checked in its home
-        if name in SILENT_FIELDS:
-            _check_silent_field(scenario, name, value)
+        if name == "keep":
+            _check_keep(scenario, name, value)
         elif name in ("jit_share", "notice_share"):
             if not (math.isfinite(value) and 0 <= value <= 1):
                 raise InputError(f"must be a share in [0, 1], got {value:g}", where=scenario.where(name))
@@ -892,111 +887,28 @@ def _with_storage(scenario: Scenario, config: Config) -> Config:
     return resolved
 
 
-# ------------------------------------------------------ silent events and retention (docs/model.md §16)
-
-#: The inputs of silent events, retention and the run's length, checked by :func:`_check_silent_field`.
-SILENT_FIELDS = ("silent_mtbf_s", "silent_events", "detect_latency_s", "skip_s", "silent_risk", "keep",
-                 "keep_every_s", "work_s")  # fmt: skip
+# ------------------------------------------------------ failure classes and retention (docs/model.md §16)
 
 
-def _check_silent_field(scenario: Scenario, name: str, value: float) -> None:
-    """Counts whole (events from 0, kept checkpoints from 1), the risk inside (0, 1), the latency and
-    the skip 0 or a duration, the rest positive durations."""
-    where = scenario.where(name)
-    if name == "silent_events":
-        if not (math.isfinite(value) and value >= 0 and float(value).is_integer() and value <= LARGEST):
-            raise InputError(f"must be a whole number of events from 0, got {value:g}", where=where)
-    elif name == "keep":
-        if not (math.isfinite(value) and float(value).is_integer() and 1 <= value <= LARGEST):
-            raise InputError(
-                f"must be a whole number of checkpoints from 1, got {value:g} (the newest checkpoint is always kept)",
-                where=where,
-            )
-    elif name == "silent_risk":
-        if not (math.isfinite(value) and 0 < value < 1):
-            raise InputError(f"must be a share strictly between 0 and 1, got {value:g}", where=where)
-    elif name in ("detect_latency_s", "skip_s"):
-        if not (math.isfinite(value) and (value == 0 or SMALLEST <= value <= LARGEST)):
-            raise InputError(
-                f"must be 0 or a duration from {SMALLEST:g} to {LARGEST:g} s, got {value:g} s", where=where
-            )
-    else:
-        _check_positive(scenario, name, value)
-
-
-def _silent_mtbf(scenario: Scenario) -> tuple[float | None, tuple[float, float | None] | None]:
-    """The mean work between silent events and its 95 % interval: stated, or T/n from n events in the
-    window T with the exact χ² interval (only the bound T/ln 20 with none seen); (None, None) without."""
-    from ckptcalc.model.numeric import mtbf_interval
-
-    if scenario.silent_mtbf_s is not None:
-        if scenario.silent_events is not None:
-            raise InputError(
-                "give the silent events one way only, not {silent_mtbf} and {silent_events}/{window}",
-                where=scenario.where("silent_events"),
-            )
-        return scenario.silent_mtbf_s, None
-    if scenario.silent_events is None:
-        return None, None
-    window = scenario.window_s
-    if window is None:
+def _check_keep(scenario: Scenario, name: str, value: float) -> None:
+    """The newest checkpoints kept: a whole count from 1."""
+    if not (math.isfinite(value) and float(value).is_integer() and 1 <= value <= LARGEST):
         raise InputError(
-            "{silent_events} needs {window} (the time they were seen in)", where=scenario.where("silent_events")
+            f"must be a whole number of checkpoints from 1, got {value:g} (the newest checkpoint is always kept)",
+            where=scenario.where(name),
         )
-    count = int(scenario.silent_events)
-    band = mtbf_interval(count, window)
-    return (window / count if count else no_failure_bound(window)), band
 
 
-def _silent(scenario: Scenario, config: Config) -> tuple[Config, tuple[float, float | None] | None]:
-    """The configuration with its silent events and retention (docs/model.md §16), and the silent
-    interval's 95 % band; every input that needs another named when that one is missing."""
-    from ckptcalc.inputs import units as u
-
-    mean, band = _silent_mtbf(scenario)
-    if mean is None:
-        for name in ("detect_latency_s", "skip_s", "silent_risk"):
-            if getattr(scenario, name) is not None:
-                raise InputError(
-                    "needs silent events: {silent_mtbf}, or {silent_events} with {window}", where=scenario.where(name)
-                )
-    elif scenario.shape is not None:
-        raise InputError(
-            "silent events under Weibull failures have no model here; drop {shape} or the silent events",
-            where=scenario.where("silent_mtbf_s" if scenario.silent_mtbf_s is not None else "silent_events"),
-        )
-    elif scenario.detect_latency_s is None:
-        raise InputError(
-            "silent events need the mean time until one is noticed ({detect_latency})",
-            where=scenario.where("silent_mtbf_s" if scenario.silent_mtbf_s is not None else "silent_events"),
-        )
-    work, latency = scenario.work_s, scenario.detect_latency_s
-    if work is not None and latency is not None and latency > work:
-        raise InputError(
-            f"{u.format_duration(latency)} is longer than the run ({u.format_duration(work)} of work):"
-            " an event would rarely be noticed before the run ends",
-            where=scenario.where("detect_latency_s"),
-        )
-    every, interval = scenario.keep_every_s, scenario.interval_s
-    if every is not None and interval is not None and every < interval * (1.0 - 1e-12):
-        raise InputError(
-            f"{u.format_duration(every)} is shorter than the checkpoint interval {u.format_duration(interval)}:"
-            " a checkpoint kept for good is one of those written",
-            where=scenario.where("keep_every_s"),
-        )
-    found = config.replace(
-        silent_mtbf_s=mean,
-        detect_latency_s=latency,
-        skip_s=scenario.skip_s,
-        silent_risk=scenario.silent_risk,
-        keep=scenario.keep,
-        keep_every_s=every,
-        work_s=work,
-    )
+def _with_classes(scenario: Scenario, config: Config) -> tuple[Config, tuple[tuple[str, Any], ...]]:
+    """The configuration with every failure class's inputs (checked in its home), the retention and the
+    run's length, and what each class found beside its inputs (the 95 % band of a rate seen in a window)."""
+    found: Config
+    found, classes = registry.resolve_classes(scenario, config, units.format_duration)
+    found = found.replace(keep=scenario.keep, work_s=scenario.work_s)
     from ckptcalc.model import storage
 
     try:
         storage.kept(found)  # a retention limit that holds no checkpoint, named where it was given
     except InputError as error:
         raise InputError(error.template, where=scenario.where(error.where or "keep")) from None
-    return found, band
+    return found, classes

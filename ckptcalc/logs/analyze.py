@@ -16,7 +16,7 @@ from a healthy replica, back to the step boundary ``resumed_from``, or
 quorum change; :mod:`ckptcalc.logs.groups`), and ``silent_detected`` (a silent
 event noticed; optional ``onset`` and ``cause``) and ``rollback`` (back to the
 checkpoint started at ``to``, with ``skip`` work discarded beyond it;
-:mod:`ckptcalc.logs.silent`). Unknown events are skipped and counted.
+:mod:`ckptcalc.mechanisms.silent.log`). Unknown events are skipped and counted.
 
 Every instant between ``run_start`` and ``run_end`` is one of: a *restart*
 (from a failure to the next ``restart_end``), a checkpoint *stall* (from a
@@ -53,9 +53,9 @@ from typing import Any
 from ckptcalc.errors import InputError
 from ckptcalc.logs import canonical, reader
 from ckptcalc.logs import groups as replica
-from ckptcalc.logs import silent as quiet
 from ckptcalc.logs.adapter import MAX_STEP, Columns
 from ckptcalc.logs.reader import MISSING, BadRecord, FatalRecord, get_path, text_form
+from ckptcalc.mechanisms.silent import log as quiet
 from ckptcalc.model.statistics import BATCHES, T975_19
 from ckptcalc.simulation import timeline as montecarlo
 

@@ -37,8 +37,9 @@ from datetime import UTC, datetime
 from typing import IO, Any, Literal
 
 from ckptcalc.errors import CkptError
-from ckptcalc.logs import assembly, reader, silent
+from ckptcalc.logs import assembly, reader
 from ckptcalc.logs.reader import MISSING, BadRecord, get_path, text_form
+from ckptcalc.mechanisms.silent import log as silent
 
 #: The events of the canonical log, in the order a run meets them.
 EVENTS = (

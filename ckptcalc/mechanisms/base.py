@@ -42,6 +42,7 @@ class Input(Record):
     help: str
     after: str
     column: str = ""  # a sweep's column where the name lacks the unit ("" for the name)
+    before: str = ""  # the field it precedes instead, where the one it follows may move ("" for none)
 
 
 class TierKey(Record):
@@ -83,6 +84,7 @@ class Mechanism:
     example: tuple[tuple[str, str], ...] = ()
     limit: tuple[tuple[str, str], ...] = ()
     cells: tuple[Cell, ...] = ()
+    alternative: tuple[tuple[str, str], ...] = ()  # the example stated another way (inputs that exclude others)
 
     # ------------------------------------------------------------- the model (tier costs)
 
@@ -185,3 +187,125 @@ class Mechanism:
     def tier_schema(self) -> dict[str, Any]:
         """The JSON Schema of :meth:`tier_echo`'s keys."""
         return {}
+
+    # ------------------------------------------------------------- failure classes (MODEL.md §17)
+
+    #: Inputs counted in a failure log's window (``window_s``) beside the failures: one of them stated,
+    #: the window is theirs too and does not alone ask for a failure count.
+    window_counts: tuple[str, ...] = ()
+
+    def resolve_class(self, scenario: Any, config: Any, duration: Any) -> tuple[Any, Any]:
+        """(``config`` with the class's inputs from ``scenario``, checked against each other and those they
+        need, what it found beside them, such as its rate's 95 % band; None for nothing), after the tier
+        costs; ``duration`` formats seconds for a message."""
+        return config, None
+
+    def present(self, config: Any) -> bool:
+        """Whether ``config`` has this failure class."""
+        return False
+
+    def approximate(self, config: Any) -> bool:
+        """Whether the class makes the headline of ``config`` approximate (docs/model.md §18.2)."""
+        return False
+
+    def averaged_in_plan(self, config: Any) -> bool:
+        """Whether ``plan``'s whole runs leave this class of ``config`` out, the work they must do
+        stretched by its average cost instead."""
+        return False
+
+    def first_order_class(self, config: Any) -> tuple[Num, Num, Num] | None:
+        """The class on the top tier, first order: (its rate per second of work, the work each loses
+        beyond half the top interval, its restart); None without it."""
+        return None
+
+    def with_class(self, config: Any, schedule: Any, kept: Any) -> Any:
+        """``schedule`` (the model's ``Tiers``) with the class in the recursion; ``kept`` the newest top-tier
+        checkpoints kept (None: all)."""
+        return schedule
+
+    def best(self, config: Any, base: Any, mtbf: Num, search: Any, effective: Any) -> Any:
+        """The class's own search for the joint optimum of ``base`` (None: the core's), ``search`` the
+        model's search module and ``effective`` the recursion's split."""
+        return None
+
+    def summarized(self, config: Any, result: Any, kept: Any, caveat: Any) -> Any:
+        """An evaluated ``result`` with the class's figures at the schedule run (``caveat`` builds a
+        ``Caveat``); ``kept`` the newest top-tier checkpoints kept."""
+        return result
+
+    def kept_for_good_s(self, config: Any) -> Num | None:
+        """The work between the top tier's checkpoints kept for good (None: none)."""
+        return None
+
+    def echo_parts(self, config: Any) -> tuple[tuple[str, dict[str, Any]], ...]:
+        """Its keys of every JSON document's ``inputs``, each part placed before the key it names."""
+        return ()
+
+    def echo_schema_parts(self) -> tuple[tuple[str, dict[str, Any]], ...]:
+        """The JSON Schema of :meth:`echo_parts`' keys, placed the same way."""
+        return ()
+
+    def result_part(self, job: Any, result: Any) -> dict[str, Any]:
+        """Its part of ``optimize``'s and ``plan``'s documents (its key: its record or None)."""
+        return {}
+
+    def result_schema(self) -> dict[str, Any]:
+        """The JSON Schema of :meth:`result_part`."""
+        return {}
+
+    def part_rows(self, key: str, found: dict[str, Any], words: Any) -> list[tuple[str, str, str]] | None:
+        """The (figure, value, note) rows of its part ``key`` of a document (``words``:
+        :mod:`ckptcalc.output.wording`); None for a key not its own."""
+        return None
+
+    def part_title(self, key: str, caption: bool = False) -> str | None:
+        """The title of the table of its part ``key`` (``caption``: the report's shorter one); None for a
+        key not its own."""
+        return None
+
+    #: The input that turns the class on in ``simulate``'s table of what it steps: (field, public name);
+    #: () for a class the engine does not step on its own.
+    engine_switch: tuple[str, str] | tuple[()] = ()
+    #: The engine's mechanisms ``simulate`` does not run together with this class.
+    engine_refuses: tuple[str, ...] = ()
+
+    def engine(self, config: Any, schedule: Any, mtbf_s: float, kept: Any, cycles: int, seed: int) -> Any:
+        """Step ``schedule`` (the simulation's) of ``config`` with the class, event by event, over
+        ``cycles`` fail-stop cycles at ``mtbf_s``, ``kept`` newest top-tier checkpoints retained (None:
+        all): what the home's stepper found (its effective time, split, interval, batches)."""
+        raise NotImplementedError(self.name)
+
+    def simulated_part(self, found: Any, result: Any) -> dict[str, Any]:
+        """Its part of ``simulate``'s document: what the engine ``found`` beside the model's ``result``."""
+        return {}
+
+    def simulated_schema(self) -> dict[str, Any]:
+        return {}
+
+    def simulated_lines(self, document: dict[str, Any], words: Any) -> list[str]:
+        """Lines of words on its part of a ``simulate`` document."""
+        return []
+
+    def measured_part(self, analysis: Any) -> dict[str, Any]:
+        """Its part of ``analyze``'s ``measured``: what an analysed log measured of the class."""
+        return {}
+
+    def measured_schema(self) -> dict[str, Any]:
+        return {}
+
+    def measured_rows(self, measured: dict[str, Any], words: Any) -> list[tuple[str, str, str]]:
+        """(what, value, note) rows of its part of ``analyze``'s ``measured``."""
+        return []
+
+    def measured(self, config: Any, analysis: Any) -> Any:
+        """``config`` (a log's measured configuration) with what ``analysis`` (an analysed log) measured of
+        the class, as ``--save-preset`` writes it."""
+        return config
+
+    def measured_values(self, measured: dict[str, Any]) -> dict[str, float]:
+        """The preset values, by field name, of the class in an ``analyze`` document's ``measured``."""
+        return {}
+
+    def caveat_words(self, kind: str, value: float | None, below: str | None, words: Any) -> str | None:
+        """The words of a caveat of ``kind`` the class gave; None for a kind not its own."""
+        return None

@@ -97,7 +97,7 @@ class Limits(Mechanism):
         limit = getattr(config, RETAINED)
         if limit is None:
             return keep
-        every, work = config.keep_every_s, config.work_s
+        every, work = config.kept_for_good_s, config.work_s
         permanent = work / every if every is not None and work is not None else 0.0
         ns = arrays.lib(limit, size_bytes, permanent)
         room = ns.floor(limit / size_bytes - permanent)

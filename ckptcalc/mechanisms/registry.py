@@ -6,7 +6,7 @@ none. Tier costs apply in the order listed. ``tests/test_mechanisms.py`` runs ev
 through the same contract checks.
 
 >>> [m.name for m in REGISTRY]
-['slowdown', 'limits', 'compression']
+['slowdown', 'limits', 'compression', 'silent']
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ from typing import Any
 
 from ckptcalc.mechanisms import compression, limits, slowdown
 from ckptcalc.mechanisms.base import Input, Mechanism, Num, TierKey
+from ckptcalc.mechanisms.silent import home as silent
 
-REGISTRY: tuple[Mechanism, ...] = (slowdown.MECHANISM, limits.MECHANISM, compression.MECHANISM)
+REGISTRY: tuple[Mechanism, ...] = (slowdown.MECHANISM, limits.MECHANISM, compression.MECHANISM, silent.MECHANISM)
 
 
 def inputs() -> tuple[Input, ...]:
@@ -162,3 +163,158 @@ def input_schema() -> dict[str, Any]:
 
 def tier_schema() -> dict[str, Any]:
     return {key: value for m in REGISTRY for key, value in m.tier_schema().items()}
+
+
+# ------------------------------------------------------------------ failure classes
+
+
+def window_counts() -> tuple[str, ...]:
+    """The inputs counted in a failure log's window beside the failures."""
+    return tuple(name for m in REGISTRY for name in m.window_counts)
+
+
+def resolve_classes(scenario: Any, config: Any, duration: Any) -> tuple[Any, tuple[tuple[str, Any], ...]]:
+    """``config`` with every failure class's inputs, and what each found beside them, by mechanism name."""
+    found: list[tuple[str, Any]] = []
+    for m in REGISTRY:
+        config, extra = m.resolve_class(scenario, config, duration)
+        if extra is not None:
+            found.append((m.name, extra))
+    return config, tuple(found)
+
+
+def present(config: Any) -> bool:
+    """Whether ``config`` has any registered failure class."""
+    return any(m.present(config) for m in REGISTRY)
+
+
+def approximate(config: Any) -> bool:
+    return any(m.approximate(config) for m in REGISTRY)
+
+
+def averaged_in_plan(config: Any) -> tuple[Mechanism, ...]:
+    """The failure classes of ``config`` that ``plan``'s whole runs leave out, averaged instead."""
+    return tuple(m for m in REGISTRY if m.averaged_in_plan(config))
+
+
+def first_order_classes(config: Any) -> list[tuple[Num, Num, Num]]:
+    return [found for m in REGISTRY if (found := m.first_order_class(config)) is not None]
+
+
+def with_classes(config: Any, schedule: Any, kept: Any) -> Any:
+    for m in REGISTRY:
+        schedule = m.with_class(config, schedule, kept)
+    return schedule
+
+
+def best(config: Any, base: Any, mtbf: Num, search: Any, effective: Any) -> Any:
+    """A failure class's own search for the joint optimum (the first that has one), None for the core's."""
+    for m in REGISTRY:
+        found = m.best(config, base, mtbf, search, effective)
+        if found is not None:
+            return found
+    return None
+
+
+def summarized(config: Any, result: Any, kept: Any, caveat: Any) -> Any:
+    for m in REGISTRY:
+        result = m.summarized(config, result, kept, caveat)
+    return result
+
+
+def kept_for_good_s(config: Any) -> Num | None:
+    """The work between the top tier's checkpoints kept for good (None: none kept for good)."""
+    for m in REGISTRY:
+        every = m.kept_for_good_s(config)
+        if every is not None:
+            return every
+    return None
+
+
+def echo_parts(config: Any) -> tuple[tuple[str, dict[str, Any]], ...]:
+    return tuple(part for m in REGISTRY for part in m.echo_parts(config))
+
+
+def echo_schema_parts() -> tuple[tuple[str, dict[str, Any]], ...]:
+    return tuple(part for m in REGISTRY for part in m.echo_schema_parts())
+
+
+def placed_before(base: dict[str, Any], parts: tuple[tuple[str, dict[str, Any]], ...]) -> dict[str, Any]:
+    """``base`` with each part's keys inserted before the key it names, in order."""
+    found = dict(base)
+    for anchor, entries in parts:
+        keys = list(found)
+        at = keys.index(anchor)
+        found = {**{k: found[k] for k in keys[:at]}, **entries, **{k: found[k] for k in keys[at:]}}
+    return found
+
+
+def result_parts(job: Any, result: Any) -> dict[str, Any]:
+    return {key: value for m in REGISTRY for key, value in m.result_part(job, result).items()}
+
+
+def result_schema() -> dict[str, Any]:
+    return {key: value for m in REGISTRY for key, value in m.result_schema().items()}
+
+
+def part_keys() -> tuple[str, ...]:
+    """The keys of the failure classes' parts of a document."""
+    return tuple(key for m in REGISTRY for key in m.result_schema())
+
+
+def part_rows(key: str, found: dict[str, Any], words: Any) -> list[tuple[str, str, str]]:
+    for m in REGISTRY:
+        rows = m.part_rows(key, found, words)
+        if rows is not None:
+            return rows
+    raise KeyError(key)
+
+
+def part_title(key: str, caption: bool = False) -> str:
+    for m in REGISTRY:
+        title = m.part_title(key, caption)
+        if title is not None:
+            return title
+    raise KeyError(key)
+
+
+def caveat_words(kind: str, value: float | None, below: str | None, words: Any) -> str | None:
+    for m in REGISTRY:
+        found = m.caveat_words(kind, value, below, words)
+        if found is not None:
+            return found
+    return None
+
+
+def measured(config: Any, analysis: Any) -> Any:
+    for m in REGISTRY:
+        config = m.measured(config, analysis)
+    return config
+
+
+def measured_values(measured: dict[str, Any]) -> dict[str, float]:
+    return {key: value for m in REGISTRY for key, value in m.measured_values(measured).items()}
+
+
+def simulated_parts(found: Any, result: Any) -> dict[str, Any]:
+    return {key: value for m in REGISTRY for key, value in m.simulated_part(found, result).items()}
+
+
+def simulated_schema() -> dict[str, Any]:
+    return {key: value for m in REGISTRY for key, value in m.simulated_schema().items()}
+
+
+def simulated_lines(document: dict[str, Any], words: Any) -> list[str]:
+    return [line for m in REGISTRY for line in m.simulated_lines(document, words)]
+
+
+def measured_parts(analysis: Any) -> dict[str, Any]:
+    return {key: value for m in REGISTRY for key, value in m.measured_part(analysis).items()}
+
+
+def measured_schema() -> dict[str, Any]:
+    return {key: value for m in REGISTRY for key, value in m.measured_schema().items()}
+
+
+def measured_rows(measured: dict[str, Any], words: Any) -> list[tuple[str, str, str]]:
+    return [row for m in REGISTRY for row in m.measured_rows(measured, words)]

@@ -299,22 +299,14 @@ class Config(Record, extra=registry.fields()):
     quorum_pause_s: Num | None = None
     ft_overhead: Num | None = None
 
-    # Silent events and retention (docs/model.md §16): the mean work between silent events (None:
-    # none), their mean detection latency, the work skipped after each, the newest storage
-    # checkpoints retained (None: all), one kept for good per ``keep_every_s`` of work, the run's
-    # risk that ``keep_for_risk`` aims at, and the run's length.
-    silent_mtbf_s: Num | None = None
-    detect_latency_s: Num | None = None
-    skip_s: Num | None = None
+    # Retention (docs/model.md §16): the newest storage checkpoints retained (None: all); the run's length.
     keep: Num | None = None
-    keep_every_s: Num | None = None
-    silent_risk: Num | None = None
     work_s: Num | None = None
 
     @property
-    def has_silent(self) -> bool:
-        """Whether silent events (noticed late, rolled back to a retained checkpoint) are modelled."""
-        return self.silent_mtbf_s is not None
+    def kept_for_good_s(self) -> Num | None:
+        """The work between storage checkpoints kept for good (None: none), as a mechanism states it."""
+        return registry.kept_for_good_s(self)
 
     @property
     def is_elastic(self) -> bool:
@@ -520,8 +512,9 @@ def first_order(config: Config) -> FirstOrder:
             mtbf_s=mtbf,
         )
         results.append(LevelResult(level, interval, best, write, rework, restart))
-    if config.silent_mtbf_s is not None:
-        results[-1] = _silent_first_order(config, results[-1])
+    classes = registry.first_order_classes(config)
+    if classes:
+        results[-1] = _classes_first_order(config, results[-1], classes)
     write, rework, restart = results[0].write, results[0].rework, results[0].restart
     for extra in results[1:]:
         write, rework, restart = write + extra.write, rework + extra.rework, restart + extra.restart
@@ -539,11 +532,13 @@ def first_order(config: Config) -> FirstOrder:
     return FirstOrder(config, tuple(results), write, rework, restart, total, _maximum(1.0 - total, 0.0))
 
 
-def _silent_first_order(config: Config, storage: LevelResult) -> LevelResult:
-    """The storage level with its silent events, first order (docs/model.md §16.3): each costs
-    τ/2 + d of work and r + s_k, at λ_s, so Young's interval is √(2s/(q/M + λ_s))."""
-    assert config.silent_mtbf_s is not None
-    rate = 1.0 / config.silent_mtbf_s
+def _classes_first_order(config: Config, storage: LevelResult, classes: list[tuple[Num, Num, Num]]) -> LevelResult:
+    """The storage level with the failure classes that go back to it, first order (docs/model.md §16.3):
+    each class (rate λ, work lost beyond half the interval d, restart s) costs τ/2 + d of work and
+    r + s, at λ, so Young's interval is √(2s/(q/M + Σλ))."""
+    rate: Num = 0.0
+    for each, _, _ in classes:
+        rate = rate + each
     level = storage.level
     best = _maximum((2.0 * level.stall_s / (level.share / config.mtbf_s + rate)) ** 0.5, level.lag_s)
     interval = best if level.interval_s is None else level.interval_s
@@ -558,8 +553,9 @@ def _silent_first_order(config: Config, storage: LevelResult) -> LevelResult:
         )
     else:
         write, rework, restart = storage.write, storage.rework, storage.restart
-    rework = rework + rate * (interval / 2.0 + _or_zero(config.detect_latency_s))
-    restart = restart + rate * (level.restart_s + _or_zero(config.skip_s))
+    for each, lost, extra in classes:
+        rework = rework + each * (interval / 2.0 + lost)
+        restart = restart + each * (level.restart_s + extra)
     return LevelResult(level, interval, best, write, rework, restart)
 
 
@@ -608,7 +604,7 @@ class Result(Record):
     caveats: tuple[Caveat, ...]
     pool: Any = None  # the spare pool (ckptcalc.model.spares.Pool) when the job has spares
     elastic: elastic.Losses | None = None  # the groups process and its losses, with elastic replica groups (§14)
-    silent: Any = None  # the silent events (ckptcalc.model.silent.Summary) when the job has them (§16)
+    silent: Any = None  # the silent events (ckptcalc.mechanisms.silent.model.Summary) when the job has them (§16)
 
     @property
     def total(self) -> Num:
@@ -624,7 +620,11 @@ class Result(Record):
         replica groups (docs/model.md §14.4), silent events (§16.3), a spare pool under Weibull failures
         (§15.5); ``exact`` otherwise (docs/model.md §18.2)."""
         config = self.config
-        rough = config.is_elastic or config.has_silent or (config.spares is not None and config.shape is not None)
+        rough = (
+            config.is_elastic
+            or registry.approximate(config)
+            or (config.spares is not None and config.shape is not None)
+        )
         return "approximate" if rough else "exact"
 
 
@@ -641,8 +641,8 @@ def _base(config: Config) -> Tiers:
         restarts=tuple(level.restart_s for level in levels),
     )
     if not config.has_recovery:
-        return _with_silent(config, periodic)
-    return _with_silent(
+        return _with_classes(config, periodic)
+    return _with_classes(
         config,
         recovery.with_recovery(
             periodic,
@@ -655,53 +655,10 @@ def _base(config: Config) -> Tiers:
     )
 
 
-def _with_silent(config: Config, schedule: Tiers) -> Tiers:
-    """``schedule`` with the silent events of ``config`` as a class of the recursion (docs/model.md §16.3)."""
-    if config.silent_mtbf_s is None:
-        return schedule
-    kept = storage.kept(config)
-    return schedule.replace(
-        silent_rate=1.0 / config.silent_mtbf_s,
-        silent_latency_s=_or_zero(config.detect_latency_s),
-        silent_extra_s=config.storage_restart_s + _or_zero(config.skip_s),
-        keep=math.inf if kept is None else kept,
-        keep_every_s=_or_zero(config.keep_every_s),
-    )
-
-
-#: How far a schedule that keeps a clean checkpoint must beat the search's own to be taken instead: more
-#: than the search's rounding at a flat optimum, so that only a search lost in a corner is overruled.
-_CLEAN_MARGIN = 1e-6
-
-
-def _silent_best(config: Config, base: Tiers, mtbf: Num) -> Tiers:
-    """The joint optimum with silent events (docs/model.md §16.3). With few newest checkpoints kept,
-    storage intervals far below d/k leave none of them before a typical onset: every event goes back
-    to a checkpoint kept for good, effective time is 0 over a wide plateau, and a search that starts
-    from first order (which knows nothing of the keep) can end there. So storage intervals from d/k
-    up, doubling, are tried too where the search's own schedule keeps less than d of work (the other
-    tiers searched under each), the best refined by golden section between its neighbours, and the
-    better schedule run."""
-    found = search.best(base, mtbf)
-    keep = base.keep
-    latency = base.silent_latency_s
-    if not scalar(keep, latency, mtbf) or math.isinf(keep) or latency <= 0:
-        return found
-    if keep * found.storage_interval_s >= latency:
-        return found  # its retained checkpoints reach back past a typical onset: not on the plateau
-    value = float(effective(found, mtbf).effective)
-
-    def at(top: Num) -> tuple[Tiers, float]:
-        tried = search.best(base, mtbf, top_s=top)
-        return tried, float(effective(tried, mtbf).effective)
-
-    tops = [latency / keep * 2.0**i for i in range(5)]
-    tried = [at(top) for top in tops]
-    i = max(range(len(tops)), key=lambda j: tried[j][1])
-    low, high = tops[max(i - 1, 0)], tops[min(i + 1, len(tops) - 1)]
-    refined = at(float(search.golden(lambda top: at(top)[1], low, high, 5)))
-    better = max((tried[i], refined), key=lambda pair: pair[1])
-    return better[0] if better[1] > value * (1.0 + _CLEAN_MARGIN) else found
+def _with_classes(config: Config, schedule: Tiers) -> Tiers:
+    """``schedule`` with the failure classes of ``config`` in the recursion (silent events, docs/model.md §16.3)."""
+    found: Tiers = registry.with_classes(config, schedule, lambda: storage.kept(config))
+    return found
 
 
 def _given(config: Config, base: Tiers, given: list[Num]) -> tuple[Tiers, list[Caveat]]:
@@ -769,8 +726,9 @@ def _searched(config: Config, base: Tiers, *, tau1_fixed: bool = False) -> tuple
     write limit (docs/model.md §17.2)."""
     bounds = registry.top_bounds(config, storage.stored_bytes(config))
     if not bounds:
-        if config.has_silent and not tau1_fixed:
-            return _silent_best(config, base, config.mtbf_s), []
+        own = None if tau1_fixed else registry.best(config, base, config.mtbf_s, search, effective)
+        if own is not None:
+            return own, []
         return search.best(base, config.mtbf_s, tau1_fixed=tau1_fixed), []
     floor = bounds[0][0]
     for other, _, _ in bounds[1:]:
@@ -811,45 +769,17 @@ def dominant(write: Num, rework: Num, restart: Num) -> Any:
 def evaluate(config: Config) -> Result:
     """The exact model of ``config`` at its given intervals (the exact optimum where none is given),
     the exact optimum itself, and first order beside them."""
-    return _with_silent_summary(config, _evaluate(config))
+    return _with_summaries(config, _evaluate(config))
 
 
-def _with_silent_summary(config: Config, result: Result) -> Result:
-    """``result`` with what its silent events come to at the storage interval run (docs/model.md §16.2);
-    a permanent checkpoint every K_p must be one of those written, so K_p ≥ that interval."""
-    if config.silent_mtbf_s is None or not scalar(result.interval_s, config.silent_mtbf_s):
-        return result
-    from ckptcalc.model import silent
-
-    interval = float(result.interval_s)
-    every = config.keep_every_s
-    if every is not None and every < interval * (1.0 - 1e-12):
-        raise InputError(
-            f"is shorter than the storage interval run ({interval:.6g} s): a checkpoint kept for good is one of"
-            " those written; give a longer one or pin {interval}",
-            where="keep_every_s",
-        )
-    kept = storage.kept(config)
-    summary = silent.summary(
-        mtbf_s=float(config.silent_mtbf_s),
-        latency_s=float(_or_zero(config.detect_latency_s)),
-        skip_s=float(_or_zero(config.skip_s)),
-        keep=None if kept is None else float(kept),
-        keep_every_s=None if every is None else float(every),
-        risk=None if config.silent_risk is None else float(config.silent_risk),
-        interval_s=interval,
-        restart_s=float(config.storage_restart_s),
-        work_s=None if config.work_s is None else float(config.work_s),
-    )
-    caveats = result.caveats
-    if summary.p_unrecoverable_run is not None and summary.p_unrecoverable_run > summary.risk:
-        advice = f"{summary.keep_for_risk}:{summary.risk!r}"  # the keep and the risk, for the wording
-        caveats = (*caveats, Caveat("silent_risk", None, summary.p_unrecoverable_run, below=advice))
-    return result.replace(silent=summary, caveats=caveats)
+def _with_summaries(config: Config, result: Result) -> Result:
+    """``result`` with what each failure class comes to at the schedule run (silent events: docs/model.md §16.2)."""
+    found: Result = registry.summarized(config, result, lambda: storage.kept(config), Caveat)
+    return found
 
 
 def _evaluate(config: Config) -> Result:
-    """:func:`evaluate` before the silent events' summary."""
+    """:func:`evaluate` before the failure classes' summaries."""
     if config.shape is not None:
         return _evaluate_weibull(config)
     if config.is_elastic:
@@ -1213,7 +1143,7 @@ def interval_comparison(config: Config) -> list[tuple[str, float, float]] | None
     optimum of a single synchronous level; ``None`` when no closed form exists."""
     if not config.is_single_sync or config.shape is not None or config.has_recovery or config.is_elastic:
         return None
-    if config.has_silent:
+    if registry.present(config):
         return None  # the closed forms know one kind of failure
     delta, mtbf, restart = config.write_s, config.mtbf_s, config.storage_restart_s
     rows = [

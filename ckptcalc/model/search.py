@@ -132,6 +132,10 @@ def best_tau1(t: Tiers, mtbf_s: Num) -> Num:
     guess = first_order_tau1(t, mtbf_s)
     low = ns.maximum(guess / SEARCH_BELOW, floor_tau1(t))
     high = ns.maximum(guess * SEARCH_ABOVE, low * 2.0)
+    if t.has_silent and ns is not Scalar:
+        # A late class's latency or restart may be the array where first order's guess is a float: the
+        # bracket takes the schedule's shape, so that the search runs on arrays throughout.
+        low, high = ns.broadcast_arrays(low, high, *t.values(), mtbf_s)[:2]
 
     def value(tau: Num) -> Num:
         return effective(t.replace(tau1_s=tau), mtbf_s).effective

@@ -133,16 +133,14 @@ def kept(config: Any) -> Any:
     return registry.kept(config, stored_bytes(config), arrays)
 
 
-def retained_bytes(
-    size_bytes: float, keep: float | None, keep_every_s: float | None, work_s: float | None
-) -> float | None:
+def retained_bytes(size_bytes: float, keep: float | None, every_s: float | None, work_s: float | None) -> float | None:
     """The bytes the storage tier holds with retention (docs/model.md §17.2): the ``keep`` newest
-    checkpoints, plus one kept for good per ``keep_every_s`` of work over a run of ``work_s``:
+    checkpoints, plus one kept for good per ``every_s`` of work over a run of ``work_s``:
     size × (k + W/K_p). Without a run, the newest k only (the steady state; the ones kept for good grow
     by size per K_p). None without retention (every checkpoint kept)."""
     if keep is None:
         return None
-    permanent = work_s / keep_every_s if keep_every_s is not None and work_s is not None else 0.0
+    permanent = work_s / every_s if every_s is not None and work_s is not None else 0.0
     return size_bytes * (keep + permanent)
 
 
@@ -211,7 +209,8 @@ def load(config: Any, result: Any, max_busy: float | None = None, evaluate: Call
     stored = tiers[-1].checkpoint_bytes if tiers else float(stored_bytes(config))
     newest = kept(config)
     keep = None if newest is None else float(newest)
-    every = None if config.keep_every_s is None else float(config.keep_every_s)
+    for_good = config.kept_for_good_s
+    every = None if for_good is None else float(for_good)
     work = None if config.work_s is None else float(config.work_s)
     return Load(
         tiers=tuple(tiers),

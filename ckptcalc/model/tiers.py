@@ -42,6 +42,7 @@ as a sum of positive terms, free of cancellation.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from ckptcalc.model.arrays import Lib, Num, Scalar, divide, lib, quiet
 from ckptcalc.model.one_level import Split, single_split
@@ -65,15 +66,15 @@ class Tiers(Record):
     restarts: tuple[Num, ...]
     notice_share: Num = 0.0  # failures met by a checkpoint first: they go back nowhere (docs/model.md §13)
     notice_restart_s: Num = 0.0  # their restart, the notice checkpoint's write included
-    # Silent events (docs/model.md §16): noticed at this rate (per second; 0: none), each going back to
-    # the top tier's newest retained checkpoint, then restarting and skipping (``silent_extra_s``) and
-    # replaying the mean detection latency of work; ``keep`` newest kept (inf: all), one kept for good
-    # every ``keep_every_s`` of work (0: none).
+    # A failure class noticed late (silent events, docs/model.md §16): noticed at this rate (per second;
+    # 0: none), each going back to the top tier's newest retained checkpoint before its onset, then
+    # restarting and skipping (``silent_extra_s``) and replaying the mean detection latency of work;
+    # ``late`` (its home's) says where it lands: the work it replays beyond the latency with only the
+    # retained checkpoints kept, and the chance a fail-stop erases it first.
     silent_rate: Num = 0.0
     silent_latency_s: Num = 0.0
     silent_extra_s: Num = 0.0
-    keep: Num = math.inf
-    keep_every_s: Num = 0.0
+    late: Any = None
 
     @property
     def has_silent(self) -> bool:
@@ -124,8 +125,7 @@ class Tiers(Record):
             self.silent_rate,
             self.silent_latency_s,
             self.silent_extra_s,
-            self.keep,
-            self.keep_every_s,
+            *(() if self.late is None else self.late.numbers()),
         )
 
 
@@ -493,18 +493,14 @@ def _with_silent(t: Tiers, mtbf_s: Num, ns: Lib) -> Split:
     the recursion that goes back to the top tier's newest checkpoint and restarts and skips (r + s_k);
     its replay of the work since the onset's checkpoint (d, and P_u·K_p/2 with a checkpoint kept for
     good every K_p) is run by the same process, at its own effective time e₀. Events come at λ_s per unit
-    of work, less those a fail-stop rollback erases first (:func:`ckptcalc.model.silent.erased`); per unit
+    of work, less those a fail-stop rollback erases first (``t.late.erased``); per unit
     of elapsed time that is λ_s·w with w the share of it spent working, from a first pass. With x the
     replay time each unit of the process brings, effective = e₀·(1 − x) and the replays count as rework."""
-    from ckptcalc.model import silent as late
-
     top = t.storage_interval_s
-    keep = None if scalar_inf(t.keep) else t.keep
-    every = None if isinstance(t.keep_every_s, float | int) and t.keep_every_s == 0 else t.keep_every_s
     latency = t.silent_latency_s
-    beyond = late.replay_work(interval_s=top, latency_s=latency, keep=keep, keep_every_s=every) - latency
+    beyond = t.late.beyond(top, latency)
     # Each fail-stop class erases a pending event from its own tier's interval and share (§16.3).
-    gone = late.erased_on_tiers(intervals_s=t.intervals(), shares=t.shares, latency_s=latency, mtbf_s=mtbf_s)
+    gone = t.late.erased(t.intervals(), t.shares, latency, mtbf_s)
     onsets = t.silent_rate * (1.0 - gone)
     plain = t.replace(silent_rate=0.0)
     rate: Num = onsets
@@ -565,8 +561,3 @@ def sum_stalls(t: Tiers) -> Num:
     for s in t.stalls:
         total = total + s
     return total
-
-
-def scalar_inf(value: Num) -> bool:
-    """Whether ``value`` is the plain float infinity (every checkpoint kept)."""
-    return isinstance(value, float | int) and math.isinf(value)

@@ -73,7 +73,7 @@ def recovery(job: Job) -> dict[str, Any] | None:
 def inputs(job: Job) -> dict[str, Any]:
     """The normalised inputs, SI units, as echoed in every JSON document."""
     s, c = job.scenario, job.config
-    return {
+    found = {
         "params": _f(s.params) if s.checkpoint_bytes is None else None,
         "bytes_per_param": _f(s.bytes_per_param or DEFAULT_BYTES_PER_PARAM) if s.checkpoint_bytes is None else None,
         "checkpoint_bytes": _f(c.checkpoint_bytes),
@@ -107,14 +107,11 @@ def inputs(job: Job) -> dict[str, Any]:
         "rejoin_s": _f(c.rejoin_s),
         "quorum_pause_s": _f(c.quorum_pause_s),
         "ft_overhead": _f(c.ft_overhead),
-        "silent_mtbf_s": _f(c.silent_mtbf_s),
-        "detect_latency_s": _f(c.detect_latency_s),
-        "skip_s": _f(c.skip_s),
         "keep": None if c.keep is None else int(c.keep),
-        "keep_every_s": _f(c.keep_every_s),
         "work_s": _f(c.work_s),
         "sources": sources(s),
     }
+    return registry.placed_before(found, registry.echo_parts(c))
 
 
 def sources(scenario: Scenario) -> dict[str, str]:
@@ -262,61 +259,7 @@ def evaluation(
         "spares": spares(job, result),
         "elastic": elastic(result),
         "storage": storage(job, result),
-        "silent": silent(result, job.silent_band),
-    }
-
-
-def _simulated_silent(outcome: Simulation, result: Result) -> dict[str, Any] | None:
-    """The silent events a simulation ran (docs/model.md §16.4) beside the model's P_u; None without."""
-    found = outcome.silent
-    if found is None or result.silent is None:
-        return None
-    return {
-        "events": found.events,
-        "unrecoverable": found.unrecoverable,
-        "erased": found.erased,
-        "detect_latency_s": found.latency_s,
-        "p_unrecoverable_per_event": found.p_unrecoverable,
-        "analytic_p_unrecoverable_per_event": result.silent.p_unrecoverable_per_event,
-        "share": found.silent,
-    }
-
-
-def silent(result: Result, band: tuple[float, float | None] | None = None) -> dict[str, Any] | None:
-    """The silent events and retention (docs/model.md §16), or None without silent events; ``band`` the
-    95 % interval of their mean work apart, from events counted in a window (§16.2)."""
-    found = result.silent
-    if found is None:
-        return None
-    ends = None
-    if band is not None:
-        from ckptcalc.model.silent import band as at_ends
-
-        ends = at_ends(found, band[0], band[1])
-    return {
-        "mtbf_s": found.mtbf_s,
-        "detect_latency_s": found.latency_s,
-        "skip_s": found.skip_s,
-        "keep": None if found.keep is None else int(found.keep),
-        "keep_every_s": found.keep_every_s,
-        "silent_risk": found.risk,
-        "interval_s": found.interval_s,
-        "work_s": found.work_s,
-        "per_day": found.per_day,
-        "events_per_run": found.events_per_run,
-        "p_unrecoverable_per_event": found.p_unrecoverable_per_event,
-        "p_unrecoverable_run": found.p_unrecoverable_run,
-        "rework_per_event_s": found.rework_per_event_s,
-        "keep_for_risk": found.keep_for_risk,
-        "latency_over_interval": found.latency_over_interval,
-        "mtbf_ci95": None if ends is None else [ends.low_s, ends.high_s],
-        "events_per_run_ci95": None if ends is None or ends.events_per_run is None else list(ends.events_per_run),
-        "p_unrecoverable_run_ci95": None
-        if ends is None or ends.p_unrecoverable_run is None
-        else list(ends.p_unrecoverable_run),
-        "keep_for_risk_ci95": None if ends is None else ends.keep_for_risk,
-        "model": "approximate",
-        "note": wording.silent_note(found.keep is None, found.keep_every_s is None),
+        **registry.result_parts(job, result),
     }
 
 
@@ -663,7 +606,7 @@ def simulation(
             "restart": outcome.split.restart,
         },
         "elastic": None if job.config.groups is None else {"lost": outcome.elastic},
-        "silent": _simulated_silent(outcome, result),
+        **registry.simulated_parts(outcome.late, result),
         "failures": outcome.failures,
         "failures_in_restart": outcome.failures_in_restart,
         "analytic": {"first_order": first, "exact": exact},
@@ -809,7 +752,7 @@ def plan(
         "start": figures.get("start"),
         "deadline": figures.get("deadline"),
         "uncertainty": plan_band(job, figures.get("band")),
-        "silent": silent(result, job.silent_band),
+        **registry.result_parts(job, result),
         "warnings": [
             *input_warnings(job),
             *warnings(result),
@@ -918,7 +861,7 @@ def analyze(
                 for lv in analysis.levels
             ],
             "groups": _measured_groups(analysis),
-            "silent": _measured_silent(analysis),
+            **registry.measured_parts(analysis),
         },
         "model": None if model is None
         else {**{k: v for k, v in model.items() if k != "result"}, "elastic": elastic(model["result"])},
@@ -963,27 +906,6 @@ def _measured_groups(analysis: Analysis) -> dict[str, Any] | None:
         "ft_overhead": g.ft_overhead,
         "mtbf_s": g.mtbf_s,
         "down_s": g.down_s,
-    }
-
-
-def _measured_silent(analysis: Analysis) -> dict[str, Any] | None:
-    """What a log's silent events measured (docs/model.md §11.7), or None without any."""
-    s = analysis.silent
-    if s is None:
-        return None
-    return {
-        "events": s.events,
-        "rollbacks": s.rollbacks,
-        "per_day": s.per_day,
-        "per_day_ci95": list(s.per_day_ci95),
-        "silent_mtbf_s": s.mtbf_s,
-        "onsets": s.onsets,
-        "detect_latency_s": s.detect_latency_s,
-        "detect_latency_p90_s": s.detect_latency_p90_s,
-        "detect_latency_ci95": None if s.detect_latency_ci95 is None else list(s.detect_latency_ci95),
-        "skip_s": s.skip_s,
-        "lost_s": s.lost_s,
-        "lost_per_event_s": s.lost_per_event_s,
     }
 
 

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ckptcalc.inputs import units
+from ckptcalc.mechanisms import registry
 from ckptcalc.output import wording
 
 #: Characters Markdown may read as markup inside a line; each is written with a backslash. ``$`` is
@@ -281,8 +282,7 @@ def analysis(doc: dict[str, Any]) -> str:
     rows.append(["failures", str(m["failures"])])
     if m["groups"] is not None:
         rows += [[what, value] for what, value, _ in wording.group_rows(m["groups"])]
-    if m.get("silent") is not None:
-        rows += [[what, value] for what, value, _ in wording.measured_silent_rows(m["silent"])]
+    rows += [[what, value] for what, value, _ in registry.measured_rows(m, wording)]
     lines += table(["measured", "value"], rows)
     model = doc["model"]
     if model is not None:

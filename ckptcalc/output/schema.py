@@ -93,64 +93,63 @@ TIER = _object(
 )
 
 INPUTS = _object(
-    {
-        "params": MAYBE_NUMBER,
-        "bytes_per_param": MAYBE_NUMBER,
-        "checkpoint_bytes": NUMBER,
-        "bandwidth_bytes_per_s": NUMBER,
-        "mtbf_s": SECONDS,
-        "mtbf_source": {"enum": ["mtbf", "gpu_mtbf", "failures", "failures_bound", "scaled"]},
-        "restart_s": SECONDS,
-        "restart_components": {
-            "type": ["object", "null"],
-            "additionalProperties": RESTART_PARTS,
-            "description": "by level name, the levels whose restart is given by its parts; null when none is",
+    registry.placed_before(
+        {
+            "params": MAYBE_NUMBER,
+            "bytes_per_param": MAYBE_NUMBER,
+            "checkpoint_bytes": NUMBER,
+            "bandwidth_bytes_per_s": NUMBER,
+            "mtbf_s": SECONDS,
+            "mtbf_source": {"enum": ["mtbf", "gpu_mtbf", "failures", "failures_bound", "scaled"]},
+            "restart_s": SECONDS,
+            "restart_components": {
+                "type": ["object", "null"],
+                "additionalProperties": RESTART_PARTS,
+                "description": "by level name, the levels whose restart is given by its parts; null when none is",
+            },
+            "gpus": MAYBE_NUMBER,
+            "gpu_mtbf_s": MAYBE_SECONDS,
+            "snapshot_bandwidth_bytes_per_s": MAYBE_NUMBER,
+            "replica_survival": MAYBE_NUMBER,
+            "memory_bandwidth_bytes_per_s": MAYBE_NUMBER,
+            "bandwidth_per_gpu_bytes_per_s": PER_GPU_RATE,
+            "snapshot_bandwidth_per_gpu_bytes_per_s": PER_GPU_RATE,
+            "memory_bandwidth_per_gpu_bytes_per_s": PER_GPU_RATE,
+            "memory_restart_s": MAYBE_SECONDS,
+            "tiers": {
+                "type": ["array", "null"],
+                "items": TIER,
+                "description": "every tier, fastest first, with three or more; null otherwise",
+            },
+            "failure_dist": {"enum": ["exponential", "weibull"]},
+            "shape": MAYBE_NUMBER,
+            "mtbf_ci95": {
+                "type": ["array", "null"],
+                "prefixItems": [SECONDS, MAYBE_SECONDS],
+                "minItems": 2,
+                "maxItems": 2,
+                "description": "the job MTBF's 95 % interval, seconds; the high end null when only a bound exists",
+            },
+            "jit_share": {**MAYBE_NUMBER, "description": "share of failures recovered in place (just-in-time)"},
+            "jit_bandwidth_bytes_per_s": {**MAYBE_NUMBER, "description": "bandwidth of the just-in-time save"},
+            "notice_share": {**MAYBE_NUMBER, "description": "share of failures that come with notice"},
+            "groups": {"type": ["integer", "null"], "minimum": 2, "description": "elastic replica groups"},
+            "group_share": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+            "rejoin_s": MAYBE_SECONDS,
+            "quorum_pause_s": MAYBE_SECONDS,
+            "ft_overhead": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+            **registry.input_schema(),
+            "keep": {"type": ["integer", "null"], "minimum": 1, "description": "newest storage checkpoints kept"},
+            "work_s": {**MAYBE_SECONDS, "description": "the run's length in useful work"},
+            "sources": {
+                "type": "object",
+                "additionalProperties": {"type": "string"},
+                "description": "by preset key (failures.mtbf), how a value not given came: 'fitted from FILE',"
+                " 'measured from FILE', 'derived from ...' (a preset's [sources]); a key not listed was given",
+            },
         },
-        "gpus": MAYBE_NUMBER,
-        "gpu_mtbf_s": MAYBE_SECONDS,
-        "snapshot_bandwidth_bytes_per_s": MAYBE_NUMBER,
-        "replica_survival": MAYBE_NUMBER,
-        "memory_bandwidth_bytes_per_s": MAYBE_NUMBER,
-        "bandwidth_per_gpu_bytes_per_s": PER_GPU_RATE,
-        "snapshot_bandwidth_per_gpu_bytes_per_s": PER_GPU_RATE,
-        "memory_bandwidth_per_gpu_bytes_per_s": PER_GPU_RATE,
-        "memory_restart_s": MAYBE_SECONDS,
-        "tiers": {
-            "type": ["array", "null"],
-            "items": TIER,
-            "description": "every tier, fastest first, with three or more; null otherwise",
-        },
-        "failure_dist": {"enum": ["exponential", "weibull"]},
-        "shape": MAYBE_NUMBER,
-        "mtbf_ci95": {
-            "type": ["array", "null"],
-            "prefixItems": [SECONDS, MAYBE_SECONDS],
-            "minItems": 2,
-            "maxItems": 2,
-            "description": "the job MTBF's 95 % interval, seconds; the high end null when only a bound exists",
-        },
-        "jit_share": {**MAYBE_NUMBER, "description": "share of failures recovered in place (just-in-time)"},
-        "jit_bandwidth_bytes_per_s": {**MAYBE_NUMBER, "description": "bandwidth of the just-in-time save"},
-        "notice_share": {**MAYBE_NUMBER, "description": "share of failures that come with notice"},
-        "groups": {"type": ["integer", "null"], "minimum": 2, "description": "elastic replica groups"},
-        "group_share": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
-        "rejoin_s": MAYBE_SECONDS,
-        "quorum_pause_s": MAYBE_SECONDS,
-        "ft_overhead": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
-        **registry.input_schema(),
-        "silent_mtbf_s": {**MAYBE_SECONDS, "description": "mean work between silent events"},
-        "detect_latency_s": {**MAYBE_SECONDS, "description": "mean work from a silent event to its detection"},
-        "skip_s": {**MAYBE_SECONDS, "description": "work discarded beyond a silent event's rollback"},
-        "keep": {"type": ["integer", "null"], "minimum": 1, "description": "newest storage checkpoints kept"},
-        "keep_every_s": {**MAYBE_SECONDS, "description": "one checkpoint kept for good per this much work"},
-        "work_s": {**MAYBE_SECONDS, "description": "the run's length in useful work"},
-        "sources": {
-            "type": "object",
-            "additionalProperties": {"type": "string"},
-            "description": "by preset key (failures.mtbf), how a value not given came: 'fitted from FILE',"
-            " 'measured from FILE', 'derived from ...' (a preset's [sources]); a key not listed was given",
-        },
-    },
+        registry.echo_schema_parts(),
+    ),
     "normalised inputs, SI units; null where unused",
 )
 
@@ -322,7 +321,7 @@ STORAGE = _object(
             "bytes_retained": {
                 "type": ["number", "null"],
                 "minimum": 0,
-                "description": "with --keep: size x (keep + work / keep_every), the newest alone without --work;"
+                "description": "with --keep: size x (keep + work / --keep-every), the newest alone without --work;"
                 " null: all kept",
             },
             "kept_for_good_bytes_per_day": {
@@ -338,78 +337,6 @@ STORAGE = _object(
     "what the checkpoints cost the storage, and the persist's slowdown (docs/model.md §17); null for a grid",
 )
 MAYBE_STORAGE: Schema = {**STORAGE, "type": ["object", "null"]}
-#: Silent events and retention (docs/model.md §16), or null without silent events.
-SILENT: Schema = {
-    "oneOf": [
-        {"type": "null"},
-        _object(
-            {
-                "mtbf_s": {**SECONDS, "description": "mean work between silent events"},
-                "detect_latency_s": {**SECONDS, "description": "mean work from an onset to its detection"},
-                "skip_s": {**SECONDS, "description": "work discarded beyond the rollback"},
-                "keep": {
-                    "type": ["integer", "null"],
-                    "minimum": 1,
-                    "description": "newest checkpoints kept; null: all",
-                },
-                "keep_every_s": {**MAYBE_SECONDS, "description": "one checkpoint kept for good per this much work"},
-                "silent_risk": {**FRACTION, "description": "the run's risk keep_for_risk is chosen for"},
-                "interval_s": {**SECONDS, "description": "the storage interval the figures are at"},
-                "work_s": {**MAYBE_SECONDS, "description": "the run's length (--work); null: not given"},
-                "per_day": {"type": "number", "minimum": 0, "description": "silent events per day of work"},
-                "events_per_run": {"type": ["number", "null"], "minimum": 0, "description": "expected over the run"},
-                "p_unrecoverable_per_event": {
-                    **FRACTION,
-                    "description": "chance no retained checkpoint predates an event's onset",
-                },
-                "p_unrecoverable_run": {
-                    "type": ["number", "null"],
-                    "minimum": 0,
-                    "maximum": 1,
-                    "description": "chance of at least one unrecoverable event over the run; null without --work",
-                },
-                "rework_per_event_s": {**SECONDS, "description": "work and time one event costs, first order"},
-                "keep_for_risk": {
-                    "type": ["integer", "null"],
-                    "minimum": 1,
-                    "description": "fewest newest checkpoints that keep the run's risk at most silent_risk",
-                },
-                "latency_over_interval": {"type": "number", "minimum": 0, "description": "d / interval"},
-                "mtbf_ci95": {
-                    "type": ["array", "null"],
-                    "prefixItems": [SECONDS, MAYBE_SECONDS],
-                    "minItems": 2,
-                    "maxItems": 2,
-                    "description": "95 % interval of mtbf_s from --silent-events in --window (open above with"
-                    " none seen); null when the rate was stated",
-                },
-                "events_per_run_ci95": {
-                    "type": ["array", "null"],
-                    "items": {"type": "number", "minimum": 0},
-                    "minItems": 2,
-                    "maxItems": 2,
-                    "description": "events_per_run at the high and the low end of mtbf_ci95 (with --work)",
-                },
-                "p_unrecoverable_run_ci95": {
-                    "type": ["array", "null"],
-                    "items": FRACTION,
-                    "minItems": 2,
-                    "maxItems": 2,
-                    "description": "p_unrecoverable_run at the two ends of mtbf_ci95 (with --work)",
-                },
-                "keep_for_risk_ci95": {
-                    "type": ["integer", "null"],
-                    "minimum": 1,
-                    "description": "the keep that meets silent_risk at the low end of mtbf_ci95 (with --work)",
-                },
-                "model": {"const": "approximate"},
-                "note": {"type": "string"},
-            },
-            "silent events and retention (docs/model.md §16); null without --silent-mtbf or --silent-events",
-        ),
-    ]
-}
-
 EVALUATION: Schema = {
     "inputs": INPUTS,
     "model": HEADLINE_MODEL,
@@ -432,7 +359,7 @@ EVALUATION: Schema = {
     "uncertainty": UNCERTAINTY,
     "recovery": RECOVERY,
     "elastic": ELASTIC,
-    "silent": SILENT,
+    **registry.result_schema(),
     "warnings": WARNINGS,
     "spares": SPARES,
     "storage": MAYBE_STORAGE,
@@ -616,32 +543,7 @@ def simulate() -> Schema:
                     ),
                 ]
             },
-            "silent": {
-                "oneOf": [
-                    {"type": "null"},
-                    _object(
-                        {
-                            "events": {"type": "integer", "minimum": 0, "description": "silent events noticed"},
-                            "unrecoverable": {"type": "integer", "minimum": 0},
-                            "erased": {
-                                "type": "integer",
-                                "minimum": 0,
-                                "description": "events a fail-stop rollback erased before they were noticed",
-                            },
-                            "detect_latency_s": {**SECONDS, "description": "measured mean work to detection"},
-                            "p_unrecoverable_per_event": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
-                            "analytic_p_unrecoverable_per_event": FRACTION,
-                            "share": {
-                                **FRACTION,
-                                "description": "share of time the detections cost: the work thrown away back to"
-                                " the target, the restarts and skips (docs/model.md §7.2; within rework and"
-                                " restart of the split)",
-                            },
-                        },
-                        "the silent events simulated (docs/model.md §16.4); null without silent events",
-                    ),
-                ]
-            },
+            **registry.simulated_schema(),
             "failures": {"type": "integer", "minimum": 0},
             "failures_in_restart": {"type": "integer", "minimum": 0},
             "analytic": _object({"first_order": FRACTION, "exact": {"type": ["number", "null"]}}),
@@ -853,7 +755,7 @@ def plan() -> Schema:
             "start": {**iso, "description": "with a --deadline date or --start: when the run starts (ISO 8601)"},
             "deadline": {**iso, "description": "with a --deadline date or --start: the deadline (ISO 8601)"},
             "uncertainty": {"oneOf": [{"type": "null"}, band]},
-            "silent": SILENT,
+            **registry.result_schema(),
             "warnings": WARNINGS,
             "storage": MAYBE_STORAGE,
         },
@@ -911,23 +813,6 @@ def analyze() -> Schema:
     maybe_share = {"type": ["number", "null"], "minimum": 0, "maximum": 1}
     pair = {"type": ["array", "null"], "items": NUMBER, "minItems": 2, "maxItems": 2}
     count = {"type": "integer", "minimum": 0}
-    silent = _object(
-        {
-            "events": {**count, "description": "silent_detected events"},
-            "rollbacks": {**count, "description": "of them, answered by a rollback"},
-            "per_day": {**NUMBER, "description": "silent events per day of wall time"},
-            "per_day_ci95": {**pair, "description": "the exact χ² 95 % interval of the rate"},
-            "silent_mtbf_s": {**SECONDS, "description": "wall time / events"},
-            "onsets": {**count, "description": "detections with an onset"},
-            "detect_latency_s": {**MAYBE_SECONDS, "description": "mean detection − onset; null: no onset"},
-            "detect_latency_p90_s": MAYBE_SECONDS,
-            "detect_latency_ci95": {**pair, "description": "Student's t 95 %; null with fewer than two onsets"},
-            "skip_s": {**MAYBE_SECONDS, "description": "mean skip of the rollbacks; null: none"},
-            "lost_s": {**SECONDS, "description": "the rollbacks' loss: detection − to + skip, summed"},
-            "lost_per_event_s": MAYBE_SECONDS,
-        },
-        "the silent_detected and rollback events (docs/model.md §11.7); null: none in the log",
-    )
     groups = _object(
         {
             "groups": {"type": "integer", "minimum": 1, "description": "G: --groups, or the largest group + 1"},
@@ -1001,7 +886,7 @@ def analyze() -> Schema:
                     "shape_p_value": MAYBE_NUMBER,
                     "levels": {"type": "array", "items": level},
                     "groups": {"oneOf": [{"type": "null"}, groups]},
-                    "silent": {"oneOf": [{"type": "null"}, silent]},
+                    **registry.measured_schema(),
                 }
             ),
             "model": {"oneOf": [{"type": "null"}, model]},

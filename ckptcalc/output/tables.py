@@ -22,6 +22,7 @@ from ckptcalc.errors import printable
 from ckptcalc.inputs import units
 from ckptcalc.inputs.fields import AUTO_SPARES
 from ckptcalc.inputs.scenario import DEFAULT_BYTES_PER_PARAM, Job, anatomy
+from ckptcalc.mechanisms import registry
 from ckptcalc.mechanisms.registry import slowed_share as storage_slowdown
 from ckptcalc.model.evaluation import TERMS, Result, interval_comparison, unneeded
 from ckptcalc.model.statistics import DEFAULT_GPUS_PER_NODE, points, shares
@@ -209,13 +210,13 @@ def spares_table(spares: dict[str, Any], narrow: bool = False) -> Table:
     return table
 
 
-def silent_table(found: dict[str, Any], narrow: bool = False) -> Table:
-    """The silent events' figures (docs/model.md §16)."""
-    table = _grid(wording.SILENT_TITLE, narrow)
+def part_table(key: str, found: dict[str, Any], narrow: bool = False) -> Table:
+    """A failure class's part ``key`` of a document, as its home words it (silent events: docs/model.md §16)."""
+    table = _grid(registry.part_title(key), narrow)
     table.add_column("figure", no_wrap=True)
     table.add_column("value", justify="right", no_wrap=True)
     table.add_column("note", overflow="fold")
-    for row in wording.silent_rows(found):
+    for row in registry.part_rows(key, found, wording):
         table.add_row(*row)
     return table
 
@@ -384,9 +385,10 @@ def optimize(job: Job, result: Result, preset: str | None, default_preset: bool,
     if document["spares"] is not None:
         out.print(spares_table(document["spares"], narrow))
         out.print()
-    if document.get("silent") is not None:
-        out.print(silent_table(document["silent"], narrow))
-        out.print()
+    for key in registry.part_keys():
+        if document.get(key) is not None:
+            out.print(part_table(key, document[key], narrow))
+            out.print()
     if document["uncertainty"] is not None:
         out.print(uncertainty_table(document["uncertainty"], narrow))
         out.print()
@@ -795,8 +797,8 @@ def simulation(document: dict[str, Any]) -> None:
     out.print(f"Failures: {document['failures']:,} ({document['failures_in_restart']:,} during a restart)")
     if document["spares"] is not None:
         out.print(wording.simulated_spares(document["spares"]))
-    if document.get("silent") is not None:
-        out.print(wording.simulated_silent(document["silent"], document["inputs"]["keep_every_s"] is not None))
+    for line in registry.simulated_lines(document, wording):
+        out.print(line)
     for line in wording.storage_lines(document.get("storage")):
         out.print(line)
     out.print()

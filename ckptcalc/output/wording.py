@@ -7,6 +7,7 @@ the terminal tables both word them here, so a sentence is written once.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -45,8 +46,9 @@ def caveat(item: Caveat) -> str:
             f"the {item.level} interval {dur(item.value or 0.0)} is not a whole number of {item.below} intervals:"
             f" rounded to the nearest whole multiple, at least one{where}"
         )
-    if item.kind == "silent_risk":
-        return silent_risk(item.value or 0.0, item.below or "")
+    owned = registry.caveat_words(item.kind, item.value, item.below, sys.modules[__name__])
+    if owned is not None:
+        return owned
     return item.kind  # pragma: no cover - every kind is worded above
 
 
@@ -633,8 +635,7 @@ def measured_rows(m: dict[str, Any]) -> list[tuple[str, str, str]]:
         rows.append(("Weibull shape", units.sig(m["shape"]), f"test of k = 1: p = {m['shape_p_value']:.2g}"))
     if m.get("groups") is not None:
         rows += group_rows(m["groups"])
-    if m.get("silent") is not None:
-        rows += measured_silent_rows(m["silent"])
+    rows += registry.measured_rows(m, sys.modules[__name__])
     return rows
 
 
@@ -652,25 +653,6 @@ def split_parts(document: dict[str, Any]) -> tuple[tuple[str, str], ...]:
 
 #: The silent events' part of the split, only with silent events in the log.
 SILENT_PARTS = (("silent", "silent events (rolled back, skipped)"),)
-
-
-def measured_silent_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
-    """(what, value, note) rows of what a log's silent events measured (docs/model.md §11.7)."""
-    low, high = s["per_day_ci95"]
-    rows = [
-        ("silent events", f"{s['events']:,}", f"{s['rollbacks']:,} rolled back"),
-        ("silent events per day", units.sig(s["per_day"]), f"95 %: {units.sig(low)} to {units.sig(high)}"),
-    ]
-    if s["detect_latency_s"] is not None:
-        note = f"p90 {dur(s['detect_latency_p90_s'])}, {s['onsets']:,} with an onset"
-        if s["detect_latency_ci95"] is not None:
-            note += f"; 95 %: {span(s['detect_latency_ci95'], dur)}"
-        rows.append(("detection latency", dur(s["detect_latency_s"]), note))
-    else:
-        rows.append(("detection latency", "-", "no onset in the log"))
-    if s["lost_per_event_s"] is not None:
-        rows.append(("lost per silent event", dur(s["lost_per_event_s"]), "checkpoint to detection, plus the skip"))
-    return rows
 
 
 def group_rows(g: dict[str, Any]) -> list[tuple[str, str, str]]:
@@ -837,22 +819,6 @@ def simulated_spares(found: dict[str, Any]) -> str:
     )
 
 
-def simulated_silent(found: dict[str, Any], kept_for_good: bool) -> str:
-    """The simulated silent events beside the model's P_u, from ``simulate``'s JSON ``silent``."""
-    measured = found["p_unrecoverable_per_event"]
-    share = "" if measured is None else f" ({pct(measured)}; model {pct(found['analytic_p_unrecoverable_per_event'])})"
-    fate = (
-        "each back to the newest checkpoint kept for good"
-        if kept_for_good
-        else "each would lose the run so far: the run's risk, left out of the effective time, as in the model"
-    )
-    return (
-        f"Silent events: {found['events']:,} noticed after {dur(found['detect_latency_s'])} of work on average,"
-        f" {found['erased']:,} erased by a failure first; {found['unrecoverable']:,} with no clean checkpoint"
-        f" retained{share}" + (f", {fate}." if found["unrecoverable"] else ".")
-    )
-
-
 def elastic_note() -> str:
     """How far the elastic replica groups' analytic form is from the simulation (docs/model.md §14)."""
     return (
@@ -957,70 +923,12 @@ def storage_lever(key: str, changed: Any, gpus: float | None, base: Any) -> str:
 # ------------------------------------------------------------ silent events and retention (§16)
 
 
-def silent_note(every_kept: bool, none_for_good: bool) -> str:
-    """What the silent events' figures assume (docs/model.md §16)."""
-    parts = [
-        "silent events: the exact model counts each as a failure noticed late, first order in its replay"
-        " (docs/model.md §16.3); P(unrecoverable) is exact without fail-stop failures between onset and"
-        " detection, and a few per cent lower with them (a fail-stop rollback to before the onset erases it)"
-    ]
-    if every_kept:
-        parts.append("every checkpoint is kept (--keep: the newest kept)")
-    elif none_for_good:
-        parts.append(
-            "no checkpoint is kept for good (--keep-every): an unrecoverable event goes back to the run's start,"
-            " counted in the run's risk, not in the effective time"
-        )
-    return "; ".join(parts)
-
-
-def silent_risk(p_run: float, advice: str) -> str:
-    """The warning when the retention leaves more risk over the run than --silent-risk allows."""
-    keep, risk = advice.split(":")
-    return (
-        f"retention too short: P = {_percent(p_run)} that some silent event finds no clean checkpoint"
-        f" over the run; keep the {keep} newest checkpoints for {_percent(float(risk))} (--keep)"
-    )
-
-
 def silent_plan() -> str:
     """How ``plan`` counts the silent events in its whole runs (docs/model.md §16.2)."""
     return (
         "silent events: the whole runs stretch the work by the time they cost on average (the model's),"
         " so the spread of run times leaves out theirs; events_per_run and p_unrecoverable_run count them"
     )
-
-
-#: The silent events table's title.
-SILENT_TITLE = "Silent events (noticed late, rolled back to a retained checkpoint)"
-
-
-def silent_rows(found: dict[str, Any]) -> list[tuple[str, str, str]]:
-    """The rows (figure, value, note) of the silent events table, from the JSON document's ``silent``."""
-    kept = "all" if found["keep"] is None else str(found["keep"])
-    rows = [
-        ("events", f"{found['per_day']:.3g} per day", f"one per {dur(found['mtbf_s'])} of work"),
-        ("detection", dur(found["detect_latency_s"]), f"mean; {found['latency_over_interval']:.3g} intervals"),
-        ("loss per event", dur(found["rework_per_event_s"]), "interval/2 + detection + restart + skip"),
-        ("P(unrecoverable)", pct(found["p_unrecoverable_per_event"]), f"per event, keeping {kept} newest"),
-    ]
-    if found["events_per_run"] is not None:
-        rows.append(("events over the run", f"{found['events_per_run']:.3g}", f"{dur(found['work_s'])} of work"))
-        rows.append(("P(unrecoverable), run", pct(found["p_unrecoverable_run"]), "at least one event"))
-        rows.append(
-            (f"keep for ≤ {pct(found['silent_risk'])}", str(found["keep_for_risk"]), "fewest newest checkpoints")
-        )
-    else:
-        rows.append(("over the run", "-", "give --work for the run's risk and the keep it needs"))
-    if found.get("mtbf_ci95") is not None:
-        low, high = found["mtbf_ci95"]
-        rows.insert(1, ("events, 95 %", span_of_days(low, high), "from the events counted in --window"))
-        if found["p_unrecoverable_run_ci95"] is not None:
-            few, many = found["p_unrecoverable_run_ci95"]
-            rows.append(("P(unrecoverable), run, 95 %", f"{pct(few)} to {pct(many)}", "at the ends of the rate's band"))
-            rows.append((f"keep for ≤ {pct(found['silent_risk'])}, 95 %", str(found["keep_for_risk_ci95"]),
-                         "enough at the band's highest rate"))  # fmt: skip
-    return rows
 
 
 def span_of_days(low_s: float, high_s: float | None) -> str:
@@ -1063,9 +971,9 @@ def of_scenario(name: str, message: str) -> str:
     return f"{name}: {message}"
 
 
-def markdown_check_title(floor: str, silent_risk: str | None) -> str:
+def markdown_check_title(floor: str, risk: str | None) -> str:
     """``check --markdown``'s title: the floor, and the silent-event risk allowed where one is."""
-    more = "" if silent_risk is None else f", silent risk at most {silent_risk}"
+    more = "" if risk is None else f", silent risk at most {risk}"
     return f"ckptcalc check: floor {floor}{more}"
 
 
@@ -1200,7 +1108,6 @@ def report_mechanisms(document: dict[str, Any]) -> list[str]:
 
 #: Captions of the report's mechanism tables.
 REPORT_SPARES = "Spare nodes"
-REPORT_SILENT = "Silent events and retention"
 
 
 #: Where the MTBF the model uses came from, by the documents' ``mtbf_source``.

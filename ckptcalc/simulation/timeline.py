@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ckptcalc.errors import InputError
-from ckptcalc.mechanisms import slowdown
+from ckptcalc.mechanisms import registry, slowdown
 from ckptcalc.model import storage
 from ckptcalc.model.evaluation import Config, Result, evaluate, first_order
 from ckptcalc.model.statistics import BATCHES, T975_19
@@ -234,7 +234,7 @@ class Simulation:
         return self.waited_s / self.failures
 
     elastic: float = 0.0  # share of time: kept work lost to groups down, quorum pauses and overhead
-    silent: Any = None  # the silent events simulated (ckptcalc.simulation.silent.Silent), with silent events
+    late: Any = None  # what a failure class noticed late found (silent events: mechanisms.silent.stepper.Silent)
 
 
 def analytic(config: Config, failures: Failures) -> tuple[float, float | None]:
@@ -335,7 +335,7 @@ MECHANISMS: tuple[tuple[str, str, str], ...] = (
     ("slowdown", slowdown.KEY, slowdown.KEY),
     ("spares", "spares", "spares"),
     ("groups", "groups", "groups"),
-    ("silent", "silent_mtbf_s", "silent_mtbf"),
+    *((m.name, m.engine_switch[0], m.engine_switch[1]) for m in registry.REGISTRY if m.engine_switch),
     ("weibull", "shape", "shape"),
     ("events", "events", "events"),
     ("search", "search", "search"),
@@ -346,7 +346,7 @@ MECHANISMS: tuple[tuple[str, str, str], ...] = (
 NOT_TOGETHER: frozenset[frozenset[str]] = frozenset(
     frozenset(pair)
     for pair in (
-        *(("silent", other) for other in ("slowdown", "spares", "groups", "weibull", "events", "search")),
+        *((m.name, other) for m in registry.REGISTRY for other in m.engine_refuses),
         *(("groups", other) for other in ("async", "slowdown", "jit", "notice", "spares", "weibull", "search")),
         *(("slowdown", other) for other in ("memory", "tiers", "jit", "notice", "spares")),
         *(("events", other) for other in ("memory", "tiers", "jit", "notice", "spares", "slowdown")),
@@ -366,7 +366,7 @@ def mechanisms(config: Config, failures: Failures, *, events: bool = False, sear
         "slowdown": bool(getattr(config, slowdown.KEY)),
         "spares": config.spares is not None and config.repair_s is not None,
         "groups": config.is_elastic,
-        "silent": config.has_silent,
+        **{m.name: m.present(config) for m in registry.REGISTRY if m.engine_switch},
         "weibull": failures.shape is not None,
         "events": events,
         "search": search,
@@ -403,47 +403,28 @@ def run(
         return run_elastic(
             schedule_for(config), Groups.of(config), failures, cycles=cycles, seed=seed, progress=progress
         )
-    if config.has_silent:
-        return run_silent(config, failures, cycles=cycles, seed=seed)
+    late = next((m for m in registry.REGISTRY if m.engine_switch and m.present(config)), None)
+    if late is not None:
+        return run_late(config, failures, late, cycles=cycles, seed=seed)
     pool = None
     if config.spares is not None and config.repair_s is not None:
         pool = SparePool(int(config.spares), float(config.repair_s))
     return run_schedule(schedule_for(config), failures, cycles=cycles, seed=seed, progress=progress, pool=pool)
 
 
-def run_silent(config: Config, failures: Failures, *, cycles: int, seed: int = DEFAULT_SEED) -> Simulation:
+def run_late(config: Config, failures: Failures, late: Any, *, cycles: int, seed: int = DEFAULT_SEED) -> Simulation:
     """Simulate ``cycles`` fail-stop cycles of the configuration's schedule (its tiers, asynchronous
-    storage, just-in-time recovery and notice; its exact optimum where unset) with silent events and
-    retention (docs/model.md §7.2, §16.4), event by event (:func:`ckptcalc.simulation.silent.run`)."""
-    from ckptcalc.simulation import silent
-
+    storage, just-in-time recovery and notice; its exact optimum where unset) with the failure class
+    ``late`` (a registered mechanism noticed late: silent events and their retention, docs/model.md §7.2,
+    §16.4), event by event in its home's stepper (:meth:`ckptcalc.mechanisms.base.Mechanism.engine`)."""
     refuse(config, failures)
     schedule = schedule_for(config)
     if schedule.slowdown > 0:
         raise InputError(
-            f"simulate does not run {{{slowdown.KEY}}} together with {{silent_mtbf}}: drop one of them",
+            f"simulate does not run {{{slowdown.KEY}}} together with {{{late.engine_switch[1]}}}: drop one of them",
             where=slowdown.KEY,
         )
-    every = None
-    if config.keep_every_s is not None:
-        every = max(1, round(float(config.keep_every_s) / schedule.storage_interval_s))
-    kept = storage.kept(config)
-    tiers = silent.Tiers(
-        interval_s=schedule.interval_s, every=schedule.every, stalls=schedule.stalls, restarts=schedule.restarts,
-        shares=schedule.shares, lag_s=schedule.lag_s, notice_share=schedule.notice_share,
-        notice_restart_s=schedule.notice_restart_s,
-    )  # fmt: skip
-    found = silent.run(
-        tiers,
-        mtbf_s=failures.mtbf_s,
-        silent_mtbf_s=float(config.silent_mtbf_s or math.inf),
-        latency_s=float(config.detect_latency_s or 0.0),
-        skip_s=float(config.skip_s or 0.0),
-        keep=None if kept is None else int(kept),
-        keep_every=every,
-        cycles=check(cycles, None),
-        seed=seed,
-    )
+    found = late.engine(config, schedule, failures.mtbf_s, storage.kept(config), check(cycles, None), seed)
     return Simulation(
         effective=found.effective,
         ci95=found.ci95,
@@ -457,7 +438,7 @@ def run_silent(config: Config, failures: Failures, *, cycles: int, seed: int = D
         storage_every=schedule.storage_every,
         schedule=schedule,
         batch_effective=found.batch_effective,
-        silent=found,
+        late=found,
     )
 
 

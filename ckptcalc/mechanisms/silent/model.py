@@ -157,6 +157,35 @@ def erased_on_tiers(*, intervals_s: tuple[Num, ...], shares: tuple[Num, ...], la
     return found
 
 
+class Late(Record):
+    """Where a silent event of the recursion lands (docs/model.md §16.3): the ``keep`` newest top-tier
+    checkpoints retained (inf: all), one kept for good every ``keep_every_s`` of work (0: none). The
+    recursion (:mod:`ckptcalc.model.tiers`) asks it the work an event replays beyond its latency and the
+    chance a fail-stop erases it first."""
+
+    keep: Num = math.inf
+    keep_every_s: Num = 0.0
+
+    def numbers(self) -> tuple[Num, ...]:
+        """Its numbers, flat (to tell floats from arrays)."""
+        return self.keep, self.keep_every_s
+
+    def beyond(self, top_s: Num, latency_s: Num) -> Num:
+        """The work an event replays beyond its latency at the top interval ``top_s`` (:func:`replay_work`)."""
+        keep = None if scalar_inf(self.keep) else self.keep
+        every = None if isinstance(self.keep_every_s, float | int) and self.keep_every_s == 0 else self.keep_every_s
+        return replay_work(interval_s=top_s, latency_s=latency_s, keep=keep, keep_every_s=every) - latency_s
+
+    def erased(self, intervals_s: tuple[Num, ...], shares: tuple[Num, ...], latency_s: Num, mtbf_s: Num) -> Num:
+        """The chance that some fail-stop erases a pending event (:func:`erased_on_tiers`)."""
+        return erased_on_tiers(intervals_s=intervals_s, shares=shares, latency_s=latency_s, mtbf_s=mtbf_s)
+
+
+def scalar_inf(value: Num) -> bool:
+    """Whether ``value`` is the float infinity (every checkpoint kept); an array never is."""
+    return isinstance(value, float | int) and math.isinf(value)
+
+
 class Band(Record):
     """The silent events' figures at both ends of their rate's 95 % interval (docs/model.md §16.2), from
     n events seen in a window: the mean work between events at each end (``high_s`` None with none seen,
