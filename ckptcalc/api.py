@@ -614,6 +614,7 @@ def check(
     >>> check(["llama3-405b", "rsc1-131k"], min_effective=0.9).passed
     False
     """
+    from ckptcalc.mechanisms import registry
     from ckptcalc.model.evaluation import evaluate
     from ckptcalc.output import documents
 
@@ -636,13 +637,14 @@ def check(
             # One broken preset must not hide the verdict on the others: it gets its own row.
             rows.append({"preset": _label(ref), "effective": None, "effective_ci95": None, "tested": at,
                          "interval_s": None, "interval_pinned": None, "passed": False,
-                         "error": _error_text(error, ref), "silent": None})  # fmt: skip
+                         "error": _error_text(error, ref), **registry.checked_empty()})  # fmt: skip
             continue
-        risk = _silent_check(result, limit)
-        if isinstance(risk, str):
+        verdicts = registry.checked(result, limit)  # each failure class's risk against the limit
+        missing = next((text for text in verdicts.values() if isinstance(text, str)), None)
+        if missing is not None:
             rows.append({"preset": _label(ref), "effective": None, "effective_ci95": None, "tested": at,
                          "interval_s": None, "interval_pinned": None, "passed": False,
-                         "error": f"{_label(ref)}: {risk}", "silent": None})  # fmt: skip
+                         "error": f"{_label(ref)}: {missing}", **registry.checked_empty()})  # fmt: skip
             continue
         effective = float(result.effective)
         pinned = one.config.interval_s is not None or one.config.memory_interval_s is not None
@@ -657,9 +659,10 @@ def check(
                 "tested": tested,
                 "interval_s": float(result.interval_s),
                 "interval_pinned": pinned,
-                "passed": (floor is None or value >= floor) and (risk is None or risk["passed"]),
+                "passed": (floor is None or value >= floor)
+                and all(v is None or v["passed"] for v in verdicts.values()),
                 "error": None,
-                "silent": risk,
+                **verdicts,
             }
         )
     document = {
@@ -673,32 +676,6 @@ def check(
         "warnings": notes,
     }
     return Check(document, None)
-
-
-def _silent_check(result: Result, limit: float | None) -> dict[str, Any] | str | None:
-    """A preset's silent events against ``limit``, the most risk over its run allowed: its risk, the
-    keep that meets the limit, and whether it passes; None without a limit or without silent events;
-    what is missing, as text, when the run's length is."""
-    from ckptcalc.mechanisms.silent import model as silent
-
-    found = result.silent
-    if limit is None or found is None:
-        return None
-    if found.work_s is None:
-        from ckptcalc.output import wording
-
-        return wording.silent_needs_work()
-    assert found.events_per_run is not None and found.p_unrecoverable_run is not None
-    keep = silent.keep_for_risk(
-        interval_s=found.interval_s, latency_s=found.latency_s, events=found.events_per_run, risk=limit
-    )
-    return {
-        "p_unrecoverable_run": found.p_unrecoverable_run,
-        "keep": None if found.keep is None else int(found.keep),
-        "keep_for_risk": keep,
-        "max_silent_risk": limit,
-        "passed": found.p_unrecoverable_run <= limit,
-    }
 
 
 def _error_text(error: CkptError, ref: PresetRef) -> str:

@@ -297,6 +297,22 @@ class Mechanism:
         """(what, value, note) rows of its part of ``analyze``'s ``measured``."""
         return []
 
+    def checked(self, result: Any, limit: float | None) -> dict[str, Any]:
+        """Its part of a ``check`` row: ``result`` (a preset's) against ``limit``, the most risk over the
+        run ``check`` allows (None: not given), as a record, None, or text saying what is missing."""
+        return {}
+
+    def checked_schema(self) -> dict[str, Any]:
+        return {}
+
+    def checked_words(self, row: dict[str, Any], words: Any) -> str:
+        """Words on its part of a ``check`` row (appended to the row's line); "" for none."""
+        return ""
+
+    def notes(self, result: Any) -> list[str]:
+        """What a ``plan`` document notes about how its whole runs count the class of ``result``."""
+        return []
+
     def measured(self, config: Any, analysis: Any) -> Any:
         """``config`` (a log's measured configuration) with what ``analysis`` (an analysed log) measured of
         the class, as ``--save-preset`` writes it."""

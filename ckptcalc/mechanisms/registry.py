@@ -318,3 +318,24 @@ def measured_schema() -> dict[str, Any]:
 
 def measured_rows(measured: dict[str, Any], words: Any) -> list[tuple[str, str, str]]:
     return [row for m in REGISTRY for row in m.measured_rows(measured, words)]
+
+
+def checked(result: Any, limit: float | None) -> dict[str, Any]:
+    return {key: value for m in REGISTRY for key, value in m.checked(result, limit).items()}
+
+
+def checked_empty() -> dict[str, Any]:
+    """Every failure class's part of a ``check`` row that judged nothing (a preset that failed to load)."""
+    return {key: None for m in REGISTRY for key in m.checked_schema()}
+
+
+def checked_schema() -> dict[str, Any]:
+    return {key: value for m in REGISTRY for key, value in m.checked_schema().items()}
+
+
+def checked_words(row: dict[str, Any], words: Any) -> str:
+    return "".join(m.checked_words(row, words) for m in REGISTRY)
+
+
+def notes(result: Any) -> list[str]:
+    return [note for m in REGISTRY for note in m.notes(result)]

@@ -758,7 +758,7 @@ def plan(
             *warnings(result),
             *([] if expected_s is not None else [wording.NO_EXACT]),
             *storage_warnings(job, result),
-            *([] if result.silent is None else [wording.silent_plan()]),
+            *registry.notes(result),
         ],
         "storage": storage(job, result),
     }

@@ -581,21 +581,7 @@ def check() -> Schema:
             "interval_s": SECONDS,
             "interval_pinned": {"type": "boolean"},
             "passed": {"type": "boolean"},
-            "silent": {
-                "oneOf": [
-                    {"type": "null"},
-                    _object(
-                        {
-                            "p_unrecoverable_run": FRACTION,
-                            "keep": {"type": ["integer", "null"], "minimum": 1},
-                            "keep_for_risk": {"type": "integer", "minimum": 1},
-                            "max_silent_risk": FRACTION,
-                            "passed": {"type": "boolean"},
-                        },
-                        "the retention against --max-silent-risk; null without it or without silent events",
-                    ),
-                ]
-            },
+            **registry.checked_schema(),
         }
     )
     return _document(

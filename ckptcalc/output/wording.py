@@ -324,25 +324,13 @@ def check_row(row: dict[str, Any]) -> str:
     if band is not None:
         text += f" ({span(band, pct)} across the MTBF's 95 % interval"
         text += "; tested at the low end)" if row["tested"] == "low" else ")"
-    found = row.get("silent")
-    if found is not None:
-        kept = "all" if found["keep"] is None else str(found["keep"])
-        text += (
-            f"; P(unrecoverable silent event over the run) {pct(found['p_unrecoverable_run'])} keeping {kept},"
-            f" keep {found['keep_for_risk']} for {pct(found['max_silent_risk'])}"
-        )
-    return text
+    return text + registry.checked_words(row, sys.modules[__name__])
 
 
 def check_summary(failed: int, total: int, floor: float | None) -> str:
     if not failed:
         return "all pass"
     return f"{failed} of {total} below {pct(floor)}" if floor is not None else f"{failed} of {total} fail"
-
-
-def silent_needs_work() -> str:
-    """Why ``check --max-silent-risk`` cannot judge a preset with silent events but no run length."""
-    return "the risk over the run needs the run's length ([run] work, or --work)"
 
 
 PLAN_TITLE = "Whole runs (share of runs below each value)"
@@ -921,14 +909,6 @@ def storage_lever(key: str, changed: Any, gpus: float | None, base: Any) -> str:
 
 
 # ------------------------------------------------------------ silent events and retention (§16)
-
-
-def silent_plan() -> str:
-    """How ``plan`` counts the silent events in its whole runs (docs/model.md §16.2)."""
-    return (
-        "silent events: the whole runs stretch the work by the time they cost on average (the model's),"
-        " so the spread of run times leaves out theirs; events_per_run and p_unrecoverable_run count them"
-    )
 
 
 def span_of_days(low_s: float, high_s: float | None) -> str:

@@ -477,6 +477,75 @@ class Silent(Mechanism):
             )
         return found
 
+    # ------------------------------------------------------------- check and plan
+
+    def checked(self, result: Any, limit: float | None) -> dict[str, Any]:
+        """A preset's silent events against ``limit``, the most risk over its run allowed: its risk, the
+        keep that meets the limit, and whether it passes; None without a limit or without silent events;
+        what is missing, as text, when the run's length is."""
+        found = result.silent
+        if limit is None or found is None:
+            return {self.name: None}
+        if found.work_s is None:
+            return {self.name: "the risk over the run needs the run's length ([run] work, or --work)"}
+        from ckptcalc.mechanisms.silent import model as silent
+
+        assert found.events_per_run is not None and found.p_unrecoverable_run is not None
+        keep = silent.keep_for_risk(
+            interval_s=found.interval_s, latency_s=found.latency_s, events=found.events_per_run, risk=limit
+        )
+        return {
+            self.name: {
+                "p_unrecoverable_run": found.p_unrecoverable_run,
+                "keep": None if found.keep is None else int(found.keep),
+                "keep_for_risk": keep,
+                "max_silent_risk": limit,
+                "passed": found.p_unrecoverable_run <= limit,
+            }
+        }
+
+    def checked_schema(self) -> dict[str, Any]:
+        return {
+            self.name: {
+                "oneOf": [
+                    {"type": "null"},
+                    {
+                        "type": "object",
+                        "properties": {
+                            "p_unrecoverable_run": _FRACTION,
+                            "keep": {"type": ["integer", "null"], "minimum": 1},
+                            "keep_for_risk": {"type": "integer", "minimum": 1},
+                            "max_silent_risk": _FRACTION,
+                            "passed": {"type": "boolean"},
+                        },
+                        "required": ["p_unrecoverable_run", "keep", "keep_for_risk", "max_silent_risk", "passed"],
+                        "description": "the retention against --max-silent-risk; null without it or without"
+                        " silent events",
+                    },
+                ]
+            }
+        }
+
+    def checked_words(self, row: dict[str, Any], words: Any) -> str:
+        found = row.get(self.name)
+        if found is None:
+            return ""
+        pct = words.pct
+        kept = "all" if found["keep"] is None else str(found["keep"])
+        return (
+            f"; P(unrecoverable silent event over the run) {pct(found['p_unrecoverable_run'])} keeping {kept},"
+            f" keep {found['keep_for_risk']} for {pct(found['max_silent_risk'])}"
+        )
+
+    def notes(self, result: Any) -> list[str]:
+        """How ``plan`` counts the silent events in its whole runs (docs/model.md §16.2)."""
+        if result.silent is None:
+            return []
+        return [
+            "silent events: the whole runs stretch the work by the time they cost on average (the model's),"
+            " so the spread of run times leaves out theirs; events_per_run and p_unrecoverable_run count them"
+        ]
+
     def measured(self, config: Any, analysis: Any) -> Any:
         """``config`` with the silent events a log measured (docs/model.md §11.7), as ``--save-preset``
         writes them: their rate over the wall time, and the detection latency and skip where measured
