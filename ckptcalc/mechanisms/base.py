@@ -245,12 +245,12 @@ class Mechanism:
         """The JSON Schema of :meth:`echo_parts`' keys, placed the same way."""
         return ()
 
-    def result_part(self, job: Any, result: Any) -> dict[str, Any]:
+    def class_part(self, job: Any, result: Any) -> dict[str, Any]:
         """Its part of ``optimize``'s and ``plan``'s documents (its key: its record or None)."""
         return {}
 
-    def result_schema(self) -> dict[str, Any]:
-        """The JSON Schema of :meth:`result_part`."""
+    def class_schema(self) -> dict[str, Any]:
+        """The JSON Schema of :meth:`class_part`."""
         return {}
 
     def part_rows(self, key: str, found: dict[str, Any], words: Any) -> list[tuple[str, str, str]] | None:
@@ -275,14 +275,14 @@ class Mechanism:
         all): what the home's stepper found (its effective time, split, interval, batches)."""
         raise NotImplementedError(self.name)
 
-    def simulated_part(self, found: Any, result: Any) -> dict[str, Any]:
+    def class_simulated_part(self, found: Any, result: Any) -> dict[str, Any]:
         """Its part of ``simulate``'s document: what the engine ``found`` beside the model's ``result``."""
         return {}
 
-    def simulated_schema(self) -> dict[str, Any]:
+    def class_simulated_schema(self) -> dict[str, Any]:
         return {}
 
-    def simulated_lines(self, document: dict[str, Any], words: Any) -> list[str]:
+    def class_simulated_lines(self, document: dict[str, Any], words: Any) -> list[str]:
         """Lines of words on its part of a ``simulate`` document."""
         return []
 

@@ -249,17 +249,17 @@ def placed_before(base: dict[str, Any], parts: tuple[tuple[str, dict[str, Any]],
     return found
 
 
-def result_parts(job: Any, result: Any) -> dict[str, Any]:
-    return {key: value for m in REGISTRY for key, value in m.result_part(job, result).items()}
+def class_parts(job: Any, result: Any) -> dict[str, Any]:
+    return {key: value for m in REGISTRY for key, value in m.class_part(job, result).items()}
 
 
-def result_schema() -> dict[str, Any]:
-    return {key: value for m in REGISTRY for key, value in m.result_schema().items()}
+def class_schema() -> dict[str, Any]:
+    return {key: value for m in REGISTRY for key, value in m.class_schema().items()}
 
 
 def part_keys() -> tuple[str, ...]:
     """The keys of the failure classes' parts of a document."""
-    return tuple(key for m in REGISTRY for key in m.result_schema())
+    return tuple(key for m in REGISTRY for key in m.class_schema())
 
 
 def part_rows(key: str, found: dict[str, Any], words: Any) -> list[tuple[str, str, str]]:
@@ -296,16 +296,16 @@ def measured_values(measured: dict[str, Any]) -> dict[str, float]:
     return {key: value for m in REGISTRY for key, value in m.measured_values(measured).items()}
 
 
-def simulated_parts(found: Any, result: Any) -> dict[str, Any]:
-    return {key: value for m in REGISTRY for key, value in m.simulated_part(found, result).items()}
+def class_simulated_parts(found: Any, result: Any) -> dict[str, Any]:
+    return {key: value for m in REGISTRY for key, value in m.class_simulated_part(found, result).items()}
 
 
-def simulated_schema() -> dict[str, Any]:
-    return {key: value for m in REGISTRY for key, value in m.simulated_schema().items()}
+def class_simulated_schema() -> dict[str, Any]:
+    return {key: value for m in REGISTRY for key, value in m.class_simulated_schema().items()}
 
 
-def simulated_lines(document: dict[str, Any], words: Any) -> list[str]:
-    return [line for m in REGISTRY for line in m.simulated_lines(document, words)]
+def class_simulated_lines(document: dict[str, Any], words: Any) -> list[str]:
+    return [line for m in REGISTRY for line in m.class_simulated_lines(document, words)]
 
 
 def measured_parts(analysis: Any) -> dict[str, Any]:

@@ -259,7 +259,7 @@ def evaluation(
         "spares": spares(job, result),
         "elastic": elastic(result),
         "storage": storage(job, result),
-        **registry.result_parts(job, result),
+        **registry.class_parts(job, result),
     }
 
 
@@ -606,7 +606,7 @@ def simulation(
             "restart": outcome.split.restart,
         },
         "elastic": None if job.config.groups is None else {"lost": outcome.elastic},
-        **registry.simulated_parts(outcome.late, result),
+        **registry.class_simulated_parts(outcome.late, result),
         "failures": outcome.failures,
         "failures_in_restart": outcome.failures_in_restart,
         "analytic": {"first_order": first, "exact": exact},
@@ -752,7 +752,7 @@ def plan(
         "start": figures.get("start"),
         "deadline": figures.get("deadline"),
         "uncertainty": plan_band(job, figures.get("band")),
-        **registry.result_parts(job, result),
+        **registry.class_parts(job, result),
         "warnings": [
             *input_warnings(job),
             *warnings(result),

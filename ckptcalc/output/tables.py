@@ -797,7 +797,7 @@ def simulation(document: dict[str, Any]) -> None:
     out.print(f"Failures: {document['failures']:,} ({document['failures_in_restart']:,} during a restart)")
     if document["spares"] is not None:
         out.print(wording.simulated_spares(document["spares"]))
-    for line in registry.simulated_lines(document, wording):
+    for line in registry.class_simulated_lines(document, wording):
         out.print(line)
     for line in wording.storage_lines(document.get("storage")):
         out.print(line)

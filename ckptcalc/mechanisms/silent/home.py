@@ -344,10 +344,10 @@ class Silent(Mechanism):
             ("work_s", {EVERY: {**_MAYBE_SECONDS, "description": "one checkpoint kept for good per this much work"}}),
         )
 
-    def result_part(self, job: Any, result: Any) -> dict[str, Any]:
+    def class_part(self, job: Any, result: Any) -> dict[str, Any]:
         return {self.name: part(result, dict(job.classes).get(self.name))}
 
-    def result_schema(self) -> dict[str, Any]:
+    def class_schema(self) -> dict[str, Any]:
         return {self.name: SCHEMA}
 
     def part_rows(self, key: str, found: dict[str, Any], words: Any) -> list[tuple[str, str, str]] | None:
@@ -388,7 +388,7 @@ class Silent(Mechanism):
             seed=seed,
         )
 
-    def simulated_part(self, found: Any, result: Any) -> dict[str, Any]:
+    def class_simulated_part(self, found: Any, result: Any) -> dict[str, Any]:
         """The silent events a simulation ran (docs/model.md §16.4) beside the model's P_u; None without."""
         if found is None or result.silent is None:
             return {self.name: None}
@@ -404,10 +404,10 @@ class Silent(Mechanism):
             }
         }
 
-    def simulated_schema(self) -> dict[str, Any]:
+    def class_simulated_schema(self) -> dict[str, Any]:
         return {self.name: _SIMULATED}
 
-    def simulated_lines(self, document: dict[str, Any], words: Any) -> list[str]:
+    def class_simulated_lines(self, document: dict[str, Any], words: Any) -> list[str]:
         """The simulated silent events beside the model's P_u, from ``simulate``'s JSON ``silent``."""
         found = document.get(self.name)
         if found is None:
@@ -764,7 +764,7 @@ _NUMBER: dict[str, Any] = {"type": "number"}
 _COUNT: dict[str, Any] = {"type": "integer", "minimum": 0}
 _PAIR: dict[str, Any] = {"type": ["array", "null"], "items": _NUMBER, "minItems": 2, "maxItems": 2}
 
-#: The JSON Schema of :meth:`Silent.simulated_part`.
+#: The JSON Schema of :meth:`Silent.class_simulated_part`.
 _SIMULATED: dict[str, Any] = {
     "oneOf": [
         {"type": "null"},
