@@ -28,6 +28,7 @@ from ckptcalc.inputs.arguments import ArgumentError, checked
 from ckptcalc.inputs.fields import BY_NAME, BY_PUBLIC, parse_value
 from ckptcalc.inputs.keywords import ModelInputs, PlanInputs
 from ckptcalc.inputs.scenario import Job, Scenario, merge, others_by_parts, resolve
+from ckptcalc.mechanisms import registry
 from ckptcalc.model.evaluation import Result
 from ckptcalc.records import Record
 
@@ -412,7 +413,8 @@ def optimize(
     _loadable(the_job, result)
     assume = _jit_assumptions(
         decide.LeverAssumptions(
-            **{**presets.lever_assumptions(), **dict(the_job.scenario.levers)}, **_spare_assumptions(the_job)
+            **{**presets.lever_assumptions(), **dict(the_job.scenario.levers)},
+            running=registry.assumed(the_job.scenario),
         ),
         the_job,
     )
@@ -485,7 +487,6 @@ def _as_stated(one: Job, compute: Callable[[], _T]) -> _T:
 def _storage_levers(one: Job) -> list[tuple[str, Config, float | None]]:
     """The storage levers (docs/model.md §17): each registered tier cost's, and with three or more tiers
     every subset that drops some below storage."""
-    from ckptcalc.mechanisms import registry
     from ckptcalc.model import storage
 
     found: list[tuple[str, Config, float | None]] = [
@@ -529,22 +530,6 @@ def _at_gpus(one: Job) -> Callable[[float], Config] | None:
     from ckptcalc.inputs import grid as sweeps
 
     return lambda gpus: sweeps.vary(one, "gpus", gpus)
-
-
-def _spare_assumptions(one: Job) -> dict[str, Any]:
-    """What the spares lever assumes (docs/model.md §15): the job's repair time and risk where stated,
-    else 4 h and 1 %; its nodes where stated or GPUs / GPUs per node."""
-    from ckptcalc.model import spares, statistics
-
-    s = one.scenario
-    nodes = s.nodes
-    if nodes is None and s.gpus is not None:
-        nodes = statistics.node_count(s.gpus, s.gpus_per_node)
-    return {
-        "spare_repair_s": spares.LEVER_REPAIR_S if s.repair_s is None else s.repair_s,
-        "spare_risk": spares.DEFAULT_RISK if s.spare_risk is None else s.spare_risk,
-        "nodes": nodes,
-    }
 
 
 def _part_levers(one: Job) -> list[tuple[str, Config, float | None]]:
@@ -614,7 +599,6 @@ def check(
     >>> check(["llama3-405b", "rsc1-131k"], min_effective=0.9).passed
     False
     """
-    from ckptcalc.mechanisms import registry
     from ckptcalc.model.evaluation import evaluate
     from ckptcalc.output import documents
 
@@ -958,15 +942,14 @@ def sweep_stream(
         default_low, default_high = sweeps.default_range(over, the_job, base)
         low = default_low if low is None else low
         high = default_high if high is None else high
-    spacing = log if log is not None else (start is None and stop is None and over != "spares")
+    counts = registry.sweep_whole(over)  # a mechanism's input counted in whole numbers
+    spacing = log if log is not None else (start is None and stop is None and not (counts is not None and counts[0]))
     values = sweeps.grid(low, high, points, spacing)
-    if over in ("gpus", "nodes", "groups"):
+    if over in ("gpus", "groups"):
         values = sweeps.whole(values)
-    if over == "spares":
-        values = sweeps.whole(values, least=0.0)
+    if counts is not None:
+        values = sweeps.whole(values, least=counts[1])
     elif over not in sweeps.VECTORISED and spec.kind == "count":
-        from ckptcalc.mechanisms import registry
-
         counted = ("failures", *registry.window_counts())  # counts seen in a window: none is a count too
         values = sweeps.whole(values, least=0.0 if spec.name in counted else 1.0)
     sweeps.check_values(the_job, over, values)
@@ -1427,8 +1410,7 @@ def plan(
             seed=chosen,
             expected_failures=e / m_run,
             progress=None if progress is None else _share_of(progress, i, len(parts)),
-            spares=None if config.spares is None else int(config.spares),
-            repair_s=0.0 if config.repair_s is None else float(config.repair_s),
+            waits=registry.run_waits(config),
         )
         for i, (m, (at, e, m_run, w)) in enumerate(parts.items())
     }
@@ -1494,7 +1476,6 @@ def _run_inputs(
     # Elastic replica groups: whole runs of the periodic process at the whole-job MTBF, the work
     # stretched by the groups' useful share (docs/model.md §14.4; approximate, as the model is).
     mtbf, run_work = float(run_config.mtbf_s), work_s
-    from ckptcalc.mechanisms import registry
 
     averaged = registry.averaged_in_plan(run_config)
     if averaged:
@@ -1673,8 +1654,6 @@ def analyze(
     fitted = fitting.fit(read.failure_times_s, start_s=read.start_s, end_s=read.end_s)
     config, reason = _measured_config(analysis, fitted)
     if config is not None:
-        from ckptcalc.mechanisms import registry
-
         config = registry.measured(config, analysis)
     model = None
     mtbf_band = None
@@ -1836,7 +1815,6 @@ def measured_preset(outcome: RunAnalysis, base: PresetRef | None = None) -> Scen
         )
         n = measured["group_failures"] + measured["whole_job_failures"]
         low, high = mtbf_interval(n, n * float(config.mtbf_s))
-    from ckptcalc.mechanisms import registry
 
     values.update(registry.measured_values(outcome.document["measured"]))  # each failure class's keys
     # The measured levels replace every level of the base, its tiers included.

@@ -20,7 +20,17 @@ LAYERS: list[tuple[str, list[str]]] = [
     # Each mechanism's home: a module, or a folder (its model part, then its declaration).
     (
         "mechanisms",
-        ["base", "slowdown", "limits", "compression", "silent.model", "silent.stepper", "silent.home", "registry"],
+        [
+            "base",
+            "slowdown",
+            "limits",
+            "compression",
+            "silent.model",
+            "silent.stepper",
+            "silent.home",
+            "spares",
+            "registry",
+        ],
     ),
     (
         "model",
@@ -34,7 +44,6 @@ LAYERS: list[tuple[str, list[str]]] = [
             "search",
             "elastic",
             "weibull",
-            "spares",
             "storage",
             "evaluation",
             "band",

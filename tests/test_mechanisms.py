@@ -84,7 +84,7 @@ def without_own(document: dict[str, Any], m: Mechanism) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("m", MECHANISMS, ids=IDS)
-def test_its_rows_are_in_fields_after_their_anchors(m: Mechanism) -> None:
+def test_its_rows_are_in_fields_at_their_anchors(m: Mechanism) -> None:
     assert m.kind in KINDS and m.name
     order = [f.name for f in FIELDS]
     for row in m.inputs:
@@ -96,7 +96,11 @@ def test_its_rows_are_in_fields_after_their_anchors(m: Mechanism) -> None:
             row.key,
             row.help,
         )
-        assert order.index(row.name) > order.index(row.after)
+        if row.before:
+            assert order.index(row.name) < order.index(row.before)
+        if row.after:
+            assert order.index(row.name) > order.index(row.after)
+        assert row.before or row.after
     assert len(order) == len(set(order))
     # The example (or its alternative, where inputs exclude each other) states each input, and the limit
     # says where each has no effect.

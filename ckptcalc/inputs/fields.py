@@ -7,7 +7,6 @@ below find a field by its attribute name, its flag or its public (API) name.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 from ckptcalc.errors import UnitError
@@ -229,25 +228,6 @@ _CORE: tuple[Field, ...] = (
         "Warn when a tier's storage is busy more than this share of the time (persist / interval; default: 0.5).",
     ),
     Field("gpu_hour_cost", "number", "gpu-hour-cost", "cost", "gpu_hour", "Cost of one GPU-hour, any currency."),
-    Field("nodes", "count", "nodes", "spares", "nodes", "Nodes the job runs on (default: GPUs / --gpus-per-node)."),
-    Field("gpus_per_node", "count", "gpus-per-node", "spares", "gpus_per_node", "GPUs per node (default: 8)."),
-    Field(
-        "spares",
-        "spares",
-        "spares",
-        "spares",
-        "spares",
-        "Spare nodes kept warm beside the job, or auto: the fewest with P(no spare) ≤ --spare-risk.",
-    ),
-    Field("repair_s", "duration", "repair", "spares", "repair", "Time a failed node is out for repair, e.g. 4h."),
-    Field(
-        "spare_risk",
-        "fraction",
-        "spare-risk",
-        "spares",
-        "spare_risk",
-        "Target chance that a failure finds no spare, for --spares auto (default: 1%).",
-    ),
     Field(
         "groups",
         "count",
@@ -316,7 +296,7 @@ def _assembled(core: tuple[Field, ...], rows: tuple[Input, ...]) -> tuple[Field,
 FIELDS: tuple[Field, ...] = _assembled(_CORE, registry.inputs())
 
 #: Sweepable inputs: (flag, column name in SI units, axis label), in the order ``--over`` lists them.
-_SWEEPS = (
+_SWEEPS: tuple[tuple[str, str, str], ...] = (
     ("interval", "interval_s", "checkpoint interval"),
     ("bw", "bandwidth_bytes_per_s", "storage bandwidth"),
     ("size", "checkpoint_bytes", "checkpoint size"),
@@ -331,15 +311,24 @@ _SWEEPS = (
     ("jit-share", "jit_share", "share recovered in place"),
     ("jit-bw", "jit_bandwidth_bytes_per_s", "just-in-time save bandwidth"),
     ("notice-share", "notice_share", "share with notice"),
-    ("spares", "spares", "spare nodes"),
-    ("repair", "repair_s", "repair time"),
-    ("nodes", "nodes", "nodes"),
     ("groups", "groups", "replica groups"),
     ("group-share", "group_share", "group-local share of failures"),
     ("rejoin", "rejoin_s", "rejoin time"),
     ("quorum-pause", "quorum_pause_s", "quorum pause"),
     ("ft-overhead", "ft_overhead", "fault-tolerance overhead"),
 )
+
+
+def _with_mechanisms(core: tuple[tuple[str, str, str], ...]) -> tuple[tuple[str, str, str], ...]:
+    """The core's sweeps with each registered mechanism's inserted after the flag it names."""
+    found = list(core)
+    for after, rows in registry.sweeps():
+        at = next(i for i, (flag, _, _) in enumerate(found) if flag == after) + 1
+        found[at:at] = rows
+    return tuple(found)
+
+
+_SWEEPS = _with_mechanisms(_SWEEPS)
 _SWEEP = {flag: (column, axis) for flag, column, axis in _SWEEPS}
 FIELDS = tuple(f.replace(sweep=_SWEEP[f.flag][0], axis=_SWEEP[f.flag][1]) if f.flag in _SWEEP else f for f in FIELDS)
 
@@ -368,23 +357,8 @@ OVER_FIELDS: tuple[Field, ...] = (*SWEEPABLE, *(f for f in FIELDS if f.flag not 
 BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}
 BY_FLAG: dict[str, Field] = {f.flag: f for f in FIELDS}
 
-#: What ``spares`` holds for ``auto`` (the fewest spares that meet the target), until the job is resolved:
-#: no count a user can write parses to it.
-AUTO_SPARES = math.inf
-
-
-def parse_spares(raw: str) -> float:
-    """A spare count, or ``auto`` (:data:`AUTO_SPARES`)."""
-    if raw.strip().lower() == "auto":
-        return AUTO_SPARES
-    try:
-        return units.parse_count(raw)
-    except UnitError:
-        raise UnitError(f"expected a whole number of spare nodes or auto, got {raw!r}") from None
-
-
 PARSERS: dict[str, Callable[[str], float]] = {
-    "spares": parse_spares,
+    **registry.unit_parsers(units.parse_count),
     "size": units.parse_size,
     "rate": units.parse_rate,
     "duration": units.parse_duration,

@@ -15,6 +15,7 @@ from ckptcalc.errors import InputError
 from ckptcalc.inputs.fields import BY_FLAG, BY_NAME, OVER_FIELDS, SWEEPABLE, Field
 from ckptcalc.inputs.scenario import DEFAULT_BYTES_PER_PARAM, LARGEST, SMALLEST, Job
 from ckptcalc.inputs.units import format_duration, format_rate
+from ckptcalc.mechanisms import registry
 from ckptcalc.model.evaluation import Config, Result, Tier, evaluate, replace
 
 #: What ``over`` accepts: the flag name of every input (``--what-if`` takes the same keys).
@@ -87,9 +88,9 @@ def default_range(over: str, job: Job, base: Result) -> tuple[float, float]:
         # Up to what the other share leaves, short of it (there no periodic checkpoint is needed).
         high = 0.99 * (1.0 - _other_share(over, job.config))
         return min(0.05, high / 2.0), high
-    if over == "spares" and base.pool is not None:
-        # Whole spares from none to twice what the risk needs (or the pool's own, if larger).
-        return 0.0, max(2.0 * float(base.pool.spares_for_target), 2.0 * float(base.pool.spares), 4.0)
+    owned = registry.sweep_range(over, base)  # a mechanism's own default range (the spare pool's)
+    if owned is not None:
+        return owned
     if over in _SHARE_RANGES:
         return _SHARE_RANGES[over]
     value = base_value(over, base, job)
@@ -110,7 +111,7 @@ def default_range(over: str, job: Job, base: Result) -> tuple[float, float]:
 
 
 def whole(values: Any, least: float = 1.0) -> Any:
-    """A grid of counts (GPUs, spare nodes, replica groups) as whole numbers, each once: a log grid over
+    """A grid of counts (GPUs, nodes, replica groups) as whole numbers, each once: a log grid over
     1,638 to 163,840 GPUs is 1,638, 5,181, 16,384, … (fewer points when rounding makes neighbours equal);
     none below ``least``."""
     import numpy
@@ -151,18 +152,16 @@ def _check(over: str, values: Any, job: Job) -> None:
         raise InputError("bounds must be finite", where=where)
     if over not in VECTORISED:
         return  # each point is resolved, and checked, as the job itself is
-    if over in ("spares", "repair", "nodes") and job.config.spares is None:
-        raise InputError(f"sweeping {over} needs a spare pool ({{spares}} with {{repair}})", where="over")
+    owned = registry.check_sweep(over, job.config, low, high, where)  # a mechanism's own checks
     if over in ELASTIC and not job.config.is_elastic:
         raise InputError(f"sweeping {over} needs elastic replica groups in the base ({{groups}})", where="over")
-    if over == "replica-survival":
+    if owned:
+        pass
+    elif over == "replica-survival":
         if low < 0 or high >= 1:
             raise InputError("replica survival must lie in [0, 1)", where=where)
     elif over in _SHARES:
         _check_share(over, low, high, job)
-    elif over == "spares":
-        if low < 0 or high > 1e6:
-            raise InputError("spares must lie between 0 and 1e6 over the whole sweep", where=where)
     elif over in ("group-share", "ft-overhead"):
         if low < 0 or high > 1:
             raise InputError(f"{over} must lie in [0, 1]", where=where)

@@ -6,23 +6,29 @@ none. Tier costs apply in the order listed. ``tests/test_mechanisms.py`` runs ev
 through the same contract checks.
 
 >>> [m.name for m in REGISTRY]
-['slowdown', 'limits', 'compression', 'silent']
+['slowdown', 'limits', 'compression', 'silent', 'spares']
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ckptcalc.mechanisms import compression, limits, slowdown
+from ckptcalc.mechanisms import compression, limits, slowdown, spares
 from ckptcalc.mechanisms.base import Input, Mechanism, Num, TierKey
 from ckptcalc.mechanisms.silent import home as silent
 
-REGISTRY: tuple[Mechanism, ...] = (slowdown.MECHANISM, limits.MECHANISM, compression.MECHANISM, silent.MECHANISM)
+REGISTRY: tuple[Mechanism, ...] = (
+    slowdown.MECHANISM,
+    limits.MECHANISM,
+    compression.MECHANISM,
+    silent.MECHANISM,
+    spares.MECHANISM,
+)
 
 
 def inputs() -> tuple[Input, ...]:
-    """Every registered mechanism's FIELDS rows."""
-    return tuple(row for m in REGISTRY for row in m.inputs)
+    """Every registered mechanism's FIELDS rows (the job's inputs it brings first)."""
+    return tuple(row for m in REGISTRY for row in (*m.job_inputs, *m.inputs))
 
 
 def fields() -> tuple[str, ...]:
@@ -121,7 +127,7 @@ def levers(config: Any, gpus: float | None) -> list[tuple[str, Any]]:
 
 
 def lever_keys() -> tuple[str, ...]:
-    return tuple(key for m in REGISTRY for key in m.levers)
+    return tuple(key for m in REGISTRY if m.kind != "running_share" for key in m.levers)
 
 
 def lever_name(key: str, changed: Any, rate: Any) -> str | None:
@@ -186,6 +192,41 @@ def resolve_classes(scenario: Any, config: Any, duration: Any) -> tuple[Any, tup
 def present(config: Any) -> bool:
     """Whether ``config`` has any registered failure class."""
     return any(m.present(config) for m in REGISTRY)
+
+
+# ------------------------------------------------------------------ running shares (MODEL.md §17)
+
+
+def panels() -> tuple[tuple[str, str], ...]:
+    """The ``--help`` panel of each mechanism's preset section."""
+    return tuple(panel for m in REGISTRY for panel in m.panels)
+
+
+def unit_parsers(count: Any) -> dict[str, Any]:
+    """The parsers of the mechanisms' own unit kinds."""
+    return {kind: parse for m in REGISTRY for kind, parse in m.unit_parsers(count).items()}
+
+
+def unit_shown(kind: str) -> str:
+    """The core unit kind a value of ``kind`` is shown as (``kind`` itself for a core kind)."""
+    return next((shown for m in REGISTRY if (shown := m.unit_shown(kind)) is not None), kind)
+
+
+def written(kind: str, value: float) -> str | None:
+    return next((text for m in REGISTRY if (text := m.written(kind, value)) is not None), None)
+
+
+def running(config: Any, mtbf_s: Num) -> Any:
+    """The running share of ``config`` at ``mtbf_s`` (None when no running share applies)."""
+    return next((found for m in REGISTRY if (found := m.running(config, mtbf_s)) is not None), None)
+
+
+def without_running(config: Any) -> Any:
+    """``config`` without its running shares."""
+    for m in REGISTRY:
+        if m.kind == "running_share":
+            config = m.without(config)
+    return config
 
 
 def approximate(config: Any) -> bool:
@@ -339,3 +380,94 @@ def checked_words(row: dict[str, Any], words: Any) -> str:
 
 def notes(result: Any) -> list[str]:
     return [note for m in REGISTRY for note in m.notes(result)]
+
+
+def assumed(scenario: Any) -> dict[str, Any]:
+    """What each mechanism's levers assume of the stated ``scenario``, by mechanism name."""
+    return {m.name: m.assumed(scenario) for m in REGISTRY}
+
+
+def running_levers(
+    config: Any, gpus: float | None, base: float, evaluate: Any, assumed: dict[str, Any] | None
+) -> list[tuple[str, float, Any, float | None, float]]:
+    return [lever for m in REGISTRY for lever in m.running_levers(config, gpus, base, evaluate, assumed)]
+
+
+def lever_words(key: str, changed: Any, value: float | None, show: dict[str, Any]) -> str | None:
+    return next((words for m in REGISTRY if (words := m.lever_words(key, changed, value, show)) is not None), None)
+
+
+def running_lever_keys() -> tuple[str, ...]:
+    """The running shares' lever keys, where the job lacks each and where it has it."""
+    return tuple(key for m in REGISTRY if m.kind == "running_share" for key in (*m.levers, *m.levers_with))
+
+
+def break_even(key: str, config: Any, gpus: float | None) -> tuple[str, float, str] | None:
+    """Where the lever ``key`` (its changed configuration ``config``) starts to pay; None: no cost."""
+    return next((found for m in REGISTRY if (found := m.break_even(key, config, gpus)) is not None), None)
+
+
+def sweeps() -> tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...]:
+    """Each mechanism's swept inputs, with the flag they follow in ``sweep --over``."""
+    return tuple((m.sweeps_after, m.sweeps) for m in REGISTRY if m.sweeps)
+
+
+def sweep_range(over: str, result: Any) -> tuple[float, float] | None:
+    return next((found for m in REGISTRY if (found := m.sweep_range(over, result)) is not None), None)
+
+
+def check_sweep(over: str, config: Any, low: float, high: float, where: str) -> bool:
+    return any(m.check_sweep(over, config, low, high, where) for m in REGISTRY)
+
+
+def sweep_whole(over: str) -> tuple[bool, float] | None:
+    return next((found for m in REGISTRY if (found := m.sweep_whole(over)) is not None), None)
+
+
+def sweep_columns(result: Any) -> dict[str, Any]:
+    return {key: value for m in REGISTRY for key, value in m.sweep_columns(result).items()}
+
+
+def sweep_schema(fractions: Any) -> dict[str, Any]:
+    return {key: value for m in REGISTRY for key, value in m.sweep_schema(fractions).items()}
+
+
+def result_parts(job: Any, result: Any) -> tuple[tuple[str, dict[str, Any]], ...]:
+    return tuple(part for m in REGISTRY for part in m.result_parts(job, result))
+
+
+def result_schema(parts: dict[str, Any]) -> tuple[tuple[str, dict[str, Any]], ...]:
+    return tuple(part for m in REGISTRY for part in m.result_schema(parts))
+
+
+def input_rows(job: Any, show: dict[str, Any]) -> list[tuple[str, str, str]]:
+    return [row for m in REGISTRY for row in m.input_rows(job, show)]
+
+
+def figure_tables(document: dict[str, Any], show: dict[str, Any]) -> list[tuple[str, str, list[Any]]]:
+    return [table for m in REGISTRY for table in m.figure_tables(document, show)]
+
+
+def simulated() -> tuple[Mechanism, ...]:
+    """The mechanisms the simulations tell apart by name."""
+    return tuple(m for m in REGISTRY if m.simulated_name)
+
+
+def simulated_pool(config: Any) -> Any:
+    return next((found for m in REGISTRY if (found := m.simulated_pool(config)) is not None), None)
+
+
+def run_waits(config: Any) -> Any:
+    return next((found for m in REGISTRY if (found := m.run_waits(config)) is not None), None)
+
+
+def simulated_parts(outcome: Any, result: Any) -> tuple[tuple[str, dict[str, Any]], ...]:
+    return tuple(part for m in REGISTRY for part in m.simulated_parts(outcome, result))
+
+
+def simulated_schema(parts: dict[str, Any]) -> tuple[tuple[str, dict[str, Any]], ...]:
+    return tuple(part for m in REGISTRY for part in m.simulated_schema(parts))
+
+
+def simulated_lines(document: dict[str, Any], show: dict[str, Any]) -> list[str]:
+    return [line for m in REGISTRY for line in m.simulated_lines(document, show)]

@@ -146,12 +146,13 @@ def _mechanisms(doc: dict[str, Any]) -> list[str]:
 
 
 def _mechanism_tables(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    """The spares and the silent events, each as optimize's table shows them, where the scenario has them."""
+    """The mechanisms' figures (the spare pool's) and the silent events, each as optimize's table shows them,
+    where the scenario has them."""
     w = wording.REPORT
-    found = []
-    if doc.get("spares") is not None:
-        rows = wording.spares_rows(doc["spares"])
-        found.append(_table([wording.REPORT_SPARES, w["value"], ""], [list(r) for r in rows], numeric=[1]))
+    found = [
+        _table([caption, w["value"], ""], [list(r) for r in rows], numeric=[1])
+        for _, caption, rows in registry.figure_tables(doc, wording.SHOW)
+    ]
     for key in registry.part_keys():
         if doc.get(key) is not None:
             rows = registry.part_rows(key, doc[key], wording)

@@ -88,7 +88,7 @@ class Silent(Mechanism):
             "silent",
             "mtbf",
             "Mean work between silent events (data corruption, loss spikes) that a check notices late, e.g. 14d.",
-            after="gpus_per_node",
+            after="",
             before="keep",
         ),
         Input(
@@ -145,7 +145,7 @@ class Silent(Mechanism):
     alternative = ((EVENTS, "24"), ("window_s", "168d"), (LATENCY, "1h"), ("keep", "5"))
     window_counts = (EVENTS,)
     engine_switch = (MTBF, "silent_mtbf")
-    engine_refuses = ("slowdown", "spares", "groups", "weibull", "events", "search")
+    engine_refuses = ("slowdown", "groups", "weibull", "events", "search")
 
     # ------------------------------------------------------------- inputs
 
