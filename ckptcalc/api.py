@@ -20,7 +20,7 @@ import io
 import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TextIO, TypeVar, Unpack, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO, TypeVar, Unpack, cast
 
 from ckptcalc.errors import InputError
 from ckptcalc.inputs import keywords
@@ -1208,7 +1208,7 @@ class FailureLog(Outcome):
 def fit(
     logs: Iterable[str | os.PathLike[str]] = (),
     *,
-    stdin: Any = None,
+    stdin: TextIO | BinaryIO | None = None,
     format: str | None = None,
     time: str | None = None,
     time_unit: str | None = None,
@@ -1622,7 +1622,7 @@ class RunAnalysis(Outcome):
 def analyze(
     log: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     *,
-    stdin: Any = None,
+    stdin: TextIO | BinaryIO | None = None,
     format: str | None = None,
     time: str | None = None,
     time_unit: str | None = None,
@@ -1906,7 +1906,7 @@ def events(
     *,
     output: str | os.PathLike[str] | None = None,
     stream: Any = None,
-    stdin: Any = None,
+    stdin: TextIO | BinaryIO | None = None,
     format: str | None = None,
     time: str | None = None,
     time_unit: str | None = None,
