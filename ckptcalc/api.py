@@ -27,7 +27,7 @@ from ckptcalc.inputs import keywords
 from ckptcalc.inputs.arguments import ArgumentError, checked
 from ckptcalc.inputs.fields import BY_NAME, BY_PUBLIC, parse_value
 from ckptcalc.inputs.keywords import ModelInputs, PlanInputs
-from ckptcalc.inputs.scenario import Job, Scenario, merge, others_by_parts, resolve
+from ckptcalc.inputs.scenario import Job, Scenario, check_stated, merge, others_by_parts, resolve
 from ckptcalc.model.evaluation import Result
 from ckptcalc.records import Record
 
@@ -1044,8 +1044,7 @@ def simulate(
     from ckptcalc.simulation import timeline as sim
 
     count = _number(parse_count, cycles, "cycles")
-    if seed is not None and seed < 0:
-        raise InputError(f"must be a non-negative integer, got {seed}", where="seed")
+    _seed(seed)
     total = sim.check(count, None)
     the_job = job(preset, failure_dist=failure_dist, mtbf_ci=mtbf_ci, **inputs)
     config = the_job.config
@@ -1404,8 +1403,7 @@ def plan(
     from ckptcalc.simulation import plan as whole
     from ckptcalc.simulation.timeline import DEFAULT_SEED, Failures, schedule_for
 
-    if seed is not None and seed < 0:
-        raise InputError(f"must be a non-negative integer, got {seed}", where="seed")
+    _seed(seed)
     the_job = job(preset, work=work, failure_dist=failure_dist, mtbf_ci=mtbf_ci, **inputs)
     config = the_job.config
     if config.is_nested:
@@ -1651,28 +1649,15 @@ def analyze(
     >>> round(a.realised["effective"], 6), a["measured"]["failures"]
     (0.441667, 4)
     """
-    from ckptcalc.inputs.units import parse_count, parse_duration
     from ckptcalc.logs import analyze as timeline
     from ckptcalc.logs import fit as fitting
     from ckptcalc.output import documents
 
-    span = _number(parse_duration, window, "window") if window is not None else None
-    if span is not None and not (math.isfinite(span) and span > 0):
-        raise InputError(f"must be a positive duration, got {span:g} s", where="window")
+    stated = check_stated(overrides({"window": window, "gpus": gpus, "discard": discard, "groups": groups,
+                                     "ft_overhead": ft_overhead}))  # fmt: skip
+    span, count, count_groups = stated.get("window_s"), stated.get("gpus"), stated.get("groups")
     floor = _fraction(slo, "slo") if slo is not None else None
-    count = _number(parse_count, gpus, "gpus") if gpus is not None else None
-    if count is not None and not (math.isfinite(count) and count >= 1 and float(count).is_integer()):
-        raise InputError(f"must be a positive whole number, got {count:g}", where="gpus")
-    thrown = 0.0 if discard is None else _number(parse_count, discard, "discard")
-    if not (math.isfinite(thrown) and 0.0 <= thrown < 1.0):
-        raise InputError(f"must be a share in [0, 1), got {thrown:g}", where="discard")
-    count_groups = None if groups is None else _number(parse_count, groups, "groups")
-    if count_groups is not None and not (math.isfinite(count_groups) and count_groups >= 2
-                                         and float(count_groups).is_integer()):  # fmt: skip
-        raise InputError(f"must be a whole number of groups, 2 or more, got {count_groups:g}", where="groups")
-    cost = 0.0 if ft_overhead is None else _number(parse_count, ft_overhead, "ft_overhead")
-    if not (math.isfinite(cost) and 0.0 <= cost < 1.0):
-        raise InputError(f"must be a share in [0, 1), got {cost:g}", where="ft_overhead")
+    thrown, cost = stated.get("discard", 0.0), stated.get("ft_overhead", 0.0)
     from ckptcalc.logs.reader import parse_tz
 
     zone = parse_tz(tz) if tz is not None else None
@@ -1711,6 +1696,13 @@ def analyze(
         else [None if floor is None else w.split.effective < floor for w in analysis.windows],
     )  # fmt: skip
     return RunAnalysis(document, None, analysis, config, year_from=read.year_from)
+
+
+def _seed(seed: int | None) -> int | None:
+    """A simulation's seed, checked (``seed``): simulate's and plan's."""
+    if seed is not None and seed < 0:
+        raise InputError(f"must be a non-negative integer, got {seed}", where="seed")
+    return seed
 
 
 def _year(year: int | None) -> int | None:
@@ -1939,8 +1931,7 @@ def events(
     if not paths:
         raise InputError("no log to read", where="logs")
     zone = reader.parse_tz(tz) if tz is not None else None
-    if year is not None and not 1 <= year <= 9999:
-        raise InputError(f"must be a year from 1 to 9999, got {year}", where="year")
+    _year(year)
     clock = reader.Clock(time_unit, tz=zone)
 
     def write(target: Any, form: canonical.Form, *, streaming: bool = False) -> tuple[reader.Counts, int]:

@@ -135,3 +135,30 @@ def test_right_types_pass_through_unchanged() -> None:
 )
 def test_described_in_words(spec: Any, words: str) -> None:
     assert describe(spec) == words
+
+
+@pytest.mark.parametrize(
+    ("key", "bad"),
+    [
+        ("window", "-1d"),
+        ("gpus", "2.5"),
+        ("gpus", 0),
+        ("discard", 1),
+        ("discard", "-5%"),
+        ("groups", 1),
+        ("groups", 2.5),
+        ("ft_overhead", 1),
+        ("ft_overhead", -0.1),
+    ],
+)
+def test_a_log_commands_option_is_checked_as_the_model_input_it_is(key: str, bad: object) -> None:
+    """analyze's window, GPUs, discard, groups and overhead are FIELDS inputs: one path checks them (no hand copy)."""
+    said = []
+    for call in (
+        lambda: ckptcalc.analyze(str(DATA / "group-run.jsonl"), time_unit="min", **{key: bad}),  # type: ignore[arg-type]
+        lambda: ckptcalc.optimize(**{key: bad}),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(ckptcalc.InputError) as caught:
+            call()
+        said.append((caught.value.where, str(caught.value)))
+    assert said[0] == said[1] and said[0][0] == key
