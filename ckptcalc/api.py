@@ -20,14 +20,14 @@ import io
 import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TextIO, TypeVar, Unpack, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO, TypeVar, Unpack, cast
 
 from ckptcalc.errors import InputError
 from ckptcalc.inputs import keywords
 from ckptcalc.inputs.arguments import ArgumentError, checked
 from ckptcalc.inputs.fields import BY_NAME, BY_PUBLIC, parse_value
 from ckptcalc.inputs.keywords import ModelInputs, PlanInputs
-from ckptcalc.inputs.scenario import Job, Scenario, merge, others_by_parts, resolve
+from ckptcalc.inputs.scenario import Job, Scenario, check_stated, merge, others_by_parts, resolve
 from ckptcalc.mechanisms import registry
 from ckptcalc.model.evaluation import Result
 from ckptcalc.records import Record
@@ -1006,8 +1006,7 @@ def simulate(
     from ckptcalc.simulation import timeline as sim
 
     count = _number(parse_count, cycles, "cycles")
-    if seed is not None and seed < 0:
-        raise InputError(f"must be a non-negative integer, got {seed}", where="seed")
+    _seed(seed)
     total = sim.check(count, None)
     the_job = job(preset, failure_dist=failure_dist, mtbf_ci=mtbf_ci, **inputs)
     config = the_job.config
@@ -1022,8 +1021,8 @@ def simulate(
         raise type(error)(error.template, where=the_job.scenario.where(error.where or "")) from None
     if events is not None and total > EVENT_CYCLES:
         raise InputError(
-            f"an event log is written for at most {EVENT_CYCLES:,} cycles (some 20 s and 700 MB of log for"
-            f" Llama 3), got {total:,}",
+            f"an event log is written for at most {EVENT_CYCLES:,} cycles (for Llama 3 some 20 s, and 0.7 GB of"
+            f" CSV or 1.3 GB of JSON Lines), got {total:,}",
             where="cycles",
         )
     if config.has_memory and k is not None:
@@ -1170,7 +1169,7 @@ class FailureLog(Outcome):
 def fit(
     logs: Iterable[str | os.PathLike[str]] = (),
     *,
-    stdin: Any = None,
+    stdin: TextIO | BinaryIO | None = None,
     format: str | None = None,
     time: str | None = None,
     time_unit: str | None = None,
@@ -1366,8 +1365,7 @@ def plan(
     from ckptcalc.simulation import plan as whole
     from ckptcalc.simulation.timeline import DEFAULT_SEED, Failures, schedule_for
 
-    if seed is not None and seed < 0:
-        raise InputError(f"must be a non-negative integer, got {seed}", where="seed")
+    _seed(seed)
     the_job = job(preset, work=work, failure_dist=failure_dist, mtbf_ci=mtbf_ci, **inputs)
     config = the_job.config
     if config.is_nested:
@@ -1588,7 +1586,7 @@ class RunAnalysis(Outcome):
 def analyze(
     log: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     *,
-    stdin: Any = None,
+    stdin: TextIO | BinaryIO | None = None,
     format: str | None = None,
     time: str | None = None,
     time_unit: str | None = None,
@@ -1617,28 +1615,15 @@ def analyze(
     >>> round(a.realised["effective"], 6), a["measured"]["failures"]
     (0.441667, 4)
     """
-    from ckptcalc.inputs.units import parse_count, parse_duration
     from ckptcalc.logs import analyze as timeline
     from ckptcalc.logs import fit as fitting
     from ckptcalc.output import documents
 
-    span = _number(parse_duration, window, "window") if window is not None else None
-    if span is not None and not (math.isfinite(span) and span > 0):
-        raise InputError(f"must be a positive duration, got {span:g} s", where="window")
+    stated = check_stated(overrides({"window": window, "gpus": gpus, "discard": discard, "groups": groups,
+                                     "ft_overhead": ft_overhead}))  # fmt: skip
+    span, count, count_groups = stated.get("window_s"), stated.get("gpus"), stated.get("groups")
     floor = _fraction(slo, "slo") if slo is not None else None
-    count = _number(parse_count, gpus, "gpus") if gpus is not None else None
-    if count is not None and not (math.isfinite(count) and count >= 1 and float(count).is_integer()):
-        raise InputError(f"must be a positive whole number, got {count:g}", where="gpus")
-    thrown = 0.0 if discard is None else _number(parse_count, discard, "discard")
-    if not (math.isfinite(thrown) and 0.0 <= thrown < 1.0):
-        raise InputError(f"must be a share in [0, 1), got {thrown:g}", where="discard")
-    count_groups = None if groups is None else _number(parse_count, groups, "groups")
-    if count_groups is not None and not (math.isfinite(count_groups) and count_groups >= 2
-                                         and float(count_groups).is_integer()):  # fmt: skip
-        raise InputError(f"must be a whole number of groups, 2 or more, got {count_groups:g}", where="groups")
-    cost = 0.0 if ft_overhead is None else _number(parse_count, ft_overhead, "ft_overhead")
-    if not (math.isfinite(cost) and 0.0 <= cost < 1.0):
-        raise InputError(f"must be a share in [0, 1), got {cost:g}", where="ft_overhead")
+    thrown, cost = stated.get("discard", 0.0), stated.get("ft_overhead", 0.0)
     from ckptcalc.logs.reader import parse_tz
 
     zone = parse_tz(tz) if tz is not None else None
@@ -1677,6 +1662,13 @@ def analyze(
         else [None if floor is None else w.split.effective < floor for w in analysis.windows],
     )  # fmt: skip
     return RunAnalysis(document, None, analysis, config, year_from=read.year_from)
+
+
+def _seed(seed: int | None) -> int | None:
+    """A simulation's seed, checked (``seed``): simulate's and plan's."""
+    if seed is not None and seed < 0:
+        raise InputError(f"must be a non-negative integer, got {seed}", where="seed")
+    return seed
 
 
 def _year(year: int | None) -> int | None:
@@ -1856,7 +1848,7 @@ def events(
     *,
     output: str | os.PathLike[str] | None = None,
     stream: Any = None,
-    stdin: Any = None,
+    stdin: TextIO | BinaryIO | None = None,
     format: str | None = None,
     time: str | None = None,
     time_unit: str | None = None,
@@ -1889,8 +1881,7 @@ def events(
     if not paths:
         raise InputError("no log to read", where="logs")
     zone = reader.parse_tz(tz) if tz is not None else None
-    if year is not None and not 1 <= year <= 9999:
-        raise InputError(f"must be a year from 1 to 9999, got {year}", where="year")
+    _year(year)
     clock = reader.Clock(time_unit, tz=zone)
 
     def write(target: Any, form: canonical.Form, *, streaming: bool = False) -> tuple[reader.Counts, int]:

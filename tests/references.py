@@ -30,3 +30,20 @@ def exact_best(delta: float, restart: float, mtbf: float, lag: float = 0.0) -> f
     """docs/model.md §8.1–§8.2: one level's exact effective time at its optimum (r → r + P, τ ≥ P)."""
     tau = max(lambert(delta, mtbf), lag)
     return daly(tau, delta, restart + lag, mtbf)
+
+
+def share_intervals(splits: list[dict[str, float]]) -> dict[str, tuple[float, float]]:
+    """Each share's own 95 % interval from 20 independent runs: their mean ± t(0.975, 19) × its standard error.
+
+    A share is compared with the width of its own interval, never with the effective time's: the shares of a
+    split vary by different amounts (the restart share of a pool with spares far more than the useful one).
+    """
+    t975_19 = 2.093024054408263  # Student's t, 19 degrees of freedom (scipy.stats.t.ppf(0.975, 19))
+    assert len(splits) == 20, "t(0.975, 19) is for 20 runs"
+    found = {}
+    for name in splits[0]:
+        values = [split[name] for split in splits]
+        mean = sum(values) / len(values)
+        spread = math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1) / len(values))
+        found[name] = (mean - t975_19 * spread, mean + t975_19 * spread)
+    return found

@@ -139,6 +139,21 @@ TWO_LEVELS = """time,event,level,resumed_from
 """
 
 
+@pytest.mark.parametrize("name", ["memory", "storage"])
+def test_one_level_named_memory_is_one_level(name: str, tmp_path: Path) -> None:
+    """docs/model.md §11.2: the share served from memory and the storage period are two-level figures;
+    a log whose only level is named memory is one level, measured and modelled as if it were storage's."""
+    docs = []
+    for level in (name, "storage"):
+        log = tmp_path / f"{level}.csv"
+        log.write_text(TWO_LEVELS.replace(",storage,", ",memory,").replace(",memory,", f",{level},"))
+        docs.append(api.analyze(str(log), time_unit="min").to_dict())
+    m = docs[0]["measured"]
+    assert [level["name"] for level in m["levels"]] == [name]
+    assert (m["memory_share"], m["storage_every"], m["interval_s"]) == (None, None, 10 * MIN)
+    assert docs[0]["model"] == docs[1]["model"] and docs[0]["model"] is not None
+
+
 def test_two_levels(run_json: RunJson, tmp_path: Path) -> None:
     log = tmp_path / "two.csv"
     log.write_text(TWO_LEVELS)

@@ -45,6 +45,10 @@ WRONG: list[tuple[str, Callable[[], Any], str]] = [
     ("check(presets=7)", lambda: ckptcalc.check(7), "presets"),  # type: ignore[arg-type]
     ("load_preset(1.0)", lambda: ckptcalc.load_preset(1.0), "preset"),  # type: ignore[arg-type]
     ("report(form=3)", lambda: ckptcalc.report(form=3), "form"),  # type: ignore[arg-type]
+    ("fit(stdin=5)", lambda: ckptcalc.fit(["-"], stdin=5), "stdin"),  # type: ignore[arg-type]
+    ("fit(stdin='text')", lambda: ckptcalc.fit(["-"], stdin="text"), "stdin"),  # type: ignore[arg-type]
+    ("analyze(stdin=5)", lambda: ckptcalc.analyze("-", stdin=5), "stdin"),  # type: ignore[arg-type]
+    ("events(stdin=5)", lambda: ckptcalc.events(["-"], stdin=5, stream=io.BytesIO()), "stdin"),  # type: ignore[arg-type]
 ]
 
 
@@ -80,6 +84,14 @@ def test_a_lone_path_where_a_list_is_taken_is_a_list_of_one() -> None:
     assert one == listed
     filtered = ckptcalc.fit([HAND_RUN], time_unit="min", where="event=failure").to_dict()
     assert filtered == ckptcalc.fit([HAND_RUN], time_unit="min", where=["event=failure"]).to_dict()
+
+
+def test_standard_input_may_be_a_text_or_a_binary_stream() -> None:
+    data = Path(HAND_RUN).read_bytes()
+    from_file = ckptcalc.fit([HAND_RUN], time_unit="min").to_dict()
+    for stream in (io.StringIO(data.decode()), io.BytesIO(data)):
+        read = ckptcalc.fit(["-"], stdin=stream, time_unit="min").to_dict()
+        assert read == {**from_file, "logs": ["-"]}
 
 
 def test_right_types_pass_through_unchanged() -> None:
@@ -123,3 +135,30 @@ def test_right_types_pass_through_unchanged() -> None:
 )
 def test_described_in_words(spec: Any, words: str) -> None:
     assert describe(spec) == words
+
+
+@pytest.mark.parametrize(
+    ("key", "bad"),
+    [
+        ("window", "-1d"),
+        ("gpus", "2.5"),
+        ("gpus", 0),
+        ("discard", 1),
+        ("discard", "-5%"),
+        ("groups", 1),
+        ("groups", 2.5),
+        ("ft_overhead", 1),
+        ("ft_overhead", -0.1),
+    ],
+)
+def test_a_log_commands_option_is_checked_as_the_model_input_it_is(key: str, bad: object) -> None:
+    """analyze's window, GPUs, discard, groups and overhead are FIELDS inputs: one path checks them (no hand copy)."""
+    said = []
+    for call in (
+        lambda: ckptcalc.analyze(str(DATA / "group-run.jsonl"), time_unit="min", **{key: bad}),  # type: ignore[arg-type]
+        lambda: ckptcalc.optimize(**{key: bad}),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(ckptcalc.InputError) as caught:
+            call()
+        said.append((caught.value.where, str(caught.value)))
+    assert said[0] == said[1] and said[0][0] == key

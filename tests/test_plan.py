@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -227,3 +228,35 @@ def test_memory_and_async_storage_grow_at_w_over_the_exact_effective() -> None:
     error = math.sqrt(short.var() / runs + long.var() / runs) / (200 * period)
     assert error < 2e-3
     assert abs(slope - 1 / exact) < 4 * error
+
+
+@dataclass(frozen=True)
+class _Given(Failures):
+    """Failures at the given times (one a cycle, the same in every run), then none."""
+
+    times: list[float] = field(default_factory=list)
+
+    def draw(self, rng: Any, size: int) -> Any:
+        return np.full(size, self.times.pop(0) if self.times else 1e15)
+
+
+@pytest.mark.parametrize(
+    ("failures", "expected"),
+    [
+        ((), 2755.0),  # docs/model.md §10, Reference (by hand, a failure in the last persist): none
+        ((2000.0,), 2000.0 + 60.0 + 1200.0),  # struck in the wait: r₁, then the whole persist again
+        ((2000.0, 300.0), 2000.0 + 300.0 + 60.0 + 1200.0),  # struck again in the second wait
+    ],
+)
+def test_a_failure_in_the_last_persist_restarts_it_after_the_restart(
+    failures: tuple[float, ...], expected: float
+) -> None:
+    # Memory τ₁ 300 s (s₁ 10 s), storage every 5 (s₂ 5 s) persisting P = 1200 s, every failure served by
+    # memory (q = 1, r₁ = 60 s), W = 5 τ₁: the last storage checkpoint is written at 5 × 310 + 5 = 1555 s and
+    # waited for until 2755 s. A failure in that wait leaves it committed (§8.4: a memory-served failure does
+    # not cancel a persist), but the wait made no progress, so the whole P is still ahead after the restart.
+    schedule = Schedule(interval_s=300.0, every=(5,), stalls=(10.0, 5.0), restarts=(60.0, 900.0),
+                        shares=(1.0, 0.0), lag_s=1200.0)  # fmt: skip
+    done = complete(schedule, _Given(1e15, times=list(failures)), work_s=1500.0, runs=3, seed=1)
+    assert done.times_s == pytest.approx(np.full(3, expected), rel=1e-15)
+    assert (done.failures == len(failures)).all()

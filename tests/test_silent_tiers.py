@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 from collections.abc import Callable
 from typing import Any
 
@@ -151,3 +152,44 @@ def test_an_event_every_second_is_a_sane_zero(run: Run) -> None:
     simulated = run("simulate", *args, "--cycles", "200", "--json")
     assert simulated.exit_code == 0, simulated.output
     assert math.isfinite(json.loads(simulated.stdout)["effective"])
+
+
+class _Scripted(random.Random):
+    """A random stream whose first draws are given (an onset exactly on a boundary, which continuous draws
+    almost never give), then the seed's own; an onset or a detection at a rate below 1e-12/s never comes."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        # the first onset after 100 s of work; the start's restart (class 0.5: storage); the first crash
+        # 180 s after it, of which 30 s restart.
+        self.script: list[tuple[str, float]] = [("expovariate", 100.0), ("random", 0.5), ("expovariate", 180.0)]
+
+    def expovariate(self, lambd: float = 1.0) -> float:
+        if self.script:
+            kind, value = self.script.pop(0)
+            assert kind == "expovariate", kind
+            return value
+        return 1e18 if lambd < 1e-12 else super().expovariate(lambd)
+
+    def random(self) -> float:
+        if self.script:
+            kind, value = self.script.pop(0)
+            assert kind == "random", kind
+            return value
+        return super().random()
+
+
+def test_a_rollback_to_the_checkpoint_at_the_onset_erases_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/model.md §7.2: a fail-stop back to a checkpoint at or before the onset's position erases it.
+
+    One level, τ = 100 s, no stall, synchronous: the onset falls after exactly 100 s of work, on the first
+    boundary, whose checkpoint is written there; the crash at 150 s of work goes back to it, at the onset's
+    very position, and so erases the event (no other onset ever comes, and it is never noticed).
+    """
+    from ckptcalc.mechanisms.silent import stepper as engine
+
+    monkeypatch.setattr(random, "Random", _Scripted)  # the engine draws from random.Random(seed)
+    tiers = engine.Tiers(interval_s=100.0, every=(), stalls=(0.0,), restarts=(30.0,), shares=(1.0,))
+    found = engine.run(tiers, mtbf_s=1e4, silent_mtbf_s=1e15, latency_s=1e15, skip_s=0.0, keep=None,
+                       keep_every=None, cycles=20, seed=1)  # fmt: skip
+    assert (found.events, found.erased) == (0, 1)

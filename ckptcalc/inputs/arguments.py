@@ -36,6 +36,10 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 _UNCHECKED = object()
 
 
+#: Stream annotations, checked by what a stream does (``read``), not by class.
+_STREAMS = (typing.IO, typing.TextIO, typing.BinaryIO)
+
+
 class ArgumentError(InputError):
     """An argument of the Python API has the wrong type (``where`` names it)."""
 
@@ -127,6 +131,8 @@ def _matches(value: Any, spec: Any) -> bool:
         return isinstance(value, os.PathLike)
     if origin is collections.abc.Callable or spec is collections.abc.Callable:
         return callable(value)
+    if spec in _STREAMS or origin is typing.IO:
+        return callable(getattr(value, "read", None))  # a stream is what reads: no class test holds for all
     if origin is tuple:
         if not isinstance(value, tuple):
             return False
@@ -184,6 +190,8 @@ def _word(spec: Any) -> str:
         return "one of " + ", ".join(repr(a) for a in args)
     if origin is collections.abc.Callable or spec is collections.abc.Callable:
         return "a function"
+    if spec in _STREAMS or origin is typing.IO:
+        return "a readable stream"
     if origin is tuple:
         return "a pair (" + "; ".join(describe(a) for a in args if a is not Ellipsis) + ")"
     if origin in (collections.abc.Mapping, dict):

@@ -638,6 +638,13 @@ def _band(scenario: Scenario, mtbf: float, source: str) -> tuple[float, float | 
     return low, high
 
 
+def check_stated(values: dict[str, float]) -> dict[str, float]:
+    """``values`` (SI, by field name) checked by the rules every model input meets (:func:`_check_ranges`):
+    the one path for the inputs a log command also takes (``analyze``'s window, GPUs, groups)."""
+    _check_ranges(Scenario(), values)
+    return values
+
+
 def _check_ranges(scenario: Scenario, values: dict[str, float]) -> None:
     """Every stated value in its range: shares in theirs, counts whole, the rest positive."""
     for name, value in values.items():
@@ -645,9 +652,12 @@ def _check_ranges(scenario: Scenario, values: dict[str, float]) -> None:
             continue  # a mechanism's input, checked in its home
         if name == "keep":
             _check_keep(scenario, name, value)
-        elif name in ("jit_share", "notice_share"):  # noqa: SIM114 (two mechanisms' shares, kept apart)
+        elif name in ("jit_share", "notice_share"):
             if not (math.isfinite(value) and 0 <= value <= 1):
                 raise InputError(f"must be a share in [0, 1], got {value:g}", where=scenario.where(name))
+        elif name in ("discard", "replica_survival", "ft_overhead"):  # all lost at 1: open at the top
+            if not (math.isfinite(value) and 0 <= value < 1):
+                raise InputError(f"must be a share in [0, 1), got {value:g}", where=scenario.where(name))
         elif name in ELASTIC_SHARES:
             if not (math.isfinite(value) and 0 <= value <= 1):
                 raise InputError(f"must be a share in [0, 1], got {value:g}", where=scenario.where(name))
@@ -659,9 +669,6 @@ def _check_ranges(scenario: Scenario, values: dict[str, float]) -> None:
                 )
         elif name == "max_busy":
             _check_busy(scenario, name, value)
-        elif name == "discard" or name == "replica_survival":
-            if not (math.isfinite(value) and 0 <= value < 1):
-                raise InputError(f"must be a share in [0, 1), got {value:g}", where=scenario.where(name))
         elif name in RESTART_PARTS:
             if not (math.isfinite(value) and (value == 0 or SMALLEST <= value <= LARGEST)):
                 raise InputError(

@@ -1010,7 +1010,7 @@ def open_lines(source: str | os.PathLike[str], *, stdin: Any = None) -> Iterator
     if path == "-":
         if stdin is None:
             raise InputError("reading standard input needs a stream", where="-")
-        binary = getattr(stdin, "buffer", None)
+        binary = stdin if isinstance(stdin, io.RawIOBase | io.BufferedIOBase) else getattr(stdin, "buffer", None)
         if binary is None:  # a text stream (a StringIO): already decoded, so neither compressed nor bytes
             yield STDIN_NAME, Lines(_text_lines(stdin, STDIN_NAME))
             return
