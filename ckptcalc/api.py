@@ -1084,7 +1084,7 @@ def simulate(
 
     if events is not None:
         _write_events(outcome.schedule, failures, total, chosen, events, force,
-                      sim.Groups.of(config) if config.is_elastic else None)  # fmt: skip
+                      sim.Groups.of(config))  # fmt: skip
     ran = _ran(config, outcome.schedule)
     analytic = sim.analytic(ran, failures)
     base = evaluate(config.optimal().replace(shape=None)) if found is not None else None
@@ -1398,7 +1398,6 @@ def plan(
     >>> abs(p.completion_s["p50"] / p["expected_s"] - 1) < 0.01
     True
     """
-    from ckptcalc.inputs import units
     from ckptcalc.inputs.units import parse_count
     from ckptcalc.output import documents
     from ckptcalc.simulation import plan as whole
@@ -1417,12 +1416,9 @@ def plan(
     if work is None and steps is None and the_job.scenario.work_s is not None:
         work = the_job.scenario.work_s  # the run's length from the preset ([run] work)
     work_s = _work(work, steps, the_job.scenario.step_time_s)
-    if config.rejoin_s is not None and config.rejoin_s > work_s:
-        raise InputError(
-            f"rejoin {units.format_duration(float(config.rejoin_s))} is longer than the run"
-            f" ({units.format_duration(work_s)} of work): a dropped group would never be back",
-            where=the_job.scenario.where("rejoin_s"),
-        )
+    from ckptcalc.mechanisms import registry
+
+    registry.check_work(config, work_s, the_job.scenario)
     limit, span = _plan_deadline(deadline, start_at)
     shape = None if config.shape is None else float(config.shape)
     run_config = config.replace(shape=None) if config.has_memory and shape is not None else config
@@ -1846,18 +1842,15 @@ def measured_preset(outcome: RunAnalysis, base: PresetRef | None = None) -> Scen
             memory_interval_s=float(config.memory_interval_s),
         )
     low, high = outcome.document["measured"]["mtbf_ci95"]
-    if config.groups is not None:
-        # Elastic replica groups: the [elastic] keys, and M over every failure with every group up.
+    from ckptcalc.mechanisms import registry
+
+    owned = registry.stated_values(config)
+    if owned:
+        # Elastic replica groups: their keys, and M over every failure with every group up.
         from ckptcalc.model.numeric import mtbf_interval
 
         measured = outcome.document["measured"]["groups"]
-        values.update(
-            groups=float(config.groups),
-            group_share=float(config.group_share),
-            rejoin_s=float(config.rejoin_s),
-            quorum_pause_s=float(config.quorum_pause_s),
-            ft_overhead=float(config.ft_overhead),
-        )
+        values.update(owned)
         n = measured["group_failures"] + measured["whole_job_failures"]
         low, high = mtbf_interval(n, n * float(config.mtbf_s))
     silent = outcome.document["measured"].get("silent")

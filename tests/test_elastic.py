@@ -13,8 +13,9 @@ from cli_helpers import assert_usage_error
 
 from ckptcalc import api
 from ckptcalc.inputs.fields import BY_PUBLIC
-from ckptcalc.model import elastic
-from ckptcalc.model.evaluation import Config, evaluate, groups_of, periodic
+from ckptcalc.mechanisms.elastic import model as elastic
+from ckptcalc.mechanisms.elastic.home import groups_of, periodic
+from ckptcalc.model.evaluation import Config, evaluate
 
 Run = Callable[..., Any]
 RunJson = Callable[..., dict[str, Any]]
@@ -290,7 +291,9 @@ def test_without_rejoin_time_or_group_local_failures_nothing_is_lost() -> None:
 def test_the_headline_is_the_useful_share_times_the_periodic_model_at_the_whole_job_rate() -> None:
     """docs/model.md §14.3: the interval is optimised for whole-job failures alone."""
     base = Config(checkpoint_bytes=6.48e12, bandwidth=2e12, mtbf_s=11160.0, restart_s=600.0)
-    config = base.replace(groups=8.0, group_share=0.95, rejoin_s=1800.0, quorum_pause_s=0.0, ft_overhead=0.02)
+    stated: dict[str, Any] = {"groups": 8.0, "group_share": 0.95, "rejoin_s": 1800.0, "quorum_pause_s": 0.0,
+                              "ft_overhead": 0.02}  # fmt: skip
+    config = base.replace(**stated)
     result = evaluate(config)
     periodic = evaluate(base.replace(mtbf_s=223200.0))
     assert result.optimal_interval_s == pytest.approx(float(periodic.optimal_interval_s), rel=1e-6)

@@ -135,11 +135,6 @@ class Scenario(Record, extra=registry.fields()):
     spares: float | None = None  # fields.AUTO_SPARES for auto
     repair_s: float | None = None
     spare_risk: float | None = None
-    groups: float | None = None
-    group_share: float | None = None
-    rejoin_s: float | None = None
-    quorum_pause_s: float | None = None
-    ft_overhead: float | None = None
     # Silent events and retention (docs/model.md §16); work_s the run's length.
     silent_mtbf_s: float | None = None
     silent_events: float | None = None  # seen in window_s, instead of silent_mtbf_s
@@ -185,6 +180,12 @@ class Scenario(Record, extra=registry.fields()):
 
     def where(self, name: str) -> str:
         return self.origin.get(name, BY_NAME[name].public if name in BY_NAME else name)
+
+    def shown(self, name: str, value: float) -> str:
+        """``value`` of the input ``name`` in its unit, as a message shows it (a mechanism's checks)."""
+        formatter = {"size": units.format_size, "rate": units.format_rate, "duration": units.format_duration}
+        kind = BY_NAME[name].kind
+        return formatter[kind](value) if kind in formatter else f"{value:g}"
 
 
 def _stated_mtbf_sources(values: dict[str, float]) -> list[str]:
@@ -441,7 +442,6 @@ def resolve(scenario: Scenario) -> Job:
         memory_read_bandwidth=scenario.memory_read_bandwidth,
         middle=_middle(scenario),
         **_spares(scenario, mtbf),
-        **_elastic(scenario),
     )
     config = _with_recovery(scenario, config)
     config = _with_storage(scenario, config)
@@ -662,15 +662,6 @@ def _check_ranges(scenario: Scenario, values: dict[str, float]) -> None:
                 raise InputError(f"must be a share in [0, 1], got {value:g}", where=scenario.where(name))
         elif name in _SPARE_FIELDS:
             _check_spare_field(scenario, name, value)
-        elif name in ELASTIC_SHARES:
-            if not (math.isfinite(value) and 0 <= value <= 1):
-                raise InputError(f"must be a share in [0, 1], got {value:g}", where=scenario.where(name))
-        elif name in ELASTIC_PAUSES:
-            if not (math.isfinite(value) and (value == 0 or SMALLEST <= value <= LARGEST)):
-                raise InputError(
-                    f"must be 0 or a duration from {SMALLEST:g} to {LARGEST:g} s, got {value:g} s",
-                    where=scenario.where(name),
-                )
         elif name == "max_busy":
             _check_busy(scenario, name, value)
         elif name == "discard" or name == "replica_survival":
@@ -691,14 +682,9 @@ def _check_ranges(scenario: Scenario, values: dict[str, float]) -> None:
             continue  # no failure seen: the window then gives a lower bound on M
         else:
             _check_positive(scenario, name, value)
-    for name in ("gpus", "failures", "groups"):
+    for name in ("gpus", "failures"):
         if name in values and not float(values[name]).is_integer():
             raise InputError(f"must be a whole number, got {values[name]:g}", where=scenario.where(name))
-    if "groups" in values and values["groups"] < 2:
-        raise InputError(
-            f"must be 2 or more replica groups, got {values['groups']:g} (one group is the periodic job itself)",
-            where=scenario.where("groups"),
-        )
 
 
 def _with_recovery(scenario: Scenario, config: Config) -> Config:
@@ -832,49 +818,6 @@ def _spares(scenario: Scenario, mtbf: float) -> dict[str, float]:
     if spares == AUTO_SPARES:
         spares = float(smallest_spares(scenario.repair_s / mtbf, risk))
     return {"nodes": nodes, "spares": spares, "repair_s": scenario.repair_s, "spare_risk": risk}
-
-
-#: The elastic replica groups' shares and durations (docs/model.md §14), checked as such.
-ELASTIC_SHARES = ("group_share", "ft_overhead")
-ELASTIC_PAUSES = ("rejoin_s", "quorum_pause_s")
-
-
-def _elastic(scenario: Scenario) -> dict[str, float | None]:
-    """The model's elastic replica groups (docs/model.md §14), or none. ``groups`` alone assumes what the
-    elastic lever does (:mod:`ckptcalc.model.elastic`: 95 % group-local, rejoin 30 min, 2 % overhead)."""
-    from ckptcalc.model import elastic
-
-    names = ("group_share", "rejoin_s", "quorum_pause_s", "ft_overhead")
-    if scenario.groups is None:
-        for name in names:
-            if getattr(scenario, name) is not None:
-                raise InputError("needs {groups} (the elastic replica groups)", where=scenario.where(name))
-        return {}
-    if scenario.shape is not None:
-        raise InputError(
-            "elastic replica groups under Weibull failures have no model here; drop {shape} or {groups}",
-            where=scenario.where("groups"),
-        )
-    rejoin = _or(scenario.rejoin_s, elastic.DEFAULT_REJOIN_S)
-    pause = _or(scenario.quorum_pause_s, elastic.DEFAULT_QUORUM_PAUSE_S)
-    if pause > rejoin:
-        # A quorum change is part of bringing a group back: one outlasting the rejoin has no meaning here.
-        raise InputError(
-            f"a quorum pause ({units.format_duration(pause)}) longer than the rejoin ({units.format_duration(rejoin)})"
-            " is outside the model: the group is back before the pause ends",
-            where=scenario.where("quorum_pause_s"),
-        )
-    return {
-        "groups": scenario.groups,
-        "group_share": _or(scenario.group_share, elastic.DEFAULT_GROUP_SHARE),
-        "rejoin_s": rejoin,
-        "quorum_pause_s": pause,
-        "ft_overhead": _or(scenario.ft_overhead, elastic.DEFAULT_FT_OVERHEAD),
-    }
-
-
-def _or(value: float | None, default: float) -> float:
-    return default if value is None else value
 
 
 # ------------------------------------------------------------------ storage (docs/model.md §17)

@@ -102,11 +102,6 @@ def inputs(job: Job) -> dict[str, Any]:
         ),
         "notice_share": _f(c.notice_share),
         **registry.echo(c),
-        "groups": None if c.groups is None else int(c.groups),
-        "group_share": _f(c.group_share),
-        "rejoin_s": _f(c.rejoin_s),
-        "quorum_pause_s": _f(c.quorum_pause_s),
-        "ft_overhead": _f(c.ft_overhead),
         "silent_mtbf_s": _f(c.silent_mtbf_s),
         "detect_latency_s": _f(c.detect_latency_s),
         "skip_s": _f(c.skip_s),
@@ -260,7 +255,7 @@ def evaluation(
             *storage_warnings(job, result),
         ],
         "spares": spares(job, result),
-        "elastic": elastic(result),
+        **registry.result_parts(result),
         "storage": storage(job, result),
         "silent": silent(result, job.silent_band),
     }
@@ -346,33 +341,6 @@ def spares(job: Job, result: Result) -> dict[str, Any] | None:
 def _recovery_note(job: Job) -> list[str]:
     """With every failure recovered in place or met with notice: no periodic checkpoint is needed."""
     return [wording.no_periodic_needed()] if unneeded(job.config) else []
-
-
-def elastic(result: Result) -> dict[str, Any] | None:
-    """The elastic replica groups' shares (docs/model.md §14), or None without them; the losses are shares
-    of elapsed time, beside the periodic process's write, rework and restart."""
-    found = result.elastic
-    if found is None:
-        return None
-    c, groups = result.config, found.groups
-    assert c.groups is not None and c.group_share is not None and c.rejoin_s is not None
-    return {
-        "groups": int(c.groups),
-        "group_share": float(c.group_share),
-        "rejoin_s": float(c.rejoin_s),
-        "quorum_pause_s": float(c.quorum_pause_s or 0.0),
-        "ft_overhead": float(c.ft_overhead or 0.0),
-        "groups_up_share": float(groups.up_share),
-        "pause_share": float(groups.pause_share),
-        "groups_down_loss": float(found.down),
-        "quorum_loss": float(found.quorum),
-        "overhead_loss": float(found.overhead),
-        "whole_job_mtbf_s": float(groups.whole_job_mtbf_s),
-        "periodic_effective": float(found.periodic),
-        "all_down_share": float(groups.all_down_share),
-        "model": "approximate",
-        "note": wording.elastic_note(),
-    }
 
 
 def _bound_warning(job: Job) -> list[str]:
@@ -662,7 +630,7 @@ def simulation(
             "rework": outcome.split.rework,
             "restart": outcome.split.restart,
         },
-        "elastic": None if job.config.groups is None else {"lost": outcome.elastic},
+        "elastic": None if not registry.takes_over(job.config) else {"lost": outcome.elastic},
         "silent": _simulated_silent(outcome, result),
         "failures": outcome.failures,
         "failures_in_restart": outcome.failures_in_restart,
@@ -921,7 +889,7 @@ def analyze(
             "silent": _measured_silent(analysis),
         },
         "model": None if model is None
-        else {**{k: v for k, v in model.items() if k != "result"}, "elastic": elastic(model["result"])},
+        else {**{k: v for k, v in model.items() if k != "result"}, **registry.result_parts(model["result"])},
         "gpus": gpus,
         "causes": [
             {"cause": c.cause, "failures": c.failures, "lost_s": c.lost_s, "share_of_wall": share}

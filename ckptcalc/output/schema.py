@@ -132,11 +132,6 @@ INPUTS = _object(
         "jit_share": {**MAYBE_NUMBER, "description": "share of failures recovered in place (just-in-time)"},
         "jit_bandwidth_bytes_per_s": {**MAYBE_NUMBER, "description": "bandwidth of the just-in-time save"},
         "notice_share": {**MAYBE_NUMBER, "description": "share of failures that come with notice"},
-        "groups": {"type": ["integer", "null"], "minimum": 2, "description": "elastic replica groups"},
-        "group_share": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
-        "rejoin_s": MAYBE_SECONDS,
-        "quorum_pause_s": MAYBE_SECONDS,
-        "ft_overhead": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
         **registry.input_schema(),
         "silent_mtbf_s": {**MAYBE_SECONDS, "description": "mean work between silent events"},
         "detect_latency_s": {**MAYBE_SECONDS, "description": "mean work from a silent event to its detection"},
@@ -257,41 +252,6 @@ SPARES: Schema = {
                 },
             },
             "the spare pool: effective (above) counts the waits for a node; cluster_effective the idle spares too",
-        ),
-    ]
-}
-
-#: Elastic replica groups (docs/model.md §14), or null without them.
-ELASTIC: Schema = {
-    "oneOf": [
-        {"type": "null"},
-        _object(
-            {
-                "groups": {"type": "integer", "minimum": 2},
-                "group_share": FRACTION,
-                "rejoin_s": SECONDS,
-                "quorum_pause_s": SECONDS,
-                "ft_overhead": FRACTION,
-                "groups_up_share": {**FRACTION, "description": "expected share of the groups up while running"},
-                "pause_share": {**FRACTION, "description": "share of running time in quorum pauses"},
-                "groups_down_loss": {**FRACTION, "description": "share of elapsed time lost to groups down"},
-                "quorum_loss": {**FRACTION, "description": "share of elapsed time lost to quorum pauses"},
-                "overhead_loss": {**FRACTION, "description": "share of elapsed time lost to the per-step overhead"},
-                "whole_job_mtbf_s": {**SECONDS, "description": "mean time between whole-job failures"},
-                "periodic_effective": {
-                    **FRACTION,
-                    "description": "effective time of the periodic process alone; effective + the three elastic"
-                    " losses = this, and this + loss.write + loss.rework + loss.restart = 1",
-                },
-                "all_down_share": {
-                    **FRACTION,
-                    "description": "share of whole-job failures that are all groups down at once; a warning"
-                    " above 0.05 with four groups or more (docs/model.md §14.6)",
-                },
-                "model": {"const": "approximate"},
-                "note": {"type": "string"},
-            },
-            "elastic replica groups (docs/model.md §14); null without --groups",
         ),
     ]
 }
@@ -431,7 +391,7 @@ EVALUATION: Schema = {
     "levels": {"type": "array", "items": LEVEL, "minItems": 1, "maxItems": 8},
     "uncertainty": UNCERTAINTY,
     "recovery": RECOVERY,
-    "elastic": ELASTIC,
+    **registry.result_schemas(),
     "silent": SILENT,
     "warnings": WARNINGS,
     "spares": SPARES,
@@ -885,7 +845,7 @@ def analyze() -> Schema:
             "gain_pp": NUMBER,
             "gain_gpu_hours": MAYBE_NUMBER,
             "elastic": {
-                **ELASTIC,
+                **registry.result_schemas()["elastic"],
                 "description": "the elastic model at the measured G, e, T_j, q_p, o (as"
                 " optimize --json's elastic); null without group events",
             },

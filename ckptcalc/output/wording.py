@@ -276,8 +276,9 @@ def recovery_mechanism(jit_share: float | None, notice_share: float | None, jit_
 
 def model_label(config: Config) -> str:
     """Which model answered: the exact one, under Weibull failures when a shape is set."""
-    if config.is_elastic:
-        return "exact periodic model at the whole-job rate; elastic groups approximate"
+    owned = registry.model_label(config)
+    if owned is not None:
+        return owned
     if config.shape is None:
         return "exact model"
     return f"exact model, Weibull failures k = {units.sig(float(config.shape))}"
@@ -853,25 +854,15 @@ def simulated_silent(found: dict[str, Any], kept_for_good: bool) -> str:
     )
 
 
-def elastic_note() -> str:
-    """How far the elastic replica groups' analytic form is from the simulation (docs/model.md §14)."""
-    return (
-        "elastic replica groups: approximate analytic form (within 0.1 pp of the simulation, or inside its"
-        " interval, on every case checked where no warning is given, docs/model.md §14.6; `ckptcalc simulate`"
-        " answers)"
-    )
-
-
-def elastic_line(found: Any) -> str:
-    """What the elastic replica groups do to the time, in one sentence (docs/model.md §14)."""
-    groups = found.groups
-    return (
-        f"Elastic groups: {pct(float(groups.up_share))} of the groups up on average,"
-        f" whole-job failures every {dur(float(groups.whole_job_mtbf_s))} (the periodic interval is optimised"
-        f" for them); periodic process alone {pct(float(found.periodic))}. Approximate: within 0.1 pp of"
-        f" `ckptcalc simulate` on the cases checked where no warning is given (all groups down here"
-        f" {pct(float(groups.all_down_share))} of whole-job failures; docs/model.md §14.6)."
-    )
+def figure(kind: str, value: float) -> str:
+    """A mechanism's figure in words by its unit kind (a share as a percentage, a duration, a count)."""
+    if kind == "fraction":
+        return pct(value)
+    if kind == "duration":
+        return dur(value)
+    if kind == "count":
+        return units.format_count(value)
+    return units.sig(value)
 
 
 def all_down(share: float) -> str:
@@ -1185,15 +1176,7 @@ def report_mechanisms(document: dict[str, Any]) -> list[str]:
     recovery = recovery_mechanism(found["jit_share"], found["notice_share"], found["jit_bandwidth_bytes_per_s"])
     if recovery:
         lines.append(recovery)
-    elastic = document.get("elastic")
-    if elastic is not None:
-        lines.append(
-            f"elastic replica groups: {elastic['groups']}, {pct(elastic['group_share'])} of failures group-local,"
-            f" rejoin {dur(elastic['rejoin_s'])}; {pct(elastic['groups_up_share'])} of the groups up on average,"
-            f" whole-job failures every {dur(elastic['whole_job_mtbf_s'])}; lost to groups down"
-            f" {pct(elastic['groups_down_loss'])}, to quorum pauses {pct(elastic['quorum_loss'])}, to overhead"
-            f" {pct(elastic['overhead_loss'])} (approximate, docs/model.md §14)"
-        )
+    lines += registry.report_lines(document, figure)
     lines.append(f"model: {document['model']}; failures {found['failure_dist']}")
     return lines
 

@@ -47,6 +47,7 @@ from typing import Any
 
 from ckptcalc.errors import InputError
 from ckptcalc.mechanisms import slowdown
+from ckptcalc.mechanisms.elastic import home as elastic_home
 from ckptcalc.model import storage
 from ckptcalc.model.evaluation import Config, Result, evaluate, first_order
 from ckptcalc.model.statistics import BATCHES, T975_19
@@ -246,7 +247,7 @@ def analytic(config: Config, failures: Failures) -> tuple[float, float | None]:
     (Weibull with two levels: the simulation is the answer).
     """
     plain = config.replace(shape=None)
-    if config.is_elastic:
+    if elastic_home.at_work(config):
         elastic = evaluate(plain)
         return float(elastic.first_order.effective), float(elastic.effective)
     first = float(first_order(plain).effective)
@@ -365,7 +366,7 @@ def mechanisms(config: Config, failures: Failures, *, events: bool = False, sear
         "notice": config.notice_share is not None,
         "slowdown": bool(getattr(config, slowdown.KEY)),
         "spares": config.spares is not None and config.repair_s is not None,
-        "groups": config.is_elastic,
+        "groups": elastic_home.at_work(config),
         "silent": config.has_silent,
         "weibull": failures.shape is not None,
         "events": events,
@@ -399,10 +400,9 @@ def run(
     groups process (:func:`run_elastic`). A pair of mechanisms no simulation runs together is refused
     (:func:`refuse`), never left out."""
     refuse(config, failures)
-    if config.is_elastic:
-        return run_elastic(
-            schedule_for(config), Groups.of(config), failures, cycles=cycles, seed=seed, progress=progress
-        )
+    groups = Groups.of(config)
+    if groups is not None:
+        return run_elastic(schedule_for(config), groups, failures, cycles=cycles, seed=seed, progress=progress)
     if config.has_silent:
         return run_silent(config, failures, cycles=cycles, seed=seed)
     pool = None
@@ -1024,15 +1024,10 @@ class Groups:
     overhead: float
 
     @classmethod
-    def of(cls, config: Config) -> Groups:
-        assert config.groups is not None and config.group_share is not None and config.rejoin_s is not None
-        return cls(
-            groups=int(config.groups),
-            group_share=float(config.group_share),
-            rejoin_s=float(config.rejoin_s),
-            quorum_pause_s=float(config.quorum_pause_s or 0.0),
-            overhead=float(config.ft_overhead or 0.0),
-        )
+    def of(cls, config: Config) -> Groups | None:
+        """The groups of ``config`` as its home states them (None without groups)."""
+        stated = elastic_home.stated(config)
+        return None if stated is None else cls(*stated)
 
 
 class _Draws:
