@@ -563,3 +563,26 @@ def test_the_elastic_lever_of_a_job_that_keeps_nothing_keeps_nothing(run_json: R
     assert doc["effective"] < 1e-9
     lever = next(lever for lever in doc["levers"] if lever["key"] == "elastic")
     assert 0.0 <= lever["effective"] < 1e-9
+
+
+def test_the_break_even_overhead_is_where_the_groups_stop_paying() -> None:
+    """docs/model.md §14.7, reference 14.7a: llama3-405b with the elastic lever's groups; E is (1 − o) times
+    what does not depend on o, so at o* = 1 − E₀·(1 − o)/E(o) = 0.049702 the groups gain nothing."""
+    from ckptcalc.mechanisms.elastic.home import MECHANISM
+
+    result = api.optimize("llama3-405b", groups=8, group_share=0.95, rejoin="30min", ft_overhead=0.02)
+    assert result.job is not None
+    config = result.job.config
+    found = MECHANISM.break_even("elastic", config, None)
+    assert found is not None
+    key, value, unit = found
+    assert (key, unit) == ("ft_overhead", "fraction")
+    assert value == pytest.approx(0.049702, abs=1e-6)
+    without = float(evaluate(MECHANISM.without(config).optimal()).effective)
+    at: dict[str, Any] = {key: value}
+    assert float(evaluate(config.replace(**at).optimal()).effective) == pytest.approx(without, rel=1e-12)
+    # Past it the groups lose; the lever of another mechanism, or no groups, has none here.
+    above: dict[str, Any] = {key: value + 0.01}
+    assert float(evaluate(config.replace(**above).optimal()).effective) < without
+    assert MECHANISM.break_even("without_elastic", config, None) is None
+    assert MECHANISM.break_even("elastic", MECHANISM.without(config), None) is None

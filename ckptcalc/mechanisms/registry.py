@@ -252,3 +252,8 @@ def stated_values(config: Any) -> dict[str, float]:
 
 def report_lines(document: dict[str, Any], form: Any) -> list[str]:
     return [line for m in REGISTRY for line in m.report_lines(document, form)]
+
+
+def break_even(key: str, config: Any, gpus: float | None) -> tuple[str, float, str] | None:
+    """Where the lever ``key`` on ``config`` starts to pay, from the mechanism that owns it (None: no cost)."""
+    return next((found for m in REGISTRY if (found := m.break_even(key, config, gpus)) is not None), None)

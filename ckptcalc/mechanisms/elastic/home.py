@@ -323,6 +323,23 @@ class Elastic(Mechanism):
         )
         return [("elastic", changed)]
 
+    def break_even(self, key: str, config: Any, gpus: float | None) -> tuple[str, float, str] | None:
+        """The fault-tolerance overhead at which the groups of the ``elastic`` lever's configuration
+        ``config`` stop paying (docs/model.md §14.7): the useful share is (1 − o) times what does not depend
+        on o (the periodic process at the whole-job rate, the groups up, the pauses, the spares' waits), so
+        the gain is zero at o* = 1 − E₀·(1 − o)/E(o), E₀ the job without groups. None where the groups do
+        not pay even without overhead, or for a key or configuration not this mechanism's."""
+        if key != "elastic" or not at_work(config):
+            return None
+        core = _core()
+        with_groups = float(core.evaluate(config.optimal()).effective)
+        without = float(core.evaluate(self.without(config).optimal()).effective)
+        overhead = float(getattr(config, OVERHEAD) or 0.0)
+        if not with_groups > 0.0:
+            return None
+        found = 1.0 - without * (1.0 - overhead) / with_groups
+        return (OVERHEAD, found, "fraction") if 0.0 <= found < 1.0 else None
+
     # ------------------------------------------------------------- inputs
 
     def check(self, where: Any, name: str, value: float) -> bool:
