@@ -255,6 +255,19 @@ class Mechanism:
         """Its inputs of a measured ``config`` as a saved preset states them (none where it is not at work)."""
         return {}
 
+    def measured_part(self, analysis: Any) -> tuple[str, dict[str, Any] | None] | None:
+        """Its part of what a log's events measured (``analyze``'s ``measured``): (key, the part or None
+        where the log has none of its events); None for no part."""
+        return None
+
+    def measured_schema(self) -> tuple[str, dict[str, Any]] | None:
+        """The JSON Schema of :meth:`measured_part`, null included: (key, schema)."""
+        return None
+
+    def measured_rows(self, measured: dict[str, Any], form: Any) -> list[tuple[str, str, str]]:
+        """(what, value, note) rows of its part of ``measured`` (``form(kind, value)`` words a figure)."""
+        return []
+
     def report_lines(self, document: dict[str, Any], form: Any) -> list[str]:
         """What it does in a scenario, from its part of ``document`` (the report's list of mechanisms)."""
         return []

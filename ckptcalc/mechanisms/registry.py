@@ -250,6 +250,18 @@ def stated_values(config: Any) -> dict[str, float]:
     return {key: value for m in REGISTRY for key, value in m.stated_values(config).items()}
 
 
+def measured_parts(analysis: Any) -> dict[str, dict[str, Any] | None]:
+    return dict(part for m in REGISTRY if (part := m.measured_part(analysis)) is not None)
+
+
+def measured_schemas() -> dict[str, Any]:
+    return dict(part for m in REGISTRY if (part := m.measured_schema()) is not None)
+
+
+def measured_rows(measured: dict[str, Any], form: Any) -> list[tuple[str, str, str]]:
+    return [row for m in REGISTRY for row in m.measured_rows(measured, form)]
+
+
 def report_lines(document: dict[str, Any], form: Any) -> list[str]:
     return [line for m in REGISTRY for line in m.report_lines(document, form)]
 

@@ -885,7 +885,7 @@ def analyze(
                  "persist_s": lv.persist_s, "restarts": lv.restarts, "restart_s": lv.restart_s}
                 for lv in analysis.levels
             ],
-            "groups": _measured_groups(analysis),
+            **registry.measured_parts(analysis),
             "silent": _measured_silent(analysis),
         },
         "model": None if model is None
@@ -907,31 +907,6 @@ def analyze(
         ],
         "warnings": notes,
     }  # fmt: skip
-
-
-def _measured_groups(analysis: Analysis) -> dict[str, Any] | None:
-    """What a log's replica-group events measured (docs/model.md §11.6), or None without any."""
-    g = analysis.groups
-    if g is None:
-        return None
-    return {
-        "groups": g.groups,
-        "groups_given": g.given,
-        "group_failures": g.group_failures,
-        "whole_job_failures": g.whole_job_failures,
-        "all_down_failures": g.all_down_failures,
-        "group_share": g.group_share,
-        "group_share_ci95": None if g.group_share_ci95 is None else list(g.group_share_ci95),
-        "rejoins": g.rejoins,
-        "rejoin_s": g.rejoin_s,
-        "rejoin_p90_s": g.rejoin_p90_s,
-        "rejoin_ci95": None if g.rejoin_ci95 is None else list(g.rejoin_ci95),
-        "quorum_pauses": g.quorum_pauses,
-        "quorum_pause_s": g.quorum_pause_s,
-        "ft_overhead": g.ft_overhead,
-        "mtbf_s": g.mtbf_s,
-        "down_s": g.down_s,
-    }
 
 
 def _measured_silent(analysis: Analysis) -> dict[str, Any] | None:

@@ -435,7 +435,6 @@ def optimize() -> Schema:
                     "spares",
                     "spares_none",
                     "spares_target",
-                    "elastic",
                     "without_elastic",
                     *registry.lever_keys(),
                     "without_tier",
@@ -868,7 +867,6 @@ def analyze() -> Schema:
         }
     )
     maybe_count = {"type": ["integer", "null"], "minimum": 1}
-    maybe_share = {"type": ["number", "null"], "minimum": 0, "maximum": 1}
     pair = {"type": ["array", "null"], "items": NUMBER, "minItems": 2, "maxItems": 2}
     count = {"type": "integer", "minimum": 0}
     silent = _object(
@@ -887,27 +885,6 @@ def analyze() -> Schema:
             "lost_per_event_s": MAYBE_SECONDS,
         },
         "the silent_detected and rollback events (docs/model.md §11.7); null: none in the log",
-    )
-    groups = _object(
-        {
-            "groups": {"type": "integer", "minimum": 1, "description": "G: --groups, or the largest group + 1"},
-            "groups_given": {"type": "boolean", "description": "G came from --groups"},
-            "group_failures": {**count, "description": "group_down events: failures that took one group out"},
-            "whole_job_failures": {**count, "description": "failure events, less those with every group down"},
-            "all_down_failures": {**count, "description": "failures with every group down (the last group's)"},
-            "group_share": {**maybe_share, "description": "e: group-local rate / all failures' rate"},
-            "group_share_ci95": {**pair, "description": "Wilson 95 % of the count's split, as a share of rates"},
-            "rejoins": {**count, "description": "group_down to group_up spans no whole-job failure interrupted"},
-            "rejoin_s": {**MAYBE_SECONDS, "description": "T_j: their mean"},
-            "rejoin_p90_s": MAYBE_SECONDS,
-            "rejoin_ci95": {**pair, "description": "Student's t 95 % interval of the mean (null for one)"},
-            "quorum_pauses": {**count, "description": "group_down events with a quorum_end"},
-            "quorum_pause_s": {**MAYBE_SECONDS, "description": "q_p: mean quorum_end − group_down; null unmarked"},
-            "ft_overhead": {**FRACTION, "description": "o, as given (--ft-overhead; a log cannot show it)"},
-            "mtbf_s": {**MAYBE_SECONDS, "description": "M: every failure, with every group up"},
-            "down_s": {**SECONDS, "description": "group-time down over the run, divided by G"},
-        },
-        "the replica groups' group_down and group_up events (docs/model.md §11.6); null: none in the log",
     )
     return _document(
         "analyze",
@@ -960,7 +937,7 @@ def analyze() -> Schema:
                     "shape": MAYBE_NUMBER,
                     "shape_p_value": MAYBE_NUMBER,
                     "levels": {"type": "array", "items": level},
-                    "groups": {"oneOf": [{"type": "null"}, groups]},
+                    **registry.measured_schemas(),
                     "silent": {"oneOf": [{"type": "null"}, silent]},
                 }
             ),

@@ -632,11 +632,15 @@ def measured_rows(m: dict[str, Any]) -> list[tuple[str, str, str]]:
         rows.append(("MTBF", dur(m["mtbf_s"]), f"95 %: {span([low, high], dur)}"))
     if m["shape"] is not None:
         rows.append(("Weibull shape", units.sig(m["shape"]), f"test of k = 1: p = {m['shape_p_value']:.2g}"))
-    if m.get("groups") is not None:
-        rows += group_rows(m["groups"])
+    rows += mechanism_rows(m)
     if m.get("silent") is not None:
         rows += measured_silent_rows(m["silent"])
     return rows
+
+
+def mechanism_rows(measured: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(what, value, note) rows of what a log's events measured for the registered mechanisms."""
+    return registry.measured_rows(measured, figure)
 
 
 #: The realised split's parts, in the order the tables show them; the groups' three only with groups.
@@ -671,34 +675,6 @@ def measured_silent_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
         rows.append(("detection latency", "-", "no onset in the log"))
     if s["lost_per_event_s"] is not None:
         rows.append(("lost per silent event", dur(s["lost_per_event_s"]), "checkpoint to detection, plus the skip"))
-    return rows
-
-
-def group_rows(g: dict[str, Any]) -> list[tuple[str, str, str]]:
-    """(what, value, note) rows of what a log's replica-group events measured (docs/model.md §11.6)."""
-    given = "given (--groups)" if g["groups_given"] else "the largest group + 1"
-    rows = [("replica groups", f"{g['groups']}", given)]
-    note = f"{g['whole_job_failures']:,} whole-job"
-    if g["all_down_failures"]:
-        note += f", {g['all_down_failures']:,} with every group down (group-local)"
-    rows.append(("group-local failures", f"{g['group_failures']:,}", note))
-    if g["group_share"] is not None:
-        low, high = g["group_share_ci95"]
-        rows.append(
-            ("group-local share", pct(g["group_share"]), f"of the failure rate; 95 %: {span([low, high], pct)}")
-        )
-    if g["rejoin_s"] is not None:
-        note = f"p90 {dur(g['rejoin_p90_s'])}, {g['rejoins']:,} rejoins"
-        if g["rejoin_ci95"] is not None:
-            note += f"; 95 %: {span(g['rejoin_ci95'], dur)}"
-        rows.append(("rejoin", dur(g["rejoin_s"]), note))
-    if g["quorum_pause_s"] is not None:
-        rows.append(("quorum pause", dur(g["quorum_pause_s"]), f"{g['quorum_pauses']:,} marked (quorum_end)"))
-    else:
-        rows.append(("quorum pause", "-", "none marked (quorum_end): counted as useful, none in the model"))
-    rows.append(("FT overhead", pct(g["ft_overhead"]), "as given (--ft-overhead): a log cannot show it"))
-    if g["mtbf_s"] is not None:
-        rows.append(("MTBF, every group up", dur(g["mtbf_s"]), "every failure: group-local and whole-job"))
     return rows
 
 

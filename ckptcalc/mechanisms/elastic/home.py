@@ -37,6 +37,9 @@ NAMES = (GROUPS, SHARE, REJOIN, PAUSE, OVERHEAD)
 SHARES = (SHARE, OVERHEAD)
 PAUSES = (REJOIN, PAUSE)
 
+#: The key of its part of what a log measured (``analyze``'s ``measured``).
+MEASURED = "groups"
+
 #: How far the analytic form is from the simulation (docs/model.md §14), in every document's part.
 NOTE = (
     "elastic replica groups: approximate analytic form (within 0.1 pp of the simulation, or inside its"
@@ -541,6 +544,107 @@ class Elastic(Mechanism):
 
     def stated_values(self, config: Any) -> dict[str, float]:
         return {name: float(getattr(config, name)) for name in NAMES} if at_work(config) else {}
+
+    def measured_part(self, analysis: Any) -> tuple[str, dict[str, Any] | None] | None:
+        """What a log's replica-group events measured (docs/model.md §11.6), or None without any."""
+        g = analysis.groups
+        if g is None:
+            return MEASURED, None
+        return MEASURED, {
+            GROUPS: g.groups,
+            "groups_given": g.given,
+            "group_failures": g.group_failures,
+            "whole_job_failures": g.whole_job_failures,
+            "all_down_failures": g.all_down_failures,
+            SHARE: g.group_share,
+            "group_share_ci95": None if g.group_share_ci95 is None else list(g.group_share_ci95),
+            "rejoins": g.rejoins,
+            REJOIN: g.rejoin_s,
+            "rejoin_p90_s": g.rejoin_p90_s,
+            "rejoin_ci95": None if g.rejoin_ci95 is None else list(g.rejoin_ci95),
+            "quorum_pauses": g.quorum_pauses,
+            PAUSE: g.quorum_pause_s,
+            OVERHEAD: g.ft_overhead,
+            "mtbf_s": g.mtbf_s,
+            "down_s": g.down_s,
+        }
+
+    def measured_schema(self) -> tuple[str, dict[str, Any]] | None:
+        count = {"type": "integer", "minimum": 0}
+        maybe_share = {"type": ["number", "null"], "minimum": 0, "maximum": 1}
+        maybe_seconds = {"type": ["number", "null"], "minimum": 0, "description": "seconds"}
+        pair = {"type": ["array", "null"], "items": {"type": "number"}, "minItems": 2, "maxItems": 2}
+        properties = {
+            GROUPS: {"type": "integer", "minimum": 1, "description": "G: --groups, or the largest group + 1"},
+            "groups_given": {"type": "boolean", "description": "G came from --groups"},
+            "group_failures": {**count, "description": "group_down events: failures that took one group out"},
+            "whole_job_failures": {**count, "description": "failure events, less those with every group down"},
+            "all_down_failures": {**count, "description": "failures with every group down (the last group's)"},
+            SHARE: {**maybe_share, "description": "e: group-local rate / all failures' rate"},
+            "group_share_ci95": {**pair, "description": "Wilson 95 % of the count's split, as a share of rates"},
+            "rejoins": {**count, "description": "group_down to group_up spans no whole-job failure interrupted"},
+            REJOIN: {**maybe_seconds, "description": "T_j: their mean"},
+            "rejoin_p90_s": maybe_seconds,
+            "rejoin_ci95": {**pair, "description": "Student's t 95 % interval of the mean (null for one)"},
+            "quorum_pauses": {**count, "description": "group_down events with a quorum_end"},
+            PAUSE: {**maybe_seconds, "description": "q_p: mean quorum_end − group_down; null unmarked"},
+            OVERHEAD: {
+                "type": "number",
+                "minimum": 0,
+                "maximum": 1,
+                "description": "o, as given (--ft-overhead; a log cannot show it)",
+            },
+            "mtbf_s": {**maybe_seconds, "description": "M: every failure, with every group up"},
+            "down_s": {"type": "number", "minimum": 0, "description": "group-time down over the run, divided by G"},
+        }
+        found = {
+            "type": "object",
+            "properties": properties,
+            "required": list(properties),
+            "description": "the replica groups' group_down and group_up events (docs/model.md §11.6); null: none in"
+            " the log",
+        }
+        return MEASURED, {"oneOf": [{"type": "null"}, found]}
+
+    def measured_rows(self, measured: dict[str, Any], form: Any) -> list[tuple[str, str, str]]:
+        """(what, value, note) rows of what a log's replica-group events measured (docs/model.md §11.6)."""
+        g = measured.get(MEASURED)
+        if g is None:
+            return []
+
+        def span(pair: list[Any], kind: str) -> str:
+            low, high = pair
+            return f"> {form(kind, low)}" if high is None else f"{form(kind, low)} to {form(kind, high)}"
+
+        given = "given (--groups)" if g["groups_given"] else "the largest group + 1"
+        rows = [("replica groups", f"{g[GROUPS]}", given)]
+        note = f"{g['whole_job_failures']:,} whole-job"
+        if g["all_down_failures"]:
+            note += f", {g['all_down_failures']:,} with every group down (group-local)"
+        rows.append(("group-local failures", f"{g['group_failures']:,}", note))
+        if g[SHARE] is not None:
+            rows.append(
+                (
+                    "group-local share",
+                    form("fraction", g[SHARE]),
+                    f"of the failure rate; 95 %: {span(g['group_share_ci95'], 'fraction')}",
+                )
+            )
+        if g[REJOIN] is not None:
+            note = f"p90 {form('duration', g['rejoin_p90_s'])}, {g['rejoins']:,} rejoins"
+            if g["rejoin_ci95"] is not None:
+                note += f"; 95 %: {span(g['rejoin_ci95'], 'duration')}"
+            rows.append(("rejoin", form("duration", g[REJOIN]), note))
+        if g[PAUSE] is not None:
+            rows.append(("quorum pause", form("duration", g[PAUSE]), f"{g['quorum_pauses']:,} marked (quorum_end)"))
+        else:
+            rows.append(("quorum pause", "-", "none marked (quorum_end): counted as useful, none in the model"))
+        rows.append(("FT overhead", form("fraction", g[OVERHEAD]), "as given (--ft-overhead): a log cannot show it"))
+        if g["mtbf_s"] is not None:
+            rows.append(
+                ("MTBF, every group up", form("duration", g["mtbf_s"]), "every failure: group-local and whole-job")
+            )
+        return rows
 
     def report_lines(self, document: dict[str, Any], form: Any) -> list[str]:
         found = document.get(self.name)
