@@ -1688,10 +1688,10 @@ def analyze(
     model = None
     mtbf_band = None
     if config is not None and analysis.groups is not None:
-        from ckptcalc.logs.groups import elastic_config
+        from ckptcalc.mechanisms import registry
         from ckptcalc.model.numeric import mtbf_interval
 
-        config, reason = elastic_config(config, analysis.groups)
+        config, reason = registry.from_measured(config, analysis)
         measured = analysis.groups
         if measured.mtbf_s is not None:
             n = measured.group_failures + measured.whole_job_failures

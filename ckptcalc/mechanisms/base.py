@@ -268,6 +268,11 @@ class Mechanism:
         """(what, value, note) rows of its part of ``measured`` (``form(kind, value)`` words a figure)."""
         return []
 
+    def from_measured(self, config: Any, analysis: Any) -> tuple[Any, str | None] | None:
+        """The measured periodic ``config`` as a job with what ``analysis`` (a log's) measured of the
+        mechanism, or (None, the reason it cannot be built); None where the log has none of its events."""
+        return None
+
     def report_lines(self, document: dict[str, Any], form: Any) -> list[str]:
         """What it does in a scenario, from its part of ``document`` (the report's list of mechanisms)."""
         return []

@@ -262,6 +262,17 @@ def measured_rows(measured: dict[str, Any], form: Any) -> list[tuple[str, str, s
     return [row for m in REGISTRY for row in m.measured_rows(measured, form)]
 
 
+def from_measured(config: Any, analysis: Any) -> tuple[Any, str | None]:
+    """``config`` with every mechanism's measured inputs, or (None, the first reason one cannot be built)."""
+    for m in REGISTRY:
+        found = m.from_measured(config, analysis)
+        if found is not None:
+            config, reason = found
+            if config is None:
+                return None, reason
+    return config, None
+
+
 def report_lines(document: dict[str, Any], form: Any) -> list[str]:
     return [line for m in REGISTRY for line in m.report_lines(document, form)]
 

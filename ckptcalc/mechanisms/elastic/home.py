@@ -26,6 +26,7 @@ from typing import Any
 
 from ckptcalc.errors import InputError
 from ckptcalc.mechanisms.base import LARGEST, SMALLEST, Cell, Input, Mechanism, Num
+from ckptcalc.mechanisms.elastic import log
 from ckptcalc.mechanisms.elastic import model as elastic
 from ckptcalc.model.arrays import count, largest, scalar
 from ckptcalc.model.arrays import maximum as _maximum
@@ -645,6 +646,9 @@ class Elastic(Mechanism):
                 ("MTBF, every group up", form("duration", g["mtbf_s"]), "every failure: group-local and whole-job")
             )
         return rows
+
+    def from_measured(self, config: Any, analysis: Any) -> tuple[Any, str | None] | None:
+        return None if analysis.groups is None else log.elastic_config(config, analysis.groups)
 
     def report_lines(self, document: dict[str, Any], form: Any) -> list[str]:
         found = document.get(self.name)
