@@ -22,7 +22,17 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("model", ["statistics", "arrays"]),
     (
         "mechanisms",
-        ["base", "slowdown", "limits", "compression", "elastic.model", "elastic.log", "elastic.home", "registry"],
+        [
+            "base",
+            "slowdown",
+            "limits",
+            "compression",
+            "elastic.model",
+            "elastic.log",
+            "elastic.engine",
+            "elastic.home",
+            "registry",
+        ],
     ),  # each mechanism's home
     (
         "model",

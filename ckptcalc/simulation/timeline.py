@@ -48,6 +48,7 @@ from typing import Any
 from ckptcalc.errors import InputError
 from ckptcalc.mechanisms import slowdown
 from ckptcalc.mechanisms.elastic import home as elastic_home
+from ckptcalc.mechanisms.elastic.engine import Groups as Groups
 from ckptcalc.model import storage
 from ckptcalc.model.evaluation import Config, Result, evaluate, first_order
 from ckptcalc.model.statistics import BATCHES, T975_19
@@ -400,7 +401,7 @@ def run(
     groups process (:func:`run_elastic`). A pair of mechanisms no simulation runs together is refused
     (:func:`refuse`), never left out."""
     refuse(config, failures)
-    groups = Groups.of(config)
+    groups = groups_of(config)
     if groups is not None:
         return run_elastic(schedule_for(config), groups, failures, cycles=cycles, seed=seed, progress=progress)
     if config.has_silent:
@@ -1013,21 +1014,9 @@ class SparePool:
 # ------------------------------------------------------------- elastic replica groups
 
 
-@dataclass(frozen=True)
-class Groups:
-    """Elastic replica groups as the simulation runs them (docs/model.md §14.1)."""
-
-    groups: int
-    group_share: float
-    rejoin_s: float
-    quorum_pause_s: float
-    overhead: float
-
-    @classmethod
-    def of(cls, config: Config) -> Groups | None:
-        """The groups of ``config`` as its home states them (None without groups)."""
-        stated = elastic_home.stated(config)
-        return None if stated is None else cls(*stated)
+def groups_of(config: Config) -> Groups | None:
+    """The elastic replica groups of ``config`` as the simulation runs them (None without groups)."""
+    return elastic_home.simulated(config)
 
 
 class _Draws:
@@ -1051,51 +1040,6 @@ class _Draws:
         return self.uni.pop()
 
 
-def _stretch(
-    g: Groups, nu: float, limit: float, draws: _Draws, changes: list[tuple[float, int]] | None = None
-) -> tuple[list[float], list[float], float | None]:
-    """One running stretch of the groups process, all G up at its start, for at most ``limit`` of running
-    time: the breakpoints and the throughput between them, and the time all groups went down (or None).
-    ``changes`` collects each group's drop (time, −1) and rejoin (time, +1), for the event log."""
-    import collections
-
-    full, scale = float(g.groups), (1.0 - g.overhead) / g.groups
-    up = g.groups
-    back: collections.deque[float] = collections.deque()  # rejoin times, in order (T_j is fixed)
-    t, pause_end = 0.0, 0.0
-    times, thetas = [0.0], []
-    next_fail = draws.exponential() / (nu * full) if nu > 0 else math.inf
-    while True:
-        rejoin = back[0] if back else math.inf
-        ends = limit <= next_fail and limit <= rejoin
-        at = limit if ends else min(next_fail, rejoin)
-        # Up to ``at`` the count is ``up``; the start of it may be paused.
-        if pause_end > t:
-            cut = min(pause_end, at)
-            times.append(cut)
-            thetas.append(0.0)
-            t = cut
-        if at > t:
-            times.append(at)
-            thetas.append(scale * up)
-            t = at
-        if ends:
-            return times, thetas, None
-        if changes is not None:
-            changes.append((next_fail, -1) if next_fail <= rejoin else (rejoin, 1))
-        if next_fail <= rejoin:
-            up -= 1
-            if up == 0:
-                return times, thetas, next_fail
-            back.append(next_fail + g.rejoin_s)
-            pause_end = next_fail + g.quorum_pause_s
-        else:
-            back.popleft()
-            up += 1
-        # Memoryless: the next failure among the groups now up, drawn afresh at every change.
-        next_fail = t + draws.exponential() / (nu * up) if nu > 0 else math.inf
-
-
 def run_elastic(
     schedule: Schedule,
     groups: Groups,
@@ -1115,7 +1059,7 @@ def run_elastic(
     shares) goes back to the last tier-k checkpoint and its progress.
 
     >>> s = Schedule.single(interval_s=600.0, stall_s=10.0, restart_s=300.0)
-    >>> g = Groups(groups=4, group_share=0.9, rejoin_s=600.0, quorum_pause_s=0.0, overhead=0.0)
+    >>> g = Groups(4, 0.9, 600.0, 0.0, 0.0)  # G, e, T_j, q_p, o
     >>> run = run_elastic(s, g, Failures(3600.0), cycles=200, seed=1)
     >>> run.cycles, 0.8 < run.effective < 1.0
     (200, True)
@@ -1130,15 +1074,10 @@ def run_elastic(
             "elastic replica groups are simulated with synchronous checkpoints (no snapshot bandwidth)",
             where="snapshot_bandwidth",
         )
-    if not groups.group_share < 1.0:
-        raise InputError(
-            "simulate counts cycles between whole-job failures: a group-local share below 1 is needed",
-            where="group_share",
-        )
+    groups.check_cycles()
     rng = numpy.random.default_rng(seed)
     draws = _Draws(rng)
-    whole_mean = failures.mtbf_s / (1.0 - groups.group_share)
-    nu = groups.group_share / failures.mtbf_s / groups.groups
+    whole_mean, nu = groups.rates(failures.mtbf_s)
     tau = schedule.interval_s
     sizes = [1]
     for m in schedule.every:
@@ -1164,7 +1103,7 @@ def run_elastic(
                 time, stall, spent, running = x, 0.0, x, 0.0
             else:
                 limit = x - restart
-                times, thetas, down = _stretch(groups, nu, limit, draws)
+                times, thetas, down = groups.stretch(nu, limit, draws)
                 running = limit if down is None else down
                 spent, time = restart, restart + running
                 # Boundaries n+1 … n+K: each a τ₁ of work then its stall (every tier whose multiple it is).

@@ -26,7 +26,7 @@ from typing import Any
 
 from ckptcalc.errors import InputError
 from ckptcalc.mechanisms.base import LARGEST, SMALLEST, Cell, Input, Mechanism, Num
-from ckptcalc.mechanisms.elastic import log
+from ckptcalc.mechanisms.elastic import engine, log
 from ckptcalc.mechanisms.elastic import model as elastic
 from ckptcalc.model.arrays import count, largest, scalar
 from ckptcalc.model.arrays import maximum as _maximum
@@ -57,16 +57,16 @@ def at_work(config: Any) -> bool:
     return getattr(config, GROUPS) is not None
 
 
-def stated(config: Any) -> tuple[int, float, float, float, float] | None:
-    """(G, e, T_j, q_p, o) of ``config`` as floats (the simulation's groups), None without groups."""
+def simulated(config: Any) -> engine.Groups | None:
+    """The groups of ``config`` as the event engine runs them (:mod:`.engine`), None without groups."""
     if not at_work(config):
         return None
-    return (
-        int(getattr(config, GROUPS)),
-        float(getattr(config, SHARE)),
-        float(getattr(config, REJOIN)),
-        float(getattr(config, PAUSE) or 0.0),
-        float(getattr(config, OVERHEAD) or 0.0),
+    return engine.Groups(
+        groups=int(getattr(config, GROUPS)),
+        group_share=float(getattr(config, SHARE)),
+        rejoin_s=float(getattr(config, REJOIN)),
+        quorum_pause_s=float(getattr(config, PAUSE) or 0.0),
+        overhead=float(getattr(config, OVERHEAD) or 0.0),
     )
 
 
