@@ -26,7 +26,7 @@ from ckptcalc.errors import InputError
 from ckptcalc.inputs import keywords
 from ckptcalc.inputs.arguments import ArgumentError, checked
 from ckptcalc.inputs.fields import BY_NAME, BY_PUBLIC, parse_value
-from ckptcalc.inputs.keywords import ModelInputs, PlanInputs
+from ckptcalc.inputs.keywords import LogInputs, ModelInputs, PlanInputs
 from ckptcalc.inputs.scenario import Job, Scenario, merge, others_by_parts, resolve
 from ckptcalc.model.evaluation import Result
 from ckptcalc.records import Record
@@ -1631,7 +1631,7 @@ def analyze(
     skip_bad: bool = False,
     year: int | None = None,
     groups: Value | None = None,
-    ft_overhead: Value | None = None,
+    **log_inputs: Unpack[LogInputs],
 ) -> RunAnalysis:
     """The goodput a run got and what the model says it should have got (docs/model.md §11): the realised
     split of wall time from an event log, the measured write time, restart, interval and failure rate, the
@@ -1640,8 +1640,9 @@ def analyze(
     ``time_s`` in seconds in a log without ``time``, as ``simulate --events`` writes). ``window`` splits
     the run (e.g. ``"1d"``), ``slo`` marks the windows below it; ``tz`` places timestamps without a zone
     (default UTC). ``groups`` is the run's number of replica groups (None: the largest ``group`` of its
-    ``group_down`` events + 1) and ``ft_overhead`` the per-step cost of their fault tolerance, which a
-    log cannot show (default 0; docs/model.md §11.6).
+    ``group_down`` events + 1); ``log_inputs`` what the mechanisms' events cannot show, such as the groups'
+    per-step cost of their fault tolerance (:class:`ckptcalc.inputs.keywords.LogInputs`; default 0,
+    docs/model.md §11.6).
 
     >>> a = analyze("tests/data/hand-run.jsonl", time_unit="min")
     >>> round(a.realised["effective"], 6), a["measured"]["failures"]
@@ -1666,9 +1667,12 @@ def analyze(
     if count_groups is not None and not (math.isfinite(count_groups) and count_groups >= 2
                                          and float(count_groups).is_integer()):  # fmt: skip
         raise InputError(f"must be a whole number of groups, 2 or more, got {count_groups:g}", where="groups")
-    cost = 0.0 if ft_overhead is None else _number(parse_count, ft_overhead, "ft_overhead")
-    if not (math.isfinite(cost) and 0.0 <= cost < 1.0):
-        raise InputError(f"must be a share in [0, 1), got {cost:g}", where="ft_overhead")
+    from ckptcalc.inputs.arguments import check_gathered
+    from ckptcalc.mechanisms import registry
+
+    given = dict(log_inputs)
+    check_gathered(given, {row.flag.replace("-", "_") for row in registry.log_inputs()}, Value | None)
+    unseen = registry.log_values(given, lambda raw, name: _number(parse_count, raw, name))
     from ckptcalc.logs.reader import parse_tz
 
     zone = parse_tz(tz) if tz is not None else None
@@ -1680,7 +1684,7 @@ def analyze(
     )  # fmt: skip
     if span is not None and (read.end_s - read.start_s) / span > 10_000:
         raise InputError("more than 10,000 windows: choose a longer one", where="window")
-    analysis = timeline.analyze(read, window_s=span, overhead=cost)
+    analysis = timeline.analyze(read, window_s=span, **unseen)
     fitted = fitting.fit(read.failure_times_s, start_s=read.start_s, end_s=read.end_s)
     config, reason = _measured_config(analysis, fitted)
     if config is not None and analysis.silent is not None:
@@ -1688,7 +1692,6 @@ def analyze(
     model = None
     mtbf_band = None
     if config is not None and analysis.groups is not None:
-        from ckptcalc.mechanisms import registry
         from ckptcalc.model.numeric import mtbf_interval
 
         config, reason = registry.from_measured(config, analysis)

@@ -111,8 +111,7 @@ def home_of(m: Mechanism) -> Path:
 
 
 #: Homes whose move is under way, their keys still named outside: elastic's ``groups`` (a word the log
-#: readers, the event engine and the outputs that show the groups use too) and ``ft_overhead``
-#: (``analyze``'s own option, in cli.py and api.py).
+#: readers' regular expressions, the event engine and the outputs that show the groups use too).
 MOVING = {"elastic"}
 
 

@@ -235,6 +235,16 @@ class Mechanism:
         """The JSON Schema of :meth:`result_part`, null included (None: no part)."""
         return None
 
+    def log_inputs(self) -> tuple[Input, ...]:
+        """The options ``analyze`` takes for what its events in a log cannot show (``after`` names the
+        command's option they follow; the preset table and key are unused)."""
+        return ()
+
+    def log_values(self, given: dict[str, Any], number: Any) -> dict[str, float]:
+        """:meth:`log_inputs` as stated (``given`` by public name, ``number(raw, name)`` parses one), checked,
+        as the log's analysis takes them (by its keyword)."""
+        return {}
+
     def check_work(self, config: Any, work_s: float, scenario: Any) -> None:
         """Refuse a run of ``work_s`` of work too short for the mechanism (``scenario`` names and words its
         inputs: ``where``, ``shown``)."""

@@ -234,6 +234,14 @@ def check_work(config: Any, work_s: float, scenario: Any) -> None:
         m.check_work(config, work_s, scenario)
 
 
+def log_inputs() -> tuple[Input, ...]:
+    return tuple(row for m in REGISTRY for row in m.log_inputs())
+
+
+def log_values(given: dict[str, Any], number: Any) -> dict[str, float]:
+    return {key: value for m in REGISTRY for key, value in m.log_values(given, number).items()}
+
+
 def input_rows(config: Any) -> list[tuple[str, str, Any, str]]:
     return [row for m in REGISTRY for row in m.input_rows(config)]
 

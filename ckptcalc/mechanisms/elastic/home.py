@@ -507,6 +507,17 @@ class Elastic(Mechanism):
                 where=scenario.where(REJOIN),
             )
 
+    def log_inputs(self) -> tuple[Input, ...]:
+        words = "Per-step cost of the groups' fault tolerance (default: 0)."
+        return (Input(OVERHEAD, "fraction", "ft-overhead", "", "", words, after=GROUPS),)
+
+    def log_values(self, given: dict[str, Any], number: Any) -> dict[str, float]:
+        raw = given.get(OVERHEAD)
+        cost = 0.0 if raw is None else float(number(raw, OVERHEAD))
+        if not (math.isfinite(cost) and 0.0 <= cost < 1.0):
+            raise InputError(f"must be a share in [0, 1), got {cost:g}", where=OVERHEAD)
+        return {"overhead": cost}
+
     def input_rows(self, config: Any) -> list[tuple[str, str, Any, str]]:
         if not at_work(config):
             return []
