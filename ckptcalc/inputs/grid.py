@@ -150,7 +150,7 @@ def _check(over: str, values: Any, job: Job) -> None:
         return  # each point is resolved, and checked, as the job itself is
     if over in ("spares", "repair", "nodes") and job.config.spares is None:
         raise InputError(f"sweeping {over} needs a spare pool ({{spares}} with {{repair}})", where="over")
-    registry.check_sweep(over, low, high, job.config, job.scenario.shown)
+    registry.refuse_sweep(over, low, high, job.config, job.scenario.shown)
     if over == "replica-survival":
         if low < 0 or high >= 1:
             raise InputError("replica survival must lie in [0, 1)", where=where)

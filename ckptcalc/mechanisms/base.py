@@ -223,16 +223,16 @@ class Mechanism:
         job without it where it has it: (lever key, the changed configuration)."""
         return []
 
-    def check_sweep(self, over: str, low: float, high: float, config: Any, shown: Any) -> None:
+    def refuse_sweep(self, over: str, low: float, high: float, config: Any, shown: Any) -> None:
         """Refuse a sweep over the flag ``over`` from ``low`` to ``high`` that the base ``config`` cannot vary in
         one numpy pass (``shown(name, value)`` words a value of an input in its unit)."""
 
-    def result_part(self, result: Any) -> dict[str, Any] | None:
+    def own_part(self, result: Any) -> dict[str, Any] | None:
         """Its part of a result's JSON document (under its ``name``), None where it is not at work."""
         return None
 
-    def result_schema(self) -> dict[str, Any] | None:
-        """The JSON Schema of :meth:`result_part`, null included (None: no part)."""
+    def own_schema(self) -> dict[str, Any] | None:
+        """The JSON Schema of :meth:`own_part`, null included (None: no part)."""
         return None
 
     def log_inputs(self) -> tuple[Input, ...]:
@@ -249,7 +249,7 @@ class Mechanism:
         """Refuse a run of ``work_s`` of work too short for the mechanism (``scenario`` names and words its
         inputs: ``where``, ``shown``)."""
 
-    def input_rows(self, config: Any) -> list[tuple[str, str, Any, str]]:
+    def config_rows(self, config: Any) -> list[tuple[str, str, Any, str]]:
         """Its rows of the inputs table: (label, unit kind of the value, the value, a note)."""
         return []
 
@@ -265,16 +265,16 @@ class Mechanism:
         """Its inputs of a measured ``config`` as a saved preset states them (none where it is not at work)."""
         return {}
 
-    def measured_part(self, analysis: Any) -> tuple[str, dict[str, Any] | None] | None:
+    def measured_entry(self, analysis: Any) -> tuple[str, dict[str, Any] | None] | None:
         """Its part of what a log's events measured (``analyze``'s ``measured``): (key, the part or None
         where the log has none of its events); None for no part."""
         return None
 
-    def measured_schema(self) -> tuple[str, dict[str, Any]] | None:
-        """The JSON Schema of :meth:`measured_part`, null included: (key, schema)."""
+    def measured_entry_schema(self) -> tuple[str, dict[str, Any]] | None:
+        """The JSON Schema of :meth:`measured_entry`, null included: (key, schema)."""
         return None
 
-    def measured_rows(self, measured: dict[str, Any], form: Any) -> list[tuple[str, str, str]]:
+    def measured_entry_rows(self, measured: dict[str, Any], form: Any) -> list[tuple[str, str, str]]:
         """(what, value, note) rows of its part of ``measured`` (``form(kind, value)`` words a figure)."""
         return []
 

@@ -215,18 +215,18 @@ def assumed_levers(config: Any, assume: Any) -> list[tuple[str, Any]]:
     return [lever for m in REGISTRY for lever in m.assumed_levers(config, assume)]
 
 
-def check_sweep(over: str, low: float, high: float, config: Any, shown: Any) -> None:
+def refuse_sweep(over: str, low: float, high: float, config: Any, shown: Any) -> None:
     for m in REGISTRY:
-        m.check_sweep(over, low, high, config, shown)
+        m.refuse_sweep(over, low, high, config, shown)
 
 
-def result_parts(result: Any) -> dict[str, dict[str, Any] | None]:
+def own_parts(result: Any) -> dict[str, dict[str, Any] | None]:
     """Every running share's part of a result's document, by the mechanism's name."""
-    return {m.name: m.result_part(result) for m in REGISTRY if m.result_schema() is not None}
+    return {m.name: m.own_part(result) for m in REGISTRY if m.own_schema() is not None}
 
 
-def result_schemas() -> dict[str, Any]:
-    return {m.name: schema for m in REGISTRY if (schema := m.result_schema()) is not None}
+def own_schemas() -> dict[str, Any]:
+    return {m.name: schema for m in REGISTRY if (schema := m.own_schema()) is not None}
 
 
 def check_work(config: Any, work_s: float, scenario: Any) -> None:
@@ -242,8 +242,8 @@ def log_values(given: dict[str, Any], number: Any) -> dict[str, float]:
     return {key: value for m in REGISTRY for key, value in m.log_values(given, number).items()}
 
 
-def input_rows(config: Any) -> list[tuple[str, str, Any, str]]:
-    return [row for m in REGISTRY for row in m.input_rows(config)]
+def config_rows(config: Any) -> list[tuple[str, str, Any, str]]:
+    return [row for m in REGISTRY for row in m.config_rows(config)]
 
 
 def split_rows(result: Any) -> list[tuple[str, Any, str]]:
@@ -258,16 +258,16 @@ def stated_values(config: Any) -> dict[str, float]:
     return {key: value for m in REGISTRY for key, value in m.stated_values(config).items()}
 
 
-def measured_parts(analysis: Any) -> dict[str, dict[str, Any] | None]:
-    return dict(part for m in REGISTRY if (part := m.measured_part(analysis)) is not None)
+def measured_entries(analysis: Any) -> dict[str, dict[str, Any] | None]:
+    return dict(part for m in REGISTRY if (part := m.measured_entry(analysis)) is not None)
 
 
-def measured_schemas() -> dict[str, Any]:
-    return dict(part for m in REGISTRY if (part := m.measured_schema()) is not None)
+def measured_entry_schemas() -> dict[str, Any]:
+    return dict(part for m in REGISTRY if (part := m.measured_entry_schema()) is not None)
 
 
-def measured_rows(measured: dict[str, Any], form: Any) -> list[tuple[str, str, str]]:
-    return [row for m in REGISTRY for row in m.measured_rows(measured, form)]
+def measured_entry_rows(measured: dict[str, Any], form: Any) -> list[tuple[str, str, str]]:
+    return [row for m in REGISTRY for row in m.measured_entry_rows(measured, form)]
 
 
 def from_measured(config: Any, analysis: Any) -> tuple[Any, str | None]:

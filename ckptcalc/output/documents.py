@@ -255,7 +255,7 @@ def evaluation(
             *storage_warnings(job, result),
         ],
         "spares": spares(job, result),
-        **registry.result_parts(result),
+        **registry.own_parts(result),
         "storage": storage(job, result),
         "silent": silent(result, job.silent_band),
     }
@@ -885,11 +885,11 @@ def analyze(
                  "persist_s": lv.persist_s, "restarts": lv.restarts, "restart_s": lv.restart_s}
                 for lv in analysis.levels
             ],
-            **registry.measured_parts(analysis),
+            **registry.measured_entries(analysis),
             "silent": _measured_silent(analysis),
         },
         "model": None if model is None
-        else {**{k: v for k, v in model.items() if k != "result"}, **registry.result_parts(model["result"])},
+        else {**{k: v for k, v in model.items() if k != "result"}, **registry.own_parts(model["result"])},
         "gpus": gpus,
         "causes": [
             {"cause": c.cause, "failures": c.failures, "lost_s": c.lost_s, "share_of_wall": share}

@@ -391,7 +391,7 @@ EVALUATION: Schema = {
     "levels": {"type": "array", "items": LEVEL, "minItems": 1, "maxItems": 8},
     "uncertainty": UNCERTAINTY,
     "recovery": RECOVERY,
-    **registry.result_schemas(),
+    **registry.own_schemas(),
     "silent": SILENT,
     "warnings": WARNINGS,
     "spares": SPARES,
@@ -844,7 +844,7 @@ def analyze() -> Schema:
             "gain_pp": NUMBER,
             "gain_gpu_hours": MAYBE_NUMBER,
             "elastic": {
-                **registry.result_schemas()["elastic"],
+                **registry.own_schemas()["elastic"],
                 "description": "the elastic model at the measured G, e, T_j, q_p, o (as"
                 " optimize --json's elastic); null without group events",
             },
@@ -937,7 +937,7 @@ def analyze() -> Schema:
                     "shape": MAYBE_NUMBER,
                     "shape_p_value": MAYBE_NUMBER,
                     "levels": {"type": "array", "items": level},
-                    **registry.measured_schemas(),
+                    **registry.measured_entry_schemas(),
                     "silent": {"oneOf": [{"type": "null"}, silent]},
                 }
             ),

@@ -175,7 +175,7 @@ def inputs_table(job: Job, narrow: bool = False) -> Table:
         )
     if c.notice_share is not None:
         table.add_row("with notice", pct(float(c.notice_share)), wording.notice_note(c.notice_restart_s))
-    for label, kind, value, note in registry.input_rows(c):
+    for label, kind, value, note in registry.config_rows(c):
         table.add_row(label, wording.figure(kind, value), note)
     if c.spares is not None:
         _spares_inputs(table, job)

@@ -640,7 +640,7 @@ def measured_rows(m: dict[str, Any]) -> list[tuple[str, str, str]]:
 
 def mechanism_rows(measured: dict[str, Any]) -> list[tuple[str, str, str]]:
     """(what, value, note) rows of what a log's events measured for the registered mechanisms."""
-    return registry.measured_rows(measured, figure)
+    return registry.measured_entry_rows(measured, figure)
 
 
 #: The realised split's parts, in the order the tables show them; the groups' three only with groups.

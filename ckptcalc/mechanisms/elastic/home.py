@@ -408,7 +408,7 @@ class Elastic(Mechanism):
             }
         )
 
-    def check_sweep(self, over: str, low: float, high: float, config: Any, shown: Any) -> None:
+    def refuse_sweep(self, over: str, low: float, high: float, config: Any, shown: Any) -> None:
         if over not in {row.flag for row in self.inputs}:
             return
         if not at_work(config):
@@ -433,7 +433,7 @@ class Elastic(Mechanism):
             found[name] = None if value is None else float(value)
         return found
 
-    def result_part(self, result: Any) -> dict[str, Any] | None:
+    def own_part(self, result: Any) -> dict[str, Any] | None:
         """The elastic replica groups' shares (docs/model.md §14), or None without them; the losses are shares
         of elapsed time, beside the periodic process's write, rework and restart."""
         found = result.elastic
@@ -458,7 +458,7 @@ class Elastic(Mechanism):
             "note": NOTE,
         }
 
-    def result_schema(self) -> dict[str, Any] | None:
+    def own_schema(self) -> dict[str, Any] | None:
         fraction = {"type": "number", "minimum": 0, "maximum": 1}
         seconds = {"type": "number", "minimum": 0, "description": "seconds"}
         properties = {
@@ -518,7 +518,7 @@ class Elastic(Mechanism):
             raise InputError(f"must be a share in [0, 1), got {cost:g}", where=OVERHEAD)
         return {"overhead": cost}
 
-    def input_rows(self, config: Any) -> list[tuple[str, str, Any, str]]:
+    def config_rows(self, config: Any) -> list[tuple[str, str, Any, str]]:
         if not at_work(config):
             return []
         return [
@@ -557,7 +557,7 @@ class Elastic(Mechanism):
     def stated_values(self, config: Any) -> dict[str, float]:
         return {name: float(getattr(config, name)) for name in NAMES} if at_work(config) else {}
 
-    def measured_part(self, analysis: Any) -> tuple[str, dict[str, Any] | None] | None:
+    def measured_entry(self, analysis: Any) -> tuple[str, dict[str, Any] | None] | None:
         """What a log's replica-group events measured (docs/model.md §11.6), or None without any."""
         g = analysis.groups
         if g is None:
@@ -581,7 +581,7 @@ class Elastic(Mechanism):
             "down_s": g.down_s,
         }
 
-    def measured_schema(self) -> tuple[str, dict[str, Any]] | None:
+    def measured_entry_schema(self) -> tuple[str, dict[str, Any]] | None:
         count = {"type": "integer", "minimum": 0}
         maybe_share = {"type": ["number", "null"], "minimum": 0, "maximum": 1}
         maybe_seconds = {"type": ["number", "null"], "minimum": 0, "description": "seconds"}
@@ -618,7 +618,7 @@ class Elastic(Mechanism):
         }
         return MEASURED, {"oneOf": [{"type": "null"}, found]}
 
-    def measured_rows(self, measured: dict[str, Any], form: Any) -> list[tuple[str, str, str]]:
+    def measured_entry_rows(self, measured: dict[str, Any], form: Any) -> list[tuple[str, str, str]]:
         """(what, value, note) rows of what a log's replica-group events measured (docs/model.md §11.6)."""
         g = measured.get(MEASURED)
         if g is None:
