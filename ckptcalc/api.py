@@ -26,7 +26,7 @@ from ckptcalc.errors import InputError
 from ckptcalc.inputs import keywords
 from ckptcalc.inputs.arguments import ArgumentError, checked
 from ckptcalc.inputs.fields import BY_NAME, BY_PUBLIC, parse_value
-from ckptcalc.inputs.keywords import ModelInputs, PlanInputs
+from ckptcalc.inputs.keywords import LogInputs, ModelInputs, PlanInputs
 from ckptcalc.inputs.scenario import Job, Scenario, check_stated, merge, others_by_parts, resolve
 from ckptcalc.mechanisms import registry
 from ckptcalc.model.evaluation import Result
@@ -1045,7 +1045,7 @@ def simulate(
 
     if events is not None:
         _write_events(outcome.schedule, failures, total, chosen, events, force,
-                      sim.Groups.of(config) if config.is_elastic else None)  # fmt: skip
+                      sim.groups_of(config))  # fmt: skip
     ran = _ran(config, outcome.schedule)
     analytic = sim.analytic(ran, failures)
     base = evaluate(config.optimal().replace(shape=None)) if found is not None else None
@@ -1359,7 +1359,6 @@ def plan(
     >>> abs(p.completion_s["p50"] / p["expected_s"] - 1) < 0.01
     True
     """
-    from ckptcalc.inputs import units
     from ckptcalc.inputs.units import parse_count
     from ckptcalc.output import documents
     from ckptcalc.simulation import plan as whole
@@ -1377,12 +1376,9 @@ def plan(
     if work is None and steps is None and the_job.scenario.work_s is not None:
         work = the_job.scenario.work_s  # the run's length from the preset ([run] work)
     work_s = _work(work, steps, the_job.scenario.step_time_s)
-    if config.rejoin_s is not None and config.rejoin_s > work_s:
-        raise InputError(
-            f"rejoin {units.format_duration(float(config.rejoin_s))} is longer than the run"
-            f" ({units.format_duration(work_s)} of work): a dropped group would never be back",
-            where=the_job.scenario.where("rejoin_s"),
-        )
+    from ckptcalc.mechanisms import registry
+
+    registry.check_work(config, work_s, the_job.scenario)
     limit, span = _plan_deadline(deadline, start_at)
     shape = None if config.shape is None else float(config.shape)
     run_config = config.replace(shape=None) if config.has_memory and shape is not None else config
@@ -1599,7 +1595,7 @@ def analyze(
     skip_bad: bool = False,
     year: int | None = None,
     groups: Value | None = None,
-    ft_overhead: Value | None = None,
+    **log_inputs: Unpack[LogInputs],
 ) -> RunAnalysis:
     """The goodput a run got and what the model says it should have got (docs/model.md §11): the realised
     split of wall time from an event log, the measured write time, restart, interval and failure rate, the
@@ -1608,8 +1604,9 @@ def analyze(
     ``time_s`` in seconds in a log without ``time``, as ``simulate --events`` writes). ``window`` splits
     the run (e.g. ``"1d"``), ``slo`` marks the windows below it; ``tz`` places timestamps without a zone
     (default UTC). ``groups`` is the run's number of replica groups (None: the largest ``group`` of its
-    ``group_down`` events + 1) and ``ft_overhead`` the per-step cost of their fault tolerance, which a
-    log cannot show (default 0; docs/model.md §11.6).
+    ``group_down`` events + 1); ``log_inputs`` what the mechanisms' events cannot show, such as the groups'
+    per-step cost of their fault tolerance (:class:`ckptcalc.inputs.keywords.LogInputs`; default 0,
+    docs/model.md §11.6).
 
     >>> a = analyze("tests/data/hand-run.jsonl", time_unit="min")
     >>> round(a.realised["effective"], 6), a["measured"]["failures"]
@@ -1619,11 +1616,16 @@ def analyze(
     from ckptcalc.logs import fit as fitting
     from ckptcalc.output import documents
 
-    stated = check_stated(overrides({"window": window, "gpus": gpus, "discard": discard, "groups": groups,
-                                     "ft_overhead": ft_overhead}))  # fmt: skip
+    stated = check_stated(overrides({"window": window, "gpus": gpus, "discard": discard, "groups": groups}))
     span, count, count_groups = stated.get("window_s"), stated.get("gpus"), stated.get("groups")
     floor = _fraction(slo, "slo") if slo is not None else None
-    thrown, cost = stated.get("discard", 0.0), stated.get("ft_overhead", 0.0)
+    thrown = stated.get("discard", 0.0)
+    from ckptcalc.inputs.arguments import check_gathered
+    from ckptcalc.inputs.units import parse_count
+
+    given = dict(log_inputs)
+    check_gathered(given, {row.flag.replace("-", "_") for row in registry.log_inputs()}, Value | None)
+    unseen = registry.log_values(given, lambda raw, name: _number(parse_count, raw, name))
     from ckptcalc.logs.reader import parse_tz
 
     zone = parse_tz(tz) if tz is not None else None
@@ -1635,7 +1637,7 @@ def analyze(
     )  # fmt: skip
     if span is not None and (read.end_s - read.start_s) / span > 10_000:
         raise InputError("more than 10,000 windows: choose a longer one", where="window")
-    analysis = timeline.analyze(read, window_s=span, overhead=cost)
+    analysis = timeline.analyze(read, window_s=span, **unseen)
     fitted = fitting.fit(read.failure_times_s, start_s=read.start_s, end_s=read.end_s)
     config, reason = _measured_config(analysis, fitted)
     if config is not None:
@@ -1643,10 +1645,9 @@ def analyze(
     model = None
     mtbf_band = None
     if config is not None and analysis.groups is not None:
-        from ckptcalc.logs.groups import elastic_config
         from ckptcalc.model.numeric import mtbf_interval
 
-        config, reason = elastic_config(config, analysis.groups)
+        config, reason = registry.from_measured(config, analysis)
         measured = analysis.groups
         if measured.mtbf_s is not None:
             n = measured.group_failures + measured.whole_job_failures
@@ -1793,18 +1794,15 @@ def measured_preset(outcome: RunAnalysis, base: PresetRef | None = None) -> Scen
             memory_interval_s=float(config.memory_interval_s),
         )
     low, high = outcome.document["measured"]["mtbf_ci95"]
-    if config.groups is not None:
-        # Elastic replica groups: the [elastic] keys, and M over every failure with every group up.
+    from ckptcalc.mechanisms import registry
+
+    owned = registry.stated_values(config)
+    if owned:
+        # Elastic replica groups: their keys, and M over every failure with every group up.
         from ckptcalc.model.numeric import mtbf_interval
 
         measured = outcome.document["measured"]["groups"]
-        values.update(
-            groups=float(config.groups),
-            group_share=float(config.group_share),
-            rejoin_s=float(config.rejoin_s),
-            quorum_pause_s=float(config.quorum_pause_s),
-            ft_overhead=float(config.ft_overhead),
-        )
+        values.update(owned)
         n = measured["group_failures"] + measured["whole_job_failures"]
         low, high = mtbf_interval(n, n * float(config.mtbf_s))
 

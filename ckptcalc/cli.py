@@ -569,6 +569,53 @@ def model_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def log_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Add one option per registered mechanism's ``log_inputs`` to ``analyze``, each after the option it
+    names; the command receives them gathered in a ``log_inputs: dict`` argument (by public name)."""
+
+    @functools.cache
+    def parameters() -> tuple[tuple[str, inspect.Parameter], ...]:
+        from ckptcalc.mechanisms import registry
+
+        return tuple(
+            (
+                row.after,
+                inspect.Parameter(
+                    row.name,
+                    inspect.Parameter.KEYWORD_ONLY,
+                    default=None,
+                    annotation=Annotated[
+                        Optional[str], typer.Option(f"--{row.flag}", help=row.help, metavar=_LOG_METAVARS[row.kind])
+                    ],
+                ),
+            )
+            for row in registry.log_inputs()
+        )
+
+    @functools.wraps(func)
+    def wrapper(**kwargs: Any) -> Any:
+        names = {p.name for _, p in parameters()}
+        given = {name: kwargs.pop(name) for name in list(kwargs) if name in names}
+        return func(log_inputs={k: v for k, v in given.items() if v is not None}, **kwargs)
+
+    def prepare_options() -> None:
+        signature = inspect.signature(func, eval_str=True)
+        own = [p for p in signature.parameters.values() if p.name != "log_inputs"]
+        found: list[inspect.Parameter] = []
+        for p in own:
+            found.append(p)
+            found += [extra.replace(kind=p.kind) for after, extra in parameters() if after == p.name]
+        wrapper.__signature__ = signature.replace(parameters=found)  # type: ignore[attr-defined]
+        wrapper.__annotations__ = {p.name: p.annotation for p in found}
+
+    wrapper.prepare_options = prepare_options  # type: ignore[attr-defined]
+    return wrapper
+
+
+#: The metavar of a log option by its unit kind.
+_LOG_METAVARS = {"fraction": "F", "duration": "DURATION", "count": "COUNT"}
+
+
 #: ``--preset`` of the commands that only write a preset (fit, analyze): the one they start from.
 BaseOpt = Annotated[
     Optional[str],
@@ -1557,6 +1604,7 @@ def _check_new(path: Path, force: bool, where: str) -> None:
         "ckptcalc simulate --cycles 5e4 --events sim.jsonl && ckptcalc analyze sim.jsonl --json",
     )
 )
+@log_options
 def analyze(
     logs: Annotated[
         list[str],
@@ -1590,10 +1638,6 @@ def analyze(
         Optional[str],
         typer.Option("--groups", help="Replica groups of the run (default: the largest group + 1).", metavar="G"),
     ] = None,
-    ft_overhead: Annotated[
-        Optional[str],
-        typer.Option("--ft-overhead", help="Per-step cost of the groups' fault tolerance (default: 0).", metavar="F"),
-    ] = None,
     tz: TzOpt = None,
     skip_bad: SkipBadOpt = False,
     year: YearOpt = None,
@@ -1609,8 +1653,10 @@ def analyze(
     markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown report instead of a table.")] = False,
     value: ValueOpt = None,
     strict: StrictOpt = False,
+    log_inputs: dict[str, Any] | None = None,
 ) -> None:
     """The goodput a run actually got, where its time went, and what the model says it should have got."""
+    log_inputs = log_inputs or {}
     from ckptcalc import api
 
     if json_output and markdown:
@@ -1622,7 +1668,7 @@ def analyze(
         outcome = api.analyze(
             logs if len(logs) > 1 else logs[0], stdin=sys.stdin, format=log_format, time=time, time_unit=time_unit,
             cause=cause, window=window, slo=slo, gpus=gpus, discard=discard, tz=tz, skip_bad=skip_bad, year=year,
-            groups=groups, ft_overhead=ft_overhead,
+            groups=groups, **log_inputs,
         )  # fmt: skip
     document = outcome.to_dict()
     if value is not None:

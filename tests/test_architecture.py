@@ -29,6 +29,10 @@ LAYERS: list[tuple[str, list[str]]] = [
             "silent.stepper",
             "silent.home",
             "spares",
+            "elastic.model",
+            "elastic.log",
+            "elastic.engine",
+            "elastic.home",
             "registry",
         ],
     ),
@@ -42,7 +46,6 @@ LAYERS: list[tuple[str, list[str]]] = [
             "tiers",
             "recovery",
             "search",
-            "elastic",
             "weibull",
             "storage",
             "evaluation",
@@ -109,7 +112,7 @@ RANK = {
     for layer, (sub, names) in enumerate(LAYERS)
     for position, name in enumerate(names)
 }
-SUBPACKAGES = {sub for sub, _ in LAYERS if sub} | {"mechanisms/silent"}
+SUBPACKAGES = {sub for sub, _ in LAYERS if sub} | {"mechanisms/silent", "mechanisms/elastic"}
 
 #: The model's leaves: modules that import nothing of ckptcalc but each other (the numbers shared by
 #: every home, the float-or-array shim, plain-Python numerics), which a mechanism's home may import from

@@ -216,7 +216,7 @@ def test_elastic_extremes_give_numbers(run_json: RunJson, args: tuple[str, ...])
 def test_restart_ratio_limits() -> None:
     """docs/model.md §18.3: the ratio is 0 where only the periodic model's restarts never end, 1 with no
     restart time, and the effective time 0 where nothing is kept."""
-    from ckptcalc.model import elastic
+    from ckptcalc.mechanisms.elastic import model as elastic
 
     groups = elastic.groups_process(
         groups=4, group_share=0.95, rejoin_s=1800.0, quorum_pause_s=0.0, overhead=0.02, mtbf_s=1.0
@@ -428,16 +428,16 @@ def test_just_in_time_and_notice_take_shares_of_the_whole_job_failures() -> None
     """docs/model.md §18.4: the periodic process runs p_j(1 − D) in place and p_n(1 − D) with notice, D the
     all-down share of the whole-job failures; with every whole-job failure in place a checkpoint is still
     needed, for the all-down ones."""
+    from ckptcalc.mechanisms.elastic import home
     from ckptcalc.model import evaluation
 
-    base = Config(
-        checkpoint_bytes=SIZE, bandwidth=BW, mtbf_s=MTBF, restart_s=RESTART, groups=4, group_share=0.95,
-        rejoin_s=1800.0, quorum_pause_s=0.0, ft_overhead=0.02,
-    )  # fmt: skip
+    stated: dict[str, Any] = {"groups": 4, "group_share": 0.95, "rejoin_s": 1800.0, "quorum_pause_s": 0.0,
+                              "ft_overhead": 0.02}  # fmt: skip
+    base = Config(checkpoint_bytes=SIZE, bandwidth=BW, mtbf_s=MTBF, restart_s=RESTART, **stated)
     config = base.replace(jit_share=0.6, notice_share=0.4, step_s=10.0)
-    groups = evaluation.groups_of(config)
+    groups = home.groups_of(config)
     assert 0.0 < groups.all_down_share < 0.1
-    whole = evaluation.periodic(config, groups.whole_job_mtbf_s, groups)
+    whole = home.periodic(config, groups.whole_job_mtbf_s, groups)
     assert whole.jit_share == pytest.approx(0.6 * (1 - groups.all_down_share), rel=1e-15)
     assert whole.notice_share == pytest.approx(0.4 * (1 - groups.all_down_share), rel=1e-15)
     assert whole.periodic_share == pytest.approx(groups.all_down_share, rel=1e-9)
@@ -454,12 +454,11 @@ def test_just_in_time_and_notice_take_shares_of_the_whole_job_failures() -> None
 def test_spares_with_elastic_groups_reduce_to_each_alone() -> None:
     """docs/model.md §18.4: a pool that is never short (S large) leaves the groups as they were; with two
     groups, a time out of T_j or T_rep is the exact chain at the mixture."""
-    from ckptcalc.model import elastic
+    from ckptcalc.mechanisms.elastic import model as elastic
 
-    base = Config(
-        checkpoint_bytes=SIZE, bandwidth=BW, mtbf_s=MTBF, restart_s=RESTART, groups=4, group_share=0.95,
-        rejoin_s=1800.0, quorum_pause_s=0.0, ft_overhead=0.02,
-    )  # fmt: skip
+    stated: dict[str, Any] = {"groups": 4, "group_share": 0.95, "rejoin_s": 1800.0, "quorum_pause_s": 0.0,
+                              "ft_overhead": 0.02}  # fmt: skip
+    base = Config(checkpoint_bytes=SIZE, bandwidth=BW, mtbf_s=MTBF, restart_s=RESTART, **stated)
     pool: dict[str, Any] = {"nodes": 2048, "spares": 60, "repair_s": 14_400.0}
     many = evaluate(base.replace(**pool))
     assert many.effective == pytest.approx(evaluate(base).effective, rel=1e-12)

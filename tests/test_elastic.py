@@ -13,8 +13,9 @@ from cli_helpers import assert_usage_error
 
 from ckptcalc import api
 from ckptcalc.inputs.fields import BY_PUBLIC
-from ckptcalc.model import elastic
-from ckptcalc.model.evaluation import Config, evaluate, groups_of, periodic
+from ckptcalc.mechanisms.elastic import model as elastic
+from ckptcalc.mechanisms.elastic.home import groups_of, periodic
+from ckptcalc.model.evaluation import Config, evaluate
 
 Run = Callable[..., Any]
 RunJson = Callable[..., dict[str, Any]]
@@ -290,7 +291,9 @@ def test_without_rejoin_time_or_group_local_failures_nothing_is_lost() -> None:
 def test_the_headline_is_the_useful_share_times_the_periodic_model_at_the_whole_job_rate() -> None:
     """docs/model.md §14.3: the interval is optimised for whole-job failures alone."""
     base = Config(checkpoint_bytes=6.48e12, bandwidth=2e12, mtbf_s=11160.0, restart_s=600.0)
-    config = base.replace(groups=8.0, group_share=0.95, rejoin_s=1800.0, quorum_pause_s=0.0, ft_overhead=0.02)
+    stated: dict[str, Any] = {"groups": 8.0, "group_share": 0.95, "rejoin_s": 1800.0, "quorum_pause_s": 0.0,
+                              "ft_overhead": 0.02}  # fmt: skip
+    config = base.replace(**stated)
     result = evaluate(config)
     periodic = evaluate(base.replace(mtbf_s=223200.0))
     assert result.optimal_interval_s == pytest.approx(float(periodic.optimal_interval_s), rel=1e-6)
@@ -560,3 +563,26 @@ def test_the_elastic_lever_of_a_job_that_keeps_nothing_keeps_nothing(run_json: R
     assert doc["effective"] < 1e-9
     lever = next(lever for lever in doc["levers"] if lever["key"] == "elastic")
     assert 0.0 <= lever["effective"] < 1e-9
+
+
+def test_the_break_even_overhead_is_where_the_groups_stop_paying() -> None:
+    """docs/model.md §14.7, reference 14.7a: llama3-405b with the elastic lever's groups; E is (1 − o) times
+    what does not depend on o, so at o* = 1 − E₀·(1 − o)/E(o) = 0.049702 the groups gain nothing."""
+    from ckptcalc.mechanisms.elastic.home import MECHANISM
+
+    result = api.optimize("llama3-405b", groups=8, group_share=0.95, rejoin="30min", ft_overhead=0.02)
+    assert result.job is not None
+    config = result.job.config
+    found = MECHANISM.break_even("elastic", config, None)
+    assert found is not None
+    key, value, unit = found
+    assert (key, unit) == ("ft_overhead", "fraction")
+    assert value == pytest.approx(0.049702, abs=1e-6)
+    without = float(evaluate(MECHANISM.without(config).optimal()).effective)
+    at: dict[str, Any] = {key: value}
+    assert float(evaluate(config.replace(**at).optimal()).effective) == pytest.approx(without, rel=1e-12)
+    # Past it the groups lose; the lever of another mechanism, or no groups, has none here.
+    above: dict[str, Any] = {key: value + 0.01}
+    assert float(evaluate(config.replace(**above).optimal()).effective) < without
+    assert MECHANISM.break_even("without_elastic", config, None) is None
+    assert MECHANISM.break_even("elastic", MECHANISM.without(config), None) is None

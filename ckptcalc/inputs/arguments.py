@@ -80,6 +80,17 @@ def checked(function: _F) -> _F:
     return typing.cast(_F, wrapper)
 
 
+def check_gathered(given: dict[str, Any], known: set[str], spec: Any) -> None:
+    """Keyword arguments a function gathers with ``**`` (``given``): each one of ``known``, and of ``spec``."""
+    for name, value in given.items():
+        if name not in known:
+            raise ArgumentError(f"got an unexpected keyword argument {name!r}")
+        if not _matches(value, spec):
+            shown = repr(value)
+            shown = shown if len(shown) <= 40 else shown[:37] + "..."
+            raise ArgumentError(f"must be {describe(spec)}, got {type(value).__name__} {shown}", where=name)
+
+
 def _resolve(annotation: Any, function: Callable[..., Any]) -> Any:
     if annotation is inspect.Parameter.empty:
         return _UNCHECKED

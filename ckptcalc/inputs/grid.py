@@ -14,7 +14,7 @@ from typing import Any
 from ckptcalc.errors import InputError
 from ckptcalc.inputs.fields import BY_FLAG, BY_NAME, OVER_FIELDS, SWEEPABLE, Field
 from ckptcalc.inputs.scenario import DEFAULT_BYTES_PER_PARAM, LARGEST, SMALLEST, Job
-from ckptcalc.inputs.units import format_duration, format_rate
+from ckptcalc.inputs.units import format_rate
 from ckptcalc.mechanisms import registry
 from ckptcalc.model.evaluation import Config, Result, Tier, evaluate, replace
 
@@ -136,10 +136,6 @@ def grid(start: float, stop: float, points: int, log: bool) -> Any:
     return numpy.linspace(start, stop, points)
 
 
-#: The elastic replica groups' inputs a sweep can vary (docs/model.md §14).
-ELASTIC = ("groups", "group-share", "rejoin", "quorum-pause", "ft-overhead")
-
-
 def check_values(job: Job, over: str, values: Any) -> None:
     """Refuse a grid the model cannot evaluate (before any of it is), naming the bound at fault."""
     _check(over, values, job)
@@ -153,8 +149,7 @@ def _check(over: str, values: Any, job: Job) -> None:
     if over not in VECTORISED:
         return  # each point is resolved, and checked, as the job itself is
     owned = registry.check_sweep(over, job.config, low, high, where)  # a mechanism's own checks
-    if over in ELASTIC and not job.config.is_elastic:
-        raise InputError(f"sweeping {over} needs elastic replica groups in the base ({{groups}})", where="over")
+    registry.refuse_sweep(over, low, high, job.config, job.scenario.shown)
     if owned:
         pass
     elif over == "replica-survival":
@@ -223,15 +218,6 @@ def _check(over: str, values: Any, job: Job) -> None:
             raise InputError(
                 f"replica survival must stay below {rest:g}: the middle tiers serve the rest but storage's share",
                 where="stop",
-            )
-    if over in ("quorum-pause", "rejoin") and c.groups is not None:
-        pause = high if over == "quorum-pause" else float(c.quorum_pause_s or 0.0)
-        rejoin = low if over == "rejoin" else float(c.rejoin_s or 0.0)
-        if pause > rejoin:
-            raise InputError(
-                f"the quorum pause must not outlast the rejoin: {format_duration(pause)} against"
-                f" {format_duration(rejoin)} (the group is back before the pause ends)",
-                where="stop" if over == "quorum-pause" else "start",
             )
     if over == "jit-bw" and not c.has_jit:
         raise InputError("sweeping jit-bw needs just-in-time recovery ({jit_share})", where="over")

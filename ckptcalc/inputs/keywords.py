@@ -83,6 +83,13 @@ class ModelInputs(PlanInputs, total=False):
     work: str | float
 
 
+class LogInputs(TypedDict, total=False):
+    """What a mechanism's events in a log cannot show, by public name (:func:`ckptcalc.analyze`; each
+    registered mechanism's ``log_inputs``): a plain SI number or a string with its unit."""
+
+    ft_overhead: str | float
+
+
 #: What each kind of input is in SI, and how it may be written with its unit.
 UNITS = {
     "size": 'bytes (or "6.5TB", "500GiB")',

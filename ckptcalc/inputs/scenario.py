@@ -129,11 +129,6 @@ class Scenario(Record, extra=registry.fields()):
     lever_jit_bandwidth: float | None = None  # a units.PerGpu when stated per GPU
     lever_jit_step_s: float | None = None
     gpu_hour_cost: float | None = None
-    groups: float | None = None
-    group_share: float | None = None
-    rejoin_s: float | None = None
-    quorum_pause_s: float | None = None
-    ft_overhead: float | None = None
     # The newest storage checkpoints retained (docs/model.md §16); work_s the run's length.
     keep: float | None = None
     work_s: float | None = None
@@ -173,6 +168,12 @@ class Scenario(Record, extra=registry.fields()):
 
     def where(self, name: str) -> str:
         return self.origin.get(name, BY_NAME[name].public if name in BY_NAME else name)
+
+    def shown(self, name: str, value: float) -> str:
+        """``value`` of the input ``name`` in its unit, as a message shows it (a mechanism's checks)."""
+        formatter = {"size": units.format_size, "rate": units.format_rate, "duration": units.format_duration}
+        kind = BY_NAME[name].kind
+        return formatter[kind](value) if kind in formatter else f"{value:g}"
 
 
 def _stated_mtbf_sources(values: dict[str, float]) -> list[str]:
@@ -429,7 +430,6 @@ def resolve(scenario: Scenario) -> Job:
         read_bandwidth=scenario.read_bandwidth,
         memory_read_bandwidth=scenario.memory_read_bandwidth,
         middle=_middle(scenario),
-        **_elastic(scenario),
     )
     config = _with_recovery(scenario, config)
     config = _with_storage(scenario, config)
@@ -655,18 +655,9 @@ def _check_ranges(scenario: Scenario, values: dict[str, float]) -> None:
         elif name in ("jit_share", "notice_share"):
             if not (math.isfinite(value) and 0 <= value <= 1):
                 raise InputError(f"must be a share in [0, 1], got {value:g}", where=scenario.where(name))
-        elif name in ("discard", "replica_survival", "ft_overhead"):  # all lost at 1: open at the top
+        elif name in ("discard", "replica_survival"):  # all lost at 1: open at the top
             if not (math.isfinite(value) and 0 <= value < 1):
                 raise InputError(f"must be a share in [0, 1), got {value:g}", where=scenario.where(name))
-        elif name in ELASTIC_SHARES:
-            if not (math.isfinite(value) and 0 <= value <= 1):
-                raise InputError(f"must be a share in [0, 1], got {value:g}", where=scenario.where(name))
-        elif name in ELASTIC_PAUSES:
-            if not (math.isfinite(value) and (value == 0 or SMALLEST <= value <= LARGEST)):
-                raise InputError(
-                    f"must be 0 or a duration from {SMALLEST:g} to {LARGEST:g} s, got {value:g} s",
-                    where=scenario.where(name),
-                )
         elif name == "max_busy":
             _check_busy(scenario, name, value)
         elif name in RESTART_PARTS:
@@ -684,14 +675,9 @@ def _check_ranges(scenario: Scenario, values: dict[str, float]) -> None:
             continue  # no failure seen: the window then gives a lower bound on M
         else:
             _check_positive(scenario, name, value)
-    for name in ("gpus", "failures", "groups"):
+    for name in ("gpus", "failures"):
         if name in values and not float(values[name]).is_integer():
             raise InputError(f"must be a whole number, got {values[name]:g}", where=scenario.where(name))
-    if "groups" in values and values["groups"] < 2:
-        raise InputError(
-            f"must be 2 or more replica groups, got {values['groups']:g} (one group is the periodic job itself)",
-            where=scenario.where("groups"),
-        )
 
 
 def _with_recovery(scenario: Scenario, config: Config) -> Config:
@@ -778,49 +764,6 @@ def _check_persist(scenario: Scenario, config: Config) -> None:
             f" {units.format_duration(config.write_s)}: a checkpoint cannot start before the last is durable",
             where=scenario.where("interval_s"),
         )
-
-
-#: The elastic replica groups' shares and durations (docs/model.md §14), checked as such.
-ELASTIC_SHARES = ("group_share", "ft_overhead")
-ELASTIC_PAUSES = ("rejoin_s", "quorum_pause_s")
-
-
-def _elastic(scenario: Scenario) -> dict[str, float | None]:
-    """The model's elastic replica groups (docs/model.md §14), or none. ``groups`` alone assumes what the
-    elastic lever does (:mod:`ckptcalc.model.elastic`: 95 % group-local, rejoin 30 min, 2 % overhead)."""
-    from ckptcalc.model import elastic
-
-    names = ("group_share", "rejoin_s", "quorum_pause_s", "ft_overhead")
-    if scenario.groups is None:
-        for name in names:
-            if getattr(scenario, name) is not None:
-                raise InputError("needs {groups} (the elastic replica groups)", where=scenario.where(name))
-        return {}
-    if scenario.shape is not None:
-        raise InputError(
-            "elastic replica groups under Weibull failures have no model here; drop {shape} or {groups}",
-            where=scenario.where("groups"),
-        )
-    rejoin = _or(scenario.rejoin_s, elastic.DEFAULT_REJOIN_S)
-    pause = _or(scenario.quorum_pause_s, elastic.DEFAULT_QUORUM_PAUSE_S)
-    if pause > rejoin:
-        # A quorum change is part of bringing a group back: one outlasting the rejoin has no meaning here.
-        raise InputError(
-            f"a quorum pause ({units.format_duration(pause)}) longer than the rejoin ({units.format_duration(rejoin)})"
-            " is outside the model: the group is back before the pause ends",
-            where=scenario.where("quorum_pause_s"),
-        )
-    return {
-        "groups": scenario.groups,
-        "group_share": _or(scenario.group_share, elastic.DEFAULT_GROUP_SHARE),
-        "rejoin_s": rejoin,
-        "quorum_pause_s": pause,
-        "ft_overhead": _or(scenario.ft_overhead, elastic.DEFAULT_FT_OVERHEAD),
-    }
-
-
-def _or(value: float | None, default: float) -> float:
-    return default if value is None else value
 
 
 # ------------------------------------------------------------------ storage (docs/model.md §17)

@@ -43,6 +43,7 @@ class Input(Record):
     after: str
     column: str = ""  # a sweep's column where the name lacks the unit ("" for the name)
     before: str = ""  # the field it precedes instead, where the one it follows may move ("" for none)
+    axis: str = ""  # where a sweep varies it in one numpy pass, its axis label ("" : resolved point by point)
 
 
 class TierKey(Record):
@@ -437,4 +438,100 @@ class Mechanism:
 
     def simulated_lines(self, document: dict[str, Any], show: dict[str, Any]) -> list[str]:
         """Its lines of words under ``simulate``'s table."""
+        return []
+
+    # ------------------------------------------------------------- running shares (MODEL.md §17)
+
+    def takes_over(self, config: Any) -> bool:
+        """Whether the mechanism evaluates ``config`` itself (:meth:`evaluated`): the core's closed forms,
+        tier subsets and one-level comparisons do not apply to it."""
+        return False
+
+    def evaluated(self, config: Any, core: Any) -> Any:
+        """The result of ``config`` where the mechanism's running share takes the evaluation over (None where
+        it is not at work). ``core`` is :mod:`ckptcalc.model.evaluation`, handed down so that the home runs
+        the periodic model (at the rate it leaves) without importing upward."""
+        return None
+
+    def effective_at(self, config: Any, schedule: Any, mtbf_s: float, core: Any) -> float | None:
+        """Effective time of ``config`` running the periodic ``schedule`` when the job MTBF is ``mtbf_s``
+        (None where the mechanism does not take ``config`` over)."""
+        return None
+
+    def unneeded(self, config: Any, core: Any) -> bool | None:
+        """Where every failure is recovered without a periodic checkpoint otherwise: whether none is needed
+        with the mechanism at work (None: it does not change that)."""
+        return None
+
+    def model_label(self, config: Any) -> str | None:
+        """Which model answers ``config``, in words, where the mechanism's form does (None otherwise)."""
+        return None
+
+    def assumed_levers(self, config: Any, assume: Any) -> list[tuple[str, Any]]:
+        """Its levers built from what the ``[levers]`` table assumes (``assume``, None without one), and the
+        job without it where it has it: (lever key, the changed configuration)."""
+        return []
+
+    def refuse_sweep(self, over: str, low: float, high: float, config: Any, shown: Any) -> None:
+        """Refuse a sweep over the flag ``over`` from ``low`` to ``high`` that the base ``config`` cannot vary in
+        one numpy pass (``shown(name, value)`` words a value of an input in its unit)."""
+
+    def own_part(self, result: Any) -> dict[str, Any] | None:
+        """Its part of a result's JSON document (under its ``name``), None where it is not at work."""
+        return None
+
+    def own_schema(self) -> dict[str, Any] | None:
+        """The JSON Schema of :meth:`own_part`, null included (None: no part)."""
+        return None
+
+    def log_inputs(self) -> tuple[Input, ...]:
+        """The options ``analyze`` takes for what its events in a log cannot show (``after`` names the
+        command's option they follow; the preset table and key are unused)."""
+        return ()
+
+    def log_values(self, given: dict[str, Any], number: Any) -> dict[str, float]:
+        """:meth:`log_inputs` as stated (``given`` by public name, ``number(raw, name)`` parses one), checked,
+        as the log's analysis takes them (by its keyword)."""
+        return {}
+
+    def check_work(self, config: Any, work_s: float, scenario: Any) -> None:
+        """Refuse a run of ``work_s`` of work too short for the mechanism (``scenario`` names and words its
+        inputs: ``where``, ``shown``)."""
+
+    def config_rows(self, config: Any) -> list[tuple[str, str, Any, str]]:
+        """Its rows of the inputs table: (label, unit kind of the value, the value, a note)."""
+        return []
+
+    def split_rows(self, result: Any) -> list[tuple[str, Any, str]]:
+        """Its rows of the split table: (label, share of elapsed time, a note), beside write, rework, restart."""
+        return []
+
+    def result_lines(self, result: Any, form: Any) -> list[str]:
+        """Sentences on its part of ``result`` for the terminal (``form(kind, value)`` words a figure)."""
+        return []
+
+    def stated_values(self, config: Any) -> dict[str, float]:
+        """Its inputs of a measured ``config`` as a saved preset states them (none where it is not at work)."""
+        return {}
+
+    def measured_entry(self, analysis: Any) -> tuple[str, dict[str, Any] | None] | None:
+        """Its part of what a log's events measured (``analyze``'s ``measured``): (key, the part or None
+        where the log has none of its events); None for no part."""
+        return None
+
+    def measured_entry_schema(self) -> tuple[str, dict[str, Any]] | None:
+        """The JSON Schema of :meth:`measured_entry`, null included: (key, schema)."""
+        return None
+
+    def measured_entry_rows(self, measured: dict[str, Any], form: Any) -> list[tuple[str, str, str]]:
+        """(what, value, note) rows of its part of ``measured`` (``form(kind, value)`` words a figure)."""
+        return []
+
+    def from_measured(self, config: Any, analysis: Any) -> tuple[Any, str | None] | None:
+        """The measured periodic ``config`` as a job with what ``analysis`` (a log's) measured of the
+        mechanism, or (None, the reason it cannot be built); None where the log has none of its events."""
+        return None
+
+    def report_lines(self, document: dict[str, Any], form: Any) -> list[str]:
+        """What it does in a scenario, from its part of ``document`` (the report's list of mechanisms)."""
         return []

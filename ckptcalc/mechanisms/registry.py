@@ -6,7 +6,7 @@ none. Tier costs apply in the order listed. ``tests/test_mechanisms.py`` runs ev
 through the same contract checks.
 
 >>> [m.name for m in REGISTRY]
-['slowdown', 'limits', 'compression', 'silent', 'spares']
+['slowdown', 'limits', 'compression', 'spares', 'elastic', 'silent']
 """
 
 from __future__ import annotations
@@ -15,14 +15,16 @@ from typing import Any
 
 from ckptcalc.mechanisms import compression, limits, slowdown, spares
 from ckptcalc.mechanisms.base import Input, Mechanism, Num, TierKey
+from ckptcalc.mechanisms.elastic import home as elastic
 from ckptcalc.mechanisms.silent import home as silent
 
 REGISTRY: tuple[Mechanism, ...] = (
     slowdown.MECHANISM,
     limits.MECHANISM,
     compression.MECHANISM,
-    silent.MECHANISM,
     spares.MECHANISM,
+    elastic.MECHANISM,
+    silent.MECHANISM,
 )
 
 
@@ -227,6 +229,44 @@ def without_running(config: Any) -> Any:
         if m.kind == "running_share":
             config = m.without(config)
     return config
+
+
+# ------------------------------------------------------------------ running shares (MODEL.md §17)
+
+
+def axis_sweeps() -> tuple[tuple[str, str, str], ...]:
+    """(flag, column, axis label) of every mechanism's input a sweep varies in one numpy pass."""
+    return tuple((row.flag, row.column or row.name, row.axis) for row in inputs() if row.axis)
+
+
+def takes_over(config: Any) -> bool:
+    """Whether a mechanism evaluates ``config`` itself (the core's closed forms and subsets do not apply)."""
+    return any(m.takes_over(config) for m in REGISTRY)
+
+
+def evaluated(config: Any, core: Any) -> Any:
+    """The result of the first mechanism that takes ``config``'s evaluation over, None for none."""
+    for m in REGISTRY:
+        found = m.evaluated(config, core)
+        if found is not None:
+            return found
+    return None
+
+
+def effective_at(config: Any, schedule: Any, mtbf_s: float, core: Any) -> float | None:
+    for m in REGISTRY:
+        found = m.effective_at(config, schedule, mtbf_s, core)
+        if found is not None:
+            return found
+    return None
+
+
+def unneeded(config: Any, core: Any) -> bool | None:
+    for m in REGISTRY:
+        found = m.unneeded(config, core)
+        if found is not None:
+            return found
+    return None
 
 
 def approximate(config: Any) -> bool:
@@ -471,3 +511,81 @@ def simulated_schema(parts: dict[str, Any]) -> tuple[tuple[str, dict[str, Any]],
 
 def simulated_lines(document: dict[str, Any], show: dict[str, Any]) -> list[str]:
     return [line for m in REGISTRY for line in m.simulated_lines(document, show)]
+
+
+def model_label(config: Any) -> str | None:
+    return next((label for m in REGISTRY if (label := m.model_label(config)) is not None), None)
+
+
+def assumed_levers(config: Any, assume: Any) -> list[tuple[str, Any]]:
+    return [lever for m in REGISTRY for lever in m.assumed_levers(config, assume)]
+
+
+def refuse_sweep(over: str, low: float, high: float, config: Any, shown: Any) -> None:
+    for m in REGISTRY:
+        m.refuse_sweep(over, low, high, config, shown)
+
+
+def own_parts(result: Any) -> dict[str, dict[str, Any] | None]:
+    """Every running share's part of a result's document, by the mechanism's name."""
+    return {m.name: m.own_part(result) for m in REGISTRY if m.own_schema() is not None}
+
+
+def own_schemas() -> dict[str, Any]:
+    return {m.name: schema for m in REGISTRY if (schema := m.own_schema()) is not None}
+
+
+def check_work(config: Any, work_s: float, scenario: Any) -> None:
+    for m in REGISTRY:
+        m.check_work(config, work_s, scenario)
+
+
+def log_inputs() -> tuple[Input, ...]:
+    return tuple(row for m in REGISTRY for row in m.log_inputs())
+
+
+def log_values(given: dict[str, Any], number: Any) -> dict[str, float]:
+    return {key: value for m in REGISTRY for key, value in m.log_values(given, number).items()}
+
+
+def config_rows(config: Any) -> list[tuple[str, str, Any, str]]:
+    return [row for m in REGISTRY for row in m.config_rows(config)]
+
+
+def split_rows(result: Any) -> list[tuple[str, Any, str]]:
+    return [row for m in REGISTRY for row in m.split_rows(result)]
+
+
+def result_lines(result: Any, form: Any) -> list[str]:
+    return [line for m in REGISTRY for line in m.result_lines(result, form)]
+
+
+def stated_values(config: Any) -> dict[str, float]:
+    return {key: value for m in REGISTRY for key, value in m.stated_values(config).items()}
+
+
+def measured_entries(analysis: Any) -> dict[str, dict[str, Any] | None]:
+    return dict(part for m in REGISTRY if (part := m.measured_entry(analysis)) is not None)
+
+
+def measured_entry_schemas() -> dict[str, Any]:
+    return dict(part for m in REGISTRY if (part := m.measured_entry_schema()) is not None)
+
+
+def measured_entry_rows(measured: dict[str, Any], form: Any) -> list[tuple[str, str, str]]:
+    return [row for m in REGISTRY for row in m.measured_entry_rows(measured, form)]
+
+
+def from_measured(config: Any, analysis: Any) -> tuple[Any, str | None]:
+    """``config`` with every mechanism's measured inputs, or (None, the first reason one cannot be built)."""
+    for m in REGISTRY:
+        found = m.from_measured(config, analysis)
+        if found is not None:
+            config, reason = found
+            if config is None:
+                return None, reason
+    return config, None
+
+
+def report_lines(document: dict[str, Any], form: Any) -> list[str]:
+    return [line for m in REGISTRY for line in m.report_lines(document, form)]

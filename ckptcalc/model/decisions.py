@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ckptcalc.mechanisms import registry
-from ckptcalc.model import elastic
+from ckptcalc.mechanisms.elastic import model as elastic
 from ckptcalc.model.evaluation import Config, Result, evaluate, replace
 from ckptcalc.records import Record
 
@@ -76,11 +76,6 @@ class Lever(Record):
     break_even: BreakEven | None = None  # a lever with a cost: where it starts to pay
 
 
-def without_elastic(config: Config) -> Config:
-    """The same job with every failure a whole-job one: no elastic replica groups."""
-    return replace(config, groups=None, group_share=None, rejoin_s=None, quorum_pause_s=None, ft_overhead=None)
-
-
 #: The optimal effective times of the last configurations levers asked for, by value: a notebook or a
 #: compare of several scenarios asks for the same changed jobs again (configurations are immutable).
 _REMEMBERED: collections.OrderedDict[tuple[Any, ...], float] = collections.OrderedDict()
@@ -127,9 +122,11 @@ def levers(
 
     The asynchronous and in-memory levers appear only where the configuration
     does not already use them and the GPU count is known (their bandwidths
-    scale with it). Elastic replica groups appear as a lever where the job has
-    none (their gain may be negative: the overhead and the groups down can cost
-    more than the restarts they save), and as ``without_elastic`` where it has.
+    scale with it). A running share's levers built from the assumptions follow
+    (:func:`ckptcalc.mechanisms.registry.assumed_levers`): elastic replica groups
+    where the job has none (their gain may be negative: the overhead and the
+    groups down can cost more than the restarts they save), and
+    ``without_elastic`` where it has.
     ``base``, the configuration's optimal effective time,
     saves a re-optimisation when the caller has it. ``more`` adds levers the
     caller built (key, changed configuration, the value changed to), such as
@@ -157,19 +154,7 @@ def levers(
             options.append(("memory_replica", memory))
     if config.shape is None:
         options.extend(_recovery_levers(config, assume))
-    if assume is not None and not config.is_elastic and config.shape is None:
-        # (Elastic groups under Weibull failures have no model.)
-        groups = replace(
-            config,
-            groups=assume.elastic_groups,
-            group_share=assume.elastic_group_share,
-            rejoin_s=assume.elastic_rejoin_s,
-            quorum_pause_s=assume.elastic_quorum_pause_s,
-            ft_overhead=assume.elastic_ft_overhead,
-        )
-        options.append(("elastic", groups))
-    if config.is_elastic:
-        options.append(("without_elastic", without_elastic(config)))
+    options.extend(registry.assumed_levers(config, assume))
     found = []
     for key, changed, value in [(k, c, None) for k, c in options] + list(more):
         effective = _effective(changed)

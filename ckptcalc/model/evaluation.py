@@ -28,11 +28,12 @@ from __future__ import annotations
 
 import itertools
 import math
+import sys
 from typing import Any, TypeAlias
 
 from ckptcalc.errors import InputError
 from ckptcalc.mechanisms import registry
-from ckptcalc.model import arrays, elastic, recovery, search, storage
+from ckptcalc.model import arrays, recovery, search, storage
 from ckptcalc.model.arrays import count, largest, lib, scalar
 from ckptcalc.model.arrays import maximum as _maximum
 from ckptcalc.model.arrays import share as _share
@@ -286,12 +287,6 @@ class Config(Record, extra=registry.fields()):
         """The checkpoint written on notice (δ) and the restart (r)."""
         return self.storage_restart_s + self.write_s
 
-    groups: Num | None = None
-    group_share: Num | None = None
-    rejoin_s: Num | None = None
-    quorum_pause_s: Num | None = None
-    ft_overhead: Num | None = None
-
     # Retention (docs/model.md §16): the newest storage checkpoints retained (None: all); the run's length.
     keep: Num | None = None
     work_s: Num | None = None
@@ -300,11 +295,6 @@ class Config(Record, extra=registry.fields()):
     def kept_for_good_s(self) -> Num | None:
         """The work between storage checkpoints kept for good (None: none), as a mechanism states it."""
         return registry.kept_for_good_s(self)
-
-    @property
-    def is_elastic(self) -> bool:
-        """Elastic replica groups (docs/model.md §14): a group-local failure drops one group out."""
-        return self.groups is not None
 
     @property
     def write_s(self) -> Num:
@@ -596,7 +586,7 @@ class Result(Record):
     first_order: FirstOrder
     caveats: tuple[Caveat, ...]
     pool: Any = None  # the running share's figures (the spare pool's Pool, docs/model.md §15), if any
-    elastic: elastic.Losses | None = None  # the groups process and its losses, with elastic replica groups (§14)
+    elastic: Any = None  # the groups process and its losses, with elastic replica groups (mechanisms.elastic)
     silent: Any = None  # the silent events (ckptcalc.mechanisms.silent.model.Summary) when the job has them (§16)
 
     @property
@@ -609,11 +599,11 @@ class Result(Record):
 
     @property
     def model(self) -> str:
-        """``approximate`` where any part of the headline comes from a form that is not exact: elastic
-        replica groups (docs/model.md §14.4), silent events (§16.3), a spare pool under Weibull failures
-        (§15.5); ``exact`` otherwise (docs/model.md §18.2)."""
+        """``approximate`` where any part of the headline comes from a form that is not exact: a registered
+        mechanism's (elastic replica groups, docs/model.md §14.4), silent events (§16.3), a spare pool under
+        Weibull failures (§15.5); ``exact`` otherwise (docs/model.md §18.2)."""
         config = self.config
-        rough = config.is_elastic or registry.approximate(config)
+        rough = registry.approximate(config)
         return "approximate" if rough else "exact"
 
 
@@ -771,8 +761,9 @@ def _evaluate(config: Config) -> Result:
     """:func:`evaluate` before the failure classes' summaries."""
     if config.shape is not None:
         return _evaluate_weibull(config)
-    if config.is_elastic:
-        return _evaluate_elastic(config)
+    taken: Result | None = registry.evaluated(config, sys.modules[__name__])
+    if taken is not None:
+        return taken  # a running share that evaluates the job itself (elastic replica groups)
     if config.has_recovery and scalar(config.periodic_share) and config.periodic_share <= 0:
         return _with_spares(config, _evaluate_unneeded(config))
     mtbf = config.mtbf_s
@@ -792,6 +783,13 @@ def spare_pool(config: Config, mtbf_s: Num | None = None) -> Any:
     """The running share of ``config`` (at ``mtbf_s``, default its own): its spare pool (docs/model.md §15),
     or None when it has none."""
     return registry.running(config, config.mtbf_s if mtbf_s is None else mtbf_s)
+
+
+def without_running(config: Config) -> Config:
+    """``config`` without its running shares (their waits and groups counted after the periodic model,
+    docs/model.md §18.4)."""
+    found: Config = registry.without_running(config)
+    return found
 
 
 def _with_spares(config: Config, result: Result, found: Any = None) -> Result:
@@ -821,9 +819,8 @@ def unneeded(config: Config) -> bool:
     down at once rolls back whatever the shares (docs/model.md §18.4): needed unless that never happens."""
     if not (config.has_recovery and scalar(config.periodic_share) and config.periodic_share <= 0):
         return False
-    if config.is_elastic and scalar(config.groups, config.mtbf_s):
-        return bool(groups_of(config).all_down_share <= 0.0)
-    return True
+    found = registry.unneeded(config, sys.modules[__name__])
+    return True if found is None else found
 
 
 def _evaluate_unneeded(config: Config) -> Result:
@@ -870,72 +867,6 @@ def _evaluate_unneeded(config: Config) -> Result:
     )
 
 
-def groups_of(config: Config, mtbf_s: Num | None = None) -> elastic.Groups:
-    """The groups process of an elastic ``config`` (at ``mtbf_s`` instead of its own MTBF when given); with
-    a spare pool, a failed group stays out T_j when a spare is free and the repair time when none is (§18.4)."""
-    return _elastic_pool(config, mtbf_s)[0]
-
-
-#: Rounds of the fixed point between the groups up and the spare pool's load (docs/model.md §18.4).
-POOL_ROUNDS = 6
-
-
-def _elastic_pool(config: Config, mtbf_s: Num | None = None) -> tuple[elastic.Groups, Any]:
-    """The groups process of an elastic ``config`` and its spare pool (None without one), at ``mtbf_s``
-    when given. The pool is offered the failures that strike: group-local ones only on the groups up
-    (eλA) and the whole-job ones ((1 − e)λ), so its load is a = (eA + 1 − e)·T_rep/M, and A depends on
-    the chance B(S, a) that a failed group waits for its repair: a fixed point from A = 1 (§18.4)."""
-    assert config.groups is not None and config.group_share is not None and config.rejoin_s is not None
-    mtbf = config.mtbf_s if mtbf_s is None else mtbf_s
-
-    def process(out: elastic.Out | None) -> elastic.Groups:
-        assert config.groups is not None and config.group_share is not None and config.rejoin_s is not None
-        return elastic.groups_process(
-            groups=config.groups,
-            group_share=config.group_share,
-            rejoin_s=config.rejoin_s,
-            quorum_pause_s=0.0 if config.quorum_pause_s is None else config.quorum_pause_s,
-            overhead=0.0 if config.ft_overhead is None else config.ft_overhead,
-            mtbf_s=mtbf,
-            out=out,
-        )
-
-    found = spare_pool(config, mtbf)
-    if found is None:
-        return process(None), None
-    groups = None
-    for _ in range(POOL_ROUNDS):
-        groups = process(elastic.Out(rejoin_s=config.rejoin_s, slow_s=found.out_s, slow_share=found.p_no_spare))
-        struck = config.group_share * groups.up_share + (1.0 - config.group_share)
-        found = spare_pool(config, mtbf / struck)
-    assert groups is not None
-    return groups, found
-
-
-def periodic(config: Config, mtbf_s: Num, groups: elastic.Groups | None = None) -> Config:
-    """The periodic process of an elastic ``config``: its checkpoints at the whole-job MTBF ``mtbf_s``,
-    without its spare pool (its waits are counted after, §18.4). With ``groups``, just-in-time recovery and
-    notice take their shares of the whole-job failures that are not all groups down: an all-down failure
-    has no healthy replica to save from and came without notice, so it rolls back (§18.4)."""
-    found: Config = registry.without_running(
-        config.replace(
-            mtbf_s=mtbf_s,
-            groups=None,
-            group_share=None,
-            rejoin_s=None,
-            quorum_pause_s=None,
-            ft_overhead=None,
-        )
-    )
-    if groups is None or not config.has_recovery:
-        return found
-    served = 1.0 - groups.all_down_share
-    return found.replace(
-        jit_share=None if config.jit_share is None else config.jit_share * served,
-        notice_share=None if config.notice_share is None else config.notice_share * served,
-    )
-
-
 def _classes(config: Config) -> tuple[tuple[Num, ...], tuple[Num, ...]]:
     """The shares of failures and the restarts of every class of a periodic ``config``: each tier's, then
     just-in-time recovery's (r + δ_j) and notice's (r + δ)."""
@@ -948,76 +879,6 @@ def _classes(config: Config) -> tuple[tuple[Num, ...], tuple[Num, ...]]:
         shares.append(config.notice_share)
         restarts.append(config.notice_restart_s)
     return tuple(shares), tuple(restarts)
-
-
-def _kept(part: Num, whole: Num) -> Num:
-    """part / whole, 0 where the whole is 0 (a periodic process that keeps nothing keeps nothing elastic)."""
-    if scalar(part, whole):
-        return part / whole if whole else 0.0
-    import numpy
-
-    with numpy.errstate(divide="ignore", invalid="ignore"):
-        return numpy.where(whole > 0, part / numpy.where(whole > 0, whole, 1.0), 0.0)
-
-
-def _evaluate_elastic(config: Config) -> Result:
-    """Elastic replica groups (docs/model.md §14): the useful share of the groups process times the exact
-    periodic model at the whole-job rate, whose intervals are optimised for that rate. The loss split
-    (write, rework, restart) stays the periodic process's; the groups' losses are in ``elastic``."""
-    groups, pool = _elastic_pool(config)
-    whole = periodic(config, groups.whole_job_mtbf_s, groups)
-    inner = evaluate(whole)
-    share: Num = config.group_share
-    fo = first_order(periodic(config, config.mtbf_s / _maximum(1.0 - share, 1e-300)))
-    factor = groups.first_order_throughput
-    caveats = inner.caveats
-    often = count(elastic.all_down_warned(groups))
-    if often:
-        caveats = (*caveats, Caveat("all_down", None, largest(groups.all_down_share), often))
-    paused = count(groups.pause_share > elastic.PAUSE_WARNING)
-    if paused:
-        caveats = (*caveats, Caveat("pauses", None, largest(groups.pause_share), paused))
-    shares, restarts = _classes(whole)
-    ratio = elastic.restart_ratio(groups, shares=shares, restarts=restarts)
-    found = elastic.losses(
-        groups, inner.effective, write=inner.write, rework=inner.rework, restart=inner.restart, ratio=ratio
-    )
-    result = inner.replace(
-        caveats=caveats,
-        config=config,
-        effective=found.effective,
-        optimal_effective=inner.optimal_effective * _kept(found.effective, inner.effective),
-        write=found.write,
-        rework=found.rework,
-        restart=found.restart,
-        first_order=fo.replace(config=config, effective=fo.effective * factor),
-        elastic=found,
-    )
-    return _with_elastic_spares(config, result, groups, pool)
-
-
-def _with_elastic_spares(config: Config, result: Result, groups: elastic.Groups, found: Any) -> Result:
-    """An elastic ``result`` with its spare pool (docs/model.md §18.4): a whole-job failure (rate 1/M_W)
-    that finds no spare, with probability B(S, a), freezes the job for T_rep/(S + 1) on average, so the
-    job runs 1/(1 + B·T_rep/((S + 1)·M_W)) of the time; every share shrinks by it and the wait joins the
-    restart term. A group-local failure waits nothing: its group stays out longer (:func:`groups_of`)."""
-    if found is None:
-        return result
-    run = 1.0 / (1.0 + found.wait_s / groups.whole_job_mtbf_s)
-    pool = found.replace(running=run, waiting=1.0 - run)
-    losses = result.elastic
-    assert losses is not None
-    scaled = losses.replace(
-        periodic=losses.periodic * run,
-        down=losses.down * run,
-        quorum=losses.quorum * run,
-        overhead=losses.overhead * run,
-        effective=losses.effective * run,
-        write=losses.write * run,
-        rework=losses.rework * run,
-        restart=losses.restart * run + (1.0 - run),
-    )
-    return _with_spares(config, result.replace(elastic=scaled), pool)
 
 
 def _better(a: Tiers, a_split: Split, b: Tiers, b_split: Split) -> tuple[Tiers, Split]:
@@ -1093,16 +954,9 @@ def schedule_of(config: Config, result: Result, *, optimal: bool = False) -> Tie
 def effective_at(config: Config, schedule: Tiers, mtbf_s: float) -> float:
     """Effective time of ``config`` running ``schedule`` when the job MTBF is ``mtbf_s`` (floats);
     Weibull failures (one level) when ``config.shape`` is set."""
-    if config.is_elastic:
-        groups, found = _elastic_pool(config, mtbf_s)
-        if config.has_recovery:
-            # The shares of just-in-time recovery and notice at this MTBF's all-down share (§18.4).
-            served = _base(periodic(config, groups.whole_job_mtbf_s, groups))
-            schedule = schedule.replace(shares=served.shares, notice_share=served.notice_share)
-        running = 1.0
-        if found is not None:
-            running = 1.0 / (1.0 + float(found.wait_s) / float(groups.whole_job_mtbf_s))
-        return float(effective(schedule, groups.whole_job_mtbf_s).effective * groups.throughput) * running
+    taken = registry.effective_at(config, schedule, mtbf_s, sys.modules[__name__])
+    if taken is not None:
+        return taken
     found = spare_pool(config, mtbf_s)
     running = 1.0 if found is None else float(found.running)
     if config.shape is None:
@@ -1122,7 +976,7 @@ def effective_at(config: Config, schedule: Tiers, mtbf_s: float) -> float:
 def interval_comparison(config: Config) -> list[tuple[str, float, float]] | None:
     """(name, interval, exact effective time) for Young's, Daly's and the exact
     optimum of a single synchronous level; ``None`` when no closed form exists."""
-    if not config.is_single_sync or config.shape is not None or config.has_recovery or config.is_elastic:
+    if not config.is_single_sync or config.shape is not None or config.has_recovery or registry.takes_over(config):
         return None
     if registry.present(config):
         return None  # the closed forms know one kind of failure

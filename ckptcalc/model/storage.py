@@ -246,7 +246,7 @@ def subsets(config: Any) -> list[tuple[tuple[str, ...], Any]]:
     import itertools
 
     levels = config.levels()
-    if not config.middle or len(levels) > MAX_SUBSET_TIERS or config.has_recovery or config.is_elastic:
+    if not config.middle or len(levels) > MAX_SUBSET_TIERS or config.has_recovery or registry.takes_over(config):
         return []
     below = list(range(len(levels) - 1))  # the tiers that may go, fastest first
     found = []

@@ -101,11 +101,6 @@ def inputs(job: Job) -> dict[str, Any]:
         ),
         "notice_share": _f(c.notice_share),
         **registry.echo(c),
-        "groups": None if c.groups is None else int(c.groups),
-        "group_share": _f(c.group_share),
-        "rejoin_s": _f(c.rejoin_s),
-        "quorum_pause_s": _f(c.quorum_pause_s),
-        "ft_overhead": _f(c.ft_overhead),
         "keep": None if c.keep is None else int(c.keep),
         "work_s": _f(c.work_s),
         "sources": sources(s),
@@ -255,7 +250,7 @@ def evaluation(
             *_recovery_note(job),
             *storage_warnings(job, result),
         ],
-        "elastic": elastic(result),
+        **registry.own_parts(result),
         "storage": storage(job, result),
         **registry.class_parts(job, result),
     }
@@ -265,33 +260,6 @@ def evaluation(
 def _recovery_note(job: Job) -> list[str]:
     """With every failure recovered in place or met with notice: no periodic checkpoint is needed."""
     return [wording.no_periodic_needed()] if unneeded(job.config) else []
-
-
-def elastic(result: Result) -> dict[str, Any] | None:
-    """The elastic replica groups' shares (docs/model.md §14), or None without them; the losses are shares
-    of elapsed time, beside the periodic process's write, rework and restart."""
-    found = result.elastic
-    if found is None:
-        return None
-    c, groups = result.config, found.groups
-    assert c.groups is not None and c.group_share is not None and c.rejoin_s is not None
-    return {
-        "groups": int(c.groups),
-        "group_share": float(c.group_share),
-        "rejoin_s": float(c.rejoin_s),
-        "quorum_pause_s": float(c.quorum_pause_s or 0.0),
-        "ft_overhead": float(c.ft_overhead or 0.0),
-        "groups_up_share": float(groups.up_share),
-        "pause_share": float(groups.pause_share),
-        "groups_down_loss": float(found.down),
-        "quorum_loss": float(found.quorum),
-        "overhead_loss": float(found.overhead),
-        "whole_job_mtbf_s": float(groups.whole_job_mtbf_s),
-        "periodic_effective": float(found.periodic),
-        "all_down_share": float(groups.all_down_share),
-        "model": "approximate",
-        "note": wording.elastic_note(),
-    }
 
 
 def _bound_warning(job: Job) -> list[str]:
@@ -579,7 +547,7 @@ def simulation(
             "rework": outcome.split.rework,
             "restart": outcome.split.restart,
         },
-        "elastic": None if job.config.groups is None else {"lost": outcome.elastic},
+        "elastic": None if not registry.takes_over(job.config) else {"lost": outcome.elastic},
         **registry.class_simulated_parts(outcome.late, result),
         "failures": outcome.failures,
         "failures_in_restart": outcome.failures_in_restart,
@@ -826,11 +794,11 @@ def analyze(
                  "persist_s": lv.persist_s, "restarts": lv.restarts, "restart_s": lv.restart_s}
                 for lv in analysis.levels
             ],
-            "groups": _measured_groups(analysis),
+            **registry.measured_entries(analysis),
             **registry.measured_parts(analysis),
         },
         "model": None if model is None
-        else {**{k: v for k, v in model.items() if k != "result"}, "elastic": elastic(model["result"])},
+        else {**{k: v for k, v in model.items() if k != "result"}, **registry.own_parts(model["result"])},
         "gpus": gpus,
         "causes": [
             {"cause": c.cause, "failures": c.failures, "lost_s": c.lost_s, "share_of_wall": share}
@@ -848,31 +816,6 @@ def analyze(
         ],
         "warnings": notes,
     }  # fmt: skip
-
-
-def _measured_groups(analysis: Analysis) -> dict[str, Any] | None:
-    """What a log's replica-group events measured (docs/model.md §11.6), or None without any."""
-    g = analysis.groups
-    if g is None:
-        return None
-    return {
-        "groups": g.groups,
-        "groups_given": g.given,
-        "group_failures": g.group_failures,
-        "whole_job_failures": g.whole_job_failures,
-        "all_down_failures": g.all_down_failures,
-        "group_share": g.group_share,
-        "group_share_ci95": None if g.group_share_ci95 is None else list(g.group_share_ci95),
-        "rejoins": g.rejoins,
-        "rejoin_s": g.rejoin_s,
-        "rejoin_p90_s": g.rejoin_p90_s,
-        "rejoin_ci95": None if g.rejoin_ci95 is None else list(g.rejoin_ci95),
-        "quorum_pauses": g.quorum_pauses,
-        "quorum_pause_s": g.quorum_pause_s,
-        "ft_overhead": g.ft_overhead,
-        "mtbf_s": g.mtbf_s,
-        "down_s": g.down_s,
-    }
 
 
 #: The forms ``simulate --events`` writes, by the file's extension.

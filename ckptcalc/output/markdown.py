@@ -280,8 +280,7 @@ def analysis(doc: dict[str, Any]) -> str:
         if m[key] is not None
     ]
     rows.append(["failures", str(m["failures"])])
-    if m["groups"] is not None:
-        rows += [[what, value] for what, value, _ in wording.group_rows(m["groups"])]
+    rows += [[what, value] for what, value, _ in wording.mechanism_rows(m)]
     rows += [[what, value] for what, value, _ in registry.measured_rows(m, wording)]
     lines += table(["measured", "value"], rows)
     model = doc["model"]

@@ -133,11 +133,6 @@ INPUTS = _object(
             "jit_share": {**MAYBE_NUMBER, "description": "share of failures recovered in place (just-in-time)"},
             "jit_bandwidth_bytes_per_s": {**MAYBE_NUMBER, "description": "bandwidth of the just-in-time save"},
             "notice_share": {**MAYBE_NUMBER, "description": "share of failures that come with notice"},
-            "groups": {"type": ["integer", "null"], "minimum": 2, "description": "elastic replica groups"},
-            "group_share": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
-            "rejoin_s": MAYBE_SECONDS,
-            "quorum_pause_s": MAYBE_SECONDS,
-            "ft_overhead": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
             **registry.input_schema(),
             "keep": {"type": ["integer", "null"], "minimum": 1, "description": "newest storage checkpoints kept"},
             "work_s": {**MAYBE_SECONDS, "description": "the run's length in useful work"},
@@ -233,41 +228,6 @@ FIRST_ORDER = _object(
 #: What a mechanism's schema parts are built of (``registry.result_schema``).
 _PARTS: dict[str, Any] = {"fraction": FRACTION, "seconds": SECONDS, "object": _object}
 
-#: Elastic replica groups (docs/model.md §14), or null without them.
-ELASTIC: Schema = {
-    "oneOf": [
-        {"type": "null"},
-        _object(
-            {
-                "groups": {"type": "integer", "minimum": 2},
-                "group_share": FRACTION,
-                "rejoin_s": SECONDS,
-                "quorum_pause_s": SECONDS,
-                "ft_overhead": FRACTION,
-                "groups_up_share": {**FRACTION, "description": "expected share of the groups up while running"},
-                "pause_share": {**FRACTION, "description": "share of running time in quorum pauses"},
-                "groups_down_loss": {**FRACTION, "description": "share of elapsed time lost to groups down"},
-                "quorum_loss": {**FRACTION, "description": "share of elapsed time lost to quorum pauses"},
-                "overhead_loss": {**FRACTION, "description": "share of elapsed time lost to the per-step overhead"},
-                "whole_job_mtbf_s": {**SECONDS, "description": "mean time between whole-job failures"},
-                "periodic_effective": {
-                    **FRACTION,
-                    "description": "effective time of the periodic process alone; effective + the three elastic"
-                    " losses = this, and this + loss.write + loss.rework + loss.restart = 1",
-                },
-                "all_down_share": {
-                    **FRACTION,
-                    "description": "share of whole-job failures that are all groups down at once; a warning"
-                    " above 0.05 with four groups or more (docs/model.md §14.6)",
-                },
-                "model": {"const": "approximate"},
-                "note": {"type": "string"},
-            },
-            "elastic replica groups (docs/model.md §14); null without --groups",
-        ),
-    ]
-}
-
 #: What the checkpoints cost the storage (docs/model.md §17).
 STORAGE_TIER = _object(
     {
@@ -331,7 +291,7 @@ EVALUATION: Schema = registry.placed({
     "levels": {"type": "array", "items": LEVEL, "minItems": 1, "maxItems": 8},
     "uncertainty": UNCERTAINTY,
     "recovery": RECOVERY,
-    "elastic": ELASTIC,
+    **registry.own_schemas(),
     **registry.class_schema(),
     "warnings": WARNINGS,
     "storage": MAYBE_STORAGE,
@@ -372,7 +332,6 @@ def optimize() -> Schema:
                     "without_jit",
                     "without_notice",
                     *registry.running_lever_keys(),
-                    "elastic",
                     "without_elastic",
                     *registry.lever_keys(),
                     "without_tier",
@@ -723,7 +682,7 @@ def analyze() -> Schema:
             "gain_pp": NUMBER,
             "gain_gpu_hours": MAYBE_NUMBER,
             "elastic": {
-                **ELASTIC,
+                **registry.own_schemas()["elastic"],
                 "description": "the elastic model at the measured G, e, T_j, q_p, o (as"
                 " optimize --json's elastic); null without group events",
             },
@@ -746,30 +705,6 @@ def analyze() -> Schema:
         }
     )
     maybe_count = {"type": ["integer", "null"], "minimum": 1}
-    maybe_share = {"type": ["number", "null"], "minimum": 0, "maximum": 1}
-    pair = {"type": ["array", "null"], "items": NUMBER, "minItems": 2, "maxItems": 2}
-    count = {"type": "integer", "minimum": 0}
-    groups = _object(
-        {
-            "groups": {"type": "integer", "minimum": 1, "description": "G: --groups, or the largest group + 1"},
-            "groups_given": {"type": "boolean", "description": "G came from --groups"},
-            "group_failures": {**count, "description": "group_down events: failures that took one group out"},
-            "whole_job_failures": {**count, "description": "failure events, less those with every group down"},
-            "all_down_failures": {**count, "description": "failures with every group down (the last group's)"},
-            "group_share": {**maybe_share, "description": "e: group-local rate / all failures' rate"},
-            "group_share_ci95": {**pair, "description": "Wilson 95 % of the count's split, as a share of rates"},
-            "rejoins": {**count, "description": "group_down to group_up spans no whole-job failure interrupted"},
-            "rejoin_s": {**MAYBE_SECONDS, "description": "T_j: their mean"},
-            "rejoin_p90_s": MAYBE_SECONDS,
-            "rejoin_ci95": {**pair, "description": "Student's t 95 % interval of the mean (null for one)"},
-            "quorum_pauses": {**count, "description": "group_down events with a quorum_end"},
-            "quorum_pause_s": {**MAYBE_SECONDS, "description": "q_p: mean quorum_end − group_down; null unmarked"},
-            "ft_overhead": {**FRACTION, "description": "o, as given (--ft-overhead; a log cannot show it)"},
-            "mtbf_s": {**MAYBE_SECONDS, "description": "M: every failure, with every group up"},
-            "down_s": {**SECONDS, "description": "group-time down over the run, divided by G"},
-        },
-        "the replica groups' group_down and group_up events (docs/model.md §11.6); null: none in the log",
-    )
     return _document(
         "analyze",
         "ckptcalc analyze --json",
@@ -821,7 +756,7 @@ def analyze() -> Schema:
                     "shape": MAYBE_NUMBER,
                     "shape_p_value": MAYBE_NUMBER,
                     "levels": {"type": "array", "items": level},
-                    "groups": {"oneOf": [{"type": "null"}, groups]},
+                    **registry.measured_entry_schemas(),
                     **registry.measured_schema(),
                 }
             ),

@@ -174,13 +174,8 @@ def inputs_table(job: Job, narrow: bool = False) -> Table:
         )
     if c.notice_share is not None:
         table.add_row("with notice", pct(float(c.notice_share)), wording.notice_note(c.notice_restart_s))
-    if c.groups is not None:
-        assert c.group_share is not None and c.rejoin_s is not None
-        table.add_row("replica groups", units.format_count(c.groups), "elastic")
-        table.add_row("group-local share", pct(c.group_share), "of failures drop one group")
-        table.add_row("rejoin", dur(c.rejoin_s), "a dropped group back from a peer")
-        table.add_row("quorum pause", dur(c.quorum_pause_s or 0.0), "every running group, per group-local failure")
-        table.add_row("FT overhead", pct(c.ft_overhead or 0.0), "of throughput per step")
+    for label, kind, value, note in registry.config_rows(c):
+        table.add_row(label, wording.figure(kind, value), note)
     for row in registry.input_rows(job, wording.SHOW):
         table.add_row(*row)
     return table
@@ -286,15 +281,8 @@ def loss_table(result: Result, title: str, narrow: bool = False) -> Table:
     for term, value in parts.items():
         mark = "◀ dominant" if term == top else ""
         table.add_row(Text(term, style=TERM_STYLE[term]), pct(value), pct(of_loss[term]), mark)
-    if result.elastic is not None:
-        found = result.elastic
-        extra: dict[str, Any] = {
-            "groups down": found.down,
-            "quorum pauses": found.quorum,
-            "FT overhead": found.overhead,
-        }
-        for name, value in extra.items():
-            table.add_row(name, pct(float(value)), pct(float(value) / total) if total > 0 else "", "elastic")
+    for name, value, note in registry.split_rows(result):
+        table.add_row(name, pct(float(value)), pct(float(value) / total) if total > 0 else "", note)
     slowdown = storage_slowdown(result)
     if slowdown > 0:
         of_total = pct(slowdown / total) if total > 0 else ""
@@ -366,8 +354,8 @@ def optimize(job: Job, result: Result, preset: str | None, default_preset: bool,
     explanation = wording.first_order_line(result)
     if explanation is not None:
         out.print(explanation)
-    if result.elastic is not None:
-        out.print(wording.elastic_line(result.elastic))
+    for line in registry.result_lines(result, wording.figure):
+        out.print(line)
     out.print()
     for title, _, rows in registry.figure_tables(document, wording.SHOW):
         out.print(figure_table(title, rows, narrow))

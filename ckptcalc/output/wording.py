@@ -276,8 +276,9 @@ def recovery_mechanism(jit_share: float | None, notice_share: float | None, jit_
 
 def model_label(config: Config) -> str:
     """Which model answered: the exact one, under Weibull failures when a shape is set."""
-    if config.is_elastic:
-        return "exact periodic model at the whole-job rate; elastic groups approximate"
+    owned = registry.model_label(config)
+    if owned is not None:
+        return owned
     if config.shape is None:
         return "exact model"
     return f"exact model, Weibull failures k = {units.sig(float(config.shape))}"
@@ -619,10 +620,14 @@ def measured_rows(m: dict[str, Any]) -> list[tuple[str, str, str]]:
         rows.append(("MTBF", dur(m["mtbf_s"]), f"95 %: {span([low, high], dur)}"))
     if m["shape"] is not None:
         rows.append(("Weibull shape", units.sig(m["shape"]), f"test of k = 1: p = {m['shape_p_value']:.2g}"))
-    if m.get("groups") is not None:
-        rows += group_rows(m["groups"])
+    rows += mechanism_rows(m)
     rows += registry.measured_rows(m, sys.modules[__name__])
     return rows
+
+
+def mechanism_rows(measured: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(what, value, note) rows of what a log's events measured for the registered mechanisms."""
+    return registry.measured_entry_rows(measured, figure)
 
 
 #: The realised split's parts, in the order the tables show them; the groups' three only with groups.
@@ -639,34 +644,6 @@ def split_parts(document: dict[str, Any]) -> tuple[tuple[str, str], ...]:
 
 #: The silent events' part of the split, only with silent events in the log.
 SILENT_PARTS = (("silent", "silent events (rolled back, skipped)"),)
-
-
-def group_rows(g: dict[str, Any]) -> list[tuple[str, str, str]]:
-    """(what, value, note) rows of what a log's replica-group events measured (docs/model.md §11.6)."""
-    given = "given (--groups)" if g["groups_given"] else "the largest group + 1"
-    rows = [("replica groups", f"{g['groups']}", given)]
-    note = f"{g['whole_job_failures']:,} whole-job"
-    if g["all_down_failures"]:
-        note += f", {g['all_down_failures']:,} with every group down (group-local)"
-    rows.append(("group-local failures", f"{g['group_failures']:,}", note))
-    if g["group_share"] is not None:
-        low, high = g["group_share_ci95"]
-        rows.append(
-            ("group-local share", pct(g["group_share"]), f"of the failure rate; 95 %: {span([low, high], pct)}")
-        )
-    if g["rejoin_s"] is not None:
-        note = f"p90 {dur(g['rejoin_p90_s'])}, {g['rejoins']:,} rejoins"
-        if g["rejoin_ci95"] is not None:
-            note += f"; 95 %: {span(g['rejoin_ci95'], dur)}"
-        rows.append(("rejoin", dur(g["rejoin_s"]), note))
-    if g["quorum_pause_s"] is not None:
-        rows.append(("quorum pause", dur(g["quorum_pause_s"]), f"{g['quorum_pauses']:,} marked (quorum_end)"))
-    else:
-        rows.append(("quorum pause", "-", "none marked (quorum_end): counted as useful, none in the model"))
-    rows.append(("FT overhead", pct(g["ft_overhead"]), "as given (--ft-overhead): a log cannot show it"))
-    if g["mtbf_s"] is not None:
-        rows.append(("MTBF, every group up", dur(g["mtbf_s"]), "every failure: group-local and whole-job"))
-    return rows
 
 
 def model_rows(model: dict[str, Any]) -> list[tuple[str, str]]:
@@ -760,25 +737,15 @@ def events_header(document: dict[str, Any]) -> str:
     return f"{document['events']:,} events from {files} ({reading['format']}) written to {where}"
 
 
-def elastic_note() -> str:
-    """How far the elastic replica groups' analytic form is from the simulation (docs/model.md §14)."""
-    return (
-        "elastic replica groups: approximate analytic form (within 0.1 pp of the simulation, or inside its"
-        " interval, on every case checked where no warning is given, docs/model.md §14.6; `ckptcalc simulate`"
-        " answers)"
-    )
-
-
-def elastic_line(found: Any) -> str:
-    """What the elastic replica groups do to the time, in one sentence (docs/model.md §14)."""
-    groups = found.groups
-    return (
-        f"Elastic groups: {pct(float(groups.up_share))} of the groups up on average,"
-        f" whole-job failures every {dur(float(groups.whole_job_mtbf_s))} (the periodic interval is optimised"
-        f" for them); periodic process alone {pct(float(found.periodic))}. Approximate: within 0.1 pp of"
-        f" `ckptcalc simulate` on the cases checked where no warning is given (all groups down here"
-        f" {pct(float(groups.all_down_share))} of whole-job failures; docs/model.md §14.6)."
-    )
+def figure(kind: str, value: float) -> str:
+    """A mechanism's figure in words by its unit kind (a share as a percentage, a duration, a count)."""
+    if kind == "fraction":
+        return pct(value)
+    if kind == "duration":
+        return dur(value)
+    if kind == "count":
+        return units.format_count(value)
+    return units.sig(value)
 
 
 def all_down(share: float) -> str:
@@ -1026,15 +993,7 @@ def report_mechanisms(document: dict[str, Any]) -> list[str]:
     recovery = recovery_mechanism(found["jit_share"], found["notice_share"], found["jit_bandwidth_bytes_per_s"])
     if recovery:
         lines.append(recovery)
-    elastic = document.get("elastic")
-    if elastic is not None:
-        lines.append(
-            f"elastic replica groups: {elastic['groups']}, {pct(elastic['group_share'])} of failures group-local,"
-            f" rejoin {dur(elastic['rejoin_s'])}; {pct(elastic['groups_up_share'])} of the groups up on average,"
-            f" whole-job failures every {dur(elastic['whole_job_mtbf_s'])}; lost to groups down"
-            f" {pct(elastic['groups_down_loss'])}, to quorum pauses {pct(elastic['quorum_loss'])}, to overhead"
-            f" {pct(elastic['overhead_loss'])} (approximate, docs/model.md §14)"
-        )
+    lines += registry.report_lines(document, figure)
     lines.append(f"model: {document['model']}; failures {found['failure_dist']}")
     return lines
 

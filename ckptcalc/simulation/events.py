@@ -272,7 +272,7 @@ def elastic_pieces(
     from the groups up, from a generator of its own, so the simulation's draws are untouched.
 
     >>> from ckptcalc.simulation.timeline import Failures, Groups, Schedule
-    >>> g = Groups(groups=4, group_share=0.9, rejoin_s=600.0, quorum_pause_s=0.0, overhead=0.0)
+    >>> g = Groups(4, 0.9, 600.0, 0.0, 0.0)  # G, e, T_j, q_p, o
     >>> log = elastic_events(Schedule.single(interval_s=600.0, stall_s=10.0, restart_s=300.0), g,
     ...                      Failures(3600.0), cycles=200, seed=1)
     >>> sorted({EVENT_KINDS[int(k)] for k in log.kind})[:3]
@@ -283,19 +283,18 @@ def elastic_pieces(
 
     import numpy
 
-    from ckptcalc.simulation.timeline import _Draws, _stretch
+    from ckptcalc.simulation.timeline import _Draws
 
     if schedule.tiers != 1:
         raise InputError("an event log is written for one checkpoint level", where="events")
-    if schedule.lag_s > 0 or failures.shape is not None or not groups.group_share < 1.0:
+    if schedule.lag_s > 0 or failures.shape is not None or not groups.ends:
         raise InputError("an elastic event log is written for what simulate runs", where="events")
     cycles = check(cycles, failures.shape)
     draws = _Draws(numpy.random.default_rng(seed))
     pick = random.Random(seed)
-    whole_mean = failures.mtbf_s / (1.0 - groups.group_share)
-    nu = groups.group_share / failures.mtbf_s / groups.groups
+    whole_mean, nu = groups.rates(failures.mtbf_s)
     tau, stall, restart = schedule.interval_s, schedule.stalls[0], schedule.restarts[0]
-    period, pause = tau + stall, groups.quorum_pause_s
+    period, pause = tau + stall, groups.pause_s
     clock, resume = 0.0, math.nan  # NaN: training has not started yet
     down: collections.deque[int] = collections.deque()  # groups down, in the order they rejoin
     rows = _Rows()
@@ -307,7 +306,7 @@ def elastic_pieces(
             clock += x
             continue
         changes: list[tuple[float, int]] = []
-        _, _, all_down = _stretch(groups, nu, x - restart, draws, changes)
+        _, _, all_down = groups.stretch(nu, x - restart, draws, changes)
         running = x - restart if all_down is None else all_down
         start = clock + restart
         if math.isnan(resume):

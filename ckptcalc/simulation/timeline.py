@@ -37,7 +37,6 @@ one uniform per cycle for the tier that serves it.
 
 from __future__ import annotations
 
-import collections
 import dataclasses
 import itertools
 import math
@@ -47,6 +46,8 @@ from typing import Any
 
 from ckptcalc.errors import InputError
 from ckptcalc.mechanisms import registry, slowdown
+from ckptcalc.mechanisms.elastic import home as elastic_home
+from ckptcalc.mechanisms.elastic.engine import Groups as Groups
 from ckptcalc.model import storage
 from ckptcalc.model.evaluation import Config, Result, evaluate, first_order
 from ckptcalc.model.statistics import BATCHES, T975_19
@@ -246,7 +247,7 @@ def analytic(config: Config, failures: Failures) -> tuple[float, float | None]:
     (Weibull with two levels: the simulation is the answer).
     """
     plain = config.replace(shape=None)
-    if config.is_elastic:
+    if elastic_home.at_work(config):
         elastic = evaluate(plain)
         return float(elastic.first_order.effective), float(elastic.effective)
     first = float(first_order(plain).effective)
@@ -377,7 +378,7 @@ def mechanisms(config: Config, failures: Failures, *, events: bool = False, sear
         "notice": config.notice_share is not None,
         "slowdown": bool(getattr(config, slowdown.KEY)),
         **{m.simulated_name: m.simulated_held(config) for m in registry.simulated()},
-        "groups": config.is_elastic,
+        "groups": elastic_home.at_work(config),
         **{m.name: m.present(config) for m in registry.REGISTRY if m.engine_switch},
         "weibull": failures.shape is not None,
         "events": events,
@@ -411,10 +412,9 @@ def run(
     groups process (:func:`run_elastic`). A pair of mechanisms no simulation runs together is refused
     (:func:`refuse`), never left out."""
     refuse(config, failures)
-    if config.is_elastic:
-        return run_elastic(
-            schedule_for(config), Groups.of(config), failures, cycles=cycles, seed=seed, progress=progress
-        )
+    groups = groups_of(config)
+    if groups is not None:
+        return run_elastic(schedule_for(config), groups, failures, cycles=cycles, seed=seed, progress=progress)
     late = next((m for m in registry.REGISTRY if m.engine_switch and m.present(config)), None)
     if late is not None:
         return run_late(config, failures, late, cycles=cycles, seed=seed)
@@ -965,26 +965,9 @@ def stepper(
 # ------------------------------------------------------------- elastic replica groups
 
 
-@dataclass(frozen=True)
-class Groups:
-    """Elastic replica groups as the simulation runs them (docs/model.md §14.1)."""
-
-    groups: int
-    group_share: float
-    rejoin_s: float
-    quorum_pause_s: float
-    overhead: float
-
-    @classmethod
-    def of(cls, config: Config) -> Groups:
-        assert config.groups is not None and config.group_share is not None and config.rejoin_s is not None
-        return cls(
-            groups=int(config.groups),
-            group_share=float(config.group_share),
-            rejoin_s=float(config.rejoin_s),
-            quorum_pause_s=float(config.quorum_pause_s or 0.0),
-            overhead=float(config.ft_overhead or 0.0),
-        )
+def groups_of(config: Config) -> Groups | None:
+    """The elastic replica groups of ``config`` as the simulation runs them (None without groups)."""
+    return elastic_home.simulated(config)
 
 
 class _Draws:
@@ -1008,51 +991,6 @@ class _Draws:
         return self.uni.pop()
 
 
-def _stretch(
-    g: Groups, nu: float, limit: float, draws: _Draws, changes: list[tuple[float, int]] | None = None
-) -> tuple[list[float], list[float], float | None]:
-    """One running stretch of the groups process, all G up at its start, for at most ``limit`` of running
-    time: the breakpoints and the throughput between them, and the time all groups went down (or None).
-    ``changes`` collects each group's drop (time, −1) and rejoin (time, +1), for the event log."""
-    import collections
-
-    full, scale = float(g.groups), (1.0 - g.overhead) / g.groups
-    up = g.groups
-    back: collections.deque[float] = collections.deque()  # rejoin times, in order (T_j is fixed)
-    t, pause_end = 0.0, 0.0
-    times, thetas = [0.0], []
-    next_fail = draws.exponential() / (nu * full) if nu > 0 else math.inf
-    while True:
-        rejoin = back[0] if back else math.inf
-        ends = limit <= next_fail and limit <= rejoin
-        at = limit if ends else min(next_fail, rejoin)
-        # Up to ``at`` the count is ``up``; the start of it may be paused.
-        if pause_end > t:
-            cut = min(pause_end, at)
-            times.append(cut)
-            thetas.append(0.0)
-            t = cut
-        if at > t:
-            times.append(at)
-            thetas.append(scale * up)
-            t = at
-        if ends:
-            return times, thetas, None
-        if changes is not None:
-            changes.append((next_fail, -1) if next_fail <= rejoin else (rejoin, 1))
-        if next_fail <= rejoin:
-            up -= 1
-            if up == 0:
-                return times, thetas, next_fail
-            back.append(next_fail + g.rejoin_s)
-            pause_end = next_fail + g.quorum_pause_s
-        else:
-            back.popleft()
-            up += 1
-        # Memoryless: the next failure among the groups now up, drawn afresh at every change.
-        next_fail = t + draws.exponential() / (nu * up) if nu > 0 else math.inf
-
-
 def run_elastic(
     schedule: Schedule,
     groups: Groups,
@@ -1072,7 +1010,7 @@ def run_elastic(
     shares) goes back to the last tier-k checkpoint and its progress.
 
     >>> s = Schedule.single(interval_s=600.0, stall_s=10.0, restart_s=300.0)
-    >>> g = Groups(groups=4, group_share=0.9, rejoin_s=600.0, quorum_pause_s=0.0, overhead=0.0)
+    >>> g = Groups(4, 0.9, 600.0, 0.0, 0.0)  # G, e, T_j, q_p, o
     >>> run = run_elastic(s, g, Failures(3600.0), cycles=200, seed=1)
     >>> run.cycles, 0.8 < run.effective < 1.0
     (200, True)
@@ -1087,15 +1025,10 @@ def run_elastic(
             "elastic replica groups are simulated with synchronous checkpoints (no snapshot bandwidth)",
             where="snapshot_bandwidth",
         )
-    if not groups.group_share < 1.0:
-        raise InputError(
-            "simulate counts cycles between whole-job failures: a group-local share below 1 is needed",
-            where="group_share",
-        )
+    groups.check_cycles()
     rng = numpy.random.default_rng(seed)
     draws = _Draws(rng)
-    whole_mean = failures.mtbf_s / (1.0 - groups.group_share)
-    nu = groups.group_share / failures.mtbf_s / groups.groups
+    whole_mean, nu = groups.rates(failures.mtbf_s)
     tau = schedule.interval_s
     sizes = [1]
     for m in schedule.every:
@@ -1121,7 +1054,7 @@ def run_elastic(
                 time, stall, spent, running = x, 0.0, x, 0.0
             else:
                 limit = x - restart
-                times, thetas, down = _stretch(groups, nu, limit, draws)
+                times, thetas, down = groups.stretch(nu, limit, draws)
                 running = limit if down is None else down
                 spent, time = restart, restart + running
                 # Boundaries n+1 … n+K: each a τ₁ of work then its stall (every tier whose multiple it is).
