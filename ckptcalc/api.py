@@ -446,13 +446,14 @@ def _jit_assumptions(assume: LeverAssumptions, the_job: Job) -> LeverAssumptions
     """What the just-in-time lever assumes: a preset's ``[levers]`` overrides (share, bandwidth, step
     time), and the job's own step time where it states one."""
     from ckptcalc.inputs.scenario import total
+    from ckptcalc.mechanisms import registry
 
     s = the_job.scenario
     changes: dict[str, Any] = {}
-    if s.lever_jit_share is not None:
-        changes["jit_share"] = s.lever_jit_share
-    if s.lever_jit_bandwidth is not None:
-        changes["jit_bandwidth"] = total(s.lever_jit_bandwidth, s.gpus, s.where("lever_jit_bandwidth"))
+    for _, kind, name in registry.lever_presets():  # what a mechanism's lever assumes, from [levers]
+        stated = getattr(s, name)
+        if stated is not None:
+            changes[name] = total(stated, s.gpus, s.where(name)) if kind == "rate" else stated
     if s.step_time_s is not None:
         changes["job_step_s"] = s.step_time_s
     if s.lever_jit_step_s is not None:
@@ -738,7 +739,10 @@ class Comparison(Outcome):
 
 
 def what_if(base: Scenario, key: str, value: Value, where: str) -> Scenario:
-    """``base`` with one input changed; intervals are re-optimised unless the change is an interval."""
+    """``base`` with one input changed (with what a mechanism's change needs, such as the step just-in-time
+    recovery replays); intervals are re-optimised unless the change is an interval."""
+    from ckptcalc.mechanisms import registry
+
     spec = BY_PUBLIC.get(key)
     if spec is None:
         raise InputError(
@@ -746,9 +750,7 @@ def what_if(base: Scenario, key: str, value: Value, where: str) -> Scenario:
         )
     number = parse_value(spec, value, where) if isinstance(value, str) else float(value)
     changed = merge(base, {spec.name: number}, origin={spec.name: where})
-    if spec.name == "jit_share" and changed.step_time_s is None:
-        # As the just-in-time lever does: the step it replays is assumed where the job states none.
-        changed = changed.replace(step_time_s=_assumed_step(base))
+    changed = cast(Scenario, registry.what_if(spec.name, changed, lambda: _assumed_step(base)))
     if spec.name in ("interval_s", "memory_interval_s"):
         return changed
     return changed.replace(
@@ -968,7 +970,7 @@ def sweep_stream(
 
     the_job = job(preset, failure_dist=failure_dist, mtbf_ci=mtbf_ci, **inputs)
     if over not in sweeps.OVER and over.replace("_", "-") in sweeps.OVER:
-        over = over.replace("_", "-")  # the input's public name (jit_share) for its flag (jit-share)
+        over = over.replace("_", "-")  # the input's public name (memory_bw) for its flag (memory-bw)
     if over not in sweeps.OVER:
         raise InputError(
             f"cannot sweep {over!r}{_did_you_mean(over, sweeps.OVER)}; choose one of {', '.join(sweeps.OVER)}",

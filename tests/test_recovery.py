@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from cli_helpers import assert_usage_error
 
-from ckptcalc.model import recovery
+from ckptcalc.mechanisms import recovery
+from ckptcalc.mechanisms.recovery import with_shares
 from ckptcalc.model.evaluation import Config, evaluate
 from ckptcalc.model.tiers import Tiers, effective
 
@@ -71,7 +72,7 @@ def test_every_failure_in_place_is_daly_at_one_step(run_json: RunJson) -> None:
 
 def test_jit_bandwidth_sets_the_save() -> None:
     # δ_j = 6.48 TB / 0.5 TB/s = 12.96 s, so c_j = 612.96 s (docs/model.md §13.3).
-    c = LLAMA.replace(step_s=10.0, jit_share=1.0, jit_bandwidth=0.5e12)
+    c = with_shares(LLAMA, 1.0, None).replace(step_s=10.0, **{recovery.BANDWIDTH: 0.5e12})
     assert c.jit_restart_s == pytest.approx(612.96, abs=1e-9)
     closed = 10.0 * math.exp(-612.96 / MTBF) / (MTBF * math.expm1(10.0 / MTBF))
     assert evaluate(c).effective == pytest.approx(closed, rel=1e-12)
@@ -80,7 +81,7 @@ def test_jit_bandwidth_sets_the_save() -> None:
 def test_notice_single_level_matches_its_closed_form() -> None:
     # docs/model.md §13.2: one synchronous level, p_n = 0.1: τ* = 280.56 s, effective 0.926074,
     # by the closed form τ·ā / (M′·(e^{(τ+δ)/M′} − 1)) and its Lambert-W optimum.
-    result = evaluate(LLAMA.replace(notice_share=0.1))
+    result = evaluate(with_shares(LLAMA, None, 0.1))
     p = 0.1
     a_n, a_r = math.exp(-(RESTART + DELTA) / MTBF), math.exp(-RESTART / MTBF)
     a_bar = p * a_n + (1 - p) * a_r
@@ -94,7 +95,7 @@ def test_notice_single_level_matches_its_closed_form() -> None:
     assert result.effective == pytest.approx(closed(float(result.optimal_interval_s)), rel=1e-12)
     assert result.effective == pytest.approx(0.926074, abs=5e-7)
     for tau in (150.0, 400.0):
-        assert float(evaluate(LLAMA.replace(notice_share=0.1, interval_s=tau)).effective) == pytest.approx(
+        assert float(evaluate(with_shares(LLAMA, None, 0.1).replace(interval_s=tau)).effective) == pytest.approx(
             closed(tau), rel=1e-12
         )
 
@@ -102,14 +103,16 @@ def test_notice_single_level_matches_its_closed_form() -> None:
 def test_two_tiers_with_jit_and_notice() -> None:
     # Memory + asynchronous storage under the one-step tier: the periodic intervals are whole steps,
     # and the value is the recursion's on the schedule reported (docs/model.md §13.4).
-    config = LLAMA.replace(
-        snapshot_bandwidth=409.6e12,
-        replica_survival=0.5,
-        memory_bandwidth=100e12,
-        memory_restart_s=60.0,
-        step_s=10.0,
-        jit_share=0.8,
-        notice_share=0.1,
+    config = with_shares(
+        LLAMA.replace(
+            snapshot_bandwidth=409.6e12,
+            replica_survival=0.5,
+            memory_bandwidth=100e12,
+            memory_restart_s=60.0,
+            step_s=10.0,
+        ),
+        0.8,
+        0.1,
     )
     result = evaluate(config)
     memory = float(result.memory_interval_s or 0.0)
@@ -123,8 +126,8 @@ def test_two_tiers_with_jit_and_notice() -> None:
         lag_s=DELTA,
         shares=(0.8, 0.05, 0.05),
         restarts=(RESTART + DELTA, 60.0, RESTART),
-        notice_share=0.1,
-        notice_restart_s=RESTART + DELTA,
+        nowhere_share=0.1,
+        nowhere_restart_s=RESTART + DELTA,
     )
     assert float(result.effective) == pytest.approx(float(effective(direct, MTBF).effective), rel=1e-12)
 
@@ -137,8 +140,8 @@ def test_first_order_terms() -> None:
     assert rework == pytest.approx(4.0323e-4, rel=1e-4)
     assert restart == pytest.approx(0.048648, rel=1e-4)
     # The periodic interval first order reports, √(2δM/(1 − p_j − p_n)) = √(2·3.24·11160/0.1) = 850.39 s.
-    config = Config(
-        checkpoint_bytes=6.48e12, bandwidth=2e12, mtbf_s=MTBF, restart_s=RESTART, jit_share=0.9, step_s=10.0
+    config = with_shares(
+        Config(checkpoint_bytes=6.48e12, bandwidth=2e12, mtbf_s=MTBF, restart_s=RESTART, step_s=10.0), 0.9, None
     )
     assert evaluate(config).first_order.optimal_interval_s == pytest.approx(850.39, abs=0.01)
 
@@ -252,8 +255,8 @@ def test_shipped_jit_preset(run_json: RunJson) -> None:
         lag_s=0.0,
         shares=(0.7, 0.2),
         restarts=(RESTART + DELTA, RESTART),
-        notice_share=0.1,
-        notice_restart_s=RESTART + DELTA,
+        nowhere_share=0.1,
+        nowhere_restart_s=RESTART + DELTA,
     )
     assert doc["effective"] == pytest.approx(float(effective(direct, 2.78 * 3600).effective), rel=1e-12)
 
@@ -378,8 +381,8 @@ def test_a_remembered_recovery_knows_its_notice_restart() -> None:
             lag_s=0.0,
             shares=(0.9,),
             restarts=(RESTART,),
-            notice_share=0.1,
-            notice_restart_s=RESTART + delta,
+            nowhere_share=0.1,
+            nowhere_restart_s=RESTART + delta,
         )
         found.append(float(effective(t, MTBF).effective))
     assert found == pytest.approx([0.919679, 0.590844], abs=2e-6)
@@ -390,7 +393,7 @@ def test_first_order_charges_notice_its_write_and_restart() -> None:
     p_n·(δ + r)/M = 0.1·603.24/11 160 = 0.0054054 to the periodic part's 0.9·600/11 160 = 0.0483871."""
     from ckptcalc.model.evaluation import first_order
 
-    fo = first_order(LLAMA.replace(notice_share=0.1))
+    fo = first_order(with_shares(LLAMA, None, 0.1))
     assert float(fo.restart) == pytest.approx(0.0483871 + 0.0054054, abs=2e-7)
-    plain = first_order(LLAMA.replace(notice_share=0.1, interval_s=float(fo.interval_s)))
+    plain = first_order(with_shares(LLAMA, None, 0.1).replace(interval_s=float(fo.interval_s)))
     assert float(plain.restart) == pytest.approx(float(fo.restart), rel=1e-12)

@@ -15,6 +15,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from references import daly, lambert
 
+from ckptcalc.mechanisms.recovery import with_shares
 from ckptcalc.model import spares
 from ckptcalc.model.evaluation import Config, evaluate
 
@@ -251,7 +252,7 @@ _TWO = Config(
         (_TWO.replace(nodes=48.0, spares=3.0, repair_s=28_800.0), 20_000),  # two tiers, a = 2: 21 %
         # Every interruption takes a node, those with notice (§13.2) and those recovered in place too.
         (_llama(nodes=2048.0, spares=1.0, repair_s=14_400.0, notice_share=0.3), 20_000),
-        (_TWO.replace(nodes=48.0, spares=2.0, repair_s=28_800.0, notice_share=0.2), 20_000),
+        (with_shares(_TWO.replace(nodes=48.0, spares=2.0, repair_s=28_800.0), None, 0.2), 20_000),
         (_llama(nodes=2048.0, spares=1.0, repair_s=7_200.0, jit_share=0.9, step_s=10.0), 20_000),
     ],
 )

@@ -197,30 +197,6 @@ _CORE: tuple[Field, ...] = (
     ),
     Field("discard", "fraction", "discard", "training", "discard", "Share of steps later thrown away (goodput)."),
     Field(
-        "jit_share",
-        "fraction",
-        "jit-share",
-        "recovery",
-        "jit_share",
-        "Share of failures recovered in place from a healthy replica (just-in-time; needs --step-time), e.g. 0.9.",
-    ),
-    Field(
-        "jit_bandwidth",
-        "rate",
-        "jit-bw",
-        "recovery",
-        "jit_bandwidth",
-        "Bandwidth of the just-in-time save from the healthy replica (default: the storage bandwidth).",
-    ),
-    Field(
-        "notice_share",
-        "fraction",
-        "notice-share",
-        "recovery",
-        "notice_share",
-        "Share of failures that come with notice: a checkpoint is written first and no work is lost.",
-    ),
-    Field(
         "max_busy",
         "fraction",
         "max-busy",
@@ -349,49 +325,23 @@ _CORE: tuple[Field, ...] = (
 
 
 def _assembled(core: tuple[Field, ...], rows: tuple[Input, ...]) -> tuple[Field, ...]:
-    """The core's rows with each registered mechanism's inserted after the field it names (docs/architecture.md)."""
+    """The core's rows with each registered mechanism's inserted after the field it names and after the rows
+    of mechanisms registered before it that already follow that field (docs/architecture.md)."""
     found = list(core)
+    placed = set()
     for row in rows:
         at = next((i for i, f in enumerate(found) if f.name == row.after), None)
         if at is None:
             raise ValueError(f"mechanism input {row.name} follows unknown field {row.after}")
+        while at + 1 < len(found) and found[at + 1].name in placed:
+            at += 1
         found.insert(at + 1, Field(row.name, row.kind, row.flag, row.section, row.key, row.help))
+        placed.add(row.name)
     return tuple(found)
 
 
 #: Every input: the core's and each registered mechanism's (ckptcalc.mechanisms.registry).
 FIELDS: tuple[Field, ...] = _assembled(_CORE, registry.inputs())
-
-#: Sweepable inputs: (flag, column name in SI units, axis label), in the order ``--over`` lists them.
-_SWEEPS = (
-    ("interval", "interval_s", "checkpoint interval"),
-    ("bw", "bandwidth_bytes_per_s", "storage bandwidth"),
-    ("size", "checkpoint_bytes", "checkpoint size"),
-    ("params", "params", "parameters"),
-    ("mtbf", "mtbf_s", "job MTBF"),
-    ("restart", "restart_s", "restart time"),
-    ("gpus", "gpus", "GPUs"),
-    ("snapshot-bw", "snapshot_bandwidth_bytes_per_s", "snapshot bandwidth"),
-    ("replica-survival", "replica_survival", "replica survival"),
-    ("memory-bw", "memory_bandwidth_bytes_per_s", "memory bandwidth"),
-    ("memory-restart", "memory_restart_s", "memory restart time"),
-    ("jit-share", "jit_share", "share recovered in place"),
-    ("jit-bw", "jit_bandwidth_bytes_per_s", "just-in-time save bandwidth"),
-    ("notice-share", "notice_share", "share with notice"),
-    ("spares", "spares", "spare nodes"),
-    ("repair", "repair_s", "repair time"),
-    ("nodes", "nodes", "nodes"),
-    ("groups", "groups", "replica groups"),
-    ("group-share", "group_share", "group-local share of failures"),
-    ("rejoin", "rejoin_s", "rejoin time"),
-    ("quorum-pause", "quorum_pause_s", "quorum pause"),
-    ("ft-overhead", "ft_overhead", "fault-tolerance overhead"),
-)
-_SWEEP = {flag: (column, axis) for flag, column, axis in _SWEEPS}
-FIELDS = tuple(f.replace(sweep=_SWEEP[f.flag][0], axis=_SWEEP[f.flag][1]) if f.flag in _SWEEP else f for f in FIELDS)
-
-#: The inputs a sweep can vary, by flag, in the order above.
-SWEEPABLE: tuple[Field, ...] = tuple(next(f for f in FIELDS if f.flag == flag) for flag, _, _ in _SWEEPS)
 
 #: Sweep columns of the inputs above the table leaves out, where the field's name lacks the unit.
 _COLUMNS = {row.name: row.column for row in registry.inputs() if row.column}
@@ -403,6 +353,39 @@ def _resolved_column(spec: Field) -> str:
         return spec.name.replace("bandwidth", "bandwidth_bytes_per_s")
     return _COLUMNS.get(spec.name, spec.name)
 
+
+#: Sweepable inputs: (flag, column name in SI units, axis label), in the order ``--over`` lists them; a column
+#: None is the field's name with its unit in it.
+_SWEEPS: tuple[tuple[str, str | None, str], ...] = (
+    ("interval", "interval_s", "checkpoint interval"),
+    ("bw", "bandwidth_bytes_per_s", "storage bandwidth"),
+    ("size", "checkpoint_bytes", "checkpoint size"),
+    ("params", "params", "parameters"),
+    ("mtbf", "mtbf_s", "job MTBF"),
+    ("restart", "restart_s", "restart time"),
+    ("gpus", "gpus", "GPUs"),
+    ("snapshot-bw", "snapshot_bandwidth_bytes_per_s", "snapshot bandwidth"),
+    ("replica-survival", "replica_survival", "replica survival"),
+    ("memory-bw", "memory_bandwidth_bytes_per_s", "memory bandwidth"),
+    ("memory-restart", "memory_restart_s", "memory restart time"),
+    ("jit-share", None, "share recovered in place"),
+    ("jit-bw", None, "just-in-time save bandwidth"),
+    ("notice-share", None, "share with notice"),
+    ("spares", "spares", "spare nodes"),
+    ("repair", "repair_s", "repair time"),
+    ("nodes", "nodes", "nodes"),
+    ("groups", "groups", "replica groups"),
+    ("group-share", "group_share", "group-local share of failures"),
+    ("rejoin", "rejoin_s", "rejoin time"),
+    ("quorum-pause", "quorum_pause_s", "quorum pause"),
+    ("ft-overhead", "ft_overhead", "fault-tolerance overhead"),
+)
+_SWEEP = {flag: (column, axis) for flag, column, axis in _SWEEPS}
+FIELDS = tuple(f.replace(sweep=_SWEEP[f.flag][0] or _resolved_column(f), axis=_SWEEP[f.flag][1])
+               if f.flag in _SWEEP else f for f in FIELDS)  # fmt: skip
+
+#: The inputs a sweep can vary, by flag, in the order above.
+SWEEPABLE: tuple[Field, ...] = tuple(next(f for f in FIELDS if f.flag == flag) for flag, _, _ in _SWEEPS)
 
 # Every what-if key is also a sweep's --over key: those of SWEEPABLE vary in one numpy pass, the others
 # are resolved at each point (ckptcalc.inputs.grid), so they too get a column and an axis label.

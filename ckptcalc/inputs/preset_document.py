@@ -200,10 +200,10 @@ def _levers(raw: Any, at: Any) -> tuple[tuple[str, float], ...]:
     return tuple(found)
 
 
-#: The just-in-time lever's keys of ``[levers]`` (docs/model.md §13): key -> (unit kind, Scenario field).
+#: The keys of ``[levers]`` that set what a mechanism's lever assumes (its home's ``lever_presets``) and the
+#: step the just-in-time lever replays (docs/model.md §13): key -> (unit kind, Scenario field).
 _LEVER_KEYS = {
-    "jit_share": ("fraction", "lever_jit_share"),
-    "jit_bandwidth": ("rate", "lever_jit_bandwidth"),
+    **{key: (kind, field) for key, kind, field in registry.lever_presets()},
     "jit_step_time": ("duration", "lever_jit_step_s"),
 }
 _LEVER_FIELDS = tuple(field for _, field in _LEVER_KEYS.values())

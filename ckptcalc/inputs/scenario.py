@@ -121,9 +121,6 @@ class Scenario(Record, extra=registry.fields()):
     memory_interval_s: float | None = None
     step_time_s: float | None = None
     discard: float | None = None
-    jit_share: float | None = None
-    jit_bandwidth: float | None = None
-    notice_share: float | None = None
     max_busy: float | None = None  # the busy share of a tier's storage above which a warning is given
     # What the just-in-time lever assumes, from a preset's [levers] (docs/model.md §13).
     lever_jit_share: float | None = None
@@ -443,7 +440,6 @@ def resolve(scenario: Scenario) -> Job:
         **_spares(scenario, mtbf),
         **_elastic(scenario),
     )
-    config = _with_recovery(scenario, config)
     config = _with_storage(scenario, config)
     _check_persist(scenario, config)
     config, silent_band = _silent(scenario, config)
@@ -657,9 +653,6 @@ def _check_ranges(scenario: Scenario, values: dict[str, float]) -> None:
             continue  # a mechanism's input, checked in its home
         if name in SILENT_FIELDS:
             _check_silent_field(scenario, name, value)
-        elif name in ("jit_share", "notice_share"):
-            if not (math.isfinite(value) and 0 <= value <= 1):
-                raise InputError(f"must be a share in [0, 1], got {value:g}", where=scenario.where(name))
         elif name in _SPARE_FIELDS:
             _check_spare_field(scenario, name, value)
         elif name in ELASTIC_SHARES:
@@ -699,34 +692,6 @@ def _check_ranges(scenario: Scenario, values: dict[str, float]) -> None:
             f"must be 2 or more replica groups, got {values['groups']:g} (one group is the periodic job itself)",
             where=scenario.where("groups"),
         )
-
-
-def _with_recovery(scenario: Scenario, config: Config) -> Config:
-    """Just-in-time recovery and failures with notice (docs/model.md §13): in-place recovery replays
-    at most a step, so it needs the step time; the two shares cannot exceed all failures."""
-    jit, notice = scenario.jit_share, scenario.notice_share
-    if jit is None and notice is None:
-        if scenario.jit_bandwidth is not None:
-            raise InputError("needs {jit_share} (just-in-time recovery)", where=scenario.where("jit_bandwidth"))
-        return config
-    if jit is not None and scenario.step_time_s is None:
-        raise InputError(
-            "just-in-time recovery replays the step in progress: it needs {step_time}",
-            where=scenario.where("jit_share"),
-        )
-    if jit is not None and notice is not None and jit + notice > 1.0 + 1e-12:
-        raise InputError(
-            f"{jit:g} of failures in place and {notice:g} with notice make {jit + notice:.10g}, more than all of them",
-            where=scenario.where("notice_share"),
-        )
-    if scenario.jit_bandwidth is not None and jit is None:
-        raise InputError("needs {jit_share} (just-in-time recovery)", where=scenario.where("jit_bandwidth"))
-    return config.replace(
-        step_s=scenario.step_time_s if jit is not None else None,
-        jit_share=jit,
-        jit_bandwidth=scenario.jit_bandwidth,
-        notice_share=notice,
-    )
 
 
 def _size(scenario: Scenario) -> float:

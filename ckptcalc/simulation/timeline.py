@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ckptcalc.errors import InputError
-from ckptcalc.mechanisms import slowdown
+from ckptcalc.mechanisms import registry, slowdown
 from ckptcalc.model import storage
 from ckptcalc.model.evaluation import Config, Result, evaluate, first_order
 from ckptcalc.model.statistics import BATCHES, T975_19
@@ -131,8 +131,8 @@ class Schedule:
     restarts: tuple[float, ...]
     shares: tuple[float, ...]
     lag_s: float = 0.0
-    notice_share: float = 0.0  # failures met by a checkpoint first: resume where they struck (docs/model.md §13)
-    notice_restart_s: float = 0.0
+    nowhere_share: float = 0.0  # failures met by a checkpoint first: resume where they struck (docs/model.md §13)
+    nowhere_restart_s: float = 0.0
     slowdown: float = 0.0  # training runs at 1 − this while the top tier's persist runs (docs/model.md §17.1)
 
     def __post_init__(self) -> None:
@@ -145,8 +145,8 @@ class Schedule:
             if not (math.isfinite(value) and value >= 0):
                 raise InputError(f"must be a non-negative number of seconds, got {value:g}", where="levels")
         if (
-            any(not 0.0 <= q <= 1.0 for q in (*self.shares, self.notice_share))
-            or abs(sum(self.shares) + self.notice_share - 1.0) > 1e-9
+            any(not 0.0 <= q <= 1.0 for q in (*self.shares, self.nowhere_share))
+            or abs(sum(self.shares) + self.nowhere_share - 1.0) > 1e-9
         ):
             raise InputError("the shares of failures each tier serves must sum to 1", where="levels")
         for m in self.every:
@@ -195,7 +195,7 @@ class Schedule:
         """The same tiers at another τ₁ (and multiples)."""
         return Schedule(interval_s=interval_s, every=self.every if every is None else every, stalls=self.stalls,
                         restarts=self.restarts, shares=self.shares, lag_s=self.lag_s,
-                        notice_share=self.notice_share, notice_restart_s=self.notice_restart_s,
+                        nowhere_share=self.nowhere_share, nowhere_restart_s=self.nowhere_restart_s,
                         slowdown=self.slowdown)  # fmt: skip
 
 
@@ -277,15 +277,15 @@ def schedule_for(config: Config) -> Schedule:
 def _recovery_schedule(result: Result) -> Schedule:
     """With just-in-time recovery or notice (docs/model.md §13): the model's own schedule, the one-step
     tier first; the one-step tier alone when no periodic checkpoint is needed."""
+    from ckptcalc.model.evaluation import one_step, unneeded
     from ckptcalc.model.evaluation import schedule_of as model_schedule
-    from ckptcalc.model.evaluation import unneeded
 
     c = result.config
-    notice = float(c.notice_share or 0.0)
     if unneeded(c):
-        return Schedule(interval_s=float(c.step), every=(), stalls=(0.0,), restarts=(float(c.jit_restart_s),),
-                        shares=(float(c.jit_share or 0.0),), notice_share=notice,
-                        notice_restart_s=float(c.notice_restart_s))  # fmt: skip
+        t = one_step(c)  # the one-step tier alone, with the class that goes back nowhere (§13.3)
+        return Schedule(interval_s=float(c.step), every=(), stalls=(0.0,), restarts=(float(t.restarts[0]),),
+                        shares=(float(t.shares[0]),), nowhere_share=float(t.nowhere_share),
+                        nowhere_restart_s=float(t.nowhere_restart_s))  # fmt: skip
     t = model_schedule(c, result)
     return Schedule(
         interval_s=float(t.tau1_s),
@@ -294,8 +294,8 @@ def _recovery_schedule(result: Result) -> Schedule:
         restarts=tuple(float(v) for v in t.restarts),
         shares=tuple(float(v) for v in t.shares),
         lag_s=float(t.lag_s),
-        notice_share=float(t.notice_share),
-        notice_restart_s=float(t.notice_restart_s),
+        nowhere_share=float(t.nowhere_share),
+        nowhere_restart_s=float(t.nowhere_restart_s),
     )
 
 
@@ -330,8 +330,7 @@ MECHANISMS: tuple[tuple[str, str, str], ...] = (
     ("memory", "replica_survival", "replica_survival"),
     ("tiers", "tiers", "tiers"),
     ("async", "snapshot_bandwidth", "snapshot_bw"),
-    ("jit", "jit_share", "jit_share"),
-    ("notice", "notice_share", "notice_share"),
+    *((name, field, field) for name, field in registry.class_inputs()),  # failure classes: jit, notice
     ("slowdown", slowdown.KEY, slowdown.KEY),
     ("spares", "spares", "spares"),
     ("groups", "groups", "groups"),
@@ -361,8 +360,7 @@ def mechanisms(config: Config, failures: Failures, *, events: bool = False, sear
         "memory": config.has_memory,
         "tiers": config.is_nested,
         "async": config.is_async,
-        "jit": config.has_jit,
-        "notice": config.notice_share is not None,
+        **{name: name in {c.name for c in config.classes} for name, _ in registry.class_inputs()},
         "slowdown": bool(getattr(config, slowdown.KEY)),
         "spares": config.spares is not None and config.repair_s is not None,
         "groups": config.is_elastic,
@@ -430,8 +428,8 @@ def run_silent(config: Config, failures: Failures, *, cycles: int, seed: int = D
     kept = storage.kept(config)
     tiers = silent.Tiers(
         interval_s=schedule.interval_s, every=schedule.every, stalls=schedule.stalls, restarts=schedule.restarts,
-        shares=schedule.shares, lag_s=schedule.lag_s, notice_share=schedule.notice_share,
-        notice_restart_s=schedule.notice_restart_s,
+        shares=schedule.shares, lag_s=schedule.lag_s, nowhere_share=schedule.nowhere_share,
+        nowhere_restart_s=schedule.nowhere_restart_s,
     )  # fmt: skip
     found = silent.run(
         tiers,
@@ -481,7 +479,7 @@ def run_schedule(
     if schedule.slowdown > 0:
         from ckptcalc.simulation.interference import slowed_sums
 
-        if schedule.tiers > 1 or schedule.notice_share > 0 or pool is not None:
+        if schedule.tiers > 1 or schedule.nowhere_share > 0 or pool is not None:
             raise InputError(
                 "simulate runs the persist slowdown on one asynchronous level only (no other tier, notice or spares)",
                 where=slowdown.KEY,
@@ -492,7 +490,7 @@ def run_schedule(
             batches=_batch_sizes(cycles), seed=seed, progress=progress,
         )  # fmt: skip
         return _summary(totals, batch_effective, cycles, in_restart, seed, schedule)
-    if schedule.tiers == 1 and schedule.notice_share == 0:
+    if schedule.tiers == 1 and schedule.nowhere_share == 0:
         found = _one_tier(schedule, failures, cycles, seed, progress, pool)
     else:
         found = _epochs_side_by_side(schedule, failures, cycles, seed, progress, pool)
@@ -631,7 +629,7 @@ def _epochs_side_by_side(
 
     top = schedule.tiers - 1
     # The class of a failure without notice: the tiers' shares of those failures.
-    bounds = numpy.cumsum(schedule.shares)[:-1] / (1.0 - schedule.notice_share)
+    bounds = numpy.cumsum(schedule.shares)[:-1] / (1.0 - schedule.nowhere_share)
     step = stepper(schedule)
 
     def window(x: Any, u: Any, state: Any, more: Any = None) -> tuple[Any, Any, Any, Any]:
@@ -639,7 +637,7 @@ def _epochs_side_by_side(
         return _window(step, x, tier, top, state, schedule.restarts[top], more)
 
     start = (0.0, False, schedule.restarts[top])  # the job starts as after a top-class failure
-    if schedule.notice_share > 0:
+    if schedule.nowhere_share > 0:
         sums, in_restart = _notice_timeline(schedule, failures, cycles, seed, progress, window, start, pool)
     else:
         sums, in_restart = _timeline(failures, cycles, seed, progress, window, start, schedule.tiers > 1, pool)
@@ -709,7 +707,7 @@ def _notice_timeline(
     or not, takes a node to repair, and its wait for one counts in its cycle's time and restarts."""
     import numpy
 
-    share, restart = schedule.notice_share, schedule.notice_restart_s
+    share, restart = schedule.nowhere_share, schedule.nowhere_restart_s
     rng = numpy.random.default_rng(seed)
     edges = numpy.cumsum([0, *_batch_sizes(cycles)])
     sums = numpy.zeros((4, BATCHES))
