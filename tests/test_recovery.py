@@ -73,7 +73,7 @@ def test_every_failure_in_place_is_daly_at_one_step(run_json: RunJson) -> None:
 def test_jit_bandwidth_sets_the_save() -> None:
     # δ_j = 6.48 TB / 0.5 TB/s = 12.96 s, so c_j = 612.96 s (docs/model.md §13.3).
     c = with_shares(LLAMA, 1.0, None).replace(step_s=10.0, **{recovery.BANDWIDTH: 0.5e12})
-    assert c.jit_restart_s == pytest.approx(612.96, abs=1e-9)
+    assert recovery.jit_restart_s(c) == pytest.approx(612.96, abs=1e-9)
     closed = 10.0 * math.exp(-612.96 / MTBF) / (MTBF * math.expm1(10.0 / MTBF))
     assert evaluate(c).effective == pytest.approx(closed, rel=1e-12)
 
@@ -397,3 +397,58 @@ def test_first_order_charges_notice_its_write_and_restart() -> None:
     assert float(fo.restart) == pytest.approx(0.0483871 + 0.0054054, abs=2e-7)
     plain = first_order(with_shares(LLAMA, None, 0.1).replace(interval_s=float(fo.interval_s)))
     assert float(plain.restart) == pytest.approx(float(fo.restart), rel=1e-12)
+
+
+def test_break_even_share_of_a_costly_save() -> None:
+    """docs/model.md §13.6: with the save from the replica at 32.4 GB/s (δ_j = 200 s), just-in-time
+    recovery pays only above p* = 0.902784 at first order; the exact model crosses at 0.90943."""
+    found = recovery.break_even_share(stall_s=DELTA, mtbf_s=MTBF, step_s=10.0, save_s=200.0, rest=1.0)
+    assert found == pytest.approx(0.902784, abs=1e-6)
+    # A save as fast as storage's pays at every share; one as slow as 400 s pays at none.
+    assert recovery.break_even_share(stall_s=DELTA, mtbf_s=MTBF, step_s=10.0, save_s=DELTA, rest=1.0) is None
+    assert recovery.break_even_share(stall_s=DELTA, mtbf_s=MTBF, step_s=10.0, save_s=400.0, rest=1.0) is None
+    slow = with_shares(LLAMA.replace(step_s=10.0), 0.9, None).replace(**{recovery.BANDWIDTH: 6.48e12 / 200.0})
+
+    def gain(share: float) -> float:
+        return float(evaluate(slow.replace(**{recovery.JIT: share})).effective) - float(evaluate(LLAMA).effective)
+
+    assert gain(0.905) < 0 < gain(0.915)
+    # The lever reports it: the share at which its gain is zero, first order.
+    key, value, unit = recovery.MECHANISM.break_even("jit_recovery", slow, None) or ("", 0.0, "")
+    assert (key, unit) == (recovery.JIT, "fraction") and value == pytest.approx(0.902784, abs=1e-6)
+    assert recovery.MECHANISM.break_even("without_jit", slow, None) is None
+
+
+def test_a_costly_lever_carries_its_break_even() -> None:
+    from ckptcalc.model.decisions import LeverAssumptions, levers
+
+    assume = LeverAssumptions(
+        snapshot_bandwidth_per_gpu=25e9, replica_survival=0.99, memory_bandwidth_per_gpu=25e9, memory_restart_s=60.0
+    ).replace(**{recovery.LEVER_BANDWIDTH: 6.48e12 / 200.0})
+    found = {lever.key: lever for lever in levers(LLAMA, None, assume)}
+    jit = found["jit_recovery"]
+    assert jit.gain_pp < 0  # at the assumed 90 %, below the break-even share
+    assert jit.break_even is not None and jit.break_even.value == pytest.approx(0.902784, abs=1e-6)
+    assert found["mtbf_x2"].break_even is None
+
+
+def test_the_classes_are_one_recursion() -> None:
+    """docs/model.md §13: the home's two classes, in place and nowhere, build the schedule the
+    recursion runs; the periodic tiers serve what they leave."""
+    from ckptcalc.mechanisms import registry
+    from ckptcalc.mechanisms.base import IN_PLACE, NOWHERE
+    from ckptcalc.model import recovery as classes
+
+    config = with_shares(LLAMA.replace(step_s=10.0), 0.6, 0.3)
+    assert [(c.name, c.landing) for c in config.classes] == [("jit", IN_PLACE), ("notice", NOWHERE)]
+    assert config.periodic_share == pytest.approx(0.1, abs=1e-15)
+    jit, notice = registry.in_place(config), registry.nowhere(config)
+    assert jit is not None and notice is not None
+    assert jit.restart_s == pytest.approx(RESTART + DELTA) and notice.restart_s == pytest.approx(RESTART + DELTA)
+    periodic = Tiers(tau1_s=830.0, every=(), stalls=(DELTA,), lag_s=0.0, shares=(0.1,), restarts=(RESTART,))
+    built = classes.with_classes(periodic, step_s=10.0, in_place=jit, nowhere=notice)
+    assert (built.tau1_s, built.shares, built.nowhere_share) == (10.0, (0.6, 0.1), 0.3)
+    assert classes.without_in_place(built.replace(every=(83.0,))).tau1_s == 830.0
+    # Scaled (the part of the failures served while elastic groups are up, §18.4): every class's share.
+    half = registry.scaled_classes(config, 0.5)
+    assert [float(c.share) for c in half.classes] == [0.3, 0.15]

@@ -82,7 +82,7 @@ class MiddleTier(Record, extra=registry.tier_fields()):
     __hash__ = None
 
 
-class Scenario(Record, extra=registry.fields()):
+class Scenario(Record, extra=(*registry.fields(), *registry.lever_fields())):
     """Inputs as stated, SI units, ``None`` where unstated.
 
     ``origin`` maps a field name to where its value came from, for messages. ``per_gpu`` names the
@@ -122,9 +122,8 @@ class Scenario(Record, extra=registry.fields()):
     step_time_s: float | None = None
     discard: float | None = None
     max_busy: float | None = None  # the busy share of a tier's storage above which a warning is given
-    # What the just-in-time lever assumes, from a preset's [levers] (docs/model.md §13).
-    lever_jit_share: float | None = None
-    lever_jit_bandwidth: float | None = None  # a units.PerGpu when stated per GPU
+    # The step the just-in-time lever replays, from a preset's [levers] (docs/model.md §13); what a mechanism's
+    # levers assume (its home's ``lever_presets``) are fields too, a rate a units.PerGpu when stated per GPU.
     lever_jit_step_s: float | None = None
     gpu_hour_cost: float | None = None
     nodes: float | None = None

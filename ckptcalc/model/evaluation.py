@@ -273,20 +273,6 @@ class Config(Record, extra=registry.fields()):
         """The share of failures that roll back to a periodic checkpoint: 1 less every class's."""
         return recovery.periodic_share(*(c.share for c in self.classes))
 
-    @property
-    def jit_restart_s(self) -> Num:
-        """The restart of the class recovered in place (c_j = r + δ_j, §13)."""
-        found = registry.in_place(self)
-        assert found is not None
-        return found.restart_s
-
-    @property
-    def notice_restart_s(self) -> Num:
-        """The restart of the class that goes back nowhere (δ + r with notice, §13)."""
-        found = registry.nowhere(self)
-        assert found is not None
-        return found.restart_s
-
     # Spare nodes (docs/model.md §15): the job's nodes, the spares (whole), the repair time and
     # the P(no spare) the smallest sufficient pool aims at; no spares are modelled while ``spares`` is None.
     nodes: Num | None = None
