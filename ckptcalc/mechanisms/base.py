@@ -110,6 +110,9 @@ class Mechanism:
     cells: tuple[Cell, ...] = ()
     #: Its failure classes by name, each with the input that turns it on (what the simulation tells apart).
     class_inputs: tuple[tuple[str, str], ...] = ()
+    #: The ``kind`` of a ``recovery`` event in a log for each of its classes, and where that class lands
+    #: (what ``analyze`` reads).
+    log_kinds: tuple[tuple[str, str], ...] = ()
 
     # ------------------------------------------------------------- the model (tier costs)
 

@@ -149,6 +149,7 @@ class Recovery(Mechanism):
     example = (("step_time_s", "10s"), (NOTICE, "0.05"), (JIT, "0.6"), (BANDWIDTH, "1TB/s"))
     limit = ((NOTICE, ""), (JIT, ""), (BANDWIDTH, ""))  # neither share stated: every failure rolls back
     class_inputs = (("jit", JIT), ("notice", NOTICE))
+    log_kinds = (("in_place", IN_PLACE), ("notice", NOWHERE))  # a log's recovery events (docs/logs.md)
     cells = (Cell("in place (just-in-time)", ("recovery", JIT)), Cell("with notice", ("recovery", NOTICE)))
 
     # ------------------------------------------------------------- the model (failure classes)

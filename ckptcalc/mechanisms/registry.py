@@ -186,6 +186,11 @@ def class_inputs() -> tuple[tuple[str, str], ...]:
     return tuple(row for m in REGISTRY for row in m.class_inputs)
 
 
+def log_kinds() -> dict[str, str]:
+    """A log's ``recovery`` kinds of every failure class: kind -> where the class lands."""
+    return {kind: where for m in REGISTRY for kind, where in m.log_kinds}
+
+
 def in_place(config: Any) -> FailureClass | None:
     """The class of ``config`` recovered in place (a one-step tier under the periodic ones), if any."""
     return landing(config, IN_PLACE)
