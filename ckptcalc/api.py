@@ -443,8 +443,8 @@ _T = TypeVar("_T")
 
 
 def _jit_assumptions(assume: LeverAssumptions, the_job: Job) -> LeverAssumptions:
-    """What the just-in-time lever assumes: a preset's ``[levers]`` overrides (share, bandwidth, step
-    time), and the job's own step time where it states one."""
+    """What the mechanisms' levers assume: a preset's ``[levers]`` overrides (each home's ``lever_presets``:
+    the just-in-time share, bandwidth and step time), and the job's own step time where it states one."""
     from ckptcalc.inputs.scenario import total
     from ckptcalc.mechanisms import registry
 
@@ -456,8 +456,6 @@ def _jit_assumptions(assume: LeverAssumptions, the_job: Job) -> LeverAssumptions
             changes[name] = total(stated, s.gpus, s.where(name)) if kind == "rate" else stated
     if s.step_time_s is not None:
         changes["job_step_s"] = s.step_time_s
-    if s.lever_jit_step_s is not None:
-        changes["jit_step_s"] = s.lever_jit_step_s
     return assume.replace(**changes) if changes else assume
 
 
@@ -750,7 +748,7 @@ def what_if(base: Scenario, key: str, value: Value, where: str) -> Scenario:
         )
     number = parse_value(spec, value, where) if isinstance(value, str) else float(value)
     changed = merge(base, {spec.name: number}, origin={spec.name: where})
-    changed = cast(Scenario, registry.what_if(spec.name, changed, lambda: _assumed_step(base)))
+    changed = cast(Scenario, registry.what_if(spec.name, changed, base))
     if spec.name in ("interval_s", "memory_interval_s"):
         return changed
     return changed.replace(
@@ -778,15 +776,6 @@ def _what_if_pair(item: tuple[str, Value] | str) -> tuple[str, Value]:
     if not isinstance(item, tuple | list) or len(item) != 2 or not isinstance(item[0], str):
         raise ArgumentError(f"each what-if is (input, value) or 'KEY=VALUE', got {item!r}", where="what_ifs")
     return item[0], item[1]
-
-
-def _assumed_step(scenario: Scenario) -> float:
-    """The step the just-in-time lever assumes for a job that states no step time."""
-    from ckptcalc.model.decisions import LeverAssumptions
-
-    if scenario.lever_jit_step_s is not None:
-        return scenario.lever_jit_step_s
-    return float(LeverAssumptions._defaults["jit_step_s"])
 
 
 @checked

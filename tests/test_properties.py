@@ -37,7 +37,7 @@ from references import daly
 
 from ckptcalc.inputs import preset_write, presets, units
 from ckptcalc.inputs.scenario import Scenario, resolve
-from ckptcalc.mechanisms.recovery import ASSUMED_SHARE, NOTICE, with_shares
+from ckptcalc.mechanisms.recovery import ASSUMED_SHARE, ASSUMED_STEP_S, NOTICE, with_shares
 from ckptcalc.model import decisions as decide
 from ckptcalc.model import evaluation as model
 from ckptcalc.model.decisions import LeverAssumptions
@@ -901,7 +901,7 @@ def _levers_gain_is_their_effective_minus_base(config: Config, gpus: float | Non
     if config.shape is None:
         # Just-in-time recovery (docs/model.md §13): 90 % in place, saved at the storage bandwidth, 10 s steps.
         notice = getattr(config, NOTICE)
-        expected["jit_recovery"] = with_shares(replace(config, step_s=assume.jit_step_s), ASSUMED_SHARE, notice)
+        expected["jit_recovery"] = with_shares(replace(config, step_s=ASSUMED_STEP_S), ASSUMED_SHARE, notice)
     if config.shape is None and not config.is_elastic:
         expected["elastic"] = replace(
             config,

@@ -122,9 +122,8 @@ class Scenario(Record, extra=(*registry.fields(), *registry.lever_fields())):
     step_time_s: float | None = None
     discard: float | None = None
     max_busy: float | None = None  # the busy share of a tier's storage above which a warning is given
-    # The step the just-in-time lever replays, from a preset's [levers] (docs/model.md §13); what a mechanism's
-    # levers assume (its home's ``lever_presets``) are fields too, a rate a units.PerGpu when stated per GPU.
-    lever_jit_step_s: float | None = None
+    # What a mechanism's levers assume, from a preset's [levers] (its home's ``lever_presets``), are fields
+    # too, a rate a units.PerGpu when stated per GPU.
     gpu_hour_cost: float | None = None
     nodes: float | None = None
     gpus_per_node: float | None = None

@@ -268,9 +268,9 @@ class Mechanism:
         the scenario's attribute that holds it)."""
         return ()
 
-    def what_if(self, name: str, scenario: Any, step_s: Any) -> Any:
-        """``scenario`` after a what-if changed its input ``name``, with what that change needs;
-        ``step_s()`` gives the step a lever assumes where the job states none."""
+    def what_if(self, name: str, scenario: Any, base: Any) -> Any:
+        """``scenario``, the scenario ``base`` after a what-if changed its input ``name``, with what that
+        change needs."""
         return scenario
 
     def sweep_start(self, name: str, config: Any) -> float | None:

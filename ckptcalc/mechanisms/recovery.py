@@ -26,7 +26,6 @@ True
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
 from ckptcalc.errors import InputError
@@ -42,8 +41,10 @@ FLAGS = {JIT: "jit-share", BANDWIDTH: "jit-bw", NOTICE: "notice-share"}
 #: What the just-in-time lever assumes where a preset's ``[levers]`` does not say: the share recovered
 #: in place (the save runs at the storage bandwidth unless a bandwidth is stated).
 ASSUMED_SHARE = 0.9
-#: The keys of a preset's ``[levers]`` the lever reads, and the scenario attribute each sets.
-LEVER_SHARE, LEVER_BANDWIDTH = "lever_jit_share", "lever_jit_bandwidth"
+#: The step the lever replays where neither the job nor the preset states one.
+ASSUMED_STEP_S = 10.0
+#: The scenario attributes the keys of a preset's ``[levers]`` the lever reads set.
+LEVER_SHARE, LEVER_BANDWIDTH, LEVER_STEP = "lever_jit_share", "lever_jit_bandwidth", "lever_jit_step_s"
 
 LEVER = "jit_recovery"
 
@@ -106,6 +107,13 @@ def jit_restart_s(config: Any) -> Num:
 def notice_restart_s(config: Any) -> Num:
     """The checkpoint written on notice (δ) and the restart (r)."""
     return config.storage_restart_s + config.write_s
+
+
+def assumed_step(holder: Any) -> float:
+    """The step the just-in-time lever assumes where the job states none: a preset's ``[levers]``
+    ``jit_step_time`` (``holder``, a scenario or the levers' assumptions), else :data:`ASSUMED_STEP_S`."""
+    stated = getattr(holder, LEVER_STEP)
+    return ASSUMED_STEP_S if stated is None else float(stated)
 
 
 def with_shares(config: Any, jit: Num | None, notice: Num | None) -> Any:
@@ -198,9 +206,8 @@ class Recovery(Mechanism):
         elif assume is not None:
             assumed = getattr(assume, LEVER_SHARE)
             share = min(ASSUMED_SHARE if assumed is None else assumed, 1.0 - float(notice or 0.0))
-            changed = config.replace(
-                **{JIT: share, BANDWIDTH: getattr(assume, LEVER_BANDWIDTH), "step_s": assume.step_s}
-            )
+            step = assume.job_step_s if assume.job_step_s is not None else assumed_step(assume)
+            changed = config.replace(**{JIT: share, BANDWIDTH: getattr(assume, LEVER_BANDWIDTH), "step_s": step})
             found.append((LEVER, changed))
         if notice is not None:
             found.append(("without_notice", config.replace(**{NOTICE: None})))
@@ -236,7 +243,11 @@ class Recovery(Mechanism):
         return None if found is None else (JIT, found, "fraction")
 
     def lever_presets(self) -> tuple[tuple[str, str, str], ...]:
-        return ((JIT, "fraction", LEVER_SHARE), (BANDWIDTH, "rate", LEVER_BANDWIDTH))
+        return (
+            (JIT, "fraction", LEVER_SHARE),
+            (BANDWIDTH, "rate", LEVER_BANDWIDTH),
+            ("jit_step_time", "duration", LEVER_STEP),
+        )
 
     # ------------------------------------------------------------- inputs
 
@@ -272,10 +283,10 @@ class Recovery(Mechanism):
             step_s=scenario.step_time_s if jit is not None else None, **{BANDWIDTH: bandwidth}
         )
 
-    def what_if(self, name: str, scenario: Any, step_s: Callable[[], float]) -> Any:
+    def what_if(self, name: str, scenario: Any, base: Any) -> Any:
         if name == JIT and scenario.step_time_s is None:
             # As the just-in-time lever does: the step it replays is assumed where the job states none.
-            return scenario.replace(step_time_s=step_s())
+            return scenario.replace(step_time_s=assumed_step(base))
         return scenario
 
     def sweep_start(self, name: str, config: Any) -> float | None:

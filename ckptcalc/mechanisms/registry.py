@@ -272,9 +272,9 @@ def lever_fields() -> tuple[str, ...]:
     return tuple(attribute for _, _, attribute in lever_presets())
 
 
-def what_if(name: str, scenario: Any, step_s: Any) -> Any:
+def what_if(name: str, scenario: Any, base: Any) -> Any:
     for m in REGISTRY:
-        scenario = m.what_if(name, scenario, step_s)
+        scenario = m.what_if(name, scenario, base)
     return scenario
 
 

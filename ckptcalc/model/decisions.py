@@ -35,14 +35,7 @@ class LeverAssumptions(Record, extra=registry.lever_fields()):
     replica_survival: float
     memory_bandwidth_per_gpu: float
     memory_restart_s: float
-    # Just-in-time recovery (docs/model.md §13): the step replayed: the job's own when it states one, else assumed.
-    jit_step_s: float = 10.0
-    job_step_s: float | None = None
-
-    @property
-    def step_s(self) -> float:
-        """The step the just-in-time lever replays: the job's, or the one assumed."""
-        return self.jit_step_s if self.job_step_s is None else self.job_step_s
+    job_step_s: float | None = None  # the job's own step time, where it states one
 
     # The spares lever (docs/model.md §15): the repair time it assumes, the P(no spare) it aims at, and
     # the job's nodes (None: GPUs / 8); no spares lever without a repair time.
