@@ -452,3 +452,18 @@ def test_the_classes_are_one_recursion() -> None:
     # Scaled (the part of the failures served while elastic groups are up, §18.4): every class's share.
     half = registry.scaled_classes(config, 0.5)
     assert [float(c.share) for c in half.classes] == [0.3, 0.15]
+
+
+def test_a_class_the_recursion_does_not_hold_is_refused() -> None:
+    """A failure class landing on a tier of its own choosing, or taking its share from another class, is
+    declared by the hooks but not yet modelled: refused, naming the class, never dropped."""
+    from ckptcalc.errors import InputError
+    from ckptcalc.mechanisms.base import IN_PLACE, FailureClass
+    from ckptcalc.model import recovery as classes
+
+    classes.check_modelled((FailureClass("jit", 0.9, 603.24, IN_PLACE),))
+    with pytest.raises(InputError) as rollback:
+        classes.check_modelled((FailureClass("process", 0.15, 60.0, 0),))
+    assert rollback.value.where == "process"
+    with pytest.raises(InputError, match="taken from"):
+        classes.check_modelled((FailureClass("peer", 0.1, 60.0, IN_PLACE, taken_from="node"),))

@@ -621,6 +621,7 @@ def _base(config: Config) -> Tiers:
     )
     if not config.has_recovery:
         return _with_silent(config, periodic)
+    recovery.check_modelled(config.classes)
     return _with_silent(
         config,
         recovery.with_classes(

@@ -22,7 +22,8 @@ a share q of the failures that roll back serves q·(1 − Σ shares) of all of t
 
 from __future__ import annotations
 
-from ckptcalc.mechanisms.base import FailureClass
+from ckptcalc.errors import InputError
+from ckptcalc.mechanisms.base import IN_PLACE, NOWHERE, PERIODIC, FailureClass
 from ckptcalc.model.arrays import Num, lib, scalar
 from ckptcalc.model.tiers import Tiers
 
@@ -42,6 +43,29 @@ def periodic_share(*shares: Num) -> Num:
     ns = lib(rest)
     found: Num = ns.where(rest > 1e-12, rest, 0.0)
     return found
+
+
+def check_modelled(classes: tuple[FailureClass, ...]) -> None:
+    """Refuse a class the recursion does not model yet: one that rolls back to a tier of its own choosing
+    (a landing on a tier's index, with a restart of its own) or takes its share from another class than
+    the job's own; one class of each landing (:func:`ckptcalc.mechanisms.registry.landing`).
+
+    >>> try:
+    ...     check_modelled((FailureClass("process", 0.15, 60.0, 0),))
+    ... except InputError as e:
+    ...     print(e.where)
+    process
+    """
+    for found in classes:
+        if found.landing not in (IN_PLACE, NOWHERE):
+            raise InputError(
+                f"a failure class that rolls back to tier {found.landing} with a restart of its own is not modelled",
+                where=found.name,
+            )
+        if found.taken_from != PERIODIC:
+            raise InputError(
+                f"a failure class whose share is taken from {found.taken_from} is not modelled", where=found.name
+            )
 
 
 def with_classes(periodic: Tiers, *, step_s: Num, in_place: FailureClass | None, nowhere: FailureClass | None) -> Tiers:
