@@ -920,6 +920,7 @@ def one_step(config: Config) -> Tiers:
     """The schedule of a job that needs no periodic checkpoint: the one-step tier of its in-place class
     alone (share 0, restart storage's and a save at the storage bandwidth, where it has none), with the
     class that goes back nowhere (docs/model.md §13.3)."""
+    recovery.check_modelled(config.classes)
     in_place = registry.in_place(config)
     alone = Tiers(
         tau1_s=config.step,

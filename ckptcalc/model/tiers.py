@@ -63,8 +63,8 @@ class Tiers(Record):
     lag_s: Num
     shares: tuple[Num, ...]
     restarts: tuple[Num, ...]
-    nowhere_share: Num = 0.0  # failures met by a checkpoint first: they go back nowhere (docs/model.md §13)
-    nowhere_restart_s: Num = 0.0  # their restart, the notice checkpoint's write included
+    nowhere_share: Num = 0.0  # a failure class that goes back nowhere, as notice does (docs/model.md §13)
+    nowhere_restart_s: Num = 0.0  # its restart (with notice: the checkpoint's write included)
     # Silent events (docs/model.md §16): noticed at this rate (per second; 0: none), each going back to
     # the top tier's newest retained checkpoint, then restarting and skipping (``silent_extra_s``) and
     # replaying the mean detection latency of work; ``keep`` newest kept (inf: all), one kept for good
@@ -82,7 +82,7 @@ class Tiers(Record):
 
     @property
     def has_nowhere(self) -> bool:
-        """Whether some failures come with notice (an array of shares counts, even if all 0)."""
+        """Whether some failures go back nowhere (an array of shares counts, even if all 0)."""
         return not (isinstance(self.nowhere_share, float | int) and self.nowhere_share == 0)
 
     @property

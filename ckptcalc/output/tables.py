@@ -258,8 +258,8 @@ def levels_table(result: Result, narrow: bool = False) -> Table:
     for name in names:
         table.add_column(name, justify="left" if name == "level" else "right", no_wrap=True)
     c = result.config
-    # The failure classes of docs/model.md §13 first: they go back less far than any periodic tier.
-    # The one that goes back nowhere, then the one in place (a one-step tier with no stall).
+    # The failure classes of docs/model.md §13 first: they go back less far than any periodic tier. The one
+    # that goes back nowhere, then the one in place (a one-step tier with no stall).
     for found in sorted(c.classes, key=lambda k: k.landing != NOWHERE):
         if found.landing == NOWHERE:
             table.add_row(found.label, "-", *gap, "-", "-", *(["-"] if given else []), pct(float(found.share)),

@@ -131,7 +131,7 @@ class Schedule:
     restarts: tuple[float, ...]
     shares: tuple[float, ...]
     lag_s: float = 0.0
-    nowhere_share: float = 0.0  # failures met by a checkpoint first: resume where they struck (docs/model.md §13)
+    nowhere_share: float = 0.0  # a class that resumes where it struck, as notice does (docs/model.md §13)
     nowhere_restart_s: float = 0.0
     slowdown: float = 0.0  # training runs at 1 − this while the top tier's persist runs (docs/model.md §17.1)
 
