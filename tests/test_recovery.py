@@ -467,3 +467,20 @@ def test_a_class_the_recursion_does_not_hold_is_refused() -> None:
     assert rollback.value.where == "process"
     with pytest.raises(InputError, match="taken from"):
         classes.check_modelled((FailureClass("peer", 0.1, 60.0, IN_PLACE, taken_from="node"),))
+
+
+def test_its_flags_keep_their_place() -> None:
+    """The home's rows follow the discard share, and the persist slowdown, anchored on the same field and
+    registered after it, still follows them: flags, --help and preset keys keep their order."""
+    from ckptcalc.inputs.fields import FIELDS
+
+    order = [f.name for f in FIELDS]
+    at = order.index("discard")
+    assert order[at : at + 6] == [
+        "discard",
+        "jit_share",
+        "jit_bandwidth",
+        "notice_share",
+        "persist_slowdown",
+        "max_busy",
+    ]
