@@ -28,6 +28,7 @@ from ckptcalc.inputs.arguments import ArgumentError, checked
 from ckptcalc.inputs.fields import BY_NAME, BY_PUBLIC, parse_value
 from ckptcalc.inputs.keywords import ModelInputs, PlanInputs
 from ckptcalc.inputs.scenario import Job, Scenario, merge, others_by_parts, resolve
+from ckptcalc.mechanisms import registry
 from ckptcalc.model.evaluation import Result
 from ckptcalc.records import Record
 
@@ -413,7 +414,8 @@ def optimize(
     _loadable(the_job, result)
     assume = _jit_assumptions(
         decide.LeverAssumptions(
-            **{**presets.lever_assumptions(), **dict(the_job.scenario.levers)}, **_spare_assumptions(the_job)
+            **{**presets.lever_assumptions(), **dict(the_job.scenario.levers)},
+            running=registry.assumed(the_job.scenario),
         ),
         the_job,
     )
@@ -485,7 +487,6 @@ def _as_stated(one: Job, compute: Callable[[], _T]) -> _T:
 def _storage_levers(one: Job) -> list[tuple[str, Config, float | None]]:
     """The storage levers (docs/model.md §17): each registered tier cost's, and with three or more tiers
     every subset that drops some below storage."""
-    from ckptcalc.mechanisms import registry
     from ckptcalc.model import storage
 
     found: list[tuple[str, Config, float | None]] = [
@@ -529,22 +530,6 @@ def _at_gpus(one: Job) -> Callable[[float], Config] | None:
     from ckptcalc.inputs import grid as sweeps
 
     return lambda gpus: sweeps.vary(one, "gpus", gpus)
-
-
-def _spare_assumptions(one: Job) -> dict[str, Any]:
-    """What the spares lever assumes (docs/model.md §15): the job's repair time and risk where stated,
-    else 4 h and 1 %; its nodes where stated or GPUs / GPUs per node."""
-    from ckptcalc.model import spares, statistics
-
-    s = one.scenario
-    nodes = s.nodes
-    if nodes is None and s.gpus is not None:
-        nodes = statistics.node_count(s.gpus, s.gpus_per_node)
-    return {
-        "spare_repair_s": spares.LEVER_REPAIR_S if s.repair_s is None else s.repair_s,
-        "spare_risk": spares.DEFAULT_RISK if s.spare_risk is None else s.spare_risk,
-        "nodes": nodes,
-    }
 
 
 def _part_levers(one: Job) -> list[tuple[str, Config, float | None]]:
@@ -973,12 +958,13 @@ def sweep_stream(
         default_low, default_high = sweeps.default_range(over, the_job, base)
         low = default_low if low is None else low
         high = default_high if high is None else high
-    spacing = log if log is not None else (start is None and stop is None and over != "spares")
+    counts = registry.sweep_whole(over)  # a mechanism's input counted in whole numbers
+    spacing = log if log is not None else (start is None and stop is None and not (counts is not None and counts[0]))
     values = sweeps.grid(low, high, points, spacing)
-    if over in ("gpus", "nodes", "groups"):
+    if over in ("gpus", "groups"):
         values = sweeps.whole(values)
-    if over == "spares":
-        values = sweeps.whole(values, least=0.0)
+    if counts is not None:
+        values = sweeps.whole(values, least=counts[1])
     elif over not in sweeps.VECTORISED and spec.kind == "count":
         values = sweeps.whole(values, least=0.0 if spec.name in ("failures", "silent_events") else 1.0)
     sweeps.check_values(the_job, over, values)
@@ -1439,8 +1425,7 @@ def plan(
             seed=chosen,
             expected_failures=e / m_run,
             progress=None if progress is None else _share_of(progress, i, len(parts)),
-            spares=None if config.spares is None else int(config.spares),
-            repair_s=0.0 if config.repair_s is None else float(config.repair_s),
+            waits=registry.run_waits(config),
         )
         for i, (m, (at, e, m_run, w)) in enumerate(parts.items())
     }

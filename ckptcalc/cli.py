@@ -25,6 +25,7 @@ from typer.core import TyperGroup
 from ckptcalc import __version__
 from ckptcalc.errors import CkptError, InputError
 from ckptcalc.inputs.fields import BY_NAME, FIELDS, SWEEPABLE, Field
+from ckptcalc.mechanisms import registry
 from ckptcalc.records import Record
 
 if TYPE_CHECKING:  # the API and the model load inside the commands
@@ -417,7 +418,7 @@ _PANELS = {
     "training": "Training",
     "cost": "Cost",
     "recovery": "Recovery",
-    "spares": "Spares",
+    **dict(registry.panels()),
     "elastic": "Elastic replica groups",
     "silent": "Silent events",
     "retention": "Retention",

@@ -461,7 +461,8 @@ def test_spares_with_elastic_groups_reduce_to_each_alone() -> None:
         checkpoint_bytes=SIZE, bandwidth=BW, mtbf_s=MTBF, restart_s=RESTART, groups=4, group_share=0.95,
         rejoin_s=1800.0, quorum_pause_s=0.0, ft_overhead=0.02,
     )  # fmt: skip
-    many = evaluate(base.replace(nodes=2048, spares=60, repair_s=14_400.0))
+    pool: dict[str, Any] = {"nodes": 2048, "spares": 60, "repair_s": 14_400.0}
+    many = evaluate(base.replace(**pool))
     assert many.effective == pytest.approx(evaluate(base).effective, rel=1e-12)
     # Two groups, B = 1/2: E[min(T, X)] is the mean of the two fixed-T values.
     nu, w = 0.95 / MTBF / 2, 0.05 / MTBF

@@ -15,8 +15,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from references import daly, lambert
 
-from ckptcalc.mechanisms.recovery import with_shares
-from ckptcalc.model import spares
+from ckptcalc.mechanisms import spares
 from ckptcalc.model.evaluation import Config, evaluate
 
 Run = Callable[..., Any]
@@ -24,6 +23,11 @@ RunJson = Callable[..., dict[str, Any]]
 
 #: The default preset, llama3-405b: M = 3.1 h, δ = 3.24 s, r = 10 min, 16 384 GPUs (2 048 nodes of 8).
 LLAMA = {"mtbf": 11_160.0, "delta": 3.24, "restart": 600.0}
+
+
+def _with_pool(config: Config, **pool: Any) -> Config:
+    """``config`` with a spare pool's inputs (the home's fields: absent from the type checker's view)."""
+    return config.replace(**pool)
 
 
 def erlang_by_sums(servers: int, load: Fraction) -> Fraction:
@@ -129,7 +133,7 @@ def test_reference_15_4_two_tiers_half_the_failures_wait() -> None:
         checkpoint_bytes=9e11, bandwidth=1e10, mtbf_s=14_400.0, restart_s=600.0,
         replica_survival=0.99, memory_bandwidth=3e11, memory_restart_s=60.0,
     )  # fmt: skip
-    plain, pooled = evaluate(two), evaluate(two.replace(nodes=48.0, spares=1.0, repair_s=14_400.0))
+    plain, pooled = evaluate(two), evaluate(_with_pool(two, nodes=48.0, spares=1.0, repair_s=14_400.0))
     assert pooled.pool.p_no_spare == pytest.approx(0.5, rel=1e-12)
     assert pooled.pool.running == pytest.approx(0.8, rel=1e-12)
     assert pooled.pool.wait_s == pytest.approx(3600.0, rel=1e-12)
@@ -248,11 +252,11 @@ _TWO = Config(
         (_llama(nodes=2048.0, spares=2.0, repair_s=14_400.0), 40_000),  # Reference 15.2
         (_llama(nodes=2048.0, spares=5.0, repair_s=14_400.0), 40_000),  # Reference 15.3: 0.8 %
         (_llama(nodes=64.0, spares=0.0, repair_s=3_600.0), 40_000),  # no spare: every failure waits
-        (_TWO.replace(nodes=48.0, spares=1.0, repair_s=14_400.0), 20_000),  # Reference 15.4: two tiers, 1/2
-        (_TWO.replace(nodes=48.0, spares=3.0, repair_s=28_800.0), 20_000),  # two tiers, a = 2: 21 %
+        (_with_pool(_TWO, nodes=48.0, spares=1.0, repair_s=14_400.0), 20_000),  # Reference 15.4: two tiers, 1/2
+        (_with_pool(_TWO, nodes=48.0, spares=3.0, repair_s=28_800.0), 20_000),  # two tiers, a = 2: 21 %
         # Every interruption takes a node, those with notice (§13.2) and those recovered in place too.
         (_llama(nodes=2048.0, spares=1.0, repair_s=14_400.0, notice_share=0.3), 20_000),
-        (with_shares(_TWO.replace(nodes=48.0, spares=2.0, repair_s=28_800.0), None, 0.2), 20_000),
+        (_with_pool(_TWO, nodes=48.0, spares=2.0, repair_s=28_800.0, notice_share=0.2), 20_000),
         (_llama(nodes=2048.0, spares=1.0, repair_s=7_200.0, jit_share=0.9, step_s=10.0), 20_000),
     ],
 )
@@ -320,6 +324,35 @@ def test_without_it_and_the_target_when_configured(run_json: RunJson) -> None:
     assert "5 spares" in target["name"]
     auto = _levers(run_json("optimize", "--spares", "auto", "--repair", "4h"))
     assert "spares_target" not in auto and "spares_none" in auto
+
+
+def test_the_break_even_repair_time_of_the_spares_lever() -> None:
+    # docs/model.md Reference 15.5: the 5 spares of Reference 15.3 beside 2 048 nodes pay over job and spare
+    # nodes from a repair time of M·5/2048 = 27.246 s; there their cluster figure equals no spare's.
+    from ckptcalc.inputs import presets
+    from ckptcalc.inputs.scenario import resolve
+    from ckptcalc.mechanisms import registry
+    from ckptcalc.model import decisions as decide
+
+    job = resolve(presets.load("llama3-405b"))
+    assume = decide.LeverAssumptions(**presets.lever_assumptions(), running=registry.assumed(job.scenario))
+    found = {lever.key: lever for lever in decide.levers(job.config, job.gpus, assume)}
+    even = found["spares"].break_even
+    assert even is not None and (even.key, even.unit) == ("repair_s", "duration")
+    assert even.value == pytest.approx(11_160.0 * 5 / 2048, rel=1e-9)
+    load = even.value / 11_160.0
+    with_pool = (1.0 - spares.erlang_b(6, load)) * spares.cluster_share(2048.0, 5.0)
+    assert with_pool == pytest.approx(1.0 / (1.0 + load), rel=1e-12)
+    # Shorter repairs: the idle spares cost more than the waits they save; longer ones, the pool pays.
+    for factor, pays in ((0.5, False), (2.0, True)):
+        a = load * factor
+        assert ((1.0 - spares.erlang_b(6, a)) * 2048 / 2053 > 1.0 / (1.0 + a)) is pays
+    assert found["restart_half"].break_even is None  # a lever without a cost
+    # With spares: taking the pool away has no cost to weigh.
+    pool: dict[str, Any] = {"spares": 2.0, "repair_s": 14_400.0}
+    pooled = resolve(presets.load("llama3-405b").replace(**pool))
+    kept = {lever.key: lever for lever in decide.levers(pooled.config, pooled.gpus, assume)}
+    assert kept["spares_none"].break_even is None
 
 
 # ------------------------------------------------------------------ sweep, compare, plan

@@ -7,7 +7,6 @@ below find a field by its attribute name, its flag or its public (API) name.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 from ckptcalc.errors import UnitError
@@ -205,25 +204,6 @@ _CORE: tuple[Field, ...] = (
         "Warn when a tier's storage is busy more than this share of the time (persist / interval; default: 0.5).",
     ),
     Field("gpu_hour_cost", "number", "gpu-hour-cost", "cost", "gpu_hour", "Cost of one GPU-hour, any currency."),
-    Field("nodes", "count", "nodes", "spares", "nodes", "Nodes the job runs on (default: GPUs / --gpus-per-node)."),
-    Field("gpus_per_node", "count", "gpus-per-node", "spares", "gpus_per_node", "GPUs per node (default: 8)."),
-    Field(
-        "spares",
-        "spares",
-        "spares",
-        "spares",
-        "spares",
-        "Spare nodes kept warm beside the job, or auto: the fewest with P(no spare) ≤ --spare-risk.",
-    ),
-    Field("repair_s", "duration", "repair", "spares", "repair", "Time a failed node is out for repair, e.g. 4h."),
-    Field(
-        "spare_risk",
-        "fraction",
-        "spare-risk",
-        "spares",
-        "spare_risk",
-        "Target chance that a failure finds no spare, for --spares auto (default: 1%).",
-    ),
     Field(
         "groups",
         "count",
@@ -343,20 +323,8 @@ def _assembled(core: tuple[Field, ...], rows: tuple[Input, ...]) -> tuple[Field,
 #: Every input: the core's and each registered mechanism's (ckptcalc.mechanisms.registry).
 FIELDS: tuple[Field, ...] = _assembled(_CORE, registry.inputs())
 
-#: Sweep columns of the inputs above the table leaves out, where the field's name lacks the unit.
-_COLUMNS = {row.name: row.column for row in registry.inputs() if row.column}
-
-
-def _resolved_column(spec: Field) -> str:
-    """The JSON and CSV column of an input swept point by point: its name with the unit in it."""
-    if spec.kind == "rate":
-        return spec.name.replace("bandwidth", "bandwidth_bytes_per_s")
-    return _COLUMNS.get(spec.name, spec.name)
-
-
-#: Sweepable inputs: (flag, column name in SI units, axis label), in the order ``--over`` lists them; a column
-#: None is the field's name with its unit in it.
-_SWEEPS: tuple[tuple[str, str | None, str], ...] = (
+#: Sweepable inputs: (flag, column name in SI units, axis label), in the order ``--over`` lists them.
+_SWEEPS: tuple[tuple[str, str, str], ...] = (
     ("interval", "interval_s", "checkpoint interval"),
     ("bw", "bandwidth_bytes_per_s", "storage bandwidth"),
     ("size", "checkpoint_bytes", "checkpoint size"),
@@ -368,24 +336,40 @@ _SWEEPS: tuple[tuple[str, str | None, str], ...] = (
     ("replica-survival", "replica_survival", "replica survival"),
     ("memory-bw", "memory_bandwidth_bytes_per_s", "memory bandwidth"),
     ("memory-restart", "memory_restart_s", "memory restart time"),
-    ("jit-share", None, "share recovered in place"),
-    ("jit-bw", None, "just-in-time save bandwidth"),
-    ("notice-share", None, "share with notice"),
-    ("spares", "spares", "spare nodes"),
-    ("repair", "repair_s", "repair time"),
-    ("nodes", "nodes", "nodes"),
     ("groups", "groups", "replica groups"),
     ("group-share", "group_share", "group-local share of failures"),
     ("rejoin", "rejoin_s", "rejoin time"),
     ("quorum-pause", "quorum_pause_s", "quorum pause"),
     ("ft-overhead", "ft_overhead", "fault-tolerance overhead"),
 )
+
+
+def _with_mechanisms(core: tuple[tuple[str, str, str], ...]) -> tuple[tuple[str, str, str], ...]:
+    """The core's sweeps with each registered mechanism's inserted after the flag it names."""
+    found = list(core)
+    for after, rows in registry.sweeps():
+        at = next(i for i, (flag, _, _) in enumerate(found) if flag == after) + 1
+        found[at:at] = rows
+    return tuple(found)
+
+
+_SWEEPS = _with_mechanisms(_SWEEPS)
 _SWEEP = {flag: (column, axis) for flag, column, axis in _SWEEPS}
-FIELDS = tuple(f.replace(sweep=_SWEEP[f.flag][0] or _resolved_column(f), axis=_SWEEP[f.flag][1])
-               if f.flag in _SWEEP else f for f in FIELDS)  # fmt: skip
+FIELDS = tuple(f.replace(sweep=_SWEEP[f.flag][0], axis=_SWEEP[f.flag][1]) if f.flag in _SWEEP else f for f in FIELDS)
 
 #: The inputs a sweep can vary, by flag, in the order above.
 SWEEPABLE: tuple[Field, ...] = tuple(next(f for f in FIELDS if f.flag == flag) for flag, _, _ in _SWEEPS)
+
+#: Sweep columns of the inputs above the table leaves out, where the field's name lacks the unit.
+_COLUMNS = {row.name: row.column for row in registry.inputs() if row.column}
+
+
+def _resolved_column(spec: Field) -> str:
+    """The JSON and CSV column of an input swept point by point: its name with the unit in it."""
+    if spec.kind == "rate":
+        return spec.name.replace("bandwidth", "bandwidth_bytes_per_s")
+    return _COLUMNS.get(spec.name, spec.name)
+
 
 # Every what-if key is also a sweep's --over key: those of SWEEPABLE vary in one numpy pass, the others
 # are resolved at each point (ckptcalc.inputs.grid), so they too get a column and an axis label.
@@ -398,23 +382,8 @@ OVER_FIELDS: tuple[Field, ...] = (*SWEEPABLE, *(f for f in FIELDS if f.flag not 
 BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}
 BY_FLAG: dict[str, Field] = {f.flag: f for f in FIELDS}
 
-#: What ``spares`` holds for ``auto`` (the fewest spares that meet the target), until the job is resolved:
-#: no count a user can write parses to it.
-AUTO_SPARES = math.inf
-
-
-def parse_spares(raw: str) -> float:
-    """A spare count, or ``auto`` (:data:`AUTO_SPARES`)."""
-    if raw.strip().lower() == "auto":
-        return AUTO_SPARES
-    try:
-        return units.parse_count(raw)
-    except UnitError:
-        raise UnitError(f"expected a whole number of spare nodes or auto, got {raw!r}") from None
-
-
 PARSERS: dict[str, Callable[[str], float]] = {
-    "spares": parse_spares,
+    **registry.unit_parsers(units.parse_count),
     "size": units.parse_size,
     "rate": units.parse_rate,
     "duration": units.parse_duration,

@@ -84,12 +84,9 @@ def default_range(over: str, job: Job, base: Result) -> tuple[float, float]:
         rest = 1.0 - sum(float(t.share) for t in job.config.middle)
         high = min(0.999, rest * 0.999)
         return min(0.5, high / 2.0), high
-    owned = registry.sweep_range(BY_FLAG[over].name, job.config) if over in BY_FLAG else None
+    owned = registry.sweep_range(over, base)  # a mechanism's own default range (the spare pool's, a share's)
     if owned is not None:
         return owned
-    if over == "spares" and base.pool is not None:
-        # Whole spares from none to twice what the risk needs (or the pool's own, if larger).
-        return 0.0, max(2.0 * float(base.pool.spares_for_target), 2.0 * float(base.pool.spares), 4.0)
     if over in _SHARE_RANGES:
         return _SHARE_RANGES[over]
     value = base_value(over, base, job)
@@ -110,7 +107,7 @@ def default_range(over: str, job: Job, base: Result) -> tuple[float, float]:
 
 
 def whole(values: Any, least: float = 1.0) -> Any:
-    """A grid of counts (GPUs, spare nodes, replica groups) as whole numbers, each once: a log grid over
+    """A grid of counts (GPUs, nodes, replica groups) as whole numbers, each once: a log grid over
     1,638 to 163,840 GPUs is 1,638, 5,181, 16,384, … (fewer points when rounding makes neighbours equal);
     none below ``least``."""
     import numpy
@@ -151,18 +148,14 @@ def _check(over: str, values: Any, job: Job) -> None:
         raise InputError("bounds must be finite", where=where)
     if over not in VECTORISED:
         return  # each point is resolved, and checked, as the job itself is
-    if over in ("spares", "repair", "nodes") and job.config.spares is None:
-        raise InputError(f"sweeping {over} needs a spare pool ({{spares}} with {{repair}})", where="over")
+    owned = registry.check_sweep(over, job.config, low, high, where)  # a mechanism's own checks
     if over in ELASTIC and not job.config.is_elastic:
         raise InputError(f"sweeping {over} needs elastic replica groups in the base ({{groups}})", where="over")
-    if over == "replica-survival":
+    if owned:
+        pass
+    elif over == "replica-survival":
         if low < 0 or high >= 1:
             raise InputError("replica survival must lie in [0, 1)", where=where)
-    elif registry.check_sweep(BY_FLAG[over].name if over in BY_FLAG else over, low, high, job):
-        pass  # a mechanism's input, its range checked in its home
-    elif over == "spares":
-        if low < 0 or high > 1e6:
-            raise InputError("spares must lie between 0 and 1e6 over the whole sweep", where=where)
     elif over in ("group-share", "ft-overhead"):
         if low < 0 or high > 1:
             raise InputError(f"{over} must lie in [0, 1]", where=where)

@@ -19,7 +19,7 @@ from typing import Any
 from ckptcalc.errors import CkptError, PresetError
 from ckptcalc.files import atomic_write, check_new
 from ckptcalc.inputs import units
-from ckptcalc.inputs.fields import AUTO_SPARES, BY_NAME, FIELDS, PARSERS
+from ckptcalc.inputs.fields import BY_NAME, FIELDS, PARSERS
 from ckptcalc.inputs.inherit import WAYS, Parent, merge_layers
 from ckptcalc.inputs.preset_document import (
     BAND_PATH,
@@ -231,8 +231,9 @@ def _number(raw: Any) -> float:
 
 
 def _written(kind: str, value: float) -> Any:
-    if kind == "spares" and value == AUTO_SPARES:
-        return "auto"
+    text = registry.written(kind, value)  # a mechanism's own unit kind: a value no number states
+    if text is not None:
+        return text
     if kind in _OUT_UNITS:
         table, choices, suffix = _OUT_UNITS[kind]
         text = units.exact(value, table, choices) + suffix

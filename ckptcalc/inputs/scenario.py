@@ -18,13 +18,12 @@ from typing import Any
 from ckptcalc.errors import InputError
 from ckptcalc.inputs import units
 from ckptcalc.inputs.bare_counts import Suspect, suspects
-from ckptcalc.inputs.fields import AUTO_SPARES, BY_NAME, FIELDS
+from ckptcalc.inputs.fields import BY_NAME, FIELDS
 from ckptcalc.mechanisms import registry
 from ckptcalc.mechanisms.base import LARGEST as LARGEST
 from ckptcalc.mechanisms.base import SMALLEST as SMALLEST
 from ckptcalc.model.evaluation import Config, Tier, moved, replace
-from ckptcalc.model.spares import DEFAULT_RISK, MOST_SPARES, smallest_spares
-from ckptcalc.model.statistics import no_failure_bound, node_count
+from ckptcalc.model.statistics import no_failure_bound
 from ckptcalc.records import Record
 
 DEFAULT_BYTES_PER_PARAM = 16.0
@@ -125,11 +124,6 @@ class Scenario(Record, extra=(*registry.fields(), *registry.lever_fields())):
     # What a mechanism's levers assume, from a preset's [levers] (its home's ``lever_presets``), are fields
     # too, a rate a units.PerGpu when stated per GPU.
     gpu_hour_cost: float | None = None
-    nodes: float | None = None
-    gpus_per_node: float | None = None
-    spares: float | None = None  # fields.AUTO_SPARES for auto
-    repair_s: float | None = None
-    spare_risk: float | None = None
     groups: float | None = None
     group_share: float | None = None
     rejoin_s: float | None = None
@@ -435,7 +429,6 @@ def resolve(scenario: Scenario) -> Job:
         read_bandwidth=scenario.read_bandwidth,
         memory_read_bandwidth=scenario.memory_read_bandwidth,
         middle=_middle(scenario),
-        **_spares(scenario, mtbf),
         **_elastic(scenario),
     )
     config = _with_storage(scenario, config)
@@ -651,8 +644,6 @@ def _check_ranges(scenario: Scenario, values: dict[str, float]) -> None:
             continue  # a mechanism's input, checked in its home
         if name in SILENT_FIELDS:
             _check_silent_field(scenario, name, value)
-        elif name in _SPARE_FIELDS:
-            _check_spare_field(scenario, name, value)
         elif name in ELASTIC_SHARES:
             if not (math.isfinite(value) and 0 <= value <= 1):
                 raise InputError(f"must be a share in [0, 1], got {value:g}", where=scenario.where(name))
@@ -748,53 +739,6 @@ def _check_persist(scenario: Scenario, config: Config) -> None:
             f" {units.format_duration(config.write_s)}: a checkpoint cannot start before the last is durable",
             where=scenario.where("interval_s"),
         )
-
-
-# ------------------------------------------------------------------ spares (docs/model.md §15)
-
-_SPARE_FIELDS = ("nodes", "gpus_per_node", "spares", "repair_s", "spare_risk")
-
-
-def _check_spare_field(scenario: Scenario, name: str, value: float) -> None:
-    """Spares a whole number from 0 (or auto), nodes and GPUs per node whole and positive, the risk
-    inside (0, 1), the repair a positive duration."""
-    where = scenario.where(name)
-    if name == "spares":
-        if value == AUTO_SPARES:
-            return
-        if not (math.isfinite(value) and value >= 0 and float(value).is_integer()):
-            raise InputError(f"must be a whole number of spare nodes from 0, or auto, got {value:g}", where=where)
-        if value > MOST_SPARES:
-            raise InputError(f"must be at most {MOST_SPARES} spare nodes, got {value:g}", where=where)
-    elif name == "spare_risk":
-        if not (math.isfinite(value) and 0 < value < 1):
-            raise InputError(f"must be a share strictly between 0 and 1, got {value:g}", where=where)
-    else:
-        _check_positive(scenario, name, value)
-        if name != "repair_s" and not float(value).is_integer():
-            raise InputError(f"must be a whole number, got {value:g}", where=where)
-
-
-def _spares(scenario: Scenario, mtbf: float) -> dict[str, float]:
-    """The model's spare pool, as keyword arguments of the configuration: {} without spares;
-    ``auto`` becomes the fewest spares that meet the risk."""
-    if scenario.spares is None:
-        return {}
-    if scenario.repair_s is None:
-        raise InputError("spares need the repair time ({repair})", where=scenario.where("spares"))
-    nodes = scenario.nodes
-    if nodes is None:
-        if scenario.gpus is None:
-            raise InputError(
-                "spares need the job's node count: give {nodes}, or {gpus} (with {gpus_per_node})",
-                where=scenario.where("spares"),
-            )
-        nodes = node_count(scenario.gpus, scenario.gpus_per_node)
-    risk = DEFAULT_RISK if scenario.spare_risk is None else scenario.spare_risk
-    spares = scenario.spares
-    if spares == AUTO_SPARES:
-        spares = float(smallest_spares(scenario.repair_s / mtbf, risk))
-    return {"nodes": nodes, "spares": spares, "repair_s": scenario.repair_s, "spare_risk": risk}
 
 
 #: The elastic replica groups' shares and durations (docs/model.md §14), checked as such.

@@ -216,6 +216,123 @@ class Mechanism:
         """The JSON Schema of :meth:`tier_echo`'s keys."""
         return {}
 
+    # ------------------------------------------------------------- running share hooks (MODEL.md §17)
+    # A running share is a factor on useful time (the spare pool's 1 − B(S + 1, a)); these hooks carry its
+    # figures through the model, the levers, the sweeps, the documents and the simulations.
+
+    #: Inputs of the job itself it brings to FIELDS (before ``inputs``), as no other home reads them yet; unlike
+    #: ``inputs``, their keys may be plain words named elsewhere in other senses (``nodes``).
+    job_inputs: tuple[Input, ...] = ()
+    #: Levers offered where the job has the mechanism (``levers``: where it has none).
+    levers_with: tuple[str, ...] = ()
+    #: The ``--help`` panels of its inputs' preset sections: (section, panel title).
+    panels: tuple[tuple[str, str], ...] = ()
+    #: Inputs a sweep varies in one numpy pass, (flag, column, axis label), listed after ``sweeps_after``.
+    sweeps: tuple[tuple[str, str, str], ...] = ()
+    sweeps_after: str = ""
+    #: The simulations' name for it, the mechanism it follows in their list, the input that turns it on (its
+    #: field, and the public name an error shows), and the names of the mechanisms no simulation runs with it.
+    simulated_name: str = ""
+    simulated_after: str = ""
+    simulated_input: tuple[str, str] = ("", "")
+    not_simulated_with: tuple[str, ...] = ()
+
+    def unit_parsers(self, count: Any) -> dict[str, Any]:
+        """Parsers of the unit kinds its inputs alone have, by kind (``count`` parses a plain count)."""
+        return {}
+
+    def unit_shown(self, kind: str) -> str | None:
+        """The core unit kind a value of its own unit kind ``kind`` is shown as; None for a kind not its own."""
+        return None
+
+    def written(self, kind: str, value: float) -> str | None:
+        """How a preset writes ``value`` of its own unit kind where a number cannot say it; None otherwise."""
+        return None
+
+    def running(self, config: Any, mtbf_s: Num) -> Any:
+        """Its running share of ``config`` at the job MTBF ``mtbf_s``: a record with ``running`` (the share of
+        time the job runs), ``wait_s`` (per failure), ``with_effective(periodic)``; None without it."""
+        return None
+
+    def approximate(self, config: Any) -> bool:
+        """Whether its part of ``config``'s headline is an approximation (docs/model.md §18.2)."""
+        return False
+
+    def assumed(self, scenario: Any) -> dict[str, Any]:
+        """What its levers assume of a job that lacks it, from the stated ``scenario``."""
+        return {}
+
+    def running_levers(
+        self, config: Any, gpus: float | None, base: float, evaluate: Any, assumed: dict[str, Any] | None
+    ) -> list[tuple[str, float, Any, float | None, float]]:
+        """Its levers over the periodic optimum ``base`` (``assumed``: every mechanism's :meth:`assumed`, None
+        when the caller assumes nothing): (key, effective, changed configuration, value, cluster gain in pp)."""
+        return []
+
+    def lever_words(self, key: str, changed: Any, value: float | None, show: dict[str, Any]) -> str | None:
+        """A running share's lever ``key`` in words (``show`` formats by unit kind); None for a key not its own."""
+        return None
+
+    def sweep_range(self, over: str, result: Any) -> tuple[float, float] | None:
+        """The default range of a sweep over its input ``over`` around ``result``; None: the core's."""
+        return None
+
+    def check_sweep(self, over: str, config: Any, low: float, high: float, where: str) -> bool:
+        """Refuse a sweep of its input ``over`` the model cannot run; True when it has checked the range."""
+        return False
+
+    def sweep_whole(self, over: str) -> tuple[bool, float] | None:
+        """For an input ``over`` swept as whole counts: (spaced evenly by default, the least count)."""
+        return None
+
+    def sweep_columns(self, result: Any) -> dict[str, Any]:
+        """Its columns of a sweep's document (absent without it)."""
+        return {}
+
+    def sweep_schema(self, fractions: Any) -> dict[str, Any]:
+        """The schema of :meth:`sweep_columns` (``fractions``: the core's column of fractions)."""
+        return {}
+
+    def result_parts(self, job: Any, result: Any) -> tuple[tuple[str, dict[str, Any]], ...]:
+        """Its parts of every evaluation document, each placed after the key it names."""
+        return ()
+
+    def result_schema(self, parts: dict[str, Any]) -> tuple[tuple[str, dict[str, Any]], ...]:
+        """The schema of :meth:`result_parts` (``parts``: the core's ``fraction``, ``seconds``, ``object``)."""
+        return ()
+
+    def input_rows(self, job: Any, show: dict[str, Any]) -> list[tuple[str, str, str]]:
+        """Its rows (name, value, note) of the inputs table."""
+        return []
+
+    def figure_tables(self, document: dict[str, Any], show: dict[str, Any]) -> list[tuple[str, str, list[Any]]]:
+        """Its tables of figures from a document: (title, the report's caption, rows of figure, value, note)."""
+        return []
+
+    def simulated_held(self, config: Any) -> bool:
+        """Whether ``config`` holds it, as the simulations tell mechanisms apart."""
+        return False
+
+    def simulated_pool(self, config: Any) -> Any:
+        """What the timeline carries for it from one window to the next (None without it)."""
+        return None
+
+    def run_waits(self, config: Any) -> Any:
+        """What ``plan``'s whole runs carry for it, made for a number of runs (None without it)."""
+        return None
+
+    def simulated_parts(self, outcome: Any, result: Any) -> tuple[tuple[str, dict[str, Any]], ...]:
+        """Its parts of ``simulate``'s document, each placed after the key it names."""
+        return ()
+
+    def simulated_schema(self, parts: dict[str, Any]) -> tuple[tuple[str, dict[str, Any]], ...]:
+        """The schema of :meth:`simulated_parts`."""
+        return ()
+
+    def simulated_lines(self, document: dict[str, Any], show: dict[str, Any]) -> list[str]:
+        """Its lines of words under ``simulate``'s table."""
+        return []
+
     # ------------------------------------------------------------- failure classes
 
     def classes(self, config: Any) -> tuple[FailureClass, ...]:
@@ -235,7 +352,7 @@ class Mechanism:
         MTBF ``mtbf_s``; None where it has none."""
         return None
 
-    def input_rows(self, config: Any, rate: Any, duration: Any, pct: Any) -> tuple[tuple[str, str, str], ...]:
+    def class_rows(self, config: Any, rate: Any, duration: Any, pct: Any) -> tuple[tuple[str, str, str], ...]:
         """The Inputs table's rows (name, value, note) on its classes of ``config``, after the restart
         (``rate``, ``duration`` and ``pct`` format a bandwidth, a time and a share)."""
         return ()
@@ -276,15 +393,6 @@ class Mechanism:
     def sweep_start(self, name: str, config: Any) -> float | None:
         """The value a sweep over ``name`` (one of its inputs) starts from where ``config`` states none."""
         return None
-
-    def sweep_range(self, name: str, config: Any) -> tuple[float, float] | None:
-        """The default range of a sweep over its input ``name`` (None: the core's, a tenth to ten times)."""
-        return None
-
-    def check_sweep(self, name: str, low: float, high: float, job: Any) -> bool:
-        """Refuse (:class:`ckptcalc.errors.InputError`) a sweep of ``name`` from ``low`` to ``high`` the job cannot
-        run; True where the mechanism has checked the range itself (so the core's checks skip it)."""
-        return False
 
     def varied(self, name: str, config: Any, values: Any, scenario: Any) -> Any:
         """``config`` with its input ``name`` set to ``values`` for a sweep (None: the core's plain way)."""

@@ -37,6 +37,7 @@ NOTICE = "notice_share"
 #: The JSON column of the save's bandwidth, and the flags of the three inputs (a sweep's ``--over``).
 BANDWIDTH_COLUMN = "jit_bandwidth_bytes_per_s"
 FLAGS = {JIT: "jit-share", BANDWIDTH: "jit-bw", NOTICE: "notice-share"}
+_BY_FLAG = {flag: name for name, flag in FLAGS.items()}
 
 #: What the just-in-time lever assumes where a preset's ``[levers]`` does not say: the share recovered
 #: in place (the save runs at the storage bandwidth unless a bandwidth is stated).
@@ -156,6 +157,12 @@ class Recovery(Mechanism):
     levers = (LEVER,)
     example = (("step_time_s", "10s"), (NOTICE, "0.05"), (JIT, "0.6"), (BANDWIDTH, "1TB/s"))
     limit = ((NOTICE, ""), (JIT, ""), (BANDWIDTH, ""))  # neither share stated: every failure rolls back
+    sweeps = (
+        (FLAGS[JIT], JIT, "share recovered in place"),
+        (FLAGS[BANDWIDTH], BANDWIDTH_COLUMN, "just-in-time save bandwidth"),
+        (FLAGS[NOTICE], NOTICE, "share with notice"),
+    )
+    sweeps_after = "memory-restart"
     class_inputs = (("jit", JIT), ("notice", NOTICE))
     log_kinds = (("in_place", IN_PLACE), ("notice", NOWHERE))  # a log's recovery events (docs/logs.md)
     cells = (Cell("in place (just-in-time)", ("recovery", JIT)), Cell("with notice", ("recovery", NOTICE)))
@@ -294,36 +301,40 @@ class Recovery(Mechanism):
             return float(config.bandwidth)  # the save runs at the storage bandwidth unless stated
         return None
 
-    def sweep_range(self, name: str, config: Any) -> tuple[float, float] | None:
+    def sweep_range(self, over: str, result: Any) -> tuple[float, float] | None:
         """A swept share: up to what the other share leaves, short of it (there no periodic checkpoint
         is needed)."""
+        name = _BY_FLAG.get(over)
         if name not in (JIT, NOTICE):
             return None
-        high = 0.99 * (1.0 - _other_share(name, config))
+        high = 0.99 * (1.0 - _other_share(name, result.config))
         return min(0.05, high / 2.0), high
 
-    def check_sweep(self, name: str, low: float, high: float, job: Any) -> bool:
+    def check_sweep(self, over: str, config: Any, low: float, high: float, where: str) -> bool:
         """A swept share lies in [0, 1) and leaves, with the other, some failures to roll back: where none
-        does no periodic checkpoint is needed (``optimize`` says so); in-place recovery needs the step time."""
-        if name == BANDWIDTH and getattr(job.config, JIT) is None:
-            raise InputError(f"sweeping {FLAGS[name]} needs just-in-time recovery ({{{JIT}}})", where="over")
+        does no periodic checkpoint is needed (``optimize`` says so); the save's bandwidth needs in-place
+        recovery."""
+        name = _BY_FLAG.get(over)
+        if name == BANDWIDTH and getattr(config, JIT) is None:
+            raise InputError(f"sweeping {over} needs just-in-time recovery ({{{JIT}}})", where="over")
         if name not in (JIT, NOTICE):
             return False
-        flag, other = FLAGS[name], _other_share(name, job.config)
+        other = _other_share(name, config)
         if low < 0 or high + other >= 1.0:
             raise InputError(
-                f"{flag} must lie in [0, {1.0 - other:g}) (the other share is {other:g}): where every failure"
+                f"{over} must lie in [0, {1.0 - other:g}) (the other share is {other:g}): where every failure"
                 " is recovered in place or met with notice no periodic checkpoint is needed, as optimize says",
                 where="stop" if low >= 0 else "start",
             )
-        if name == JIT and job.scenario.step_time_s is None:
-            raise InputError(f"sweeping {flag} needs the step time ({{step_time}})", where="over")
         return True
 
     def varied(self, name: str, config: Any, values: Any, scenario: Any) -> Any:
-        if name == JIT:
-            return config.replace(**{JIT: values}, step_s=scenario.step_time_s)
-        return None
+        """A swept in-place share replays the job's step, which it needs."""
+        if name != JIT:
+            return None
+        if scenario.step_time_s is None:
+            raise InputError(f"sweeping {FLAGS[JIT]} needs the step time ({{step_time}})", where="over")
+        return config.replace(**{JIT: values}, step_s=scenario.step_time_s)
 
     # ------------------------------------------------------------- results
 
@@ -343,7 +354,7 @@ class Recovery(Mechanism):
             NOTICE: {**maybe, "description": "share of failures that come with notice"},
         }
 
-    def input_rows(self, config: Any, rate: Any, duration: Any, pct: Any) -> tuple[tuple[str, str, str], ...]:
+    def class_rows(self, config: Any, rate: Any, duration: Any, pct: Any) -> tuple[tuple[str, str, str], ...]:
         rows: list[tuple[str, str, str]] = []
         jit, notice = getattr(config, JIT), getattr(config, NOTICE)
         if jit is not None:

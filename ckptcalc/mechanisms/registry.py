@@ -6,22 +6,28 @@ none. Tier costs apply in the order listed. ``tests/test_mechanisms.py`` runs ev
 through the same contract checks.
 
 >>> [m.name for m in REGISTRY]
-['recovery', 'slowdown', 'limits', 'compression']
+['recovery', 'slowdown', 'limits', 'compression', 'spares']
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ckptcalc.mechanisms import compression, limits, recovery, slowdown
+from ckptcalc.mechanisms import compression, limits, recovery, slowdown, spares
 from ckptcalc.mechanisms.base import IN_PLACE, NOWHERE, FailureClass, Input, Mechanism, Num, TierKey
 
-REGISTRY: tuple[Mechanism, ...] = (recovery.MECHANISM, slowdown.MECHANISM, limits.MECHANISM, compression.MECHANISM)
+REGISTRY: tuple[Mechanism, ...] = (
+    recovery.MECHANISM,
+    slowdown.MECHANISM,
+    limits.MECHANISM,
+    compression.MECHANISM,
+    spares.MECHANISM,
+)
 
 
 def inputs() -> tuple[Input, ...]:
-    """Every registered mechanism's FIELDS rows."""
-    return tuple(row for m in REGISTRY for row in m.inputs)
+    """Every registered mechanism's FIELDS rows (the job's inputs it brings first)."""
+    return tuple(row for m in REGISTRY for row in (*m.job_inputs, *m.inputs))
 
 
 def fields() -> tuple[str, ...]:
@@ -120,7 +126,7 @@ def levers(config: Any, gpus: float | None) -> list[tuple[str, Any]]:
 
 
 def lever_keys() -> tuple[str, ...]:
-    return tuple(key for m in REGISTRY for key in m.levers)
+    return tuple(key for m in REGISTRY if m.kind != "running_share" for key in m.levers)
 
 
 def lever_name(key: str, changed: Any, rate: Any) -> str | None:
@@ -162,6 +168,136 @@ def input_schema() -> dict[str, Any]:
 
 def tier_schema() -> dict[str, Any]:
     return {key: value for m in REGISTRY for key, value in m.tier_schema().items()}
+
+
+# ------------------------------------------------------------------ running shares (MODEL.md §17)
+
+
+def panels() -> tuple[tuple[str, str], ...]:
+    """The ``--help`` panel of each mechanism's preset section."""
+    return tuple(panel for m in REGISTRY for panel in m.panels)
+
+
+def unit_parsers(count: Any) -> dict[str, Any]:
+    """The parsers of the mechanisms' own unit kinds."""
+    return {kind: parse for m in REGISTRY for kind, parse in m.unit_parsers(count).items()}
+
+
+def unit_shown(kind: str) -> str:
+    """The core unit kind a value of ``kind`` is shown as (``kind`` itself for a core kind)."""
+    return next((shown for m in REGISTRY if (shown := m.unit_shown(kind)) is not None), kind)
+
+
+def written(kind: str, value: float) -> str | None:
+    return next((text for m in REGISTRY if (text := m.written(kind, value)) is not None), None)
+
+
+def running(config: Any, mtbf_s: Num) -> Any:
+    """The running share of ``config`` at ``mtbf_s`` (None when no running share applies)."""
+    return next((found for m in REGISTRY if (found := m.running(config, mtbf_s)) is not None), None)
+
+
+def without_running(config: Any) -> Any:
+    """``config`` without its running shares."""
+    for m in REGISTRY:
+        if m.kind == "running_share":
+            config = m.without(config)
+    return config
+
+
+def approximate(config: Any) -> bool:
+    return any(m.approximate(config) for m in REGISTRY)
+
+
+def assumed(scenario: Any) -> dict[str, Any]:
+    """What each mechanism's levers assume of the stated ``scenario``, by mechanism name."""
+    return {m.name: m.assumed(scenario) for m in REGISTRY}
+
+
+def running_levers(
+    config: Any, gpus: float | None, base: float, evaluate: Any, assumed: dict[str, Any] | None
+) -> list[tuple[str, float, Any, float | None, float]]:
+    return [lever for m in REGISTRY for lever in m.running_levers(config, gpus, base, evaluate, assumed)]
+
+
+def lever_words(key: str, changed: Any, value: float | None, show: dict[str, Any]) -> str | None:
+    return next((words for m in REGISTRY if (words := m.lever_words(key, changed, value, show)) is not None), None)
+
+
+def running_lever_keys() -> tuple[str, ...]:
+    """The running shares' lever keys, where the job lacks each and where it has it."""
+    return tuple(key for m in REGISTRY if m.kind == "running_share" for key in (*m.levers, *m.levers_with))
+
+
+def break_even(key: str, config: Any, gpus: float | None) -> tuple[str, float, str] | None:
+    """Where the lever ``key`` (its changed configuration ``config``) starts to pay; None: no cost."""
+    return next((found for m in REGISTRY if (found := m.break_even(key, config, gpus)) is not None), None)
+
+
+def sweeps() -> tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...]:
+    """Each mechanism's swept inputs, with the flag they follow in ``sweep --over``."""
+    return tuple((m.sweeps_after, m.sweeps) for m in REGISTRY if m.sweeps)
+
+
+def sweep_range(over: str, result: Any) -> tuple[float, float] | None:
+    return next((found for m in REGISTRY if (found := m.sweep_range(over, result)) is not None), None)
+
+
+def check_sweep(over: str, config: Any, low: float, high: float, where: str) -> bool:
+    return any(m.check_sweep(over, config, low, high, where) for m in REGISTRY)
+
+
+def sweep_whole(over: str) -> tuple[bool, float] | None:
+    return next((found for m in REGISTRY if (found := m.sweep_whole(over)) is not None), None)
+
+
+def sweep_columns(result: Any) -> dict[str, Any]:
+    return {key: value for m in REGISTRY for key, value in m.sweep_columns(result).items()}
+
+
+def sweep_schema(fractions: Any) -> dict[str, Any]:
+    return {key: value for m in REGISTRY for key, value in m.sweep_schema(fractions).items()}
+
+
+def result_parts(job: Any, result: Any) -> tuple[tuple[str, dict[str, Any]], ...]:
+    return tuple(part for m in REGISTRY for part in m.result_parts(job, result))
+
+
+def result_schema(parts: dict[str, Any]) -> tuple[tuple[str, dict[str, Any]], ...]:
+    return tuple(part for m in REGISTRY for part in m.result_schema(parts))
+
+
+def input_rows(job: Any, show: dict[str, Any]) -> list[tuple[str, str, str]]:
+    return [row for m in REGISTRY for row in m.input_rows(job, show)]
+
+
+def figure_tables(document: dict[str, Any], show: dict[str, Any]) -> list[tuple[str, str, list[Any]]]:
+    return [table for m in REGISTRY for table in m.figure_tables(document, show)]
+
+
+def simulated() -> tuple[Mechanism, ...]:
+    """The mechanisms the simulations tell apart by name."""
+    return tuple(m for m in REGISTRY if m.simulated_name)
+
+
+def simulated_pool(config: Any) -> Any:
+    return next((found for m in REGISTRY if (found := m.simulated_pool(config)) is not None), None)
+
+
+def run_waits(config: Any) -> Any:
+    return next((found for m in REGISTRY if (found := m.run_waits(config)) is not None), None)
+
+
+def simulated_parts(outcome: Any, result: Any) -> tuple[tuple[str, dict[str, Any]], ...]:
+    return tuple(part for m in REGISTRY for part in m.simulated_parts(outcome, result))
+
+
+def simulated_schema(parts: dict[str, Any]) -> tuple[tuple[str, dict[str, Any]], ...]:
+    return tuple(part for m in REGISTRY for part in m.simulated_schema(parts))
+
+
+def simulated_lines(document: dict[str, Any], show: dict[str, Any]) -> list[str]:
+    return [line for m in REGISTRY for line in m.simulated_lines(document, show)]
 
 
 # ------------------------------------------------------------------ failure classes
@@ -213,8 +349,9 @@ def first_order(config: Any, mtbf_s: Num) -> list[tuple[Num, Num]]:
     return [term for m in REGISTRY if (term := m.first_order(config, mtbf_s)) is not None]
 
 
-def input_rows(config: Any, rate: Any, duration: Any, pct: Any) -> tuple[tuple[str, str, str], ...]:
-    return tuple(row for m in REGISTRY for row in m.input_rows(config, rate, duration, pct))
+def class_rows(config: Any, rate: Any, duration: Any, pct: Any) -> tuple[tuple[str, str, str], ...]:
+    """The Inputs table's rows on every failure class, after the restart."""
+    return tuple(row for m in REGISTRY for row in m.class_rows(config, rate, duration, pct))
 
 
 def records(config: Any, needed: bool) -> dict[str, Any]:
@@ -253,15 +390,6 @@ def assumed_lever_name(key: str, changed: Any, assume: Any, words: Any) -> str |
     return None
 
 
-def break_even(key: str, config: Any, gpus: float | None) -> tuple[str, float, str] | None:
-    """Where a mechanism's lever ``key`` (``config`` the job with it) starts to pay, None for none."""
-    for m in REGISTRY:
-        found = m.break_even(key, config, gpus)
-        if found is not None:
-            return found
-    return None
-
-
 def lever_presets() -> tuple[tuple[str, str, str], ...]:
     """Every ``[levers]`` key a mechanism reads: (key, unit kind, attribute)."""
     return tuple(row for m in REGISTRY for row in m.lever_presets())
@@ -284,19 +412,6 @@ def sweep_start(name: str, config: Any) -> float | None:
         if found is not None:
             return found
     return None
-
-
-def sweep_range(name: str, config: Any) -> tuple[float, float] | None:
-    for m in REGISTRY:
-        found = m.sweep_range(name, config)
-        if found is not None:
-            return found
-    return None
-
-
-def check_sweep(name: str, low: float, high: float, job: Any) -> bool:
-    """Whether a mechanism owns (and has checked) the range of a sweep over ``name``."""
-    return any([m.check_sweep(name, low, high, job) for m in REGISTRY])
 
 
 def varied(name: str, config: Any, values: Any, scenario: Any) -> Any:

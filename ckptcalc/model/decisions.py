@@ -18,7 +18,6 @@ from typing import Any
 
 from ckptcalc.mechanisms import registry
 from ckptcalc.model import elastic
-from ckptcalc.model.arrays import scalar
 from ckptcalc.model.evaluation import Config, Result, evaluate, replace
 from ckptcalc.records import Record
 
@@ -37,11 +36,9 @@ class LeverAssumptions(Record, extra=registry.lever_fields()):
     memory_restart_s: float
     job_step_s: float | None = None  # the job's own step time, where it states one
 
-    # The spares lever (docs/model.md §15): the repair time it assumes, the P(no spare) it aims at, and
-    # the job's nodes (None: GPUs / 8); no spares lever without a repair time.
-    spare_repair_s: float | None = None
-    spare_risk: float = 0.01
-    nodes: float | None = None
+    # What the running shares' levers assume, by mechanism (``registry.assumed``, e.g. the spare pool's repair
+    # time, risk and nodes, docs/model.md §15.5); None: none of those levers is offered to a job without them.
+    running: Any = None
     # The elastic replica groups lever (docs/model.md §14): torchft-style groups as the issue's example states.
     elastic_groups: float = 8.0
     elastic_group_share: float = elastic.DEFAULT_GROUP_SHARE
@@ -67,7 +64,7 @@ class Lever(Record):
     gain_pp: float
     changed: Config
     value: float | None = None  # what some levers change to, where the configuration does not show it
-    cluster_gain_pp: float | None = None  # spares: the gain over job and spare nodes (idle spares count)
+    cluster_gain_pp: float | None = None  # a running share's gain over job and idle capacity (spare nodes)
     break_even: BreakEven | None = None  # a lever with a cost: where it starts to pay
 
 
@@ -172,7 +169,7 @@ def levers(
                 key, effective, (effective - base) * 100.0, changed, value, break_even=_break_even(key, changed, gpus)
             )
         )
-    found += _spare_levers(config, gpus, assume, base)
+    found += _running_levers(config, gpus, assume, base)
     return sorted(found, key=lambda lever: -lever.gain_pp)
 
 
@@ -182,56 +179,17 @@ def _break_even(key: str, changed: Config, gpus: float | None) -> BreakEven | No
     return None if found is None else BreakEven(*found)
 
 
-def _spare_levers(config: Config, gpus: float | None, assume: LeverAssumptions | None, base: float) -> list[Lever]:
-    """The spares levers (docs/model.md §15), each with its gain over job and spare nodes too.
-
-    Without spares (and exponential failures): the fewest spares that keep P(no spare) at the
-    assumed risk, at the assumed repair time (``value``: the effective time with no spare, each
-    failure waiting its repair). With spares: ``spares_none`` (the pool taken away: each failure
-    waits its repair) and, when fewer than the risk needs, ``spares_target``.
-    """
-    from ckptcalc.model.spares import Pool, pool, smallest_spares
-    from ckptcalc.model.statistics import node_count
-
-    options: list[tuple[str, Config]] = []
-    periodic = base  # the periodic model's effective time: spares never move its optimum (§15.2)
-    if config.spares is None:
-        nodes = assume.nodes if assume is not None else None
-        if nodes is None and gpus is not None:
-            nodes = node_count(gpus)
-        if assume is None or assume.spare_repair_s is None or nodes is None or not scalar(config.mtbf_s):
-            return []
-        if config.shape is not None:
-            return []  # Erlang's formula needs Poisson failures: no lever on an approximation
-        repair, risk = assume.spare_repair_s, assume.spare_risk
-        count = float(smallest_spares(repair / float(config.mtbf_s), risk))
-        pooled = replace(config, nodes=nodes, spares=count, repair_s=repair, spare_risk=risk)
-        options.append(("spares", pooled))
-        cluster_base = base
-    else:
-        options.append(("spares_none", replace(config, spares=0.0)))
-        result = evaluate(config.optimal())
-        target = float(result.pool.spares_for_target)
-        if target > float(config.spares):
-            options.append(("spares_target", replace(config, spares=target)))
-        cluster_base = float(result.pool.cluster_effective)
-        periodic = float(result.pool.periodic_effective)
-
-    def at(changed: Config, spares: float) -> Pool:
-        """The pool of ``spares`` beside the job, with the effective times over the same periodic optimum."""
-        mtbf, repair, risk = float(changed.mtbf_s), float(changed.repair_s or 0.0), changed.spare_risk
-        found = pool(
-            nodes=changed.nodes, spares=spares, repair_s=repair, mtbf_s=mtbf, **({} if risk is None else {"risk": risk})
-        )
-        return found.with_effective(periodic)
-
+def _running_levers(config: Config, gpus: float | None, assume: LeverAssumptions | None, base: float) -> list[Lever]:
+    """The running shares' levers (the spare pool's, docs/model.md §15.5), each over the periodic optimum
+    ``base`` with its gain over job and idle capacity too, and where a lever with a cost starts to pay."""
+    assumed = None if assume is None else assume.running
     found = []
-    for key, changed in options:
-        figures = at(changed, float(changed.spares or 0.0))
-        effective, cluster = periodic * float(figures.running), float(figures.cluster_effective)
-        without = periodic * float(at(changed, 0.0).running) if key == "spares" else None
-        gain, cluster_gain = (effective - base) * 100.0, (cluster - cluster_base) * 100.0
-        found.append(Lever(key, effective, gain, changed, without, cluster_gain))
+    for key, effective, changed, value, cluster_gain in registry.running_levers(config, gpus, base, evaluate, assumed):
+        even = registry.break_even(key, changed, gpus)
+        found.append(
+            Lever(key, effective, (effective - base) * 100.0, changed, value, cluster_gain,
+                  None if even is None else BreakEven(*even))
+        )  # fmt: skip
     return found
 
 

@@ -233,7 +233,7 @@ def groups_process(
     out: Out | None = None,
 ) -> Groups:
     """The up share, pauses, whole-job MTBF and useful share of G elastic replica groups (docs/model.md §14);
-    with ``out``, a failed group stays out for a time drawn from it (spares, §18.4) instead of T_j."""
+    with ``out``, a failed group stays out for a time drawn from it (a spare pool, §18.4) instead of T_j."""
     ns = lib(groups, group_share, rejoin_s, quorum_pause_s, overhead, mtbf_s)
     if out is not None:
         ns = lib(groups, group_share, rejoin_s, quorum_pause_s, overhead, mtbf_s, out.slow_s, out.slow_share)

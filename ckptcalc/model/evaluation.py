@@ -273,13 +273,6 @@ class Config(Record, extra=registry.fields()):
         """The share of failures that roll back to a periodic checkpoint: 1 less every class's."""
         return recovery.periodic_share(*(c.share for c in self.classes))
 
-    # Spare nodes (docs/model.md §15): the job's nodes, the spares (whole), the repair time and
-    # the P(no spare) the smallest sufficient pool aims at; no spares are modelled while ``spares`` is None.
-    nodes: Num | None = None
-    spares: Num | None = None
-    repair_s: Num | None = None
-    spare_risk: Num | None = None
-
     groups: Num | None = None
     group_share: Num | None = None
     rejoin_s: Num | None = None
@@ -585,7 +578,7 @@ class Result(Record):
     levels: tuple[Plan, ...]
     first_order: FirstOrder
     caveats: tuple[Caveat, ...]
-    pool: Any = None  # the spare pool (ckptcalc.model.spares.Pool) when the job has spares
+    pool: Any = None  # the running share's figures (the spare pool's Pool, docs/model.md §15), if any
     elastic: elastic.Losses | None = None  # the groups process and its losses, with elastic replica groups (§14)
     silent: Any = None  # the silent events (ckptcalc.model.silent.Summary) when the job has them (§16)
 
@@ -603,7 +596,7 @@ class Result(Record):
         replica groups (docs/model.md §14.4), silent events (§16.3), a spare pool under Weibull failures
         (§15.5); ``exact`` otherwise (docs/model.md §18.2)."""
         config = self.config
-        rough = config.is_elastic or config.has_silent or (config.spares is not None and config.shape is not None)
+        rough = config.is_elastic or config.has_silent or registry.approximate(config)
         return "approximate" if rough else "exact"
 
 
@@ -845,20 +838,14 @@ def _evaluate(config: Config) -> Result:
 
 
 def spare_pool(config: Config, mtbf_s: Num | None = None) -> Any:
-    """The spare pool of ``config`` (at ``mtbf_s``, default its own), or None when it has no spares."""
-    if config.spares is None:
-        return None
-    from ckptcalc.model import spares
-
-    assert config.nodes is not None and config.repair_s is not None
-    risk = spares.DEFAULT_RISK if config.spare_risk is None else config.spare_risk
-    mtbf = config.mtbf_s if mtbf_s is None else mtbf_s
-    return spares.pool(nodes=config.nodes, spares=config.spares, repair_s=config.repair_s, mtbf_s=mtbf, risk=risk)
+    """The running share of ``config`` (at ``mtbf_s``, default its own): its spare pool (docs/model.md §15),
+    or None when it has none."""
+    return registry.running(config, config.mtbf_s if mtbf_s is None else mtbf_s)
 
 
 def _with_spares(config: Config, result: Result, found: Any = None) -> Result:
-    """``result`` with the waits for a spare node counted (docs/model.md §15): waiting freezes the job,
-    so every share of the periodic model shrinks by the running share and the wait joins the restart
+    """``result`` with its running share, the waits for a spare node, counted (docs/model.md §15): waiting
+    freezes the job, so every share of the periodic model shrinks by the running share and the wait joins the restart
     term; the schedule, and so the optimum, stay those of the periodic model. ``found`` is the pool
     when the caller has worked out its running share (elastic groups, §18.4)."""
     found = spare_pool(config) if found is None else found
@@ -939,7 +926,7 @@ def one_step(config: Config) -> Tiers:
 
 def groups_of(config: Config, mtbf_s: Num | None = None) -> elastic.Groups:
     """The groups process of an elastic ``config`` (at ``mtbf_s`` instead of its own MTBF when given); with
-    spares, a failed group stays out T_j when a spare is free and the repair time when none is (§18.4)."""
+    a spare pool, a failed group stays out T_j when a spare is free and the repair time when none is (§18.4)."""
     return _elastic_pool(config, mtbf_s)[0]
 
 
@@ -948,7 +935,7 @@ POOL_ROUNDS = 6
 
 
 def _elastic_pool(config: Config, mtbf_s: Num | None = None) -> tuple[elastic.Groups, Any]:
-    """The groups process of an elastic ``config`` and its spare pool (None without spares), at ``mtbf_s``
+    """The groups process of an elastic ``config`` and its spare pool (None without one), at ``mtbf_s``
     when given. The pool is offered the failures that strike: group-local ones only on the groups up
     (eλA) and the whole-job ones ((1 − e)λ), so its load is a = (eA + 1 − e)·T_rep/M, and A depends on
     the chance B(S, a) that a failed group waits for its repair: a fixed point from A = 1 (§18.4)."""
@@ -967,12 +954,12 @@ def _elastic_pool(config: Config, mtbf_s: Num | None = None) -> tuple[elastic.Gr
             out=out,
         )
 
-    if config.spares is None:
-        return process(None), None
     found = spare_pool(config, mtbf)
+    if found is None:
+        return process(None), None
     groups = None
     for _ in range(POOL_ROUNDS):
-        groups = process(elastic.Out(rejoin_s=config.rejoin_s, slow_s=config.repair_s, slow_share=found.p_no_spare))
+        groups = process(elastic.Out(rejoin_s=config.rejoin_s, slow_s=found.out_s, slow_share=found.p_no_spare))
         struck = config.group_share * groups.up_share + (1.0 - config.group_share)
         found = spare_pool(config, mtbf / struck)
     assert groups is not None
@@ -981,20 +968,18 @@ def _elastic_pool(config: Config, mtbf_s: Num | None = None) -> tuple[elastic.Gr
 
 def periodic(config: Config, mtbf_s: Num, groups: elastic.Groups | None = None) -> Config:
     """The periodic process of an elastic ``config``: its checkpoints at the whole-job MTBF ``mtbf_s``,
-    without its spares (their waits are counted after, §18.4). With ``groups``, just-in-time recovery and
+    without its spare pool (its waits are counted after, §18.4). With ``groups``, just-in-time recovery and
     notice take their shares of the whole-job failures that are not all groups down: an all-down failure
     has no healthy replica to save from and came without notice, so it rolls back (§18.4)."""
-    found = config.replace(
-        mtbf_s=mtbf_s,
-        groups=None,
-        group_share=None,
-        rejoin_s=None,
-        quorum_pause_s=None,
-        ft_overhead=None,
-        nodes=None,
-        spares=None,
-        repair_s=None,
-        spare_risk=None,
+    found: Config = registry.without_running(
+        config.replace(
+            mtbf_s=mtbf_s,
+            groups=None,
+            group_share=None,
+            rejoin_s=None,
+            quorum_pause_s=None,
+            ft_overhead=None,
+        )
     )
     if groups is None or not config.has_recovery:
         return found

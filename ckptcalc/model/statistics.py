@@ -41,13 +41,13 @@ def no_failure_bound(window_s: float) -> float:
     return window_s / math.log(1.0 / round(1.0 - CONFIDENCE, 12))
 
 
-def node_count(gpus: float, gpus_per_node: float | None = None) -> float:
+def node_count(gpus: float, per_node: float | None = None) -> float:
     """The nodes a job of ``gpus`` occupies, ⌈GPUs / GPUs per node⌉ (8 per node unless given).
 
     >>> node_count(16384), node_count(20, 4), node_count(9)
     (2048.0, 5.0, 2.0)
     """
-    return float(math.ceil(gpus / (gpus_per_node or DEFAULT_GPUS_PER_NODE)))
+    return float(math.ceil(gpus / (per_node or DEFAULT_GPUS_PER_NODE)))
 
 
 _K = TypeVar("_K", bound=Hashable)

@@ -12,7 +12,6 @@ import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ckptcalc.inputs.fields import AUTO_SPARES
 from ckptcalc.inputs.scenario import DEFAULT_BYTES_PER_PARAM, Job, Scenario, anatomy
 from ckptcalc.mechanisms import registry
 from ckptcalc.model.arrays import scalar
@@ -215,7 +214,7 @@ def evaluation(
 ) -> dict[str, Any]:
     """The fields shared by ``optimize`` and each ``compare`` scenario; ``penalty_pp`` is what the interval
     used costs against the optimum, in points of effective time."""
-    return {
+    found = {
         "inputs": inputs(job),
         "model": result.model,
         "write_s": float(job.config.write_s),
@@ -243,11 +242,11 @@ def evaluation(
             *_recovery_note(job),
             *storage_warnings(job, result),
         ],
-        "spares": spares(job, result),
         "elastic": elastic(result),
         "storage": storage(job, result),
         "silent": silent(result, job.silent_band),
     }
+    return registry.placed(found, registry.result_parts(job, result))
 
 
 def _simulated_silent(outcome: Simulation, result: Result) -> dict[str, Any] | None:
@@ -301,29 +300,6 @@ def silent(result: Result, band: tuple[float, float | None] | None = None) -> di
         "keep_for_risk_ci95": None if ends is None else ends.keep_for_risk,
         "model": "approximate",
         "note": wording.silent_note(found.keep is None, found.keep_every_s is None),
-    }
-
-
-def spares(job: Job, result: Result) -> dict[str, Any] | None:
-    """The spare pool (docs/model.md §15), or None when the job has no spares."""
-    pool = result.pool
-    if pool is None:
-        return None
-    return {
-        "nodes": int(pool.nodes),
-        "spares": int(pool.spares),
-        "spares_auto": job.scenario.spares == AUTO_SPARES,
-        "repair_s": float(pool.repair_s),
-        "spare_risk": float(pool.risk),
-        "offered_load": float(pool.load),
-        "p_no_spare": float(pool.p_no_spare),
-        "wait_s": float(pool.wait_s),
-        "wait_when_none_s": float(pool.wait_when_none_s),
-        "running_share": float(pool.running),
-        "waiting_share": float(pool.waiting),
-        "periodic_effective": float(pool.periodic_effective),
-        "cluster_effective": float(pool.cluster_effective),
-        "spares_for_target": int(pool.spares_for_target),
     }
 
 
@@ -529,9 +505,7 @@ def _columns(run: Sweep) -> dict[str, Any]:
     if result.memory_interval_s is not None:
         columns["memory_interval_s"] = result.memory_interval_s
         columns["storage_every"] = result.storage_every
-    if result.pool is not None:
-        columns["p_no_spare"] = result.pool.p_no_spare
-        columns["cluster_effective"] = result.pool.cluster_effective
+    columns.update(registry.sweep_columns(result))
     from ckptcalc.model.storage import top_load
 
     columns["storage_busy_share"], columns["bytes_written_per_day"] = top_load(result)
@@ -654,22 +628,14 @@ def simulation(
         "agreement": {"first_order": agreement["first_order"], "exact": agreement["exact"]},
         "optimize": None,
         "warnings": [*input_warnings(job), *notes, *storage_warnings(job, result)],
-        "spares": None,
         "storage": storage(job, result),
     }
+    document = registry.placed(document, registry.simulated_parts(outcome, result))
     if job.config.has_recovery:
         # The periodic schedule run, not the one-step tier under it (docs/model.md §13).
         document["interval_s"] = _interval(result.interval_s)
         document["memory_interval_s"] = _interval(result.memory_interval_s)
         document["storage_every"] = _whole(result.storage_every)
-    if result.pool is not None:
-        document["spares"] = {
-            "no_spare": outcome.no_spare,
-            "p_no_spare": outcome.p_no_spare,
-            "wait_s": outcome.wait_per_failure_s,
-            "analytic_p_no_spare": float(result.pool.p_no_spare),
-            "analytic_wait_s": float(result.pool.wait_s),
-        }
     if search is not None and base is not None:
         document["optimize"] = {
             "interval_s": search.interval_s,

@@ -19,6 +19,7 @@ from typing import Any
 from ckptcalc.errors import InputError
 from ckptcalc.inputs import units
 from ckptcalc.inputs.fields import BY_NAME
+from ckptcalc.mechanisms import registry
 from ckptcalc.model.evaluation import TERMS
 from ckptcalc.model.statistics import shares
 from ckptcalc.output import markdown, wording
@@ -145,15 +146,16 @@ def _mechanisms(doc: dict[str, Any]) -> list[str]:
 
 
 def _mechanism_tables(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    """The spares and the silent events, each as optimize's table shows them, where the scenario has them."""
+    """The mechanisms' figures (the spare pool's) and the silent events, each as optimize's table shows them,
+    where the scenario has them."""
     w = wording.REPORT
-    found = []
-    for key, caption, rows in (
-        ("spares", wording.REPORT_SPARES, wording.spares_rows),
-        ("silent", wording.REPORT_SILENT, wording.silent_rows),
-    ):
-        if doc.get(key) is not None:
-            found.append(_table([caption, w["value"], ""], [list(r) for r in rows(doc[key])], numeric=[1]))
+    found = [
+        _table([caption, w["value"], ""], [list(r) for r in rows], numeric=[1])
+        for _, caption, rows in registry.figure_tables(doc, wording.SHOW)
+    ]
+    if doc.get("silent") is not None:
+        rows = wording.silent_rows(doc["silent"])
+        found.append(_table([wording.REPORT_SILENT, w["value"], ""], [list(r) for r in rows], numeric=[1]))
     return found
 
 

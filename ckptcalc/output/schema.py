@@ -8,7 +8,7 @@ allow additional ones.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TypeAlias, cast
+from typing import Any, TypeAlias, cast
 
 from ckptcalc.mechanisms import registry
 from ckptcalc.output.documents import SCHEMA_VERSION
@@ -213,35 +213,8 @@ FIRST_ORDER = _object(
     "Young's first-order model of the same configuration: the explanation, not the decision",
 )
 
-#: The spare pool (docs/model.md §15), or null without spares.
-SPARES: Schema = {
-    "oneOf": [
-        {"type": "null"},
-        _object(
-            {
-                "nodes": {"type": "integer", "minimum": 1, "description": "nodes the job runs on"},
-                "spares": {"type": "integer", "minimum": 0, "description": "spare nodes kept beside the job"},
-                "spares_auto": {"type": "boolean", "description": "whether spares were chosen to meet spare_risk"},
-                "repair_s": SECONDS,
-                "spare_risk": FRACTION,
-                "offered_load": {"type": "number", "minimum": 0, "description": "repair time / job MTBF"},
-                "p_no_spare": {**FRACTION, "description": "chance a failure finds no spare (Erlang B)"},
-                "wait_s": {**SECONDS, "description": "expected wait for a node per failure, seconds"},
-                "wait_when_none_s": {**SECONDS, "description": "mean wait of a failure that finds no spare"},
-                "running_share": {**FRACTION, "description": "share of time the job is not waiting for a node"},
-                "waiting_share": {**FRACTION, "description": "share of time the job waits for a node"},
-                "periodic_effective": {**FRACTION, "description": "effective time without the waits"},
-                "cluster_effective": {**FRACTION, "description": "effective time over job and spare nodes"},
-                "spares_for_target": {
-                    "type": "integer",
-                    "minimum": 0,
-                    "description": "fewest spares with p_no_spare at most spare_risk",
-                },
-            },
-            "the spare pool: effective (above) counts the waits for a node; cluster_effective the idle spares too",
-        ),
-    ]
-}
+#: What a mechanism's schema parts are built of (``registry.result_schema``).
+_PARTS: dict[str, Any] = {"fraction": FRACTION, "seconds": SECONDS, "object": _object}
 
 #: Elastic replica groups (docs/model.md §14), or null without them.
 ELASTIC: Schema = {
@@ -392,7 +365,7 @@ SILENT: Schema = {
     ]
 }
 
-EVALUATION: Schema = {
+EVALUATION: Schema = registry.placed({
     "inputs": INPUTS,
     "model": HEADLINE_MODEL,
     "write_s": SECONDS,
@@ -416,9 +389,8 @@ EVALUATION: Schema = {
     "elastic": ELASTIC,
     "silent": SILENT,
     "warnings": WARNINGS,
-    "spares": SPARES,
     "storage": MAYBE_STORAGE,
-}
+}, registry.result_schema(_PARTS))  # fmt: skip
 
 HEADER: Schema = {"schema_version": {"const": SCHEMA_VERSION}}
 
@@ -453,9 +425,7 @@ def optimize() -> Schema:
                     "read_bw_x2",
                     "without_jit",
                     "without_notice",
-                    "spares",
-                    "spares_none",
-                    "spares_target",
+                    *registry.running_lever_keys(),
                     "elastic",
                     "without_elastic",
                     *registry.lever_keys(),
@@ -467,7 +437,7 @@ def optimize() -> Schema:
             "gain_pp": NUMBER,
         }
     )
-    # The spares levers only: their gain over job and spare nodes (docs/model.md §15).
+    # A running share's levers only: their gain over job and idle capacity (spare nodes, docs/model.md §15).
     lever["properties"] = {**cast(dict[str, object], lever["properties"]), "cluster_gain_pp": NUMBER}
     targets = _object(
         {
@@ -530,11 +500,7 @@ def sweep() -> Schema:
             "loss": _object({k: fractions for k in ("write", "rework", "restart", "total")}),
             "effective": fractions,
             "first_order_effective": fractions,
-            "p_no_spare": {"oneOf": [fractions, {"type": "null"}], "description": "with a spare pool; null otherwise"},
-            "cluster_effective": {
-                "oneOf": [fractions, {"type": "null"}],
-                "description": "with a spare pool: over job and spare nodes",
-            },
+            **registry.sweep_schema(fractions),
             "dominant": {"type": "array", "items": TERM},
             "storage_busy_share": {**column, "description": "the storage tier's write / time between its checkpoints"},
             "bytes_written_per_day": {**column, "description": "bytes the storage tier takes a day"},
@@ -568,7 +534,7 @@ def simulate() -> Schema:
     return _document(
         "simulate",
         "ckptcalc simulate --json",
-        {
+        registry.placed({
             "preset": {"type": ["string", "null"]},
             "inputs": INPUTS,
             "failure_dist": {"enum": ["exponential", "weibull"]},
@@ -629,25 +595,9 @@ def simulate() -> Schema:
             "agreement": _object({"first_order": agreement, "exact": agreement}),
             "optimize": {"oneOf": [search, {"type": "null"}]},
             "warnings": WARNINGS,
-            "spares": {
-                "oneOf": [
-                    {"type": "null"},
-                    _object(
-                        {
-                            "no_spare": {"type": "integer", "minimum": 0},
-                            "p_no_spare": FRACTION,
-                            "wait_s": SECONDS,
-                            "analytic_p_no_spare": FRACTION,
-                            "analytic_wait_s": SECONDS,
-                        },
-                        "the simulated spare pool: failures that found no spare, their share, the mean wait"
-                        " per failure, and Erlang's values beside them; null without spares",
-                    ),
-                ]
-            },
             "storage": MAYBE_STORAGE,
-        },
-    )
+        }, registry.simulated_schema(_PARTS)),
+    )  # fmt: skip
 
 
 def check() -> Schema:

@@ -20,13 +20,12 @@ from rich.text import Text
 
 from ckptcalc.errors import printable
 from ckptcalc.inputs import units
-from ckptcalc.inputs.fields import AUTO_SPARES
 from ckptcalc.inputs.scenario import DEFAULT_BYTES_PER_PARAM, Job, anatomy
 from ckptcalc.mechanisms import registry
 from ckptcalc.mechanisms.base import IN_PLACE, NOWHERE
 from ckptcalc.mechanisms.registry import slowed_share as storage_slowdown
 from ckptcalc.model.evaluation import TERMS, Result, interval_comparison, unneeded
-from ckptcalc.model.statistics import DEFAULT_GPUS_PER_NODE, points, shares
+from ckptcalc.model.statistics import points, shares
 from ckptcalc.output import documents, wording
 
 if TYPE_CHECKING:
@@ -169,7 +168,7 @@ def inputs_table(job: Job, narrow: bool = False) -> Table:
     if job.gpus is not None:
         table.add_row("GPUs", units.format_count(job.gpus), "")
     table.add_row("restart", dur(c.storage_restart_s), sourced(job, "restart_s", parts.get("storage", "")))
-    for row in registry.input_rows(c, units.format_rate, dur, pct):  # the failure classes' (docs/model.md §13)
+    for row in registry.class_rows(c, units.format_rate, dur, pct):  # the failure classes' (docs/model.md §13)
         table.add_row(*row)
     if c.groups is not None:
         assert c.group_share is not None and c.rejoin_s is not None
@@ -178,30 +177,18 @@ def inputs_table(job: Job, narrow: bool = False) -> Table:
         table.add_row("rejoin", dur(c.rejoin_s), "a dropped group back from a peer")
         table.add_row("quorum pause", dur(c.quorum_pause_s or 0.0), "every running group, per group-local failure")
         table.add_row("FT overhead", pct(c.ft_overhead or 0.0), "of throughput per step")
-    if c.spares is not None:
-        _spares_inputs(table, job)
+    for row in registry.input_rows(job, wording.SHOW):
+        table.add_row(*row)
     return table
 
 
-def _spares_inputs(table: Table, job: Job) -> None:
-    """The spare pool's rows of the inputs table."""
-    s, c = job.scenario, job.config
-    assert c.nodes is not None and c.spares is not None and c.repair_s is not None
-    per_node = units.format_count(s.gpus_per_node or DEFAULT_GPUS_PER_NODE)
-    note = "given" if s.nodes is not None else f"GPUs / {per_node} per node"
-    table.add_row("nodes", units.format_count(float(c.nodes)), note)
-    auto = {"spares_auto": s.spares == AUTO_SPARES, "spare_risk": c.spare_risk}
-    table.add_row("spares", units.format_count(float(c.spares)), wording.spares_note(auto))
-    table.add_row("repair", dur(float(c.repair_s)), "a failed node is out this long")
-
-
-def spares_table(spares: dict[str, Any], narrow: bool = False) -> Table:
-    """The spare pool's figures (docs/model.md §15)."""
-    table = _grid(wording.SPARES_TITLE, narrow)
+def figure_table(title: str, rows: list[Any], narrow: bool = False) -> Table:
+    """A mechanism's figures (the spare pool's, docs/model.md §15): rows of figure, value and note."""
+    table = _grid(title, narrow)
     table.add_column("figure", no_wrap=True)
     table.add_column("value", justify="right", no_wrap=True)
     table.add_column("note", overflow="fold")
-    for row in wording.spares_rows(spares):
+    for row in rows:
         table.add_row(*row)
     return table
 
@@ -380,8 +367,8 @@ def optimize(job: Job, result: Result, preset: str | None, default_preset: bool,
     if result.elastic is not None:
         out.print(wording.elastic_line(result.elastic))
     out.print()
-    if document["spares"] is not None:
-        out.print(spares_table(document["spares"], narrow))
+    for title, _, rows in registry.figure_tables(document, wording.SHOW):
+        out.print(figure_table(title, rows, narrow))
         out.print()
     if document.get("silent") is not None:
         out.print(silent_table(document["silent"], narrow))
@@ -510,9 +497,8 @@ def _formatter(kind: str) -> Callable[[float], str]:
         "rate": units.format_rate,
         "duration": units.format_duration,
         "count": units.format_count,
-        "spares": units.format_count,
         "fraction": lambda v: units.sig(v, 4),
-    }[kind]
+    }[registry.unit_shown(kind)]
 
 
 def bar(write: float, rework: float, restart: float, scale: float, width: int) -> Text:
@@ -792,8 +778,8 @@ def simulation(document: dict[str, Any]) -> None:
         table.add_row("groups down, pauses, overhead", pct(document["elastic"]["lost"], 4))
     out.print(table)
     out.print(f"Failures: {document['failures']:,} ({document['failures_in_restart']:,} during a restart)")
-    if document["spares"] is not None:
-        out.print(wording.simulated_spares(document["spares"]))
+    for line in registry.simulated_lines(document, wording.SHOW):
+        out.print(line)
     if document.get("silent") is not None:
         out.print(wording.simulated_silent(document["silent"], document["inputs"]["keep_every_s"] is not None))
     for line in wording.storage_lines(document.get("storage")):

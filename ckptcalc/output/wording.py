@@ -21,6 +21,15 @@ if TYPE_CHECKING:
 pct = units.format_percent
 dur = units.format_duration
 
+#: How a mechanism's words show a value of each unit kind (its lever names, table rows and lines).
+SHOW: dict[str, Callable[[float], str]] = {
+    "duration": dur,
+    "fraction": pct,
+    "count": units.format_count,
+    "size": units.format_size,
+    "rate": units.format_rate,
+}
+
 
 def caveat(item: Caveat) -> str:
     """One sentence for a caveat of the model."""
@@ -113,8 +122,9 @@ def lever_name(
     assumed = registry.assumed_lever_name(key, changed, assume, _WORDS)
     if assumed is not None:
         return assumed
-    if key in ("spares", "spares_none", "spares_target"):
-        return spares_lever(key, changed, value)
+    words = registry.lever_words(key, changed, value, SHOW)
+    if words is not None:
+        return words
     if key == "elastic":
         pause = f", quorum pause {dur(assume.elastic_quorum_pause_s)}" if assume.elastic_quorum_pause_s else ""
         return (
@@ -126,20 +136,8 @@ def lever_name(
     return key  # pragma: no cover - every lever is named above
 
 
-def spares_lever(key: str, changed: Any, without: float | None) -> str:
-    """A spares lever's name: what it assumes, and (``without``) the effective time with no spare."""
-    count, repair, risk = int(changed.spares), dur(float(changed.repair_s)), pct(float(changed.spare_risk))
-    nodes = units.format_count(float(changed.nodes))
-    if key == "spares_none":
-        return f"without spares (each failure waits its {repair} repair)"
-    if key == "spares_target":
-        return f"{count} spares, for P(no spare) ≤ {risk} (repair {repair})"
-    none = f"; with none, each failure waiting its repair: {pct(without)}" if without is not None else ""
-    return f"{count} spares beside {nodes} nodes, for P(no spare) ≤ {risk} (repair {repair} assumed{none})"
-
-
 def cluster_gain(gain_pp: float) -> str:
-    """A spares lever's gain over job and spare nodes, after its name."""
+    """A running share's lever's gain over job and spare nodes, after its name."""
     return f"; over job and spare nodes {gain_pp:+.2f} pp"
 
 
@@ -769,51 +767,6 @@ def events_header(document: dict[str, Any]) -> str:
     return f"{document['events']:,} events from {files} ({reading['format']}) written to {where}"
 
 
-# ------------------------------------------------------------------ spares (docs/model.md §15)
-
-
-def spares_note(spares: dict[str, Any]) -> str:
-    """The spares row's note of the inputs table: ``auto: fewest with P(no spare) ≤ 1.00 %``."""
-    if spares["spares_auto"]:
-        return f"auto: the fewest with P(no spare) ≤ {pct(spares['spare_risk'])}"
-    return "beside the job's nodes"
-
-
-def spares_rows(spares: dict[str, Any]) -> list[tuple[str, str, str]]:
-    """The rows (figure, value, note) of the spares table, from the JSON document's ``spares``."""
-    when_none = dur(spares["wait_when_none_s"])
-    return [
-        ("P(no spare)", pct(spares["p_no_spare"]), "a failure finds every spare taken (Erlang B)"),
-        ("wait per failure", dur(spares["wait_s"]), f"expected; {when_none} when no spare is free"),
-        ("waiting", pct(spares["waiting_share"]), "of the time, for a node back from repair"),
-        ("effective, no waits", pct(spares["periodic_effective"]), "the periodic model alone"),
-        ("effective, cluster", pct(spares["cluster_effective"]), _cluster_note(spares)),
-        (
-            f"spares for ≤ {pct(spares['spare_risk'])}",
-            str(spares["spares_for_target"]),
-            "the fewest that keep P(no spare) there",
-        ),
-    ]
-
-
-def _cluster_note(spares: dict[str, Any]) -> str:
-    nodes, count = spares["nodes"], spares["spares"]
-    return f"× {nodes} / ({nodes} + {count}) nodes: idle spares cost capacity"
-
-
-#: The spares table's title.
-SPARES_TITLE = "Spares (effective above counts the waits for a node)"
-
-
-def simulated_spares(found: dict[str, Any]) -> str:
-    """The simulated spare pool beside Erlang's figures, from ``simulate``'s JSON ``spares``."""
-    return (
-        f"Spares: {found['no_spare']:,} failures found none ({pct(found['p_no_spare'])};"
-        f" Erlang B {pct(found['analytic_p_no_spare'])}); wait {dur(found['wait_s'])} per failure"
-        f" (model {dur(found['analytic_wait_s'])}), counted in restarts."
-    )
-
-
 def simulated_silent(found: dict[str, Any], kept_for_good: bool) -> str:
     """The simulated silent events beside the model's P_u, from ``simulate``'s JSON ``silent``."""
     measured = found["p_unrecoverable_per_event"]
@@ -1174,7 +1127,6 @@ def report_mechanisms(document: dict[str, Any]) -> list[str]:
 
 
 #: Captions of the report's mechanism tables.
-REPORT_SPARES = "Spare nodes"
 REPORT_SILENT = "Silent events and retention"
 
 

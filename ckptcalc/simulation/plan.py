@@ -88,12 +88,11 @@ def complete(
     seed: int,
     expected_failures: float | None = None,
     progress: Callable[[float], None] | None = None,
-    spares: int | None = None,
-    repair_s: float = 0.0,
+    waits: Callable[[int], Any] | None = None,
 ) -> Completion:
     """Simulate ``runs`` runs of ``schedule`` until W = ``work_s`` of useful work is durable; with
-    ``spares``, each failure takes a node to repair for ``repair_s`` and the run waits when no spare
-    is free, as :class:`ckptcalc.simulation.timeline.SparePool` (docs/model.md §15.4)."""
+    ``waits`` (a running share's, made for the runs: a spare pool, docs/model.md §15.4), each run waits
+    after a failure as long as it says."""
     import numpy
 
     if schedule.tiers > 2:
@@ -105,8 +104,7 @@ def complete(
     lanes = numpy.arange(runs)
     elapsed = numpy.zeros(runs)
     advance = _advance(schedule, work_s, periods, runs)
-    # Each spare's slot: when the node last sent to repair through it is back (every spare free at first).
-    slots = numpy.full((runs, spares or 0), -math.inf)
+    pool = None if waits is None else waits(runs)
     step = 0
     while lanes.size:
         x = failures.draw(rng, lanes.size)
@@ -122,9 +120,8 @@ def complete(
         times[lanes[finished]] = elapsed[finished] + need[finished]
         going = ~finished
         elapsed = elapsed[going] + x[going]
-        if spares is not None:
-            slots = slots[going]
-            elapsed = elapsed + _wait(slots, elapsed, repair_s)
+        if pool is not None:
+            elapsed = elapsed + pool.waits(going, elapsed)
         lanes = lanes[going]
         counts[lanes] += 1
         step += 1
@@ -133,21 +130,6 @@ def complete(
     if progress is not None:
         progress(1.0)
     return Completion(times, counts, periods, seed)
-
-
-def _wait(slots: Any, now: Any, repair_s: float) -> Any:
-    """Each run's wait for a node after a failure at ``now``: the failed node takes the spare slot that
-    frees first, and the run waits until that slot's node is back (0 when it already is); updates
-    ``slots``. With no spare every failure waits its own repair."""
-    import numpy
-
-    if slots.shape[1] == 0:
-        return numpy.full(now.size, repair_s)
-    rows = numpy.arange(now.size)
-    first = numpy.argmin(slots, axis=1)
-    wait = numpy.maximum(slots[rows, first] - now, 0.0)
-    slots[rows, first] = now + repair_s
-    return wait
 
 
 def _advance(schedule: Schedule, work_s: float, periods: int, runs: int) -> Callable[[Any, Any, Any], tuple[Any, Any]]:

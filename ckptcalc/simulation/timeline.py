@@ -326,13 +326,12 @@ def schedule_of(result: Result, every: tuple[int, ...] | None = None) -> Schedul
 #: Each mechanism a scenario may combine, as the simulation tells them apart: its name, the input that
 #: turns it on (the field an error points at, the public name its message shows) and whether a
 #: configuration (or the failures) has it.
-MECHANISMS: tuple[tuple[str, str, str], ...] = (
+_CORE: tuple[tuple[str, str, str], ...] = (
     ("memory", "replica_survival", "replica_survival"),
     ("tiers", "tiers", "tiers"),
     ("async", "snapshot_bandwidth", "snapshot_bw"),
     *((name, field, field) for name, field in registry.class_inputs()),  # failure classes: jit, notice
     ("slowdown", slowdown.KEY, slowdown.KEY),
-    ("spares", "spares", "spares"),
     ("groups", "groups", "groups"),
     ("silent", "silent_mtbf_s", "silent_mtbf"),
     ("weibull", "shape", "shape"),
@@ -340,16 +339,29 @@ MECHANISMS: tuple[tuple[str, str, str], ...] = (
     ("search", "search", "search"),
 )
 
+
+def _with_mechanisms(core: tuple[tuple[str, str, str], ...]) -> tuple[tuple[str, str, str], ...]:
+    """The core's mechanisms with each registered one the simulations tell apart, after the one it names."""
+    found = list(core)
+    for m in registry.simulated():
+        at = next(i for i, (name, _, _) in enumerate(found) if name == m.simulated_after) + 1
+        found.insert(at, (m.simulated_name, *m.simulated_input))
+    return tuple(found)
+
+
+MECHANISMS = _with_mechanisms(_CORE)
+
 #: The pairs no simulation runs together (each unordered). Every other pair of :data:`MECHANISMS` is
 #: run as stated (docs/model.md §7.1): nothing a scenario holds is left out of what is simulated.
 NOT_TOGETHER: frozenset[frozenset[str]] = frozenset(
     frozenset(pair)
     for pair in (
-        *(("silent", other) for other in ("slowdown", "spares", "groups", "weibull", "events", "search")),
-        *(("groups", other) for other in ("async", "slowdown", "jit", "notice", "spares", "weibull", "search")),
-        *(("slowdown", other) for other in ("memory", "tiers", "jit", "notice", "spares")),
-        *(("events", other) for other in ("memory", "tiers", "jit", "notice", "spares", "slowdown")),
-        *(("search", other) for other in ("tiers", "jit", "spares")),
+        *(("silent", other) for other in ("slowdown", "groups", "weibull", "events", "search")),
+        *(("groups", other) for other in ("async", "slowdown", "jit", "notice", "weibull", "search")),
+        *(("slowdown", other) for other in ("memory", "tiers", "jit", "notice")),
+        *(("events", other) for other in ("memory", "tiers", "jit", "notice", "slowdown")),
+        *(("search", other) for other in ("tiers", "jit")),
+        *((m.simulated_name, other) for m in registry.simulated() for other in m.not_simulated_with),
     )
 )
 
@@ -362,7 +374,7 @@ def mechanisms(config: Config, failures: Failures, *, events: bool = False, sear
         "async": config.is_async,
         **{name: name in {c.name for c in config.classes} for name, _ in registry.class_inputs()},
         "slowdown": bool(getattr(config, slowdown.KEY)),
-        "spares": config.spares is not None and config.repair_s is not None,
+        **{m.simulated_name: m.simulated_held(config) for m in registry.simulated()},
         "groups": config.is_elastic,
         "silent": config.has_silent,
         "weibull": failures.shape is not None,
@@ -403,9 +415,7 @@ def run(
         )
     if config.has_silent:
         return run_silent(config, failures, cycles=cycles, seed=seed)
-    pool = None
-    if config.spares is not None and config.repair_s is not None:
-        pool = SparePool(int(config.spares), float(config.repair_s))
+    pool = registry.simulated_pool(config)
     return run_schedule(schedule_for(config), failures, cycles=cycles, seed=seed, progress=progress, pool=pool)
 
 
@@ -466,7 +476,7 @@ def run_schedule(
     cycles: int,
     seed: int = DEFAULT_SEED,
     progress: Progress | None = None,
-    pool: SparePool | None = None,
+    pool: Any = None,
 ) -> Simulation:
     """Simulate exactly ``cycles`` failure cycles of one timeline running ``schedule``; with ``pool``,
     each failure also takes a node to repair, and the job waits when no spare is free.
@@ -481,7 +491,8 @@ def run_schedule(
 
         if schedule.tiers > 1 or schedule.nowhere_share > 0 or pool is not None:
             raise InputError(
-                "simulate runs the persist slowdown on one asynchronous level only (no other tier, notice or spares)",
+                "simulate runs the persist slowdown on one asynchronous level only"
+                " (no other tier, notice or spare pool)",
                 where=slowdown.KEY,
             )
         totals, batch_effective, in_restart = slowed_sums(
@@ -537,7 +548,7 @@ def _one_tier(
     cycles: int,
     seed: int,
     progress: Progress | None,
-    pool: SparePool | None = None,
+    pool: Any = None,
 ) -> Simulation:
     """One tier: every cycle starts from a durable checkpoint, so cycles are independent, and the
     whole run is array arithmetic on cache-sized pieces; what :func:`stepper` does for one tier."""
@@ -616,7 +627,7 @@ def _epochs_side_by_side(
     cycles: int,
     seed: int,
     progress: Progress | None,
-    pool: SparePool | None = None,
+    pool: Any = None,
 ) -> Simulation:
     """Any number of tiers: one timeline of exactly ``cycles`` cycles, a window at a time, split into
     epochs after each top-class failure, the epochs run side by side, longest first.
@@ -653,7 +664,7 @@ def _timeline(
     window: Callable[[Any, Any, Any], tuple[Any, Any, Any, Any]],
     state: Any,
     draw_tiers: bool,
-    pool: SparePool | None = None,
+    pool: Any = None,
 ) -> tuple[Any, int]:
     """Exactly ``cycles`` cycles of one timeline, drawn a window at a time: for each, the times to
     failure and (``draw_tiers``) one uniform draw per cycle (which tier serves it), run by ``window``
@@ -695,7 +706,7 @@ def _notice_timeline(
     progress: Progress | None,
     window: Callable[..., tuple[Any, Any, Any, Any]],
     state: Any,
-    pool: SparePool | None = None,
+    pool: Any = None,
 ) -> tuple[Any, int]:
     """:func:`_timeline` when some failures come with notice (docs/model.md §13): such a failure costs
     its restart (the checkpoint written first, then the restart; a failure during it draws its class
@@ -966,46 +977,6 @@ def stepper(
 
     step.lane = lane  # type: ignore[attr-defined]
     return step
-
-
-class SparePool:
-    """The spare nodes beside a simulated job (docs/model.md §15.4), carried from one window to the next.
-
-    The failure that ends each cycle sends a node to repair for exactly ``repair_s``. While fewer
-    than ``spares`` nodes are in repair a spare takes its place at once; otherwise the job waits for
-    the first node back (repairs finish in the order they began) before its restart. No failure
-    strikes during a wait: the failure clock runs only while the job does.
-
-    >>> pool = SparePool(1, 100.0)
-    >>> pool.waits([30.0, 30.0, 200.0])  # the second failure finds the spare still in repair
-    [0.0, 70.0, 0.0]
-    """
-
-    def __init__(self, spares: int, repair_s: float) -> None:
-        self.spares, self.repair_s = spares, repair_s
-        self.now = 0.0  # wall time at the end of the cycles seen so far
-        self.back: collections.deque[float] = collections.deque()  # when each node in repair is back
-        self.none_free = 0
-        self.waited_s = 0.0
-
-    def waits(self, cycles: list[float]) -> list[float]:
-        """The wait for a node after each failure, for cycles of these lengths (restart to failure)."""
-        now, back, spares, repair = self.now, self.back, self.spares, self.repair_s
-        found = []
-        for length in cycles:
-            now += length
-            while back and back[0] <= now:
-                back.popleft()
-            back.append(now + repair)
-            wait = 0.0
-            if len(back) > spares:  # every spare already out: the first node back rejoins the job
-                wait = back.popleft() - now
-                self.none_free += 1
-                now += wait
-            found.append(wait)
-        self.now = now
-        self.waited_s += math.fsum(found)
-        return found
 
 
 # ------------------------------------------------------------- elastic replica groups

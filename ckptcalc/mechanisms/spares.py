@@ -1,0 +1,796 @@
+"""Spare nodes and repairs (docs/model.md §15): a running share, Erlang's loss formula on floats or arrays.
+
+A job runs on N nodes and the cluster holds S spares. Each interruption sends
+one node to repair for T_rep; with a spare free the job swaps it in and
+restarts, with none free it waits for the first node back. No failure strikes
+while the job waits, so the nodes in repair form a loss system with S + 1
+servers and offered load a = T_rep / M:
+
+* a failure finds no spare with probability B(S, a) (Erlang B);
+* the job waits a share B(S + 1, a) of the time, T_rep / (S + 1) on average
+  each time it waits, so B(S, a) · T_rep / (S + 1) per failure;
+* waiting freezes the job, so its effective time is the periodic model's
+  times the running share 1 − B(S + 1, a), exactly, whatever the repair-time
+  distribution; the cluster's counts the idle spares, × N / (N + S).
+
+This home declares the pool once: its inputs (``--gpus-per-node``, ``--spares`` or ``auto``,
+``--repair``, ``--spare-risk``, and the job's ``--nodes``, which it alone reads; the preset table
+``[spares]``), its running share of every result, its levers and their break-even, its part of every
+document, and its behaviour in the simulations (:class:`SparePool` on the timeline, :class:`RunWaits`
+over whole runs).
+
+>>> round(erlang_b(2, 1.0), 6)
+0.2
+>>> smallest_spares(0.5, 0.01)
+4
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+from collections.abc import Callable
+from typing import Any
+
+from ckptcalc.errors import InputError, UnitError
+from ckptcalc.mechanisms.base import Cell, Input, Mechanism
+from ckptcalc.model.arrays import scalar
+from ckptcalc.model.statistics import DEFAULT_GPUS_PER_NODE, node_count
+from ckptcalc.records import Record
+
+Num = Any
+
+NODES = "nodes"
+PER_NODE = "gpus_per_node"
+SPARES = "spares"
+REPAIR = "repair_s"
+RISK = "spare_risk"
+
+#: The unit kind of ``--spares``: a whole count of nodes, or ``auto``.
+KIND = "spares"
+
+#: The target P(no spare) when none is stated: 1 %.
+DEFAULT_RISK = 0.01
+
+#: The repair time the spares lever assumes when the job states none: 4 h, a node swapped out,
+#: diagnosed and returned within a shift (a stated assumption, not a measurement; ``--repair`` replaces it).
+LEVER_REPAIR_S = 4 * 3600.0
+
+#: More spares than this is never an answer (a loss system that needs it has a load beyond any cluster).
+MOST_SPARES = 100_000
+
+#: What ``spares`` holds for ``auto`` (the fewest spares that meet the target), until the job is resolved:
+#: no count a user can write parses to it.
+AUTO_SPARES = math.inf
+
+#: The pool's levers: where the job has none, and where it has one.
+LEVER_NEW, LEVER_NONE, LEVER_TARGET = "spares", "spares_none", "spares_target"
+
+#: Sweeps that vary the pool: (flag, column, axis label), whole counts where ``_WHOLE`` says.
+_SWEEPS = (("spares", "spares", "spare nodes"), ("repair", "repair_s", "repair time"), ("nodes", "nodes", "nodes"))
+_WHOLE = {"spares": (True, 0.0), "nodes": (False, 1.0)}  # (evenly spaced by default, the least count)
+
+
+# ------------------------------------------------------------------ the arithmetic
+
+
+def erlang_b(servers: Num, load: Num) -> Num:
+    """Erlang's B formula B(S, a) = (a^S/S!) / Σ_{i≤S} a^i/i!, by the stable recursion
+    B(0) = 1, B(k) = a·B(k−1) / (k + a·B(k−1)); ``servers`` whole and at least 0.
+
+    >>> erlang_b(0, 3.0), round(erlang_b(1, 1.0), 6), round(erlang_b(3, 2.0), 6)
+    (1.0, 0.5, 0.210526)
+    """
+    if scalar(servers, load):
+        b = 1.0
+        for k in range(1, int(servers) + 1):
+            b = load * b / (k + load * b)
+            if b == 0.0:
+                break  # underflowed: it stays 0
+        return b
+    import numpy
+
+    s, a = numpy.broadcast_arrays(numpy.asarray(servers, dtype=float), numpy.asarray(load, dtype=float))
+    found = numpy.ones(s.shape)
+    top = int(s.max()) if s.size else 0
+    for k in range(1, top + 1):
+        found = numpy.where(k <= s, a * found / (k + a * found), found)
+        if not found.any():
+            break  # every point underflowed: they stay 0
+    return found
+
+
+def smallest_spares(load: float, risk: float) -> int:
+    """The fewest spares S with B(S, a) ≤ ``risk`` (B falls as S grows)."""
+    b, s = 1.0, 0
+    while b > risk and s < MOST_SPARES:
+        s += 1
+        b = load * b / (s + load * b)
+    return s
+
+
+class Pool(Record):
+    """The spare pool's figures (SI units, fractions 0–1; floats, or arrays in a sweep).
+
+    ``p_no_spare`` is the chance a failure finds no spare, ``wait_s`` the expected wait
+    per failure, ``running`` the share of time the job is not waiting for a node;
+    ``wait_when_none_s`` the mean wait of a failure that finds none; ``spares_for_target``
+    the fewest spares that keep ``p_no_spare`` at or below ``risk``. ``periodic_effective`` (the
+    periodic model alone) and ``cluster_effective`` (over job and spare nodes) are set by the
+    evaluation that counts the pool (:func:`with_effective`).
+    """
+
+    nodes: Num
+    spares: Num
+    repair_s: Num
+    risk: Num
+    load: Num
+    p_no_spare: Num
+    wait_s: Num
+    wait_when_none_s: Num
+    running: Num
+    waiting: Num
+    spares_for_target: Num
+    periodic_effective: Num = None
+    cluster_effective: Num = None
+
+    @property
+    def out_s(self) -> Num:
+        """How long a failed node stays out when it finds no spare: its repair (an elastic group waits it
+        out, docs/model.md §18.4)."""
+        return self.repair_s
+
+    def with_effective(self, periodic: Num) -> Pool:
+        """The pool with the effective times that follow from the periodic model's ``periodic``."""
+        job = periodic * self.running
+        return self.replace(periodic_effective=periodic, cluster_effective=job * cluster_share(self.nodes, self.spares))
+
+
+def pool(*, nodes: Num, spares: Num, repair_s: Num, mtbf_s: Num, risk: Num = DEFAULT_RISK) -> Pool:
+    """The pool of ``spares`` spare nodes beside a job of ``nodes`` nodes (docs/model.md §15.1).
+
+    >>> p = pool(nodes=48, spares=2, repair_s=3600.0, mtbf_s=3600.0)
+    >>> round(p.p_no_spare, 6), round(p.running, 6), round(p.wait_s, 1)
+    (0.2, 0.9375, 240.0)
+    """
+    load = repair_s / mtbf_s
+    blocked = erlang_b(spares, load)
+    waiting = erlang_b(spares + 1, load)
+    when_none = repair_s / (spares + 1)
+    if scalar(load, risk):
+        target: Num = float(smallest_spares(load, risk))
+    else:
+        import numpy
+
+        a, r = numpy.broadcast_arrays(numpy.asarray(load, dtype=float), numpy.asarray(risk, dtype=float))
+        target = numpy.array([smallest_spares(x, y) for x, y in zip(a.flat, r.flat, strict=True)], dtype=float)
+        target = target.reshape(a.shape)
+    return Pool(
+        nodes=nodes,
+        spares=spares,
+        repair_s=repair_s,
+        risk=risk,
+        load=load,
+        p_no_spare=blocked,
+        wait_s=blocked * when_none,
+        wait_when_none_s=when_none,
+        running=1.0 - waiting,
+        waiting=waiting,
+        spares_for_target=target,
+    )
+
+
+def cluster_share(nodes: Num, spares: Num) -> Num:
+    """The share of the cluster's nodes that run the job, N / (N + S)."""
+    return nodes / (nodes + spares)
+
+
+def break_even_load(nodes: float, spares: float, fewer: float = 0.0) -> float | None:
+    """The offered load a = T_rep/M at which ``spares`` spares give, over job and spare nodes, what ``fewer``
+    give (docs/model.md §15.5): (1 − B(S+1, a))·N/(N + S) = (1 − B(S₀+1, a))·N/(N + S₀). Below it the
+    idle spares cost more than the waits they save; None where no load in 10⁻¹²…10¹² balances them. For a
+    few spares beside many nodes it is close to (S − S₀)/N: the waits 1/(1 + a) against the idle share.
+
+    >>> round(break_even_load(2048.0, 5.0) * 2048, 9)
+    5.0
+    """
+
+    def gap(load: float) -> float:
+        more = (1.0 - erlang_b(spares + 1, load)) * cluster_share(nodes, spares)
+        less = (1.0 - erlang_b(fewer + 1, load)) * cluster_share(nodes, fewer)
+        return float(more - less)
+
+    low, high = math.log(1e-12), math.log(1e12)
+    if not (gap(math.exp(low)) < 0.0 < gap(math.exp(high))):
+        return None
+    for _ in range(200):
+        middle = (low + high) / 2.0
+        if high - low < 1e-13:
+            break
+        if gap(math.exp(middle)) < 0.0:
+            low = middle
+        else:
+            high = middle
+    return math.exp(high)
+
+
+def parse_spares(raw: str, count: Callable[[str], float]) -> float:
+    """A spare count (read by ``count``), or ``auto`` (:data:`AUTO_SPARES`)."""
+    if raw.strip().lower() == "auto":
+        return AUTO_SPARES
+    try:
+        return count(raw)
+    except UnitError:
+        raise UnitError(f"expected a whole number of spare nodes or auto, got {raw!r}") from None
+
+
+# ------------------------------------------------------------------ the simulations (docs/model.md §15.4)
+
+
+class SparePool:
+    """The spare nodes beside a simulated job (docs/model.md §15.4), carried from one window to the next.
+
+    The failure that ends each cycle sends a node to repair for exactly ``repair_s``. While fewer
+    than ``spares`` nodes are in repair a spare takes its place at once; otherwise the job waits for
+    the first node back (repairs finish in the order they began) before its restart. No failure
+    strikes during a wait: the failure clock runs only while the job does.
+
+    >>> pool = SparePool(1, 100.0)
+    >>> pool.waits([30.0, 30.0, 200.0])  # the second failure finds the spare still in repair
+    [0.0, 70.0, 0.0]
+    """
+
+    def __init__(self, spares: int, repair_s: float) -> None:
+        self.spares, self.repair_s = spares, repair_s
+        self.now = 0.0  # wall time at the end of the cycles seen so far
+        self.back: collections.deque[float] = collections.deque()  # when each node in repair is back
+        self.none_free = 0
+        self.waited_s = 0.0
+
+    def waits(self, cycles: list[float]) -> list[float]:
+        """The wait for a node after each failure, for cycles of these lengths (restart to failure)."""
+        now, back, spares, repair = self.now, self.back, self.spares, self.repair_s
+        found = []
+        for length in cycles:
+            now += length
+            while back and back[0] <= now:
+                back.popleft()
+            back.append(now + repair)
+            wait = 0.0
+            if len(back) > spares:  # every spare already out: the first node back rejoins the job
+                wait = back.popleft() - now
+                self.none_free += 1
+                now += wait
+            found.append(wait)
+        self.now = now
+        self.waited_s += math.fsum(found)
+        return found
+
+
+class RunWaits:
+    """The spare pool of many whole runs side by side (``plan``, docs/model.md §15.4): each spare's slot
+    holds when the node last sent to repair through it is back (every spare free at first)."""
+
+    def __init__(self, spares: int, repair_s: float, runs: int) -> None:
+        import numpy
+
+        self.repair_s = repair_s
+        self.slots = numpy.full((runs, spares), -math.inf)
+
+    def waits(self, going: Any, now: Any) -> Any:
+        """Each run still ``going``'s wait for a node after a failure at ``now``: the failed node takes the
+        spare slot that frees first, and the run waits until that slot's node is back (0 when it already
+        is). With no spare every failure waits its own repair."""
+        import numpy
+
+        self.slots = slots = self.slots[going]
+        if slots.shape[1] == 0:
+            return numpy.full(now.size, self.repair_s)
+        rows = numpy.arange(now.size)
+        first = numpy.argmin(slots, axis=1)
+        wait = numpy.maximum(slots[rows, first] - now, 0.0)
+        slots[rows, first] = now + self.repair_s
+        return wait
+
+
+# ------------------------------------------------------------------ the mechanism
+
+
+def _whole_count(where: str, value: float) -> None:
+    if not float(value).is_integer():
+        raise InputError(f"must be a whole number, got {value:g}", where=where)
+
+
+class Spares(Mechanism):
+    name = "spares"
+    kind = "running_share"
+    # The job's nodes: a fact of the job any mechanism may read, brought to FIELDS here, where alone it is read
+    # today (its key is a plain word, named in other senses elsewhere).
+    job_inputs = (
+        Input(
+            NODES,
+            "count",
+            "nodes",
+            "spares",
+            "nodes",
+            "Nodes the job runs on (default: GPUs / --gpus-per-node).",
+            after="gpu_hour_cost",
+        ),
+    )
+    inputs = (
+        Input(
+            PER_NODE, "count", "gpus-per-node", "spares", "gpus_per_node", "GPUs per node (default: 8).", after=NODES
+        ),
+        Input(
+            SPARES,
+            KIND,
+            "spares",
+            "spares",
+            "spares",
+            "Spare nodes kept warm beside the job, or auto: the fewest with P(no spare) ≤ --spare-risk.",
+            after=PER_NODE,
+        ),
+        Input(
+            REPAIR,
+            "duration",
+            "repair",
+            "spares",
+            "repair",
+            "Time a failed node is out for repair, e.g. 4h.",
+            after=SPARES,
+        ),
+        Input(
+            RISK,
+            "fraction",
+            "spare-risk",
+            "spares",
+            "spare_risk",
+            "Target chance that a failure finds no spare, for --spares auto (default: 1%).",
+            after=REPAIR,
+        ),
+    )
+    levers = (LEVER_NEW,)
+    levers_with = (LEVER_NONE, LEVER_TARGET)
+    panels = (("spares", "Spares"),)
+    sweeps = _SWEEPS
+    sweeps_after = "notice-share"
+    example = ((SPARES, "2"), (REPAIR, "4h"), (RISK, "0.5%"), (PER_NODE, "4"))
+    limit = ((SPARES, ""), (REPAIR, ""), (RISK, ""), (PER_NODE, ""))  # no pool: instant replacement
+    cells = (
+        Cell("P(no spare)", (SPARES, "p_no_spare")),
+        Cell("waiting", (SPARES, "waiting_share")),
+        Cell("effective, cluster", (SPARES, "cluster_effective")),
+    )
+
+    # ------------------------------------------------------------- inputs
+
+    def unit_parsers(self, count: Callable[[str], float]) -> dict[str, Callable[[str], float]]:
+        return {KIND: lambda raw: parse_spares(raw, count)}
+
+    def unit_shown(self, kind: str) -> str | None:
+        return "count" if kind == KIND else None
+
+    def written(self, kind: str, value: float) -> str | None:
+        return "auto" if kind == KIND and value == AUTO_SPARES else None
+
+    def check(self, where: Any, name: str, value: float) -> bool:
+        """Spares a whole number from 0 (or auto), the risk inside (0, 1); nodes, GPUs per node and the
+        repair are positive, as the core checks every other input (nodes whole: :meth:`resolve`)."""
+        if name == SPARES:
+            if value == AUTO_SPARES:
+                return True
+            if not (math.isfinite(value) and value >= 0 and float(value).is_integer()):
+                raise InputError(
+                    f"must be a whole number of spare nodes from 0, or auto, got {value:g}", where=where(name)
+                )
+            if value > MOST_SPARES:
+                raise InputError(f"must be at most {MOST_SPARES} spare nodes, got {value:g}", where=where(name))
+            return True
+        if name == RISK:
+            if not (math.isfinite(value) and 0 < value < 1):
+                raise InputError(f"must be a share strictly between 0 and 1, got {value:g}", where=where(name))
+            return True
+        return False
+
+    def resolve(self, scenario: Any, config: Any) -> Any:
+        """The model's spare pool: none without spares; ``auto`` becomes the fewest spares that meet the risk."""
+        for name in (NODES, PER_NODE):
+            if getattr(scenario, name) is not None:
+                _whole_count(scenario.where(name), getattr(scenario, name))
+        spares = getattr(scenario, SPARES)
+        if spares is None:
+            return config
+        repair = getattr(scenario, REPAIR)
+        if repair is None:
+            raise InputError("spares need the repair time ({repair})", where=scenario.where(SPARES))
+        nodes = getattr(scenario, NODES)
+        if nodes is None:
+            if scenario.gpus is None:
+                raise InputError(
+                    "spares need the job's node count: give {nodes}, or {gpus} (with {gpus_per_node})",
+                    where=scenario.where(SPARES),
+                )
+            nodes = node_count(scenario.gpus, getattr(scenario, PER_NODE))
+        risk = DEFAULT_RISK if getattr(scenario, RISK) is None else getattr(scenario, RISK)
+        if spares == AUTO_SPARES:
+            spares = float(smallest_spares(repair / config.mtbf_s, risk))
+        per_node = getattr(scenario, PER_NODE)
+        return config.replace(**{NODES: nodes, PER_NODE: per_node, SPARES: spares, REPAIR: repair, RISK: risk})
+
+    def without(self, config: Any) -> Any:
+        return config.replace(**{NODES: None, PER_NODE: None, SPARES: None, REPAIR: None, RISK: None})
+
+    # ------------------------------------------------------------- the model (a running share)
+
+    def running(self, config: Any, mtbf_s: Num) -> Pool | None:
+        if getattr(config, SPARES) is None:
+            return None
+        risk = getattr(config, RISK)
+        return pool(
+            nodes=getattr(config, NODES),
+            spares=getattr(config, SPARES),
+            repair_s=getattr(config, REPAIR),
+            mtbf_s=mtbf_s,
+            risk=DEFAULT_RISK if risk is None else risk,
+        )
+
+    def approximate(self, config: Any) -> bool:
+        """Erlang's formula needs Poisson failures: under Weibull failures the pool is an approximation."""
+        return getattr(config, SPARES) is not None and config.shape is not None
+
+    # ------------------------------------------------------------- levers
+
+    def assumed(self, scenario: Any) -> dict[str, Any]:
+        """What the lever assumes (docs/model.md §15.5): the job's repair time and risk where stated, else
+        4 h and 1 %; its nodes where stated or GPUs / GPUs per node."""
+        nodes = getattr(scenario, NODES)
+        if nodes is None and scenario.gpus is not None:
+            nodes = node_count(scenario.gpus, getattr(scenario, PER_NODE))
+        repair, risk = getattr(scenario, REPAIR), getattr(scenario, RISK)
+        return {
+            REPAIR: LEVER_REPAIR_S if repair is None else repair,
+            RISK: DEFAULT_RISK if risk is None else risk,
+            NODES: nodes,
+        }
+
+    def running_levers(
+        self, config: Any, gpus: float | None, base: float, evaluate: Any, assumed: dict[str, Any] | None
+    ) -> list[tuple[str, float, Any, float | None, float]]:
+        """The pool's levers (docs/model.md §15.5), over the periodic optimum (a pool never moves it), each
+        (key, effective, changed configuration, the effective time with no spare, its gain over job and
+        spare nodes in points).
+
+        Without spares (and exponential failures): the fewest spares that keep P(no spare) at the
+        assumed risk, at the assumed repair time. With spares: ``spares_none`` (the pool taken away: each
+        failure waits its repair) and, when fewer than the risk needs, ``spares_target``."""
+        options: list[tuple[str, Any]] = []
+        periodic = base  # the periodic model's effective time: spares never move its optimum (§15.2)
+        if getattr(config, SPARES) is None:
+            mine = None if assumed is None else assumed.get(self.name)
+            nodes = None if mine is None else mine[NODES]
+            if nodes is None and gpus is not None:
+                nodes = node_count(gpus)
+            if mine is None or nodes is None or not scalar(config.mtbf_s):
+                return []
+            if config.shape is not None:
+                return []  # Erlang's formula needs Poisson failures: no lever on an approximation
+            repair, risk = mine[REPAIR], mine[RISK]
+            count = float(smallest_spares(repair / float(config.mtbf_s), risk))
+            options.append((LEVER_NEW, config.replace(**{NODES: nodes, SPARES: count, REPAIR: repair, RISK: risk})))
+            cluster_base = base
+        else:
+            options.append((LEVER_NONE, config.replace(**{SPARES: 0.0})))
+            result = evaluate(config.optimal())
+            target = float(result.pool.spares_for_target)
+            if target > float(getattr(config, SPARES)):
+                options.append((LEVER_TARGET, config.replace(**{SPARES: target})))
+            cluster_base = float(result.pool.cluster_effective)
+            periodic = float(result.pool.periodic_effective)
+
+        def at(changed: Any, spares: float) -> Pool:
+            """The pool of ``spares`` beside the job, with the effective times over the same periodic optimum."""
+            mtbf, repair, risk = float(changed.mtbf_s), float(getattr(changed, REPAIR) or 0.0), getattr(changed, RISK)
+            found = pool(nodes=getattr(changed, NODES), spares=spares, repair_s=repair, mtbf_s=mtbf,
+                         **({} if risk is None else {"risk": risk}))  # fmt: skip
+            return found.with_effective(periodic)
+
+        found = []
+        for key, changed in options:
+            figures = at(changed, float(getattr(changed, SPARES) or 0.0))
+            effective, cluster = periodic * float(figures.running), float(figures.cluster_effective)
+            without = periodic * float(at(changed, 0.0).running) if key == LEVER_NEW else None
+            found.append((key, effective, changed, without, (cluster - cluster_base) * 100.0))
+        return found
+
+    def break_even(self, key: str, config: Any, gpus: float | None) -> tuple[str, float, str] | None:
+        """The repair time below which the pool of the lever ``spares`` stops paying over job and spare nodes
+        (docs/model.md §15.5): there its idle spares cost more than the waits they save against no spare;
+        ``config`` is the lever's changed configuration. The others have no such cost."""
+        if key != LEVER_NEW or getattr(config, SPARES) is None:
+            return None
+        if not scalar(config.mtbf_s, getattr(config, SPARES), getattr(config, NODES)):
+            return None
+        load = break_even_load(float(getattr(config, NODES)), float(getattr(config, SPARES)))
+        return None if load is None else (REPAIR, load * float(config.mtbf_s), "duration")
+
+    def lever_words(self, key: str, changed: Any, value: float | None, show: dict[str, Any]) -> str | None:
+        """A pool lever's name: what it assumes, and (``value``) the effective time with no spare."""
+        if key not in (LEVER_NEW, LEVER_NONE, LEVER_TARGET):
+            return None
+        dur, pct = show["duration"], show["fraction"]
+        count, repair = int(getattr(changed, SPARES)), dur(float(getattr(changed, REPAIR)))
+        risk = pct(float(getattr(changed, RISK)))
+        nodes = show["count"](float(getattr(changed, NODES)))
+        if key == LEVER_NONE:
+            return f"without spares (each failure waits its {repair} repair)"
+        if key == LEVER_TARGET:
+            return f"{count} spares, for P(no spare) ≤ {risk} (repair {repair})"
+        none = f"; with none, each failure waiting its repair: {pct(value)}" if value is not None else ""
+        return f"{count} spares beside {nodes} nodes, for P(no spare) ≤ {risk} (repair {repair} assumed{none})"
+
+    # ------------------------------------------------------------- sweeps
+
+    def sweep_range(self, over: str, result: Any) -> tuple[float, float] | None:
+        if over != "spares" or result.pool is None:
+            return None
+        # Whole spares from none to twice what the risk needs (or the pool's own, if larger).
+        found = result.pool
+        return 0.0, max(2.0 * float(found.spares_for_target), 2.0 * float(found.spares), 4.0)
+
+    def check_sweep(self, over: str, config: Any, low: float, high: float, where: str) -> bool:
+        if over not in {flag for flag, _, _ in _SWEEPS}:
+            return False
+        if getattr(config, SPARES) is None:
+            raise InputError(f"sweeping {over} needs a spare pool ({{spares}} with {{repair}})", where="over")
+        if over != "spares":
+            return False  # checked as every other positive input
+        if low < 0 or high > 1e6:
+            raise InputError("spares must lie between 0 and 1e6 over the whole sweep", where=where)
+        return True
+
+    def sweep_whole(self, over: str) -> tuple[bool, float] | None:
+        return _WHOLE.get(over)
+
+    def sweep_columns(self, result: Any) -> dict[str, Any]:
+        if result.pool is None:
+            return {}
+        return {"p_no_spare": result.pool.p_no_spare, "cluster_effective": result.pool.cluster_effective}
+
+    def sweep_schema(self, fractions: Any) -> dict[str, Any]:
+        return {
+            "p_no_spare": {"oneOf": [fractions, {"type": "null"}], "description": "with a spare pool; null otherwise"},
+            "cluster_effective": {
+                "oneOf": [fractions, {"type": "null"}],
+                "description": "with a spare pool: over job and spare nodes",
+            },
+        }
+
+    # ------------------------------------------------------------- results
+
+    def result_parts(self, job: Any, result: Any) -> tuple[tuple[str, dict[str, Any]], ...]:
+        """The spare pool (docs/model.md §15) after the warnings, or None when the job has no spares."""
+        found = result.pool
+        if found is None:
+            return (("warnings", {SPARES: None}),)
+        return (
+            (
+                "warnings",
+                {
+                    SPARES: {
+                        NODES: int(found.nodes),
+                        SPARES: int(found.spares),
+                        "spares_auto": getattr(job.scenario, SPARES) == AUTO_SPARES,
+                        REPAIR: float(found.repair_s),
+                        RISK: float(found.risk),
+                        "offered_load": float(found.load),
+                        "p_no_spare": float(found.p_no_spare),
+                        "wait_s": float(found.wait_s),
+                        "wait_when_none_s": float(found.wait_when_none_s),
+                        "running_share": float(found.running),
+                        "waiting_share": float(found.waiting),
+                        "periodic_effective": float(found.periodic_effective),
+                        "cluster_effective": float(found.cluster_effective),
+                        "spares_for_target": int(found.spares_for_target),
+                    }
+                },
+            ),
+        )
+
+    def result_schema(self, parts: dict[str, Any]) -> tuple[tuple[str, dict[str, Any]], ...]:
+        """The schema of :meth:`result_parts` (``parts``: the core's FRACTION, SECONDS and ``object``)."""
+        fraction, seconds, obj = parts["fraction"], parts["seconds"], parts["object"]
+        return (
+            (
+                "warnings",
+                {
+                    SPARES: {
+                        "oneOf": [
+                            {"type": "null"},
+                            obj(
+                                {
+                                    NODES: {"type": "integer", "minimum": 1, "description": "nodes the job runs on"},
+                                    SPARES: {
+                                        "type": "integer",
+                                        "minimum": 0,
+                                        "description": "spare nodes kept beside the job",
+                                    },
+                                    "spares_auto": {
+                                        "type": "boolean",
+                                        "description": "whether spares were chosen to meet spare_risk",
+                                    },
+                                    REPAIR: seconds,
+                                    RISK: fraction,
+                                    "offered_load": {
+                                        "type": "number",
+                                        "minimum": 0,
+                                        "description": "repair time / job MTBF",
+                                    },
+                                    "p_no_spare": {
+                                        **fraction,
+                                        "description": "chance a failure finds no spare (Erlang B)",
+                                    },
+                                    "wait_s": {
+                                        **seconds,
+                                        "description": "expected wait for a node per failure, seconds",
+                                    },
+                                    "wait_when_none_s": {
+                                        **seconds,
+                                        "description": "mean wait of a failure that finds no spare",
+                                    },
+                                    "running_share": {
+                                        **fraction,
+                                        "description": "share of time the job is not waiting for a node",
+                                    },
+                                    "waiting_share": {
+                                        **fraction,
+                                        "description": "share of time the job waits for a node",
+                                    },
+                                    "periodic_effective": {
+                                        **fraction,
+                                        "description": "effective time without the waits",
+                                    },
+                                    "cluster_effective": {
+                                        **fraction,
+                                        "description": "effective time over job and spare nodes",
+                                    },
+                                    "spares_for_target": {
+                                        "type": "integer",
+                                        "minimum": 0,
+                                        "description": "fewest spares with p_no_spare at most spare_risk",
+                                    },
+                                },
+                                "the spare pool: effective (above) counts the waits for a node;"
+                                " cluster_effective the idle spares too",
+                            ),
+                        ]
+                    }
+                },
+            ),
+        )
+
+    def input_rows(self, job: Any, show: dict[str, Any]) -> list[tuple[str, str, str]]:
+        """The pool's rows of the inputs table."""
+        s, c = job.scenario, job.config
+        if getattr(c, SPARES) is None:
+            return []
+        count = show["count"]
+        per_node = count(getattr(s, PER_NODE) or DEFAULT_GPUS_PER_NODE)
+        note = "given" if getattr(s, NODES) is not None else f"GPUs / {per_node} per node"
+        if getattr(s, SPARES) == AUTO_SPARES:
+            auto = f"auto: the fewest with P(no spare) ≤ {show['fraction'](getattr(c, RISK))}"
+        else:
+            auto = "beside the job's nodes"
+        return [
+            ("nodes", count(float(getattr(c, NODES))), note),
+            ("spares", count(float(getattr(c, SPARES))), auto),
+            ("repair", show["duration"](float(getattr(c, REPAIR))), "a failed node is out this long"),
+        ]
+
+    def figure_tables(self, document: dict[str, Any], show: dict[str, Any]) -> list[tuple[str, str, list[Any]]]:
+        """The pool's figures (docs/model.md §15): (the table's title, the report's caption, its rows of
+        figure, value and note), from the JSON document's ``spares``."""
+        found = document.get(SPARES)
+        if found is None:
+            return []
+        pct, dur = show["fraction"], show["duration"]
+        when_none = dur(found["wait_when_none_s"])
+        nodes, count = found[NODES], found[SPARES]
+        rows = [
+            ("P(no spare)", pct(found["p_no_spare"]), "a failure finds every spare taken (Erlang B)"),
+            ("wait per failure", dur(found["wait_s"]), f"expected; {when_none} when no spare is free"),
+            ("waiting", pct(found["waiting_share"]), "of the time, for a node back from repair"),
+            ("effective, no waits", pct(found["periodic_effective"]), "the periodic model alone"),
+            (
+                "effective, cluster",
+                pct(found["cluster_effective"]),
+                f"× {nodes} / ({nodes} + {count}) nodes: idle spares cost capacity",
+            ),
+            (
+                f"spares for ≤ {pct(found[RISK])}",
+                str(found["spares_for_target"]),
+                "the fewest that keep P(no spare) there",
+            ),
+        ]
+        return [("Spares (effective above counts the waits for a node)", "Spare nodes", rows)]
+
+    # ------------------------------------------------------------- the simulations
+
+    simulated_name = "spares"
+    simulated_after = "slowdown"
+    simulated_input = (SPARES, SPARES)
+    not_simulated_with = ("silent", "groups", "slowdown", "events", "search")
+
+    def simulated_held(self, config: Any) -> bool:
+        return getattr(config, SPARES) is not None and getattr(config, REPAIR) is not None
+
+    def simulated_pool(self, config: Any) -> SparePool | None:
+        if not self.simulated_held(config):
+            return None
+        return SparePool(int(getattr(config, SPARES)), float(getattr(config, REPAIR)))
+
+    def run_waits(self, config: Any) -> Callable[[int], RunWaits] | None:
+        """The pool of ``plan``'s runs, made for a number of runs; None without spares."""
+        spares = getattr(config, SPARES)
+        if spares is None:
+            return None
+        repair = getattr(config, REPAIR)
+        return lambda runs: RunWaits(int(spares), 0.0 if repair is None else float(repair), runs)
+
+    def simulated_parts(self, outcome: Any, result: Any) -> tuple[tuple[str, dict[str, Any]], ...]:
+        if result.pool is None:
+            return (("warnings", {SPARES: None}),)
+        return (
+            (
+                "warnings",
+                {
+                    SPARES: {
+                        "no_spare": outcome.no_spare,
+                        "p_no_spare": outcome.p_no_spare,
+                        "wait_s": outcome.wait_per_failure_s,
+                        "analytic_p_no_spare": float(result.pool.p_no_spare),
+                        "analytic_wait_s": float(result.pool.wait_s),
+                    }
+                },
+            ),
+        )
+
+    def simulated_schema(self, parts: dict[str, Any]) -> tuple[tuple[str, dict[str, Any]], ...]:
+        fraction, seconds, obj = parts["fraction"], parts["seconds"], parts["object"]
+        return (
+            (
+                "warnings",
+                {
+                    SPARES: {
+                        "oneOf": [
+                            {"type": "null"},
+                            obj(
+                                {
+                                    "no_spare": {"type": "integer", "minimum": 0},
+                                    "p_no_spare": fraction,
+                                    "wait_s": seconds,
+                                    "analytic_p_no_spare": fraction,
+                                    "analytic_wait_s": seconds,
+                                },
+                                "the simulated spare pool: failures that found no spare, their share, the mean wait"
+                                " per failure, and Erlang's values beside them; null without spares",
+                            ),
+                        ]
+                    }
+                },
+            ),
+        )
+
+    def simulated_lines(self, document: dict[str, Any], show: dict[str, Any]) -> list[str]:
+        """The simulated spare pool beside Erlang's figures, from ``simulate``'s JSON ``spares``."""
+        found = document.get(SPARES)
+        if found is None:
+            return []
+        pct, dur = show["fraction"], show["duration"]
+        return [
+            f"Spares: {found['no_spare']:,} failures found none ({pct(found['p_no_spare'])};"
+            f" Erlang B {pct(found['analytic_p_no_spare'])}); wait {dur(found['wait_s'])} per failure"
+            f" (model {dur(found['analytic_wait_s'])}), counted in restarts."
+        ]
+
+
+MECHANISM = Spares()
