@@ -366,7 +366,7 @@ class Mechanism:
         """The record's key in a document and its JSON Schema (properties and description)."""
         return None
 
-    def report_lines(self, inputs: dict[str, Any], rate: Any) -> tuple[str, ...]:
+    def input_report_lines(self, inputs: dict[str, Any], rate: Any) -> tuple[str, ...]:
         """Lines on what does the recovering in a report, from a document's echoed ``inputs``."""
         return ()
 

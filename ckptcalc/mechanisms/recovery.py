@@ -411,7 +411,7 @@ class Recovery(Mechanism):
             },
         )
 
-    def report_lines(self, inputs: dict[str, Any], rate: Any) -> tuple[str, ...]:
+    def input_report_lines(self, inputs: dict[str, Any], rate: Any) -> tuple[str, ...]:
         """``90 % in place (save at 2.00 TB/s), 5 % with notice``."""
         parts = []
         jit, notice = inputs[JIT], inputs[NOTICE]

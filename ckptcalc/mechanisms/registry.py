@@ -374,8 +374,8 @@ def record_schemas() -> dict[str, tuple[dict[str, Any], str]]:
     return found
 
 
-def report_lines(inputs: dict[str, Any], rate: Any) -> tuple[str, ...]:
-    return tuple(line for m in REGISTRY for line in m.report_lines(inputs, rate))
+def input_report_lines(inputs: dict[str, Any], rate: Any) -> tuple[str, ...]:
+    return tuple(line for m in REGISTRY for line in m.input_report_lines(inputs, rate))
 
 
 def assumed_levers(config: Any, assume: Any) -> list[tuple[str, Any]]:

@@ -1112,7 +1112,7 @@ def report_mechanisms(document: dict[str, Any]) -> list[str]:
         for level in document["levels"]
     ]
     found = document["inputs"]
-    lines.extend(registry.report_lines(found, units.format_rate))  # the failure classes' (docs/model.md §13)
+    lines.extend(registry.input_report_lines(found, units.format_rate))  # the failure classes' (docs/model.md §13)
     elastic = document.get("elastic")
     if elastic is not None:
         lines.append(
