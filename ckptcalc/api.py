@@ -444,20 +444,19 @@ _T = TypeVar("_T")
 
 
 def _jit_assumptions(assume: LeverAssumptions, the_job: Job) -> LeverAssumptions:
-    """What the just-in-time lever assumes: a preset's ``[levers]`` overrides (share, bandwidth, step
-    time), and the job's own step time where it states one."""
+    """What the mechanisms' levers assume: a preset's ``[levers]`` overrides (each home's ``lever_presets``:
+    the just-in-time share, bandwidth and step time), and the job's own step time where it states one."""
     from ckptcalc.inputs.scenario import total
+    from ckptcalc.mechanisms import registry
 
     s = the_job.scenario
     changes: dict[str, Any] = {}
-    if s.lever_jit_share is not None:
-        changes["jit_share"] = s.lever_jit_share
-    if s.lever_jit_bandwidth is not None:
-        changes["jit_bandwidth"] = total(s.lever_jit_bandwidth, s.gpus, s.where("lever_jit_bandwidth"))
+    for _, kind, name in registry.lever_presets():  # what a mechanism's lever assumes, from [levers]
+        stated = getattr(s, name)
+        if stated is not None:
+            changes[name] = total(stated, s.gpus, s.where(name)) if kind == "rate" else stated
     if s.step_time_s is not None:
         changes["job_step_s"] = s.step_time_s
-    if s.lever_jit_step_s is not None:
-        changes["jit_step_s"] = s.lever_jit_step_s
     return assume.replace(**changes) if changes else assume
 
 
@@ -698,7 +697,10 @@ class Comparison(Outcome):
 
 
 def what_if(base: Scenario, key: str, value: Value, where: str) -> Scenario:
-    """``base`` with one input changed; intervals are re-optimised unless the change is an interval."""
+    """``base`` with one input changed (with what a mechanism's change needs, such as the step just-in-time
+    recovery replays); intervals are re-optimised unless the change is an interval."""
+    from ckptcalc.mechanisms import registry
+
     spec = BY_PUBLIC.get(key)
     if spec is None:
         raise InputError(
@@ -706,9 +708,7 @@ def what_if(base: Scenario, key: str, value: Value, where: str) -> Scenario:
         )
     number = parse_value(spec, value, where) if isinstance(value, str) else float(value)
     changed = merge(base, {spec.name: number}, origin={spec.name: where})
-    if spec.name == "jit_share" and changed.step_time_s is None:
-        # As the just-in-time lever does: the step it replays is assumed where the job states none.
-        changed = changed.replace(step_time_s=_assumed_step(base))
+    changed = cast(Scenario, registry.what_if(spec.name, changed, base))
     if spec.name in ("interval_s", "memory_interval_s"):
         return changed
     return changed.replace(
@@ -736,15 +736,6 @@ def _what_if_pair(item: tuple[str, Value] | str) -> tuple[str, Value]:
     if not isinstance(item, tuple | list) or len(item) != 2 or not isinstance(item[0], str):
         raise ArgumentError(f"each what-if is (input, value) or 'KEY=VALUE', got {item!r}", where="what_ifs")
     return item[0], item[1]
-
-
-def _assumed_step(scenario: Scenario) -> float:
-    """The step the just-in-time lever assumes for a job that states no step time."""
-    from ckptcalc.model.decisions import LeverAssumptions
-
-    if scenario.lever_jit_step_s is not None:
-        return scenario.lever_jit_step_s
-    return float(LeverAssumptions._defaults["jit_step_s"])
 
 
 @checked
@@ -928,7 +919,7 @@ def sweep_stream(
 
     the_job = job(preset, failure_dist=failure_dist, mtbf_ci=mtbf_ci, **inputs)
     if over not in sweeps.OVER and over.replace("_", "-") in sweeps.OVER:
-        over = over.replace("_", "-")  # the input's public name (jit_share) for its flag (jit-share)
+        over = over.replace("_", "-")  # the input's public name (memory_bw) for its flag (memory-bw)
     if over not in sweeps.OVER:
         raise InputError(
             f"cannot sweep {over!r}{_did_you_mean(over, sweeps.OVER)}; choose one of {', '.join(sweeps.OVER)}",

@@ -22,6 +22,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         "mechanisms",
         [
             "base",
+            "recovery",
             "slowdown",
             "limits",
             "compression",

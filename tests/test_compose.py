@@ -429,17 +429,18 @@ def test_just_in_time_and_notice_take_shares_of_the_whole_job_failures() -> None
     all-down share of the whole-job failures; with every whole-job failure in place a checkpoint is still
     needed, for the all-down ones."""
     from ckptcalc.mechanisms.elastic import home
+    from ckptcalc.mechanisms.recovery import JIT, NOTICE, with_shares
     from ckptcalc.model import evaluation
 
     stated: dict[str, Any] = {"groups": 4, "group_share": 0.95, "rejoin_s": 1800.0, "quorum_pause_s": 0.0,
                               "ft_overhead": 0.02}  # fmt: skip
     base = Config(checkpoint_bytes=SIZE, bandwidth=BW, mtbf_s=MTBF, restart_s=RESTART, **stated)
-    config = base.replace(jit_share=0.6, notice_share=0.4, step_s=10.0)
+    config = with_shares(base.replace(step_s=10.0), 0.6, 0.4)
     groups = home.groups_of(config)
     assert 0.0 < groups.all_down_share < 0.1
     whole = home.periodic(config, groups.whole_job_mtbf_s, groups)
-    assert whole.jit_share == pytest.approx(0.6 * (1 - groups.all_down_share), rel=1e-15)
-    assert whole.notice_share == pytest.approx(0.4 * (1 - groups.all_down_share), rel=1e-15)
+    assert getattr(whole, JIT) == pytest.approx(0.6 * (1 - groups.all_down_share), rel=1e-15)
+    assert getattr(whole, NOTICE) == pytest.approx(0.4 * (1 - groups.all_down_share), rel=1e-15)
     assert whole.periodic_share == pytest.approx(groups.all_down_share, rel=1e-9)
     assert not evaluation.unneeded(config)
     found = evaluate(config)

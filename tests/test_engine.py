@@ -356,8 +356,8 @@ def test_the_silent_stepper_without_events_is_the_schedule_stepper(name: str, in
     schedule = sim.schedule_for(config)
     tiers = silent.Tiers(
         interval_s=schedule.interval_s, every=schedule.every, stalls=schedule.stalls, restarts=schedule.restarts,
-        shares=schedule.shares, lag_s=schedule.lag_s, notice_share=schedule.notice_share,
-        notice_restart_s=schedule.notice_restart_s,
+        shares=schedule.shares, lag_s=schedule.lag_s, nowhere_share=schedule.nowhere_share,
+        nowhere_restart_s=schedule.nowhere_restart_s,
     )  # fmt: skip
     stepped = silent.run(tiers, mtbf_s=float(config.mtbf_s), silent_mtbf_s=1e30, latency_s=1.0, skip_s=0.0,
                          keep=None, keep_every=None, cycles=4000, seed=21)  # fmt: skip

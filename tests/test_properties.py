@@ -37,6 +37,7 @@ from references import daly
 
 from ckptcalc.inputs import preset_write, presets, units
 from ckptcalc.inputs.scenario import Scenario, resolve
+from ckptcalc.mechanisms.recovery import ASSUMED_SHARE, ASSUMED_STEP_S, NOTICE, with_shares
 from ckptcalc.model import decisions as decide
 from ckptcalc.model import evaluation as model
 from ckptcalc.model.decisions import LeverAssumptions
@@ -899,7 +900,8 @@ def _levers_gain_is_their_effective_minus_base(config: Config, gpus: float | Non
             )
     if config.shape is None:
         # Just-in-time recovery (docs/model.md §13): 90 % in place, saved at the storage bandwidth, 10 s steps.
-        expected["jit_recovery"] = replace(config, jit_share=assume.jit_share, step_s=assume.jit_step_s)
+        notice = getattr(config, NOTICE)
+        expected["jit_recovery"] = with_shares(replace(config, step_s=ASSUMED_STEP_S), ASSUMED_SHARE, notice)
     if config.shape is None and getattr(config, "groups") is None:  # noqa: B009 - a registered mechanism's field
         groups: dict[str, Any] = {
             "groups": assume.elastic_groups,

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from cli_helpers import assert_usage_error
 
-from ckptcalc.model import recovery
+from ckptcalc.mechanisms import recovery
+from ckptcalc.mechanisms.recovery import with_shares
 from ckptcalc.model.evaluation import Config, evaluate
 from ckptcalc.model.tiers import Tiers, effective
 
@@ -71,8 +72,8 @@ def test_every_failure_in_place_is_daly_at_one_step(run_json: RunJson) -> None:
 
 def test_jit_bandwidth_sets_the_save() -> None:
     # δ_j = 6.48 TB / 0.5 TB/s = 12.96 s, so c_j = 612.96 s (docs/model.md §13.3).
-    c = LLAMA.replace(step_s=10.0, jit_share=1.0, jit_bandwidth=0.5e12)
-    assert c.jit_restart_s == pytest.approx(612.96, abs=1e-9)
+    c = with_shares(LLAMA, 1.0, None).replace(step_s=10.0, **{recovery.BANDWIDTH: 0.5e12})
+    assert recovery.jit_restart_s(c) == pytest.approx(612.96, abs=1e-9)
     closed = 10.0 * math.exp(-612.96 / MTBF) / (MTBF * math.expm1(10.0 / MTBF))
     assert evaluate(c).effective == pytest.approx(closed, rel=1e-12)
 
@@ -80,7 +81,7 @@ def test_jit_bandwidth_sets_the_save() -> None:
 def test_notice_single_level_matches_its_closed_form() -> None:
     # docs/model.md §13.2: one synchronous level, p_n = 0.1: τ* = 280.56 s, effective 0.926074,
     # by the closed form τ·ā / (M′·(e^{(τ+δ)/M′} − 1)) and its Lambert-W optimum.
-    result = evaluate(LLAMA.replace(notice_share=0.1))
+    result = evaluate(with_shares(LLAMA, None, 0.1))
     p = 0.1
     a_n, a_r = math.exp(-(RESTART + DELTA) / MTBF), math.exp(-RESTART / MTBF)
     a_bar = p * a_n + (1 - p) * a_r
@@ -94,7 +95,7 @@ def test_notice_single_level_matches_its_closed_form() -> None:
     assert result.effective == pytest.approx(closed(float(result.optimal_interval_s)), rel=1e-12)
     assert result.effective == pytest.approx(0.926074, abs=5e-7)
     for tau in (150.0, 400.0):
-        assert float(evaluate(LLAMA.replace(notice_share=0.1, interval_s=tau)).effective) == pytest.approx(
+        assert float(evaluate(with_shares(LLAMA, None, 0.1).replace(interval_s=tau)).effective) == pytest.approx(
             closed(tau), rel=1e-12
         )
 
@@ -102,14 +103,16 @@ def test_notice_single_level_matches_its_closed_form() -> None:
 def test_two_tiers_with_jit_and_notice() -> None:
     # Memory + asynchronous storage under the one-step tier: the periodic intervals are whole steps,
     # and the value is the recursion's on the schedule reported (docs/model.md §13.4).
-    config = LLAMA.replace(
-        snapshot_bandwidth=409.6e12,
-        replica_survival=0.5,
-        memory_bandwidth=100e12,
-        memory_restart_s=60.0,
-        step_s=10.0,
-        jit_share=0.8,
-        notice_share=0.1,
+    config = with_shares(
+        LLAMA.replace(
+            snapshot_bandwidth=409.6e12,
+            replica_survival=0.5,
+            memory_bandwidth=100e12,
+            memory_restart_s=60.0,
+            step_s=10.0,
+        ),
+        0.8,
+        0.1,
     )
     result = evaluate(config)
     memory = float(result.memory_interval_s or 0.0)
@@ -123,8 +126,8 @@ def test_two_tiers_with_jit_and_notice() -> None:
         lag_s=DELTA,
         shares=(0.8, 0.05, 0.05),
         restarts=(RESTART + DELTA, 60.0, RESTART),
-        notice_share=0.1,
-        notice_restart_s=RESTART + DELTA,
+        nowhere_share=0.1,
+        nowhere_restart_s=RESTART + DELTA,
     )
     assert float(result.effective) == pytest.approx(float(effective(direct, MTBF).effective), rel=1e-12)
 
@@ -143,8 +146,8 @@ def test_first_order_terms() -> None:
     )
     assert both == pytest.approx(0.0699215, rel=1e-6)
     # The periodic interval first order reports, √(2δM/(1 − p_j − p_n)) = √(2·3.24·11160/0.1) = 850.39 s.
-    config = Config(
-        checkpoint_bytes=6.48e12, bandwidth=2e12, mtbf_s=MTBF, restart_s=RESTART, jit_share=0.9, step_s=10.0
+    config = with_shares(
+        Config(checkpoint_bytes=6.48e12, bandwidth=2e12, mtbf_s=MTBF, restart_s=RESTART, step_s=10.0), 0.9, None
     )
     assert evaluate(config).first_order.optimal_interval_s == pytest.approx(850.39, abs=0.01)
 
@@ -258,8 +261,8 @@ def test_shipped_jit_preset(run_json: RunJson) -> None:
         lag_s=0.0,
         shares=(0.7, 0.2),
         restarts=(RESTART + DELTA, RESTART),
-        notice_share=0.1,
-        notice_restart_s=RESTART + DELTA,
+        nowhere_share=0.1,
+        nowhere_restart_s=RESTART + DELTA,
     )
     assert doc["effective"] == pytest.approx(float(effective(direct, 2.78 * 3600).effective), rel=1e-12)
 
@@ -384,8 +387,8 @@ def test_a_remembered_recovery_knows_its_notice_restart() -> None:
             lag_s=0.0,
             shares=(0.9,),
             restarts=(RESTART,),
-            notice_share=0.1,
-            notice_restart_s=RESTART + delta,
+            nowhere_share=0.1,
+            nowhere_restart_s=RESTART + delta,
         )
         found.append(float(effective(t, MTBF).effective))
     assert found == pytest.approx([0.919679, 0.590844], abs=2e-6)
@@ -396,7 +399,94 @@ def test_first_order_charges_notice_its_write_and_restart() -> None:
     p_n·(δ + r)/M = 0.1·603.24/11 160 = 0.0054054 to the periodic part's 0.9·600/11 160 = 0.0483871."""
     from ckptcalc.model.evaluation import first_order
 
-    fo = first_order(LLAMA.replace(notice_share=0.1))
+    fo = first_order(with_shares(LLAMA, None, 0.1))
     assert float(fo.restart) == pytest.approx(0.0483871 + 0.0054054, abs=2e-7)
-    plain = first_order(LLAMA.replace(notice_share=0.1, interval_s=float(fo.interval_s)))
+    plain = first_order(with_shares(LLAMA, None, 0.1).replace(interval_s=float(fo.interval_s)))
     assert float(plain.restart) == pytest.approx(float(fo.restart), rel=1e-12)
+
+
+def test_break_even_share_of_a_costly_save() -> None:
+    """docs/model.md §13.6: with the save from the replica at 32.4 GB/s (δ_j = 200 s), just-in-time
+    recovery pays only above p* = 0.902784 at first order; the exact model crosses at 0.90943."""
+    found = recovery.break_even_share(stall_s=DELTA, mtbf_s=MTBF, step_s=10.0, save_s=200.0, rest=1.0)
+    assert found == pytest.approx(0.902784, abs=1e-6)
+    # A save as fast as storage's pays at every share; one as slow as 400 s pays at none.
+    assert recovery.break_even_share(stall_s=DELTA, mtbf_s=MTBF, step_s=10.0, save_s=DELTA, rest=1.0) is None
+    assert recovery.break_even_share(stall_s=DELTA, mtbf_s=MTBF, step_s=10.0, save_s=400.0, rest=1.0) is None
+    slow = with_shares(LLAMA.replace(step_s=10.0), 0.9, None).replace(**{recovery.BANDWIDTH: 6.48e12 / 200.0})
+
+    def gain(share: float) -> float:
+        return float(evaluate(slow.replace(**{recovery.JIT: share})).effective) - float(evaluate(LLAMA).effective)
+
+    assert gain(0.905) < 0 < gain(0.915)
+    # The lever reports it: the share at which its gain is zero, first order.
+    key, value, unit = recovery.MECHANISM.break_even("jit_recovery", slow, None) or ("", 0.0, "")
+    assert (key, unit) == (recovery.JIT, "fraction") and value == pytest.approx(0.902784, abs=1e-6)
+    assert recovery.MECHANISM.break_even("without_jit", slow, None) is None
+
+
+def test_a_costly_lever_carries_its_break_even() -> None:
+    from ckptcalc.model.decisions import LeverAssumptions, levers
+
+    assume = LeverAssumptions(
+        snapshot_bandwidth_per_gpu=25e9, replica_survival=0.99, memory_bandwidth_per_gpu=25e9, memory_restart_s=60.0
+    ).replace(**{recovery.LEVER_BANDWIDTH: 6.48e12 / 200.0})
+    found = {lever.key: lever for lever in levers(LLAMA, None, assume)}
+    jit = found["jit_recovery"]
+    assert jit.gain_pp < 0  # at the assumed 90 %, below the break-even share
+    assert jit.break_even is not None and jit.break_even.value == pytest.approx(0.902784, abs=1e-6)
+    assert found["mtbf_x2"].break_even is None
+
+
+def test_the_classes_are_one_recursion() -> None:
+    """docs/model.md §13: the home's two classes, in place and nowhere, build the schedule the
+    recursion runs; the periodic tiers serve what they leave."""
+    from ckptcalc.mechanisms import registry
+    from ckptcalc.mechanisms.base import IN_PLACE, NOWHERE
+    from ckptcalc.model import recovery as classes
+
+    config = with_shares(LLAMA.replace(step_s=10.0), 0.6, 0.3)
+    assert [(c.name, c.landing) for c in config.classes] == [("jit", IN_PLACE), ("notice", NOWHERE)]
+    assert config.periodic_share == pytest.approx(0.1, abs=1e-15)
+    jit, notice = registry.in_place(config), registry.nowhere(config)
+    assert jit is not None and notice is not None
+    assert jit.restart_s == pytest.approx(RESTART + DELTA) and notice.restart_s == pytest.approx(RESTART + DELTA)
+    periodic = Tiers(tau1_s=830.0, every=(), stalls=(DELTA,), lag_s=0.0, shares=(0.1,), restarts=(RESTART,))
+    built = classes.with_classes(periodic, step_s=10.0, in_place=jit, nowhere=notice)
+    assert (built.tau1_s, built.shares, built.nowhere_share) == (10.0, (0.6, 0.1), 0.3)
+    assert classes.without_in_place(built.replace(every=(83.0,))).tau1_s == 830.0
+    # Scaled (the part of the failures served while elastic groups are up, §18.4): every class's share.
+    half = registry.scaled_classes(config, 0.5)
+    assert [float(c.share) for c in half.classes] == [0.3, 0.15]
+
+
+def test_a_class_the_recursion_does_not_hold_is_refused() -> None:
+    """A failure class landing on a tier of its own choosing, or taking its share from another class, is
+    declared by the hooks but not yet modelled: refused, naming the class, never dropped."""
+    from ckptcalc.errors import InputError
+    from ckptcalc.mechanisms.base import IN_PLACE, FailureClass
+    from ckptcalc.model import recovery as classes
+
+    classes.check_modelled((FailureClass("jit", 0.9, 603.24, IN_PLACE),))
+    with pytest.raises(InputError) as rollback:
+        classes.check_modelled((FailureClass("process", 0.15, 60.0, 0),))
+    assert rollback.value.where == "process"
+    with pytest.raises(InputError, match="taken from"):
+        classes.check_modelled((FailureClass("peer", 0.1, 60.0, IN_PLACE, taken_from="node"),))
+
+
+def test_its_flags_keep_their_place() -> None:
+    """The home's rows follow the discard share, and the persist slowdown, anchored on the same field and
+    registered after it, still follows them: flags, --help and preset keys keep their order."""
+    from ckptcalc.inputs.fields import FIELDS
+
+    order = [f.name for f in FIELDS]
+    at = order.index("discard")
+    assert order[at : at + 6] == [
+        "discard",
+        "jit_share",
+        "jit_bandwidth",
+        "notice_share",
+        "persist_slowdown",
+        "max_busy",
+    ]

@@ -196,30 +196,6 @@ _CORE: tuple[Field, ...] = (
     ),
     Field("discard", "fraction", "discard", "training", "discard", "Share of steps later thrown away (goodput)."),
     Field(
-        "jit_share",
-        "fraction",
-        "jit-share",
-        "recovery",
-        "jit_share",
-        "Share of failures recovered in place from a healthy replica (just-in-time; needs --step-time), e.g. 0.9.",
-    ),
-    Field(
-        "jit_bandwidth",
-        "rate",
-        "jit-bw",
-        "recovery",
-        "jit_bandwidth",
-        "Bandwidth of the just-in-time save from the healthy replica (default: the storage bandwidth).",
-    ),
-    Field(
-        "notice_share",
-        "fraction",
-        "notice-share",
-        "recovery",
-        "notice_share",
-        "Share of failures that come with notice: a checkpoint is written first and no work is lost.",
-    ),
-    Field(
         "max_busy",
         "fraction",
         "max-busy",
@@ -241,14 +217,20 @@ _CORE: tuple[Field, ...] = (
 
 
 def _assembled(core: tuple[Field, ...], rows: tuple[Input, ...]) -> tuple[Field, ...]:
-    """The core's rows with each registered mechanism's inserted after the field it names (docs/architecture.md)."""
+    """The core's rows with each registered mechanism's inserted after the field it names and after the rows
+    of mechanisms registered before it that already follow that field (docs/architecture.md)."""
     found = list(core)
+    placed = set()
     for row in rows:
         anchor = row.before or row.after
         at = next((i for i, f in enumerate(found) if f.name == anchor), None)
         if at is None:
             raise ValueError(f"mechanism input {row.name} is placed by unknown field {anchor}")
+        if not row.before:
+            while at + 1 < len(found) and found[at + 1].name in placed:
+                at += 1
         found.insert(at + (0 if row.before else 1), Field(row.name, row.kind, row.flag, row.section, row.key, row.help))
+        placed.add(row.name)
     return tuple(found)
 
 
@@ -268,9 +250,6 @@ _SWEEPS: tuple[tuple[str, str, str], ...] = (
     ("replica-survival", "replica_survival", "replica survival"),
     ("memory-bw", "memory_bandwidth_bytes_per_s", "memory bandwidth"),
     ("memory-restart", "memory_restart_s", "memory restart time"),
-    ("jit-share", "jit_share", "share recovered in place"),
-    ("jit-bw", "jit_bandwidth_bytes_per_s", "just-in-time save bandwidth"),
-    ("notice-share", "notice_share", "share with notice"),
     *registry.axis_sweeps(),
 )
 

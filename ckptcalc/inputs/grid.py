@@ -67,8 +67,8 @@ def base_value(over: str, base: Result, job: Job | None) -> float | None:
         value = None if job is None else (job.scenario.params if over == "params" else job.gpus)
     else:
         value = getattr(base.config.flat(), BY_FLAG[over].name)
-        if over == "jit-bw" and value is None and base.config.has_jit:
-            value = base.config.bandwidth  # the save runs at the storage bandwidth unless stated
+        if value is None:
+            value = registry.sweep_start(BY_FLAG[over].name, base.config)  # a mechanism's default
     return None if value is None else float(value)
 
 
@@ -84,11 +84,7 @@ def default_range(over: str, job: Job, base: Result) -> tuple[float, float]:
         rest = 1.0 - sum(float(t.share) for t in job.config.middle)
         high = min(0.999, rest * 0.999)
         return min(0.5, high / 2.0), high
-    if over in _SHARES:
-        # Up to what the other share leaves, short of it (there no periodic checkpoint is needed).
-        high = 0.99 * (1.0 - _other_share(over, job.config))
-        return min(0.05, high / 2.0), high
-    owned = registry.sweep_range(over, base)  # a mechanism's own default range (the spare pool's)
+    owned = registry.sweep_range(over, base)  # a mechanism's own default range (the spare pool's, a share's)
     if owned is not None:
         return owned
     if over in _SHARE_RANGES:
@@ -155,8 +151,6 @@ def _check(over: str, values: Any, job: Job) -> None:
     elif over == "replica-survival":
         if low < 0 or high >= 1:
             raise InputError("replica survival must lie in [0, 1)", where=where)
-    elif over in _SHARES:
-        _check_share(over, low, high, job)
     elif over in ("group-share", "ft-overhead"):
         if low < 0 or high > 1:
             raise InputError(f"{over} must lie in [0, 1]", where=where)
@@ -219,33 +213,8 @@ def _check(over: str, values: Any, job: Job) -> None:
                 f"replica survival must stay below {rest:g}: the middle tiers serve the rest but storage's share",
                 where="stop",
             )
-    if over == "jit-bw" and not c.has_jit:
-        raise InputError("sweeping jit-bw needs just-in-time recovery ({jit_share})", where="over")
     if over in ("replica-survival", "memory-bw", "memory-restart") and not c.has_memory:
         raise InputError(f"sweeping {over} needs an in-memory level ({{replica_survival}})", where="over")
-
-
-#: The shares of docs/model.md §13 a sweep can vary: in place (just-in-time) and with notice.
-_SHARES = ("jit-share", "notice-share")
-
-
-def _other_share(over: str, c: Config) -> float:
-    """The share of §13 that a sweep over the other one holds."""
-    return float((c.notice_share if over == "jit-share" else c.jit_share) or 0.0)
-
-
-def _check_share(over: str, low: float, high: float, job: Job) -> None:
-    """A swept share lies in [0, 1) and leaves, with the other, some failures to roll back: where none
-    does no periodic checkpoint is needed (``optimize`` says so); in-place recovery needs the step time."""
-    other = _other_share(over, job.config)
-    if low < 0 or high + other >= 1.0:
-        raise InputError(
-            f"{over} must lie in [0, {1.0 - other:g}) (the other share is {other:g}): where every failure"
-            " is recovered in place or met with notice no periodic checkpoint is needed, as optimize says",
-            where="stop" if low >= 0 else "start",
-        )
-    if over == "jit-share" and job.scenario.step_time_s is None:
-        raise InputError("sweeping jit-share needs the step time ({step_time})", where="over")
 
 
 def _rounded(c: Config, values: Any) -> Any:
@@ -284,9 +253,8 @@ def vary(job: Job, over: str, values: Any) -> Config:
         assert job.gpu_mtbf_s is not None
         return replace(free, mtbf_s=job.gpu_mtbf_s / values, middle=_middle_at(job, free, values),
                        **per_gpu_rates(job, values))  # fmt: skip
-    if over == "jit-share":
-        return replace(free, jit_share=values, step_s=job.scenario.step_time_s)
-    return replace(free, **{BY_FLAG[over].name: values})
+    owned = registry.varied(BY_FLAG[over].name, free, values, job.scenario)  # with what a mechanism's input needs
+    return owned if owned is not None else replace(free, **{BY_FLAG[over].name: values})
 
 
 def _middle_at(job: Job, config: Config, gpus: Any) -> tuple[Tier, ...]:

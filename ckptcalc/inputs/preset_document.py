@@ -200,12 +200,9 @@ def _levers(raw: Any, at: Any) -> tuple[tuple[str, float], ...]:
     return tuple(found)
 
 
-#: The just-in-time lever's keys of ``[levers]`` (docs/model.md §13): key -> (unit kind, Scenario field).
-_LEVER_KEYS = {
-    "jit_share": ("fraction", "lever_jit_share"),
-    "jit_bandwidth": ("rate", "lever_jit_bandwidth"),
-    "jit_step_time": ("duration", "lever_jit_step_s"),
-}
+#: The keys of ``[levers]`` that set what a mechanism's lever assumes (its home's ``lever_presets``, such as the
+#: just-in-time share, bandwidth and step, docs/model.md §13): key -> (unit kind, Scenario field).
+_LEVER_KEYS = {key: (kind, field) for key, kind, field in registry.lever_presets()}
 _LEVER_FIELDS = tuple(field for _, field in _LEVER_KEYS.values())
 
 

@@ -81,7 +81,7 @@ class MiddleTier(Record, extra=registry.tier_fields()):
     __hash__ = None
 
 
-class Scenario(Record, extra=registry.fields()):
+class Scenario(Record, extra=(*registry.fields(), *registry.lever_fields())):
     """Inputs as stated, SI units, ``None`` where unstated.
 
     ``origin`` maps a field name to where its value came from, for messages. ``per_gpu`` names the
@@ -120,14 +120,9 @@ class Scenario(Record, extra=registry.fields()):
     memory_interval_s: float | None = None
     step_time_s: float | None = None
     discard: float | None = None
-    jit_share: float | None = None
-    jit_bandwidth: float | None = None
-    notice_share: float | None = None
     max_busy: float | None = None  # the busy share of a tier's storage above which a warning is given
-    # What the just-in-time lever assumes, from a preset's [levers] (docs/model.md §13).
-    lever_jit_share: float | None = None
-    lever_jit_bandwidth: float | None = None  # a units.PerGpu when stated per GPU
-    lever_jit_step_s: float | None = None
+    # What a mechanism's levers assume, from a preset's [levers] (its home's ``lever_presets``), are fields
+    # too, a rate a units.PerGpu when stated per GPU.
     gpu_hour_cost: float | None = None
     # The newest storage checkpoints retained (docs/model.md §16); work_s the run's length.
     keep: float | None = None
@@ -431,7 +426,6 @@ def resolve(scenario: Scenario) -> Job:
         memory_read_bandwidth=scenario.memory_read_bandwidth,
         middle=_middle(scenario),
     )
-    config = _with_recovery(scenario, config)
     config = _with_storage(scenario, config)
     _check_persist(scenario, config)
     config, classes = _with_classes(scenario, config)
@@ -652,9 +646,6 @@ def _check_ranges(scenario: Scenario, values: dict[str, float]) -> None:
             continue  # a mechanism's input, checked in its home
         if name == "keep":
             _check_keep(scenario, name, value)
-        elif name in ("jit_share", "notice_share"):
-            if not (math.isfinite(value) and 0 <= value <= 1):
-                raise InputError(f"must be a share in [0, 1], got {value:g}", where=scenario.where(name))
         elif name in ("discard", "replica_survival"):  # all lost at 1: open at the top
             if not (math.isfinite(value) and 0 <= value < 1):
                 raise InputError(f"must be a share in [0, 1), got {value:g}", where=scenario.where(name))
@@ -678,34 +669,6 @@ def _check_ranges(scenario: Scenario, values: dict[str, float]) -> None:
     for name in ("gpus", "failures"):
         if name in values and not float(values[name]).is_integer():
             raise InputError(f"must be a whole number, got {values[name]:g}", where=scenario.where(name))
-
-
-def _with_recovery(scenario: Scenario, config: Config) -> Config:
-    """Just-in-time recovery and failures with notice (docs/model.md §13): in-place recovery replays
-    at most a step, so it needs the step time; the two shares cannot exceed all failures."""
-    jit, notice = scenario.jit_share, scenario.notice_share
-    if jit is None and notice is None:
-        if scenario.jit_bandwidth is not None:
-            raise InputError("needs {jit_share} (just-in-time recovery)", where=scenario.where("jit_bandwidth"))
-        return config
-    if jit is not None and scenario.step_time_s is None:
-        raise InputError(
-            "just-in-time recovery replays the step in progress: it needs {step_time}",
-            where=scenario.where("jit_share"),
-        )
-    if jit is not None and notice is not None and jit + notice > 1.0 + 1e-12:
-        raise InputError(
-            f"{jit:g} of failures in place and {notice:g} with notice make {jit + notice:.10g}, more than all of them",
-            where=scenario.where("notice_share"),
-        )
-    if scenario.jit_bandwidth is not None and jit is None:
-        raise InputError("needs {jit_share} (just-in-time recovery)", where=scenario.where("jit_bandwidth"))
-    return config.replace(
-        step_s=scenario.step_time_s if jit is not None else None,
-        jit_share=jit,
-        jit_bandwidth=scenario.jit_bandwidth,
-        notice_share=notice,
-    )
 
 
 def _size(scenario: Scenario) -> float:

@@ -55,6 +55,8 @@ from ckptcalc.logs import canonical, reader
 from ckptcalc.logs import groups as replica
 from ckptcalc.logs.adapter import MAX_STEP, Columns
 from ckptcalc.logs.reader import MISSING, BadRecord, FatalRecord, get_path, text_form
+from ckptcalc.mechanisms import registry
+from ckptcalc.mechanisms.base import IN_PLACE
 from ckptcalc.mechanisms.silent import log as quiet
 from ckptcalc.model.statistics import BATCHES, T975_19
 from ckptcalc.simulation import timeline as montecarlo
@@ -62,8 +64,9 @@ from ckptcalc.simulation import timeline as montecarlo
 #: The events the analysis reads (the canonical log's); any other value of ``event`` is skipped and counted.
 EVENTS = canonical.EVENTS
 
-#: What a ``recovery`` event's ``kind`` says: recovered in place from a healthy replica, or met with notice.
-RECOVERY_KINDS = ("in_place", "notice")
+#: What a ``recovery`` event's ``kind`` says, by the failure classes of the registered mechanisms (recovered
+#: in place from a healthy replica, or met with notice): kind -> where the class lands.
+RECOVERY_KINDS = registry.log_kinds()
 
 #: The level of a checkpoint whose line names none.
 DEFAULT_LEVEL = "storage"
@@ -420,10 +423,10 @@ class _Run:
         if not self.pending:
             raise BadRecord("recovery without a failure before it")
         kind = _given(record, "kind")
-        if kind not in RECOVERY_KINDS:
+        if not isinstance(kind, str) or kind not in RECOVERY_KINDS:
             got = "none" if kind is MISSING else repr(text_form(kind)[:20])
             raise BadRecord(f"a recovery's kind is {' or '.join(RECOVERY_KINDS)}, got {got}")
-        resumed = self.time(record, "resumed_from") if kind == "in_place" else None
+        resumed = self.time(record, "resumed_from") if RECOVERY_KINDS[kind] == IN_PLACE else None
         if resumed is not None and resumed > self.ep_failure[-1]:
             raise BadRecord("resumed_from is later than the failure")
         self.ep_resumed[-1] = self.ep_failure[-1] if resumed is None else resumed

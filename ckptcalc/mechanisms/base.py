@@ -68,6 +68,31 @@ class Cell(Record):
     form: str = "pct"
 
 
+#: Where a failure class lands (docs/architecture.md, "Mechanisms"; MODEL.md §18): a periodic tier's index
+#: (0 the fastest: it rolls back to that tier's newest checkpoint), or one of these two. ``IN_PLACE``: a tier
+#: of one step and no stall under the periodic tiers, so only the step in flight is lost (just-in-time
+#: recovery); ``NOWHERE``: nothing is lost, the class only restarts (a checkpoint written on notice).
+IN_PLACE, NOWHERE = "in_place", "nowhere"
+
+#: The class every other takes its share from unless it names one: the job's own failures, which roll back
+#: through the periodic tiers (each tier serving its part of what the other classes leave).
+PERIODIC = "periodic"
+
+
+class FailureClass(Record):
+    """A class of failures a mechanism brings: its ``name``, its ``share`` of all failures, its restart
+    ``restart_s``, where it lands (``landing``: :data:`IN_PLACE`, :data:`NOWHERE`, or a periodic tier's
+    index), the class it takes its share from (``taken_from``, :data:`PERIODIC` by default), and its
+    row in the levels table (``label``). Shares and restarts may be numpy arrays."""
+
+    name: str
+    share: Num
+    restart_s: Num
+    landing: int | str
+    taken_from: str = PERIODIC
+    label: str = ""
+
+
 class Mechanism:
     """A mechanism's declaration: its name, kind, inputs, preset tier keys and lever keys, and its hooks.
 
@@ -86,6 +111,11 @@ class Mechanism:
     limit: tuple[tuple[str, str], ...] = ()
     cells: tuple[Cell, ...] = ()
     alternative: tuple[tuple[str, str], ...] = ()  # the example stated another way (inputs that exclude others)
+    #: Its failure classes by name, each with the input that turns it on (what the simulation tells apart).
+    class_inputs: tuple[tuple[str, str], ...] = ()
+    #: The ``kind`` of a ``recovery`` event in a log for each of its classes, and where that class lands
+    #: (what ``analyze`` reads).
+    log_kinds: tuple[tuple[str, str], ...] = ()
 
     # ------------------------------------------------------------- the model (tier costs)
 
@@ -535,3 +565,63 @@ class Mechanism:
     def report_lines(self, document: dict[str, Any], form: Any) -> list[str]:
         """What it does in a scenario, from its part of ``document`` (the report's list of mechanisms)."""
         return []
+
+    # ------------------------------------------------------------- failure classes
+
+    def classes(self, config: Any) -> tuple[FailureClass, ...]:
+        """The failure classes the mechanism gives ``config`` (a model ``Config``), none when it has none
+        stated. The core builds the one recursion from them: an in-place class is a one-step tier under
+        the periodic ones, a class that goes back nowhere a class of its own, and the periodic tiers
+        serve what the classes leave of their ``taken_from`` class."""
+        return ()
+
+    def scaled_classes(self, config: Any, factor: Num) -> Any:
+        """``config`` with the share of each of its classes scaled by ``factor`` (the part of the failures
+        they serve, such as those that do not take every elastic group down at once)."""
+        return config
+
+    def first_order(self, config: Any, mtbf_s: Num) -> tuple[Num, Num] | None:
+        """The (rework, restart) shares first order charges this mechanism's classes of ``config`` at the
+        MTBF ``mtbf_s``; None where it has none."""
+        return None
+
+    def class_rows(self, config: Any, rate: Any, duration: Any, pct: Any) -> tuple[tuple[str, str, str], ...]:
+        """The Inputs table's rows (name, value, note) on its classes of ``config``, after the restart
+        (``rate``, ``duration`` and ``pct`` format a bandwidth, a time and a share)."""
+        return ()
+
+    def record(self, config: Any, needed: bool) -> dict[str, Any] | None:
+        """Its part of a result (a JSON record of its classes: ``needed`` says whether a periodic
+        checkpoint is needed at all); None where the mechanism is not configured."""
+        return None
+
+    def record_schema(self) -> tuple[str, dict[str, Any]] | None:
+        """The record's key in a document and its JSON Schema (properties and description)."""
+        return None
+
+    def input_report_lines(self, inputs: dict[str, Any], rate: Any) -> tuple[str, ...]:
+        """Lines on what does the recovering in a report, from a document's echoed ``inputs``."""
+        return ()
+
+    def assumed_lever_name(self, key: str, changed: Any, assume: Any, words: Any) -> str | None:
+        """The words of its lever ``key`` (``words`` formats: ``rate``, ``duration``, ``pct``); None for a
+        key it does not own."""
+        return None
+
+    def lever_presets(self) -> tuple[tuple[str, str, str], ...]:
+        """The keys of a preset's ``[levers]`` that set what its levers assume: (key, unit kind,
+        the scenario's attribute that holds it)."""
+        return ()
+
+    def what_if(self, name: str, scenario: Any, base: Any) -> Any:
+        """``scenario``, the scenario ``base`` after a what-if changed its input ``name``, with what that
+        change needs."""
+        return scenario
+
+    def sweep_start(self, name: str, config: Any) -> float | None:
+        """The value a sweep over ``name`` (one of its inputs) starts from where ``config`` states none."""
+        return None
+
+    def varied(self, name: str, config: Any, values: Any, scenario: Any) -> Any:
+        """``config`` with its input ``name`` set to ``values`` for a sweep (None: the core's plain way)."""
+        return None

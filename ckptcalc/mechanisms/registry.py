@@ -6,19 +6,20 @@ none. Tier costs apply in the order listed. ``tests/test_mechanisms.py`` runs ev
 through the same contract checks.
 
 >>> [m.name for m in REGISTRY]
-['slowdown', 'limits', 'compression', 'spares', 'elastic', 'silent']
+['recovery', 'slowdown', 'limits', 'compression', 'spares', 'elastic', 'silent']
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ckptcalc.mechanisms import compression, limits, slowdown, spares
-from ckptcalc.mechanisms.base import Input, Mechanism, Num, TierKey
+from ckptcalc.mechanisms import compression, limits, recovery, slowdown, spares
+from ckptcalc.mechanisms.base import IN_PLACE, NOWHERE, FailureClass, Input, Mechanism, Num, TierKey
 from ckptcalc.mechanisms.elastic import home as elastic
 from ckptcalc.mechanisms.silent import home as silent
 
 REGISTRY: tuple[Mechanism, ...] = (
+    recovery.MECHANISM,
     slowdown.MECHANISM,
     limits.MECHANISM,
     compression.MECHANISM,
@@ -517,6 +518,84 @@ def model_label(config: Any) -> str | None:
     return next((label for m in REGISTRY if (label := m.model_label(config)) is not None), None)
 
 
+# ------------------------------------------------------------------ failure classes
+
+
+def classes(config: Any) -> tuple[FailureClass, ...]:
+    """Every failure class the mechanisms give ``config``, in the order registered."""
+    return tuple(found for m in REGISTRY for found in m.classes(config))
+
+
+def landing(config: Any, where: int | str) -> FailureClass | None:
+    """The one class of ``config`` that lands ``where`` (:data:`IN_PLACE`, :data:`NOWHERE`), None for none.
+    The recursion holds one of each: a second is refused (no such job is modelled yet)."""
+    found = [c for c in classes(config) if c.landing == where]
+    if len(found) > 1:
+        raise ValueError(f"more than one failure class lands {where}: {', '.join(c.name for c in found)}")
+    return found[0] if found else None
+
+
+def class_inputs() -> tuple[tuple[str, str], ...]:
+    """Every failure class by name, with the input that turns it on, in the order registered."""
+    return tuple(row for m in REGISTRY for row in m.class_inputs)
+
+
+def log_kinds() -> dict[str, str]:
+    """A log's ``recovery`` kinds of every failure class: kind -> where the class lands."""
+    return {kind: where for m in REGISTRY for kind, where in m.log_kinds}
+
+
+def in_place(config: Any) -> FailureClass | None:
+    """The class of ``config`` recovered in place (a one-step tier under the periodic ones), if any."""
+    return landing(config, IN_PLACE)
+
+
+def nowhere(config: Any) -> FailureClass | None:
+    """The class of ``config`` that goes back nowhere, if any."""
+    return landing(config, NOWHERE)
+
+
+def scaled_classes(config: Any, factor: Num) -> Any:
+    """``config`` with every class's share scaled by ``factor``."""
+    for m in REGISTRY:
+        config = m.scaled_classes(config, factor)
+    return config
+
+
+def first_order(config: Any, mtbf_s: Num) -> list[tuple[Num, Num]]:
+    """Every mechanism's first-order (rework, restart) term of its classes."""
+    return [term for m in REGISTRY if (term := m.first_order(config, mtbf_s)) is not None]
+
+
+def class_rows(config: Any, rate: Any, duration: Any, pct: Any) -> tuple[tuple[str, str, str], ...]:
+    """The Inputs table's rows on every failure class, after the restart."""
+    return tuple(row for m in REGISTRY for row in m.class_rows(config, rate, duration, pct))
+
+
+def records(config: Any, needed: bool) -> dict[str, Any]:
+    """Each failure-class mechanism's record of a result, by its key (None where it is not configured)."""
+    found: dict[str, Any] = {}
+    for m in REGISTRY:
+        declared = m.record_schema()
+        if declared is not None:
+            found[declared[0]] = m.record(config, needed)
+    return found
+
+
+def record_schemas() -> dict[str, tuple[dict[str, Any], str]]:
+    """The JSON Schema of each record: key -> (properties, description)."""
+    found: dict[str, tuple[dict[str, Any], str]] = {}
+    for m in REGISTRY:
+        declared = m.record_schema()
+        if declared is not None:
+            found[declared[0]] = (declared[1]["properties"], declared[1]["description"])
+    return found
+
+
+def input_report_lines(inputs: dict[str, Any], rate: Any) -> tuple[str, ...]:
+    return tuple(line for m in REGISTRY for line in m.input_report_lines(inputs, rate))
+
+
 def assumed_levers(config: Any, assume: Any) -> list[tuple[str, Any]]:
     return [lever for m in REGISTRY for lever in m.assumed_levers(config, assume)]
 
@@ -589,3 +668,43 @@ def from_measured(config: Any, analysis: Any) -> tuple[Any, str | None]:
 
 def report_lines(document: dict[str, Any], form: Any) -> list[str]:
     return [line for m in REGISTRY for line in m.report_lines(document, form)]
+
+
+def assumed_lever_name(key: str, changed: Any, assume: Any, words: Any) -> str | None:
+    for m in REGISTRY:
+        found = m.assumed_lever_name(key, changed, assume, words)
+        if found is not None:
+            return found
+    return None
+
+
+def lever_presets() -> tuple[tuple[str, str, str], ...]:
+    """Every ``[levers]`` key a mechanism reads: (key, unit kind, attribute)."""
+    return tuple(row for m in REGISTRY for row in m.lever_presets())
+
+
+def lever_fields() -> tuple[str, ...]:
+    """The attributes those keys set, on the scenario and on what the levers assume."""
+    return tuple(attribute for _, _, attribute in lever_presets())
+
+
+def what_if(name: str, scenario: Any, base: Any) -> Any:
+    for m in REGISTRY:
+        scenario = m.what_if(name, scenario, base)
+    return scenario
+
+
+def sweep_start(name: str, config: Any) -> float | None:
+    for m in REGISTRY:
+        found = m.sweep_start(name, config)
+        if found is not None:
+            return found
+    return None
+
+
+def varied(name: str, config: Any, values: Any, scenario: Any) -> Any:
+    for m in REGISTRY:
+        found = m.varied(name, config, values, scenario)
+        if found is not None:
+            return found
+    return None

@@ -84,7 +84,7 @@ class Slowdown(Mechanism):
             "storage",
             KEY,
             "Share of training speed lost while a background persist runs, in [0, 1), e.g. 0.5 (needs --snapshot-bw).",
-            after="notice_share",
+            after="discard",
         ),
     )
     tier_keys = (

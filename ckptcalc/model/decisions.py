@@ -25,24 +25,16 @@ from ckptcalc.records import Record
 LARGEST = 1e21
 
 
-class LeverAssumptions(Record):
-    """What the asynchronous and in-memory levers assume, per GPU where it scales."""
+class LeverAssumptions(Record, extra=registry.lever_fields()):
+    """What the asynchronous and in-memory levers assume, per GPU where it scales; what a mechanism's
+    levers assume, from a preset's ``[levers]``, are fields too (its home's ``lever_presets``), None
+    unless stated."""
 
     snapshot_bandwidth_per_gpu: float
     replica_survival: float
     memory_bandwidth_per_gpu: float
     memory_restart_s: float
-    # Just-in-time recovery (docs/model.md §13): the share recovered in place, the bandwidth of the save
-    # (None: the storage bandwidth) and the step replayed: the job's own when it states one, else assumed.
-    jit_share: float = 0.9
-    jit_bandwidth: float | None = None
-    jit_step_s: float = 10.0
-    job_step_s: float | None = None
-
-    @property
-    def step_s(self) -> float:
-        """The step the just-in-time lever replays: the job's, or the one assumed."""
-        return self.jit_step_s if self.job_step_s is None else self.job_step_s
+    job_step_s: float | None = None  # the job's own step time, where it states one
 
     # What the running shares' levers assume, by mechanism (``registry.assumed``, e.g. the spare pool's repair
     # time, risk and nodes, docs/model.md §15.5); None: none of those levers is offered to a job without them.
@@ -152,30 +144,23 @@ def levers(
                 memory_restart_s=assume.memory_restart_s,
             )
             options.append(("memory_replica", memory))
-    if config.shape is None:
-        options.extend(_recovery_levers(config, assume))
     options.extend(registry.assumed_levers(config, assume))
     found = []
     for key, changed, value in [(k, c, None) for k, c in options] + list(more):
         effective = _effective(changed)
-        found.append(Lever(key, effective, (effective - base) * 100.0, changed, value))
+        found.append(
+            Lever(
+                key, effective, (effective - base) * 100.0, changed, value, break_even=_break_even(key, changed, gpus)
+            )
+        )
     found += _running_levers(config, gpus, assume, base)
     return sorted(found, key=lambda lever: -lever.gain_pp)
 
 
-def _recovery_levers(config: Config, assume: LeverAssumptions | None) -> list[tuple[str, Config]]:
-    """Just-in-time recovery where the job has none (the share assumed, at most what notice leaves);
-    where it has it, or notice, the job without each, so that its worth shows (docs/model.md §13)."""
-    found: list[tuple[str, Config]] = []
-    if config.has_jit:
-        found.append(("without_jit", replace(config, jit_share=None, jit_bandwidth=None, step_s=None)))
-    elif assume is not None:
-        share = min(assume.jit_share, 1.0 - float(config.notice_share or 0.0))
-        changed = replace(config, jit_share=share, jit_bandwidth=assume.jit_bandwidth, step_s=assume.step_s)
-        found.append(("jit_recovery", changed))
-    if config.notice_share is not None:
-        found.append(("without_notice", replace(config, notice_share=None)))
-    return found
+def _break_even(key: str, changed: Config, gpus: float | None) -> BreakEven | None:
+    """Where the lever ``key`` (``changed`` the job with it) starts to pay, as its mechanism says; None for none."""
+    found = registry.break_even(key, changed, gpus)
+    return None if found is None else BreakEven(*found)
 
 
 def _running_levers(config: Config, gpus: float | None, assume: LeverAssumptions | None, base: float) -> list[Lever]:

@@ -33,6 +33,7 @@ from typing import Any, TypeAlias
 
 from ckptcalc.errors import InputError
 from ckptcalc.mechanisms import registry
+from ckptcalc.mechanisms.base import FailureClass
 from ckptcalc.model import arrays, recovery, search, storage
 from ckptcalc.model.arrays import count, largest, lib, scalar
 from ckptcalc.model.arrays import maximum as _maximum
@@ -247,19 +248,21 @@ class Config(Record, extra=registry.fields()):
     memory_read_bandwidth: Num | None = None
     middle: tuple[Tier, ...] = ()
     step_s: Num | None = None  # a training step: just-in-time recovery replays at most one (docs/model.md §13)
-    jit_share: Num | None = None  # share of failures recovered in place from a healthy replica
-    jit_bandwidth: Num | None = None  # bandwidth of that save (default: the storage bandwidth)
-    notice_share: Num | None = None  # share of failures met by writing a checkpoint first
+
+    @property
+    def classes(self) -> tuple[FailureClass, ...]:
+        """The failure classes the registered mechanisms give the job beside its periodic tiers (§13)."""
+        return registry.classes(self)
 
     @property
     def has_jit(self) -> bool:
         """Whether some failures are recovered in place (a tier of one step under the periodic ones)."""
-        return self.jit_share is not None
+        return registry.in_place(self) is not None
 
     @property
     def has_recovery(self) -> bool:
-        """Whether just-in-time recovery or failures with notice are configured."""
-        return self.jit_share is not None or self.notice_share is not None
+        """Whether failure classes take a share of the failures from the periodic tiers."""
+        return bool(self.classes)
 
     @property
     def step(self) -> Num:
@@ -268,24 +271,8 @@ class Config(Record, extra=registry.fields()):
 
     @property
     def periodic_share(self) -> Num:
-        """The share of failures that roll back to a periodic checkpoint, 1 − p_j − p_n."""
-        return recovery.periodic_share(_or_zero(self.jit_share), _or_zero(self.notice_share))
-
-    @property
-    def jit_save_s(self) -> Num:
-        """δ_j: the save from the healthy replica, size / its bandwidth (the storage bandwidth by default)."""
-        bandwidth = self.bandwidth if self.jit_bandwidth is None else self.jit_bandwidth
-        return write_time(self.checkpoint_bytes, bandwidth)
-
-    @property
-    def jit_restart_s(self) -> Num:
-        """c_j = r + δ_j: the restart plus the save from the healthy replica."""
-        return self.storage_restart_s + self.jit_save_s
-
-    @property
-    def notice_restart_s(self) -> Num:
-        """The checkpoint written on notice (δ) and the restart (r)."""
-        return self.storage_restart_s + self.write_s
+        """The share of failures that roll back to a periodic checkpoint: 1 less every class's."""
+        return recovery.periodic_share(*(c.share for c in self.classes))
 
     # Retention (docs/model.md §16): the newest storage checkpoints retained (None: all); the run's length.
     keep: Num | None = None
@@ -501,15 +488,7 @@ def first_order(config: Config) -> FirstOrder:
     write, rework, restart = results[0].write, results[0].rework, results[0].restart
     for extra in results[1:]:
         write, rework, restart = write + extra.write, rework + extra.rework, restart + extra.restart
-    if config.has_recovery:
-        in_place, recovered = recovery.first_order_terms(
-            step_s=config.step if config.has_jit else 0.0,
-            jit_share=_or_zero(config.jit_share),
-            jit_restart_s=config.jit_restart_s,
-            notice_share=_or_zero(config.notice_share),
-            notice_restart_s=config.notice_restart_s,
-            mtbf_s=mtbf,
-        )
+    for in_place, recovered in registry.first_order(config, mtbf):  # each mechanism's failure classes
         rework, restart = rework + in_place, restart + recovered
     total = write + rework + restart
     return FirstOrder(config, tuple(results), write, rework, restart, total, _maximum(1.0 - total, 0.0))
@@ -621,15 +600,11 @@ def _base(config: Config) -> Tiers:
     )
     if not config.has_recovery:
         return _with_classes(config, periodic)
+    recovery.check_modelled(config.classes)
     return _with_classes(
         config,
-        recovery.with_recovery(
-            periodic,
-            step_s=config.step,
-            jit_share=config.jit_share,
-            jit_restart_s=config.jit_restart_s,
-            notice_share=config.notice_share,
-            notice_restart_s=config.notice_restart_s,
+        recovery.with_classes(
+            periodic, step_s=config.step, in_place=registry.in_place(config), nowhere=registry.nowhere(config)
         ),
     )
 
@@ -693,7 +668,7 @@ def _plan_jit(config: Config, base: Tiers, given: list[Num]) -> tuple[Tiers, lis
     if any(g is None for g in given):
         raise InputError("with just-in-time recovery, give every checkpoint interval or none", where="memory_interval")
     ns = lib(*given, config.step)
-    periodic, caveats = _given(config, recovery.without_jit(base.replace(every=(1.0, *base.every[1:]))), given)
+    periodic, caveats = _given(config, recovery.without_in_place(base.replace(every=(1.0, *base.every[1:]))), given)
     steps = ns.maximum(ns.rint(periodic.tau1_s / config.step), 1.0)
     every = (steps, *periodic.every)
     return _within(config, base.replace(every=every), caveats)
@@ -725,7 +700,7 @@ def _within(config: Config, schedule: Tiers, caveats: list[Caveat]) -> tuple[Tie
 
 def _periodic(config: Config, schedule: Tiers) -> Tiers:
     """The periodic tiers of a schedule (without the just-in-time tier, when there is one)."""
-    return recovery.without_jit(schedule) if config.has_jit else schedule
+    return recovery.without_in_place(schedule) if config.has_jit else schedule
 
 
 def dominant(write: Num, rework: Num, restart: Num) -> Any:
@@ -785,6 +760,13 @@ def spare_pool(config: Config, mtbf_s: Num | None = None) -> Any:
     return registry.running(config, config.mtbf_s if mtbf_s is None else mtbf_s)
 
 
+def scaled_classes(config: Config, factor: Num) -> Config:
+    """``config`` with every failure class's share scaled by ``factor`` (the share of failures a class can
+    still serve, such as those that leave a healthy replica, docs/model.md §18.4)."""
+    found: Config = registry.scaled_classes(config, factor)
+    return found
+
+
 def without_running(config: Config) -> Config:
     """``config`` without its running shares (their waits and groups counted after the periodic model,
     docs/model.md §18.4)."""
@@ -826,23 +808,7 @@ def unneeded(config: Config) -> bool:
 def _evaluate_unneeded(config: Config) -> Result:
     """No periodic checkpoint: the one-step tier alone (with the failures with notice), which with
     every failure in place is Daly's exact form at τ = t_step, δ = 0, r = c_j (docs/model.md §13.3)."""
-    alone = Tiers(
-        tau1_s=config.step,
-        every=(),
-        stalls=(0.0,),
-        lag_s=0.0,
-        shares=(config.jit_share or 0.0,),
-        restarts=(config.jit_restart_s,),
-    )
-    alone = recovery.with_recovery(
-        alone,
-        step_s=alone.tau1_s,
-        jit_share=None,
-        jit_restart_s=0.0,
-        notice_share=config.notice_share,
-        notice_restart_s=config.notice_restart_s,
-    )
-    split = effective(alone, config.mtbf_s)
+    split = effective(one_step(config), config.mtbf_s)
     fo = first_order(config)
     plans = tuple(Plan(level, math.inf, math.inf) for level in config.levels())
     return Result(
@@ -867,17 +833,35 @@ def _evaluate_unneeded(config: Config) -> Result:
     )
 
 
+def one_step(config: Config) -> Tiers:
+    """The schedule of a job that needs no periodic checkpoint: the one-step tier of its in-place class
+    alone (share 0, restart storage's and a save at the storage bandwidth, where it has none), with the
+    class that goes back nowhere (docs/model.md §13.3)."""
+    recovery.check_modelled(config.classes)
+    in_place = registry.in_place(config)
+    alone = Tiers(
+        tau1_s=config.step,
+        every=(),
+        stalls=(0.0,),
+        lag_s=0.0,
+        shares=(in_place.share if in_place is not None else 0.0,),
+        restarts=(
+            in_place.restart_s
+            if in_place is not None
+            else config.storage_restart_s + write_time(config.checkpoint_bytes, config.bandwidth),
+        ),
+    )
+    return recovery.with_classes(alone, step_s=alone.tau1_s, in_place=None, nowhere=registry.nowhere(config))
+
+
 def _classes(config: Config) -> tuple[tuple[Num, ...], tuple[Num, ...]]:
     """The shares of failures and the restarts of every class of a periodic ``config``: each tier's, then
     just-in-time recovery's (r + δ_j) and notice's (r + δ)."""
     levels = config.levels()
     shares, restarts = [v.share for v in levels], [v.restart_s for v in levels]
-    if config.jit_share is not None:
-        shares.append(config.jit_share)
-        restarts.append(config.jit_restart_s)
-    if config.notice_share is not None:
-        shares.append(config.notice_share)
-        restarts.append(config.notice_restart_s)
+    for found in config.classes:
+        shares.append(found.share)
+        restarts.append(found.restart_s)
     return tuple(shares), tuple(restarts)
 
 

@@ -126,7 +126,7 @@ def floor_tau1(t: Tiers) -> Num:
 
 def best_tau1(t: Tiers, mtbf_s: Num) -> Num:
     """The τ₁ that maximises effective time at the schedule's multiples (top interval ≥ persist time)."""
-    if t.count == 1 and not t.has_notice and not t.has_silent:
+    if t.count == 1 and not t.has_nowhere and not t.has_silent:
         return best_interval(stall_s=t.stalls[0], lag_s=t.lag_s, mtbf_s=mtbf_s)
     ns = lib(*t.values(), mtbf_s)
     guess = first_order_tau1(t, mtbf_s)

@@ -64,8 +64,8 @@ class Tiers(Record):
     lag_s: Num
     shares: tuple[Num, ...]
     restarts: tuple[Num, ...]
-    notice_share: Num = 0.0  # failures met by a checkpoint first: they go back nowhere (docs/model.md §13)
-    notice_restart_s: Num = 0.0  # their restart, the notice checkpoint's write included
+    nowhere_share: Num = 0.0  # a failure class that goes back nowhere, as notice does (docs/model.md §13)
+    nowhere_restart_s: Num = 0.0  # its restart (with notice: the checkpoint's write included)
     # A failure class noticed late (silent events, docs/model.md §16): noticed at this rate (per second;
     # 0: none), each going back to the top tier's newest retained checkpoint before its onset, then
     # restarting and skipping (``silent_extra_s``) and replaying the mean detection latency of work;
@@ -82,9 +82,9 @@ class Tiers(Record):
         return not (isinstance(self.silent_rate, float | int) and self.silent_rate == 0)
 
     @property
-    def has_notice(self) -> bool:
-        """Whether some failures come with notice (an array of shares counts, even if all 0)."""
-        return not (isinstance(self.notice_share, float | int) and self.notice_share == 0)
+    def has_nowhere(self) -> bool:
+        """Whether some failures go back nowhere (an array of shares counts, even if all 0)."""
+        return not (isinstance(self.nowhere_share, float | int) and self.nowhere_share == 0)
 
     @property
     def count(self) -> int:
@@ -120,8 +120,8 @@ class Tiers(Record):
             self.lag_s,
             *self.shares,
             *self.restarts,
-            self.notice_share,
-            self.notice_restart_s,
+            self.nowhere_share,
+            self.nowhere_restart_s,
             self.silent_rate,
             self.silent_latency_s,
             self.silent_extra_s,
@@ -168,7 +168,7 @@ def _recovered(t: Tiers, mtbf: Num, ns: Lib, silent: tuple[Num, Num] | None = No
     """:func:`_recovery`, remembered for plain floats (it depends on the shares, restarts and M only)."""
     if ns is not Scalar:
         return _recovery(t, mtbf, ns, silent)
-    key = (*t.shares, *t.restarts, t.notice_share, t.notice_restart_s, mtbf, silent)
+    key = (*t.shares, *t.restarts, t.nowhere_share, t.nowhere_restart_s, mtbf, silent)
     found = _RECOVERIES.get(key)
     if found is None:
         if len(_RECOVERIES) > 256:
@@ -192,8 +192,8 @@ def _recovery(t: Tiers, mtbf: Num, ns: Lib, silent: tuple[Num, Num] | None = Non
     q, r = t.shares, t.restarts
     if silent is not None:
         q, r = (*q, silent[0]), (*r, silent[1])
-    if t.has_notice:
-        q, r = (t.notice_share, *q), (t.notice_restart_s, *r)
+    if t.has_nowhere:
+        q, r = (t.nowhere_share, *q), (t.nowhere_restart_s, *r)
     count = len(q)
     lost = [-ns.expm1(-rc / mtbf) for rc in r]  # a failure strikes during the restart
     kept = [1.0 - x for x in lost]
@@ -234,7 +234,7 @@ def _recovery(t: Tiers, mtbf: Num, ns: Lib, silent: tuple[Num, Num] | None = Non
         lands.append(w)
     if silent is not None:
         lands = [*lands[:-2], lands[-2] + lands[-1]]
-    if t.has_notice:
+    if t.has_nowhere:
         return _Recovery(restart, tuple(lands[1:]), lands[0])
     return _Recovery(restart, tuple(lands))
 
@@ -433,7 +433,7 @@ def effective(t: Tiers, mtbf_s: Num) -> Split:
     One level takes its closed form (:func:`ckptcalc.model.one_level.single_split`, the same numbers
     as :func:`by_recursion` to rounding, and about twenty times faster).
     """
-    if t.count == 1 and not t.has_notice and not t.has_silent:
+    if t.count == 1 and not t.has_nowhere and not t.has_silent:
         return single_split(
             interval_s=t.tau1_s, stall_s=t.stalls[0], lag_s=t.lag_s, restart_s=t.restarts[0], mtbf_s=mtbf_s
         )
@@ -481,8 +481,8 @@ def restart_share(t: Tiers, mtbf_s: Num) -> Num:
     min(X, r_c) restarting, r_c the restart of the class drawn, so it is Σ q_c·(1 − e^{−r_c/M}).
     Where the cycle leaves floating point (periods thousands of MTBFs long, effective time 0), this
     is the restart share reported and the rest counts as re-done work."""
-    ns = lib(*t.shares, *t.restarts, t.notice_share, t.notice_restart_s, mtbf_s)
-    total: Num = t.notice_share * -ns.expm1(-t.notice_restart_s / mtbf_s)
+    ns = lib(*t.shares, *t.restarts, t.nowhere_share, t.nowhere_restart_s, mtbf_s)
+    total: Num = t.nowhere_share * -ns.expm1(-t.nowhere_restart_s / mtbf_s)
     for q, r in zip(t.shares, t.restarts, strict=True):
         total = total + q * -ns.expm1(-r / mtbf_s)
     return total
@@ -510,7 +510,7 @@ def _with_silent(t: Tiers, mtbf_s: Num, ns: Lib) -> Split:
         total = 1.0 / mtbf_s + rate
         scale = (1.0 / mtbf_s) / total
         share = rate / total
-        scaled = plain.replace(shares=tuple(q * scale for q in t.shares), notice_share=t.notice_share * scale)
+        scaled = plain.replace(shares=tuple(q * scale for q in t.shares), nowhere_share=t.nowhere_share * scale)
         time, stall, back, lam = _cycle(scaled, 1.0 / total, ns, (share, t.silent_extra_s))
         eff = divide(t.segments * t.tau1_s * lam, time, ns)
         write = divide(stall, time, ns)

@@ -52,21 +52,10 @@ def _interval(value: Any) -> float | None:
     return None if value is None or math.isinf(float(value)) else float(value)
 
 
-def recovery(job: Job) -> dict[str, Any] | None:
-    """Just-in-time recovery and failures with notice (docs/model.md §13); null when neither is configured."""
-    c = job.config
-    if not c.has_recovery:
-        return None
-    return {
-        "jit_share": float(c.jit_share or 0.0),
-        "notice_share": float(c.notice_share or 0.0),
-        "periodic_share": float(c.periodic_share),
-        "step_time_s": _f(c.step_s),
-        "jit_save_s": float(c.jit_save_s) if c.has_jit else None,
-        "jit_restart_s": float(c.jit_restart_s) if c.has_jit else None,
-        "notice_restart_s": float(c.notice_restart_s) if c.notice_share is not None else None,
-        "periodic_needed": not unneeded(c),
-    }
+def recovery(job: Job) -> dict[str, Any]:
+    """The failure classes' records (docs/model.md §13): each mechanism's by its key, null where the job
+    has none of its classes."""
+    return registry.records(job.config, not unneeded(job.config))
 
 
 def inputs(job: Job) -> dict[str, Any]:
@@ -95,11 +84,6 @@ def inputs(job: Job) -> dict[str, Any]:
         "failure_dist": "exponential" if c.shape is None else "weibull",
         "shape": _f(c.shape),
         "mtbf_ci95": None if job.mtbf_band is None else [float(job.mtbf_band[0]), _f(job.mtbf_band[1])],
-        "jit_share": _f(c.jit_share),
-        "jit_bandwidth_bytes_per_s": _f(
-            c.jit_bandwidth if c.jit_bandwidth is not None or not c.has_jit else c.bandwidth
-        ),
-        "notice_share": _f(c.notice_share),
         **registry.echo(c),
         "keep": None if c.keep is None else int(c.keep),
         "work_s": _f(c.work_s),
@@ -242,7 +226,7 @@ def evaluation(
         "first_order": first_order(result),
         "levels": levels(result, steps),
         "uncertainty": uncertainty(job, band),
-        "recovery": recovery(job),
+        **recovery(job),
         "warnings": [
             *input_warnings(job),
             *warnings(result),
@@ -538,7 +522,7 @@ def simulation(
         "memory_interval_s": outcome.memory_interval_s,
         "storage_every": outcome.storage_every,
         "tier_intervals": _tier_intervals(result) if job.config.is_nested else None,
-        "recovery": recovery(job),
+        **recovery(job),
         "effective": outcome.effective,
         "effective_ci95": [low, high],
         "split": {

@@ -130,9 +130,6 @@ INPUTS = _object(
                 "maxItems": 2,
                 "description": "the job MTBF's 95 % interval, seconds; the high end null when only a bound exists",
             },
-            "jit_share": {**MAYBE_NUMBER, "description": "share of failures recovered in place (just-in-time)"},
-            "jit_bandwidth_bytes_per_s": {**MAYBE_NUMBER, "description": "bandwidth of the just-in-time save"},
-            "notice_share": {**MAYBE_NUMBER, "description": "share of failures that come with notice"},
             **registry.input_schema(),
             "keep": {"type": ["integer", "null"], "minimum": 1, "description": "newest storage checkpoints kept"},
             "work_s": {**MAYBE_SECONDS, "description": "the run's length in useful work"},
@@ -193,26 +190,11 @@ LEVEL = _object(
 
 MAYBE_COUNT: Schema = {"type": ["integer", "null"], "minimum": 1}
 
-RECOVERY: Schema = {
-    "oneOf": [
-        {"type": "null"},
-        _object(
-            {
-                "jit_share": FRACTION,
-                "notice_share": FRACTION,
-                "periodic_share": {**FRACTION, "description": "share of failures that roll back, 1 − jit − notice"},
-                "step_time_s": MAYBE_SECONDS,
-                "jit_save_s": {
-                    **MAYBE_SECONDS,
-                    "description": "the save from the healthy replica, size / its bandwidth",
-                },
-                "jit_restart_s": {**MAYBE_SECONDS, "description": "restart of an in-place recovery, c_j = r + save"},
-                "notice_restart_s": {**MAYBE_SECONDS, "description": "checkpoint written on notice plus the restart"},
-                "periodic_needed": {"type": "boolean"},
-            },
-            "just-in-time recovery and failures with notice (docs/model.md §13); null when neither is configured",
-        ),
-    ]
+#: Each failure-class mechanism's record of a result (its home's ``record_schema``), null where the job has
+#: none of its classes.
+RECOVERY: dict[str, Schema] = {
+    key: {"oneOf": [{"type": "null"}, _object(properties, description)]}
+    for key, (properties, description) in registry.record_schemas().items()
 }
 
 FIRST_ORDER = _object(
@@ -290,7 +272,7 @@ EVALUATION: Schema = registry.placed({
     "first_order": FIRST_ORDER,
     "levels": {"type": "array", "items": LEVEL, "minItems": 1, "maxItems": 8},
     "uncertainty": UNCERTAINTY,
-    "recovery": RECOVERY,
+    **RECOVERY,
     **registry.own_schemas(),
     **registry.class_schema(),
     "warnings": WARNINGS,
@@ -328,7 +310,6 @@ def optimize() -> Schema:
                     "memory_replica",
                     "detect_half",
                     "read_bw_x2",
-                    "jit_recovery",
                     "without_jit",
                     "without_notice",
                     *registry.running_lever_keys(),
@@ -454,7 +435,7 @@ def simulate() -> Schema:
                 "items": _object({"name": {"type": "string"}, "interval_s": SECONDS}),
                 "description": "each tier's interval, fastest first, with three or more tiers; null otherwise",
             },
-            "recovery": RECOVERY,
+            **RECOVERY,
             "effective": FRACTION,
             "effective_ci95": {"type": "array", "items": NUMBER, "minItems": 2, "maxItems": 2},
             "split": _object({k: FRACTION for k in ("useful", "write", "rework", "restart")}),

@@ -22,6 +22,7 @@ from ckptcalc.errors import printable
 from ckptcalc.inputs import units
 from ckptcalc.inputs.scenario import DEFAULT_BYTES_PER_PARAM, Job, anatomy
 from ckptcalc.mechanisms import registry
+from ckptcalc.mechanisms.base import IN_PLACE, NOWHERE
 from ckptcalc.mechanisms.registry import slowed_share as storage_slowdown
 from ckptcalc.model.evaluation import TERMS, Result, interval_comparison, unneeded
 from ckptcalc.model.statistics import points, shares
@@ -167,13 +168,8 @@ def inputs_table(job: Job, narrow: bool = False) -> Table:
     if job.gpus is not None:
         table.add_row("GPUs", units.format_count(job.gpus), "")
     table.add_row("restart", dur(c.storage_restart_s), sourced(job, "restart_s", parts.get("storage", "")))
-    if c.has_jit:
-        save = c.jit_save_s
-        table.add_row(
-            "in place (just-in-time)", pct(float(c.jit_share or 0.0)), wording.in_place_note(save, c.jit_restart_s)
-        )
-    if c.notice_share is not None:
-        table.add_row("with notice", pct(float(c.notice_share)), wording.notice_note(c.notice_restart_s))
+    for row in registry.class_rows(c, units.format_rate, dur, pct):  # the failure classes' (docs/model.md §13)
+        table.add_row(*row)
     for label, kind, value, note in registry.config_rows(c):
         table.add_row(label, wording.figure(kind, value), note)
     for row in registry.input_rows(job, wording.SHOW):
@@ -244,14 +240,16 @@ def levels_table(result: Result, narrow: bool = False) -> Table:
     for name in names:
         table.add_column(name, justify="left" if name == "level" else "right", no_wrap=True)
     c = result.config
-    # The failure classes of docs/model.md §13 first: they go back less far than any periodic tier.
-    if c.notice_share is not None:
-        table.add_row(wording.NOTICE_CLASS, "-", *gap, "-", "-", *(["-"] if given else []), pct(float(c.notice_share)),
-                      dur(c.notice_restart_s))  # fmt: skip
-    if c.has_jit:
-        step = dur(c.step)
-        table.add_row(wording.IN_PLACE_CLASS, dur(0.0), *gap, "-", step, *([step] if given else []),
-                      pct(float(c.jit_share or 0.0)), dur(c.jit_restart_s))  # fmt: skip
+    # The failure classes of docs/model.md §13 first: they go back less far than any periodic tier. The one
+    # that goes back nowhere, then the one in place (a one-step tier with no stall).
+    for found in sorted(c.classes, key=lambda k: k.landing != NOWHERE):
+        if found.landing == NOWHERE:
+            table.add_row(found.label, "-", *gap, "-", "-", *(["-"] if given else []), pct(float(found.share)),
+                          dur(found.restart_s))  # fmt: skip
+        elif found.landing == IN_PLACE:
+            step = dur(c.step)
+            table.add_row(found.label, dur(0.0), *gap, "-", step, *([step] if given else []),
+                          pct(float(found.share)), dur(found.restart_s))  # fmt: skip
     for item in result.levels:
         lv = item.level
         optimal = [wording.periodic_interval(float(item.optimal_interval_s))] if given else []

@@ -73,6 +73,17 @@ def lag_bound(level: str, lag_s: float) -> str:
     )
 
 
+class _Words:
+    """How a mechanism's words format a bandwidth, a time and a share."""
+
+    rate = staticmethod(units.format_rate)
+    duration = staticmethod(dur)
+    pct = staticmethod(pct)
+
+
+_WORDS = _Words()
+
+
 def lever_name(
     key: str, changed: Any, assume: Any, gpus: float | None = None, value: float | None = None, base: Any = None
 ) -> str:
@@ -110,14 +121,9 @@ def lever_name(
             f" {_scaled(assume.memory_bandwidth_per_gpu, changed.memory_bandwidth, gpus)},"
             f" {dur(assume.memory_restart_s)} restart)"
         )
-    if key == "jit_recovery":
-        save = "storage bandwidth" if changed.jit_bandwidth is None else units.format_rate(changed.jit_bandwidth)
-        step = "" if assume.job_step_s is not None else f", {dur(changed.step_s)} steps assumed"
-        return f"just-in-time recovery ({pct(changed.jit_share)} of failures in place, save at {save}{step})"
-    if key == "without_jit":
-        return "without just-in-time recovery (every such failure rolls back)"
-    if key == "without_notice":
-        return "without notice (no checkpoint before those failures)"
+    assumed = registry.assumed_lever_name(key, changed, assume, _WORDS)
+    if assumed is not None:
+        return assumed
     words = registry.lever_words(key, changed, value, SHOW)
     if words is not None:
         return words
@@ -235,43 +241,14 @@ def no_failures(bound_s: float, window_s: float) -> str:
     )
 
 
-#: The levels table's rows for the failure classes of docs/model.md §13.
-NOTICE_CLASS = "with notice (goes back nowhere)"
-IN_PLACE_CLASS = "in place (the step in progress)"
-
-
 def no_periodic_needed() -> str:
     """Every failure is recovered in place or met with notice (docs/model.md §13.3)."""
     return "no periodic checkpoint is needed for fail-stop failures: every one is recovered in place or met with notice"
 
 
-def in_place_note(save_s: float, restart_s: float) -> str:
-    """The Inputs table's note on just-in-time recovery."""
-    return (
-        f"of failures: replay the step in progress; save from a healthy replica"
-        f" {units.format_duration(save_s)}, restart {units.format_duration(restart_s)}"
-    )
-
-
-def notice_note(restart_s: float) -> str:
-    """The Inputs table's note on failures with notice."""
-    return f"of failures: checkpoint first, lose nothing; restart {units.format_duration(restart_s)}"
-
-
 def step_assumed(name: str, step_s: float) -> str:
     """A what-if column whose just-in-time recovery replays a step the job does not state."""
     return f"{name} ({dur(step_s)} steps assumed)"
-
-
-def recovery_mechanism(jit_share: float | None, notice_share: float | None, jit_bandwidth: float | None) -> str:
-    """The Inputs table's line for just-in-time recovery and notice: ``90 % in place (save at 2.00 TB/s),
-    5 % with notice``."""
-    parts = []
-    if jit_share is not None:
-        parts.append(f"{jit_share * 100:.3g} % in place (save at {units.format_rate(jit_bandwidth or 0.0)})")
-    if notice_share is not None:
-        parts.append(f"{notice_share * 100:.3g} % with notice (checkpoint first)")
-    return ", ".join(parts)
 
 
 def model_label(config: Config) -> str:
@@ -990,9 +967,7 @@ def report_mechanisms(document: dict[str, Any]) -> list[str]:
         for level in document["levels"]
     ]
     found = document["inputs"]
-    recovery = recovery_mechanism(found["jit_share"], found["notice_share"], found["jit_bandwidth_bytes_per_s"])
-    if recovery:
-        lines.append(recovery)
+    lines.extend(registry.input_report_lines(found, units.format_rate))  # the failure classes' (docs/model.md §13)
     lines += registry.report_lines(document, figure)
     lines.append(f"model: {document['model']}; failures {found['failure_dist']}")
     return lines

@@ -107,7 +107,7 @@ def pieces(schedule: Schedule, failures: Failures, *, cycles: int, seed: int = D
 
     if schedule.tiers != 1:
         raise InputError("an event log is written for one checkpoint level", where="events")
-    if schedule.notice_share > 0:
+    if schedule.nowhere_share > 0:
         raise InputError("an event log is written without failures with notice (--notice-share)", where="events")
     cycles = check(cycles, failures.shape)
     rng = numpy.random.default_rng(seed)

@@ -109,11 +109,11 @@ def complete(
     while lanes.size:
         x = failures.draw(rng, lanes.size)
         noticed = None
-        if schedule.notice_share > 0:
+        if schedule.nowhere_share > 0:
             # A failure with notice resumes where it struck (docs/model.md §13); the others, a tier.
             u = rng.random(lanes.size)
-            noticed = u < schedule.notice_share
-            tier = (u >= schedule.notice_share + schedule.shares[0]).astype(numpy.intp) if schedule.tiers > 1 else None
+            noticed = u < schedule.nowhere_share
+            tier = (u >= schedule.nowhere_share + schedule.shares[0]).astype(numpy.intp) if schedule.tiers > 1 else None
         else:
             tier = (rng.random(lanes.size) >= schedule.shares[0]).astype(numpy.intp) if schedule.tiers > 1 else None
         finished, need = advance(x, tier, noticed)
@@ -191,7 +191,7 @@ def _advance(schedule: Schedule, work_s: float, periods: int, runs: int) -> Call
         if noticed is not None:
             # Notice: the progress made stays, and the next restart writes the checkpoint first.
             ahead = numpy.where(noticed, ahead + numpy.maximum(x - r, 0.0), 0.0)
-            r = numpy.where(noticed, schedule.notice_restart_s, r)
+            r = numpy.where(noticed, schedule.nowhere_restart_s, r)
         stored = stored + kept + old_phase - phase
         # In the last storage period memory checkpoints stop at the one that goes to storage.
         phase = numpy.where(stored >= before, numpy.minimum(phase, final - 1.0), phase)

@@ -132,8 +132,8 @@ class Schedule:
     restarts: tuple[float, ...]
     shares: tuple[float, ...]
     lag_s: float = 0.0
-    notice_share: float = 0.0  # failures met by a checkpoint first: resume where they struck (docs/model.md §13)
-    notice_restart_s: float = 0.0
+    nowhere_share: float = 0.0  # a class that resumes where it struck, as notice does (docs/model.md §13)
+    nowhere_restart_s: float = 0.0
     slowdown: float = 0.0  # training runs at 1 − this while the top tier's persist runs (docs/model.md §17.1)
 
     def __post_init__(self) -> None:
@@ -146,8 +146,8 @@ class Schedule:
             if not (math.isfinite(value) and value >= 0):
                 raise InputError(f"must be a non-negative number of seconds, got {value:g}", where="levels")
         if (
-            any(not 0.0 <= q <= 1.0 for q in (*self.shares, self.notice_share))
-            or abs(sum(self.shares) + self.notice_share - 1.0) > 1e-9
+            any(not 0.0 <= q <= 1.0 for q in (*self.shares, self.nowhere_share))
+            or abs(sum(self.shares) + self.nowhere_share - 1.0) > 1e-9
         ):
             raise InputError("the shares of failures each tier serves must sum to 1", where="levels")
         for m in self.every:
@@ -196,7 +196,7 @@ class Schedule:
         """The same tiers at another τ₁ (and multiples)."""
         return Schedule(interval_s=interval_s, every=self.every if every is None else every, stalls=self.stalls,
                         restarts=self.restarts, shares=self.shares, lag_s=self.lag_s,
-                        notice_share=self.notice_share, notice_restart_s=self.notice_restart_s,
+                        nowhere_share=self.nowhere_share, nowhere_restart_s=self.nowhere_restart_s,
                         slowdown=self.slowdown)  # fmt: skip
 
 
@@ -278,15 +278,15 @@ def schedule_for(config: Config) -> Schedule:
 def _recovery_schedule(result: Result) -> Schedule:
     """With just-in-time recovery or notice (docs/model.md §13): the model's own schedule, the one-step
     tier first; the one-step tier alone when no periodic checkpoint is needed."""
+    from ckptcalc.model.evaluation import one_step, unneeded
     from ckptcalc.model.evaluation import schedule_of as model_schedule
-    from ckptcalc.model.evaluation import unneeded
 
     c = result.config
-    notice = float(c.notice_share or 0.0)
     if unneeded(c):
-        return Schedule(interval_s=float(c.step), every=(), stalls=(0.0,), restarts=(float(c.jit_restart_s),),
-                        shares=(float(c.jit_share or 0.0),), notice_share=notice,
-                        notice_restart_s=float(c.notice_restart_s))  # fmt: skip
+        t = one_step(c)  # the one-step tier alone, with the class that goes back nowhere (§13.3)
+        return Schedule(interval_s=float(c.step), every=(), stalls=(0.0,), restarts=(float(t.restarts[0]),),
+                        shares=(float(t.shares[0]),), nowhere_share=float(t.nowhere_share),
+                        nowhere_restart_s=float(t.nowhere_restart_s))  # fmt: skip
     t = model_schedule(c, result)
     return Schedule(
         interval_s=float(t.tau1_s),
@@ -295,8 +295,8 @@ def _recovery_schedule(result: Result) -> Schedule:
         restarts=tuple(float(v) for v in t.restarts),
         shares=tuple(float(v) for v in t.shares),
         lag_s=float(t.lag_s),
-        notice_share=float(t.notice_share),
-        notice_restart_s=float(t.notice_restart_s),
+        nowhere_share=float(t.nowhere_share),
+        nowhere_restart_s=float(t.nowhere_restart_s),
     )
 
 
@@ -331,8 +331,7 @@ _CORE: tuple[tuple[str, str, str], ...] = (
     ("memory", "replica_survival", "replica_survival"),
     ("tiers", "tiers", "tiers"),
     ("async", "snapshot_bandwidth", "snapshot_bw"),
-    ("jit", "jit_share", "jit_share"),
-    ("notice", "notice_share", "notice_share"),
+    *((name, field, field) for name, field in registry.class_inputs()),  # failure classes: jit, notice
     ("slowdown", slowdown.KEY, slowdown.KEY),
     ("groups", "groups", "groups"),
     *((m.name, m.engine_switch[0], m.engine_switch[1]) for m in registry.REGISTRY if m.engine_switch),
@@ -374,8 +373,7 @@ def mechanisms(config: Config, failures: Failures, *, events: bool = False, sear
         "memory": config.has_memory,
         "tiers": config.is_nested,
         "async": config.is_async,
-        "jit": config.has_jit,
-        "notice": config.notice_share is not None,
+        **{name: name in {c.name for c in config.classes} for name, _ in registry.class_inputs()},
         "slowdown": bool(getattr(config, slowdown.KEY)),
         **{m.simulated_name: m.simulated_held(config) for m in registry.simulated()},
         "groups": elastic_home.at_work(config),
@@ -472,7 +470,7 @@ def run_schedule(
     if schedule.slowdown > 0:
         from ckptcalc.simulation.interference import slowed_sums
 
-        if schedule.tiers > 1 or schedule.notice_share > 0 or pool is not None:
+        if schedule.tiers > 1 or schedule.nowhere_share > 0 or pool is not None:
             raise InputError(
                 "simulate runs the persist slowdown on one asynchronous level only"
                 " (no other tier, notice or spare pool)",
@@ -484,7 +482,7 @@ def run_schedule(
             batches=_batch_sizes(cycles), seed=seed, progress=progress,
         )  # fmt: skip
         return _summary(totals, batch_effective, cycles, in_restart, seed, schedule)
-    if schedule.tiers == 1 and schedule.notice_share == 0:
+    if schedule.tiers == 1 and schedule.nowhere_share == 0:
         found = _one_tier(schedule, failures, cycles, seed, progress, pool)
     else:
         found = _epochs_side_by_side(schedule, failures, cycles, seed, progress, pool)
@@ -623,7 +621,7 @@ def _epochs_side_by_side(
 
     top = schedule.tiers - 1
     # The class of a failure without notice: the tiers' shares of those failures.
-    bounds = numpy.cumsum(schedule.shares)[:-1] / (1.0 - schedule.notice_share)
+    bounds = numpy.cumsum(schedule.shares)[:-1] / (1.0 - schedule.nowhere_share)
     step = stepper(schedule)
 
     def window(x: Any, u: Any, state: Any, more: Any = None) -> tuple[Any, Any, Any, Any]:
@@ -631,7 +629,7 @@ def _epochs_side_by_side(
         return _window(step, x, tier, top, state, schedule.restarts[top], more)
 
     start = (0.0, False, schedule.restarts[top])  # the job starts as after a top-class failure
-    if schedule.notice_share > 0:
+    if schedule.nowhere_share > 0:
         sums, in_restart = _notice_timeline(schedule, failures, cycles, seed, progress, window, start, pool)
     else:
         sums, in_restart = _timeline(failures, cycles, seed, progress, window, start, schedule.tiers > 1, pool)
@@ -701,7 +699,7 @@ def _notice_timeline(
     or not, takes a node to repair, and its wait for one counts in its cycle's time and restarts."""
     import numpy
 
-    share, restart = schedule.notice_share, schedule.notice_restart_s
+    share, restart = schedule.nowhere_share, schedule.nowhere_restart_s
     rng = numpy.random.default_rng(seed)
     edges = numpy.cumsum([0, *_batch_sizes(cycles)])
     sums = numpy.zeros((4, BATCHES))

@@ -124,11 +124,7 @@ def periodic(config: Any, mtbf_s: Num, groups: elastic.Groups | None = None) -> 
     found = _core().without_running(config).replace(mtbf_s=mtbf_s)
     if groups is None or not config.has_recovery:
         return found
-    served = 1.0 - groups.all_down_share
-    return found.replace(
-        jit_share=None if config.jit_share is None else config.jit_share * served,
-        notice_share=None if config.notice_share is None else config.notice_share * served,
-    )
+    return _core().scaled_classes(found, 1.0 - groups.all_down_share)
 
 
 def _kept(part: Num, whole: Num) -> Num:
@@ -207,7 +203,7 @@ def effective_at(config: Any, schedule: Any, mtbf_s: float, core: Any) -> float:
     if config.has_recovery:
         # The shares of just-in-time recovery and notice at this MTBF's all-down share (§18.4).
         served = core._base(periodic(config, groups.whole_job_mtbf_s, groups))
-        schedule = schedule.replace(shares=served.shares, notice_share=served.notice_share)
+        schedule = schedule.replace(shares=served.shares, nowhere_share=served.nowhere_share)
     running = 1.0
     if found is not None:
         running = 1.0 / (1.0 + float(found.wait_s) / float(groups.whole_job_mtbf_s))
@@ -348,7 +344,10 @@ class Elastic(Mechanism):
     # ------------------------------------------------------------- inputs
 
     def check(self, where: Any, name: str, value: float) -> bool:
-        if name in SHARES:
+        if name == OVERHEAD:  # all throughput lost at 1: open at the top, as analyze reads it too
+            if not (math.isfinite(value) and 0 <= value < 1):
+                raise InputError(f"must be a share in [0, 1), got {value:g}", where=where(name))
+        elif name in SHARES:
             if not (math.isfinite(value) and 0 <= value <= 1):
                 raise InputError(f"must be a share in [0, 1], got {value:g}", where=where(name))
         elif name in PAUSES:

@@ -372,8 +372,8 @@ class Silent(Mechanism):
             every = max(1, round(float(for_good) / schedule.storage_interval_s))
         tiers = stepper.Tiers(
             interval_s=schedule.interval_s, every=schedule.every, stalls=schedule.stalls, restarts=schedule.restarts,
-            shares=schedule.shares, lag_s=schedule.lag_s, notice_share=schedule.notice_share,
-            notice_restart_s=schedule.notice_restart_s,
+            shares=schedule.shares, lag_s=schedule.lag_s, nowhere_share=schedule.nowhere_share,
+            nowhere_restart_s=schedule.nowhere_restart_s,
         )  # fmt: skip
         mean, latency, skip = stepped(config)
         return stepper.run(

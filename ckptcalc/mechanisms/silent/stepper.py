@@ -82,8 +82,8 @@ class Tiers:
     restarts: tuple[float, ...]
     shares: tuple[float, ...]
     lag_s: float = 0.0
-    notice_share: float = 0.0
-    notice_restart_s: float = 0.0
+    nowhere_share: float = 0.0
+    nowhere_restart_s: float = 0.0
 
 
 def run(
@@ -115,7 +115,7 @@ def run(
         sizes.append(sizes[-1] * m)
     period = sizes[top]  # tier-1 boundaries per storage checkpoint
     lag = tiers.lag_s
-    periodic = 1.0 - tiers.notice_share
+    periodic = 1.0 - tiers.nowhere_share
     bounds = [sum(tiers.shares[: k + 1]) for k in range(top)]  # cumulative (notice takes the rest)
     onset_rate, detect_mean = 1.0 / silent_mtbf_s, latency_s
     everything = keep is None
@@ -175,7 +175,7 @@ def run(
         while True:
             u = rng.random()
             if u >= periodic:
-                restart = tiers.notice_restart_s  # met with notice: resumes where it struck
+                restart = tiers.nowhere_restart_s  # met with notice: resumes where it struck
             else:
                 k = sum(1 for edge in bounds if u >= edge)
                 if k < top:
