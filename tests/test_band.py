@@ -272,3 +272,47 @@ def test_check_at_the_low_end(run: Run, tmp_path: Any) -> None:
 def test_the_band_costs_no_scipy() -> None:
     loaded = _modules_loaded("optimize", "--failures", "419", "--window", "54d", "--json")
     assert not loaded & {"scipy", "numpy", "rich"}
+
+
+def _every(*every: float) -> Any:
+    from ckptcalc.model.tiers import Tiers
+
+    stalls = (1.0,) * (len(every) + 1)
+    return Tiers(tau1_s=60.0, every=every, stalls=stalls, lag_s=0.0, shares=(1.0,) + (0.0,) * len(every),
+                 restarts=stalls)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("lo", "hi", "expected"),
+    [
+        # docs/model.md §9.2: every whole m from two below the smaller optimal m to two above the larger.
+        ((54.0,), (50.0,), [(float(m),) for m in range(48, 57)]),
+        ((2.0,), (3.0,), [(float(m),) for m in range(1, 6)]),  # never below 1
+        # Two multiples, each 8 wide: 64 combinations, all of them.
+        ((10.0, 10.0), (13.0, 13.0), [(float(a), float(b)) for a in range(8, 16) for b in range(8, 16)]),
+        # 9 × 8 = 72: more than 64, so each optimum's own multiples and each one's neighbours (each m ± 1
+        # alone, never below 1), in that order, each once.
+        (
+            (1.0, 10.0),
+            (7.0, 13.0),
+            [
+                (1.0, 10.0),
+                (2.0, 10.0),
+                (1.0, 9.0),
+                (1.0, 11.0),
+                (6.0, 13.0),
+                (7.0, 13.0),
+                (8.0, 13.0),
+                (7.0, 12.0),
+                (7.0, 14.0),
+            ],
+        ),
+    ],
+)
+def test_the_robust_search_tries_these_multiples(
+    lo: tuple[float, ...], hi: tuple[float, ...], expected: list[tuple[float, ...]]
+) -> None:
+    from ckptcalc.model.band import MAX_CANDIDATES, candidates
+
+    assert MAX_CANDIDATES == 64
+    assert candidates(_every(*lo), _every(*hi)) == expected
