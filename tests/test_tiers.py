@@ -222,3 +222,18 @@ def test_a_failure_during_a_restart_keeps_the_point_resumed_from() -> None:
     assert (kept == 0.0).all()
     assert (stalls == 0.0).all()
     assert (phase == start).all()
+
+
+def test_a_persist_ending_in_a_stall_counts_no_period_that_has_not_ended() -> None:
+    """docs/model.md §12.3 (the prefix up to P): through the 400 s stall that ends a tier-2 period (positions
+    1540 to 1950 s), the effective time is smooth in the lag: every second difference over 5 s steps near
+    −1.0e-7. A count of whole segments reaching m = 5 at 1550 s (no clamp at m − 1) makes a kink there."""
+    base = nested.Tiers(tau1_s=300.0, every=(5.0, 3.0), stalls=(10.0, 400.0, 20.0), lag_s=0.0,
+                        shares=(0.6, 0.3, 0.1), restarts=(30.0, 120.0, 900.0))  # fmt: skip
+
+    def at(lag: float) -> float:
+        return float(nested.effective(base.replace(lag_s=lag), 3600.0).effective)
+
+    for centre in numpy.arange(1545.0, 1946.0, 5.0):
+        second = at(centre - 5.0) - 2.0 * at(centre) + at(centre + 5.0)
+        assert -1.1e-7 < second < -0.9e-7, (centre, second)
