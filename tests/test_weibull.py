@@ -239,3 +239,20 @@ def test_an_interval_sweep_searches_the_optimum_once(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(renewal, "weibull_optimum", counted)
     evaluate(LLAMA.replace(shape=0.774, interval_s=np.linspace(100.0, 1000.0, 50)))
     assert calls == [11160.0]
+
+
+def test_far_in_the_tail_the_derivatives_are_zero_not_an_overflow() -> None:
+    # t³ past the largest float, where S and its derivatives have long underflowed to 0.
+    from ckptcalc.model.weibull import _Law
+
+    assert _Law(1.0, 1.03125).derivatives(8.085226454964471e113) == (0.0, 0.0, 0.0)
+
+
+def test_a_shape_just_above_1_answers(run_json: Any, run: Any) -> None:
+    # The hazard of k = 1.03125 turns steep only past any time a float holds: the smooth stretch is all of it.
+    doc = run_json("optimize", "--size", "1TB", "--bw", "1TB/s", "--gpu-mtbf", "300d", "--restart", "1s",
+                   "--shape", "1.03125", "--gpus", "1")  # fmt: skip
+    assert doc["effective"] == pytest.approx(0.99972221, rel=1e-6)  # about 1 − √(2δ/M) = 1 − √(2/300 d), k ≈ 1
+    # A 1 s MTBF with a 1 h restart: an ordinary refusal, no traceback.
+    result = run("optimize", "--params", "1", "--bw", "1TB/s", "--mtbf", "1s", "--restart", "1h", "--shape", "1.03125")
+    assert_usage_error(result, "--bw")

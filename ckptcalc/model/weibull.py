@@ -91,8 +91,12 @@ class _Law:
         """S′, S″ and S‴ at t."""
         k = self.k
         u = (t / self.lam) ** k
-        u1, u2, u3 = k * u / t, k * (k - 1.0) * u / t**2, k * (k - 1.0) * (k - 2.0) * u / t**3
         s = math.exp(-u)
+        if s == 0.0:  # far in the tail, S and its derivatives are 0, and t³ may be past the largest float
+            return 0.0, 0.0, 0.0
+        u1 = k * u / t
+        u2 = u1 * (k - 1.0) / t
+        u3 = u2 * (k - 2.0) / t
         return -u1 * s, (u1 * u1 - u2) * s, (-(u1**3) + 3.0 * u1 * u2 - u3) * s
 
     def tail(self, x: float) -> float:
@@ -160,8 +164,11 @@ def _sums(law: _Law, a: float, tau: float, s: float, *, stalls: bool) -> tuple[f
         f, g = _euler_maclaurin(law, base, p, tau, n, None, stalls)
         return f_total + f, g_total + g
     # Wear-out (k > 1): smooth while the hazard is small, steep after; the smooth stretch in closed form.
-    steep_t = law.lam * (_SMOOTH * law.lam / (p * law.k)) ** (1.0 / (law.k - 1.0))
-    switch = int((steep_t - a) / p) - 1 if steep_t > a else 0
+    try:
+        steep_t = law.lam * (_SMOOTH * law.lam / (p * law.k)) ** (1.0 / (law.k - 1.0))
+    except OverflowError:  # k just above 1: the hazard stays small past any time a float holds
+        steep_t = math.inf
+    switch = int(min((steep_t - a) / p, 1e300)) - 1 if steep_t > a else 0
     while True:
         if n == _FIRST and switch > 2 * _FIRST:
             f, g = _euler_maclaurin(law, base, p, tau, n, switch, stalls)
