@@ -177,3 +177,18 @@ def test_save_preset_keeps_the_parts(run: Run, run_json: RunJson, tmp_path: Any)
     assert 'detect = "5min"' in text and 'read_bandwidth = "2TB/s"' in text and "restart =" not in text
     again = run_json("optimize", "--preset", str(target))
     assert again["effective"] == pytest.approx(0.924736, abs=1e-6)
+
+
+def test_storage_restarts_from_the_parts_alone_beside_a_replica_by_parts(run_json: RunJson, tmp_path: Any) -> None:
+    """docs/model.md §12.1: with no whole restart, the job's parts are storage's restart too, even while the
+    replica takes them by parts (its reload 6.48 TB / 6.48 TB/s = 1 s) and storage has no read bandwidth."""
+    preset = tmp_path / "parts.toml"
+    preset.write_text(
+        'schema_version = 1\n[checkpoint]\nsize = "6.48TB"\n[storage]\nbandwidth = "72GB/s"\n'
+        '[failures]\nmtbf = "4h"\ndetect = "5min"\n'
+        '[memory]\nreplica_survival = 0.99\nbandwidth = "2.16TB/s"\nread_bandwidth = "6.48TB/s"\n',
+        encoding="utf-8",
+    )
+    doc = run_json("optimize", "--preset", str(preset))
+    assert (doc["inputs"]["restart_s"], doc["inputs"]["memory_restart_s"]) == (300.0, pytest.approx(301.0, rel=1e-14))
+    assert list(doc["inputs"]["restart_components"]) == ["memory", "storage"]
