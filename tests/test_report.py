@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import copy
 import json
+import math
 import re
 import subprocess
 import sys
@@ -300,3 +301,38 @@ def test_control_characters_in_a_log_cause_reach_the_report_as_their_code(tmp_pa
     assert not [char for char in written if (ord(char) < 32 and char != "\n") or 0x7F <= ord(char) <= 0x9F]
     shown = r"gpu\x1b[2J\x07\x9b\x7f" if form == "html" else r"gpu\\x1b\[2J\\x07\\x9b\\x7f"
     assert shown in written
+
+
+def test_the_markdown_reads_the_figures_of_a_schedule_off_its_optimum() -> None:
+    """Llama 3 run at τ = 30 min, far from its optimum (docs/model.md §8.1 and Reference 8.1): each figure
+    the review prints is the one its document holds, in the row and column that name it."""
+    from references import daly
+
+    data = api._report_data(["llama3-405b"], work="30d", interval="30min")
+    lines = rendering.render(data, "markdown").splitlines()
+    # The schedule: the interval run, 30 min, and the optimal one, τ_exact = 266.762 s = 4.45 min (Reference 8.1).
+    assert "| storage | 30.0 min | 4.45 min | 3.24 s | 100 % | 10.0 min |" in lines
+    # The MTBF row: the preset's 3.1 h.
+    assert "| MTBF | 3.10 h | as stated |" in lines
+    # §8.1 at τ = 1800 s: restart 1 − e^{−r/M}, write (e^{δ/M} − 1)/(e^{r/M}(e^{(τ+δ)/M} − 1)), rework the rest
+    # of the loss; the dominant term is rework, given as its share of the loss (58.0 %), not of time (7.45 %).
+    tau, delta, r, m = 1800.0, 3.24, 600.0, 11160.0
+    loss = 1.0 - daly(tau, delta, r, m)
+    restart = 1.0 - math.exp(-r / m)
+    write = math.expm1(delta / m) / (math.exp(r / m) * math.expm1((tau + delta) / m))
+    rework = loss - restart - write
+    assert round(rework / loss * 100, 1) == 58.0 and round(rework * 100, 2) == 7.45
+    assert any(line.startswith("The dominant term is rework (58.0 % of the loss)") for line in lines)
+    assert "| rework | 7.45 % | 58.0 % |" in lines
+    # A lever's gain carries its sign either way: a replica gains, the spares (their pool idle) lose.
+    optimize = data["scenarios"][0]["optimize"]
+    gains = {lever["key"]: lever["gain_pp"] for lever in optimize["levers"]}
+    assert gains["memory_replica"] > 0 > gains["spares"]
+    for lever in optimize["levers"]:
+        shown = f"{'+' if lever['gain_pp'] >= 0 else '-'}{abs(lever['gain_pp']):.2f} pp |"
+        assert sum(line.endswith(shown) for line in lines) >= 1, shown
+    # The plan's rows: p90 is the runs' own p90 (34.8 d, 292 failures), not another quantile.
+    plan = data["scenarios"][0]["plan"]
+    p90 = f"{plan['completion_s']['p90'] / 86400:.3g} d"
+    assert p90 != f"{plan['completion_s']['p50'] / 86400:.3g} d"
+    assert f"| p90 | {p90} | {plan['failures']['p90']:.4g} |" in lines
