@@ -266,3 +266,18 @@ def test_lines_across_blocks_and_a_bad_byte_far_in_are_placed_exactly(tmp_path: 
     assert len(seen) == 5001
     assert seen[4999] == "     4999,progress,\n"
     assert seen[5000] == long_line.decode()
+
+
+def test_a_directory_as_standard_input_stops_python_itself(tmp_path: Path) -> None:
+    """docs/exit-codes.md: Python refuses a directory as stdin while it starts, before ckptcalc is loaded,
+    so this is the one exit 1 that is no bug of ckptcalc's; the page says so, and this keeps it true."""
+    fd = os.open(tmp_path, os.O_RDONLY)
+    try:
+        done = subprocess.run([sys.executable, "-m", "ckptcalc", "fit", "-"], stdin=fd, capture_output=True, timeout=60)
+    finally:
+        os.close(fd)
+    assert done.returncode == 1 and done.stdout == b""
+    assert b"init_sys_streams: <stdin> is a directory" in done.stderr
+    assert b"ckptcalc" not in done.stderr  # stopped before any of it ran
+    page = (Path(__file__).parent.parent / "docs" / "exit-codes.md").read_text(encoding="utf-8")
+    assert "`ckptcalc fit - < DIR`" in page and "is a directory, cannot\ncontinue" in page
