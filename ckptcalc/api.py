@@ -1059,8 +1059,8 @@ def simulate(
         raise type(error)(error.template, where=the_job.scenario.where(error.where or "")) from None
     if events is not None and total > EVENT_CYCLES:
         raise InputError(
-            f"an event log is written for at most {EVENT_CYCLES:,} cycles (some 20 s and 700 MB of log for"
-            f" Llama 3), got {total:,}",
+            f"an event log is written for at most {EVENT_CYCLES:,} cycles (for Llama 3 some 20 s, and 0.7 GB of"
+            f" CSV or 1.3 GB of JSON Lines), got {total:,}",
             where="cycles",
         )
     if config.has_memory and k is not None:
