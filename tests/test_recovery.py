@@ -136,6 +136,12 @@ def test_first_order_terms() -> None:
     )
     assert rework == pytest.approx(4.0323e-4, rel=1e-4)
     assert restart == pytest.approx(0.048648, rel=1e-4)
+    # §13.5: each share takes its own restart; with an in-place restart of 900 s beside notice's 603.24 s,
+    # (0.8·900 + 0.1·603.24)/M = 780.324/11 160 = 0.0699215.
+    _, both = recovery.first_order_terms(
+        step_s=10.0, jit_share=0.8, jit_restart_s=900.0, notice_share=0.1, notice_restart_s=603.24, mtbf_s=MTBF
+    )
+    assert both == pytest.approx(0.0699215, rel=1e-6)
     # The periodic interval first order reports, √(2δM/(1 − p_j − p_n)) = √(2·3.24·11160/0.1) = 850.39 s.
     config = Config(
         checkpoint_bytes=6.48e12, bandwidth=2e12, mtbf_s=MTBF, restart_s=RESTART, jit_share=0.9, step_s=10.0
