@@ -133,6 +133,17 @@ if moment == "finaliser":
         gc.collect()
         return draw(*args, **kwargs)
     plot.draw_survival = draw_then_drop
+if moment == "wrapped":
+    import ckptcalc.output.plot as plot
+    def import_wrapping_the_interrupt():
+        # As an interrupt inside matplotlib's import can land: in a class body, where Python 3.11 turns
+        # the KeyboardInterrupt of a descriptor's __set_name__ into a RuntimeError.
+        class Named:
+            def __set_name__(self, owner, name):
+                interrupt()
+        class Axis:
+            converter = Named()
+    plot._matplotlib = import_wrapping_the_interrupt
 if moment == "shutdown":
     import atexit
     atexit.register(lambda: os.kill(os.getpid(), signal.SIGINT))
@@ -163,6 +174,16 @@ def test_ctrl_c_ends_with_130_one_line_and_no_file(tmp_path: Path, moment: str, 
     assert "Traceback" not in result.stderr and len(result.stderr.splitlines()) <= 2  # a warning may come first
     assert result.stdout == ""
     assert list(tmp_path.iterdir()) == []  # neither the figure nor its temporary file
+
+
+def test_ctrl_c_that_a_library_turns_into_another_error_still_ends_with_130(tmp_path: Path) -> None:
+    """An interrupt that reaches the command as another exception (a RuntimeError from a class body) is
+    still the user's Ctrl-C: one line and 130, no traceback."""
+    result, _ = _interrupted(tmp_path, "wrapped")
+    assert result.returncode == 130, result.stderr
+    assert result.stderr.splitlines()[-1:] == ["interrupted"]
+    assert "Traceback" not in result.stderr and "RuntimeError" not in result.stderr
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_ctrl_c_that_python_drops_still_ends_with_130(tmp_path: Path) -> None:
