@@ -1204,6 +1204,15 @@ class FailureLog(Outcome):
         return low, high
 
 
+def _patterns(path: str | os.PathLike[str] | None) -> tuple[Any, ...]:
+    """The line patterns of the TOML file at ``path`` (none when None): ckptcalc.logs.patterns.load."""
+    if path is None:
+        return ()
+    from ckptcalc.logs.patterns import load
+
+    return load(path)
+
+
 @checked
 def fit(
     logs: Iterable[str | os.PathLike[str]] = (),
@@ -1225,12 +1234,16 @@ def fit(
     window: Value | None = None,
     skip_bad: bool = False,
     year: int | None = None,
+    patterns: str | os.PathLike[str] | None = None,
+    explain: Callable[[str], None] | None = None,
 ) -> FailureLog:
     """The failure process from incident logs (CSV or tab-separated, JSON array or JSON Lines, detected unless
     ``format`` names one, compressed or not; ``"-"`` reads ``stdin``):
     the MTBF with its exact 95 % interval, a Weibull fit with the test of exponential failures,
     causes and the gap histogram (docs/fit.md). ``time_format`` reads timestamps by ``strptime`` and ``tz``
-    places those without a zone (default UTC). Without logs, ``failures`` counted in ``window`` (a paper's
+    places those without a zone (default UTC); ``patterns`` is a TOML file of line patterns
+    (docs/formats/patterns.md), ``explain`` is given a line per log saying which formats were considered.
+    Without logs, ``failures`` counted in ``window`` (a paper's
     "419 interruptions in 54 days") give the MTBF and its interval alone.
 
     >>> f = fit(["tests/data/trace-54d.json"], time_unit="d", where=["planned=false"])
@@ -1260,7 +1273,8 @@ def fit(
         fitted = fitting.fit_counts(count, span, observed_gpus=gpus)
         return FailureLog(documents.fit(fitted, [], source="counts"), None, fitted)
     options: dict[str, Any] = {"time": time, "time_unit": time_unit, "cause": cause, "skip_bad": skip_bad,
-                               "tz": tz, "time_format": time_format, "year": _year(year)}  # fmt: skip
+                               "tz": tz, "time_format": time_format, "year": _year(year),
+                               "patterns": _patterns(patterns), "explain": explain}  # fmt: skip
     read = [
         fitting.read_log(log, stdin=stdin, format=format, where=conditions, where_any=any_conditions, **options)
         for log in paths
@@ -1636,6 +1650,8 @@ def analyze(
     year: int | None = None,
     groups: Value | None = None,
     ft_overhead: Value | None = None,
+    patterns: str | os.PathLike[str] | None = None,
+    explain: Callable[[str], None] | None = None,
 ) -> RunAnalysis:
     """The goodput a run got and what the model says it should have got (docs/model.md §11): the realised
     split of wall time from an event log, the measured write time, restart, interval and failure rate, the
@@ -1645,7 +1661,8 @@ def analyze(
     the run (e.g. ``"1d"``), ``slo`` marks the windows below it; ``tz`` places timestamps without a zone
     (default UTC). ``groups`` is the run's number of replica groups (None: the largest ``group`` of its
     ``group_down`` events + 1) and ``ft_overhead`` the per-step cost of their fault tolerance, which a
-    log cannot show (default 0; docs/model.md §11.6).
+    log cannot show (default 0; docs/model.md §11.6). ``patterns`` is a TOML file of line patterns
+    (docs/formats/patterns.md); ``explain`` is given a line per log saying which formats were considered.
 
     >>> a = analyze("tests/data/hand-run.jsonl", time_unit="min")
     >>> round(a.realised["effective"], 6), a["measured"]["failures"]
@@ -1681,6 +1698,7 @@ def analyze(
     read = timeline.read(
         path, stdin=stdin, format=format, time_field=time, time_unit=time_unit, cause=cause,
         skip_bad=skip_bad, year=_year(year), tz=zone, groups=None if count_groups is None else int(count_groups),
+        patterns=_patterns(patterns), explain=explain,
     )  # fmt: skip
     if span is not None and (read.end_s - read.start_s) / span > 10_000:
         raise InputError("more than 10,000 windows: choose a longer one", where="window")
@@ -1914,13 +1932,17 @@ def events(
     year: int | None = None,
     force: bool = False,
     skip_bad: bool = False,
+    patterns: str | os.PathLike[str] | None = None,
+    explain: Callable[[str], None] | None = None,
 ) -> EventLogWritten:
     """Write the canonical event log of one run read from ``logs`` (any format the reader knows: a
     framework's text log, a scheduler's accounting, an event table; several files of one run are read
     in time order) to ``output`` (``.jsonl`` or ``.csv``, written atomically, never over a file unless
     ``force``) or, without one, as JSON Lines to the binary ``stream``; a bad row met after events were
     streamed ends the stream with one ``{"event": "error", ...}`` record before the InputError is raised.
-    What was inferred is counted in the result (docs/commands/events.md).
+    What was inferred is counted in the result (docs/commands/events.md). ``patterns`` is a TOML file of
+    line patterns (docs/formats/patterns.md); ``explain`` is given a line per log saying which formats
+    were considered.
 
     >>> import io
     >>> out = io.BytesIO()
@@ -1942,11 +1964,13 @@ def events(
     if year is not None and not 1 <= year <= 9999:
         raise InputError(f"must be a year from 1 to 9999, got {year}", where="year")
     clock = reader.Clock(time_unit, tz=zone)
+    lines = _patterns(patterns)
 
     def write(target: Any, form: canonical.Form, *, streaming: bool = False) -> tuple[reader.Counts, int]:
         writer = canonical.Writer(target, form, time_field=time, clock=clock)
         try:
-            counts = reader.scan(paths, writer, stdin=stdin, format=format, skip_bad=skip_bad, tz=zone, year=year)
+            counts = reader.scan(paths, writer, stdin=stdin, format=format, skip_bad=skip_bad, tz=zone, year=year,
+                                 patterns=lines, explain=explain)  # fmt: skip
         except InputError as error:
             if streaming and writer.written:  # the events before it are out: the stream ends saying it failed
                 writer.error(error)

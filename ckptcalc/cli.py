@@ -275,7 +275,7 @@ _OPTIONS = frozenset(
      "min_effective", "max_silent_risk", "what_if", "failure_dist", "value", "time", "time_unit", "where", "cause",
      "window_start", "window_end", "coalesce", "observed_gpus", "format", "tz", "time_format", "where_any",
      "failures", "window", "mtbf_ci", "at", "work", "steps",
-     "runs", "deadline", "events", "slo", "discard", "keep_base", "year", "output"}
+     "runs", "deadline", "events", "slo", "discard", "keep_base", "year", "output", "patterns", "verbose"}
 )  # fmt: skip
 #: The report's options, by the names its errors use.
 _OPTIONS |= {"html", "markdown", "check", "log"}
@@ -289,6 +289,8 @@ def flag(name: str) -> str:
         return _RENAMED[name]
     if name.startswith("what_if "):
         return "--what-if " + name.removeprefix("what_if ")
+    if name.startswith("patterns "):  # a pattern file's problem: the flag and the file
+        return "--patterns " + name.removeprefix("patterns ")
     if name in BY_PUBLIC or name in _OPTIONS:
         return "--" + name.replace("_", "-")
     return name
@@ -603,12 +605,32 @@ TzOpt = Annotated[
 ]
 SkipBadOpt = Annotated[bool, typer.Option("--skip-bad", help="Count and skip malformed lines.")]
 #: The formats the log reader knows (ckptcalc.logs.reader.FORMATS; a test keeps the two equal).
-LOG_FORMATS = ("absl", "csv", "fta", "json", "jsonl", "megatron", "sacct", "torchelastic", "torchtitan")
+LOG_FORMATS = ("absl", "csv", "fta", "json", "jsonl", "megatron", "patterns", "sacct", "torchelastic", "torchtitan")
 _FORMATS_HELP = f"Log format: auto (default: from the first lines) or one of {', '.join(LOG_FORMATS)}."
 FormatOpt = Annotated[
     Optional[str],
     typer.Option("--format", help=_FORMATS_HELP, metavar="FORMAT"),
 ]
+PatternsOpt = Annotated[
+    Optional[Path],
+    typer.Option(
+        "--patterns", help="TOML file of [[pattern]] tables: lines of your log and their events.", metavar="FILE"
+    ),
+]
+VerboseOpt = Annotated[
+    bool, typer.Option("--verbose", help="Say on stderr which formats --format auto considered, per log.")
+]
+
+
+def _explain(verbose: bool) -> Callable[[str], None] | None:
+    """With --verbose, what writes the reader's account of format detection to stderr."""
+    if not verbose:
+        return None
+    return lambda line: _stderr_line(line)
+
+
+def _stderr_line(line: str) -> None:
+    sys.stderr.write(_plain(line) + "\n")
 
 
 def _print_json(document: dict[str, Any]) -> None:
@@ -1401,6 +1423,8 @@ def fit(
     ] = None,
     skip_bad: SkipBadOpt = False,
     year: YearOpt = None,
+    patterns: PatternsOpt = None,
+    verbose: VerboseOpt = False,
     plot: Annotated[
         Optional[Path],
         typer.Option(
@@ -1454,6 +1478,8 @@ def fit(
         window=window,
         skip_bad=skip_bad,
         year=year,
+        patterns=patterns,
+        explain=_explain(verbose),
     )
     document = outcome.to_dict()
     if value is not None:
@@ -1509,6 +1535,8 @@ def events_command(
     tz: TzOpt = None,
     year: YearOpt = None,
     skip_bad: SkipBadOpt = False,
+    patterns: PatternsOpt = None,
+    verbose: VerboseOpt = False,
     force: Annotated[bool, typer.Option("--force", help="Let --output overwrite a file.")] = False,
     json_output: Annotated[
         bool, typer.Option("--json", help="With --output: print the summary as one JSON document.")
@@ -1527,7 +1555,7 @@ def events_command(
     stream = None if output is not None else sys.stdout.buffer
     outcome = api.events(
         logs, output=output, stream=stream, stdin=sys.stdin, format=log_format, time=time, time_unit=time_unit,
-        tz=tz, year=year, force=force, skip_bad=skip_bad,
+        tz=tz, year=year, force=force, skip_bad=skip_bad, patterns=patterns, explain=_explain(verbose),
     )  # fmt: skip
     if output is None:
         return
@@ -1596,6 +1624,8 @@ def analyze(
     tz: TzOpt = None,
     skip_bad: SkipBadOpt = False,
     year: YearOpt = None,
+    patterns: PatternsOpt = None,
+    verbose: VerboseOpt = False,
     save_preset: Annotated[
         Optional[Path],
         typer.Option("--save-preset", help="Write the measured inputs into --preset, as a TOML file.", metavar="FILE"),
@@ -1621,7 +1651,7 @@ def analyze(
         outcome = api.analyze(
             logs if len(logs) > 1 else logs[0], stdin=sys.stdin, format=log_format, time=time, time_unit=time_unit,
             cause=cause, window=window, slo=slo, gpus=gpus, discard=discard, tz=tz, skip_bad=skip_bad, year=year,
-            groups=groups, ft_overhead=ft_overhead,
+            groups=groups, ft_overhead=ft_overhead, patterns=patterns, explain=_explain(verbose),
         )  # fmt: skip
     document = outcome.to_dict()
     if value is not None:

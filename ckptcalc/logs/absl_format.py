@@ -45,6 +45,8 @@ from ckptcalc.logs.adapter import Bad, Context, Header, Row, Stamp, step_number
 
 NAME = "absl"
 GIVES = "events"
+#: Its logs are a job's output, which holds other programs' lines too: the pattern library reads them.
+MIXED = True
 
 _LINE = re.compile(r"\s*([DIWEF])(\d\d)(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?\s+(\d+)\s+[^\s:\]]+:\d+\] ?(.*)")
 _STEP_TAG = re.compile(r"\[step=(\d+)\]")
