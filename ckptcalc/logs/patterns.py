@@ -315,7 +315,7 @@ LIBRARY: tuple[Pattern, ...] = (
     _builtin(
         "orbax_blocking",
         "checkpoint_end",
-        r"Finished blocking save\. Time taken: (?P<duration>\d+(?:\.\d+)?)s",
+        r"Finished blocking save(?:\. Time taken:| in) (?P<duration>\d+(?:\.\d+)?)",
         ["Finished blocking save"],
         ["absl"],
         fields={"async": True},
@@ -323,13 +323,25 @@ LIBRARY: tuple[Pattern, ...] = (
     _builtin(
         "orbax_future",
         "persist_end",
-        r"ChainedFuture completed \d+/\d+ futures in (?P<duration>\d+(?:\.\d+)?) "
-        r"seconds",
+        r"ChainedFuture completed \d+/\d+ futures in (?P<duration>\d+(?:\.\d+)?) seconds",
         ["ChainedFuture completed"],
         ["absl"],
     ),
-    _builtin("orbax_async", "persist_end", r"Finished async_?save", ["Finished async"], ["absl"]),
-    _builtin("orbax_synchronous", "checkpoint_end", r"Finished synchronous save", ["Finished synchronous"], ["absl"]),
+    _builtin(
+        "orbax_async",
+        "persist_end",
+        r"Finished async_?save|\[async\] Finished save in",
+        ["Finished async", "Finished save in"],
+        ["absl"],
+    ),
+    _builtin(
+        "orbax_synchronous",
+        "checkpoint_end",
+        r"Finished synchronous save|\[sync\] Finished save in "
+        r"(?P<duration>\d+(?:\.\d+)?) seconds",
+        ["Finished synchronous", "Finished save in"],
+        ["absl"],
+    ),
     _builtin(
         "torchtitan_save",
         "checkpoint_start",
@@ -389,7 +401,8 @@ _RFC2822 = re.compile(rf"(?<!\d)(\d{{1,2}}) {_MONTH} (\d{{4}}) (\d\d):(\d\d):(\d
 _DMESG = re.compile(rf"{_MONTH} +(\d{{1,2}}) (\d\d):(\d\d):(\d\d) (\d{{4}})(?!\d)")
 _PREFIX = re.compile(r"^[\s`]*(?:(?:\[(?:rank|default)\d+\]:|\d+: )\s*)*")
 _SYSLOG = re.compile(rf"{_MONTH} +(\d{{1,2}}) (\d\d):(\d\d):(\d\d)(?:\.(\d+))?\b")
-_GLOG = re.compile(r"(?:^|(?<=[\s\[\]:`|]))[DIWEF](\d\d)(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?=[\s\]])")
+# glog's month is two digits (I0625), PyTorch's C++ logging's one or two (E430 for 30 April).
+_GLOG = re.compile(r"(?:^|(?<=[\s\[\]:`|]))[DIWEF](\d{1,2})(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?=[\s\]])")
 _DAYTIME = re.compile(r"(\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(?=[\s\]|])")
 
 
@@ -616,6 +629,12 @@ class Matcher:
         self.floor = -math.inf  # the latest event's time
         self.failure: float | None = None  # the latest failure kept
         self.save: dict[str, Any] | None = None  # the save under way: start, inferred, parts, step
+        self.closed: Any = None  # the step of the latest save ended
+        # A failure timed by an earlier line waits for the next event: a failure that a line times, with no
+        # time given between them, is the same failure, and its time stands for both.
+        self.pending: tuple[int, float, dict[str, Any]] | None = None
+        self.between = False
+        self.persisting = False  # an asynchronous save ended its stall and is not durable yet
         self.untimed: list[tuple[int, dict[str, Any]]] = []  # events before any time was given
         self.first_untimed: tuple[int, str] | None = None
         self.matched: dict[str, int] = {}  # lines each pattern matched
@@ -624,6 +643,7 @@ class Matcher:
 
     def time_of(self, text: str, *, last: bool = False) -> tuple[float | None, bool]:
         """A line's time and whether it was inferred (the nearest earlier stamp); None when no line gave one."""
+        self._note_between()
         own = self.clock.stamp(text, last=last)
         if own is not None:
             self.known, self.recent = own, deque(maxlen=LOOKBACK)
@@ -638,6 +658,18 @@ class Matcher:
                 break
         self.recent.clear()
         return self.known, True
+
+    def _note_between(self) -> None:
+        """Whether a line since the failure waiting for its time (see :meth:`_place`) gave a time."""
+        if self.pending is None or self.between:
+            return
+        for earlier in self.recent:
+            try:
+                if self.clock.stamp(earlier) is not None:
+                    self.between = True
+                    return
+            except ValueError:
+                continue
 
     # -- input
 
@@ -681,6 +713,7 @@ class Matcher:
     def _end_block(self) -> None:
         block, self.block = self.block, None
         assert block is not None
+        self._note_between()
         written, cause, others = block.failure()
         try:
             if written is not None:
@@ -698,7 +731,7 @@ class Matcher:
                 if t is None:
                     t, _ = self.time_of("")
                 else:
-                    self.known = t
+                    self.known, self.recent = t, deque(maxlen=LOOKBACK)
             else:
                 t, inferred = self.time_of("")
         except ValueError as error:
@@ -777,6 +810,19 @@ class Matcher:
             if self.save is not None and duration is not None:
                 self.save["parts"] += duration
             return
+        if self.pending is not None:
+            waiting_t = self.pending[1]
+            if event == "failure" and not inferred and not self.between:
+                self.pending = None
+                self.context.notes["coalesced_failures"] += 1
+            elif event == "failure" and inferred and t - waiting_t <= COALESCE_S:
+                self.context.notes["coalesced_failures"] += 1
+                return
+            else:
+                self._settle()
+        if event == "failure" and inferred and not (self.failure is not None and 0 <= t - self.failure <= COALESCE_S):
+            self.pending, self.between = (number, t, record), False
+            return
         if event == "failure":
             if self.failure is not None and t - self.failure <= COALESCE_S:
                 self.context.notes["coalesced_failures"] += 1
@@ -793,8 +839,10 @@ class Matcher:
             if pattern is not None and pattern.instant:
                 self._emit(number, t, {"event": "checkpoint_start", **{k: v for k, v in record.items() if k == "step"}})
             elif self.save is None:
-                if duration is None:
-                    self.context.notes["unmatched_ends"] += 1
+                if duration is None or record.get("step", self.closed) == self.closed:
+                    # another line's end of the save just ended (a shard, a commit), or one whose start is unknown
+                    self.context.notes["duplicates" if record.get("step", self.closed) == self.closed
+                                       else "unmatched_ends"] += 1  # fmt: skip
                     return
                 self._emit(number, t - duration, {"event": "checkpoint_start",
                                                   **{k: v for k, v in record.items() if k == "step"}})  # fmt: skip
@@ -804,10 +852,26 @@ class Matcher:
                     t = max(t, self.save["start"] + elapsed)
                 if "step" not in record and self.save.get("step") is not None:
                     record["step"] = self.save["step"]
-            self.save = None
+            self.closed, self.save = record.get("step"), None
+            self.persisting = bool(record.get("async"))
+        elif event == "persist_end":
+            if not self.persisting:
+                self.context.notes["duplicates"] += 1  # another line saying the same save is durable
+                return
+            self.persisting = False
         elif event == "load_end" and duration is not None and inferred:
             t = max(t, self.floor + duration)
         self._emit(number, t, record, inferred)
+
+    def _settle(self) -> None:
+        """The failure waiting for its time, at the earlier line's time."""
+        assert self.pending is not None
+        number, t, record = self.pending
+        self.pending = None
+        if self.host is None:
+            self.context.notes["inferred_times"] += 1
+        self.failure, self.save = max(t, self.floor), None
+        self._emit(number, t, record, True)
 
     def _emit(self, number: int, t: float, record: dict[str, Any], inferred: bool = False) -> None:
         t = max(t, self.floor)
@@ -821,6 +885,8 @@ class Matcher:
         """The end of the lines: a block under way is ended; events no line gave a time for are an error."""
         if self.block is not None:
             self._end_block()
+        if self.pending is not None:
+            self._settle()
         if self.untimed and self.first_untimed is not None:
             failures = sum(1 for _, record in self.untimed if record["event"] == "failure")
             others = len(self.untimed) - failures
