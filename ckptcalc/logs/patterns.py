@@ -227,13 +227,12 @@ LIBRARY: tuple[Pattern, ...] = (
     _builtin(
         "megatron_start", "attempt_start", r"\[after megatron is initialized\] datetime:", ["megatron is"], ["megatron"]
     ),
+    _builtin("megatron_done", "run_end", r"\[after training is done\] datetime:", ["training is done"], ["megatron"]),
     _builtin(
-        "megatron_done",
+        "megatron_exit",
         "run_end",
-        r"\[(?:after training is done|exiting program (?:at iteration \d+|after "
-        r"[\d.]+ minutes))\] datetime:",
-        ["training is done", "exiting program"],
-        ["megatron"],
+        r"\[exiting program (?:at iteration \d+|after [\d.]+ minutes)\] datetime:",
+        ["exiting program"],
     ),
     _builtin("nemo_save", "checkpoint_start", r"Checkpoint save for step (?P<step>\d+) started", ["Checkpoint save"]),
     _builtin(
@@ -258,7 +257,9 @@ LIBRARY: tuple[Pattern, ...] = (
     _builtin(
         "hf_save", "checkpoint_start", rf"Saving model checkpoint to \S*?{_STEP_PATH}", ["Saving model checkpoint to"]
     ),
-    _builtin("hf_saved", "checkpoint_end", rf"Model weights saved in \S*?{_STEP_PATH}", ["Model weights saved"]),
+    _builtin(
+        "hf_saved", "checkpoint_end", r"Model weights saved in \S*?checkpoint-(?P<step>\d+)", ["Model weights saved"]
+    ),
     _builtin("accelerate_save", "checkpoint_start", rf"Saving current state to \S*?{_STEP_PATH}", ["Saving current"]),
     _builtin("accelerate_saved", "checkpoint_end", r"Random states saved in", ["Random states saved"]),
     _builtin(
@@ -302,12 +303,20 @@ LIBRARY: tuple[Pattern, ...] = (
         ["state dict"],
         part=True,
     ),
+    # A shard written: part of the save, which ends at "Saving checkpoint took" (or, in versions that do
+    # not say it, at the last shard, see Matcher._close).
+    _builtin(
+        "torchtune_shard",
+        "checkpoint_start",
+        r"(?:Model|Adapter|Recipe) checkpoint of size .* saved to ",
+        ["saved to"],
+        part=True,
+    ),
     _builtin(
         "torchtune_saved",
         "checkpoint_end",
-        r"Saving checkpoint took (?P<duration>\d+(?:\.\d+)?) secs"
-        r"|Model checkpoint of size .* saved to ",
-        ["Saving checkpoint took", "saved to"],
+        r"Saving checkpoint took (?P<duration>\d+(?:\.\d+)?) secs",
+        ["Saving checkpoint took"],
     ),
     _builtin(
         "orbax_save", "checkpoint_start", r"Saving checkpoint at step (?P<step>\d+)", ["Saving checkpoint at"], ["absl"]
@@ -398,6 +407,7 @@ _ISO = re.compile(
     r"(?<!\d)(\d{4})-(\d\d)-(\d\d)[ T_](\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(?: ?(Z|UTC|[+-]\d\d:?\d\d)(?![\d:]))?"
 )
 _RFC2822 = re.compile(rf"(?<!\d)(\d{{1,2}}) {_MONTH} (\d{{4}}) (\d\d):(\d\d):(\d\d) ?([+-]\d{{4}}|GMT|UTC)?")
+_US_DATE = re.compile(r"(?<!\d)(\d\d)/(\d\d)/(\d{4}) (\d\d):(\d\d):(\d\d)")
 _DMESG = re.compile(rf"{_MONTH} +(\d{{1,2}}) (\d\d):(\d\d):(\d\d) (\d{{4}})(?!\d)")
 _PREFIX = re.compile(r"^[\s`]*(?:(?:\[(?:rank|default)\d+\]:|\d+: )\s*)*")
 _SYSLOG = re.compile(rf"{_MONTH} +(\d{{1,2}}) (\d\d):(\d\d):(\d\d)(?:\.(\d+))?\b")
@@ -430,6 +440,7 @@ class LineClock:
     def __init__(self, context: Context, *, counted: bool = True) -> None:
         self.context, self.counted = context, counted  # counted: naive stamps counted in the context's notes
         self.year: int | None = None
+        self.dated: int | None = None  # the year of the first line read with a full date
         self.month = 0
         self.day: datetime | None = None  # the date of times of day, once needed
         self.last_day_s = -1.0
@@ -446,9 +457,15 @@ class LineClock:
             if found is not None:
                 year, month, day, hour, minute, second = (int(part) for part in found.groups()[:6])
                 moment = datetime(year, month, day, hour, minute, second)
+                self.dated = self.dated or year
                 return self._seconds(moment, _fraction(found[7]), _zone(found[8]))
         if ":" not in text:
             return None
+        us = _US_DATE.search(text) if "/" in text else None
+        if us is not None:
+            month, day, year, hour, minute, second = (int(part) for part in us.groups())
+            self.dated = self.dated or year
+            return self._seconds(datetime(year, month, day, hour, minute, second), 0.0, None)
         rfc = _RFC2822.search(text)
         if rfc is not None:
             day, month, year = int(rfc[1]), _MONTHS[rfc[2]], int(rfc[3])
@@ -482,7 +499,8 @@ class LineClock:
 
     def _yearless(self, month: int, day: int, clock: Sequence[str], fraction: str | None) -> float:
         if self.year is None:
-            self.year = self.context.the_year()
+            # --year, else the year of the log's own dated lines, else the file's
+            self.year = self.dated if self.context.year is None and self.dated is not None else self.context.the_year()
         elif month < self.month:
             self.year += 1  # the log went on past New Year
         self.month = month
@@ -630,10 +648,9 @@ class Matcher:
         self.failure: float | None = None  # the latest failure kept
         self.save: dict[str, Any] | None = None  # the save under way: start, inferred, parts, step
         self.closed: Any = None  # the step of the latest save ended
-        # A failure timed by an earlier line waits for the next event: a failure that a line times, with no
-        # time given between them, is the same failure, and its time stands for both.
+        # A failure timed by an earlier line waits for the next line that gives a time: a failure said before
+        # it is the same failure (its time, if it has one, stands for both); any other, and it is settled.
         self.pending: tuple[int, float, dict[str, Any]] | None = None
-        self.between = False
         self.persisting = False  # an asynchronous save ended its stall and is not durable yet
         self.untimed: list[tuple[int, dict[str, Any]]] = []  # events before any time was given
         self.first_untimed: tuple[int, str] | None = None
@@ -643,7 +660,6 @@ class Matcher:
 
     def time_of(self, text: str, *, last: bool = False) -> tuple[float | None, bool]:
         """A line's time and whether it was inferred (the nearest earlier stamp); None when no line gave one."""
-        self._note_between()
         own = self.clock.stamp(text, last=last)
         if own is not None:
             self.known, self.recent = own, deque(maxlen=LOOKBACK)
@@ -659,18 +675,6 @@ class Matcher:
         self.recent.clear()
         return self.known, True
 
-    def _note_between(self) -> None:
-        """Whether a line since the failure waiting for its time (see :meth:`_place`) gave a time."""
-        if self.pending is None or self.between:
-            return
-        for earlier in self.recent:
-            try:
-                if self.clock.stamp(earlier) is not None:
-                    self.between = True
-                    return
-            except ValueError:
-                continue
-
     # -- input
 
     def take(self, number: int, line: str) -> None:
@@ -685,8 +689,12 @@ class Matcher:
             if found is not None:
                 self._found(number, text, pattern, found)
                 return
+        if self.clock.dated is None and "-" in text and self.context.year is None:
+            found = _ISO.search(text)  # until the log's year is known: its glog stamps take it
+            if found is not None:
+                self.clock.dated = int(found[1])
         if _WORDS.search(text) is None:
-            self.recent.append(text)
+            self._passed(text)
             return
         if _CHILD_FAILED in text:
             self._start_block("child", number, text)
@@ -701,7 +709,19 @@ class Matcher:
             if found is not None:
                 self._found(number, text, pattern, found)
                 return
+        self._passed(text)
+
+    def _passed(self, text: str) -> None:
+        """A line that is no event: kept to time the next line without a time; and the failure waiting
+        for a time is settled when this line gives one."""
         self.recent.append(text)
+        if self.pending is not None:
+            try:
+                stamped = self.clock.stamp(text) is not None
+            except ValueError:
+                stamped = False
+            if stamped:
+                self._settle()
 
     def _start_block(self, kind: str, number: int, text: str) -> None:
         self.matched["child_failed" if kind == "child" else "pod_terminated"] = (
@@ -713,7 +733,6 @@ class Matcher:
     def _end_block(self) -> None:
         block, self.block = self.block, None
         assert block is not None
-        self._note_between()
         written, cause, others = block.failure()
         try:
             if written is not None:
@@ -747,7 +766,7 @@ class Matcher:
             t: float | None
             if "time" in groups and found.group("time") is not None:
                 t, inferred = self._group_time(pattern, found.group("time")), False
-                self.known = t
+                self.known, self.recent = t, deque(maxlen=LOOKBACK)  # the nearest stamp is now this line's
             else:
                 t, inferred = self.time_of(text, last=pattern.last_stamp)
             record: dict[str, Any] = {"event": pattern.event}
@@ -807,21 +826,23 @@ class Matcher:
         event = record["event"]
         duration = record.pop("duration", None)
         if pattern is not None and pattern.part:
-            if self.save is not None and duration is not None:
-                self.save["parts"] += duration
+            if self.save is not None:
+                self.save["parts"] += duration or 0.0
+                self.save["last"] = (number, t)
             return
+        if self.save is not None and "last" in self.save and event not in ("checkpoint_end", "checkpoint_start"):
+            self._close()
         if self.pending is not None:
-            waiting_t = self.pending[1]
-            if event == "failure" and not inferred and not self.between:
-                self.pending = None
-                self.context.notes["coalesced_failures"] += 1
-            elif event == "failure" and inferred and t - waiting_t <= COALESCE_S:
-                self.context.notes["coalesced_failures"] += 1
+            if event == "failure" and inferred:
+                self.context.notes["coalesced_failures"] += 1  # timed by the same earlier line
                 return
+            if event == "failure":
+                self.pending = None  # this line's time stands for both
+                self.context.notes["coalesced_failures"] += 1
             else:
                 self._settle()
         if event == "failure" and inferred and not (self.failure is not None and 0 <= t - self.failure <= COALESCE_S):
-            self.pending, self.between = (number, t, record), False
+            self.pending = (number, t, record)
             return
         if event == "failure":
             if self.failure is not None and t - self.failure <= COALESCE_S:
@@ -863,6 +884,16 @@ class Matcher:
             t = max(t, self.floor + duration)
         self._emit(number, t, record, inferred)
 
+    def _close(self) -> None:
+        """End the save under way at its last part, for logs that never say it ended (older torchtune)."""
+        assert self.save is not None
+        number, t = self.save["last"]
+        if self.save["inferred"]:
+            t = max(t, self.save["start"] + self.save["parts"])
+        step = self.save.get("step")
+        self.closed, self.save = step, None
+        self._emit(number, t, {"event": "checkpoint_end", **({} if step is None else {"step": step})})
+
     def _settle(self) -> None:
         """The failure waiting for its time, at the earlier line's time."""
         assert self.pending is not None
@@ -887,6 +918,8 @@ class Matcher:
             self._end_block()
         if self.pending is not None:
             self._settle()
+        if self.save is not None and "last" in self.save:
+            self._close()
         if self.untimed and self.first_untimed is not None:
             failures = sum(1 for _, record in self.untimed if record["event"] == "failure")
             others = len(self.untimed) - failures
