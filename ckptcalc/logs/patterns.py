@@ -11,8 +11,10 @@ A line's time is its own stamp, in any of the forms :class:`LineClock` knows (IS
 ``T`` or ``_``; glog's and absl's ``E0430 05:09:48.828088908`` and syslog's ``Apr 30 05:09:48`` without
 a year, which take the context's; RFC 2822; a time of day alone), found anywhere in the line, behind
 ``[rank3]:`` or ``[default3]:`` prefixes too. A line without one takes the nearest earlier stamp, and
-is counted (``inferred_times``). The reports of one failure by many ranks, within :data:`COALESCE_S`
-of the first, are one failure, and the others are counted (``coalesced_failures``).
+is counted (``inferred_times``), unless a failure said before the next line that gives a time has a
+time of its own: then it is that failure (below, rank 3's line takes rank 4's time). The reports of one
+failure by many ranks, within :data:`COALESCE_S` of the first, are one failure, and the others are
+counted (``coalesced_failures``).
 
 >>> from ckptcalc.logs.adapter import Context
 >>> lines = ["2025-06-25 13:00:00,000 - trainer - INFO - step 10\\n",
@@ -26,9 +28,9 @@ of the first, are one failure, and the others are counted (``coalesced_failures`
 ...     matcher.take(number, line)
 >>> matcher.finish()
 >>> [(row.line, row.value["event"], row.value["cause"], row.value["time"] % 3600) for row in matcher.out]
-[(2, 'failure', 'nccl_timeout', 0.0)]
+[(3, 'failure', 'nccl_timeout', 2.5)]
 >>> context.notes["inferred_times"], context.notes["coalesced_failures"]
-(1, 1)
+(0, 1)
 """
 
 from __future__ import annotations

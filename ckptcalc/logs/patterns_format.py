@@ -28,10 +28,13 @@ GIVES = "events"
 def detect(head: Sequence[str], user: Sequence[Any] = ()) -> bool:
     """A line among the first that a pattern (the user's or the library's) matches; never a log that
     opens a JSON document or a CSV header."""
+    return not table(head) and bool(patterns.head_matches(head, user))
+
+
+def table(head: Sequence[str]) -> bool:
+    """Whether the first line opens a JSON document or is a CSV header of several columns."""
     first = head[0].strip()
-    if first.startswith(("{", "[{")) or ("," in first and csv_format.plain_header(head[0])):
-        return False
-    return bool(patterns.head_matches(head, user))
+    return first.startswith(("{", "[{")) or ("," in first and csv_format.plain_header(head[0]))
 
 
 def rows(lines: Iterable[str], context: Context | None = None) -> Iterator[Row | Bad | Header]:

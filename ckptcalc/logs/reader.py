@@ -560,7 +560,12 @@ def considered(lines: Sequence[str], user: Sequence[Any] = ()) -> Iterator[tuple
     """Each adapter's name and whether it recognises ``lines``, in the order tried, up to the first that
     does (``user``: the user's patterns, which the pattern library's format reads too)."""
     for adapter in ADAPTERS:
-        accepted = patterns_format.detect(lines, user) if adapter is patterns_format else adapter.detect(lines)
+        if adapter is patterns_format:
+            # With the user's patterns, they read what no framework's adapter does, whether or not the
+            # first lines hold one of their lines (but a JSON document or a CSV header).
+            accepted = patterns_format.detect(lines, user) or (bool(user) and not patterns_format.table(lines))
+        else:
+            accepted = adapter.detect(lines)
         yield adapter.NAME, bool(accepted)
         if accepted:
             return
@@ -809,6 +814,9 @@ def _choose(file: _File, format: str | None, explain: Callable[[str], None] | No
     file.lines.unread(itertools.chain.from_iterable(itertools.repeat(line, count) for line, count in head))
 
 
+_SEPARATED = re.compile(r"[,\t;|]")
+
+
 def _explained(file: _File, chosen: str | None) -> str:
     """What detection considered for ``file``, in one line (``--verbose``)."""
     head = f"{file.name}: {len(file.head)} first lines looked at"
@@ -822,11 +830,17 @@ def _explained(file: _File, chosen: str | None) -> str:
     return f"{head}; format auto tried {verdicts}: {chosen or 'none'}{matched}"
 
 
-def _silent(files: Sequence[_File]) -> InputError:
+def _silent(files: Sequence[_File], problem: str | None = None) -> InputError:
     """The error for logs in which nothing is recognised: the lines read, the formats tried, the nearest
     candidate, and the way out (``--patterns``)."""
     file = files[0]
     assert file.adapter is not None
+    for one in files:  # the rest of the lines, counted
+        try:
+            for _ in one.lines.blocks():
+                pass
+        except CkptError:
+            pass
     lines = sum(one.lines.count for one in files)
     name = file.adapter.NAME
     if file.tried:
@@ -839,8 +853,9 @@ def _silent(files: Sequence[_File]) -> InputError:
     else:
         how = f"read as {name}, as named"
     near = patterns.nearest(file.head, file.first, file.context.patterns)
+    known = f"as a table: {problem}" if problem else "no line is an event it knows"
     return InputError(
-        f"nothing recognised in {lines:,} line{'s' * (lines != 1)}: {how}, but no line is an event it knows; "
+        f"nothing recognised in {lines:,} line{'s' * (lines != 1)}: {how}, but {known}; "
         f"nearest: {near}; describe the log's lines with {{patterns}} FILE.toml (docs/formats/patterns.md)",
         where=", ".join(one.name for one in files),
     )
@@ -919,7 +934,15 @@ def _scan(
     else:
         for file in files:
             tally.name = file.name
-            _read(file.records(), consumer, tally, conditions, required)
+            try:
+                _read(file.records(), consumer, tally, conditions, required)
+            except InputError as error:
+                # Text taken for a CSV of one column (a log no adapter and no pattern reads), refused at its
+                # "header": say what was tried, with the header's problem.
+                header = tally.read == 0 and not _SEPARATED.search(file.head[0])
+                if file.adapter is csv_format and file.tried and header:
+                    raise _silent(files, error.template) from None
+                raise
     # Nothing recognised: no event in a framework's log, or a table's rows read and every one ignored
     # (none filtered out or skipped as bad, which would say why; a table of no rows is its consumer's to word).
     if gives == {"events"}:
