@@ -140,6 +140,24 @@ def load_preset(preset: PresetRef | None = None) -> Scenario:
 
 
 @checked
+def preset_patterns(preset: PresetRef) -> str | None:
+    """The line patterns file a preset's ``[log] patterns`` names (docs/formats/patterns.md), relative to
+    the preset file's directory; None when it names none.
+
+    >>> preset_patterns("llama3-405b") is None
+    True
+    """
+    from ckptcalc.inputs import presets
+
+    loaded = load_preset(preset)
+    if loaded.log_patterns is None:
+        return None
+    if isinstance(preset, Scenario):
+        return loaded.log_patterns
+    return os.fspath(presets.find(os.fspath(preset)).parent / os.path.expanduser(loaded.log_patterns))
+
+
+@checked
 def save_preset(
     preset: Scenario,
     path: str | os.PathLike[str],

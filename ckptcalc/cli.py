@@ -614,12 +614,18 @@ FormatOpt = Annotated[
 PatternsOpt = Annotated[
     Optional[Path],
     typer.Option(
-        "--patterns", help="TOML file of [[pattern]] tables: lines of your log and their events.", metavar="FILE"
+        "--patterns",
+        help="TOML file of [[pattern]] tables: lines of your log and their events (docs/formats/patterns.md).",
+        metavar="FILE",
     ),
 ]
 VerboseOpt = Annotated[
     bool, typer.Option("--verbose", help="Say on stderr which formats --format auto considered, per log.")
 ]
+
+
+def _path(text: str | None) -> Path | None:
+    return None if text is None else Path(text)
 
 
 def _explain(verbose: bool) -> Callable[[str], None] | None:
@@ -1459,6 +1465,8 @@ def fit(
     name, description = _labels(save_preset, preset_name, preset_description)
     if save_preset is not None:
         _check_new(save_preset, force, "save_preset")
+    if patterns is None and preset is not None:
+        patterns = _path(api.preset_patterns(preset))
     outcome = api.fit(
         logs or [],
         stdin=sys.stdin,
@@ -1647,6 +1655,8 @@ def analyze(
     name, description = _labels(save_preset, preset_name, preset_description)
     if save_preset is not None:
         _check_new(save_preset, force, "save_preset")
+    if patterns is None and preset is not None:
+        patterns = _path(api.preset_patterns(preset))
     with _interruptible(None):
         outcome = api.analyze(
             logs if len(logs) > 1 else logs[0], stdin=sys.stdin, format=log_format, time=time, time_unit=time_unit,

@@ -343,3 +343,33 @@ def test_no_log_in_the_suite_gives_success_and_no_events(run: Run, log: Path) ->
             assert any(json.loads(line)["event"] != "run_end" for line in result.stdout.splitlines()), command
         else:
             assert json.loads(result.stdout)["reading"]["used"] > 0, command
+
+
+# ---------------------------------------------------------------- a preset's [log] patterns
+
+
+def test_a_presets_log_table_names_the_patterns(run_json: Callable[..., dict[str, Any]], tmp_path: Path) -> None:
+    log, _ = _write(tmp_path, CUSTOM_LOG, "custom.log"), _write(tmp_path, CUSTOM, "lines.toml")
+    preset = _write(tmp_path, 'base = "llama3-405b"\n\n[log]\npatterns = "lines.toml"\n', "cluster.toml")
+    assert api.load_preset(str(preset)).log_patterns == "lines.toml"
+    # Relative to the preset's directory, whatever the working directory.
+    assert api.preset_patterns(str(preset)) == str(tmp_path / "lines.toml")
+    document = run_json("analyze", str(log), "--preset", str(preset))
+    assert (document["reading"]["format"], document["measured"]["failures"]) == ("patterns", 1)
+    # What --save-preset writes keeps it.
+    saved = tmp_path / "saved.toml"
+    api.save_preset(api.load_preset(str(preset)), saved)
+    assert api.load_preset(str(saved)).log_patterns == "lines.toml"
+
+
+@pytest.mark.parametrize(
+    ("table", "said"),
+    [("[log]\npattern = 'x'\n", "log.pattern: unknown key (known in [log]: patterns)"),
+     ("[log]\npatterns = 3\n", "log.patterns: must be the path of a patterns file"),
+     ("log = 'x'\n", "log: must be a table ([log])")],
+)  # fmt: skip
+def test_a_bad_log_table_names_its_key(run: Run, tmp_path: Path, table: str, said: str) -> None:
+    preset = _write(tmp_path, 'base = "llama3-405b"\n' + table, "cluster.toml")
+    result = run("optimize", "--preset", str(preset))
+    assert_usage_error(result, str(preset))
+    assert said in result.stderr
