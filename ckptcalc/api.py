@@ -2043,6 +2043,7 @@ def report(
     form: str = "html",
     log: str | os.PathLike[str] | None = None,
     time_unit: str | None = None,
+    patterns: str | os.PathLike[str] | None = None,
     **inputs: Any,
 ) -> str:
     """A design review of one or more scenarios as one document: ``form`` ``"html"`` (self-contained, inline
@@ -2051,7 +2052,9 @@ def report(
     MTBF band with the robust interval; with ``work`` (or a preset's ``[run] work``), the plan's
     completion distribution. ``log`` is an event log (as :func:`analyze` reads it: its realised split, and
     the fit of its failures with their survival) or an incident log (as :func:`fit` reads it: the fit
-    alone). ``inputs`` apply to every preset, as :func:`optimize` takes them. Needs the ``report`` extra
+    alone), read with the line patterns ``patterns`` names (docs/formats/patterns.md; default: the first
+    preset's ``[log] patterns``). ``inputs`` apply to every preset, as :func:`optimize` takes them. Needs
+    the ``report`` extra
     (Jinja2, matplotlib); the text is the same for the same inputs.
 
     >>> text = report(["llama3-405b"], form="markdown")
@@ -2063,7 +2066,7 @@ def report(
     if form not in rendering.FORMS:
         raise InputError(f"unknown form {form!r}: expected {' or '.join(rendering.FORMS)}", where="form")
     rendering.require(form)
-    return rendering.render(_report_data(presets, log=log, time_unit=time_unit, **inputs), form)
+    return rendering.render(_report_data(presets, log=log, time_unit=time_unit, patterns=patterns, **inputs), form)
 
 
 def _report_data(
@@ -2071,26 +2074,29 @@ def _report_data(
     *,
     log: str | os.PathLike[str] | None = None,
     time_unit: str | None = None,
+    patterns: str | os.PathLike[str] | None = None,
     **inputs: Any,
 ) -> dict[str, Any]:
     """What a report renders: each scenario's documents, and the log's (see :func:`report`)."""
     refs = list(presets) if presets is not None else []
     data: dict[str, Any] = {"scenarios": [], "fit": None, "survival": None, "analyze": None}
+    if log is not None and patterns is None and refs:
+        patterns = preset_patterns(refs[0])
     if log is not None and os.fspath(log) == "-":
         raise InputError("reads the log twice (the split, then the fit): give a file, not stdin", where="log")
     if log is not None:  # first: a log that cannot be read fails before the scenarios are worked out
         try:
-            data["analyze"] = analyze(log, time_unit=time_unit).to_dict()
+            data["analyze"] = analyze(log, time_unit=time_unit, patterns=patterns).to_dict()
         except InputError as not_events:
             # Not a run's event log: an incident log (a trace, sacct, a CSV of failures) is fitted alone,
             # and a log that neither reads reports why it is no event log.
             try:
-                fitted = fit([log], time_unit=time_unit)
+                fitted = fit([log], time_unit=time_unit, patterns=patterns)
             except InputError:
                 raise not_events from None
         else:
             # The fit of the same run's failures, from the same events (the others are not interruptions).
-            fitted = fit([log], time_unit=time_unit, where=["event=failure"])
+            fitted = fit([log], time_unit=time_unit, where=["event=failure"], patterns=patterns)
         data["fit"] = fitted.to_dict()
         curve = fitted.fitted.survival
         data["survival"] = {

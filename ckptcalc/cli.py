@@ -1752,6 +1752,15 @@ def report(
             rich_help_panel="Log",
         ),
     ] = None,
+    patterns: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--patterns",
+            help="TOML file of [[pattern]] tables for the log's lines (default: the first preset's [log]).",
+            metavar="FILE",
+            rich_help_panel="Log",
+        ),
+    ] = None,
 ) -> None:
     """Write a design review of one or more scenarios: inputs, schedule, split, loss curve, levers, MTBF band.
 
@@ -1793,7 +1802,9 @@ def report(
             )
         _check_new(path, force, where)
     presets = [*([model.preset] if model.preset is not None else []), *(presets_ or [])]
-    text = api.report(presets or None, form=form, log=log, time_unit=time_unit, **model.inputs)
+    if patterns is not None and log is None:
+        raise InputError("only goes with {log}: the patterns read the log's lines", where="patterns")
+    text = api.report(presets or None, form=form, log=log, time_unit=time_unit, patterns=patterns, **model.inputs)
     data = text.encode("utf-8")
     if committed is None:
         atomic_write(path, data, force=force, where=where)

@@ -373,3 +373,15 @@ def test_a_bad_log_table_names_its_key(run: Run, tmp_path: Path, table: str, sai
     result = run("optimize", "--preset", str(preset))
     assert_usage_error(result, str(preset))
     assert said in result.stderr
+
+
+def test_report_reads_its_log_with_the_patterns(run: Run, tmp_path: Path) -> None:
+    pytest.importorskip("jinja2")
+    text = CUSTOM_LOG + "2025-03-01 11:20:00 supervisor: trainer died (cause=xid)\n"
+    log, rules = _write(tmp_path, text, "custom.log"), _write(tmp_path, CUSTOM)
+    out = tmp_path / "review.md"
+    result = run("report", "--log", str(log), "--patterns", str(rules), "--markdown", str(out))
+    assert result.exit_code == 0, result.stderr
+    assert "ckptcalc analyze: custom.log" in out.read_text()  # the file's name: a report is the same anywhere
+    alone = run("report", "--patterns", str(rules), "--markdown", str(tmp_path / "other.md"))
+    assert_usage_error(alone, "--patterns")
