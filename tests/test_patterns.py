@@ -377,7 +377,10 @@ def test_a_bad_log_table_names_its_key(run: Run, tmp_path: Path, table: str, sai
 
 def test_report_reads_its_log_with_the_patterns(run: Run, tmp_path: Path) -> None:
     pytest.importorskip("jinja2")
-    text = CUSTOM_LOG + "2025-03-01 11:20:00 supervisor: trainer died (cause=xid)\n"
+    text = CUSTOM_LOG + (
+        "2025-03-01 11:20:00 supervisor: trainer died (cause=xid)\n"
+        "2025-03-01 11:30:00 shard-writer: saved shard set 300 in 12s\n"
+    )
     log, rules = _write(tmp_path, text, "custom.log"), _write(tmp_path, CUSTOM)
     out = tmp_path / "review.md"
     result = run("report", "--log", str(log), "--patterns", str(rules), "--markdown", str(out))
