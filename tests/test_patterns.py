@@ -385,6 +385,6 @@ def test_report_reads_its_log_with_the_patterns(run: Run, tmp_path: Path) -> Non
     out = tmp_path / "review.md"
     result = run("report", "--log", str(log), "--patterns", str(rules), "--markdown", str(out))
     assert result.exit_code == 0, result.stderr
-    assert "ckptcalc analyze: custom.log" in out.read_text()  # the file's name: a report is the same anywhere
+    assert "custom.log, 1.50 h of run" in out.read_text()  # analyze read the run from its lines
     alone = run("report", "--patterns", str(rules), "--markdown", str(tmp_path / "other.md"))
     assert_usage_error(alone, "--patterns")
