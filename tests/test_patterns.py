@@ -153,6 +153,10 @@ SAVES = [
     # torchtune's lines have no time: the save starts at the agent's W1102 10:15:31.204 (inferred) and
     # lasts the 131.22 s "Saving checkpoint took" states: 10:17:42.424.
     ("torchtune.log", {"year": 2024}, [("2024-11-02T10:15:31.204Z", "2024-11-02T10:17:42.424Z", None)]),
+    # NeMo's "[NeMo I ...]" prefix makes it a Megatron log; its "Checkpoint save for step N started" to
+    # "Scheduled async checkpoint save" (4 s, 5 s) are the library's, durable at "finalized successfully".
+    ("nemo.log", {}, [("2024-06-01T10:00:00Z", "2024-06-01T10:00:04Z", 1000),
+                      ("2024-06-01T10:33:20Z", "2024-06-01T10:33:25Z", 1200)]),
     # absl lines pasted from Markdown: a fence, and a backtick before each line.
     ("absl-backtick.log", {"year": 2024}, [("2024-05-01T12:03:20.500Z", "2024-05-01T12:03:30.500Z", 20)]),
 ]  # fmt: skip
@@ -165,6 +169,15 @@ def test_saves_are_read_with_their_times_and_steps(
     events, reading = _events(name, **options)
     assert _saves(events) == saves
     assert reading["inferred"]["unmatched_starts"] == reading["inferred"]["unmatched_ends"] == 0
+
+
+def test_nemo_async_saves_become_durable_when_finalized() -> None:
+    events, reading = _events("nemo.log")
+    assert reading["format"] == "megatron"
+    assert [event["async_persist_end"] for event in events if event["event"] == "checkpoint_end"] == [
+        "2024-06-01T10:01:30Z",
+        "2024-06-01T10:35:00Z",
+    ]
 
 
 def test_a_save_without_times_takes_the_duration_its_lines_state() -> None:

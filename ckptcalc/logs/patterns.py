@@ -237,6 +237,15 @@ LIBRARY: tuple[Pattern, ...] = (
         ["exiting program"],
     ),
     _builtin("nemo_save", "checkpoint_start", r"Checkpoint save for step (?P<step>\d+) started", ["Checkpoint save"]),
+    # Megatron's adapter reads this line after NeMo's "Global Checkpoint Save" line; here it ends the stall
+    # of a save the line above began (another is passed over as a duplicate).
+    _builtin(
+        "nemo_scheduled",
+        "checkpoint_end",
+        r"Scheduled async checkpoint save for ",
+        ["Scheduled async"],
+        fields={"async": True},
+    ),
     _builtin(
         "nemo_persisted",
         "persist_end",
