@@ -401,3 +401,81 @@ def test_report_reads_its_log_with_the_patterns(run: Run, tmp_path: Path) -> Non
     assert "custom.log, 1.50 h of run" in out.read_text()  # analyze read the run from its lines
     alone = run("report", "--patterns", str(rules), "--markdown", str(tmp_path / "other.md"))
     assert_usage_error(alone, "--patterns")
+
+
+# ---------------------------------------------------------------- each pattern on its line
+
+LINES = [
+    ("nccl_timeout", "[E ProcessGroupNCCL.cpp:828] [Rank 3] Watchdog caught collective operation timeout: WorkNCCL("),
+    ("nccl_abort", "[E ProcessGroupNCCL.cpp:475] Some NCCL operations have failed or timed out. … we are taking the "
+                   "entire process down."),
+    ("cuda_oom", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 GiB."),
+    ("cuda_error", "RuntimeError: CUDA error: an illegal memory access was encountered"),
+    ("xid", "NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."),
+    ("oom_kill", "Out of memory: Killed process 51234 (python3) total-vm:912345678kB"),
+    ("agent_exit", "failed (exitcode: -9) local_rank: 0 (pid: 4242) of binary: /usr/bin/python3"),
+    ("agent_signal", "Received SIGTERM death signal, shutting down workers"),
+    ("signal", "traceback : Signal 6 (SIGABRT) received by PID 4244"),
+    ("srun_killed", "srun: error: gpu-node-17: task 5: Killed"),
+    ("slurm_cancelled", "slurmstepd: error: *** JOB 881402 ON gpu-a-003 CANCELLED AT 2025-01-11T11:30:00 ***"),
+    ("slurm_node_fail", "srun: error: Node failure on gpu-a-011"),
+    ("slurm_state", "881377            train        gpu     llm-pt       1024  NODE_FAIL      1:0"),
+    ("pod_restart", "Warning  BackOff  3m (x4 over 11h)  kubelet  Back-off restarting failed container pytorch"),
+    ("megatron_sigterm", "[exiting program after receiving SIGTERM.] datetime: 2024-09-13 07:04:42"),
+    ("megatron_save", "saving checkpoint at iteration    1000 to /ckpt in torch_dist format"),
+    ("megatron_saved", "  successfully saved checkpoint from iteration    1000 to /ckpt [ t 1/8, p 1/1 ]"),
+    ("megatron_load", " loading distributed checkpoint from /ckpt at iteration 1000"),
+    ("megatron_loaded", "  successfully loaded checkpoint from /ckpt [ t 1/8, p 1/1 ] at iteration 1000"),
+    ("megatron_start", "[after megatron is initialized] datetime: 2024-09-13 06:00:05"),
+    ("megatron_done", "[after training is done] datetime: 2024-09-14 06:00:05"),
+    ("megatron_exit", "[exiting program at iteration 1000] datetime: 2024-09-13 07:04:42"),
+    ("nemo_save", "Checkpoint save for step 1000 started at 1717236000.0."),
+    ("nemo_scheduled", "Scheduled async checkpoint save for /results/checkpoints/megatron_gpt--step=1000.ckpt"),
+    ("nemo_persisted", "Async checkpoint save for step 1000 (/ckpt/step=1000.ckpt) finalized successfully."),
+    ("deepspeed_save", "[Rank 0] Saving model checkpoint: /ckpt/global_step1000/mp_rank_00_model_states.pt"),
+    ("deepspeed_saved", "[Torch] Checkpoint global_step1000 is ready now!"),
+    ("hf_save", "Saving model checkpoint to out/checkpoint-500"),
+    ("hf_saved", "Model weights saved in out/checkpoint-500/model.safetensors"),
+    ("accelerate_save", "Saving current state to ckpt/step_2000"),
+    ("accelerate_saved", "Random states saved in ckpt/step_2000/random_states_0.pkl"),
+    ("hf_load", "Loading model from out/checkpoint-500."),
+    ("hf_loaded", "  Continuing training from global step 500"),
+    ("lightning_save", "Epoch 0, global step 2000: 'val_loss' reached 2.31002 (best 2.31002), saving model to "
+                       "'/ckpt/epoch=0-step=2000.ckpt' as top 1"),
+    ("lightning_load", "Restoring states from the checkpoint path at /ckpt/epoch=1-step=4000.ckpt"),
+    ("lightning_loaded", "Restored all states from the checkpoint at /ckpt/epoch=1-step=4000.ckpt"),
+    ("torchtune_save", "Saving checkpoint. This may take some time. Retrieving full model state dict..."),
+    ("torchtune_part", "Getting full model state dict took 109.51 secs"),
+    ("torchtune_shard", "Model checkpoint of size 4.98 GiB saved to /tmp/epoch_0/ft-model-00001-of-00004.safetensors"),
+    ("torchtune_saved", "Saving checkpoint took 131.22 secs"),
+    ("orbax_save", "[process=0] Saving checkpoint at step 1000"),
+    ("orbax_blocking", "Finished blocking save in 1.33 seconds. Continuing to write to /ckpt/1000."),
+    ("orbax_future", "ChainedFuture completed 1/1 futures in 13.37 seconds."),
+    ("orbax_async", "Finished async_save (blocking + background). Time taken: 14.6s. directory=/ckpt/1000"),
+    ("orbax_synchronous", "[process=0] [sync] Finished save in 11.09 seconds @ /ckpt/0"),
+    ("torchtitan_save", "Saving the checkpoint (or staging if async is enabled)."),
+    ("torchtitan_saved", "Finished saving the checkpoint (or staging if async is enabled)in 4.00 seconds."),
+    ("torchtitan_load", "Loading the checkpoint at step 50."),
+    ("torchtitan_loaded", "Finished loading the checkpoint in 5.00 seconds."),
+]  # fmt: skip
+
+
+def test_every_pattern_of_the_library_has_its_line() -> None:
+    assert sorted(name for name, _ in LINES) == sorted(pattern.name for pattern in patterns.LIBRARY)
+
+
+@pytest.mark.parametrize(("name", "line"), LINES, ids=[name for name, _ in LINES])
+def test_each_line_is_read_by_its_pattern_behind_a_rank_prefix(name: str, line: str) -> None:
+    # sacct's rows are the scheduler's own output, never a rank's: their pattern holds the row's start.
+    for prefix in ("", "[rank3]:", "[default5]:", "12: ") if name != "slurm_state" else ("",):
+        assert patterns.head_matches([prefix + line + "\n"], ()) == {name: 1}, prefix
+
+
+def test_the_librarys_megatron_lines_read_a_log_named_patterns() -> None:
+    # Named --format patterns, Megatron's lines are the library's: the save's lines have no time of their
+    # own, so both take the iteration line's [2024-09-13 07:00:00] (counted).
+    events, reading = _events("megatron-milestones.log", format="patterns")
+    assert _saves(events) == [("2024-09-13T07:00:00Z", "2024-09-13T07:00:00Z", 1000)]
+    assert _failures(events) == [("2024-09-13T07:03:14.500Z", "nccl_timeout")]
+    assert events[-1] == {"time": "2024-09-13T07:04:42Z", "event": "run_end"}
+    assert reading["inferred"]["inferred_times"] == 2
