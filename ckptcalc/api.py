@@ -2054,8 +2054,7 @@ def report(
     the fit of its failures with their survival) or an incident log (as :func:`fit` reads it: the fit
     alone), read with the line patterns ``patterns`` names (docs/formats/patterns.md; default: the first
     preset's ``[log] patterns``). ``inputs`` apply to every preset, as :func:`optimize` takes them. Needs
-    the ``report`` extra
-    (Jinja2, matplotlib); the text is the same for the same inputs.
+    the ``report`` extra (Jinja2, matplotlib); the text is the same for the same inputs.
 
     >>> text = report(["llama3-405b"], form="markdown")
     >>> "## Scenario: llama3-405b" in text
