@@ -398,10 +398,32 @@ LIBRARY: tuple[Pattern, ...] = (
 _CHILD_FAILED = "errors.ChildFailedError:"
 _POD_TERMINATED = re.compile(r"^\s*Last State:\s+Terminated\b")
 
+
+def _any_of(words: Iterable[str]) -> re.Pattern[str]:
+    """An expression that finds any of ``words``, factored as a tree of their letters: at each position of
+    a line the search tries the few letters words start with, not every word (twice as fast).
+
+    >>> [bool(_any_of(["Saving the", "Saved", "Watchdog"]).search(text)) for text in ("a Saved b", "Sav")]
+    [True, False]
+    """
+    tree: dict[str, Any] = {}
+    for word in words:
+        node = tree
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def branch(node: dict[str, Any]) -> str:
+        if "" in node:
+            return ""  # a word ends here: a longer one adds nothing to the search
+        parts = [re.escape(char) + branch(node[char]) for char in sorted(node)]
+        return parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
+
+    return re.compile(branch(tree))
+
+
 #: Every word of the library: a line with none of them holds no library line (one search a line).
-_WORDS = re.compile("|".join(re.escape(word) for word in sorted(
-    {word for pattern in LIBRARY for word in pattern.words} | {_CHILD_FAILED, "Last State:"}, key=len, reverse=True
-)))  # fmt: skip
+_WORDS = _any_of({word for pattern in LIBRARY for word in pattern.words} | {_CHILD_FAILED, "Last State:"})
 
 
 def library_for(host: str | None) -> tuple[Pattern, ...]:
@@ -648,6 +670,7 @@ class Matcher:
 
     def __init__(self, context: Context, host: str | None = None) -> None:
         self.context, self.host = context, host
+        self.dating = context.year is None  # the year of the log's dated lines is still to be read
         self.user: tuple[Pattern, ...] = tuple(context.patterns)
         self.library = library_for(host)
         self.clock = LineClock(context, counted=host is None)
@@ -673,7 +696,8 @@ class Matcher:
         """A line's time and whether it was inferred (the nearest earlier stamp); None when no line gave one."""
         own = self.clock.stamp(text, last=last)
         if own is not None:
-            self.known, self.recent = own, deque(maxlen=LOOKBACK)
+            self.known = own
+            self.recent.clear()
             return own, False
         for earlier in reversed(self.recent):
             try:
@@ -700,10 +724,10 @@ class Matcher:
             if found is not None:
                 self._found(number, text, pattern, found)
                 return
-        if self.clock.dated is None and "-" in text and self.context.year is None:
+        if self.dating and "-" in text:
             found = _ISO.search(text)  # until the log's year is known: its glog stamps take it
             if found is not None:
-                self.clock.dated = int(found[1])
+                self.clock.dated, self.dating = int(found[1]), False
         if _WORDS.search(text) is None:
             self._passed(text)
             return
@@ -761,7 +785,8 @@ class Matcher:
                 if t is None:
                     t, _ = self.time_of("")
                 else:
-                    self.known, self.recent = t, deque(maxlen=LOOKBACK)
+                    self.known = t
+                    self.recent.clear()
             else:
                 t, inferred = self.time_of("")
         except ValueError as error:
@@ -777,7 +802,8 @@ class Matcher:
             t: float | None
             if "time" in groups and found.group("time") is not None:
                 t, inferred = self._group_time(pattern, found.group("time")), False
-                self.known, self.recent = t, deque(maxlen=LOOKBACK)  # the nearest stamp is now this line's
+                self.known = t  # the nearest stamp is now this line's
+                self.recent.clear()
             else:
                 t, inferred = self.time_of(text, last=pattern.last_stamp)
             record: dict[str, Any] = {"event": pattern.event}
@@ -1023,7 +1049,13 @@ def mixed(rows: Iterable[Row | Bad | Header], matcher: Matcher) -> Iterator[Row 
 
     for item in rows:
         if type(item) is Row:
-            yield from release(float(item.value["time"]))
+            value = item.value
+            if not found and waiting is None and value["event"] != "failure":  # most rows: as they are
+                if value["time"] > last:
+                    last = float(value["time"])
+                yield item
+                continue
+            yield from release(float(value["time"]))
             yield from take(item, False)
         elif isinstance(item, Bad):
             yield from take(item, False)
@@ -1036,9 +1068,15 @@ def mixed(rows: Iterable[Row | Bad | Header], matcher: Matcher) -> Iterator[Row 
 
 def tapped(lines: Iterable[str], matcher: Matcher) -> Iterator[str]:
     """``lines`` as they are, each first read by ``matcher``."""
-    take = matcher.take
+    take, words, recent = matcher.take, _WORDS.search, matcher.recent
     for number, line in enumerate(lines, start=1):
-        take(number, line)
+        # Most lines hold no word of the library and nothing waits on them: kept as they are, in one search.
+        if matcher.user or matcher.dating or matcher.block is not None or matcher.pending is not None:
+            take(number, line)
+        elif words(line) is None:
+            recent.append(line)
+        else:
+            take(number, line)
         yield line
 
 
