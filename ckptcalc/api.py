@@ -140,6 +140,24 @@ def load_preset(preset: PresetRef | None = None) -> Scenario:
 
 
 @checked
+def preset_patterns(preset: PresetRef) -> str | None:
+    """The line patterns file a preset's ``[log] patterns`` names (docs/formats/patterns.md), relative to
+    the preset file's directory; None when it names none.
+
+    >>> preset_patterns("llama3-405b") is None
+    True
+    """
+    from ckptcalc.inputs import presets
+
+    loaded = load_preset(preset)
+    if loaded.log_patterns is None:
+        return None
+    if isinstance(preset, Scenario):
+        return loaded.log_patterns
+    return os.fspath(presets.find(os.fspath(preset)).parent / os.path.expanduser(loaded.log_patterns))
+
+
+@checked
 def save_preset(
     preset: Scenario,
     path: str | os.PathLike[str],
@@ -1156,6 +1174,15 @@ class FailureLog(Outcome):
         return low, high
 
 
+def _patterns(path: str | os.PathLike[str] | None) -> tuple[Any, ...]:
+    """The line patterns of the TOML file at ``path`` (none when None): ckptcalc.logs.patterns.load."""
+    if path is None:
+        return ()
+    from ckptcalc.logs.patterns import load
+
+    return load(path)
+
+
 @checked
 def fit(
     logs: Iterable[str | os.PathLike[str]] = (),
@@ -1177,12 +1204,16 @@ def fit(
     window: Value | None = None,
     skip_bad: bool = False,
     year: int | None = None,
+    patterns: str | os.PathLike[str] | None = None,
+    explain: Callable[[str], None] | None = None,
 ) -> FailureLog:
     """The failure process from incident logs (CSV or tab-separated, JSON array or JSON Lines, detected unless
     ``format`` names one, compressed or not; ``"-"`` reads ``stdin``):
     the MTBF with its exact 95 % interval, a Weibull fit with the test of exponential failures,
     causes and the gap histogram (docs/fit.md). ``time_format`` reads timestamps by ``strptime`` and ``tz``
-    places those without a zone (default UTC). Without logs, ``failures`` counted in ``window`` (a paper's
+    places those without a zone (default UTC); ``patterns`` is a TOML file of line patterns
+    (docs/formats/patterns.md), ``explain`` is given a line per log saying which formats were considered.
+    Without logs, ``failures`` counted in ``window`` (a paper's
     "419 interruptions in 54 days") give the MTBF and its interval alone.
 
     >>> f = fit(["tests/data/trace-54d.json"], time_unit="d", where=["planned=false"])
@@ -1212,7 +1243,8 @@ def fit(
         fitted = fitting.fit_counts(count, span, observed_gpus=gpus)
         return FailureLog(documents.fit(fitted, [], source="counts"), None, fitted)
     options: dict[str, Any] = {"time": time, "time_unit": time_unit, "cause": cause, "skip_bad": skip_bad,
-                               "tz": tz, "time_format": time_format, "year": _year(year)}  # fmt: skip
+                               "tz": tz, "time_format": time_format, "year": _year(year),
+                               "patterns": _patterns(patterns), "explain": explain}  # fmt: skip
     read = [
         fitting.read_log(log, stdin=stdin, format=format, where=conditions, where_any=any_conditions, **options)
         for log in paths
@@ -1586,6 +1618,8 @@ def analyze(
     skip_bad: bool = False,
     year: int | None = None,
     groups: Value | None = None,
+    patterns: str | os.PathLike[str] | None = None,
+    explain: Callable[[str], None] | None = None,
     **log_inputs: Unpack[LogInputs],
 ) -> RunAnalysis:
     """The goodput a run got and what the model says it should have got (docs/model.md §11): the realised
@@ -1597,7 +1631,9 @@ def analyze(
     (default UTC). ``groups`` is the run's number of replica groups (None: the largest ``group`` of its
     ``group_down`` events + 1); ``log_inputs`` what the mechanisms' events cannot show, such as the groups'
     per-step cost of their fault tolerance (:class:`ckptcalc.inputs.keywords.LogInputs`; default 0,
-    docs/model.md §11.6).
+    docs/model.md §11.6). ``patterns`` is a TOML file of line
+    patterns (docs/formats/patterns.md); ``explain`` is given a line per log saying which formats were
+    considered.
 
     >>> a = analyze("tests/data/hand-run.jsonl", time_unit="min")
     >>> round(a.realised["effective"], 6), a["measured"]["failures"]
@@ -1625,6 +1661,7 @@ def analyze(
     read = timeline.read(
         path, stdin=stdin, format=format, time_field=time, time_unit=time_unit, cause=cause,
         skip_bad=skip_bad, year=_year(year), tz=zone, groups=None if count_groups is None else int(count_groups),
+        patterns=_patterns(patterns), explain=explain,
     )  # fmt: skip
     if span is not None and (read.end_s - read.start_s) / span > 10_000:
         raise InputError("more than 10,000 windows: choose a longer one", where="window")
@@ -1845,13 +1882,17 @@ def events(
     year: int | None = None,
     force: bool = False,
     skip_bad: bool = False,
+    patterns: str | os.PathLike[str] | None = None,
+    explain: Callable[[str], None] | None = None,
 ) -> EventLogWritten:
     """Write the canonical event log of one run read from ``logs`` (any format the reader knows: a
     framework's text log, a scheduler's accounting, an event table; several files of one run are read
     in time order) to ``output`` (``.jsonl`` or ``.csv``, written atomically, never over a file unless
     ``force``) or, without one, as JSON Lines to the binary ``stream``; a bad row met after events were
     streamed ends the stream with one ``{"event": "error", ...}`` record before the InputError is raised.
-    What was inferred is counted in the result (docs/commands/events.md).
+    What was inferred is counted in the result (docs/commands/events.md). ``patterns`` is a TOML file of
+    line patterns (docs/formats/patterns.md); ``explain`` is given a line per log saying which formats
+    were considered.
 
     >>> import io
     >>> out = io.BytesIO()
@@ -1872,11 +1913,13 @@ def events(
     zone = reader.parse_tz(tz) if tz is not None else None
     _year(year)
     clock = reader.Clock(time_unit, tz=zone)
+    lines = _patterns(patterns)
 
     def write(target: Any, form: canonical.Form, *, streaming: bool = False) -> tuple[reader.Counts, int]:
         writer = canonical.Writer(target, form, time_field=time, clock=clock)
         try:
-            counts = reader.scan(paths, writer, stdin=stdin, format=format, skip_bad=skip_bad, tz=zone, year=year)
+            counts = reader.scan(paths, writer, stdin=stdin, format=format, skip_bad=skip_bad, tz=zone, year=year,
+                                 patterns=lines, explain=explain)  # fmt: skip
         except InputError as error:
             if streaming and writer.written:  # the events before it are out: the stream ends saying it failed
                 writer.error(error)
@@ -1931,6 +1974,7 @@ def report(
     form: str = "html",
     log: str | os.PathLike[str] | None = None,
     time_unit: str | None = None,
+    patterns: str | os.PathLike[str] | None = None,
     **inputs: Any,
 ) -> str:
     """A design review of one or more scenarios as one document: ``form`` ``"html"`` (self-contained, inline
@@ -1939,8 +1983,9 @@ def report(
     MTBF band with the robust interval; with ``work`` (or a preset's ``[run] work``), the plan's
     completion distribution. ``log`` is an event log (as :func:`analyze` reads it: its realised split, and
     the fit of its failures with their survival) or an incident log (as :func:`fit` reads it: the fit
-    alone). ``inputs`` apply to every preset, as :func:`optimize` takes them. Needs the ``report`` extra
-    (Jinja2, matplotlib); the text is the same for the same inputs.
+    alone), read with the line patterns ``patterns`` names (docs/formats/patterns.md; default: the first
+    preset's ``[log] patterns``). ``inputs`` apply to every preset, as :func:`optimize` takes them. Needs
+    the ``report`` extra (Jinja2, matplotlib); the text is the same for the same inputs.
 
     >>> text = report(["llama3-405b"], form="markdown")
     >>> "## Scenario: llama3-405b" in text
@@ -1951,7 +1996,7 @@ def report(
     if form not in rendering.FORMS:
         raise InputError(f"unknown form {form!r}: expected {' or '.join(rendering.FORMS)}", where="form")
     rendering.require(form)
-    return rendering.render(_report_data(presets, log=log, time_unit=time_unit, **inputs), form)
+    return rendering.render(_report_data(presets, log=log, time_unit=time_unit, patterns=patterns, **inputs), form)
 
 
 def _report_data(
@@ -1959,26 +2004,29 @@ def _report_data(
     *,
     log: str | os.PathLike[str] | None = None,
     time_unit: str | None = None,
+    patterns: str | os.PathLike[str] | None = None,
     **inputs: Any,
 ) -> dict[str, Any]:
     """What a report renders: each scenario's documents, and the log's (see :func:`report`)."""
     refs = list(presets) if presets is not None else []
     data: dict[str, Any] = {"scenarios": [], "fit": None, "survival": None, "analyze": None}
+    if log is not None and patterns is None and refs:
+        patterns = preset_patterns(refs[0])
     if log is not None and os.fspath(log) == "-":
         raise InputError("reads the log twice (the split, then the fit): give a file, not stdin", where="log")
     if log is not None:  # first: a log that cannot be read fails before the scenarios are worked out
         try:
-            data["analyze"] = analyze(log, time_unit=time_unit).to_dict()
+            data["analyze"] = analyze(log, time_unit=time_unit, patterns=patterns).to_dict()
         except InputError as not_events:
             # Not a run's event log: an incident log (a trace, sacct, a CSV of failures) is fitted alone,
             # and a log that neither reads reports why it is no event log.
             try:
-                fitted = fit([log], time_unit=time_unit)
+                fitted = fit([log], time_unit=time_unit, patterns=patterns)
             except InputError:
                 raise not_events from None
         else:
             # The fit of the same run's failures, from the same events (the others are not interruptions).
-            fitted = fit([log], time_unit=time_unit, where=["event=failure"])
+            fitted = fit([log], time_unit=time_unit, where=["event=failure"], patterns=patterns)
         data["fit"] = fitted.to_dict()
         curve = fitted.fitted.survival
         data["survival"] = {

@@ -276,7 +276,7 @@ _OPTIONS = frozenset(
      "min_effective", "max_silent_risk", "what_if", "failure_dist", "value", "time", "time_unit", "where", "cause",
      "window_start", "window_end", "coalesce", "observed_gpus", "format", "tz", "time_format", "where_any",
      "failures", "window", "mtbf_ci", "at", "work", "steps",
-     "runs", "deadline", "events", "slo", "discard", "keep_base", "year", "output"}
+     "runs", "deadline", "events", "slo", "discard", "keep_base", "year", "output", "patterns", "verbose"}
 )  # fmt: skip
 #: The report's options, by the names its errors use.
 _OPTIONS |= {"html", "markdown", "check", "log"}
@@ -290,6 +290,8 @@ def flag(name: str) -> str:
         return _RENAMED[name]
     if name.startswith("what_if "):
         return "--what-if " + name.removeprefix("what_if ")
+    if name.startswith("patterns "):  # a pattern file's problem: the flag and the file
+        return "--patterns " + name.removeprefix("patterns ")
     if name in BY_PUBLIC or name in _OPTIONS:
         return "--" + name.replace("_", "-")
     return name
@@ -651,12 +653,38 @@ TzOpt = Annotated[
 ]
 SkipBadOpt = Annotated[bool, typer.Option("--skip-bad", help="Count and skip malformed lines.")]
 #: The formats the log reader knows (ckptcalc.logs.reader.FORMATS; a test keeps the two equal).
-LOG_FORMATS = ("absl", "csv", "fta", "json", "jsonl", "megatron", "sacct", "torchelastic", "torchtitan")
+LOG_FORMATS = ("absl", "csv", "fta", "json", "jsonl", "megatron", "patterns", "sacct", "torchelastic", "torchtitan")
 _FORMATS_HELP = f"Log format: auto (default: from the first lines) or one of {', '.join(LOG_FORMATS)}."
 FormatOpt = Annotated[
     Optional[str],
     typer.Option("--format", help=_FORMATS_HELP, metavar="FORMAT"),
 ]
+PatternsOpt = Annotated[
+    Optional[Path],
+    typer.Option(
+        "--patterns",
+        help="TOML file of [[pattern]] tables: lines of your log and their events (docs/formats/patterns.md).",
+        metavar="FILE",
+    ),
+]
+VerboseOpt = Annotated[
+    bool, typer.Option("--verbose", help="Say on stderr which formats --format auto considered, per log.")
+]
+
+
+def _path(text: str | None) -> Path | None:
+    return None if text is None else Path(text)
+
+
+def _explain(verbose: bool) -> Callable[[str], None] | None:
+    """With --verbose, what writes the reader's account of format detection to stderr."""
+    if not verbose:
+        return None
+    return lambda line: _stderr_line(line)
+
+
+def _stderr_line(line: str) -> None:
+    sys.stderr.write(_plain(line) + "\n")
 
 
 def _print_json(document: dict[str, Any]) -> None:
@@ -1449,6 +1477,8 @@ def fit(
     ] = None,
     skip_bad: SkipBadOpt = False,
     year: YearOpt = None,
+    patterns: PatternsOpt = None,
+    verbose: VerboseOpt = False,
     plot: Annotated[
         Optional[Path],
         typer.Option(
@@ -1483,6 +1513,8 @@ def fit(
     name, description = _labels(save_preset, preset_name, preset_description)
     if save_preset is not None:
         _check_new(save_preset, force, "save_preset")
+    if patterns is None and preset is not None:
+        patterns = _path(api.preset_patterns(preset))
     outcome = api.fit(
         logs or [],
         stdin=sys.stdin,
@@ -1502,6 +1534,8 @@ def fit(
         window=window,
         skip_bad=skip_bad,
         year=year,
+        patterns=patterns,
+        explain=_explain(verbose),
     )
     document = outcome.to_dict()
     if value is not None:
@@ -1557,6 +1591,8 @@ def events_command(
     tz: TzOpt = None,
     year: YearOpt = None,
     skip_bad: SkipBadOpt = False,
+    patterns: PatternsOpt = None,
+    verbose: VerboseOpt = False,
     force: Annotated[bool, typer.Option("--force", help="Let --output overwrite a file.")] = False,
     json_output: Annotated[
         bool, typer.Option("--json", help="With --output: print the summary as one JSON document.")
@@ -1575,7 +1611,7 @@ def events_command(
     stream = None if output is not None else sys.stdout.buffer
     outcome = api.events(
         logs, output=output, stream=stream, stdin=sys.stdin, format=log_format, time=time, time_unit=time_unit,
-        tz=tz, year=year, force=force, skip_bad=skip_bad,
+        tz=tz, year=year, force=force, skip_bad=skip_bad, patterns=patterns, explain=_explain(verbose),
     )  # fmt: skip
     if output is None:
         return
@@ -1641,6 +1677,8 @@ def analyze(
     tz: TzOpt = None,
     skip_bad: SkipBadOpt = False,
     year: YearOpt = None,
+    patterns: PatternsOpt = None,
+    verbose: VerboseOpt = False,
     save_preset: Annotated[
         Optional[Path],
         typer.Option("--save-preset", help="Write the measured inputs into --preset, as a TOML file.", metavar="FILE"),
@@ -1664,11 +1702,13 @@ def analyze(
     name, description = _labels(save_preset, preset_name, preset_description)
     if save_preset is not None:
         _check_new(save_preset, force, "save_preset")
+    if patterns is None and preset is not None:
+        patterns = _path(api.preset_patterns(preset))
     with _interruptible(None):
         outcome = api.analyze(
             logs if len(logs) > 1 else logs[0], stdin=sys.stdin, format=log_format, time=time, time_unit=time_unit,
             cause=cause, window=window, slo=slo, gpus=gpus, discard=discard, tz=tz, skip_bad=skip_bad, year=year,
-            groups=groups, **log_inputs,
+            groups=groups, patterns=patterns, explain=_explain(verbose), **log_inputs,
         )  # fmt: skip
     document = outcome.to_dict()
     if value is not None:
@@ -1759,6 +1799,15 @@ def report(
             rich_help_panel="Log",
         ),
     ] = None,
+    patterns: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--patterns",
+            help="TOML file of [[pattern]] tables for the log's lines (default: the first preset's [log]).",
+            metavar="FILE",
+            rich_help_panel="Log",
+        ),
+    ] = None,
 ) -> None:
     """Write a design review of one or more scenarios: inputs, schedule, split, loss curve, levers, MTBF band.
 
@@ -1800,7 +1849,9 @@ def report(
             )
         _check_new(path, force, where)
     presets = [*([model.preset] if model.preset is not None else []), *(presets_ or [])]
-    text = api.report(presets or None, form=form, log=log, time_unit=time_unit, **model.inputs)
+    if patterns is not None and log is None:
+        raise InputError("only goes with {log}: the patterns read the log's lines", where="patterns")
+    text = api.report(presets or None, form=form, log=log, time_unit=time_unit, patterns=patterns, **model.inputs)
     data = text.encode("utf-8")
     if committed is None:
         atomic_write(path, data, force=force, where=where)

@@ -81,6 +81,8 @@ LAYERS: list[tuple[str, list[str]]] = [
             "assembly",
             "csv_format",
             "torchelastic_format",
+            "patterns",
+            "patterns_format",
             "torchtitan_format",
             "megatron_format",
             "absl_format",

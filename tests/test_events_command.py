@@ -140,11 +140,17 @@ DATA = Path(__file__).parent / "data" / "logs"
 
 
 def test_analyze_and_fit_report_what_reading_inferred(run: Run, run_json: Callable[..., dict[str, Any]]) -> None:
-    # tests/data/logs/torchtitan/two-crashes.log: 7 lines of rank 1 (duplicates), 54 timestamps without a zone.
+    # tests/data/logs/torchtitan/two-crashes.log: 7 lines of rank 1 (duplicates), 54 timestamps without a zone;
+    # its CUDA error line (no time: the step line's before it) is the agent's "failed (exitcode: 1)", coalesced.
     titan = str(DATA / "torchtitan" / "two-crashes.log")
     reading = run_json("analyze", titan)["reading"]
     assert (reading["format"], reading["files"]) == ("torchtitan", 1)
-    assert reading["inferred"] == {**dict.fromkeys(NOTES, 0), "duplicates": 7, "naive_timestamps": 54}
+    assert reading["inferred"] == {
+        **dict.fromkeys(NOTES, 0),
+        "duplicates": 7,
+        "naive_timestamps": 54,
+        "coalesced_failures": 1,
+    }
     table = " ".join(run("analyze", titan).stdout.split())
     assert "duplicate lines (other ranks) 7" in table and "timestamps without a zone 54" in table
     # The untimestamped Megatron log: 23 times rebuilt from per-iteration times, one failure inferred.

@@ -74,9 +74,12 @@ def from_document(document: dict[str, Any], label: str, labels: dict[str, str] |
     tier_names: tuple[str, ...] = ()
     levers: tuple[tuple[str, float], ...] = ()
     sources: dict[str, str] = {}
+    log_patterns: str | None = None
     for key, value in document.items():
         if key == SOURCES:
             sources = _sources(value, at)
+        elif key == LOG:
+            log_patterns = _log(value, at)
         elif key == LEVELS:
             middle, tier_names = _levels(value, document, at(key), values, origin)
         elif key == LEVERS:
@@ -103,7 +106,7 @@ def from_document(document: dict[str, Any], label: str, labels: dict[str, str] |
                 values[spec.name] = value_of(spec.kind, raw, where)
                 origin[spec.name] = where
         else:
-            known = ", ".join([*META, BASE, *sorted(SECTIONS), LEVELS, LEVERS, SOURCES])
+            known = ", ".join([*META, BASE, *sorted(SECTIONS), LEVELS, LEVERS, SOURCES, LOG])
             raise PresetError(f"unknown key (known: {known})", where=at(key))
     version = meta.get("schema_version", SCHEMA_VERSION)
     if version > SCHEMA_VERSION:
@@ -123,10 +126,28 @@ def from_document(document: dict[str, Any], label: str, labels: dict[str, str] |
         middle=middle,
         levers=levers,
         sources=tuple((name, text) for name, text in sources.items() if name in values),
+        log_patterns=log_patterns,
         origin=origin,
         per_gpu=frozenset(),  # a rate stated per GPU is marked by its PerGpu value instead
         **values,
     )
+
+
+#: The table of what reading the run's logs needs: ``patterns``, a file of line patterns (docs/formats/patterns.md).
+LOG = "log"
+
+
+def _log(raw: Any, at: Any) -> str | None:
+    """The ``[log]`` table: ``patterns``, the path of a TOML file of line patterns."""
+    if not isinstance(raw, dict):
+        raise PresetError(f"must be a table ([{LOG}])", where=at(LOG))
+    for key, value in raw.items():
+        if key != "patterns":
+            raise PresetError(f"unknown key (known in [{LOG}]: patterns)", where=at(f"{LOG}.{key}"))
+        if not isinstance(value, str) or not value.strip() or not value.isprintable():
+            raise PresetError('must be the path of a patterns file, e.g. "lines.toml"', where=at(f"{LOG}.{key}"))
+    patterns = raw.get("patterns")
+    return None if patterns is None else str(patterns)
 
 
 #: The table saying where values came from: preset key (``table.key``) -> how (``fitted from FILE``).

@@ -99,6 +99,8 @@ def to_document(
     sources = {BY_NAME[name].path: text for name, text in scenario.sources if name in scenario.values()}
     if sources:
         document[SOURCES] = sources
+    if scenario.log_patterns is not None:
+        document["log"] = {"patterns": scenario.log_patterns}
     if scenario.middle or scenario.tier_names:
         _write_levels(scenario, document, writer)
     if scenario.levers:

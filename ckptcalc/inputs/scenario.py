@@ -132,6 +132,7 @@ class Scenario(Record, extra=(*registry.fields(), *registry.lever_fields())):
     tier_names: tuple[str, ...] = ()  # every tier's name as a preset's [[levels]] gives it, fastest first
     levers: tuple[tuple[str, float], ...] = ()  # a preset's [levers]: what a lever assumes, by assumption field
     sources: tuple[tuple[str, str], ...] = ()  # a preset's [sources]: how a value came (field, "fitted from FILE")
+    log_patterns: str | None = None  # a preset's [log] patterns: the line patterns its run's logs need
     origin: dict[str, str] = None  # type: ignore[assignment]  # {} once built
     per_gpu: frozenset[str] = frozenset()
 

@@ -45,8 +45,10 @@ from ckptcalc.logs.adapter import Bad, Context, Header, Row, Stamp, step_number
 
 NAME = "absl"
 GIVES = "events"
+#: Its logs are a job's output, which holds other programs' lines too: the pattern library reads them.
+MIXED = True
 
-_LINE = re.compile(r"\s*([DIWEF])(\d\d)(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?\s+(\d+)\s+[^\s:\]]+:\d+\] ?(.*)")
+_LINE = re.compile(r"[\s`]*([DIWEF])(\d\d)(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?\s+(\d+)\s+[^\s:\]]+:\d+\] ?(.*)")
 _STEP_TAG = re.compile(r"\[step=(\d+)\]")
 _MESSAGES: tuple[tuple[re.Pattern[str], str, dict[str, Any]], ...] = (
     # Progress first: the most frequent line, and anchored at the message's start.
@@ -67,8 +69,10 @@ _MESSAGES: tuple[tuple[re.Pattern[str], str, dict[str, Any]], ...] = (
 
 
 def detect(head: Sequence[str]) -> bool:
-    """A first line in absl's form (other formats' lines never start with a severity letter and MMDD)."""
-    return _LINE.match(head[0]) is not None
+    """A first line in absl's form (other formats' lines never start with a severity letter and MMDD),
+    after a Markdown fence (```) if the log was pasted from one; a stray backtick before it is no matter."""
+    first = next((line for line in head if not line.strip().startswith("```")), "")
+    return _LINE.match(first) is not None
 
 
 def _step(event: str, message: str, match: re.Match[str]) -> int | None:
@@ -102,7 +106,7 @@ def rows(lines: Iterable[str], context: Context | None = None) -> Iterator[Row |
         parsed = _LINE.match(line)
         if parsed is None:
             continue
-        message = parsed[9].rstrip()
+        message = parsed[9].rstrip().rstrip("`")
         found = _message(message)
         if found is None:
             continue

@@ -32,6 +32,10 @@ Raw run events (``GIVES = "events"``) are dicts with a ``time`` (a :class:`Stamp
 ``run_end``, docs/commands/analyze.md): it starts the run, infers a failure where one attempt stops
 and the next begins, ends the restart when training resumes, and counts what it inferred.
 
+An adapter whose logs are a job's output (other programs' lines among its own) sets ``MIXED = True``:
+the reader then also reads its lines with the pattern library (:func:`ckptcalc.logs.patterns.mixed`),
+for the failures and saves its own patterns do not read.
+
 The reader (:mod:`ckptcalc.logs.reader`) opens, decompresses and decodes the log, picks the adapter,
 and does everything else: bad rows, filters, counts, ``FILE:LINE`` in messages.
 
@@ -61,6 +65,8 @@ NOTES = (
     "unmatched_ends",  # a save ended that the log never says began
     "duplicates",  # the same event again (another rank's copy of a line)
     "naive_timestamps",  # timestamps without a zone, read in the given zone (UTC if none)
+    "inferred_times",  # events whose line has no time: the nearest earlier stamp's (ckptcalc.logs.patterns)
+    "coalesced_failures",  # reports of a failure already counted (other ranks, the launcher after the worker)
 )
 
 
@@ -81,6 +87,8 @@ class Context:
     ``tz``: the zone of naive timestamps (UTC when None); ``year``: the year of timestamps that carry
     none (absl's ``I0608 20:54:47``), given by the user; ``mtime``: the file's modification time
     (seconds since 1970), the year's fallback.
+    ``patterns``: the user's line patterns (:class:`ckptcalc.logs.patterns.Pattern`), read before the
+    library's in every framework log.
     ``notes`` counts inferences (keys from :data:`NOTES`); ``said`` records facts to report once, such
     as where the year came from.
 
@@ -94,6 +102,7 @@ class Context:
     tz: tzinfo | None = None
     year: int | None = None
     mtime: float | None = None
+    patterns: tuple[Any, ...] = ()
     notes: Counter[str] = field(default_factory=Counter)
     said: dict[str, str] = field(default_factory=dict)
 

@@ -208,6 +208,8 @@ def read(
     year: int | None = None,
     tz: tzinfo | None = None,
     groups: int | None = None,
+    patterns: Sequence[Any] = (),
+    explain: Callable[[str], None] | None = None,
 ) -> Timeline:
     """Read an event log from a file (``"-"``: ``stdin``) by :func:`ckptcalc.logs.reader.scan`: any format
     it reads (JSON Lines, CSV, a JSON array, framework logs), compressed or not. ``time_field`` None reads
@@ -216,7 +218,16 @@ def read(
     without a zone; ``groups`` is the run's number of replica groups (None: the largest ``group`` + 1)."""
     run = _Run(time_field, time_unit, cause, tz, groups)
     counts = reader.scan(
-        path, run, stdin=stdin, format=format, required=("event",), skip_bad=skip_bad, year=year, tz=tz
+        path,
+        run,
+        stdin=stdin,
+        format=format,
+        required=("event",),
+        skip_bad=skip_bad,
+        year=year,
+        tz=tz,
+        patterns=patterns,
+        explain=explain,
     )
     return run.timeline(counts)
 

@@ -1238,12 +1238,15 @@ def read_log(
     time_format: str | None = None,
     skip_bad: bool = False,
     year: int | None = None,
+    patterns: Sequence[Any] = (),
+    explain: Callable[[str], None] | None = None,
 ) -> EventLog:
     """Read one incident log from a path, or from ``stdin`` when ``source`` is ``"-"``, by
     :func:`ckptcalc.logs.reader.scan` (compressed logs too). The keyword arguments are those of :func:`parse_log`."""
     incidents, required, zone, label = _prepared(format, time, time_unit, cause, tz, time_format)
     counts = reader.scan(source, incidents, stdin=stdin, format=format, where=where, where_any=where_any,
-                         required=required, skip_bad=skip_bad, tz=zone, year=year)  # fmt: skip
+                         required=required, skip_bad=skip_bad, tz=zone, year=year, patterns=patterns,
+                         explain=explain)  # fmt: skip
     return incidents.log(counts, label)
 
 

@@ -22,9 +22,18 @@ GIVES = "records"
 _SPACE = re.compile(r"[ \t\n\r]*")
 
 
+#: A line that opens a JSON array: ``[`` and then a value's start, or nothing more (not a log line's
+#: ``[2024-05-01 12:00:00,104]`` or ``[INFO|trainer.py:2078]``).
+_OPENING = re.compile(r"\s*\[\s*(?:$|[\[{\"\]]|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?\s*(?:[,\]]|$)|(?:true|false|null)\b)")
+
+
 def detect(head: Sequence[str]) -> bool:
-    """A first line that opens a JSON array."""
-    return head[0].lstrip().startswith("[")
+    """A first line that opens a JSON array.
+
+    >>> detect(['[{"time": 1}']), detect(["[1, 2]"]), detect(["["]), detect(["[2024-05-01 12:00:00,104] [INFO] x"])
+    (True, True, True, False)
+    """
+    return _OPENING.match(head[0]) is not None
 
 
 class _Text:

@@ -73,6 +73,8 @@ from ckptcalc.logs.adapter import Bad, Context, Header, Row, Stamp, step_number
 
 NAME = "megatron"
 GIVES = "events"
+#: Its logs are a job's output, which holds other programs' lines too: the pattern library reads them.
+MIXED = True
 
 #: Events held while no line has said what time it is (they are placed back from the first that does).
 HELD = 100_000

@@ -43,7 +43,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
@@ -60,11 +60,16 @@ from ckptcalc.logs import (
     json_format,
     jsonl_format,
     megatron_format,
+    patterns,
+    patterns_format,
     sacct_format,
     torchelastic_format,
     torchtitan_format,
 )
 from ckptcalc.logs.adapter import HEAD_LINES, Bad, Broken, Columns, Context, Header, Row, Stamp
+from ckptcalc.logs.patterns import linear_pattern
+
+__all__ = ["linear_pattern"]  # its home is ckptcalc.logs.patterns; --where's conditions use it here
 
 #: The format adapters, tried in this order on a log's first non-blank lines (csv, the fallback, last).
 ADAPTERS: tuple[ModuleType, ...] = (
@@ -76,6 +81,7 @@ ADAPTERS: tuple[ModuleType, ...] = (
     jsonl_format,
     sacct_format,
     fta_format,
+    patterns_format,  # any log a pattern of the library (or the user's) reads: before csv, the fallback
     csv_format,
 )
 
@@ -256,42 +262,6 @@ def _condition(text: str, where: str) -> Condition:
     if op == "~":
         return Condition(path, "~", value, linear_pattern(value, text, where).search)
     return Condition(path, "!=" if op == "!=" else "=", value, value.__ne__ if op == "!=" else value.__eq__)
-
-
-#: Largest count of a repetition (``a{1000}``) a regular expression may hold, RE2's own limit.
-MAX_REPEAT = 1000
-# A repetition's counts, after an even number of backslashes (an escaped brace is text).
-_REPEAT_RE = re.compile(r"(?<!\\)(?:\\\\)*(?P<repeat>\{(?P<low>\d+)(?:,(?P<high>\d*))?\})")
-
-
-def linear_pattern(pattern: str, text: str, where: str) -> Any:
-    """``pattern`` compiled by RE2 (the ``google-re2`` package), whose matching takes time linear in the
-    text whatever the pattern: a user's expression on a log's text can never hang the reading. RE2 reads
-    Python's syntax but for backreferences and lookaround; a pattern it cannot compile (one of those, or
-    a repetition above 1000) is an error naming ``where``, quoting ``text``."""
-    import re2
-
-    # RE2 takes a count it cannot hold as literal text (a{99999999999} would match "a{99999999999}"):
-    # refuse it as it refuses a{1001}.
-    for repeat in _REPEAT_RE.finditer(pattern):
-        if any(
-            len(count.lstrip("0")) > 4 or int(count) > MAX_REPEAT for count in (repeat["low"], repeat["high"] or "0")
-        ):
-            raise InputError(
-                f"cannot read {text!r}: bad regular expression (a repetition above {MAX_REPEAT}: {repeat['repeat']})",
-                where=where,
-            )
-    options = re2.Options()
-    options.log_errors = False  # the error is raised, not also printed on stderr
-    try:
-        return re2.compile(pattern, options)
-    except re2.error as error:
-        reason = error.args[0].decode("utf-8", "replace") if error.args and isinstance(error.args[0], bytes) else error
-        raise InputError(
-            f"cannot read {text!r}: bad regular expression ({reason}); RE2's syntax, without backreferences "
-            "or lookaround",
-            where=where,
-        ) from None
 
 
 def time_unit_seconds(time_unit: str) -> float:
@@ -576,14 +546,29 @@ def check_format(format: str | None) -> str | None:
 _JSON_OPENING = re.compile(r"\s*(?:\{|\[\s*(?:[{\[\]\"]|$))")
 
 
-def detect_format(head: str | Sequence[str]) -> str | None:
+def detect_format(head: str | Sequence[str], user: Sequence[Any] = ()) -> str | None:
     """The name of the first adapter that recognises a log's first non-blank lines (or line), or None.
 
     >>> detect_format('  {"time": 1}'), detect_format("[{"), detect_format("time,kind"), detect_format("<html>")
     ('jsonl', 'json', 'csv', None)
     """
     lines = [head] if isinstance(head, str) else list(head)
-    return next((adapter.NAME for adapter in ADAPTERS if adapter.detect(lines)), None)
+    return next((name for name, accepted in considered(lines, user) if accepted), None)
+
+
+def considered(lines: Sequence[str], user: Sequence[Any] = ()) -> Iterator[tuple[str, bool]]:
+    """Each adapter's name and whether it recognises ``lines``, in the order tried, up to the first that
+    does (``user``: the user's patterns, which the pattern library's format reads too)."""
+    for adapter in ADAPTERS:
+        if adapter is patterns_format:
+            # With the user's patterns, they read what no framework's adapter does, whether or not the
+            # first lines hold one of their lines (but a JSON document or a CSV header).
+            accepted = patterns_format.detect(lines, user) or (bool(user) and not patterns_format.table(lines))
+        else:
+            accepted = adapter.detect(lines)
+        yield adapter.NAME, bool(accepted)
+        if accepted:
+            return
 
 
 def scan(
@@ -598,6 +583,8 @@ def scan(
     skip_bad: bool = False,
     tz: tzinfo | None = None,
     year: int | None = None,
+    patterns: Sequence[Any] = (),
+    explain: Callable[[str], None] | None = None,
 ) -> Counts:
     """Read the log at ``source`` (``"-"``: ``stdin``), or the logs of one run at several paths, into
     ``consumer``.
@@ -608,6 +595,11 @@ def scan(
     :func:`text_form`; a record without the field fails); ``required`` are fields a header must
     declare; ``skip_bad`` counts and skips bad rows instead of raising at the first. ``tz`` and ``year``
     complete the timestamps of framework logs (see :class:`~ckptcalc.logs.adapter.Context`).
+    ``patterns`` are the user's line patterns (:func:`ckptcalc.logs.patterns.load`), read in every
+    framework log before the library's; ``explain`` is given a line saying which formats detection
+    considered, for each file.
+
+    A log in which nothing is recognised is an error that says what was tried (:func:`_silent`).
 
     Several framework logs are one run read in time order (:func:`merged`); several tables are read
     one after the other.
@@ -624,8 +616,10 @@ def scan(
         files = []
         for path in paths:
             name, lines = stack.enter_context(open_lines(path, stdin=stdin))
-            files.append(_File(name, lines, Context(name, tz=tz, year=year, mtime=_mtime(path))))
-        return _scan(files, consumer, format=format, conditions=conditions, required=required, skip_bad=skip_bad)
+            context = Context(name, tz=tz, year=year, mtime=_mtime(path), patterns=tuple(patterns))
+            files.append(_File(name, lines, context))
+        return _scan(files, consumer, format=format, conditions=conditions, required=required, skip_bad=skip_bad,
+                     explain=explain)  # fmt: skip
 
 
 def scan_text(
@@ -640,13 +634,16 @@ def scan_text(
     skip_bad: bool = False,
     tz: tzinfo | None = None,
     year: int | None = None,
+    patterns: Sequence[Any] = (),
+    explain: Callable[[str], None] | None = None,
 ) -> Counts:
     """:func:`scan` on a log's text, or its lines (with or without their newlines); ``name`` labels it."""
     format = check_format(format)
     conditions = _Filters(parse_where(where), parse_where(where_any, where="where_any"))
     texts = iter([text]) if isinstance(text, str) else (line if line.endswith("\n") else line + "\n" for line in text)
-    files = [_File(name, Lines(texts), Context(name, tz=tz, year=year))]
-    return _scan(files, consumer, format=format, conditions=conditions, required=required, skip_bad=skip_bad)
+    files = [_File(name, Lines(texts), Context(name, tz=tz, year=year, patterns=tuple(patterns)))]
+    return _scan(files, consumer, format=format, conditions=conditions, required=required, skip_bad=skip_bad,
+                 explain=explain)  # fmt: skip
 
 
 def _mtime(path: str) -> float | None:
@@ -676,11 +673,17 @@ class Lines:
     """
 
     def __init__(self, texts: Iterator[str]) -> None:
-        self._texts = texts
+        self.count = 0  # the lines given so far (counted a block at a time)
+        self._texts = self._counted(texts)
         self._current = io.StringIO()
         self._head: Iterator[str] = iter(())
         self._lines: Iterator[str] = itertools.chain.from_iterable(self._streams())
         self._all = self._lines
+
+    def _counted(self, texts: Iterator[str]) -> Iterator[str]:
+        for text in texts:
+            self.count += text.count("\n") + (not text.endswith("\n"))
+            yield text
 
     def _streams(self) -> Iterator[io.StringIO]:
         for text in self._texts:
@@ -735,10 +738,19 @@ class _File:
     lines: Lines
     context: Context
     adapter: ModuleType | None = None
+    head: list[str] = field(default_factory=list)  # the first non-blank lines, looked at to choose the format
+    first: int = 0  # the first one's number
+    tried: list[tuple[str, bool]] = field(default_factory=list)  # what detection considered (empty: named)
 
     def items(self) -> Iterator[Row | Bad | Header]:
+        """The adapter's raw events, and, in a framework's log, those the pattern library (and the user's
+        patterns) find in lines the adapter does not read (:func:`ckptcalc.logs.patterns.mixed`)."""
         assert self.adapter is not None
-        return cast(Iterator[Row | Bad | Header], self.adapter.rows(self.lines, self.context))
+        if not getattr(self.adapter, "MIXED", False):
+            return cast(Iterator[Row | Bad | Header], self.adapter.rows(self.lines, self.context))
+        matcher = patterns.Matcher(self.context, host=self.adapter.NAME)
+        found = self.adapter.rows(patterns.tapped(self.lines, matcher), self.context)
+        return patterns.mixed(found, matcher)
 
     def records(self) -> Iterator[Row | Bad | Header | tuple[int, Any]]:
         """The rows of a table: each a ``(line, value)`` pair where the adapter gives them so (its
@@ -750,7 +762,7 @@ class _File:
         return cast(Iterator[Row | Bad | Header | tuple[int, Any]], fast(self.lines, self.context))
 
 
-def _choose(file: _File, format: str | None) -> None:
+def _choose(file: _File, format: str | None, explain: Callable[[str], None] | None = None) -> None:
     """Detect (or take) the file's adapter, keeping the lines looked at to be read again.
 
     A run of empty lines is kept as one line and its count (and skipped a block at a time, see
@@ -772,12 +784,27 @@ def _choose(file: _File, format: str | None) -> None:
         shown.append(line)
         first = first or number
         # A named format, a JSON opening or a plain CSV header is enough: a stream flows at once.
-        decisive = len(shown) == 1 and (_JSON_OPENING.match(line) is not None or csv_format.plain_header(line))
+        # (A header of one column is not: a text log's first line may be one word, and the pattern library's
+        # lines come after it; nor is anything when the user's patterns may read the log.)
+        decisive = (
+            len(shown) == 1
+            and not file.context.patterns
+            and (
+                _JSON_OPENING.match(line) is not None
+                or (csv_format.plain_header(line) and ("," in line or "\t" in line))
+            )
+        )
         if format is not None or decisive or len(shown) >= HEAD_LINES:
             break
     if not shown:
         raise InputError("empty log: no events", where=file.name)
-    chosen = format or detect_format(shown)
+    file.head, file.first = shown, first
+    chosen = format
+    if chosen is None:
+        file.tried = list(considered(shown, file.context.patterns))
+        chosen = next((name for name, accepted in file.tried if accepted), None)
+    if explain is not None:
+        explain(_explained(file, chosen))
     if chosen is None:
         raise InputError(
             f"cannot tell the format from {shown[0].strip()[:20]!r}: name it with {{format}} ({', '.join(FORMATS)})",
@@ -785,6 +812,53 @@ def _choose(file: _File, format: str | None) -> None:
         )
     file.adapter = next(adapter for adapter in ADAPTERS if chosen == adapter.NAME)
     file.lines.unread(itertools.chain.from_iterable(itertools.repeat(line, count) for line, count in head))
+
+
+_SEPARATED = re.compile(r"[,\t;|]")
+
+
+def _explained(file: _File, chosen: str | None) -> str:
+    """What detection considered for ``file``, in one line (``--verbose``)."""
+    head = f"{file.name}: {len(file.head)} first lines looked at"
+    if not file.tried:
+        return f"{head}; format {chosen} as named"
+    verdicts = ", ".join(f"{name} {'yes' if accepted else 'no'}" for name, accepted in file.tried)
+    found = patterns.head_matches(file.head, file.context.patterns)
+    matched = (
+        "; patterns matched there: " + ", ".join(f"{name} {count}" for name, count in found.items()) if found else ""
+    )
+    return f"{head}; format auto tried {verdicts}: {chosen or 'none'}{matched}"
+
+
+def _silent(files: Sequence[_File], problem: str | None = None) -> InputError:
+    """The error for logs in which nothing is recognised: the lines read, the formats tried, the nearest
+    candidate, and the way out (``--patterns``)."""
+    file = files[0]
+    assert file.adapter is not None
+    for one in files:  # the rest of the lines, counted
+        try:
+            for _ in one.lines.blocks():
+                pass
+        except CkptError:
+            pass
+    lines = sum(one.lines.count for one in files)
+    name = file.adapter.NAME
+    if file.tried:
+        others = [tried for tried, accepted in file.tried if not accepted]
+        how = (
+            f"read as {name}, the first format that took its first lines (not {', '.join(others)})"
+            if others
+            else (f"read as {name}, which took its first lines")
+        )
+    else:
+        how = f"read as {name}, as named"
+    near = patterns.nearest(file.head, file.first, file.context.patterns)
+    known = f"as a table: {problem}" if problem else "no line is an event it knows"
+    return InputError(
+        f"nothing recognised in {lines:,} line{'s' * (lines != 1)}: {how}, but {known}; "
+        f"nearest: {near}; describe the log's lines with {{patterns}} FILE.toml (docs/formats/patterns.md)",
+        where=", ".join(one.name for one in files),
+    )
 
 
 def merged(files: Sequence[_File]) -> Iterator[Row | Bad | Header]:
@@ -844,9 +918,10 @@ def _scan(
     conditions: _Filters,
     required: Sequence[str],
     skip_bad: bool,
+    explain: Callable[[str], None] | None = None,
 ) -> Counts:
     for file in files:
-        _choose(file, format)
+        _choose(file, format, explain)
     gives = {file.adapter.GIVES for file in files if file.adapter is not None}
     if len(gives) > 1:
         raise InputError("framework logs and event tables cannot be read together", where=files[-1].name)
@@ -859,7 +934,23 @@ def _scan(
     else:
         for file in files:
             tally.name = file.name
-            _read(file.records(), consumer, tally, conditions, required)
+            try:
+                _read(file.records(), consumer, tally, conditions, required)
+            except InputError as error:
+                # Text taken for a CSV of one column (a log no adapter and no pattern reads), refused at its
+                # "header": say what was tried, with the header's problem.
+                header = tally.read == 0 and not _SEPARATED.search(file.head[0])
+                if file.adapter is csv_format and file.tried and header:
+                    raise _silent(files, error.template) from None
+                raise
+    # Nothing recognised: no event in a framework's log, or a table's rows read and every one ignored
+    # (none filtered out or skipped as bad, which would say why; a table of no rows is its consumer's to word).
+    if gives == {"events"}:
+        nothing = tally.read == 0
+    else:
+        nothing = tally.read > 0 and tally.kept == tally.filtered == tally.skipped == 0
+    if nothing:
+        raise _silent(files)
     notes: dict[str, int] = {}
     said: dict[str, str] = {}
     for file in files:

@@ -45,6 +45,8 @@ from ckptcalc.logs.adapter import Bad, Context, Header, Row, Stamp
 
 NAME = "torchelastic"
 GIVES = "events"
+#: Its logs are a job's output, which holds other programs' lines too: the pattern library reads them.
+MIXED = True
 
 #: ``[2025-06-25 13:20:46,458] torch.distributed.elastic.agent.server.api: [INFO] message``
 STAMPED = re.compile(

@@ -60,6 +60,8 @@ from ckptcalc.logs.torchelastic_format import clean, read_time
 
 NAME = "torchtitan"
 GIVES = "events"
+#: Its logs are a job's output, which holds other programs' lines too: the pattern library reads them.
+MIXED = True
 
 #: ``[rank0]:[titan] 2025-06-25 13:20:46,458 - root - INFO - message``
 LINE = re.compile(

@@ -691,6 +691,8 @@ INFERENCES = {
     "unmatched_ends": "ends with no start",
     "duplicates": "duplicate lines (other ranks)",
     "naive_timestamps": "timestamps without a zone",
+    "inferred_times": "events timed by the nearest earlier stamp",
+    "coalesced_failures": "reports of one failure merged (other ranks)",
 }
 
 #: Where the year of timestamps without one came from.
