@@ -1347,7 +1347,9 @@ def fit(
     time: Annotated[
         Optional[str],
         typer.Option(
-            "--time", help="Time field (default: time, timestamp, event_time or start, any case).", metavar="FIELD"
+            "--time",
+            help="Time field (default: time, timestamp, event_time or start, any case; else time_s in s).",
+            metavar="FIELD",
         ),
     ] = None,
     time_unit: TimeUnitOpt = None,
