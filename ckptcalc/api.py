@@ -1028,10 +1028,13 @@ def simulate(
     force: bool = False,
     failure_dist: str | None = None,
     mtbf_ci: Band | None = None,
+    stream: Any = None,
     **inputs: Unpack[ModelInputs],
 ) -> Simulation:
     """Run the training timeline itself (Monte Carlo) at the job's schedule; ``search`` also looks
-    for the schedule that maximises simulated effective time.
+    for the schedule that maximises simulated effective time. ``events`` also writes the timeline as an
+    event log: to a file, streamed to a FIFO or a device (``/dev/null``), or with ``events="-"`` to the
+    binary ``stream`` (JSON Lines unless the name says otherwise).
 
     >>> s = simulate(preset="llama3-405b", cycles=20_000, seed=1)
     >>> low, high = s.effective_ci95
@@ -1053,6 +1056,8 @@ def simulate(
     failures = sim.Failures(float(config.mtbf_s), k)
     if events is not None:
         event_log_form(events)
+        if os.fspath(events) == "-" and (stream is None or not callable(getattr(stream, "write", None))):
+            raise InputError("events '-' writes to a stream: give a binary one (sys.stdout.buffer)", where="stream")
     try:
         # Every mechanism the scenario holds is simulated, or the pair that is not is refused.
         sim.refuse(config, failures, events=events is not None, search=search)
@@ -1084,7 +1089,7 @@ def simulate(
 
     if events is not None:
         _write_events(outcome.schedule, failures, total, chosen, events, force,
-                      sim.Groups.of(config) if config.is_elastic else None)  # fmt: skip
+                      sim.Groups.of(config) if config.is_elastic else None, stream=stream)  # fmt: skip
     ran = _ran(config, outcome.schedule)
     analytic = sim.analytic(ran, failures)
     base = evaluate(config.optimal().replace(shape=None)) if found is not None else None
@@ -1126,15 +1131,37 @@ def _ran(config: Config, schedule: Schedule) -> Config:
 EVENT_CYCLES = 200_000
 
 
+#: The form of an event log streamed to stdout (``-``) or to a FIFO or device whose name says none: what
+#: ``ckptcalc events`` writes to stdout.
+STREAMED_EVENT_FORM = "jsonl"
+
+
+def streamed(path: str | os.PathLike[str]) -> bool:
+    """Whether ``simulate --events`` streams to ``path`` rather than writing a file into place: ``-``
+    (stdout), or something that exists and is not a regular file (a FIFO, ``/dev/null``)."""
+    import stat
+
+    if os.fspath(path) == "-":
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
 def event_log_form(path: str | os.PathLike[str]) -> tuple[str, bool]:
     """The form of event log ``simulate --events`` writes to ``path``, from its extension (``.csv``,
-    ``.jsonl``, ``.json``, each optionally ``.gz``), and whether it is gzip-compressed."""
+    ``.jsonl``, ``.json``, each optionally ``.gz``), and whether it is gzip-compressed; a stream
+    (:func:`streamed`) whose name says none is JSON Lines."""
     from ckptcalc.output.documents import EVENT_LOG_FORMS
 
     name = os.fspath(path).lower()
     packed = name.endswith(".gz")
     stem = name.removesuffix(".gz")
     form = next((form for form in EVENT_LOG_FORMS if stem.endswith("." + form)), None)
+    if form is None and streamed(path):
+        return STREAMED_EVENT_FORM, packed
     if form is None:
         shown = os.path.basename(os.fspath(path))
         raise InputError(
@@ -1152,9 +1179,11 @@ def _write_events(
     path: str | os.PathLike[str],
     force: bool,
     groups: Any = None,
+    stream: Any = None,
 ) -> None:
     """The simulated timeline as an event log (the form its extension names, times in seconds), streamed
-    piece by piece into a temporary file moved into place at the end; with elastic replica ``groups``
+    piece by piece into a temporary file moved into place at the end, or as it comes to ``stream``
+    (``path`` ``-``) or to a FIFO or device; with elastic replica ``groups``
     (:class:`ckptcalc.simulation.timeline.Groups`), their events too."""
     from pathlib import Path
 
@@ -1171,6 +1200,17 @@ def _write_events(
         found = elastic_pieces(schedule, groups, failures, cycles=cycles, seed=seed)
         text = documents.event_log(found, form, groups=True)
     data = (piece.encode("utf-8") for piece in text)
+    if streamed(path):
+        pieces_out = _gzipped(data) if packed else data
+        if os.fspath(path) == "-":
+            for piece in pieces_out:
+                stream.write(piece)
+            stream.flush()
+            return
+        with open(path, "wb") as special:  # a FIFO blocks here until its reader opens it
+            for piece in pieces_out:
+                special.write(piece)
+        return
     try:
         check_new(target, force=force, where="events")
         atomic_write(target, _gzipped(data) if packed else data, force=force, where="events")
