@@ -76,6 +76,7 @@ MEMORY_LEVELS = ("memory",)
 MAX_TIME = 1e13
 PROGRESS = "progress"  # the event of most lines, taken a block at a time (:meth:`_Run.bulk`)
 CHECKPOINT_EVENTS = ("checkpoint_start", "checkpoint_end")  # taken a run at a time too, where they are plain
+DIRECT = frozenset(("failure", "restart_end"))  # taken one by one without the reader's loop (:meth:`_Run._direct`)
 
 #: Values of one measured quantity (a level's stalls, the restarts, the clean gaps between checkpoints)
 #: whose quantiles are exact: up to this many, every value is kept; beyond, a KLL sketch holds them.
@@ -415,14 +416,32 @@ class _Run:
         # events); between them, runs of progress and plain checkpoint lines are taken at once.
         kinds = set(events) - {PROGRESS, *CHECKPOINT_EVENTS}
         others = sorted(set().union(*(reader.positions(events, kind) for kind in kinds))) if kinds else []
+        plain = PROGRESS not in events  # a checkpoint-dense block: its segments are checkpoints alone
         for stop in itertools.chain(others, (block.count,)):
             if stop > done:
-                took += self._segment(block, events, times, steps, done, stop, each)
+                if plain and self._checkpoint_run(block, events, times, done, stop):
+                    took += stop - done
+                else:
+                    took += self._segment(block, events, times, steps, done, stop, each)
             if stop < block.count:
-                each(stop)
+                took += self._direct(block, stop, events[stop], each)
             done = stop + 1
         self.block_seconds = None
         return took
+
+    def _direct(self, block: Columns, index: int, kind: str, each: Callable[[int], None]) -> int:
+        """Take a failure or a restart's end at once (no detour through the reader's loop): 1, or 0 after
+        leaving it to ``each`` (any other event, or one with something to say: its line is read again
+        there, and reported)."""
+        if kind in DIRECT:
+            try:
+                self.record(block.record(index), block.line + index)
+            except BadRecord:
+                pass  # nothing was taken: the reader reads it again and says why
+            else:
+                return 1
+        each(index)
+        return 0
 
     def _segment(
         self,
