@@ -2073,12 +2073,13 @@ def _report_data(
 ) -> dict[str, Any]:
     """What a report renders: each scenario's documents, and the log's (see :func:`report`)."""
     refs = list(presets) if presets is not None else []
-    data: dict[str, Any] = {"scenarios": [], "fit": None, "survival": None, "analyze": None}
+    data: dict[str, Any] = {"scenarios": [], "fit": None, "fit_alone": None, "survival": None, "analyze": None}
     if log is not None and os.fspath(log) == "-":
         raise InputError("reads the log twice (the split, then the fit): give a file, not stdin", where="log")
+    run: RunAnalysis | None = None
     if log is not None:  # first: a log that cannot be read fails before the scenarios are worked out
         try:
-            data["analyze"] = analyze(log, time_unit=time_unit).to_dict()
+            run = analyze(log, time_unit=time_unit)
         except InputError as not_events:
             # Not a run's event log: an incident log (a trace, sacct, a CSV of failures) is fitted alone,
             # and a log that neither reads reports why it is no event log.
@@ -2087,8 +2088,16 @@ def _report_data(
             except InputError:
                 raise not_events from None
         else:
-            # The fit of the same run's failures, from the same events (the others are not interruptions).
-            fitted = fit([log], time_unit=time_unit, where=["event=failure"])
+            data["analyze"] = run.to_dict()
+            # The same run's failures, counted as analyze counts them: over the run, from its start to its
+            # end (one count throughout the report). fit's own window, from the first failure to the last,
+            # is said beside it where it counts otherwise.
+            assert run.analysis is not None
+            timeline = run.analysis.timeline
+            fitted = _run_fit(log, time_unit, timeline.start_s, timeline.end_s)
+            alone = fit([log], time_unit=time_unit, where=["event=failure"]).to_dict()
+            if (alone["interruptions"], alone["window_s"]) != (fitted["interruptions"], fitted["window_s"]):
+                data["fit_alone"] = alone
         data["fit"] = fitted.to_dict()
         curve = fitted.fitted.survival
         data["survival"] = {
@@ -2097,8 +2106,44 @@ def _report_data(
             "exponential": None if curve.exponential is None else list(curve.exponential),
             "weibull": None if curve.weibull is None else list(curve.weibull),
         }
-    data["scenarios"] = [_report_scenario(ref, inputs) for ref in refs or [DEFAULT_PRESET]]
+    chosen = refs or [DEFAULT_PRESET]
+    if run is not None and run.config is not None:
+        # The scenario re-run at what the run measured (as analyze --save-preset writes it over the
+        # preset), each measured input with the preset's value beside it.
+        data["scenarios"] = [_measured_scenario(ref, run, inputs) for ref in chosen]
+    else:
+        data["scenarios"] = [_report_scenario(ref, inputs) for ref in chosen]
     return data
+
+
+def _run_fit(log: str | os.PathLike[str], time_unit: str | None, start_s: float, end_s: float) -> FailureLog:
+    """:func:`fit` of an event log's failures over the run's own window, ``start_s`` to ``end_s`` (the log's
+    times): the failures and MTBF analyze measures."""
+    from ckptcalc.logs import fit as fitting
+    from ckptcalc.output import documents
+
+    conditions = ["event=failure"]
+    read = fitting.read_log(log, where=conditions, time_unit=time_unit)
+    fitted = fitting.fit_log(read, start_s=start_s, end_s=end_s)
+    at_start = fitted.events_kept - fitted.events_outside_window - fitted.events_coalesced - fitted.mtbf.interruptions
+    document = documents.fit(fitted, [os.fspath(log)], log=read, where=conditions, where_any=[], at_start=at_start)
+    return FailureLog(document, None, fitted, year_from=read.year_from)
+
+
+def _measured_scenario(ref: PresetRef, run: RunAnalysis, inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """A report's scenario at the inputs ``run`` measured over the preset ``ref``: the preset's value of
+    each input beside the measured one (None where the preset leaves it to its default)."""
+    base_job = job(ref, **inputs)
+    base = base_job.scenario
+    # What the preset states, and the checkpoint size it derives (from its parameters) when it states none.
+    preset = {"checkpoint_bytes": float(base_job.config.checkpoint_bytes), **base.values()}
+    found = _report_scenario(measured_preset(run, ref), inputs)
+    for row in found["stated"]:
+        value = preset.get(row["name"])
+        row["preset_value"] = None if value is None else float(value)
+        row["preset_source"] = base.where(row["name"]) if row["name"] in base.values() else None
+    found.update(name=str(_label(ref)), about=base.source, measured=True)
+    return found
 
 
 def _report_scenario(ref: PresetRef, inputs: Mapping[str, Any]) -> dict[str, Any]:

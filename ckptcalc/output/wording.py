@@ -1171,6 +1171,12 @@ REPORT = {
     "legend_exponential": "exponential fit",
     "legend_weibull": "Weibull fit",
     "charts_omitted": "Charts are in the HTML form of this report (ckptcalc report --html).",
+    "measured_scenario": "Re-run at the inputs the log measured (as analyze --save-preset writes them over the"
+    " preset), the preset's value beside each one the log changed.",
+    "measured_source": "measured in the log",
+    "preset_value": "preset's value",
+    "no_preset_value": "not stated",
+    "derived_source": "the preset's (from its parameters)",
 }
 
 
@@ -1247,6 +1253,16 @@ def report_fit_lines(document: dict[str, Any]) -> list[str]:
             f" {weibull_verdict(weibull['verdict'])}"
         )
     return lines
+
+
+def report_fit_window(alone: dict[str, Any]) -> str:
+    """How ``fit`` alone would count the same failures, where its window differs from the run's."""
+    mtbf = "no MTBF (only a bound)" if alone["mtbf_s"] is None else f"MTBF {dur(alone['mtbf_s'])}"
+    return (
+        "Counted over the whole run, from its start to its end, as the run's split counts them. fit alone"
+        " opens its window at the first failure (which starts the clock) and closes it at the last:"
+        f" {alone['interruptions']:,} interruptions in {dur(alone['window_s'])}, {mtbf}."
+    )
 
 
 def report_plan(document: dict[str, Any]) -> str:
