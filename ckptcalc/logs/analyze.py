@@ -347,6 +347,7 @@ class _Run:
         self.silent = quiet.Reading()
         self.handlers = {kind: getattr(self, f"_{kind}") for kind in EVENTS}
         self.block_seconds: list[float] | None = None
+        self.block_level: str | None = None  # the level every checkpoint of the block names (:meth:`_one_level`)
 
     def _clock(self) -> reader.Clock:
         seconds = self.time_field == SECONDS_FIELD and self.time_unit is None
@@ -417,6 +418,7 @@ class _Run:
         kinds = set(events) - {PROGRESS, *CHECKPOINT_EVENTS}
         others = sorted(set().union(*(reader.positions(events, kind) for kind in kinds))) if kinds else []
         plain = PROGRESS not in events  # a checkpoint-dense block: its segments are checkpoints alone
+        self.block_level = self._one_level(block) if plain else None
         for stop in itertools.chain(others, (block.count,)):
             if stop > done:
                 if plain and self._checkpoint_run(block, events, times, done, stop):
@@ -426,7 +428,7 @@ class _Run:
             if stop < block.count:
                 took += self._direct(block, stop, events[stop], each)
             done = stop + 1
-        self.block_seconds = None
+        self.block_seconds = self.block_level = None
         return took
 
     def _direct(self, block: Columns, index: int, kind: str, each: Callable[[int], None]) -> int:
@@ -488,6 +490,22 @@ class _Run:
                     each(index)
         return took
 
+    def _one_level(self, block: Columns) -> str | None:
+        """The one level of every checkpoint line a block may hold, when none has a persist and all name
+        that level (or none): what each run of them need not check again. None otherwise."""
+        persists = block.columns.get("async_persist_end")
+        if persists is not None and any(persists):
+            return None
+        levels = block.columns.get("level")
+        if levels is None:
+            return DEFAULT_LEVEL
+        # Other events leave the level empty, which a checkpoint line reads as the default level.
+        named = set(levels) - {""}
+        if not named:
+            return DEFAULT_LEVEL
+        (name,) = named if len(named) == 1 else (None,)
+        return name if name == DEFAULT_LEVEL or (name is not None and "" not in levels) else None
+
     def _times(self, times: list[str], start: int, stop: int) -> list[float] | None:
         """The seconds of rows ``start`` to ``stop`` when they are plain numbers in order (else None): the
         block's whole column read at once the first time, if every cell is plain and in order."""
@@ -508,17 +526,19 @@ class _Run:
         followed by its end. False leaves all to it."""
         if self.start is None or self.end is not None or stop - start < 2:
             return False
-        persists = block.columns.get("async_persist_end")
-        if persists is not None and any(persists[start:stop]):
-            return False
-        levels = block.columns.get("level")
-        level = DEFAULT_LEVEL
-        if levels is not None:
-            cells = levels[start:stop]
-            first = cells[0]
-            if cells.count(first) != len(cells):
+        level = self.block_level
+        if level is None:
+            persists = block.columns.get("async_persist_end")
+            if persists is not None and any(persists[start:stop]):
                 return False
-            level = first or DEFAULT_LEVEL
+            levels = block.columns.get("level")
+            level = DEFAULT_LEVEL
+            if levels is not None:
+                cells = levels[start:stop]
+                first = cells[0]
+                if cells.count(first) != len(cells):
+                    return False
+                level = first or DEFAULT_LEVEL
         seconds = self._times(times, start, stop)
         if seconds is None or not (self.last <= seconds[0] and seconds[0] >= -MAX_TIME and seconds[-1] <= MAX_TIME):
             return False
