@@ -2133,11 +2133,17 @@ def _run_fit(log: str | os.PathLike[str], time_unit: str | None, start_s: float,
 def _measured_scenario(ref: PresetRef, run: RunAnalysis, inputs: Mapping[str, Any]) -> dict[str, Any]:
     """A report's scenario at the inputs ``run`` measured over the preset ``ref``: the preset's value of
     each input beside the measured one (None where the preset leaves it to its default)."""
+    try:
+        found = _report_scenario(measured_preset(run, ref), inputs)
+    except InputError as refused:
+        # A preset the measurements cannot be written over: its own scenario, and why.
+        found = _report_scenario(ref, inputs)
+        found["measured_refused"] = str(refused)
+        return found
     base_job = job(ref, **inputs)
     base = base_job.scenario
     # What the preset states, and the checkpoint size it derives (from its parameters) when it states none.
     preset = {"checkpoint_bytes": float(base_job.config.checkpoint_bytes), **base.values()}
-    found = _report_scenario(measured_preset(run, ref), inputs)
     for row in found["stated"]:
         value = preset.get(row["name"])
         row["preset_value"] = None if value is None else float(value)

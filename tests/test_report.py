@@ -367,3 +367,10 @@ def test_the_survival_axes_fit_the_points_not_the_fitted_tails() -> None:
     x = [1.0, 10.0, 100.0, 1000.0]
     empirical = [0.75, 0.5, 0.25, 0.0]
     assert rendering._survival_limits(x, empirical) == (1.0 / 1.3, 1000.0 * 1.3, 0.125)
+
+
+def test_a_preset_the_measurements_cannot_be_written_over_stays_itself_and_says_why() -> None:
+    # palm-spikes counts its silent events in a window the measured preset does not carry: its own scenario.
+    written = api.report(["palm-spikes"], form="markdown", log=HAND_RUN, time_unit="min")
+    assert "The preset as it states itself: the log's measurements cannot be written over it (" in written
+    assert "measured in the log" not in written

@@ -201,6 +201,8 @@ def _inputs(scenario: dict[str, Any], doc: dict[str, Any]) -> dict[str, Any]:
     header = [w["input"], w["value"], w["source"], *([w["preset_value"]] if measured else [])]
     table = _table(header, rows, numeric=[1, 3] if measured else [1])
     lines = [w["measured_scenario"]] if measured else []
+    if scenario.get("measured_refused"):
+        lines.append(w["measured_refused"].format(reason=scenario["measured_refused"]))
     return _section("inputs", w["inputs"], lines=lines, tables=[table])
 
 

@@ -1174,6 +1174,7 @@ REPORT = {
     "measured_scenario": "Re-run at the inputs the log measured (as analyze --save-preset writes them over the"
     " preset), the preset's value beside each one the log changed.",
     "measured_source": "measured in the log",
+    "measured_refused": "The preset as it states itself: the log's measurements cannot be written over it ({reason}).",
     "preset_value": "preset's value",
     "no_preset_value": "not stated",
     "derived_source": "the preset's (from its parameters)",
