@@ -999,10 +999,13 @@ def simulate(
     force: bool = False,
     failure_dist: str | None = None,
     mtbf_ci: Band | None = None,
+    stream: Any = None,
     **inputs: Unpack[ModelInputs],
 ) -> Simulation:
     """Run the training timeline itself (Monte Carlo) at the job's schedule; ``search`` also looks
-    for the schedule that maximises simulated effective time.
+    for the schedule that maximises simulated effective time. ``events`` also writes the timeline as an
+    event log: to a file, streamed to a FIFO or a device (``/dev/null``), or with ``events="-"`` to the
+    binary ``stream`` (JSON Lines unless the name says otherwise).
 
     >>> s = simulate(preset="llama3-405b", cycles=20_000, seed=1)
     >>> low, high = s.effective_ci95
@@ -1023,6 +1026,8 @@ def simulate(
     failures = sim.Failures(float(config.mtbf_s), k)
     if events is not None:
         event_log_form(events)
+        if os.fspath(events) == "-" and (stream is None or not callable(getattr(stream, "write", None))):
+            raise InputError("events '-' writes to a stream: give a binary one (sys.stdout.buffer)", where="stream")
     try:
         # Every mechanism the scenario holds is simulated, or the pair that is not is refused.
         sim.refuse(config, failures, events=events is not None, search=search)
@@ -1054,7 +1059,7 @@ def simulate(
 
     if events is not None:
         _write_events(outcome.schedule, failures, total, chosen, events, force,
-                      sim.groups_of(config))  # fmt: skip
+                      sim.groups_of(config), stream=stream)  # fmt: skip
     ran = _ran(config, outcome.schedule)
     analytic = sim.analytic(ran, failures)
     base = evaluate(config.optimal().replace(shape=None)) if found is not None else None
@@ -1096,15 +1101,37 @@ def _ran(config: Config, schedule: Schedule) -> Config:
 EVENT_CYCLES = 200_000
 
 
+#: The form of an event log streamed to stdout (``-``) or to a FIFO or device whose name says none: what
+#: ``ckptcalc events`` writes to stdout.
+STREAMED_EVENT_FORM = "jsonl"
+
+
+def streamed(path: str | os.PathLike[str]) -> bool:
+    """Whether ``simulate --events`` streams to ``path`` rather than writing a file into place: ``-``
+    (stdout), or something that exists and is not a regular file (a FIFO, ``/dev/null``)."""
+    import stat
+
+    if os.fspath(path) == "-":
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
 def event_log_form(path: str | os.PathLike[str]) -> tuple[str, bool]:
     """The form of event log ``simulate --events`` writes to ``path``, from its extension (``.csv``,
-    ``.jsonl``, ``.json``, each optionally ``.gz``), and whether it is gzip-compressed."""
+    ``.jsonl``, ``.json``, each optionally ``.gz``), and whether it is gzip-compressed; a stream
+    (:func:`streamed`) whose name says none is JSON Lines."""
     from ckptcalc.output.documents import EVENT_LOG_FORMS
 
     name = os.fspath(path).lower()
     packed = name.endswith(".gz")
     stem = name.removesuffix(".gz")
     form = next((form for form in EVENT_LOG_FORMS if stem.endswith("." + form)), None)
+    if form is None and streamed(path):
+        return STREAMED_EVENT_FORM, packed
     if form is None:
         shown = os.path.basename(os.fspath(path))
         raise InputError(
@@ -1122,9 +1149,11 @@ def _write_events(
     path: str | os.PathLike[str],
     force: bool,
     groups: Any = None,
+    stream: Any = None,
 ) -> None:
     """The simulated timeline as an event log (the form its extension names, times in seconds), streamed
-    piece by piece into a temporary file moved into place at the end; with elastic replica ``groups``
+    piece by piece into a temporary file moved into place at the end, or as it comes to ``stream``
+    (``path`` ``-``) or to a FIFO or device; with elastic replica ``groups``
     (:class:`ckptcalc.simulation.timeline.Groups`), their events too."""
     from pathlib import Path
 
@@ -1141,6 +1170,17 @@ def _write_events(
         found = elastic_pieces(schedule, groups, failures, cycles=cycles, seed=seed)
         text = documents.event_log(found, form, groups=True)
     data = (piece.encode("utf-8") for piece in text)
+    if streamed(path):
+        pieces_out = _gzipped(data) if packed else data
+        if os.fspath(path) == "-":
+            for piece in pieces_out:
+                stream.write(piece)
+            stream.flush()
+            return
+        with open(path, "wb") as special:  # a FIFO blocks here until its reader opens it
+            for piece in pieces_out:
+                special.write(piece)
+        return
     try:
         check_new(target, force=force, where="events")
         atomic_write(target, _gzipped(data) if packed else data, force=force, where="events")
@@ -2009,14 +2049,15 @@ def _report_data(
 ) -> dict[str, Any]:
     """What a report renders: each scenario's documents, and the log's (see :func:`report`)."""
     refs = list(presets) if presets is not None else []
-    data: dict[str, Any] = {"scenarios": [], "fit": None, "survival": None, "analyze": None}
+    data: dict[str, Any] = {"scenarios": [], "fit": None, "fit_alone": None, "survival": None, "analyze": None}
     if log is not None and patterns is None and refs:
         patterns = preset_patterns(refs[0])
     if log is not None and os.fspath(log) == "-":
         raise InputError("reads the log twice (the split, then the fit): give a file, not stdin", where="log")
+    run: RunAnalysis | None = None
     if log is not None:  # first: a log that cannot be read fails before the scenarios are worked out
         try:
-            data["analyze"] = analyze(log, time_unit=time_unit, patterns=patterns).to_dict()
+            run = analyze(log, time_unit=time_unit, patterns=patterns)
         except InputError as not_events:
             # Not a run's event log: an incident log (a trace, sacct, a CSV of failures) is fitted alone,
             # and a log that neither reads reports why it is no event log.
@@ -2025,8 +2066,16 @@ def _report_data(
             except InputError:
                 raise not_events from None
         else:
-            # The fit of the same run's failures, from the same events (the others are not interruptions).
-            fitted = fit([log], time_unit=time_unit, where=["event=failure"], patterns=patterns)
+            data["analyze"] = run.to_dict()
+            # The same run's failures, counted as analyze counts them: over the run, from its start to its
+            # end (one count throughout the report). fit's own window, from the first failure to the last,
+            # is said beside it where it counts otherwise.
+            assert run.analysis is not None
+            timeline = run.analysis.timeline
+            fitted = _run_fit(log, time_unit, timeline.start_s, timeline.end_s, patterns)
+            alone = fit([log], time_unit=time_unit, where=["event=failure"], patterns=patterns).to_dict()
+            if (alone["interruptions"], alone["window_s"]) != (fitted["interruptions"], fitted["window_s"]):
+                data["fit_alone"] = alone
         data["fit"] = fitted.to_dict()
         curve = fitted.fitted.survival
         data["survival"] = {
@@ -2035,8 +2084,56 @@ def _report_data(
             "exponential": None if curve.exponential is None else list(curve.exponential),
             "weibull": None if curve.weibull is None else list(curve.weibull),
         }
-    data["scenarios"] = [_report_scenario(ref, inputs) for ref in refs or [DEFAULT_PRESET]]
+    chosen = refs or [DEFAULT_PRESET]
+    if run is not None and run.config is not None:
+        # The scenario re-run at what the run measured (as analyze --save-preset writes it over the
+        # preset), each measured input with the preset's value beside it.
+        data["scenarios"] = [_measured_scenario(ref, run, inputs) for ref in chosen]
+    else:
+        data["scenarios"] = [_report_scenario(ref, inputs) for ref in chosen]
     return data
+
+
+def _run_fit(
+    log: str | os.PathLike[str],
+    time_unit: str | None,
+    start_s: float,
+    end_s: float,
+    patterns: str | os.PathLike[str] | None = None,
+) -> FailureLog:
+    """:func:`fit` of an event log's failures over the run's own window, ``start_s`` to ``end_s`` (the log's
+    times): the failures and MTBF analyze measures."""
+    from ckptcalc.logs import fit as fitting
+    from ckptcalc.output import documents
+
+    conditions = ["event=failure"]
+    read = fitting.read_log(log, where=conditions, time_unit=time_unit, patterns=_patterns(patterns))
+    fitted = fitting.fit_log(read, start_s=start_s, end_s=end_s)
+    at_start = fitted.events_kept - fitted.events_outside_window - fitted.events_coalesced - fitted.mtbf.interruptions
+    document = documents.fit(fitted, [os.fspath(log)], log=read, where=conditions, where_any=[], at_start=at_start)
+    return FailureLog(document, None, fitted, year_from=read.year_from)
+
+
+def _measured_scenario(ref: PresetRef, run: RunAnalysis, inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """A report's scenario at the inputs ``run`` measured over the preset ``ref``: the preset's value of
+    each input beside the measured one (None where the preset leaves it to its default)."""
+    try:
+        found = _report_scenario(measured_preset(run, ref), inputs)
+    except InputError as refused:
+        # A preset the measurements cannot be written over: its own scenario, and why.
+        found = _report_scenario(ref, inputs)
+        found["measured_refused"] = str(refused)
+        return found
+    base_job = job(ref, **inputs)
+    base = base_job.scenario
+    # What the preset states, and the checkpoint size it derives (from its parameters) when it states none.
+    preset = {"checkpoint_bytes": float(base_job.config.checkpoint_bytes), **base.values()}
+    for row in found["stated"]:
+        value = preset.get(row["name"])
+        row["preset_value"] = None if value is None else float(value)
+        row["preset_source"] = base.where(row["name"]) if row["name"] in base.values() else None
+    found.update(name=str(_label(ref)), about=base.source, measured=True)
+    return found
 
 
 def _report_scenario(ref: PresetRef, inputs: Mapping[str, Any]) -> dict[str, Any]:

@@ -1265,7 +1265,7 @@ def simulate(
         typer.Option(
             "--events",
             help="Also write the simulated timeline as an event log for analyze: .csv, .jsonl or .json"
-            " (optionally .gz); one level, at most 2e5 cycles (written at some 9,000 a second).",
+            " (optionally .gz), or - for stdout (JSON Lines); one level, at most 2e5 cycles.",
             metavar="FILE",
             rich_help_panel="Simulation",
         ),
@@ -1283,17 +1283,33 @@ def simulate(
     _strict_inputs(model, strict)
     show_progress = not json_output and value is None and sys.stderr.isatty()
     arguments: dict[str, Any] = {"cycles": cycles, "seed": seed, "search": search, **model.inputs}
-    if events is not None:
-        _check_new(events, force, "events")
+    to_stdout = events is not None and str(events) == "-"
+    if to_stdout:
+        # The log is the output, as with events without --output: no summary beside it.
+        for given, flag in ((json_output, "--json"), (value is not None, "--value")):
+            if given:
+                raise InputError(f"--events - writes the log to stdout; {flag} would share it: name a file",
+                                 where=flag)  # fmt: skip
+        arguments.update(events="-", stream=sys.stdout.buffer)
+    elif events is not None:
+        if not api.streamed(events):  # a FIFO or a device is streamed to as it is
+            _check_new(events, force, "events")
         arguments.update(events=events, force=force)
-    with _interruptible(None if events is None else str(events)):
-        if show_progress:
-            from ckptcalc.output import tables
+    with _interruptible(None if events is None or to_stdout else str(events)):
+        try:
+            if show_progress:
+                from ckptcalc.output import tables
 
-            with tables.progress("simulating") as update:
-                outcome = api.simulate(model.preset, progress=update, **arguments)
-        else:
-            outcome = api.simulate(model.preset, **arguments)
+                with tables.progress("simulating") as update:
+                    outcome = api.simulate(model.preset, progress=update, **arguments)
+            else:
+                outcome = api.simulate(model.preset, **arguments)
+        except BrokenPipeError as error:
+            if to_stdout:
+                raise  # the reader of stdout left: success, as for every command
+            _cannot_write(error)  # a FIFO's reader left before the log was whole
+    if to_stdout:
+        return
     document = outcome.to_dict()
     if value is not None:
         _pick(document, value)
@@ -1423,7 +1439,9 @@ def fit(
     time: Annotated[
         Optional[str],
         typer.Option(
-            "--time", help="Time field (default: time, timestamp, event_time or start, any case).", metavar="FIELD"
+            "--time",
+            help="Time field (default: time, timestamp, event_time or start, any case; else time_s in s).",
+            metavar="FIELD",
         ),
     ] = None,
     time_unit: TimeUnitOpt = None,

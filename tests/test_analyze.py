@@ -36,6 +36,7 @@ def test_hand_worked_log(run_json: RunJson) -> None:
     assert (m["write_s"], m["write_p90_s"], m["restart_s"], m["restart_p90_s"]) == (120.0, 120.0, 600.0, 600.0)
     assert m["restarts"] == 2  # the restart a second failure interrupted is not a restart time
     assert m["interval_s"] == 600.0
+    assert m["approximate"] == []  # every quantile from its values
     assert m["failures"] == 4 and m["mtbf_s"] == 30 * MIN
     # χ²(0.975; 10) = 20.48318, χ²(0.025; 8) = 2.179731
     assert m["mtbf_ci95"] == [
@@ -353,3 +354,60 @@ def test_overlapping_stalls_count_once() -> None:
     assert result.timeline.episodes.resumed_from_s.tolist() == [12.0]
     split = result.realised
     assert (split.useful, split.write, split.rework, split.restart) == pytest.approx((20 / 30, 6 / 30, 0.0, 4 / 30))
+
+
+# ------------------------------------------------------------------ quantiles past the exact buffer
+
+
+def test_quantiles_are_numpys_while_the_values_fit() -> None:
+    import numpy
+
+    from ckptcalc.logs.analyze import EXACT_VALUES, Quantiles
+
+    values = numpy.random.default_rng(7).exponential(3.0, EXACT_VALUES)
+    q = Quantiles()
+    for at in range(0, values.size, 4096):
+        q.extend(values[at : at + 4096])
+    assert not q.approximate and q.rank_error == 0.0 and q.count == EXACT_VALUES
+    assert q.quantile(0.9) == float(numpy.percentile(values, 90))
+    assert q.median() == float(numpy.median(values)) and q.mean == float(values.mean())
+
+
+def test_quantiles_past_the_buffer_come_from_the_sketch_within_its_rank_error() -> None:
+    import numpy
+
+    from ckptcalc.logs.analyze import EXACT_VALUES, Quantiles
+
+    values = numpy.arange(1.0, 3 * EXACT_VALUES + 1.0)  # 1 .. 300 000: the value at rank r is r itself
+    q = Quantiles()
+    q.extend(values[:EXACT_VALUES])
+    exact = q.approximate
+    q.extend(values[EXACT_VALUES:])
+    assert (exact, q.approximate, q.count) == (False, True, values.size)
+    assert 0.0 < q.rank_error < 0.005  # KLL with k = 1000: about 0.3 % of the ranks
+    for p in (0.1, 0.5, 0.9):
+        assert abs(q.quantile(p) / values.size - p) <= q.rank_error
+    assert q.mean == pytest.approx((values.size + 1) / 2, rel=1e-12)  # the sum is kept whole
+
+
+def test_a_log_past_the_buffer_says_which_quantiles_are_approximate(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ckptcalc.logs import analyze as reading
+
+    log = tmp_path / "sim.csv"
+    assert run("simulate", "--cycles", "300", "--seed", "2", "--events", str(log)).exit_code == 0
+    exact = json.loads(run("analyze", str(log), "--json").stdout)
+    assert exact["measured"]["approximate"] == []
+    monkeypatch.setattr(reading, "EXACT_VALUES", 50)  # 300 restarts and thousands of checkpoints: past it
+    result = run("analyze", str(log), "--json")
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    m, e = doc["measured"], exact["measured"]
+    assert m["approximate"] == ["storage.write_p90_s", "restart_p90_s", "interval_s"]
+    assert doc["realised"] == exact["realised"]  # the split never comes from a sketch
+    assert m["write_s"] == pytest.approx(e["write_s"], rel=1e-12)  # a mean from the whole sum
+    assert m["restart_p90_s"] == pytest.approx(e["restart_p90_s"], rel=0.05)
+    assert m["interval_s"] == pytest.approx(e["interval_s"], rel=0.05)
+    table = run("analyze", str(log))
+    assert "p90 ≈" in table.stdout and "KLL sketch" in table.stdout

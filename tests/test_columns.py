@@ -174,6 +174,39 @@ def test_analyze_takes_a_block_as_it_takes_its_rows(text: str, block: int) -> No
 
 
 @st.composite
+def dense_logs(draw: st.DrawFn) -> str:
+    """What simulate --events writes (checkpoint starts and ends, no progress, failures and restarts
+    naming what they resumed from), with the odd level, persist, time and order that must go row by row."""
+    lines = ["time_s,event,level,resumed_from,async_persist_end\n", "0,run_start,,,\n"]
+    t = 0.0
+    kinds = ["checkpoint_start", "checkpoint_end"] * 10 + ["failure", "restart_end", "heartbeat"]
+    for _ in range(draw(st.integers(1, 200))):
+        kind = draw(st.sampled_from(kinds))
+        t += draw(st.sampled_from([1.0] * 12 + [0.0, 2.5, -3.0]))
+        time = draw(st.sampled_from([f"{t:g}"] * 30 + ["", "x", "inf"]))
+        level = draw(st.sampled_from(["storage"] * 12 + ["", "memory"])) if kind.startswith("checkpoint") else ""
+        persist = draw(st.sampled_from([""] * 20 + [f"{t + 1:g}", "interrupted", f"{t - 5:g}"]))
+        resumed = draw(st.sampled_from([""] * 3 + [f"{max(t - 4, 0):g}"])) if kind == "restart_end" else ""
+        lines.append(f"{time},{kind},{level},{resumed},{persist if kind == 'checkpoint_end' else ''}\n")
+    if draw(st.booleans()):
+        lines.append(f"{t + 1:g},run_end,,,\n")
+    return "".join(lines)
+
+
+@SETTINGS
+@given(dense_logs(), st.integers(8, 400))
+def test_analyze_takes_a_dense_block_as_it_takes_its_rows(text: str, block: int) -> None:
+    by_column = analyze._Run(None, None, "cause")
+    taken = _count_bulk(by_column)
+    counts = _scan(text, by_column, block, required=("event",))
+    one_by_one = analyze._Run(None, None, "cause")
+    one_by_one.bulk = None  # type: ignore[assignment,method-assign]
+    assert _scan(text, one_by_one, block, required=("event",)) == counts
+    event("checkpoints taken by column" if taken[0] else "every row taken one by one")
+    assert _state(by_column) == _state(one_by_one)
+
+
+@st.composite
 def incident_logs(draw: st.DrawFn) -> str:
     lines = [draw(st.sampled_from(["time,cause\n", "time,kind,cause\n", "time,node\n"]))]
     width = lines[0].count(",") + 1

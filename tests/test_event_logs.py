@@ -326,3 +326,62 @@ def test_the_refusal_states_the_size_of_the_largest_log(
     log = tmp_path / f"small{suffix}"
     api.simulate(cycles=2_000, seed=1, events=log)
     assert os.path.getsize(log) * 100 / 1e9 == pytest.approx(gigabytes, rel=0.1)
+
+
+# ------------------------------------------------------------------ streamed: stdout, FIFOs, devices
+
+
+def test_events_to_stdout_is_the_jsonl_file_written_otherwise(run: Run, tmp_path: Path) -> None:
+    reference = tmp_path / "run.jsonl"
+    assert run("simulate", "--cycles", "300", "--seed", "4", "--events", str(reference)).exit_code == 0
+    result = run("simulate", "--cycles", "300", "--seed", "4", "--events", "-")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == reference.read_text()  # the log alone: no summary beside it
+    assert json.loads(result.stdout.splitlines()[0]) == {"time_s": 600.0, "event": "run_start"}
+
+
+@pytest.mark.parametrize("flag", [["--json"], ["--value", "effective"]])
+def test_events_to_stdout_leaves_no_room_for_a_summary(run: Run, flag: list[str]) -> None:
+    result = run("simulate", "--cycles", "300", "--events", "-", *flag)
+    assert_usage_error(result, flag[0])
+
+
+def test_events_to_dev_null_streams(run_json: RunJson) -> None:
+    assert run_json("simulate", "--cycles", "300", "--events", os.devnull)["command"] == "simulate"
+    assert os.path.exists(os.devnull) and not os.path.isfile(os.devnull)
+
+
+def test_events_to_a_fifo_stream_in_the_form_its_name_says(run_json: RunJson, tmp_path: Path) -> None:
+    import stat
+    import threading
+
+    reference = tmp_path / "run.csv"
+    run_json("simulate", "--cycles", "300", "--seed", "6", "--events", str(reference))
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    doc = run_json("simulate", "--cycles", "300", "--seed", "6", "--events", str(fifo))
+    reader.join(timeout=30)
+    assert doc["command"] == "simulate"
+    assert got == [reference.read_bytes()]
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)  # written through, never replaced
+
+
+def test_a_fifo_whose_reader_leaves_is_an_output_error(run: Run, tmp_path: Path) -> None:
+    import threading
+
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+
+    def leave() -> None:
+        with open(fifo, "rb") as early:
+            early.read(10)
+
+    reader = threading.Thread(target=leave)
+    reader.start()
+    result = run("simulate", "--cycles", "5000", "--events", str(fifo), "--json")
+    reader.join(timeout=30)
+    assert result.exit_code == 74  # docs/exit-codes.md: output could not be written
+    assert result.stderr.strip() == "error: cannot write output: Broken pipe"

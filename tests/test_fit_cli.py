@@ -365,3 +365,29 @@ def test_analyze_reads_naive_timestamps_in_the_zone_given(run: Run, tmp_path: Pa
     result = run("analyze", str(log), "--tz", "+02:00", "--json")
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout)["wall_s"] == HOUR
+
+
+def test_fit_reads_a_simulated_event_log_without_flags(run_json: RunJson, tmp_path: Path) -> None:
+    # A run's event log in seconds (what simulate --events writes): its failures are the incidents, time_s
+    # in seconds, the other events ignored and counted. Failures at 100, 700 and 1300 s: two gaps of
+    # 600 s, so n = 2 and M̂ = T/n = 1200/2 = 600 s (docs/fit.md §3, §4).
+    log = tmp_path / "sim.csv"
+    log.write_text(
+        "time_s,event,level,resumed_from,async_persist_end\n0.0,run_start,,,\n50.0,checkpoint_start,storage,,\n"
+        "60.0,checkpoint_end,storage,,\n100.0,failure,,,\n200.0,restart_end,,50.0,\n700.0,failure,,,\n"
+        "800.0,restart_end,,50.0,\n1300.0,failure,,,\n1400.0,run_end,,,\n"
+    )
+    doc = run_json("fit", str(log))
+    assert doc["time_field"] == "time_s"
+    assert (doc["events_kept"], doc["reading"]["ignored"], doc["interruptions"]) == (3, 6, 2)
+    assert doc["mtbf_s"] == pytest.approx(600.0, rel=1e-12)
+
+
+def test_fit_of_simulate_events_matches_the_filtered_reading(run: Run, run_json: RunJson, tmp_path: Path) -> None:
+    log = tmp_path / "sim.csv"
+    made = run("simulate", "--cycles", "300", "--seed", "3", "--events", str(log), "--json")
+    assert made.exit_code == 0, made.stderr
+    plain = run_json("fit", str(log))
+    named = run_json("fit", str(log), "--time", "time_s", "--time-unit", "s", "--where", "event=failure")
+    assert plain["events_kept"] == named["events_kept"] == 300
+    assert plain["mtbf_s"] == named["mtbf_s"] and plain["weibull"] == named["weibull"]

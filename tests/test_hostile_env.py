@@ -218,7 +218,6 @@ def test_extremes_still_validate(run_json: Any) -> None:
     [
         (["optimize", "--save-preset"], "--save-preset", "out.toml"),
         (["sweep", "--plot"], "--plot", "out.png"),
-        (["simulate", "--cycles", "1e4", "--events"], "--events", "out.csv"),
         (["fit", "tests/data/trace-54d.json", "--time-unit", "d", "--save-preset"], "--save-preset", "out.toml"),
         (["analyze", "tests/data/hand-run.jsonl", "--time-unit", "min", "--save-preset"], "--save-preset", "out.toml"),
     ],

@@ -44,8 +44,14 @@ restart = "10min"
 
 @pytest.fixture(scope="module")
 def data() -> dict[str, Any]:
-    """The documents of one report, worked out once for the module's renderings."""
-    return api._report_data(["llama3-405b", "gemini-inmemory"], work="30d", log=HAND_RUN, time_unit="min")
+    """The documents of one report of two presets, worked out once for the module's renderings."""
+    return api._report_data(["llama3-405b", "gemini-inmemory"], work="30d")
+
+
+@pytest.fixture(scope="module")
+def logged() -> dict[str, Any]:
+    """The documents of a report with a run's event log: the scenario re-run at what the log measured."""
+    return api._report_data(["llama3-405b"], work="30d", log=HAND_RUN, time_unit="min")
 
 
 @pytest.fixture(scope="module")
@@ -62,14 +68,13 @@ def test_the_html_holds_every_section_and_nothing_from_outside(html: str) -> Non
     for scenario in ("s1", "s2"):
         for section in SECTIONS:
             assert f'<section id="{scenario}-{section}">' in html, (scenario, section)
-    assert '<section id="log-fit">' in html and '<section id="log-analyze">' in html
     assert "<script" not in html.lower()
     assert re.search(r"https?:", html) is None  # no link, font, namespace or metadata URL
     assert re.search(r"url\((?!#)", html) is None  # only the charts' own clip paths
     assert "@import" not in html and "<link" not in html and "<img" not in html
-    # Two loss curves, two completion histograms, the survival plot: each an inline <svg>, sized by CSS.
-    assert html.count("<svg") == 5
-    assert '<meta name="ckptcalc-charts" content="5">' in html
+    # Two loss curves and two completion histograms: each an inline <svg>, sized by CSS.
+    assert html.count("<svg") == 4
+    assert '<meta name="ckptcalc-charts" content="4">' in html
     assert re.search(r"<svg[^>]*\swidth=", html) is None
     assert "@media print" in html and 'name="viewport"' in html
 
@@ -86,8 +91,6 @@ def test_the_html_shows_the_figures_worked_by_hand(html: str) -> None:
     assert document["dominant"] == "restart"
     assert f"{document['loss']['restart'] * 100:.3g} %" == "5.23 %"
     assert "The dominant term is restart" in text
-    # The hand-worked run: 4 failures, 3 gaps between them (docs/model.md §11 worked example).
-    assert "3 interruptions" in text
     # The same sources the preset states: a value from the file, and the input given beside it.
     assert "llama3-405b.toml" in text and "given (work)" in text
 
@@ -109,9 +112,9 @@ def test_names_and_sources_are_escaped(tmp_path: Path) -> None:
     assert "&lt;script&gt;alert(1).toml" in text and "&lt;b&gt;bold&lt;/b&gt;" in text
 
 
-def test_a_log_cause_is_escaped(data: dict[str, Any]) -> None:
+def test_a_log_cause_is_escaped(logged: dict[str, Any]) -> None:
     hostile = "<script>x</script>|`y`"
-    changed = copy.deepcopy(data)
+    changed = copy.deepcopy(logged)
     changed["scenarios"] = changed["scenarios"][:1]
     changed["scenarios"][0]["plan"] = None
     changed["analyze"]["causes"][0]["cause"] = hostile
@@ -336,3 +339,74 @@ def test_the_markdown_reads_the_figures_of_a_schedule_off_its_optimum() -> None:
     p90 = f"{plan['completion_s']['p90'] / 86400:.3g} d"
     assert p90 != f"{plan['completion_s']['p50'] / 86400:.3g} d"
     assert f"| p90 | {p90} | {plan['failures']['p90']:.4g} |" in lines
+
+
+# ------------------------------------------------------------------ a run's log: one story
+
+
+def test_a_report_with_a_log_holds_its_sections_and_the_survival_chart(logged: dict[str, Any]) -> None:
+    html = rendering.render(logged, "html")
+    assert '<section id="log-fit">' in html and '<section id="log-analyze">' in html
+    # The loss curve and the completion histogram of the one scenario, and the survival plot.
+    assert html.count("<svg") == 3 and 'id="log-survival-chart"' in html
+
+
+def _story(markdown: str) -> tuple[list[str], list[str]]:
+    """The failure counts and MTBFs the log's sections state, leaving out the line on fit's own window."""
+    log_part = markdown[markdown.index("## The failure log") :]
+    said = [line for line in log_part.splitlines() if not line.startswith("Counted over the whole run")]
+    text = "\n".join(said)
+    counts = re.findall(r"(\d+) interruptions|\| failures \| (\d+) \|", text)
+    mtbfs = re.findall(r"MTBF (?:\| )?([\d.]+ (?:s|min|h|d))", text)
+    return [a or b for a, b in counts], mtbfs
+
+
+def test_the_hand_worked_run_tells_one_count_of_failures(logged: dict[str, Any]) -> None:
+    # docs/model.md §11.3: 4 failures in the 120-minute run, M = 120 min / 4 = 30 min over the run's window.
+    # fit alone opens its window at the first failure: 3 interruptions (docs/fit.md §3), said beside.
+    written = rendering.render(logged, "markdown")
+    counts, mtbfs = _story(written)
+    assert counts and set(counts) == {"4"}
+    assert mtbfs and set(mtbfs) == {"30.0 min"}
+    assert logged["fit"]["interruptions"] == logged["analyze"]["measured"]["failures"] == 4
+    assert logged["fit"]["mtbf_s"] == pytest.approx(30 * 60.0, rel=1e-12)
+    assert "fit alone opens its window at the first failure" in written
+    assert logged["fit_alone"]["interruptions"] == 3
+
+
+def test_two_crashes_tell_one_story(tmp_path: Path) -> None:
+    # tests/data/logs/torchtitan/two-crashes.log: a run of 5.43 min with 2 failures, M = 5.43 / 2 = 2.72 min
+    # (analyze's window, the run's). fit alone would count 1 interruption in the 1.67 min between them.
+    log = Path("tests/data/logs/torchtitan/two-crashes.log")
+    data = api._report_data(["llama3-405b"], log=log)
+    written = rendering.render(data, "markdown")
+    counts, mtbfs = _story(written)
+    assert counts and set(counts) == {"2"}, counts
+    assert mtbfs and set(mtbfs) == {"2.72 min"}, mtbfs
+    assert "1 interruptions in 1.67 min, MTBF 1.67 min." in written  # fit's convention, stated beside
+    # The scenario re-run at the measured inputs, the preset's value beside each one the log changed: the
+    # restart measured 21.5 s against the preset's 10 min, the MTBF 2.72 min against its 3.10 h.
+    assert "| failures.restart | 21.5 s | measured in the log | 10.0 min |" in written
+    assert "| failures.mtbf | 2.72 min | measured in the log | 3.10 h |" in written
+    assert "| cluster.gpus | 16384 | llama3-405b.toml |   |" in written
+    # The survival of its one gap between failures: one point (a gap of 100 s, survival 1/2), which the
+    # axes now hold: x around 100 s, y down to half the smallest share.
+    curve = data["survival"]
+    assert curve["times_s"] == [100.0] and curve["empirical"] == [0.5]
+    low_x, high_x, low_y = rendering._survival_limits([t / 60 for t in curve["times_s"]], curve["empirical"])
+    assert low_x < 100 / 60 < high_x and low_y == 0.25
+
+
+def test_the_survival_axes_fit_the_points_not_the_fitted_tails() -> None:
+    # A long log's fitted curves fall to 1e-71 at its longest gaps; the axis stops at half the smallest
+    # share the log shows (1/n of n gaps), and spans the gaps alone.
+    x = [1.0, 10.0, 100.0, 1000.0]
+    empirical = [0.75, 0.5, 0.25, 0.0]
+    assert rendering._survival_limits(x, empirical) == (1.0 / 1.3, 1000.0 * 1.3, 0.125)
+
+
+def test_a_preset_the_measurements_cannot_be_written_over_stays_itself_and_says_why() -> None:
+    # palm-spikes counts its silent events in a window the measured preset does not carry: its own scenario.
+    written = api.report(["palm-spikes"], form="markdown", log=HAND_RUN, time_unit="min")
+    assert "The preset as it states itself: the log's measurements cannot be written over it (" in written
+    assert "measured in the log" not in written

@@ -78,6 +78,19 @@ MEMORY_LEVELS = ("memory",)
 #: any run, small enough that no sum or product of times overflows.
 MAX_TIME = 1e13
 PROGRESS = "progress"  # the event of most lines, taken a block at a time (:meth:`_Run.bulk`)
+CHECKPOINT_EVENTS = ("checkpoint_start", "checkpoint_end")  # taken a run at a time too, where they are plain
+DIRECT = frozenset(("failure", "restart_end"))  # taken one by one without the reader's loop (:meth:`_Run._direct`)
+
+#: Values of one measured quantity (a level's stalls, the restarts, the clean gaps between checkpoints)
+#: whose quantiles are exact: up to this many, every value is kept; beyond, a KLL sketch holds them.
+EXACT_VALUES = 100_000
+
+#: The KLL sketch's size parameter: a normalised rank error of about 0.3 % (Apache DataSketches).
+SKETCH_K = 1000
+
+#: Checkpoints taken at once when the analysis goes over them (a slice of each column, so that no
+#: temporary array grows with the log).
+CHUNK = 1 << 13
 
 
 @dataclass(frozen=True)
@@ -95,6 +108,79 @@ class Checkpoints:
         import numpy
 
         return numpy.where(numpy.isnan(self.persist_end_s), self.end_s, self.persist_end_s)
+
+
+class Quantiles:
+    """The values of one quantity, for its mean and quantiles, in bounded memory: every value while there
+    are at most :data:`EXACT_VALUES` (the quantiles exact, numpy's), beyond that a KLL sketch of them
+    (Apache DataSketches; its quantiles approximate, within :attr:`rank_error` in rank) and their sum.
+
+    >>> q = Quantiles()
+    >>> q.extend([3.0, 1.0, 2.0])
+    >>> q.quantile(0.5), q.mean, q.approximate
+    (2.0, 2.0, False)
+    """
+
+    def __init__(self) -> None:
+        self.values = array("d")
+        self.sketch: Any = None
+        self.count = 0
+        self.total = 0.0
+
+    def extend(self, values: Any) -> None:
+        """Add values (an array, a list): kept while few enough, else given to the sketch."""
+        import numpy
+
+        chunk = numpy.asarray(values, dtype=float)
+        if not chunk.size:
+            return
+        self.count += int(chunk.size)
+        if self.sketch is None and len(self.values) + chunk.size <= EXACT_VALUES:
+            self.values.frombytes(chunk.tobytes())
+            return
+        if self.sketch is None:
+            from datasketches import kll_doubles_sketch  # type: ignore[import-untyped]
+
+            self.sketch = kll_doubles_sketch(SKETCH_K)
+            kept = numpy.frombuffer(self.values, dtype=float)
+            self.total = float(kept.sum())
+            self.sketch.update(kept)
+            self.values = array("d")
+        self.total += float(chunk.sum())
+        self.sketch.update(numpy.ascontiguousarray(chunk))
+
+    @property
+    def approximate(self) -> bool:
+        """Whether the quantiles come from the sketch."""
+        return self.sketch is not None
+
+    @property
+    def rank_error(self) -> float:
+        """The sketch's normalised rank error (0: exact)."""
+        return 0.0 if self.sketch is None else float(self.sketch.normalized_rank_error(False))
+
+    @property
+    def mean(self) -> float:
+        import numpy
+
+        if self.sketch is None:
+            return float(numpy.frombuffer(self.values, dtype=float).mean())
+        return self.total / self.count
+
+    def quantile(self, q: float) -> float:
+        """numpy's percentile (linear) while exact; the sketch's quantile beyond."""
+        import numpy
+
+        if self.sketch is None:
+            return float(numpy.percentile(numpy.frombuffer(self.values, dtype=float), 100.0 * q))
+        return float(self.sketch.get_quantile(q))
+
+    def median(self) -> float:
+        import numpy
+
+        if self.sketch is None:
+            return float(numpy.median(numpy.frombuffer(self.values, dtype=float)))
+        return float(self.sketch.get_quantile(0.5))
 
 
 @dataclass(frozen=True)
@@ -259,7 +345,10 @@ class _Run:
         self.levels: dict[str, int] = {}
         self.causes: dict[str, int] = {}
         # Completed checkpoints, stalls cut short, episodes and failures: columns.
-        self.ck_start, self.ck_end, self.ck_persist, self.ck_level = array("d"), array("d"), array("d"), array("q")
+        self.ck_start, self.ck_end = array("d"), array("d")
+        # Persists' ends and level indices, made only once a checkpoint has a persist or a second level.
+        self.ck_persist: array[float] | None = None
+        self.ck_level: array[int] | None = None
         self.cut = array("d")
         self.ep_failure, self.ep_end, self.ep_resumed = array("d"), array("d"), array("d")
         self.ep_failures, self.ep_cause = array("q"), array("q")
@@ -271,6 +360,8 @@ class _Run:
         self.groups = replica.Reading(groups)
         self.silent = quiet.Reading()
         self.handlers = {kind: getattr(self, f"_{kind}") for kind in EVENTS}
+        self.block_seconds: list[float] | None = None
+        self.block_level: str | None = None  # the level every checkpoint of the block names (:meth:`_one_level`)
 
     def _clock(self) -> reader.Clock:
         seconds = self.time_field == SECONDS_FIELD and self.time_unit is None
@@ -335,30 +426,161 @@ class _Run:
                 each(index)
             return 0
         took, done = 0, 0
-        # The other rows, found a kind at a time by a search in C (a log holds few kinds of events).
-        kinds = set(events) - {PROGRESS}
+        self.block_seconds = None  # the block's times, read once for all its runs (:meth:`_times`)
+        # The rows of other events, found a kind at a time by a search in C (a log holds few kinds of
+        # events); between them, runs of progress and plain checkpoint lines are taken at once.
+        kinds = set(events) - {PROGRESS, *CHECKPOINT_EVENTS}
         others = sorted(set().union(*(reader.positions(events, kind) for kind in kinds))) if kinds else []
+        plain = PROGRESS not in events  # a checkpoint-dense block: its segments are checkpoints alone
+        self.block_level = self._one_level(block) if plain else None
         for stop in itertools.chain(others, (block.count,)):
             if stop > done:
-                if self._progress_run(times, steps, done, stop, block.line):
+                if plain and self._checkpoint_run(block, events, times, done, stop):
                     took += stop - done
                 else:
-                    for index in range(done, stop):
-                        each(index)
+                    took += self._segment(block, events, times, steps, done, stop, each)
             if stop < block.count:
-                each(stop)
+                took += self._direct(block, stop, events[stop], each)
             done = stop + 1
+        self.block_seconds = self.block_level = None
         return took
+
+    def _direct(self, block: Columns, index: int, kind: str, each: Callable[[int], None]) -> int:
+        """Take a failure or a restart's end at once (no detour through the reader's loop): 1, or 0 after
+        leaving it to ``each`` (any other event, or one with something to say: its line is read again
+        there, and reported)."""
+        if kind in DIRECT:
+            try:
+                self.record(block.record(index), block.line + index)
+            except BadRecord:
+                pass  # nothing was taken: the reader reads it again and says why
+            else:
+                return 1
+        each(index)
+        return 0
+
+    def _segment(
+        self,
+        block: Columns,
+        events: list[str],
+        times: list[str],
+        steps: list[str] | None,
+        start: int,
+        stop: int,
+        each: Callable[[int], None],
+    ) -> int:
+        """Rows ``start`` to ``stop``, each a progress or a checkpoint line: their runs of one kind taken at
+        once where they are plain, the rest by ``each``. Returns the rows taken here."""
+        part = events[start:stop]
+        if part.count(PROGRESS) == len(part):
+            runs = [(start, stop, True)]
+        elif PROGRESS not in part:
+            runs = [(start, stop, False)]
+        else:
+            marks = sorted(set().union(*(reader.positions(part, kind) for kind in CHECKPOINT_EVENTS)))
+            runs, done = [], start
+            for offset in marks:
+                at = start + offset
+                if runs and not runs[-1][2] and runs[-1][1] == at:
+                    runs[-1] = (runs[-1][0], at + 1, False)
+                    done = at + 1
+                    continue
+                if at > done:
+                    runs.append((done, at, True))
+                runs.append((at, at + 1, False))
+                done = at + 1
+            if done < stop:
+                runs.append((done, stop, True))
+        took = 0
+        for a, b, progress in runs:
+            if progress:
+                ok = self._progress_run(times, steps, a, b, block.line)
+            else:
+                ok = self._checkpoint_run(block, events, times, a, b)
+            if ok:
+                took += b - a
+            else:
+                for index in range(a, b):
+                    each(index)
+        return took
+
+    def _one_level(self, block: Columns) -> str | None:
+        """The one level of every checkpoint line a block may hold, when none has a persist and all name
+        that level (or none): what each run of them need not check again. None otherwise."""
+        persists = block.columns.get("async_persist_end")
+        if persists is not None and any(persists):
+            return None
+        levels = block.columns.get("level")
+        if levels is None:
+            return DEFAULT_LEVEL
+        # Other events leave the level empty, which a checkpoint line reads as the default level.
+        named = set(levels) - {""}
+        if not named:
+            return DEFAULT_LEVEL
+        (name,) = named if len(named) == 1 else (None,)
+        return name if name == DEFAULT_LEVEL or (name is not None and "" not in levels) else None
+
+    def _times(self, times: list[str], start: int, stop: int) -> list[float] | None:
+        """The seconds of rows ``start`` to ``stop`` when they are plain numbers in order (else None): the
+        block's whole column read at once the first time, if every cell is plain and in order."""
+        if self.block_seconds is None:
+            whole = self.clock.many(times)
+            ordered = whole is not None and all(map(operator.le, whole, itertools.islice(whole, 1, None)))
+            self.block_seconds = whole if ordered else []
+        if self.block_seconds:
+            return self.block_seconds[start:stop]
+        seconds = self.clock.many(times[start:stop])
+        if seconds is None or not all(map(operator.le, seconds, itertools.islice(seconds, 1, None))):
+            return None
+        return seconds
+
+    def _checkpoint_run(self, block: Columns, events: list[str], times: list[str], start: int, stop: int) -> bool:
+        """Take rows ``start`` to ``stop`` (checkpoint starts and ends) at once, if they are as :meth:`record`
+        would take without a word: times in order inside the run, one level, no persist, each start
+        followed by its end. False leaves all to it."""
+        if self.start is None or self.end is not None or stop - start < 2:
+            return False
+        level = self.block_level
+        if level is None:
+            persists = block.columns.get("async_persist_end")
+            if persists is not None and any(persists[start:stop]):
+                return False
+            levels = block.columns.get("level")
+            level = DEFAULT_LEVEL
+            if levels is not None:
+                cells = levels[start:stop]
+                first = cells[0]
+                if cells.count(first) != len(cells):
+                    return False
+                level = first or DEFAULT_LEVEL
+        seconds = self._times(times, start, stop)
+        if seconds is None or not (self.last <= seconds[0] and seconds[0] >= -MAX_TIME and seconds[-1] <= MAX_TIME):
+            return False
+        kinds = events[start:stop]
+        opening = level not in self.open
+        lead, follow = CHECKPOINT_EVENTS if opening else CHECKPOINT_EVENTS[::-1]
+        leads, follows = kinds[0::2], kinds[1::2]
+        if leads.count(lead) != len(leads) or follows.count(follow) != len(follows):
+            return False
+        if opening:
+            starts, ends = seconds[0::2], seconds[1::2]
+        else:
+            starts, ends = [self.open.pop(level), *seconds[1::2]], seconds[0::2]
+        if len(starts) > len(ends):
+            self.open[level] = starts.pop()
+        if ends:
+            self._completed(starts, ends, level, None)
+        self.last = seconds[-1]
+        self.line = block.line + stop - 1
+        return True
 
     def _progress_run(self, times: list[str], steps: list[str] | None, start: int, stop: int, line: int) -> bool:
         """Take rows ``start`` to ``stop`` (all progress) at once, if they are as :meth:`record` would take
         without a word: numbers in order, inside the run, steps that are numbers. False leaves all to it."""
         if self.start is None or self.end is not None:
             return False
-        seconds = self.clock.many(times[start:stop])
+        seconds = self._times(times, start, stop)
         if seconds is None or not (self.last <= seconds[0] and seconds[0] >= -MAX_TIME and seconds[-1] <= MAX_TIME):
-            return False
-        if not all(map(operator.le, seconds, itertools.islice(seconds, 1, None))):
             return False
         last_step = self.last_step
         if steps is not None:
@@ -405,10 +627,23 @@ class _Run:
             persist = given
             if persist < t:
                 raise BadRecord("async_persist_end before the checkpoint ended")
-        self.ck_start.append(self.open.pop(level))
-        self.ck_end.append(t)
-        self.ck_persist.append(persist)
-        self.ck_level.append(self._index(self.levels, level))
+        self._completed([self.open.pop(level)], [t], level, None if math.isnan(persist) else [persist])
+
+    def _completed(self, starts: list[float], ends: list[float], level: str, persists: list[float] | None) -> None:
+        """Checkpoints completed: their starts, ends, level, and their persists' ends (None: synchronous)."""
+        count = len(ends)
+        index = self._index(self.levels, level)
+        self.ck_start.extend(starts)
+        self.ck_end.extend(ends)
+        before = len(self.ck_end) - count
+        if persists is not None or self.ck_persist is not None:
+            if self.ck_persist is None:
+                self.ck_persist = array("d", [math.nan]) * before
+            self.ck_persist.extend([math.nan] * count if persists is None else persists)
+        if index or self.ck_level is not None:
+            if self.ck_level is None:
+                self.ck_level = array("q", [0]) * before
+            self.ck_level.extend([index] * count)
 
     def _failure(self, t: float, record: dict[str, Any]) -> None:
         for start in self.open.values():
@@ -472,7 +707,7 @@ class _Run:
         """Whether a checkpoint completed so far started at ``start`` and was durable by ``by``."""
         for k, begun in enumerate(self.ck_start):
             if begun == start:
-                persist = self.ck_persist[k]
+                persist = math.nan if self.ck_persist is None else self.ck_persist[k]
                 if (self.ck_end[k] if math.isnan(persist) else persist) <= by:
                     return True
         return False
@@ -517,8 +752,11 @@ class _Run:
             self.cut.extend((start, end))  # a checkpoint still open at the end stalled until then
         column = functools.partial(numpy.frombuffer, dtype=float)
         index = functools.partial(numpy.frombuffer, dtype=numpy.int64)
-        checkpoints = Checkpoints(column(self.ck_start), column(self.ck_end), column(self.ck_persist),
-                                  index(self.ck_level))  # fmt: skip
+        count = len(self.ck_end)
+        # Without persists or a second level, one value stands for every checkpoint (no memory).
+        persists = numpy.broadcast_to(math.nan, count) if self.ck_persist is None else column(self.ck_persist)
+        levels = numpy.broadcast_to(numpy.int64(0), count) if self.ck_level is None else index(self.ck_level)
+        checkpoints = Checkpoints(column(self.ck_start), column(self.ck_end), persists, levels)
         failure = column(self.ep_failure)
         resumed, level, unnamed = _resume_points(checkpoints, failure, column(self.ep_resumed), self.start)
         if unnamed.size:  # a checkpoint not in the log, or cut short: of the default level
@@ -563,7 +801,24 @@ def _resume_points(checkpoints: Checkpoints, failure: Any, named: Any, run_start
     level = numpy.full(failure.size, -1, dtype=numpy.int64)
     inferred, given = numpy.flatnonzero(numpy.isnan(named)), numpy.flatnonzero(~numpy.isnan(named))
     unnamed = given
-    if checkpoints.start_s.size and inferred.size:
+    starts_ascending = _ascending(checkpoints.start_s)
+    synchronous = not any(bool(numpy.isfinite(checkpoints.persist_end_s[at : at + CHUNK]).any())
+                          or bool(numpy.isinf(checkpoints.persist_end_s[at : at + CHUNK]).any())
+                          for at in _chunks(checkpoints.persist_end_s.size))  # fmt: skip
+    if (
+        checkpoints.start_s.size
+        and inferred.size
+        and synchronous
+        and starts_ascending
+        and _ascending(checkpoints.end_s)
+    ):
+        # Durable at their ends, in the order they started (one level, say): the newest durable by a
+        # failure is the last to end by then, found without sorting or copying any column.
+        found = numpy.searchsorted(checkpoints.end_s, failure[inferred], side="right") - 1
+        has = found >= 0
+        resumed[inferred[has]] = checkpoints.start_s[found[has]]
+        level[inferred[has]] = checkpoints.level[found[has]]
+    elif checkpoints.start_s.size and inferred.size:
         # Checkpoints by when they became durable, and the one with the latest start so far.
         durable = checkpoints.durable_s
         order = numpy.argsort(durable, kind="stable")
@@ -577,11 +832,17 @@ def _resume_points(checkpoints: Checkpoints, failure: Any, named: Any, run_start
         level[inferred[has]] = checkpoints.level[order[holder[found[has]]]]
         del order, starts, newest, holder
     if checkpoints.start_s.size and given.size:
-        by_start = numpy.argsort(checkpoints.start_s, kind="stable")
-        sorted_starts = checkpoints.start_s[by_start]
-        at = numpy.minimum(numpy.searchsorted(sorted_starts, named[given]), sorted_starts.size - 1)
-        matched = sorted_starts[at] == named[given]
-        level[given[matched]] = checkpoints.level[by_start[at[matched]]]
+        if starts_ascending:  # already in order: no sort, no copy
+            sorted_starts = checkpoints.start_s
+            at = numpy.minimum(numpy.searchsorted(sorted_starts, named[given]), sorted_starts.size - 1)
+            matched = sorted_starts[at] == named[given]
+            level[given[matched]] = checkpoints.level[at[matched]]
+        else:
+            by_start = numpy.argsort(checkpoints.start_s, kind="stable")
+            sorted_starts = checkpoints.start_s[by_start]
+            at = numpy.minimum(numpy.searchsorted(sorted_starts, named[given]), sorted_starts.size - 1)
+            matched = sorted_starts[at] == named[given]
+            level[given[matched]] = checkpoints.level[by_start[at[matched]]]
         unnamed = given[~matched]
     resumed[numpy.isnan(resumed)] = run_start
     return resumed, level, unnamed[named[unnamed] != run_start]
@@ -678,6 +939,9 @@ class Analysis:
     windows: tuple[Window, ...] | None
     groups: replica.Measured | None = None  # what the group events measured; None: the log has none
     silent: quiet.Measured | None = None  # what the silent events measured; None: the log has none
+    # The measured quantiles that come from a sketch (more values than EXACT_VALUES): "interval_s",
+    # "restart_p90_s", "LEVEL.write_p90_s"; empty when every one is exact.
+    approximate: tuple[str, ...] = ()
 
 
 class _Coverage:
@@ -688,8 +952,15 @@ class _Coverage:
         import numpy
 
         self.starts, self.ends = _merge(starts, ends)
-        self.lengths = self.ends - self.starts
-        self.before = numpy.concatenate(([0.0], numpy.cumsum(self.lengths)))  # covered before each span
+        # Covered before each span: the running sum of the lengths, made a slice at a time in place (the
+        # same sums, one after the other, as numpy.cumsum of every length at once).
+        self.before = numpy.empty(self.starts.size + 1)
+        self.before[0] = 0.0
+        for at in range(0, self.starts.size, CHUNK):
+            part = self.before[at + 1 : at + 1 + CHUNK]
+            numpy.subtract(self.ends[at : at + CHUNK], self.starts[at : at + CHUNK], out=part)
+            part[0] += self.before[at]
+            numpy.cumsum(part, out=part)
 
     def upto(self, t: Any) -> Any:
         import numpy
@@ -698,11 +969,19 @@ class _Coverage:
         at = numpy.maximum(k, 0)
         if not self.starts.size:
             return numpy.zeros_like(numpy.asarray(t, dtype=float))
-        inside = numpy.minimum(numpy.asarray(t) - self.starts[at], self.lengths[at])
+        inside = numpy.minimum(numpy.asarray(t) - self.starts[at], self.ends[at] - self.starts[at])
         return numpy.where(k >= 0, self.before[at] + inside, 0.0)
 
     def within(self, a: Any, b: Any) -> Any:
-        return self.upto(b) - self.upto(a)
+        import numpy
+
+        if numpy.ndim(a) == 0 or len(a) <= CHUNK:
+            return self.upto(b) - self.upto(a)
+        # A slice at a time, so that no temporary grows with the number of spans asked about.
+        found = numpy.empty(len(a))
+        for at in _chunks(len(a)):
+            found[at : at + CHUNK] = self.upto(b[at : at + CHUNK]) - self.upto(a[at : at + CHUNK])
+        return found
 
 
 class _Union:
@@ -730,15 +1009,26 @@ def _stalls(checkpoints: Checkpoints, cut: Any) -> _Coverage | _Union:
     return _Coverage(starts, numpy.concatenate((checkpoints.end_s, cut[:, 1])))
 
 
+def _all(test: Any, a: Any, b: Any) -> bool:
+    """Whether ``test(a, b)`` holds everywhere, a slice at a time (no temporary the size of the arrays)."""
+    return all(bool(test(a[at : at + CHUNK], b[at : at + CHUNK]).all()) for at in range(0, len(a), CHUNK))
+
+
+def _ascending(values: Any) -> bool:
+    import numpy
+
+    return values.size < 2 or _all(numpy.greater_equal, values[1:], values[:-1])
+
+
 def _merge(starts: Any, ends: Any) -> tuple[Any, Any]:
     """Sorted, disjoint spans covering the same time as the spans ``starts``–``ends``: the arrays
     themselves when they already are."""
     import numpy
 
-    keep = ends > starts
-    if not keep.all():
+    if not _all(numpy.greater, ends, starts):
+        keep = ends > starts
         starts, ends = starts[keep], ends[keep]
-    if starts.size < 2 or bool(numpy.all(starts[1:] >= ends[:-1])):
+    if starts.size < 2 or _all(numpy.greater_equal, starts[1:], ends[:-1]):
         return starts, ends
     order = numpy.argsort(starts, kind="stable")
     starts, reach = starts[order], numpy.maximum.accumulate(ends[order])
@@ -761,8 +1051,9 @@ def analyze(timeline: Timeline, *, window_s: float | None = None, overhead: floa
     lost_from, lost_to = _merge(ep.resumed_from_s, ep.failure_s)
     lost_groups = silent_lost = None
     cut = timeline.cut_short
-    blocked = _merge(numpy.concatenate((ck.start_s, cut[:, 0], restart.starts, lost_from)),
-                     numpy.concatenate((ck.end_s, cut[:, 1], restart.ends, lost_to)))  # fmt: skip
+    if timeline.silent is not None or timeline.groups is not None:  # what neither may count again
+        blocked = _merge(numpy.concatenate((ck.start_s, cut[:, 0], restart.starts, lost_from)),
+                         numpy.concatenate((ck.end_s, cut[:, 1], restart.ends, lost_to)))  # fmt: skip
     if timeline.silent is not None:
         # The silent events' lost work, less what is counted already (a stall, a restart, rework).
         pieces = quiet.kept_pieces(*quiet.spans(timeline.silent), blocked)
@@ -806,9 +1097,12 @@ def analyze(timeline: Timeline, *, window_s: float | None = None, overhead: floa
 
     # Restart times: the restarts that ended with no second failure during them.
     completed = (ep.failures == 1) & ~numpy.isnan(ep.end_s)
-    durations = (ep.end_s - ep.failure_s)[completed]
-    levels = _levels(timeline, completed)
-    interval, every = _interval(timeline)
+    durations = Quantiles()
+    durations.extend((ep.end_s - ep.failure_s)[completed])
+    levels, approximate = _levels(timeline, completed)
+    interval, every, sketched = _interval(timeline)
+    sketches = [*approximate, *(["restart_p90_s"] if durations.approximate else []),
+                *(["interval_s"] if sketched else [])]  # fmt: skip
     lost = _lost_per_episode(timeline, stall, restart) + (ended - ep.failure_s)
     causes = []
     for index, name in enumerate(timeline.causes):
@@ -827,9 +1121,9 @@ def analyze(timeline: Timeline, *, window_s: float | None = None, overhead: floa
         levels=levels,
         interval_s=interval,
         storage_every=every if two else None,
-        restart_s=float(durations.mean()) if durations.size else None,
-        restart_p90_s=float(numpy.percentile(durations, 90)) if durations.size else None,
-        restarts_measured=int(durations.size),
+        restart_s=durations.mean if durations.count else None,
+        restart_p90_s=durations.quantile(0.9) if durations.count else None,
+        restarts_measured=durations.count,
         failures=int(ep.failures.sum()),
         memory_share=memory,
         causes=tuple(causes),
@@ -838,6 +1132,7 @@ def analyze(timeline: Timeline, *, window_s: float | None = None, overhead: floa
         else replica.measure(timeline.groups, lost_groups, start_s=t0, end_s=t1,
                              failures_s=timeline.failure_times_s, overhead=overhead),
         silent=None if timeline.silent is None else quiet.measure(timeline.silent, wall_s=t1 - t0),
+        approximate=tuple(sketches),
     )  # fmt: skip
 
 
@@ -855,79 +1150,122 @@ def _lost_per_episode(timeline: Timeline, stall: _Coverage | _Union, restart: _C
         - restart.within(ep.resumed_from_s, ep.failure_s), 0.0,
     )  # fmt: skip
     # The spans popped: each one's overlap with the new span was already lost.
-    popped: list[tuple[int, float, float]] = []
-    union: list[tuple[float, float]] = []
-    for i, (a, b) in enumerate(zip(ep.resumed_from_s.tolist(), ep.failure_s.tolist(), strict=True)):
-        start = a
-        while union and union[-1][1] >= a:
-            s0, e0 = union.pop()
-            popped.append((i, max(s0, a), min(e0, b)))
-            start = min(start, s0)
-        union.append((start, b))
+    # In typed arrays rather than a tuple each: a long run's episodes overlap by the hundred thousand.
+    popped, low, high = array("q"), array("d"), array("d")
+    union_start, union_end = array("d"), array("d")
+    for at in _chunks(len(ep)):
+        part = slice(at, at + CHUNK)
+        pairs = zip(ep.resumed_from_s[part].tolist(), ep.failure_s[part].tolist(), strict=True)
+        for i, (a, b) in enumerate(pairs, start=at):
+            start = a
+            while union_end and union_end[-1] >= a:
+                s0, e0 = union_start.pop(), union_end.pop()
+                popped.append(i)
+                low.append(max(s0, a))
+                high.append(min(e0, b))
+                start = min(start, s0)
+            union_start.append(start)
+            union_end.append(b)
     if popped:
-        which, lo, hi = (numpy.array(column) for column in zip(*popped, strict=True))
+        which, lo, hi = numpy.frombuffer(popped, dtype=numpy.int64), numpy.frombuffer(low), numpy.frombuffer(high)
         overlap = numpy.maximum(hi - lo - stall.within(lo, hi) - restart.within(lo, hi), 0.0)
         numpy.subtract.at(lost, which, overlap)
     return numpy.maximum(lost, 0.0)
 
 
-def _levels(timeline: Timeline, completed: Any) -> tuple[Level, ...]:
+def _chunks(count: int) -> range:
+    return range(0, count, CHUNK)
+
+
+def _present(levels: Any) -> list[int]:
+    """The level indices that occur, a slice at a time."""
+    import numpy
+
+    found: set[int] = set()
+    for at in _chunks(len(levels)):
+        found.update(numpy.unique(levels[at : at + CHUNK]).tolist())
+    return sorted(found)
+
+
+def _levels(timeline: Timeline, completed: Any) -> tuple[tuple[Level, ...], tuple[str, ...]]:
+    """What each level measured, and the quantities whose quantiles are approximate (a sketch's)."""
     import numpy
 
     ck, ep = timeline.checkpoints, timeline.episodes
     found = []
-    present = numpy.unique(ck.level)
-    order = sorted(present.tolist(), key=lambda i: (timeline.levels[i] not in MEMORY_LEVELS, timeline.levels[i]))
-    restarts = ep.end_s - ep.failure_s
-    for index in order:
-        mine = ck.level == index if len(order) > 1 else slice(None)  # one level: no copies
-        stalls = (ck.end_s - ck.start_s)[mine]
-        persist = ck.persist_end_s[mine]
+    present = _present(ck.level)
+    order = sorted(present, key=lambda i: (timeline.levels[i] not in MEMORY_LEVELS, timeline.levels[i]))
+    stalls = {index: Quantiles() for index in order}
+    persists = {index: Quantiles() for index in order}
+    for at in _chunks(ck.end_s.size):
+        part = slice(at, at + CHUNK)
+        ends, levels = ck.end_s[part], ck.level[part]
+        lengths = ends - ck.start_s[part]
         # The persist lag from the persists that completed: NaN is synchronous, inf never became durable.
-        persists = (persist - ck.end_s[mine])[numpy.isfinite(persist)]
-        lag = float(persists.mean()) if persists.size else 0.0
+        lags = ck.persist_end_s[part] - ends
+        for index in order:
+            mine = levels == index if len(order) > 1 else slice(None)  # one level: no copies
+            stalls[index].extend(lengths[mine])
+            lag = lags[mine]
+            persists[index].extend(lag[numpy.isfinite(lag)])
+    restarts = ep.end_s - ep.failure_s
+    approximate = []
+    for index in order:
         served = restarts[completed & (ep.resumed_level == index)]
+        lag = persists[index].mean if persists[index].count else 0.0
+        name = timeline.levels[index]
+        if stalls[index].approximate:
+            approximate.append(f"{name}.write_p90_s")
         found.append(
             Level(
-                name=timeline.levels[index],
-                checkpoints=int(stalls.size),
-                stall_s=float(stalls.mean()),
-                stall_p90_s=float(numpy.percentile(stalls, 90)),
+                name=name,
+                checkpoints=stalls[index].count,
+                stall_s=stalls[index].mean,
+                stall_p90_s=stalls[index].quantile(0.9),
                 persist_s=lag if lag > 0 else None,
                 restarts=int(served.size),
                 restart_s=float(served.mean()) if served.size else None,
             )
         )
-    return tuple(found)
+    return tuple(found), tuple(approximate)
 
 
-def _interval(timeline: Timeline) -> tuple[float | None, int | None]:
+def _interval(timeline: Timeline) -> tuple[float | None, int | None, bool]:
     """The median work between consecutive checkpoints with no failure between them, and with two
-    levels the median number of checkpoints from one storage checkpoint to the next."""
+    levels the median number of checkpoints from one storage checkpoint to the next; and whether the
+    first median is approximate (a sketch's)."""
     import numpy
 
     ck = timeline.checkpoints
     if ck.start_s.size < 2:
-        return None, None
+        return None, None, False
     memory = [i for i, name in enumerate(timeline.levels) if name in MEMORY_LEVELS]
     starts, ends, levels = ck.start_s, ck.end_s, ck.level
-    if not numpy.all(starts[1:] >= starts[:-1]):  # in order already with one level
+    if not _ascending(starts):  # in order already with one level
         order = numpy.argsort(starts, kind="stable")
         starts, ends, levels = starts[order], ends[order], levels[order]
-    storage = ~numpy.isin(levels, memory)
     failures = numpy.sort(timeline.episodes.failure_s)
 
     def clean(a: Any, b: Any) -> Any:
         """No failure strictly between a and b."""
         return numpy.searchsorted(failures, b, side="left") <= numpy.searchsorted(failures, a, side="right")
 
-    ok = clean(ends[:-1], starts[1:])
-    gaps = (starts[1:] - ends[:-1])[ok]
-    interval = float(numpy.median(gaps)) if gaps.size else None
+    gaps = Quantiles()
+    for at in _chunks(starts.size - 1):
+        before, after = ends[:-1][at : at + CHUNK], starts[1:][at : at + CHUNK]
+        gaps.extend((after - before)[clean(before, after)])
+    interval = gaps.median() if gaps.count else None
     # Checkpoints from one storage checkpoint to the next. A failure served by memory redoes none of
     # them; one served by storage redoes a few, which the median shrugs off.
-    where = numpy.flatnonzero(storage)
     every = None
-    if where.size >= 2 and not storage.all():
-        every = round(float(numpy.median(numpy.diff(where))))
-    return interval, every
+    if memory:
+        runs, last, stored = Quantiles(), -1, 0
+        for at in _chunks(levels.size):
+            where = numpy.flatnonzero(~numpy.isin(levels[at : at + CHUNK], memory)) + at
+            stored += where.size
+            if where.size:
+                runs.extend(([where[0] - last] if last >= 0 else []) + numpy.diff(where).tolist())
+                last = int(where[-1])
+        if 2 <= stored < levels.size:
+            every = round(runs.median())
+    return interval, every, gaps.approximate

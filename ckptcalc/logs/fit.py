@@ -27,7 +27,7 @@ from datetime import tzinfo
 from typing import TYPE_CHECKING, Any, Literal
 
 from ckptcalc.errors import InputError
-from ckptcalc.logs import reader
+from ckptcalc.logs import canonical, reader
 from ckptcalc.logs.adapter import Columns, Stamp
 from ckptcalc.logs.reader import MISSING, BadRecord, Clock, FatalRecord, TimeKind, get_path, text_form
 from ckptcalc.model.numeric import chi2_quantile, mtbf_interval
@@ -1048,6 +1048,7 @@ class _Incidents:
         self.codes = array("H")
         self.known: dict[str, int] = {}
         self.by_cell: dict[str, int] = {}  # a table's cell to its code: the labels, and "" for the unknown cause
+        self.failures_only = False  # a run's event log in seconds (what simulate --events writes): its failures
 
     def fields(self, names: Sequence[str], line: int) -> None:
         if self.cause is None:
@@ -1056,6 +1057,14 @@ class _Incidents:
         if self.time_field is not None:
             return
         self.time_field = _find(names, TIME_FIELDS)
+        if self.time_field is None and canonical.SECONDS_FIELD in names:
+            # A run's event log with times in seconds (simulate --events, or events of a log whose times
+            # were numbers), as analyze reads it: its failures are the incidents, in seconds unless a unit
+            # is given.
+            self.time_field = canonical.SECONDS_FIELD
+            self.failures_only = "event" in names
+            if self.clock.time_unit is None:
+                self.clock = Clock("s", tz=self.clock.tz, time_format=self.clock.time_format)
         if self.time_field is None:
             shown = ", ".join(repr(name) for name in list(names)[:8]) or "none"
             raise FatalRecord(
@@ -1077,6 +1086,8 @@ class _Incidents:
             self.times.append(self.clock.seconds(record["time"], line=line))
             return True
         assert self.time_field is not None  # fields() came first
+        if self.failures_only and record.get("event") != "failure":
+            return False
         raw = record[self.time_field] if self.time_field in record else get_path(record, self.time_field, MISSING)
         if raw is MISSING or raw is None or raw == "":
             raise BadRecord(f"no time: field {self.time_field!r} is missing or empty")
@@ -1102,6 +1113,10 @@ class _Incidents:
     def bulk(self, block: Columns, each: Callable[[int], None]) -> int:
         """Take a block of a table's rows at once (times and causes a column at a time) when each is what
         :meth:`record` would take without a word; else each row by ``each``. Returns the rows taken here."""
+        if self.failures_only:
+            for index in range(block.count):  # the other events are ignored and counted, row by row
+                each(index)
+            return 0
         start = 0
         if self.clock.kind is None or self.default_cause:
             each(0)  # the first row decides the clock's form (and whether a default cause field is one)

@@ -768,6 +768,7 @@ def analyze(
             "interval_s": analysis.interval_s,
             "storage_every": analysis.storage_every,
             "memory_share": analysis.memory_share,
+            "approximate": list(analysis.approximate),
             "failures": analysis.failures,
             "mtbf_s": _f(fitted.mtbf.mtbf_s),
             "mtbf_ci95": [_f(low), _f(high)],

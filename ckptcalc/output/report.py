@@ -177,21 +177,38 @@ def _value(kind: str, value: float, per_gpu: bool) -> str:
 
 def _inputs(scenario: dict[str, Any], doc: dict[str, Any]) -> dict[str, Any]:
     w = wording.REPORT
+    measured = bool(scenario.get("measured"))
     rows = []
     for row in scenario["stated"]:
         spec = BY_NAME[row["name"]]
-        source = wording.report_source(row["source"], spec.path, spec.public)
-        rows.append([spec.path, _value(spec.kind, row["value"], row["per_gpu"]), source])
+        value = _value(spec.kind, row["value"], row["per_gpu"])
+        if not measured:
+            rows.append([spec.path, value, wording.report_source(row["source"], spec.path, spec.public)])
+            continue
+        # Re-run at the log's measurements: each measured input with the preset's value beside it.
+        before = row["preset_value"]
+        shown = "" if before is None else _value(spec.kind, before, row["per_gpu"])
+        if shown == value:
+            source = row["preset_source"]
+            said = w["derived_source"] if source is None else wording.report_source(source, spec.path, spec.public)
+            rows.append([spec.path, value, said, ""])
+        else:
+            rows.append([spec.path, value, w["measured_source"], shown or w["no_preset_value"]])
     found = doc["inputs"]
     derived = [
         ("checkpoint size", units.format_size(found["checkpoint_bytes"])),
         ("write time", dur(doc["write_s"])),
         ("MTBF", dur(found["mtbf_s"])),
     ]
-    rows += [[name, value, wording.report_mtbf_source(found["mtbf_source"]) if name == "MTBF" else ""]
+    extra = [""] if measured else []
+    rows += [[name, value, wording.report_mtbf_source(found["mtbf_source"]) if name == "MTBF" else "", *extra]
              for name, value in derived]  # fmt: skip
-    table = _table([w["input"], w["value"], w["source"]], rows, numeric=[1])
-    return _section("inputs", w["inputs"], tables=[table])
+    header = [w["input"], w["value"], w["source"], *([w["preset_value"]] if measured else [])]
+    table = _table(header, rows, numeric=[1, 3] if measured else [1])
+    lines = [w["measured_scenario"]] if measured else []
+    if scenario.get("measured_refused"):
+        lines.append(w["measured_refused"].format(reason=scenario["measured_refused"]))
+    return _section("inputs", w["inputs"], lines=lines, tables=[table])
 
 
 def _schedule(doc: dict[str, Any]) -> dict[str, Any]:
@@ -283,7 +300,11 @@ def _log_sections(data: dict[str, Any], charts: _Charts | None) -> list[dict[str
             _section(
                 "fit",
                 w["fit"],
-                lines=[wording.fit_title(fitted), *wording.report_fit_lines(fitted)],
+                lines=[
+                    wording.fit_title(fitted),
+                    *wording.report_fit_lines(fitted),
+                    *([] if data.get("fit_alone") is None else [wording.report_fit_window(data["fit_alone"])]),
+                ],
                 tables=[_table([w["cause"], w["failures"], w["share"]], causes, numeric=[1, 2])] if causes else [],
                 chart=chart,
             )
@@ -371,13 +392,14 @@ class _Charts:
         return head + ">" + rest
 
     @staticmethod
-    def _plain_log(axis: Any) -> None:
+    def _plain_log(axis: Any, minor: bool = False) -> None:
         """Plain tick labels on a log axis: matplotlib's default (10 to a power) goes through mathtext, which
-        costs seconds to set up."""
+        costs seconds to set up. ``minor`` labels the minor ticks too (an axis spanning less than a decade
+        may have no major one)."""
         from matplotlib.ticker import FuncFormatter, NullFormatter
 
         axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
-        axis.set_minor_formatter(NullFormatter())
+        axis.set_minor_formatter(FuncFormatter(lambda value, _: f"{value:.2g}") if minor else NullFormatter())
 
     def loss_curve(self, sweep: dict[str, Any], name: str) -> str:
         w = wording.REPORT
@@ -435,19 +457,34 @@ class _Charts:
         x = [t / factor for t in times]
         # Kaplan–Meier reaches 0 at the last gap, which a log scale cannot show.
         shown = [v if v > 0 else math.nan for v in curve["empirical"]]
-        axes.step(x, shown, where="post", color="black", linewidth=1.4, label=w["legend_log"])
+        # Each point marked too: a log of two failures has one gap, one point, which a step alone never draws.
+        axes.step(x, shown, where="post", color="black", linewidth=1.4, marker="o", markersize=3,
+                  label=w["legend_log"])  # fmt: skip
         if curve["exponential"] is not None:
-            axes.plot(x, curve["exponential"], color=_COLOURS["write"], linewidth=1.3, label=w["legend_exponential"])
+            axes.plot(x, curve["exponential"], color=_COLOURS["write"], linewidth=1.3, marker=".",
+                      label=w["legend_exponential"])  # fmt: skip
         if curve["weibull"] is not None:
-            axes.plot(
-                x, curve["weibull"], color=_COLOURS["restart"], linewidth=1.3, linestyle="--", label=w["legend_weibull"]
-            )
+            axes.plot(x, curve["weibull"], color=_COLOURS["restart"], linewidth=1.3, linestyle="--", marker=".",
+                      label=w["legend_weibull"])  # fmt: skip
         axes.set_xscale("log")
         axes.set_yscale("log")
-        self._plain_log(axes.xaxis)
-        self._plain_log(axes.yaxis)
+        # The axes fit the log's points: the fitted curves fall far below the last gap's share on a long
+        # log (to 1e-71), which would leave the points a sliver at the top.
+        low_x, high_x, low_y = _survival_limits(x, curve["empirical"])
+        axes.set_xlim(low_x, high_x)
+        axes.set_ylim(low_y, 1.15)
+        self._plain_log(axes.xaxis, minor=high_x / low_x < 10)
+        self._plain_log(axes.yaxis, minor=1.15 / low_y < 10)
         axes.set_xlabel(w["axis_gap"].format(unit=unit))
         axes.set_ylabel(w["axis_survival"])
         axes.legend(loc="lower left", fontsize=9)
         axes.grid(alpha=0.3, which="both")
         return self._svg(figure, "log-survival", wording.REPORT["survival"])
+
+
+def _survival_limits(x: Sequence[float], empirical: Sequence[float]) -> tuple[float, float, float]:
+    """The survival chart's x range (the gaps, a little beyond them) and its lowest share: half the
+    smallest share the log shows above 0 (one gap in n: 1/n), so that every point and its step show."""
+    positive = [t for t in x if t > 0] or [1.0]
+    shares = [v for v in empirical if v > 0] or [0.5]
+    return min(positive) / 1.3, max(positive) * 1.3, min(shares) / 2

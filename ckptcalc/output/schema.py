@@ -730,6 +730,12 @@ def analyze() -> Schema:
                     "interval_s": MAYBE_SECONDS,
                     "storage_every": maybe_count,
                     "memory_share": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+                    "approximate": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "description": "the quantiles read from a KLL sketch, past 1e5 values of a quantity:"
+                        " interval_s, restart_p90_s, LEVEL.write_p90_s (empty: every one exact)",
+                    },
                     "failures": {"type": "integer", "minimum": 0},
                     "mtbf_s": MAYBE_SECONDS,
                     "mtbf_ci95": {"type": "array", "prefixItems": [SECONDS, MAYBE_SECONDS], "minItems": 2,

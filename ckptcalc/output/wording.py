@@ -577,20 +577,30 @@ def analyze_header(document: dict[str, Any]) -> str:
 def measured_rows(m: dict[str, Any]) -> list[tuple[str, str, str]]:
     """(what, value, note) rows of what a run measured."""
     rows: list[tuple[str, str, str]] = []
+    sketched = set(m.get("approximate") or ())
+
+    def about(key: str) -> str:
+        """A quantile read from the sketch is said to be approximate."""
+        return " ≈" if key in sketched else ""
+
     for level in m["levels"]:
-        note = f"p90 {dur(level['write_p90_s'])}, {level['checkpoints']:,} checkpoints"
+        p90 = f"p90{about(level['name'] + '.write_p90_s')} {dur(level['write_p90_s'])}"
+        note = f"{p90}, {level['checkpoints']:,} checkpoints"
         if level["persist_s"] is not None:
             note += f"; persist {dur(level['persist_s'])}"
         rows.append((f"write time ({level['name']})", dur(level["write_s"]), note))
     if m["restart_s"] is not None:
-        rows.append(("restart", dur(m["restart_s"]), f"p90 {dur(m['restart_p90_s'])}, {m['restarts']} restarts"))
+        rows.append(("restart", dur(m["restart_s"]),
+                     f"p90{about('restart_p90_s')} {dur(m['restart_p90_s'])}, {m['restarts']} restarts"))  # fmt: skip
     if m["interval_s"] is not None:
-        note = "median work between checkpoints"
+        note = "median work between checkpoints" + (" (≈, from a sketch)" if "interval_s" in sketched else "")
         if m["storage_every"] is not None:
             note += f"; storage with every {ordinal(m['storage_every'])}"
         rows.append(("interval used", dur(m["interval_s"]), note))
     if m["memory_share"] is not None:
         rows.append(("served from memory", pct(m["memory_share"]), "of the failures"))
+    if sketched:
+        rows.append(("quantiles marked ≈", "approximate", "past 1e5 values: from a KLL sketch, ±0.3 % in rank"))
     rows.append(("failures", f"{m['failures']:,}", ""))
     if m["mtbf_s"] is not None:
         low, high = m["mtbf_ci95"]
@@ -948,6 +958,13 @@ REPORT = {
     "legend_exponential": "exponential fit",
     "legend_weibull": "Weibull fit",
     "charts_omitted": "Charts are in the HTML form of this report (ckptcalc report --html).",
+    "measured_scenario": "Re-run at the inputs the log measured (as analyze --save-preset writes them over the"
+    " preset), the preset's value beside each one the log changed.",
+    "measured_source": "measured in the log",
+    "measured_refused": "The preset as it states itself: the log's measurements cannot be written over it ({reason}).",
+    "preset_value": "preset's value",
+    "no_preset_value": "not stated",
+    "derived_source": "the preset's (from its parameters)",
 }
 
 
@@ -1009,6 +1026,16 @@ def report_fit_lines(document: dict[str, Any]) -> list[str]:
             f" {weibull_verdict(weibull['verdict'])}"
         )
     return lines
+
+
+def report_fit_window(alone: dict[str, Any]) -> str:
+    """How ``fit`` alone would count the same failures, where its window differs from the run's."""
+    mtbf = "no MTBF (only a bound)" if alone["mtbf_s"] is None else f"MTBF {dur(alone['mtbf_s'])}"
+    return (
+        "Counted over the whole run, from its start to its end, as the run's split counts them. fit alone"
+        " opens its window at the first failure (which starts the clock) and closes it at the last:"
+        f" {alone['interruptions']:,} interruptions in {dur(alone['window_s'])}, {mtbf}."
+    )
 
 
 def report_plan(document: dict[str, Any]) -> str:
