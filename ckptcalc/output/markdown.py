@@ -147,6 +147,8 @@ def _optimize(doc: dict[str, Any]) -> list[str]:
     lines = ["## " + inline(wording.markdown_title("optimize", doc["preset"])), ""]
     interval, effective = _interval(doc["optimal_interval_s"]), pct(doc["effective"])
     lines += [wording.markdown_headline(_strong(interval), _strong(effective), inline(doc["dominant"])), ""]
+    if doc["inputs"]["assumed"]:
+        lines += [inline(wording.ASSUMED), "", *(f"- {inline(line)}" for line in doc["inputs"]["assumed"]), ""]
     if len(doc["levels"]) != 1:  # a level or more beside storage
         lines += [*table(_LEVEL_HEADER, _levels(doc["levels"])), ""]
     lines += table(

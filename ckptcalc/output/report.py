@@ -186,7 +186,9 @@ def _inputs(scenario: dict[str, Any], doc: dict[str, Any]) -> dict[str, Any]:
     rows += [[name, value, wording.report_mtbf_source(found["mtbf_source"]) if name == "MTBF" else ""]
              for name, value in derived]  # fmt: skip
     table = _table([w["input"], w["value"], w["source"]], rows, numeric=[1])
-    return _section("inputs", w["inputs"], tables=[table])
+    assumed = found.get("assumed") or []
+    lines = [f"{wording.ASSUMED} {'; '.join(assumed)}."] if assumed else []
+    return _section("inputs", w["inputs"], tables=[table], lines=lines)
 
 
 def _schedule(doc: dict[str, Any]) -> dict[str, Any]:

@@ -1283,3 +1283,70 @@ def unknown_value(key: str, nearest: list[str]) -> str:
     """``--value`` given a key the document does not have, with the nearest keys it does."""
     hint = f"; did you mean {', '.join(repr(p) for p in nearest)}?" if nearest else ""
     return f"unknown key {key!r}{hint} (ckptcalc schema COMMAND lists them all)"
+
+
+# ------------------------------------------------------------ what was assumed (issue 35)
+
+
+def _assumed_value(name: str, value: float) -> str:
+    from ckptcalc.inputs.fields import BY_NAME
+
+    kind = BY_NAME[name].kind
+    if kind == "fraction":
+        return pct(value)
+    formats: dict[str, Callable[[float], str]] = {
+        "size": units.format_size,
+        "rate": units.format_rate,
+        "duration": dur,
+        "count": units.format_count,
+    }
+    return formats[kind](value) if kind in formats else f"{value:g}"
+
+
+def assumed_how(item: Any) -> str:
+    """How an assumed value came (an :class:`ckptcalc.inputs.scenario.Assumed`), as JSON ``inputs.sources``
+    states it: ``default, llama3-405b preset``, ``rate held from llama3-405b at 16384 GPUs``, ``default``."""
+    if item.how == "preset":
+        return f"default, {item.preset} preset"
+    if item.how == "held":
+        at = f" at {units.format_count(item.gpus)} GPUs" if item.gpus is not None else ""
+        return f"rate held from {item.preset}{at}"
+    return "default"
+
+
+def assumed(items: Any, gpus: float | None) -> list[str]:
+    """One line per assumed value: ``restart 10.0 min (default, llama3-405b preset)``; a held per-GPU rate
+    as the job MTBF it makes (``MTBF 12.4 h (per-GPU 2120 d, rate held from llama3-405b at 16384 GPUs)``)."""
+    from ckptcalc.inputs.fields import BY_NAME
+
+    lines = []
+    for item in items:
+        if item.how == "held" and gpus:
+            lines.append(f"MTBF {dur(item.value / gpus)} (per-GPU {dur(item.value)}, {assumed_how(item)})")
+            continue
+        lines.append(f"{BY_NAME[item.name].public} {_assumed_value(item.name, item.value)} ({assumed_how(item)})")
+    return lines
+
+
+#: The heading of the assumed values, in the tables and Markdown.
+ASSUMED = "Assumed (not given, nor from a preset you named):"
+
+
+def spare_baseline(without: float) -> str:
+    """What a job without a spare pool assumes, with the spares lever's effective time with no spare (its
+    ``value``): ``a replacement node always free (no spare pool; with none free, 73.8 %)``."""
+    return f"a replacement node always free (no spare pool; with none free, {pct(without)})"
+
+
+def check_bounds(row: dict[str, Any], floor: float | None, names: dict[str, str]) -> str:
+    """What a failing ``check`` line adds: the bound it fails, named as the caller writes it (``names`` by
+    ``min_effective`` and ``max_silent_risk``): ``; below --min-effective 90.0 %``."""
+    if row["passed"] or row["effective"] is None:
+        return ""
+    failing = []
+    if floor is not None and row["effective"] < floor:
+        failing.append(f"below {names['min_effective']} {pct(floor)}")
+    found = row.get("silent")
+    if found is not None and found["p_unrecoverable_run"] > found["max_silent_risk"]:
+        failing.append(f"silent risk above {names['max_silent_risk']} {pct(found['max_silent_risk'])}")
+    return "".join(f"; {text}" for text in failing)
