@@ -1350,3 +1350,37 @@ def check_bounds(row: dict[str, Any], floor: float | None, names: dict[str, str]
     if found is not None and found["p_unrecoverable_run"] > found["max_silent_risk"]:
         failing.append(f"silent risk above {names['max_silent_risk']} {pct(found['max_silent_risk'])}")
     return "".join(f"; {text}" for text in failing)
+
+
+#: The report's summary of every scenario side by side (issue 35).
+REPORT_SUMMARY = {
+    "title": "Summary: every scenario side by side",
+    "scenario": "scenario",
+    "effective": "effective",
+    "intervals": "interval, every tier",
+    "dominant": "dominant",
+    "best": "best lever",
+    "none_pays": "none pays",
+    "effect": "effect",
+}
+
+
+def lever_effect(gain_pp: float) -> str:
+    """A lever's effect with its sign in words: ``gains 1.22 pp``, ``costs 1.70 pp``, ``no change``."""
+    if abs(gain_pp) < 0.005:
+        return "no change"
+    return f"{'gains' if gain_pp > 0 else 'costs'} {abs(gain_pp):.2f} pp"
+
+
+def tier_intervals(levels: list[dict[str, Any]]) -> str:
+    """Every tier's interval in one cell: ``memory 4.88 min, storage 4.39 h``."""
+    return ", ".join(f"{level['name']} {periodic_interval(level['interval_s'])}" for level in levels)
+
+
+def whole_multiples(memory: str, storage: str) -> str:
+    """Why a nested schedule's curve steps: the storage interval is a whole multiple of the memory one."""
+    return (
+        f"Every tier's optimum is marked (memory {memory}, storage {storage}). Storage is written with every"
+        " m-th memory checkpoint, m a whole number: along the curve the memory interval is re-fitted to the"
+        " storage interval / m, and each step of the sawtooth is where the best m changes by one."
+    )
