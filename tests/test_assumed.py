@@ -87,3 +87,14 @@ def test_the_api_job_lists_them() -> None:
     names = [item.name for item in api.job(params="70B", gpus=4096, bw="400GB/s").assumed]
     assert names == ["bytes_per_param", "gpu_mtbf_s", "restart_s"]
     assert api.job("llama3-405b", gpus=4096).assumed[0].how == "held"
+
+
+def test_compare_lists_what_its_columns_assume(run: Run) -> None:
+    args = ("compare", *JOB, "--what-if", "elastic: groups=8")
+    table = run(*args).stdout
+    tail = " ".join(table.split("best: ")[1].split())  # the lines as read, however the terminal wraps them
+    assert "Assumed (not given, nor from a preset you named):" in tail
+    assert f"params=70B bw=400GB/s gpus=4096: {'; '.join(LINES[:3])}" in tail
+    assert "elastic: also group_share 95.0 % (default); rejoin 30.0 min (default)" in tail
+    text = run(*args, "--markdown").stdout
+    assert "- elastic: also group\\_share 95.0 % (default)" in text

@@ -198,6 +198,9 @@ def _compare(doc: dict[str, Any]) -> list[str]:
         # Every tier's interval, a memory replica's as well as storage's: one row per scenario and level.
         level_rows = [[name, *row] for name, s in zip(names, scenarios, strict=True) for row in _levels(s["levels"])]
         lines += ["", inline(wording.MARKDOWN_LEVELS), "", *table(["scenario", *_LEVEL_HEADER], level_rows)]
+    assumed = wording.compare_assumed(scenarios)
+    if assumed:
+        lines += ["", inline(wording.ASSUMED), "", *(f"- {inline(text)}" for text in assumed)]
     return lines + _quotes("warning: ", [wording.of_scenario(s["name"], w) for s in scenarios for w in s["warnings"]])
 
 

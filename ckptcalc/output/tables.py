@@ -724,6 +724,11 @@ def compare(rows: list[tuple[str, Job, Result]], scenarios: list[dict[str, Any]]
     else:
         out.print(table)
     out.print(f"best: {rows[best][0]} ({pct(rows[best][2].effective)} effective)")
+    assumed = wording.compare_assumed(scenarios)
+    if assumed:
+        out.print(Text(wording.ASSUMED))
+        for text in assumed:
+            out.print(Text(f"  {text}"))
     for name, one, result in rows:
         warn([f"{name}: {message}" for message in [*documents.input_warnings(one), *documents.warnings(result)]])
 

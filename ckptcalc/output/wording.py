@@ -1384,3 +1384,15 @@ def whole_multiples(memory: str, storage: str) -> str:
         " m-th memory checkpoint, m a whole number: along the curve the memory interval is re-fitted to the"
         " storage interval / m, and each step of the sawtooth is where the best m changes by one."
     )
+
+
+def compare_assumed(scenarios: list[dict[str, Any]]) -> list[str]:
+    """What compare's columns assume, one line per column that assumes anything: the first column's
+    values, and for each other column only what it assumes beyond the first (``also ...``)."""
+    first = scenarios[0]["inputs"].get("assumed") or [] if scenarios else []
+    found = [f"{scenarios[0]['name']}: {'; '.join(first)}"] if first else []
+    for scenario in scenarios[1:]:
+        more = [line for line in scenario["inputs"].get("assumed") or [] if line not in first]
+        if more:
+            found.append(f"{scenario['name']}: {'also ' if first else ''}{'; '.join(more)}")
+    return found
