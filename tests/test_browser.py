@@ -3,8 +3,9 @@
 ``--remote-debugging-pipe`` makes the browser read JSON commands, each ended by a NUL byte, on fd 3 and
 write its replies and events the same way on fd 4, so no Python package and no port is needed. The
 page must render with no console error, no exception and no request but the file itself; every chart
-the report says it holds must be there; and at 1280 px and 375 px a screenshot must succeed with no
-element reaching past the page's width (a table may scroll inside its wrapper, the wrapper may not).
+the report says it holds must be there, after a summary of every scenario; and at 1280 px and 375 px a
+screenshot must succeed with no element reaching past the page's width (a table or a chart may scroll
+inside its wrapper, the wrapper may not) and no text, a chart's included, drawn below 10 px.
 """
 
 from __future__ import annotations

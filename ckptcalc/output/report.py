@@ -133,7 +133,7 @@ def _summary(scenarios: list[dict[str, Any]]) -> dict[str, Any]:
         )
     header = [w["scenario"], w["effective"], w["intervals"], w["dominant"], w["best"]]
     section = _section("summary", w["title"], tables=[_table(header, rows, numeric=[1])])
-    section["id"] = "summary"
+    section["id"] = "summary-scenarios"  # inside <article id="summary">
     return section
 
 
