@@ -404,15 +404,14 @@ def job(
     return _with_assumed(resolve(scenario(preset, failure_dist=failure_dist, mtbf_ci=mtbf_ci, **inputs)), preset)
 
 
-def _with_assumed(one: Job, preset: PresetRef | None, *, default: bool | None = None) -> Job:
-    """``one`` with what it assumes: ``preset`` is what it started from, the default when None (or when
-    ``default`` says so, for a column derived from the default)."""
+def _with_assumed(one: Job, preset: PresetRef | None) -> Job:
+    """``one`` with what it assumes: ``preset`` is what it started from, the default when None."""
     from ckptcalc.inputs import assumed
 
     held = one.scenario.origin.get("gpu_mtbf_s") == SCALED
     # A loaded scenario no longer knows the GPU count its rate was held from.
     base_gpus = load_preset(preset).gpus if held and not isinstance(preset, Scenario) else None
-    found = assumed.of(one, _label(preset), default=preset is None if default is None else default, base_gpus=base_gpus)
+    found = assumed.of(one, _label(preset), default=preset is None, base_gpus=base_gpus)
     return one.replace(assumed=found)
 
 
@@ -2151,6 +2150,22 @@ REPORT_POINTS = 61
 REPORT_RUNS = 400
 
 
+def _assumed_from(outcome: Optimization, start: PresetRef | None) -> None:
+    """What a what-if's scenario assumes, as the preset it was derived from (``start``) makes it, in place
+    of what it would assume as a preset named in its own right."""
+    from ckptcalc.output import documents, wording
+
+    assert outcome.job is not None
+    again = _with_assumed(outcome.job, start)
+    inputs = outcome.document["inputs"]
+    kept = [line for line in inputs["assumed"] if line not in wording.assumed(outcome.job.assumed, outcome.job.gpus)]
+    stated = {
+        path: how for path, how in inputs["sources"].items() if path not in documents.assumed_sources(outcome.job)
+    }
+    inputs["sources"] = {**documents.assumed_sources(again), **stated}
+    inputs["assumed"] = [*wording.assumed(again.assumed, again.gpus), *kept]
+
+
 @checked
 def report(
     presets: Iterable[PresetRef] | None = None,
@@ -2224,17 +2239,23 @@ def _report_data(
     if changes:
         base = scenario(first[0], **inputs)
         data["scenarios"] += [
-            _report_scenario(changed.replace(name=name), {}) for name, changed in _what_if_columns(base, changes)
+            _report_scenario(changed.replace(name=name), {}, derived=True, start=first[0])
+            for name, changed in _what_if_columns(base, changes)
         ]
     return data
 
 
-def _report_scenario(ref: PresetRef | None, inputs: Mapping[str, Any]) -> dict[str, Any]:
-    """One scenario of a report: its optimize, sweep and (with work) plan documents, and its stated inputs."""
+def _report_scenario(
+    ref: PresetRef | None, inputs: Mapping[str, Any], *, derived: bool = False, start: PresetRef | None = None
+) -> dict[str, Any]:
+    """One scenario of a report: its optimize, sweep and (with work) plan documents, and its stated inputs.
+    A what-if's scenario (``ref``) is ``derived`` from ``start``, a preset or None for the default."""
     from ckptcalc.inputs.fields import FIELDS
 
     outcome = optimize(ref, **inputs)
     assert outcome.job is not None
+    if derived:
+        _assumed_from(outcome, start)
     s = outcome.job.scenario
     stated = s.values()
     rows = [

@@ -103,6 +103,11 @@ def test_report_takes_the_job_and_its_what_ifs(tmp_path: Path, run: Run) -> None
     assert "## Scenario: params=70B bw=400GB/s gpus=4096" in text
     assert "## Scenario: elastic" in text
     assert "llama3-405b" not in text.split("## Scenario: elastic")[0].split("## Scenario:")[1].splitlines()[0]
+    # The what-if assumes what the job it was derived from assumes: the default preset's values.
+    elastic = text.split("## Scenario: elastic")[1]
+    assert "restart 10.0 min (default, llama3-405b preset)" in elastic
+    assert "rate held from llama3-405b at 16384 GPUs" in elastic
+    assert "ft\\_overhead" not in elastic.split("| input |")[0]  # given by the what-if: not assumed
 
 
 @pytest.mark.parametrize(
