@@ -78,9 +78,13 @@ def __getattr__(name: str) -> Any:
 
         api = importlib.import_module("ckptcalc.api")  # not ``from ckptcalc import api``: that asks here again
         return api if name == "api" else getattr(api, name)
+    if name == "examples":  # the example data the docs' notebook reads
+        import importlib
+
+        return importlib.import_module("ckptcalc.examples")
     raise AttributeError(f"module 'ckptcalc' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
     # The API's functions are listed before they are loaded (tab completion in a notebook), without loading them.
-    return sorted({*__all__, "api", *(name for name in globals() if name.startswith("__"))})
+    return sorted({*__all__, "api", "examples", *(name for name in globals() if name.startswith("__"))})

@@ -27,7 +27,7 @@ from ckptcalc.inputs import keywords
 from ckptcalc.inputs.arguments import ArgumentError, checked
 from ckptcalc.inputs.fields import BY_NAME, BY_PUBLIC, parse_value
 from ckptcalc.inputs.keywords import LogInputs, ModelInputs, PlanInputs
-from ckptcalc.inputs.scenario import Job, Scenario, check_stated, merge, others_by_parts, resolve
+from ckptcalc.inputs.scenario import SCALED, Job, Scenario, check_stated, merge, others_by_parts, resolve
 from ckptcalc.mechanisms import registry
 from ckptcalc.model.evaluation import Result
 from ckptcalc.records import Record
@@ -71,17 +71,56 @@ class Outcome(Record):
     def __repr__(self) -> str:
         from ckptcalc.output import display
 
-        return display.short(type(self).__name__, display.headline(self.document))
+        return display.short(type(self).__name__, self._headline())
 
     def _repr_markdown_(self) -> str:
         from ckptcalc.output import display
 
-        return display.as_markdown(type(self).__name__, display.headline(self.document))
+        return display.as_markdown(type(self).__name__, self._headline())
 
     def _repr_html_(self) -> str:
         from ckptcalc.output import display
 
-        return display.as_html(type(self).__name__, display.headline(self.document))
+        return display.as_html(type(self).__name__, self._headline())
+
+    def _headline(self) -> Any:
+        from ckptcalc.output import display
+
+        found = display.headline(self.document)
+        return found.replace(subject=self.label) if self.job is not None else found
+
+    @property
+    def label(self) -> str:
+        """What the result is about as the user gave it: the preset's name, or the inputs given over it
+        (``params=70.0B gpus=4096``; after the preset's name when one was named)."""
+        from ckptcalc.output import notebook
+
+        preset = self.document.get("preset")
+        return notebook.label(self.job, preset) or str(preset if preset is not None else DEFAULT_PRESET)
+
+    def to_rows(self) -> list[dict[str, Any]]:
+        """The result as plain rows (dicts of single values, dotted keys for nested ones): one per point of
+        a sweep, scenario of a comparison or preset of a check, else one row of every figure."""
+        from ckptcalc.output import notebook
+
+        return notebook.rows(self.document)
+
+    def to_pandas(self) -> Any:
+        """:meth:`to_rows` as a :class:`pandas.DataFrame` (pandas is the optional ``pandas`` extra)."""
+        from ckptcalc.output import notebook
+
+        return notebook.frame(self.to_rows())
+
+
+def _image(result: Any, form: str) -> bytes | str | None:
+    """A result's plot as an image for Jupyter (PNG or SVG), or None without matplotlib."""
+    from ckptcalc.output import notebook
+
+    try:
+        figure = result.plot()
+    except InputError:
+        return None
+    return notebook.image(figure, form)
 
 
 class Optimization(Outcome):
@@ -288,8 +327,9 @@ def overrides(inputs: Mapping[str, Value | None]) -> dict[str, float]:
             continue
         spec = BY_PUBLIC.get(key)
         if spec is None:
-            known = ", ".join(sorted(BY_PUBLIC))
-            raise InputError(f"unknown input {key!r}{_did_you_mean(key, BY_PUBLIC)}; known: {known}", where=key)
+            from ckptcalc.inputs import what_ifs
+
+            raise InputError(what_ifs.unknown(key), where=key)
         if isinstance(value, str):
             found[spec.name] = parse_value(spec, value)
         elif isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -377,8 +417,20 @@ def job(
     mtbf_ci: Band | None = None,
     **inputs: Value | None,
 ) -> Job:
-    """The checked, resolved job: ranges and combinations validated, the model configuration built."""
-    return resolve(scenario(preset, failure_dist=failure_dist, mtbf_ci=mtbf_ci, **inputs))
+    """The checked, resolved job: ranges and combinations validated, the model configuration built, and
+    what it assumes (``Job.assumed``) listed."""
+    return _with_assumed(resolve(scenario(preset, failure_dist=failure_dist, mtbf_ci=mtbf_ci, **inputs)), preset)
+
+
+def _with_assumed(one: Job, preset: PresetRef | None) -> Job:
+    """``one`` with what it assumes: ``preset`` is what it started from, the default when None."""
+    from ckptcalc.inputs import assumed
+
+    held = one.scenario.origin.get("gpu_mtbf_s") == SCALED
+    # A loaded scenario no longer knows the GPU count its rate was held from.
+    base_gpus = load_preset(preset).gpus if held and not isinstance(preset, Scenario) else None
+    found = assumed.of(one, _label(preset), default=preset is None, base_gpus=base_gpus)
+    return one.replace(assumed=found)
 
 
 def _number(parser: Callable[[str], float], value: Value, where: str) -> float:
@@ -715,19 +767,26 @@ class Comparison(Outcome):
 
 
 def what_if(base: Scenario, key: str, value: Value, where: str) -> Scenario:
-    """``base`` with one input changed (with what a mechanism's change needs, such as the step just-in-time
-    recovery replays); intervals are re-optimised unless the change is an interval."""
-    from ckptcalc.mechanisms import registry
+    """``base`` with one input changed; intervals are re-optimised unless the change is an interval."""
+    return what_if_all(base, [(key, value)], where)
 
-    spec = BY_PUBLIC.get(key)
-    if spec is None:
-        raise InputError(
-            f"unknown key {key!r}{_did_you_mean(key, BY_PUBLIC)}; known: {', '.join(BY_PUBLIC)}", where=where
-        )
-    number = parse_value(spec, value, where) if isinstance(value, str) else float(value)
-    changed = merge(base, {spec.name: number}, origin={spec.name: where})
-    changed = cast(Scenario, registry.what_if(spec.name, changed, base))
-    if spec.name in ("interval_s", "memory_interval_s"):
+
+def what_if_all(base: Scenario, pairs: Iterable[tuple[str, Value]], where: str) -> Scenario:
+    """``base`` with several inputs changed at once (as a preset stating them would be); intervals are
+    re-optimised unless one of the changes is an interval."""
+    values: dict[str, float] = {}
+    for key, value in pairs:
+        spec = BY_PUBLIC.get(key)
+        if spec is None:
+            from ckptcalc.inputs import what_ifs
+
+            raise InputError(what_ifs.unknown(key, "key"), where=where)
+        values[spec.name] = parse_value(spec, value, where) if isinstance(value, str) else float(value)
+    changed = merge(base, values, origin={name: where for name in values})
+    for name in values:
+        # What a mechanism's change needs beside it (the step just-in-time recovery replays, where none is stated).
+        changed = cast(Scenario, registry.what_if(name, changed, base))
+    if {"interval_s", "memory_interval_s"} & set(values):
         return changed
     return changed.replace(
         interval_s=None, memory_interval_s=None, middle=tuple(t.replace(interval_s=None) for t in changed.middle)
@@ -748,50 +807,108 @@ def what_if_pair(text: str) -> tuple[str, str]:
     return key, raw.strip()
 
 
-def _what_if_pair(item: tuple[str, Value] | str) -> tuple[str, Value]:
+#: A what-if as the API takes it: ``(input, value)``, ``{input: value, ...}`` or the command line's
+#: ``"[NAME:] KEY=VALUE [KEY=VALUE ...]"``.
+WhatIf = tuple[str, Value] | Mapping[str, Value] | str
+
+
+def _what_if_items(item: WhatIf) -> tuple[str | None, list[tuple[str, Value]]]:
+    """A what-if as (its own name or None, its changes)."""
+    from ckptcalc.inputs import what_ifs
+
     if isinstance(item, str):
-        return what_if_pair(item)
+        name, pairs = what_ifs.parse(item)
+        return name, list(pairs)
+    if isinstance(item, Mapping) and item and all(isinstance(k, str) for k in item):
+        return None, [(k, v) for k, v in item.items()]
     if not isinstance(item, tuple | list) or len(item) != 2 or not isinstance(item[0], str):
-        raise ArgumentError(f"each what-if is (input, value) or 'KEY=VALUE', got {item!r}", where="what_ifs")
-    return item[0], item[1]
+        raise ArgumentError(
+            f"each what-if is (input, value), {{input: value}} or 'KEY=VALUE ...', got {item!r}", where="what_ifs"
+        )
+    return None, [(item[0], item[1])]
+
+
+def _what_if_columns(
+    base: Scenario, items: Iterable[tuple[str | None, list[tuple[str, Value]]]]
+) -> list[tuple[str, Scenario]]:
+    """Each what-if (as :func:`_what_if_items` reads it) applied to ``base``, with the name its column goes by."""
+    from ckptcalc.inputs import what_ifs
+    from ckptcalc.output import wording
+
+    columns = []
+    for own, pairs in items:
+        name = own if own is not None else what_ifs.label(pairs)
+        changed = what_if_all(base, pairs, f"what_if {name}")
+        if changed.step_time_s is not None and base.step_time_s is None:
+            name = wording.step_assumed(name, changed.step_time_s)
+        columns.append((name, changed))
+    return columns
+
+
+def job_label(preset: PresetRef | None, inputs: Mapping[str, Any]) -> str:
+    """What a job goes by in a column or a chart: the preset's name alone, the inputs given over it
+    (``params=70B gpus=4096``) when it is the default, or both (``elastic-hsdp gpus=4096``).
+
+    >>> job_label(None, {"params": "70B", "gpus": 4096})
+    'params=70B gpus=4096'
+    """
+    from ckptcalc.inputs import what_ifs
+
+    given = [(key, value) for key, value in inputs.items() if value is not None]
+    if not given:
+        return str(_label(preset))
+    changes = what_ifs.label(given)
+    return changes if preset is None else f"{_label(preset)} {changes}"
 
 
 @checked
 def compare(
     presets: Iterable[PresetRef] | None = None,
     *,
-    what_ifs: Iterable[tuple[str, Value] | str] = (),
+    what_ifs: Iterable[WhatIf] = (),
     failure_dist: str | None = None,
     shape: Value | None = None,
+    mtbf_ci: Band | None = None,
+    **inputs: Value | None,
 ) -> Comparison:
     """Presets side by side, each at its pinned or optimal intervals, and what-if variations of the first.
 
-    ``failure_dist`` and ``shape`` apply to every preset (as ``optimize`` takes them). A what-if is a
-    pair (input, value) or the command line's ``"KEY=VALUE"``.
+    ``inputs`` (as :func:`optimize` takes them), ``failure_dist``, ``shape`` and ``mtbf_ci`` apply to every
+    preset: with no preset, the first column is the default preset with them, as :func:`optimize` sees it.
+    A what-if is a pair (input, value), a mapping of several, or the command line's
+    ``"[NAME:] KEY=VALUE [KEY=VALUE ...]"``, applied to the first column.
 
     >>> c = compare(["llama3-405b"], what_ifs=[("restart", "2min")])
     >>> [round(s["effective"], 3) for s in c.scenarios]
     [0.925, 0.966]
+    >>> c = compare(params="70B", gpus=4096, bw="400GB/s", what_ifs=["elastic: groups=8 ft_overhead=0.5%"])
+    >>> [s["name"] for s in c.scenarios]
+    ['params=70B gpus=4096 bw=400GB/s', 'elastic']
     """
     from ckptcalc.model.evaluation import evaluate
     from ckptcalc.output import documents
 
-    refs = list(presets) if presets is not None else [DEFAULT_PRESET]
-    law = overrides({"shape": shape})
+    changes = [_what_if_items(item) for item in what_ifs]  # a malformed what-if fails before any preset loads
+    refs: list[PresetRef | None] = list(presets) if presets is not None else [None]
+    given = {key: value for key, value in inputs.items() if value is not None}
+    values = overrides({**given, "shape": shape})
+    band = _band(mtbf_ci) if mtbf_ci is not None else None
     columns: list[tuple[str, Scenario]] = [
-        (str(_label(ref)), _with_law(merge(_load_named(ref), law), failure_dist, shape_given=bool(law))) for ref in refs
+        (
+            job_label(ref, given) if ref is not None or given else DEFAULT_PRESET,
+            _with_law(
+                merge(_load_named(ref) if ref is not None else load_preset(None), values, band=band),
+                failure_dist,
+                shape_given="shape" in values,
+            ),
+        )
+        for ref in refs
     ]
-    from ckptcalc.output import wording
-
-    for key, value in map(_what_if_pair, what_ifs):
-        name = f"{key}={value}"
-        changed = what_if(columns[0][1], key, value, f"what_if {name}")
-        if changed.step_time_s is not None and columns[0][1].step_time_s is None:
-            name = wording.step_assumed(name, changed.step_time_s)
-        columns.append((name, changed))
+    columns += _what_if_columns(columns[0][1], changes)
+    starts = [*refs, *[refs[0]] * len(changes)]
     rows = []
-    for name, stated in columns:
-        one = resolve(stated)
+    for (name, stated), ref in zip(columns, starts, strict=True):
+        one = _with_assumed(resolve(stated), ref)
         rows.append((name, one, _as_stated(one, functools.partial(evaluate, one.config))))
         _loadable(one, rows[-1][2])
     scenarios = [
@@ -826,6 +943,19 @@ class SweepResult(Outcome):
         from ckptcalc.output import documents
 
         return str(documents.sweep_csv(self.run))
+
+    def plot(self) -> Any:
+        """The effective time and the loss's terms against the input swept, as a matplotlib ``Figure``
+        (drawn without pyplot: it shows itself in Jupyter, headless too)."""
+        from ckptcalc.output import notebook
+
+        return notebook.sweep_figure(self.document, self.label)
+
+    def _repr_png_(self) -> bytes | str | None:
+        return _image(self, "png")
+
+    def _repr_svg_(self) -> bytes | str | None:
+        return _image(self, "svg")
 
 
 @checked
@@ -1213,6 +1343,18 @@ class FailureLog(Outcome):
         low, high = self.document["mtbf_ci95"]
         return low, high
 
+    def plot(self) -> Any:
+        """The log's survival curve and the fitted laws, as a matplotlib ``Figure`` (drawn without pyplot)."""
+        from ckptcalc.output import display, notebook
+
+        return notebook.survival_figure(self.fitted.survival, display.headline(self.document).subject)
+
+    def _repr_png_(self) -> bytes | str | None:
+        return _image(self, "png")
+
+    def _repr_svg_(self) -> bytes | str | None:
+        return _image(self, "svg")
+
 
 def _patterns(path: str | os.PathLike[str] | None) -> tuple[Any, ...]:
     """The line patterns of the TOML file at ``path`` (none when None): ckptcalc.logs.patterns.load."""
@@ -1393,6 +1535,19 @@ class RunPlan(Outcome):
     @property
     def completion_s(self) -> dict[str, float]:
         return dict(self.document["completion_s"])
+
+    def plot(self) -> Any:
+        """The runs' completion times as a histogram, p10, p50 and p90 marked, as a matplotlib ``Figure``."""
+        from ckptcalc.output import notebook
+
+        assert self.completion is not None
+        return notebook.completion_figure(self.completion.times_s, self.document, self.label)
+
+    def _repr_png_(self) -> bytes | str | None:
+        return _image(self, "png")
+
+    def _repr_svg_(self) -> bytes | str | None:
+        return _image(self, "svg")
 
 
 @checked
@@ -2007,6 +2162,22 @@ REPORT_POINTS = 61
 REPORT_RUNS = 400
 
 
+def _assumed_from(outcome: Optimization, start: PresetRef | None) -> None:
+    """What a what-if's scenario assumes, as the preset it was derived from (``start``) makes it, in place
+    of what it would assume as a preset named in its own right."""
+    from ckptcalc.output import documents, wording
+
+    assert outcome.job is not None
+    again = _with_assumed(outcome.job, start)
+    inputs = outcome.document["inputs"]
+    kept = [line for line in inputs["assumed"] if line not in wording.assumed(outcome.job.assumed, outcome.job.gpus)]
+    stated = {
+        path: how for path, how in inputs["sources"].items() if path not in documents.assumed_sources(outcome.job)
+    }
+    inputs["sources"] = {**documents.assumed_sources(again), **stated}
+    inputs["assumed"] = [*wording.assumed(again.assumed, again.gpus), *kept]
+
+
 @checked
 def report(
     presets: Iterable[PresetRef] | None = None,
@@ -2015,6 +2186,7 @@ def report(
     log: str | os.PathLike[str] | None = None,
     time_unit: str | None = None,
     patterns: str | os.PathLike[str] | None = None,
+    what_ifs: Iterable[WhatIf] = (),
     **inputs: Any,
 ) -> str:
     """A design review of one or more scenarios as one document: ``form`` ``"html"`` (self-contained, inline
@@ -2024,8 +2196,10 @@ def report(
     completion distribution. ``log`` is an event log (as :func:`analyze` reads it: its realised split, and
     the fit of its failures with their survival) or an incident log (as :func:`fit` reads it: the fit
     alone), read with the line patterns ``patterns`` names (docs/formats/patterns.md; default: the first
-    preset's ``[log] patterns``). ``inputs`` apply to every preset, as :func:`optimize` takes them. Needs
-    the ``report`` extra (Jinja2, matplotlib); the text is the same for the same inputs.
+    preset's ``[log] patterns``). ``inputs`` apply to every preset, as :func:`optimize` takes them (with no
+    preset, the first scenario is the default preset with them); ``what_ifs`` are more scenarios, each the
+    first with some inputs changed (as :func:`compare` takes them). Needs the ``report`` extra (Jinja2,
+    matplotlib); the text is the same for the same inputs.
 
     >>> text = report(["llama3-405b"], form="markdown")
     >>> "## Scenario: llama3-405b" in text
@@ -2036,7 +2210,9 @@ def report(
     if form not in rendering.FORMS:
         raise InputError(f"unknown form {form!r}: expected {' or '.join(rendering.FORMS)}", where="form")
     rendering.require(form)
-    return rendering.render(_report_data(presets, log=log, time_unit=time_unit, patterns=patterns, **inputs), form)
+    return rendering.render(
+        _report_data(presets, log=log, time_unit=time_unit, patterns=patterns, what_ifs=what_ifs, **inputs), form
+    )
 
 
 def _report_data(
@@ -2045,10 +2221,12 @@ def _report_data(
     log: str | os.PathLike[str] | None = None,
     time_unit: str | None = None,
     patterns: str | os.PathLike[str] | None = None,
+    what_ifs: Iterable[WhatIf] = (),
     **inputs: Any,
 ) -> dict[str, Any]:
     """What a report renders: each scenario's documents, and the log's (see :func:`report`)."""
     refs = list(presets) if presets is not None else []
+    changes = [_what_if_items(item) for item in what_ifs]
     data: dict[str, Any] = {"scenarios": [], "fit": None, "fit_alone": None, "survival": None, "analyze": None}
     if log is not None and patterns is None and refs:
         patterns = preset_patterns(refs[0])
@@ -2084,13 +2262,21 @@ def _report_data(
             "exponential": None if curve.exponential is None else list(curve.exponential),
             "weibull": None if curve.weibull is None else list(curve.weibull),
         }
-    chosen = refs or [DEFAULT_PRESET]
+    first: list[PresetRef | None] = [*refs] or [None]
     if run is not None and run.config is not None:
         # The scenario re-run at what the run measured (as analyze --save-preset writes it over the
         # preset), each measured input with the preset's value beside it.
-        data["scenarios"] = [_measured_scenario(ref, run, inputs) for ref in chosen]
+        data["scenarios"] = [
+            _measured_scenario(ref if ref is not None else DEFAULT_PRESET, run, inputs) for ref in first
+        ]
     else:
-        data["scenarios"] = [_report_scenario(ref, inputs) for ref in chosen]
+        data["scenarios"] = [_report_scenario(ref, inputs) for ref in first]
+    if changes:
+        base = scenario(first[0], **inputs)
+        data["scenarios"] += [
+            _report_scenario(changed.replace(name=name), {}, derived=True, start=first[0])
+            for name, changed in _what_if_columns(base, changes)
+        ]
     return data
 
 
@@ -2136,12 +2322,17 @@ def _measured_scenario(ref: PresetRef, run: RunAnalysis, inputs: Mapping[str, An
     return found
 
 
-def _report_scenario(ref: PresetRef, inputs: Mapping[str, Any]) -> dict[str, Any]:
-    """One scenario of a report: its optimize, sweep and (with work) plan documents, and its stated inputs."""
+def _report_scenario(
+    ref: PresetRef | None, inputs: Mapping[str, Any], *, derived: bool = False, start: PresetRef | None = None
+) -> dict[str, Any]:
+    """One scenario of a report: its optimize, sweep and (with work) plan documents, and its stated inputs.
+    A what-if's scenario (``ref``) is ``derived`` from ``start``, a preset or None for the default."""
     from ckptcalc.inputs.fields import FIELDS
 
     outcome = optimize(ref, **inputs)
     assert outcome.job is not None
+    if derived:
+        _assumed_from(outcome, start)
     s = outcome.job.scenario
     stated = s.values()
     rows = [
@@ -2149,8 +2340,9 @@ def _report_scenario(ref: PresetRef, inputs: Mapping[str, Any]) -> dict[str, Any
          "source": s.where(spec.name)}
         for spec in FIELDS if spec.name in stated
     ]  # fmt: skip
+    named = {key: value for key, value in inputs.items() if key not in ("failure_dist", "mtbf_ci")}
     found: dict[str, Any] = {
-        "name": str(_label(ref)),
+        "name": job_label(ref, named) if isinstance(ref, (str, os.PathLike)) or ref is None else str(_label(ref)),
         "about": s.source,
         "stated": rows,
         "optimize": outcome.to_dict(),

@@ -991,8 +991,10 @@ def check(
 
         for message in document["warnings"]:
             sys.stderr.write(f"warning: {_plain(message)}\n")
+        names = {"min_effective": flag("min_effective"), "max_silent_risk": flag("max_silent_risk")}
         for row in rows:
-            typer.echo(_plain(wording.check_row(row)))
+            bounds = wording.check_bounds(row, outcome.document["min_effective"], names)
+            typer.echo(_plain(wording.check_row(row) + bounds))
         if rows:
             typer.echo(wording.check_summary(len(failed), len(rows), outcome.document["min_effective"]))
     if outcome.errors:
@@ -1144,14 +1146,18 @@ def sweep(
     epilog=_examples(
         "ckptcalc compare llama3-405b bloom-176b ./infra/cluster.toml",
         "ckptcalc compare llama3-405b --what-if restart=2min --what-if bw=20GB/s --what-if mtbf=24h",
+        "ckptcalc compare --params 70B --gpus 4096 --bw 400GB/s"
+        " --what-if 'elastic: groups=8 ft_overhead=0.5%' --what-if 'spares: spares=2 repair=4h'",
     )
 )
+@model_options
 def compare(
+    model: ModelArgs,
     presets_: Annotated[
         Optional[list[str]],
         typer.Argument(
             metavar="PRESET...",
-            help="Preset names or TOML paths (default: llama3-405b).",
+            help="Preset names or TOML paths (default: llama3-405b); the job flags apply to each.",
             show_default=False,
             autocompletion=_complete_presets,
         ),
@@ -1160,32 +1166,43 @@ def compare(
         Optional[list[str]],
         typer.Option(
             "--what-if",
-            help="KEY=VALUE: a column from the first preset with one input changed (repeatable).",
-            metavar="KEY=VALUE",
+            help="[NAME:] KEY=VALUE ...: a column from the first scenario with these inputs changed"
+            " (repeatable), e.g. 'elastic: groups=8 ft_overhead=0.5%'.",
+            metavar="CHANGES",
+            rich_help_panel="Output",
         ),
     ] = None,
-    failure_dist: Annotated[
+    json_output: Annotated[
+        bool,
+        typer.Option("--json", help="Print one JSON document (SI units) instead of a table.", rich_help_panel="Output"),
+    ] = False,
+    markdown: Annotated[
+        bool,
+        typer.Option("--markdown", help="Print GitHub-flavoured Markdown tables instead.", rich_help_panel="Output"),
+    ] = False,
+    value: Annotated[
         Optional[str],
-        typer.Option("--failure-dist", help="exponential or weibull (with --shape), for every preset.", metavar="LAW"),
+        typer.Option(
+            "--value",
+            help="Print one bare value from the JSON, by dotted path (its keys: ckptcalc schema COMMAND).",
+            metavar="KEY",
+            rich_help_panel="Output",
+            autocompletion=_complete_value,
+        ),
     ] = None,
-    shape: Annotated[
-        Optional[str],
-        typer.Option("--shape", help="Weibull shape k of the time between failures, for every preset.", metavar="K"),
-    ] = None,
-    json_output: JsonOpt = False,
-    markdown: MarkdownOpt = False,
-    value: ValueOpt = None,
-    strict: StrictOpt = False,
+    strict: Annotated[
+        bool,
+        typer.Option("--strict", help="Make every warning an error (exit 2), for CI.", rich_help_panel="Output"),
+    ] = False,
 ) -> None:
-    """Compare presets side by side, and what-if variations of the first."""
+    """Compare presets side by side, and what-if variations of the first.
+
+    The job flags make the first scenario as optimize reads them (and apply to every preset named).
+    """
     from ckptcalc import api
 
-    outcome = api.compare(
-        presets_ or None,
-        what_ifs=[_what_if(text) for text in what_if or []],
-        failure_dist=failure_dist,
-        shape=shape,
-    )
+    presets = [*([model.preset] if model.preset is not None else []), *(presets_ or [])]
+    outcome = api.compare(presets or None, what_ifs=list(what_if or []), **model.inputs)
     document = outcome.to_dict()
     if value is not None:
         _pick(document, value)
@@ -1213,13 +1230,6 @@ def _sweep_warnings(plan: SweepStream) -> list[str]:
     from ckptcalc.output import documents
 
     return [*documents.input_warnings(plan.job), *documents.warnings(plan.shown(PLOT_POINTS).result)]
-
-
-def _what_if(text: str) -> tuple[str, str]:
-    """``KEY=VALUE`` as the API's (input, value)."""
-    from ckptcalc.api import what_if_pair
-
-    return what_if_pair(text)
 
 
 @app.command(
@@ -1760,6 +1770,8 @@ def analyze(
         "ckptcalc report llama3-405b gemini-inmemory --html review.html",
         "ckptcalc report ./infra/cluster.toml --work 30d --log run-events.jsonl --markdown review.md",
         "ckptcalc report llama3-405b gemini-inmemory --check review.html",
+        "ckptcalc report --params 70B --gpus 4096 --bw 400GB/s --what-if 'elastic: groups=8 ft_overhead=0.5%'"
+        " --markdown review.md",
     )
 )
 @model_options
@@ -1769,6 +1781,16 @@ def report(
         Optional[list[str]],
         typer.Argument(
             metavar="PRESET...", help=f"Preset names or TOML paths (default: {DEFAULT_PRESET}).", show_default=False
+        ),
+    ] = None,
+    what_if: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--what-if",
+            help="[NAME:] KEY=VALUE ...: one more scenario, the first with these inputs changed (repeatable),"
+            " e.g. 'elastic: groups=8 ft_overhead=0.5%'.",
+            metavar="CHANGES",
+            rich_help_panel="Job",
         ),
     ] = None,
     html: Annotated[
@@ -1869,7 +1891,15 @@ def report(
     presets = [*([model.preset] if model.preset is not None else []), *(presets_ or [])]
     if patterns is not None and log is None:
         raise InputError("only goes with {log}: the patterns read the log's lines", where="patterns")
-    text = api.report(presets or None, form=form, log=log, time_unit=time_unit, patterns=patterns, **model.inputs)
+    text = api.report(
+        presets or None,
+        form=form,
+        log=log,
+        time_unit=time_unit,
+        patterns=patterns,
+        what_ifs=list(what_if or []),
+        **model.inputs,
+    )
     data = text.encode("utf-8")
     if committed is None:
         atomic_write(path, data, force=force, where=where)

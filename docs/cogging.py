@@ -48,6 +48,8 @@ def environment() -> dict[str, str]:
         "LC_ALL": "C.UTF-8",
         "PYTHONHASHSEED": "0",
         "CKPTCALC_PRESET_PATH": str(_EMPTY_PRESETS),
+        # The pages document the tree they are in, whichever copy of the package is installed.
+        "PYTHONPATH": str(ROOT),
     }
 
 

@@ -61,8 +61,10 @@ LAYERS: list[tuple[str, list[str]]] = [
             "units",
             "fields",
             "keywords",
+            "what_ifs",
             "bare_counts",
             "scenario",
+            "assumed",
             "resolved_sweep",
             "grid",
             "preset_search",
@@ -104,7 +106,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "analyze",
         ],
     ),
-    ("output", ["wording", "markdown", "documents", "schema", "tables", "plot", "display", "report"]),
+    ("output", ["wording", "markdown", "documents", "schema", "tables", "plot", "display", "notebook", "report"]),
     ("", ["api"]),  # orchestration
     ("", ["completion"]),  # shell completion of option values
     ("", ["cli"]),  # the command line

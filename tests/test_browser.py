@@ -3,8 +3,9 @@
 ``--remote-debugging-pipe`` makes the browser read JSON commands, each ended by a NUL byte, on fd 3 and
 write its replies and events the same way on fd 4, so no Python package and no port is needed. The
 page must render with no console error, no exception and no request but the file itself; every chart
-the report says it holds must be there; and at 1280 px and 375 px a screenshot must succeed with no
-element reaching past the page's width (a table may scroll inside its wrapper, the wrapper may not).
+the report says it holds must be there, after a summary of every scenario; and at 1280 px and 375 px a
+screenshot must succeed with no element reaching past the page's width (a table or a chart may scroll
+inside its wrapper, the wrapper may not) and no text, a chart's included, drawn below 10 px.
 """
 
 from __future__ import annotations
@@ -55,6 +56,29 @@ OVERFLOW_JS = """
     }
   }
   return JSON.stringify({limit: limit, scroll: document.documentElement.scrollWidth, bad: bad.slice(0, 10)});
+})()
+"""
+
+
+#: The smallest text on the page as drawn, in CSS pixels: HTML text by its computed size, a chart's SVG text
+#: by its size in the SVG's units times the scale the chart is drawn at (its screen transform).
+FONT_JS = """
+(() => {
+  let smallest = Infinity, where = '';
+  for (const el of document.querySelectorAll('body *')) {
+    if (!el.childNodes.length || ![...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())) continue;
+    if (el instanceof SVGElement && !(el instanceof SVGGraphicsElement)) continue;  // <title>: not drawn
+    let size = parseFloat(getComputedStyle(el).fontSize);
+    if (el instanceof SVGGraphicsElement) {
+      const m = el.getScreenCTM();
+      size *= Math.hypot(m.a, m.b);
+    }
+    if (size < smallest) {
+      smallest = size;
+      where = `${el.tagName.toLowerCase()} ${el.textContent.trim().slice(0, 30)}`;
+    }
+  }
+  return JSON.stringify({smallest: smallest, where: where});
 })()
 """
 
@@ -216,12 +240,19 @@ def test_the_report_renders_alone_whole_and_within_the_page(browser: DevTools, r
     assert _evaluate(browser, session, "document.querySelectorAll('svg').length") == charts
     assert _evaluate(browser, session, "document.querySelectorAll('svg.chart').length") == charts
     assert _evaluate(browser, session, "document.querySelectorAll('script').length") == 0
+    # The summary comes first: every scenario side by side.
+    first = _evaluate(browser, session, "document.querySelector('main article').id")
+    assert first == "summary"
+    rows = _evaluate(browser, session, "document.querySelectorAll('#summary tbody tr').length")
+    assert rows == 2
     for width, mobile in ((1280, False), (375, True)):
         browser.call("Emulation.setDeviceMetricsOverride", {**metrics, "width": width, "mobile": mobile}, session)
         found = json.loads(_evaluate(browser, session, OVERFLOW_JS))
         assert width - 20 <= found["limit"] <= width  # less a vertical scroll bar, where one shows
         assert found["bad"] == [], found
         assert found["scroll"] <= found["limit"]
+        text = json.loads(_evaluate(browser, session, FONT_JS))
+        assert text["smallest"] >= 10.0, (width, text)
         shot = browser.call("Page.captureScreenshot", {"format": "png"}, session)
         assert base64.b64decode(shot["data"])[:8] == b"\x89PNG\r\n\x1a\n"
 

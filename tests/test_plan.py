@@ -160,7 +160,7 @@ def test_plan_json_loads_no_table_or_statistics_library() -> None:
 
 def test_api_plan_matches_the_command(run: Run) -> None:
     outcome = api.plan("llama3-405b", work=5 * DAY, runs=100, seed=9)
-    doc = json.loads(run("plan", "--work", "5d", "--runs", "100", "--seed", "9", "--json").stdout)
+    doc = json.loads(run("plan", "-p", "llama3-405b", "--work", "5d", "--runs", "100", "--seed", "9", "--json").stdout)
     assert outcome.to_dict() == doc
     assert outcome.completion is not None and outcome.completion.times_s.size == 100
 

@@ -298,6 +298,18 @@ def per_gpu_mtbf(scenario: Scenario) -> float | None:
     return job_mtbf * scenario.gpus
 
 
+class Assumed(Record):
+    """A value the job runs with that neither the user nor a preset they named stated
+    (:mod:`ckptcalc.inputs.assumed`): ``how`` is ``preset`` (the default preset's), ``held`` (a per-GPU
+    failure rate held from ``preset`` at ``gpus`` GPUs) or ``default`` (the model's own)."""
+
+    name: str  # the field
+    value: float  # SI
+    how: str
+    preset: str | None = None
+    gpus: float | None = None
+
+
 class Job(Record):
     """A resolved scenario: the model configuration plus what the CLI reports beside it."""
 
@@ -310,6 +322,7 @@ class Job(Record):
     upper end when no failure was seen (only a lower bound exists)."""
     classes: tuple[tuple[str, Any], ...] = ()  # what each failure class found beside its inputs, by mechanism
     suspects: tuple[Suspect, ...] = ()  # a bare parameter count or size, almost certainly not what was meant
+    assumed: tuple[Assumed, ...] = ()  # what the job runs with that nobody stated (set by the API)
 
     @property
     def gpus(self) -> float | None:

@@ -625,3 +625,10 @@ class Mechanism:
     def varied(self, name: str, config: Any, values: Any, scenario: Any) -> Any:
         """``config`` with its input ``name`` set to ``values`` for a sweep (None: the core's plain way)."""
         return None
+
+    # ------------------------------------------------------------- what a job assumes
+
+    def defaults_taken(self, scenario: Any, config: Any) -> tuple[tuple[str, float], ...]:
+        """The mechanism's inputs ``scenario`` left out that its model took from its own defaults in
+        ``config``: (field, value), so that a job says what it assumed (docs/guide/assumed.md)."""
+        return ()

@@ -708,3 +708,8 @@ def varied(name: str, config: Any, values: Any, scenario: Any) -> Any:
         if found is not None:
             return found
     return None
+
+
+def defaults_taken(scenario: Any, config: Any) -> tuple[tuple[str, float], ...]:
+    """Every mechanism's inputs taken from its own defaults, (field, value)."""
+    return tuple(pair for m in REGISTRY for pair in m.defaults_taken(scenario, config))

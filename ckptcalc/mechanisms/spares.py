@@ -417,6 +417,17 @@ class Spares(Mechanism):
         per_node = getattr(scenario, PER_NODE)
         return config.replace(**{NODES: nodes, PER_NODE: per_node, SPARES: spares, REPAIR: repair, RISK: risk})
 
+    def defaults_taken(self, scenario: Any, config: Any) -> tuple[tuple[str, float], ...]:
+        if getattr(scenario, SPARES) is None:
+            return ()
+        found: list[tuple[str, float]] = []
+        if getattr(scenario, NODES) is None and getattr(scenario, PER_NODE) is None:
+            found.append((PER_NODE, float(DEFAULT_GPUS_PER_NODE)))
+        risk = getattr(config, RISK, None)
+        if getattr(scenario, RISK) is None and risk is not None and getattr(scenario, SPARES) == AUTO_SPARES:
+            found.append((RISK, float(risk)))  # the fewest spares meeting it
+        return tuple(found)
+
     def without(self, config: Any) -> Any:
         return config.replace(**{NODES: None, PER_NODE: None, SPARES: None, REPAIR: None, RISK: None})
 

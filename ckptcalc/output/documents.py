@@ -87,9 +87,18 @@ def inputs(job: Job) -> dict[str, Any]:
         **registry.echo(c),
         "keep": None if c.keep is None else int(c.keep),
         "work_s": _f(c.work_s),
-        "sources": sources(s),
+        "sources": {**assumed_sources(job), **sources(s)},
+        "assumed": wording.assumed(job.assumed, job.gpus),
     }
     return registry.placed_before(found, registry.echo_parts(c))
+
+
+def assumed_sources(job: Job) -> dict[str, str]:
+    """How each value the job assumes came, by preset key (``{"failures.restart": "default, llama3-405b
+    preset"}``)."""
+    from ckptcalc.inputs.fields import BY_NAME
+
+    return {BY_NAME[item.name].path: wording.assumed_how(item) for item in job.assumed}
 
 
 def sources(scenario: Scenario) -> dict[str, str]:
@@ -311,6 +320,9 @@ def optimize(
             "optimal_interval_steps": steps.storage if steps is not None else None,
         }
     )  # fmt: skip
+    # The spares lever's baseline: the job as evaluated assumes a replacement node is always free.
+    baseline = [wording.spare_baseline(v.value) for v in levers if v.key == "spares" and v.value is not None]
+    document["inputs"]["assumed"] = [*document["inputs"]["assumed"], *baseline]
     if targets is not None:
         document["targets"] = {
             "bandwidth_bytes_per_s": targets.bandwidth,

@@ -148,6 +148,8 @@ def _optimize(doc: dict[str, Any]) -> list[str]:
     lines = ["## " + inline(wording.markdown_title("optimize", doc["preset"])), ""]
     interval, effective = _interval(doc["optimal_interval_s"]), pct(doc["effective"])
     lines += [wording.markdown_headline(_strong(interval), _strong(effective), inline(doc["dominant"])), ""]
+    if doc["inputs"]["assumed"]:
+        lines += [inline(wording.ASSUMED), "", *(f"- {inline(line)}" for line in doc["inputs"]["assumed"]), ""]
     if len(doc["levels"]) != 1:  # a level or more beside storage
         lines += [*table(_LEVEL_HEADER, _levels(doc["levels"])), ""]
     lines += table(
@@ -197,6 +199,9 @@ def _compare(doc: dict[str, Any]) -> list[str]:
         # Every tier's interval, a memory replica's as well as storage's: one row per scenario and level.
         level_rows = [[name, *row] for name, s in zip(names, scenarios, strict=True) for row in _levels(s["levels"])]
         lines += ["", inline(wording.MARKDOWN_LEVELS), "", *table(["scenario", *_LEVEL_HEADER], level_rows)]
+    assumed = wording.compare_assumed(scenarios)
+    if assumed:
+        lines += ["", inline(wording.ASSUMED), "", *(f"- {inline(text)}" for text in assumed)]
     return lines + _quotes("warning: ", [wording.of_scenario(s["name"], w) for s in scenarios for w in s["warnings"]])
 
 

@@ -117,7 +117,25 @@ def _view(data: dict[str, Any], charts: _Charts | None) -> dict[str, Any]:
     log_sections = _log_sections(data, charts)
     for section in log_sections:
         section["id"] = f"log-{section['key']}"
-    return {"scenarios": scenarios, "log": log_sections}
+    return {"scenarios": scenarios, "log": log_sections, "summary": _summary(data["scenarios"])}
+
+
+def _summary(scenarios: list[dict[str, Any]]) -> dict[str, Any]:
+    """Every scenario side by side: effective, each tier's interval, the dominant term and the best lever
+    (levers come best first; none pays when the first gains nothing)."""
+    w = wording.REPORT_SUMMARY
+    rows = []
+    for scenario in scenarios:
+        doc = scenario["optimize"]
+        paying = [lever for lever in doc["levers"][:1] if lever["gain_pp"] > 0]
+        best = f"{paying[0]['name']} ({wording.lever_effect(paying[0]['gain_pp'])})" if paying else w["none_pays"]
+        rows.append(
+            [scenario["name"], pct(doc["effective"]), wording.tier_intervals(doc["levels"]), doc["dominant"], best]
+        )
+    header = [w["scenario"], w["effective"], w["intervals"], w["dominant"], w["best"]]
+    section = _section("summary", w["title"], tables=[_table(header, rows, numeric=[1])])
+    section["id"] = "summary-scenarios"  # inside <article id="summary">
+    return section
 
 
 def _scenario_sections(scenario: dict[str, Any], charts: _Charts | None, anchor: str) -> list[dict[str, Any]]:
@@ -208,6 +226,9 @@ def _inputs(scenario: dict[str, Any], doc: dict[str, Any]) -> dict[str, Any]:
     lines = [w["measured_scenario"]] if measured else []
     if scenario.get("measured_refused"):
         lines.append(w["measured_refused"].format(reason=scenario["measured_refused"]))
+    assumed = found.get("assumed") or []
+    if assumed:
+        lines.append(f"{wording.ASSUMED} {'; '.join(assumed)}.")
     return _section("inputs", w["inputs"], lines=lines, tables=[table])
 
 
@@ -247,17 +268,21 @@ def _split(doc: dict[str, Any]) -> dict[str, Any]:
 def _curve(sweep: dict[str, Any], doc: dict[str, Any], charts: _Charts | None, anchor: str) -> dict[str, Any]:
     w = wording.REPORT
     caption = wording.report_curve(sweep["base_optimal_interval_s"], sweep["base_effective"])
-    chart = None if charts is None else charts.loss_curve(sweep, f"{anchor}-curve")
+    chart = None if charts is None else charts.loss_curve(sweep, f"{anchor}-curve", doc["levels"])
     lines = [caption] if charts is not None else [caption, w["charts_omitted"]]
+    if sweep.get("storage_every") is not None and len(doc["levels"]) == 2:
+        memory, storage = (wording.periodic_interval(level["optimal_interval_s"]) for level in doc["levels"])
+        lines.insert(1, wording.whole_multiples(memory, storage))
     return _section("curve", w["curve"], chart=chart, lines=lines)
 
 
 def _levers(doc: dict[str, Any]) -> dict[str, Any]:
     w = wording.REPORT
-    rows = [[lever["name"], pct(lever["effective"]), f"{lever['gain_pp']:+.2f} pp"] for lever in doc["levers"]]
+    rows = [[lever["name"], pct(lever["effective"]), wording.lever_effect(lever["gain_pp"])] for lever in doc["levers"]]
     if not rows:
         return _section("levers", w["levers"], lines=[w["no_levers"]])
-    return _section("levers", w["levers"], tables=[_table([w["lever"], w["effective"], w["gain"]], rows, [1, 2])])
+    header = [w["lever"], w["effective"], wording.REPORT_SUMMARY["effect"]]
+    return _section("levers", w["levers"], tables=[_table(header, rows, [1, 2])])
 
 
 def _band(doc: dict[str, Any]) -> dict[str, Any]:
@@ -401,7 +426,7 @@ class _Charts:
         axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
         axis.set_minor_formatter(FuncFormatter(lambda value, _: f"{value:.2g}") if minor else NullFormatter())
 
-    def loss_curve(self, sweep: dict[str, Any], name: str) -> str:
+    def loss_curve(self, sweep: dict[str, Any], name: str, levels: Sequence[dict[str, Any]] = ()) -> str:
         w = wording.REPORT
         figure, axes = self._figure()
         values = sweep["values"]
@@ -426,6 +451,17 @@ class _Charts:
             xytext=(8, 10),
             textcoords="offset points",
         )
+        # Every faster tier's optimal interval too, on the same time axis (the storage tier's is the optimum).
+        for level in list(levels)[:-1]:
+            at = float(level["optimal_interval_s"]) / factor
+            axes.axvline(at, color="grey", linestyle=":", linewidth=0.9)
+            axes.annotate(
+                f"{level['name']} {dur(level['optimal_interval_s'])}",
+                (at, 0),
+                xytext=(4, 6),
+                textcoords="offset points",
+                rotation=90,
+            )
         axes.set_xscale("log")
         self._plain_log(axes.xaxis)
         axes.set_xlabel(w["axis_interval"].format(unit=unit))

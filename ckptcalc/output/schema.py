@@ -13,6 +13,14 @@ from typing import Any, TypeAlias, cast
 from ckptcalc.mechanisms import registry
 from ckptcalc.output.documents import SCHEMA_VERSION
 
+
+def _input_paths() -> list[str]:
+    """Every input's preset key (``failures.restart``), the keys ``inputs.sources`` may hold."""
+    from ckptcalc.inputs.fields import FIELDS
+
+    return [spec.path for spec in FIELDS]
+
+
 #: A JSON Schema, or a part of one.
 Schema: TypeAlias = dict[str, object]
 
@@ -135,9 +143,19 @@ INPUTS = _object(
             "work_s": {**MAYBE_SECONDS, "description": "the run's length in useful work"},
             "sources": {
                 "type": "object",
+                # Every input's preset key may appear (listed, so that --value completes them).
+                "properties": {path: {"type": "string"} for path in _input_paths()},
                 "additionalProperties": {"type": "string"},
                 "description": "by preset key (failures.mtbf), how a value not given came: 'fitted from FILE',"
-                " 'measured from FILE', 'derived from ...' (a preset's [sources]); a key not listed was given",
+                " 'measured from FILE', 'derived from ...' (a preset's [sources]); 'default, NAME preset' (the"
+                " default preset's, when no preset was named), 'rate held from NAME at N GPUs' (a per-GPU failure"
+                " rate held at a new GPU count), 'default' (the model's own); a key not listed was given",
+            },
+            "assumed": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "one line per value assumed (not given, nor from a preset named), with where it"
+                " came from: 'restart 10.0 min (default, llama3-405b preset)'",
             },
         },
         registry.echo_schema_parts(),

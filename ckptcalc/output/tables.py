@@ -315,6 +315,7 @@ def optimize(job: Job, result: Result, preset: str | None, default_preset: bool,
     out.print(Text(f"ckptcalc optimize: {header}", style="bold"))
     narrow = out.width < 80
     out.print(inputs_table(job, narrow))
+    _print_assumed(out, document)
     out.print()
     if len(result.levels) > 1 or job.config.is_async or job.config.has_recovery:
         out.print(levels_table(result, narrow))
@@ -697,6 +698,11 @@ def compare(rows: list[tuple[str, Job, Result]], scenarios: list[dict[str, Any]]
     else:
         out.print(table)
     out.print(f"best: {rows[best][0]} ({pct(rows[best][2].effective)} effective)")
+    assumed = wording.compare_assumed(scenarios)
+    if assumed:
+        out.print(Text(wording.ASSUMED))
+        for text in assumed:
+            out.print(Text(f"  {text}"))
     for name, one, result in rows:
         warn([f"{name}: {message}" for message in [*documents.input_warnings(one), *documents.warnings(result)]])
 
@@ -1059,3 +1065,12 @@ def events(document: dict[str, Any]) -> None:
         for row in rows:
             table.add_row(*row)
         out.print(table)
+
+
+def _print_assumed(out: Console, document: dict[str, Any]) -> None:
+    """The values nobody stated, under the inputs (JSON ``inputs.assumed``)."""
+    lines = document["inputs"]["assumed"]
+    if lines:
+        out.print(Text(wording.ASSUMED))
+        for line in lines:
+            out.print(Text(f"  {line}"))

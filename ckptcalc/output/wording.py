@@ -1082,3 +1082,116 @@ def unknown_value(key: str, nearest: list[str]) -> str:
     """``--value`` given a key the document does not have, with the nearest keys it does."""
     hint = f"; did you mean {', '.join(repr(p) for p in nearest)}?" if nearest else ""
     return f"unknown key {key!r}{hint} (ckptcalc schema COMMAND lists them all)"
+
+
+# ------------------------------------------------------------ what was assumed (issue 35)
+
+
+def _assumed_value(name: str, value: float) -> str:
+    from ckptcalc.inputs.fields import BY_NAME
+
+    kind = BY_NAME[name].kind
+    if kind == "fraction":
+        return pct(value)
+    formats: dict[str, Callable[[float], str]] = {
+        "size": units.format_size,
+        "rate": units.format_rate,
+        "duration": dur,
+        "count": units.format_count,
+    }
+    return formats[kind](value) if kind in formats else f"{value:g}"
+
+
+def assumed_how(item: Any) -> str:
+    """How an assumed value came (an :class:`ckptcalc.inputs.scenario.Assumed`), as JSON ``inputs.sources``
+    states it: ``default, llama3-405b preset``, ``rate held from llama3-405b at 16384 GPUs``, ``default``."""
+    if item.how == "preset":
+        return f"default, {item.preset} preset"
+    if item.how == "held":
+        at = f" at {units.format_count(item.gpus)} GPUs" if item.gpus is not None else ""
+        return f"rate held from {item.preset}{at}"
+    return "default"
+
+
+def assumed(items: Any, gpus: float | None) -> list[str]:
+    """One line per assumed value: ``restart 10.0 min (default, llama3-405b preset)``; a held per-GPU rate
+    as the job MTBF it makes (``MTBF 12.4 h (per-GPU 2120 d, rate held from llama3-405b at 16384 GPUs)``)."""
+    from ckptcalc.inputs.fields import BY_NAME
+
+    lines = []
+    for item in items:
+        if item.how == "held" and gpus:
+            lines.append(f"MTBF {dur(item.value / gpus)} (per-GPU {dur(item.value)}, {assumed_how(item)})")
+            continue
+        lines.append(f"{BY_NAME[item.name].public} {_assumed_value(item.name, item.value)} ({assumed_how(item)})")
+    return lines
+
+
+#: The heading of the assumed values, in the tables and Markdown.
+ASSUMED = "Assumed (not given, nor from a preset you named):"
+
+
+def spare_baseline(without: float) -> str:
+    """What a job without a spare pool assumes, with the spares lever's effective time with no spare (its
+    ``value``): ``a replacement node always free (no spare pool; with none free, 73.8 %)``."""
+    return f"a replacement node always free (no spare pool; with none free, {pct(without)})"
+
+
+def check_bounds(row: dict[str, Any], floor: float | None, names: dict[str, str]) -> str:
+    """What a failing ``check`` line adds: the bound it fails, named as the caller writes it (``names`` by
+    ``min_effective`` and ``max_silent_risk``): ``; below --min-effective 90.0 %``."""
+    if row["passed"] or row["effective"] is None:
+        return ""
+    failing = []
+    if floor is not None and row["effective"] < floor:
+        failing.append(f"below {names['min_effective']} {pct(floor)}")
+    found = row.get("silent")
+    if found is not None and found["p_unrecoverable_run"] > found["max_silent_risk"]:
+        failing.append(f"silent risk above {names['max_silent_risk']} {pct(found['max_silent_risk'])}")
+    return "".join(f"; {text}" for text in failing)
+
+
+#: The report's summary of every scenario side by side (issue 35).
+REPORT_SUMMARY = {
+    "title": "Summary: every scenario side by side",
+    "scenario": "scenario",
+    "effective": "effective",
+    "intervals": "interval, every tier",
+    "dominant": "dominant",
+    "best": "best lever",
+    "none_pays": "none pays",
+    "effect": "effect",
+}
+
+
+def lever_effect(gain_pp: float) -> str:
+    """A lever's effect with its sign in words: ``gains 1.22 pp``, ``costs 1.70 pp``, ``no change``."""
+    if abs(gain_pp) < 0.005:
+        return "no change"
+    return f"{'gains' if gain_pp > 0 else 'costs'} {abs(gain_pp):.2f} pp"
+
+
+def tier_intervals(levels: list[dict[str, Any]]) -> str:
+    """Every tier's interval in one cell: ``memory 4.88 min, storage 4.39 h``."""
+    return ", ".join(f"{level['name']} {periodic_interval(level['interval_s'])}" for level in levels)
+
+
+def whole_multiples(memory: str, storage: str) -> str:
+    """Why a nested schedule's curve steps: the storage interval is a whole multiple of the memory one."""
+    return (
+        f"Every tier's optimum is marked (memory {memory}, storage {storage}). Storage is written with every"
+        " m-th memory checkpoint, m a whole number: along the curve the memory interval is re-fitted to the"
+        " storage interval / m, and each step of the sawtooth is where the best m changes by one."
+    )
+
+
+def compare_assumed(scenarios: list[dict[str, Any]]) -> list[str]:
+    """What compare's columns assume, one line per column that assumes anything: the first column's
+    values, and for each other column only what it assumes beyond the first (``also ...``)."""
+    first = scenarios[0]["inputs"].get("assumed") or [] if scenarios else []
+    found = [f"{scenarios[0]['name']}: {'; '.join(first)}"] if first else []
+    for scenario in scenarios[1:]:
+        more = [line for line in scenario["inputs"].get("assumed") or [] if line not in first]
+        if more:
+            found.append(f"{scenario['name']}: {'also ' if first else ''}{'; '.join(more)}")
+    return found

@@ -343,6 +343,15 @@ class Elastic(Mechanism):
 
     # ------------------------------------------------------------- inputs
 
+    def defaults_taken(self, scenario: Any, config: Any) -> tuple[tuple[str, float], ...]:
+        if getattr(scenario, GROUPS) is None:
+            return ()
+        return tuple(
+            (name, float(getattr(config, name)))
+            for name in NAMES[1:]
+            if getattr(scenario, name) is None and getattr(config, name, None) is not None
+        )
+
     def check(self, where: Any, name: str, value: float) -> bool:
         if name == OVERHEAD:  # all throughput lost at 1: open at the top, as analyze reads it too
             if not (math.isfinite(value) and 0 <= value < 1):
