@@ -297,7 +297,7 @@ def vary(job: Job, over: str, values: Any) -> Config:
     if over == "gpus":
         assert job.gpu_mtbf_s is not None
         return replace(free, mtbf_s=job.gpu_mtbf_s / values, middle=_middle_at(job, free, values),
-                       **per_gpu_rates(job, values))  # fmt: skip
+                       **per_gpu_rates(job, values), **registry.at_gpus(job, free, values))  # fmt: skip
     if over == "jit-share":
         return replace(free, jit_share=values, step_s=job.scenario.step_time_s)
     return replace(free, **{BY_FLAG[over].name: values})

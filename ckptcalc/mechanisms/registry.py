@@ -6,17 +6,23 @@ none. Tier costs apply in the order listed. ``tests/test_mechanisms.py`` runs ev
 through the same contract checks.
 
 >>> [m.name for m in REGISTRY]
-['slowdown', 'limits', 'compression', 'spares']
+['slowdown', 'limits', 'compression', 'spares', 'growth']
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ckptcalc.mechanisms import compression, limits, slowdown, spares
+from ckptcalc.mechanisms import compression, growth, limits, slowdown, spares
 from ckptcalc.mechanisms.base import Input, Mechanism, Num, TierKey
 
-REGISTRY: tuple[Mechanism, ...] = (slowdown.MECHANISM, limits.MECHANISM, compression.MECHANISM, spares.MECHANISM)
+REGISTRY: tuple[Mechanism, ...] = (
+    slowdown.MECHANISM,
+    limits.MECHANISM,
+    compression.MECHANISM,
+    spares.MECHANISM,
+    growth.MECHANISM,
+)
 
 
 def inputs() -> tuple[Input, ...]:
@@ -292,3 +298,42 @@ def simulated_schema(parts: dict[str, Any]) -> tuple[tuple[str, dict[str, Any]],
 
 def simulated_lines(document: dict[str, Any], show: dict[str, Any]) -> list[str]:
     return [line for m in REGISTRY for line in m.simulated_lines(document, show)]
+
+
+# ------------------------------------------------------------------ scale (MODEL.md §19)
+
+
+def at_gpus(job: Any, config: Any, gpus: Num) -> dict[str, Any]:
+    """What changes in ``config`` when the job runs on ``gpus`` GPUs, beyond the MTBF and per-GPU rates."""
+    return {key: value for m in REGISTRY for key, value in m.at_gpus(job, config, gpus).items()}
+
+
+def scale_parts(job: Any, result: Any, at_gpus: Any) -> dict[str, Any]:
+    return {key: value for m in REGISTRY for key, value in m.scale_parts(job, result, at_gpus).items()}
+
+
+def scale_schema() -> dict[str, Any]:
+    return {key: value for m in REGISTRY for key, value in m.scale_schema().items()}
+
+
+def sweep_parts(over: str, values: Any, result: Any) -> dict[str, Any]:
+    return {key: value for m in REGISTRY for key, value in m.sweep_parts(over, values, result).items()}
+
+
+def sweep_peak(values: Any, columns: dict[str, Any], offset: int, found: dict[str, Any]) -> dict[str, Any]:
+    for m in REGISTRY:
+        found = m.sweep_peak(values, columns, offset, found)
+    return found
+
+
+def sweep_part_schema() -> dict[str, Any]:
+    return {key: value for m in REGISTRY for key, value in m.sweep_part_schema().items()}
+
+
+def sweep_cells(over: str, values: Any, result: Any, show: dict[str, Any]) -> list[tuple[str, list[str]]]:
+    return [cells for m in REGISTRY for cells in m.sweep_cells(over, values, result, show)]
+
+
+def other_lever_keys() -> tuple[str, ...]:
+    """Levers offered where the job has a mechanism that is not a running share."""
+    return tuple(key for m in REGISTRY if m.kind != "running_share" for key in m.levers_with)

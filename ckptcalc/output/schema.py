@@ -449,6 +449,7 @@ def optimize() -> Schema:
                     "without_elastic",
                     *registry.lever_keys(),
                     "without_tier",
+                    *registry.other_lever_keys(),
                 ]
             },
             "name": {"type": "string"},
@@ -492,13 +493,13 @@ def optimize() -> Schema:
         "description": "lines to paste into training frameworks (with --step-time)",
         "additionalProperties": {"type": "string"},
     }
-    return _with_optional(document, {"settings": settings})
+    return _with_optional(document, {"settings": settings, **registry.scale_schema()})
 
 
 def sweep() -> Schema:
     column: Schema = {"type": "array", "items": NUMBER}
     fractions: Schema = {"type": "array", "items": FRACTION}
-    return _document(
+    document = _document(
         "sweep",
         "ckptcalc sweep --json",
         {
@@ -526,6 +527,7 @@ def sweep() -> Schema:
             "warnings": WARNINGS,
         },
     )
+    return _with_optional(document, registry.sweep_part_schema())
 
 
 def compare() -> Schema:
