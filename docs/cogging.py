@@ -48,6 +48,8 @@ def environment() -> dict[str, str]:
         "LC_ALL": "C.UTF-8",
         "PYTHONHASHSEED": "0",
         "CKPTCALC_PRESET_PATH": str(_EMPTY_PRESETS),
+        # A working tree's code, where it is put ahead of an installed copy.
+        **({"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {}),
     }
 
 

@@ -325,9 +325,11 @@ class Mechanism:
         stated: in the document, the CSV and the streamed document."""
         return {}
 
-    def sweep_peak(self, values: Any, columns: dict[str, Any], offset: int, found: dict[str, Any]) -> dict[str, Any]:
-        """Fold one slice of a sweep (its first point the ``offset``-th) into the keys summing up the whole
-        sweep (``found``: those of the slices before)."""
+    def sweep_peak(
+        self, values: Any, columns: dict[str, Any], at: tuple[int, int], found: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Fold one slice of a sweep into the keys summing up the whole sweep (``at``: the slice's number and
+        the size of every slice before the last; ``found``: the keys of the slices before)."""
         return found
 
     def sweep_part_schema(self) -> dict[str, Any]:

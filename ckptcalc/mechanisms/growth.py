@@ -38,9 +38,9 @@ LEVER_FIXED = "restart_fixed"
 #: The largest growth exponent accepted (quadratic or worse by default; beyond this no job runs).
 MOST_GROWTH = 8.0
 
-#: The job sizes searched for the peak of the useful GPUs: from one GPU to this many times the job.
-_SEARCH_SPAN = 4096.0
-_SEARCH_POINTS = 241
+#: The job sizes searched for the peak of the useful GPUs: 2^-10 to 2^12 times the job, to a relative 10^-7.
+_BELOW, _ABOVE = 10, 12
+_PRECISION = 1e-7
 
 
 # ------------------------------------------------------------------ the arithmetic
@@ -63,33 +63,43 @@ def _factor(config: Any, relative: Num) -> Num:
 
 
 def peak(at_gpus: Any, around: float) -> dict[str, float]:
-    """The job size N* where the useful GPUs U(N) = N·E(N) peak, ``at_gpus`` evaluating the job at an array of
-    GPU counts (re-optimised at each): a log grid from one GPU to :data:`_SEARCH_SPAN` times ``around``, refined
-    between the neighbours of its best point, then the better of the two whole counts about it."""
-    import numpy
+    """The job size N* where the useful GPUs U(N) = N·E(N) peak, ``at_gpus`` evaluating the job, re-optimised, at
+    one GPU count: job sizes a factor 2 apart from ``around`` / 2¹⁰ to ``around`` · 2¹², a golden-section search
+    on a log scale between the neighbours of the best of them, then the better of the two whole counts about it
+    (about 50 evaluations, in floats: no numpy at start-up)."""
 
-    def useful(gpus: Any) -> tuple[Any, Any]:
-        with numpy.errstate(all="ignore"):
-            result = at_gpus(gpus)
-            u = numpy.nan_to_num(gpus * numpy.asarray(result.effective, dtype=float), nan=-1.0)
-        return u, result
+    def useful(gpus: float) -> tuple[float, Any]:
+        result = at_gpus(gpus)
+        u = gpus * float(result.effective)
+        return (u if math.isfinite(u) else -1.0), result
 
-    grid = numpy.geomspace(1.0, around * _SEARCH_SPAN, _SEARCH_POINTS)
-    u, _ = useful(grid)
-    i = int(numpy.argmax(u))
-    fine = numpy.geomspace(grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)], _SEARCH_POINTS)
-    u, _ = useful(fine)
-    best = float(fine[int(numpy.argmax(u))])
-    whole = numpy.unique(numpy.maximum(numpy.array([math.floor(best), math.ceil(best)]), 1.0))
-    u, result = useful(whole)
-    j = int(numpy.argmax(u))
-    effective = numpy.broadcast_to(numpy.asarray(result.effective, dtype=float), whole.shape)
-    restart = numpy.broadcast_to(numpy.asarray(result.config.restart_s, dtype=float), whole.shape)
+    sizes = [max(1.0, around * 2.0**k) for k in range(-_BELOW, _ABOVE + 1)]
+    found = [useful(n)[0] for n in sizes]
+    i = max(range(len(sizes)), key=found.__getitem__)
+    low, high = math.log(sizes[max(i - 1, 0)]), math.log(sizes[min(i + 1, len(sizes) - 1)])
+    golden = (math.sqrt(5.0) - 1.0) / 2.0
+    a, b = high - golden * (high - low), low + golden * (high - low)
+    ua, ub = useful(math.exp(a))[0], useful(math.exp(b))[0]
+    while high - low > _PRECISION:
+        if ua < ub:
+            low, a, ua = a, b, ub
+            b = low + golden * (high - low)
+            ub = useful(math.exp(b))[0]
+        else:
+            high, b, ub = b, a, ua
+            a = high - golden * (high - low)
+            ua = useful(math.exp(a))[0]
+    middle = math.exp((low + high) / 2.0)
+    best = max(
+        ((*useful(n), n) for n in sorted({max(1.0, math.floor(middle)), max(1.0, math.ceil(middle))})),
+        key=lambda item: item[0],
+    )
+    u, result, gpus = best
     return {
-        "best_gpus": float(whole[j]),
-        "effective_at_best": float(effective[j]),
-        "useful_gpus_at_best": float(u[j]),
-        "restart_at_best_s": float(restart[j]),
+        "best_gpus": float(gpus),
+        "effective_at_best": float(result.effective),
+        "useful_gpus_at_best": u,
+        "restart_at_best_s": float(result.config.restart_s),
     }
 
 
@@ -233,9 +243,11 @@ class Growth(Mechanism):
         effective = numpy.broadcast_to(numpy.asarray(result.effective, dtype=float), numpy.shape(values))
         return {"restart_s": result.config.restart_s, "useful_gpus": values * effective}
 
-    def sweep_peak(self, values: Any, columns: dict[str, Any], offset: int, found: dict[str, Any]) -> dict[str, Any]:
-        """Fold a slice of a sweep (``values`` and its ``columns``, its first point the sweep's ``offset``-th)
-        into the point where the useful GPUs peak: ``best``, its index and figures."""
+    def sweep_peak(
+        self, values: Any, columns: dict[str, Any], at: tuple[int, int], found: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Fold a slice of a sweep (``values`` and its ``columns``; ``at``: its number and the slices' size) into
+        the point where the useful GPUs peak: ``best``, its index and figures."""
         if "useful_gpus" not in columns:
             return found
         import numpy
@@ -248,7 +260,7 @@ class Growth(Mechanism):
         return {
             **found,
             "best": {
-                "index": offset + i,
+                "index": at[0] * at[1] + i,
                 "gpus": float(values[i]),
                 "useful_gpus": float(u[i]),
                 "effective": float(columns["effective"][i]),

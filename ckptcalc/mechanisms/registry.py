@@ -320,9 +320,9 @@ def sweep_parts(over: str, values: Any, result: Any) -> dict[str, Any]:
     return {key: value for m in REGISTRY for key, value in m.sweep_parts(over, values, result).items()}
 
 
-def sweep_peak(values: Any, columns: dict[str, Any], offset: int, found: dict[str, Any]) -> dict[str, Any]:
+def sweep_peak(values: Any, columns: dict[str, Any], at: tuple[int, int], found: dict[str, Any]) -> dict[str, Any]:
     for m in REGISTRY:
-        found = m.sweep_peak(values, columns, offset, found)
+        found = m.sweep_peak(values, columns, at, found)
     return found
 
 

@@ -426,16 +426,7 @@ def optimize(
         }
     if steps is not None:
         document["settings"] = settings(result, steps)
-    document.update(registry.scale_parts(job, result, lambda gpus: _at_gpus(job, gpus)))
     return document
-
-
-def _at_gpus(job: Job, gpus: Any) -> Result:
-    """The job evaluated, re-optimised, at the GPU counts ``gpus`` (as a sweep over GPUs runs it)."""
-    from ckptcalc.inputs.grid import vary
-    from ckptcalc.model.evaluation import evaluate
-
-    return evaluate(vary(job, "gpus", gpus))
 
 
 def settings(result: Result, steps: Steps) -> dict[str, str]:
@@ -573,7 +564,7 @@ def sweep(job: Job, run: Sweep, preset: str | None) -> dict[str, Any]:
         "bytes_written_per_day": _column(columns["bytes_written_per_day"]),
         "warnings": [*input_warnings(job), *warnings(run.result)],
         **{name: _column(columns[name]) for name in registry.sweep_part_schema() if name in columns},
-        **registry.sweep_peak(run.values, columns, 0, {}),
+        **registry.sweep_peak(run.values, columns, (0, 0), {}),
     }
 
 
@@ -1064,14 +1055,12 @@ def stream_sweep_json(job: Job, plan: Any, preset: str | None, out: TextIO) -> N
     caveats: list[tuple[tuple[str, str | None], int]] = []
     first: Any = None
     peak: dict[str, Any] = {}
-    offset = 0
     try:
-        for run in plan.runs():
+        for number, run in enumerate(plan.runs()):
             if first is None:
                 first = run
             columns = _columns(run)
-            peak = registry.sweep_peak(run.values, columns, offset, peak)
-            offset += len(run.values)
+            peak = registry.sweep_peak(run.values, columns, (number, plan.CHUNK), peak)
             texts: dict[str, str] = {"values": _numbers(run.values)}
             for name, values in columns.items():
                 if name == "dominant":
