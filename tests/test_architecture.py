@@ -17,7 +17,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "ckptcalc"
 #: (its modules in the order they may import each other) or a group of top-level modules.
 LAYERS: list[tuple[str, list[str]]] = [
     ("", ["errors", "records", "files"]),  # foundations
-    ("mechanisms", ["base", "slowdown", "limits", "compression", "spares", "growth", "registry"]),  # each mechanism's home
+    # each mechanism's home
+    ("mechanisms", ["base", "slowdown", "limits", "compression", "spares", "growth", "registry"]),
     (
         "model",
         [
