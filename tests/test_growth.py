@@ -145,3 +145,12 @@ def test_a_preset_keeps_the_growth(run_json: RunJson, tmp_path: Any) -> None:
     again = run_json("optimize", "--preset", str(path))
     assert again["scale"] == first["scale"] and again["effective"] == first["effective"]
     assert json.dumps(again["levers"]) == json.dumps(first["levers"])
+
+
+def test_the_engine_runs_the_restart_at_the_jobs_size() -> None:
+    """The simulation runs the grown restart: its 95 % interval holds §19.3's 0.82237179 (A = 1)."""
+    document = api.simulate(gpus="32768", gpu_mtbf="50790.4h", restart="10min", restart_growth="1",
+                            restart_scaled="0.5", restart_at_gpus="16384", cycles=20_000, seed=5).to_dict()  # fmt: skip
+    low, high = document["effective_ci95"]
+    assert low <= 0.82237179 <= high
+    assert not low <= 0.8677954 <= high  # the restart as measured, not grown, is outside it
