@@ -23,6 +23,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
+#: The job of docs/model.md §19.3, at 32 768 GPUs.
+_SIZED = ["--gpus", "32768", "--gpu-mtbf", "50790.4h", "--restart", "10min"]
+
 #: (label, ckptcalc arguments, target ratio to the floor or None)
 CASES: list[tuple[str, list[str], float | None]] = [
     ("ckptcalc optimize --json", ["optimize", "--json"], 1.15),
@@ -36,6 +39,12 @@ CASES: list[tuple[str, list[str], float | None]] = [
     ("two levels + elastic groups", ["optimize", "--json", "--preset", "gemini-inmemory", "--groups", "8"], None),
     ("two levels + spares", ["optimize", "--json", "--preset", "gemini-inmemory", "--spares", "4", "--repair",
                              "4h"], None),
+    ("32768 GPUs", ["optimize", "--json", *_SIZED], None),
+    ("32768 GPUs + restart growth", ["optimize", "--json", *_SIZED, "--restart-growth", "1", "--restart-scaled", "0.5",
+                                     "--restart-at-gpus", "16384"], None),
+    ("sweep --over gpus, 10^4 points", ["sweep", "--json", "--over", "gpus", "--from", "1024", "--to", "262144",
+                                        "--points", "10000", "--restart-growth", "2", "--restart-scaled", "0.5",
+                                        "--gpu-mtbf", "50790h"], None),
 ]  # fmt: skip
 
 #: Exactness must not cost speed: the two-level optimum is a numerical search, the single level a
@@ -43,6 +52,11 @@ CASES: list[tuple[str, list[str], float | None]] = [
 TWO_LEVEL = ("optimize --json, two levels", "ckptcalc optimize --json", 1.5)
 #: The same bound holds with each recovery mechanism (docs/model.md §13–§15) on the two levels.
 MECHANISMS = ("two levels + just-in-time", "two levels + elastic groups", "two levels + spares")
+#: A restart that grows with the job (docs/model.md §19), its best job size searched, against the same job
+#: without it: whole process against whole process, at most this ratio; and a 10^4-point sweep over GPUs with
+#: it, whole process, under this many seconds.
+GROWTH = ("32768 GPUs + restart growth", "32768 GPUs", 1.3)
+GPU_SWEEP = ("sweep --over gpus, 10^4 points", 3.0)
 
 
 def ckptcalc_command() -> list[str]:
@@ -113,6 +127,13 @@ def main() -> None:
     for label in MECHANISMS:
         ratio = wall[label] / wall[one]
         print(f"{label} / one level: {ratio:.2f}x  target ≤ {limit:.2f}  {'ok' if ratio <= limit else 'MISSED'}")
+    grown, same, limit = GROWTH
+    ratio = wall[grown] / wall[same]
+    verdict = "ok" if ratio <= limit else "MISSED"
+    print(f"restart growth / without (optimize --json): {ratio:.2f}x  target ≤ {limit:.2f}  {verdict}")
+    label, seconds = GPU_SWEEP
+    verdict = "ok" if wall[label] < seconds else "MISSED"
+    print(f"{label}, with restart growth: {wall[label]:.2f} s  target < {seconds:g} s  {verdict}")
 
 
 if __name__ == "__main__":

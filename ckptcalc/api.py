@@ -507,7 +507,16 @@ def optimize(
         band=_uncertainty(the_job, result), penalty_pp=_penalty_pp(result), discard=discard,
         goodput=_goodput(float(result.effective), discard),
     )  # fmt: skip
+    document.update(registry.scale_parts(the_job, result, functools.partial(_sized, the_job)))
     return Optimization(document, the_job, result, label, preset is None)
+
+
+def _sized(one: Job, gpus: Any) -> Result:
+    """The job evaluated, re-optimised, at ``gpus`` GPUs, as a sweep over GPUs runs it."""
+    from ckptcalc.inputs import grid as sweeps
+    from ckptcalc.model.evaluation import evaluate
+
+    return evaluate(sweeps.vary(one, "gpus", gpus))
 
 
 _T = TypeVar("_T")

@@ -34,6 +34,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "elastic.log",
             "elastic.engine",
             "elastic.home",
+            "growth",
             "registry",
         ],
     ),

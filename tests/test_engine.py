@@ -61,6 +61,9 @@ TUNING = {
     "read_bw",
     "warmup",
     "gpus",
+    "restart_growth",  # the restart at the job's size, which the simulation runs (docs/model.md §19)
+    "restart_scaled",
+    "restart_at_gpus",
     "memory_bw",
     "memory_restart",
     "memory_read_bw",

@@ -252,7 +252,7 @@ def vary(job: Job, over: str, values: Any) -> Config:
     if over == "gpus":
         assert job.gpu_mtbf_s is not None
         return replace(free, mtbf_s=job.gpu_mtbf_s / values, middle=_middle_at(job, free, values),
-                       **per_gpu_rates(job, values))  # fmt: skip
+                       **per_gpu_rates(job, values), **registry.at_gpus(job, free, values))  # fmt: skip
     owned = registry.varied(BY_FLAG[over].name, free, values, job.scenario)  # with what a mechanism's input needs
     return owned if owned is not None else replace(free, **{BY_FLAG[over].name: values})
 

@@ -40,6 +40,9 @@ class PlanInputs(TypedDict, total=False):
     warmup: str | float
     shape: str | float
     gpus: str | float
+    restart_growth: str | float
+    restart_scaled: str | float
+    restart_at_gpus: str | float
     replica_survival: str | float
     memory_bw: str | float
     memory_restart: str | float

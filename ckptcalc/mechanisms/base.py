@@ -632,3 +632,40 @@ class Mechanism:
         """The mechanism's inputs ``scenario`` left out that its model took from its own defaults in
         ``config``: (field, value), so that a job says what it assumed (docs/guide/assumed.md)."""
         return ()
+
+    # ------------------------------------------------------------- scale hooks (MODEL.md §19)
+    # Inputs whose effect depends on the job's size (a restart that grows with the GPU count): what changes
+    # when a sweep or a search runs the job at other sizes, and the figures that only such a job has.
+
+    def at_gpus(self, job: Any, config: Any, gpus: Num) -> dict[str, Any]:
+        """Fields of ``config`` (the job's, at ``job.gpus``) that change when it runs on ``gpus`` GPUs."""
+        return {}
+
+    def scale_parts(self, job: Any, result: Any, at_gpus: Any) -> dict[str, Any]:
+        """Its keys of ``optimize``'s document, present only when stated (``at_gpus`` evaluates the job,
+        re-optimised, at an array of GPU counts)."""
+        return {}
+
+    def scale_schema(self) -> dict[str, Any]:
+        """The schema of :meth:`scale_parts` (optional keys)."""
+        return {}
+
+    def sweep_parts(self, over: str, values: Any, result: Any) -> dict[str, Any]:
+        """Its columns of a sweep over ``over`` at ``values`` (``result`` the evaluated grid), present only when
+        stated: in the document, the CSV and the streamed document."""
+        return {}
+
+    def sweep_peak(
+        self, values: Any, columns: dict[str, Any], at: tuple[int, int], found: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Fold one slice of a sweep into the keys summing up the whole sweep (``at``: the slice's number and
+        the size of every slice before the last; ``found``: the keys of the slices before)."""
+        return found
+
+    def sweep_part_schema(self) -> dict[str, Any]:
+        """The schema of :meth:`sweep_parts` and :meth:`sweep_peak` (optional keys)."""
+        return {}
+
+    def sweep_cells(self, over: str, values: Any, result: Any, show: dict[str, Any]) -> list[tuple[str, list[str]]]:
+        """Its columns of a sweep's table: (header, a cell per point)."""
+        return []

@@ -6,14 +6,14 @@ none. Tier costs apply in the order listed. ``tests/test_mechanisms.py`` runs ev
 through the same contract checks.
 
 >>> [m.name for m in REGISTRY]
-['recovery', 'slowdown', 'limits', 'compression', 'spares', 'elastic', 'silent']
+['recovery', 'slowdown', 'limits', 'compression', 'spares', 'elastic', 'silent', 'growth']
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ckptcalc.mechanisms import compression, limits, recovery, slowdown, spares
+from ckptcalc.mechanisms import compression, growth, limits, recovery, slowdown, spares
 from ckptcalc.mechanisms.base import IN_PLACE, NOWHERE, FailureClass, Input, Mechanism, Num, TierKey
 from ckptcalc.mechanisms.elastic import home as elastic
 from ckptcalc.mechanisms.silent import home as silent
@@ -26,6 +26,7 @@ REGISTRY: tuple[Mechanism, ...] = (
     spares.MECHANISM,
     elastic.MECHANISM,
     silent.MECHANISM,
+    growth.MECHANISM,
 )
 
 
@@ -713,3 +714,42 @@ def varied(name: str, config: Any, values: Any, scenario: Any) -> Any:
 def defaults_taken(scenario: Any, config: Any) -> tuple[tuple[str, float], ...]:
     """Every mechanism's inputs taken from its own defaults, (field, value)."""
     return tuple(pair for m in REGISTRY for pair in m.defaults_taken(scenario, config))
+
+
+# ------------------------------------------------------------------ scale (MODEL.md §19)
+
+
+def at_gpus(job: Any, config: Any, gpus: Num) -> dict[str, Any]:
+    """What changes in ``config`` when the job runs on ``gpus`` GPUs, beyond the MTBF and per-GPU rates."""
+    return {key: value for m in REGISTRY for key, value in m.at_gpus(job, config, gpus).items()}
+
+
+def scale_parts(job: Any, result: Any, at_gpus: Any) -> dict[str, Any]:
+    return {key: value for m in REGISTRY for key, value in m.scale_parts(job, result, at_gpus).items()}
+
+
+def scale_schema() -> dict[str, Any]:
+    return {key: value for m in REGISTRY for key, value in m.scale_schema().items()}
+
+
+def sweep_parts(over: str, values: Any, result: Any) -> dict[str, Any]:
+    return {key: value for m in REGISTRY for key, value in m.sweep_parts(over, values, result).items()}
+
+
+def sweep_peak(values: Any, columns: dict[str, Any], at: tuple[int, int], found: dict[str, Any]) -> dict[str, Any]:
+    for m in REGISTRY:
+        found = m.sweep_peak(values, columns, at, found)
+    return found
+
+
+def sweep_part_schema() -> dict[str, Any]:
+    return {key: value for m in REGISTRY for key, value in m.sweep_part_schema().items()}
+
+
+def sweep_cells(over: str, values: Any, result: Any, show: dict[str, Any]) -> list[tuple[str, list[str]]]:
+    return [cells for m in REGISTRY for cells in m.sweep_cells(over, values, result, show)]
+
+
+def other_lever_keys() -> tuple[str, ...]:
+    """Levers offered where the job has a mechanism that is not a running share."""
+    return tuple(key for m in REGISTRY if m.kind != "running_share" for key in m.levers_with)

@@ -429,6 +429,7 @@ def _columns(run: Sweep) -> dict[str, Any]:
         columns["memory_interval_s"] = result.memory_interval_s
         columns["storage_every"] = result.storage_every
     columns.update(registry.sweep_columns(result))
+    columns.update(registry.sweep_parts(run.over, values, result))
     from ckptcalc.model.storage import top_load
 
     columns["storage_busy_share"], columns["bytes_written_per_day"] = top_load(result)
@@ -469,6 +470,8 @@ def sweep(job: Job, run: Sweep, preset: str | None) -> dict[str, Any]:
         "storage_busy_share": _column(columns["storage_busy_share"]),
         "bytes_written_per_day": _column(columns["bytes_written_per_day"]),
         "warnings": [*input_warnings(job), *warnings(run.result)],
+        **{name: _column(columns[name]) for name in registry.sweep_part_schema() if name in columns},
+        **registry.sweep_peak(run.values, columns, (0, 0), {}),
     }
 
 
@@ -913,11 +916,13 @@ def stream_sweep_json(job: Job, plan: Any, preset: str | None, out: TextIO) -> N
     spools: dict[str, Any] = {}
     caveats: list[tuple[tuple[str, str | None], int]] = []
     first: Any = None
+    peak: dict[str, Any] = {}
     try:
-        for run in plan.runs():
+        for number, run in enumerate(plan.runs()):
             if first is None:
                 first = run
             columns = _columns(run)
+            peak = registry.sweep_peak(run.values, columns, (number, plan.CHUNK), peak)
             texts: dict[str, str] = {"values": _numbers(run.values)}
             for name, values in columns.items():
                 if name == "dominant":
@@ -968,6 +973,8 @@ def stream_sweep_json(job: Job, plan: Any, preset: str | None, out: TextIO) -> N
                 *input_warnings(job),
                 *(wording.caveat(Caveat(kind, level, None, points)) for (kind, level), points in counts.items()),
             ],
+            **{name: slot[name] for name in registry.sweep_part_schema() if name in slot},
+            **peak,
         }
         text = dumps(document)
         for line in text.split("\n"):

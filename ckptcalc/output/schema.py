@@ -334,6 +334,7 @@ def optimize() -> Schema:
                     "without_elastic",
                     *registry.lever_keys(),
                     "without_tier",
+                    *registry.other_lever_keys(),
                 ]
             },
             "name": {"type": "string"},
@@ -377,13 +378,13 @@ def optimize() -> Schema:
         "description": "lines to paste into training frameworks (with --step-time)",
         "additionalProperties": {"type": "string"},
     }
-    return _with_optional(document, {"settings": settings})
+    return _with_optional(document, {"settings": settings, **registry.scale_schema()})
 
 
 def sweep() -> Schema:
     column: Schema = {"type": "array", "items": NUMBER}
     fractions: Schema = {"type": "array", "items": FRACTION}
-    return _document(
+    document = _document(
         "sweep",
         "ckptcalc sweep --json",
         {
@@ -411,6 +412,7 @@ def sweep() -> Schema:
             "warnings": WARNINGS,
         },
     )
+    return _with_optional(document, registry.sweep_part_schema())
 
 
 def compare() -> Schema:

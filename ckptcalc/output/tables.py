@@ -575,7 +575,14 @@ def sweep(job: Job, run: Sweep, preset: str | None, points: int | None = None) -
     headers = [run.over, *(["interval"] if reoptimised else []), *(["memory × m"] if two else [])]
     headers += ["write", "rework", "restart", "total", "effect."]
     headers += ["dominant"] if reoptimised else []
-    narrow = out.width < (100 if reoptimised else 80) + (14 if two else 0)
+    extra = registry.sweep_cells(run.over, run.values, result, wording.SHOW)
+    after = headers.index("effect.") + 1
+    for k, (header, cells) in enumerate(extra):
+        at = after + k
+        headers.insert(at, header)
+        for i, row in zip(rows, cells_by_row, strict=True):
+            row.insert(at, cells[i])
+    narrow = out.width < (100 if reoptimised else 80) + (14 if two else 0) + (24 if extra else 0)
     if narrow and reoptimised:
         # The bar already shows which term dominates; keep room for it.
         headers.pop()
