@@ -890,7 +890,7 @@ def compare(
     >>> c = compare(["llama3-405b"], what_ifs=[("restart", "2min")])
     >>> [round(s["effective"], 3) for s in c.scenarios]
     [0.925, 0.966]
-    >>> c = compare(params="70B", gpus=4096, bw="400GB/s", what_ifs=["elastic: groups=8 ft_overhead=0.5%"])
+    >>> c = compare(params="70B", gpus=4096, bw="400GB/s", what_ifs=["elastic: groups=8 ft-overhead=0.5%"])
     >>> [s["name"] for s in c.scenarios]
     ['params=70B gpus=4096 bw=400GB/s', 'elastic']
     """

@@ -1146,8 +1146,7 @@ def sweep(
     epilog=_examples(
         "ckptcalc compare llama3-405b bloom-176b ./infra/cluster.toml",
         "ckptcalc compare llama3-405b --what-if restart=2min --what-if bw=20GB/s --what-if mtbf=24h",
-        "ckptcalc compare --params 70B --gpus 4096 --bw 400GB/s"
-        " --what-if 'elastic: groups=8 ft_overhead=0.5%' --what-if 'spares: spares=2 repair=4h'",
+        "ckptcalc compare --params 70B --gpus 4096 --bw 400GB/s --what-if 'elastic: groups=8 ft-overhead=0.5%'",
     )
 )
 @model_options
@@ -1167,7 +1166,7 @@ def compare(
         typer.Option(
             "--what-if",
             help="[NAME:] KEY=VALUE ...: a column from the first scenario with these inputs changed"
-            " (repeatable), e.g. 'elastic: groups=8 ft_overhead=0.5%'.",
+            " (repeatable), e.g. 'elastic: groups=8 ft-overhead=0.5%'.",
             metavar="CHANGES",
             rich_help_panel="Output",
         ),
@@ -1770,7 +1769,7 @@ def analyze(
         "ckptcalc report llama3-405b gemini-inmemory --html review.html",
         "ckptcalc report ./infra/cluster.toml --work 30d --log run-events.jsonl --markdown review.md",
         "ckptcalc report llama3-405b gemini-inmemory --check review.html",
-        "ckptcalc report --params 70B --gpus 4096 --bw 400GB/s --what-if 'elastic: groups=8 ft_overhead=0.5%'"
+        "ckptcalc report --params 70B --gpus 4096 --bw 400GB/s --what-if 'elastic: groups=8 ft-overhead=0.5%'"
         " --markdown review.md",
     )
 )
@@ -1788,7 +1787,7 @@ def report(
         typer.Option(
             "--what-if",
             help="[NAME:] KEY=VALUE ...: one more scenario, the first with these inputs changed (repeatable),"
-            " e.g. 'elastic: groups=8 ft_overhead=0.5%'.",
+            " e.g. 'elastic: groups=8 ft-overhead=0.5%'.",
             metavar="CHANGES",
             rich_help_panel="Job",
         ),

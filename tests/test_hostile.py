@@ -613,3 +613,13 @@ def test_a_duplicate_column_among_100000_is_named(tmp_path: Path) -> None:
     done = _ckptcalc("fit", str(path), "--time", "c0", "--time-unit", "h", env=_env(), timeout=90)
     assert done.returncode == 2
     assert done.stderr == f"error: {path}:1: duplicate column 'c777' in the header\n"
+
+
+@pytest.mark.parametrize("mtbf", ["2s", "0.5s", "1e-3s"])
+def test_in_place_recovery_on_a_job_that_fails_far_faster_than_it_restarts_is_effective_0(
+    run_json: Callable[..., dict[str, Any]], mtbf: str
+) -> None:
+    # A failure every few seconds against a 10-minute restart: the shares of the failures that end a step
+    # overflow, and the job gets nothing done (it raised ZeroDivisionError, exit 1, before).
+    doc = run_json("optimize", "--mtbf", mtbf, "--jit-share", "0.6", "--step-time", "10s", "--notice-share", "0.05")
+    assert doc["effective"] == 0.0

@@ -332,7 +332,7 @@ def test_the_markdown_reads_the_figures_of_a_schedule_off_its_optimum() -> None:
     gains = {lever["key"]: lever["gain_pp"] for lever in optimize["levers"]}
     assert gains["memory_replica"] > 0 > gains["spares"]
     for lever in optimize["levers"]:
-        shown = f"{'+' if lever['gain_pp'] >= 0 else '-'}{abs(lever['gain_pp']):.2f} pp |"
+        shown = f"{'gains' if lever['gain_pp'] >= 0 else 'costs'} {abs(lever['gain_pp']):.2f} pp |"
         assert sum(line.endswith(shown) for line in lines) >= 1, shown
     # The plan's rows: p90 is the runs' own p90 (34.8 d, 292 failures), not another quantile.
     plan = data["scenarios"][0]["plan"]

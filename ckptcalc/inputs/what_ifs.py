@@ -1,7 +1,7 @@
 """What-ifs as a user writes them, and the input a mistyped keyword most likely meant.
 
 A what-if changes one input or several at once, and may carry its own name:
-``"restart=2min"``, ``"groups=8 ft_overhead=0.5%"``, ``"elastic: groups=8 ft_overhead=0.5%"``.
+``"restart=2min"``, ``"restart=2min bw=4TB/s"``, ``"faster: restart=2min bw=4TB/s"``.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ def _key(text: str) -> str:
 def parse(text: str) -> tuple[str | None, list[tuple[str, str]]]:
     """``[NAME:] KEY=VALUE [KEY=VALUE ...]`` as (name or None, [(input, value), ...]).
 
-    >>> parse("elastic: groups=8 ft-overhead=0.5%")
-    ('elastic', [('groups', '8'), ('ft_overhead', '0.5%')])
+    >>> parse("faster: restart=2min read-bw=5GB/s")
+    ('faster', [('restart', '2min'), ('read_bw', '5GB/s')])
     >>> parse("--read-bw = 5GB/s")
     (None, [('read_bw', '5GB/s')])
     """
@@ -60,7 +60,7 @@ def parse(text: str) -> tuple[str | None, list[tuple[str, str]]]:
 
 
 def label(pairs: Iterable[tuple[str, object]]) -> str:
-    """The name a what-if goes by when it has none: its changes as written (``groups=8 ft_overhead=0.5%``)."""
+    """The name a what-if goes by when it has none: its changes as written (``restart=2min bw=4TB/s``)."""
     return " ".join(f"{key}={value}" for key, value in pairs)
 
 

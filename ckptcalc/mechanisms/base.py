@@ -669,3 +669,8 @@ class Mechanism:
     def sweep_cells(self, over: str, values: Any, result: Any, show: dict[str, Any]) -> list[tuple[str, list[str]]]:
         """Its columns of a sweep's table: (header, a cell per point)."""
         return []
+
+    def baseline_notes(self, levers: Any, show: dict[str, Any]) -> list[str]:
+        """What the job as evaluated assumes of this mechanism where it lacks it, in words, from the levers
+        offered (``show`` formats by unit kind): a line for the inputs' list of assumed values."""
+        return []

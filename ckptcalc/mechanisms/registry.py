@@ -753,3 +753,7 @@ def sweep_cells(over: str, values: Any, result: Any, show: dict[str, Any]) -> li
 def other_lever_keys() -> tuple[str, ...]:
     """Levers offered where the job has a mechanism that is not a running share."""
     return tuple(key for m in REGISTRY if m.kind != "running_share" for key in m.levers_with)
+
+
+def baseline_notes(levers: Any, show: dict[str, Any]) -> list[str]:
+    return [note for m in REGISTRY for note in m.baseline_notes(levers, show)]

@@ -417,6 +417,15 @@ class Spares(Mechanism):
         per_node = getattr(scenario, PER_NODE)
         return config.replace(**{NODES: nodes, PER_NODE: per_node, SPARES: spares, REPAIR: repair, RISK: risk})
 
+    def baseline_notes(self, levers: Any, show: dict[str, Any]) -> list[str]:
+        # Without a pool the job as evaluated assumes a replacement node is always free; the lever's value is
+        # its effective time with no spare.
+        return [
+            f"a replacement node always free (no spare pool; with none free, {show['fraction'](lever.value)})"
+            for lever in levers
+            if lever.key == SPARES and lever.value is not None
+        ]
+
     def defaults_taken(self, scenario: Any, config: Any) -> tuple[tuple[str, float], ...]:
         if getattr(scenario, SPARES) is None:
             return ()

@@ -264,7 +264,9 @@ def _segment(length: Num, work: Num, rec: _Recovery, mtbf: Num, ns: Lib) -> _Map
     escape: Num = 0.0  # 1 − h, as a sum of positive terms
     for w in rec.lands:
         escape = escape + w
-    slow = mtbf / ns.maximum(escape, 1e-300)  # the mean time, in segment progress, to a failure that ends it
+    # The mean time, in segment progress, to a failure that ends it; kept above 0 where the shares of the
+    # failures that end it overflow (a job that fails far more often than it restarts: effective 0).
+    slow = ns.maximum(mtbf / ns.maximum(escape, 1e-300), 1e-300)
     time, stall = _piece(0.0, length, work, slow, ns)
     lost = -ns.expm1(-length / slow)
     restart = time / mtbf * rec.restart

@@ -320,9 +320,8 @@ def optimize(
             "optimal_interval_steps": steps.storage if steps is not None else None,
         }
     )  # fmt: skip
-    # The spares lever's baseline: the job as evaluated assumes a replacement node is always free.
-    baseline = [wording.spare_baseline(v.value) for v in levers if v.key == "spares" and v.value is not None]
-    document["inputs"]["assumed"] = [*document["inputs"]["assumed"], *baseline]
+    # What the job as evaluated assumes of the mechanisms it lacks (a replacement node always free).
+    document["inputs"]["assumed"] = [*document["inputs"]["assumed"], *registry.baseline_notes(levers, wording.SHOW)]
     if targets is not None:
         document["targets"] = {
             "bandwidth_bytes_per_s": targets.bandwidth,

@@ -1131,12 +1131,6 @@ def assumed(items: Any, gpus: float | None) -> list[str]:
 ASSUMED = "Assumed (not given, nor from a preset you named):"
 
 
-def spare_baseline(without: float) -> str:
-    """What a job without a spare pool assumes, with the spares lever's effective time with no spare (its
-    ``value``): ``a replacement node always free (no spare pool; with none free, 73.8 %)``."""
-    return f"a replacement node always free (no spare pool; with none free, {pct(without)})"
-
-
 def check_bounds(row: dict[str, Any], floor: float | None, names: dict[str, str]) -> str:
     """What a failing ``check`` line adds: the bound it fails, named as the caller writes it (``names`` by
     ``min_effective`` and ``max_silent_risk``): ``; below --min-effective 90.0 %``."""
