@@ -146,6 +146,31 @@ def test_the_first_order_start() -> None:
     assert start[1] == 500.0
 
 
+def test_a_start_below_the_persist_time_is_raised_to_it() -> None:
+    # docs/model.md §8.4 (m·τ₁ ≥ P) and §8.5 (any start put at or above P), reference 8.5c: the top tier's own
+    # first-order interval √(2·10·3600/0.2) = 600 s lies below its persist time P = 1200 s, so the first-order
+    # start is (120, 268.3, 1200) s; the optimum sits on the floor, (2, 5) at τ₁ = 120 s. A continuous stage
+    # started at a top of 600 s rounds to (3, 4) at τ₁ = 100 s, 0.8162670 against 0.8166105.
+    t = Tiers(
+        tau1_s=1.0, every=(1.0, 1.0), stalls=(1.0, 3.0, 10.0), lag_s=1200.0, shares=(0.5, 0.3, 0.2),
+        restarts=(60.0, 120.0, 600.0),
+    )  # fmt: skip
+    first = search._first_order_intervals(t, 3600.0, Scalar)
+    assert first == pytest.approx([120.0, 268.328, 1200.0], rel=1e-6)
+    own = search._first_order_intervals(t.replace(lag_s=0.0), 3600.0, Scalar)
+    assert own[-1] == pytest.approx(600.0, rel=1e-12)
+    for start in (None, tuple(own)):
+        found = search.best(t, 3600.0, start=start)
+        assert found.every == (2.0, 5.0), start
+        assert found.tau1_s == pytest.approx(120.0, rel=1e-9)
+        assert value(found, 3600.0) == pytest.approx(0.8166105, abs=1e-7)
+    assert value(t.replace(every=(3.0, 4.0), tau1_s=100.0), 3600.0) == pytest.approx(0.8162670, abs=1e-7)
+    best = value(found, 3600.0)
+    for trial in itertools.product(range(1, 6), range(1, 12)):
+        if trial != (2, 5):
+            assert at_multiples(t, (float(trial[0]), float(trial[1])), 3600.0) < best, trial
+
+
 # ------------------------------------------------------------------ the persist time is a floor
 
 
