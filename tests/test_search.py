@@ -295,9 +295,10 @@ def test_the_optimum_does_not_depend_on_where_the_search_starts(
         assert value(other, mtbf) == pytest.approx(best, abs=1e-3), (start, other.every, found.every)
 
 
-# Two schedules where a search that moved one multiple at a time, or a multiple only with its neighbour, ended
-# lower from some starts: (1, 9) for (2, 6) with the top on its persist time, and (3, 1, 3) for (2, 1, 4) across a
-# tier merged with the next (random schedules of the two tests above, found before these moves).
+# Three schedules where a search that moved one multiple at a time, or a multiple only with its neighbour, or a
+# partner only rounded down, ended lower from some starts: (1, 9) for (2, 6) with the top on its persist time,
+# (3, 1, 3) for (2, 1, 4) across a tier merged with the next, and, synchronous, (8, 3) for (7, 4), reached by
+# m₂ − 1 with m₃ rounded up (0.9353808 against 0.9353865; random schedules of the two tests above).
 LOCAL_OPTIMA = [
     (
         Tiers(
@@ -317,6 +318,14 @@ LOCAL_OPTIMA = [
         ),
         616.3857962937248, [(186.4, 536.2, 47.5, 240.3), (166.1, 67.3, 1549.5, 96.3), (468.9, 36.3, 815.8, 4079.0)],
         (2.0, 1.0, 4.0),
+    ),
+    (
+        Tiers(
+            tau1_s=1.0, every=(1.0, 1.0), stalls=(0.05055892700872934, 2.9412026405445215, 4.836158230966355),
+            lag_s=0.0, shares=(0.4675383875458743, 0.46991383432883865, 0.06254777812528704),
+            restarts=(4.763209259841249, 86.9716378288701, 208.69027194580272),
+        ),
+        3066.7583369649665, [(140.8, 1782.7, 3606.0), (252.1, 535.6, 3837.9), (2.0, 2712.7, 375.4)], (7.0, 4.0),
     ),
 ]  # fmt: skip
 
