@@ -146,6 +146,31 @@ def test_the_first_order_start() -> None:
     assert start[1] == 500.0
 
 
+def test_a_start_below_the_persist_time_is_raised_to_it() -> None:
+    # docs/model.md §8.4 (m·τ₁ ≥ P) and §8.5 (any start put at or above P), reference 8.5c: the top tier's own
+    # first-order interval √(2·10·3600/0.2) = 600 s lies below its persist time P = 1200 s, so the first-order
+    # start is (120, 268.3, 1200) s; the optimum sits on the floor, (2, 5) at τ₁ = 120 s. A continuous stage
+    # started at a top of 600 s rounds to (3, 4) at τ₁ = 100 s, 0.8162670 against 0.8166105.
+    t = Tiers(
+        tau1_s=1.0, every=(1.0, 1.0), stalls=(1.0, 3.0, 10.0), lag_s=1200.0, shares=(0.5, 0.3, 0.2),
+        restarts=(60.0, 120.0, 600.0),
+    )  # fmt: skip
+    first = search._first_order_intervals(t, 3600.0, Scalar)
+    assert first == pytest.approx([120.0, 268.328, 1200.0], rel=1e-6)
+    own = search._first_order_intervals(t.replace(lag_s=0.0), 3600.0, Scalar)
+    assert own[-1] == pytest.approx(600.0, rel=1e-12)
+    for start in (None, tuple(own)):
+        found = search.best(t, 3600.0, start=start)
+        assert found.every == (2.0, 5.0), start
+        assert found.tau1_s == pytest.approx(120.0, rel=1e-9)
+        assert value(found, 3600.0) == pytest.approx(0.8166105, abs=1e-7)
+    assert value(t.replace(every=(3.0, 4.0), tau1_s=100.0), 3600.0) == pytest.approx(0.8162670, abs=1e-7)
+    best = value(found, 3600.0)
+    for trial in itertools.product(range(1, 6), range(1, 12)):
+        if trial != (2, 5):
+            assert at_multiples(t, (float(trial[0]), float(trial[1])), 3600.0) < best, trial
+
+
 # ------------------------------------------------------------------ the persist time is a floor
 
 
@@ -270,9 +295,10 @@ def test_the_optimum_does_not_depend_on_where_the_search_starts(
         assert value(other, mtbf) == pytest.approx(best, abs=1e-3), (start, other.every, found.every)
 
 
-# Two schedules where a search that moved one multiple at a time, or a multiple only with its neighbour, ended
-# lower from some starts: (1, 9) for (2, 6) with the top on its persist time, and (3, 1, 3) for (2, 1, 4) across a
-# tier merged with the next (random schedules of the two tests above, found before these moves).
+# Three schedules where a search that moved one multiple at a time, or a multiple only with its neighbour, or a
+# partner only rounded down, ended lower from some starts: (1, 9) for (2, 6) with the top on its persist time,
+# (3, 1, 3) for (2, 1, 4) across a tier merged with the next, and, synchronous, (8, 3) for (7, 4), reached by
+# m₂ − 1 with m₃ rounded up (0.9353808 against 0.9353865; random schedules of the two tests above).
 LOCAL_OPTIMA = [
     (
         Tiers(
@@ -292,6 +318,14 @@ LOCAL_OPTIMA = [
         ),
         616.3857962937248, [(186.4, 536.2, 47.5, 240.3), (166.1, 67.3, 1549.5, 96.3), (468.9, 36.3, 815.8, 4079.0)],
         (2.0, 1.0, 4.0),
+    ),
+    (
+        Tiers(
+            tau1_s=1.0, every=(1.0, 1.0), stalls=(0.05055892700872934, 2.9412026405445215, 4.836158230966355),
+            lag_s=0.0, shares=(0.4675383875458743, 0.46991383432883865, 0.06254777812528704),
+            restarts=(4.763209259841249, 86.9716378288701, 208.69027194580272),
+        ),
+        3066.7583369649665, [(140.8, 1782.7, 3606.0), (252.1, 535.6, 3837.9), (2.0, 2712.7, 375.4)], (7.0, 4.0),
     ),
 ]  # fmt: skip
 
