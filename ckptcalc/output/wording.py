@@ -138,6 +138,26 @@ def lever_name(
     return key  # pragma: no cover - every lever is named above
 
 
+#: How a break-even names the input it is on.
+_BREAK_EVEN_NAMES = {
+    "ft_overhead": "overhead",
+    "repair_s": "repair",
+    "jit_share": "of failures in place",
+    "codec_bandwidth": "codec bandwidth",
+    "restart_s": "restart",
+}
+
+
+def break_even(found: dict[str, Any] | None) -> str:
+    """A lever's break-even after its name (``; pays below 1.66 % overhead``); "" for a lever without one."""
+    if found is None:
+        return ""
+    name = _BREAK_EVEN_NAMES.get(found["key"], found["key"])
+    # A spare pool's break-even is against no spare (its gain above is against a replacement always free).
+    against = "against none, " if found["key"] == "repair_s" and found["unit"] == "duration" else ""
+    return f"; {against}pays {found['pays']} {SHOW[found['unit']](found['value'])} {name}"
+
+
 def cluster_gain(gain_pp: float) -> str:
     """A running share's lever's gain over job and spare nodes, after its name."""
     return f"; over job and spare nodes {gain_pp:+.2f} pp"
