@@ -121,3 +121,11 @@ def test_the_table_and_markdown_say_where_it_pays(run: Run) -> None:
     assert markdown.exit_code == 0
     line = next(row for row in markdown.stdout.splitlines() if row.startswith("| 8 elastic groups"))
     assert "pays below 1.66 % overhead" in line
+
+
+def test_the_report_says_where_it_pays() -> None:
+    # Llama 3 405B's elastic lever at 2 % overhead gains; it would stop paying above 4.97 %.
+    for form in ("markdown", "html"):
+        text = api.report(["llama3-405b"], form=form)
+        assert "2.00 % overhead); pays below 4.97 % overhead" in text
+        assert "against none, pays above 27.2 s repair" in text
