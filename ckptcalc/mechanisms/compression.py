@@ -77,6 +77,7 @@ class Compression(Mechanism):
         TierKey(CODEC, "rate", "not_first", _FIRST_TIER, middle=True),
     )
     levers = ("compression",)
+    break_even_words = ((CODEC, "", "codec bandwidth"),)
     example = ((RATIO, "4"), (CODEC, "50GB/s/gpu"))
     limit = ((RATIO, "1"), (CODEC, ""))  # a ratio of 1 through a free codec
 

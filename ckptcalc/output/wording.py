@@ -138,24 +138,13 @@ def lever_name(
     return key  # pragma: no cover - every lever is named above
 
 
-#: How a break-even names the input it is on.
-_BREAK_EVEN_NAMES = {
-    "ft_overhead": "overhead",
-    "repair_s": "repair",
-    "jit_share": "of failures in place",
-    "codec_bandwidth": "codec bandwidth",
-    "restart_s": "restart",
-}
-
-
 def break_even(found: dict[str, Any] | None) -> str:
-    """A lever's break-even after its name (``; pays below 1.66 % overhead``); "" for a lever without one."""
+    """A lever's break-even after its name (``; pays below 1.66 % overhead``), worded by the mechanism that owns
+    its input; "" for a lever without one."""
     if found is None:
         return ""
-    name = _BREAK_EVEN_NAMES.get(found["key"], found["key"])
-    # A spare pool's break-even is against no spare (its gain above is against a replacement always free).
-    against = "against none, " if found["key"] == "repair_s" and found["unit"] == "duration" else ""
-    return f"; {against}pays {found['pays']} {SHOW[found['unit']](found['value'])} {name}"
+    before, after = registry.break_even_words(found["key"]) or ("", found["key"])
+    return f"; {before}pays {found['pays']} {SHOW[found['unit']](found['value'])} {after}"
 
 
 def cluster_gain(gain_pp: float) -> str:
