@@ -126,7 +126,7 @@ def test_levers_skip_what_is_already_used() -> None:
 def test_levers_in_json_and_verdict(run: Run, run_json: RunJson) -> None:
     doc = run_json("optimize")
     plain = [lever for lever in doc["levers"] if not lever["key"].startswith("spares")]  # tests/test_spares.py
-    assert [set(lever) for lever in plain] == [{"key", "name", "effective", "gain_pp"}] * 8  # compression too
+    assert [set(lever) for lever in plain] == [{"key", "name", "effective", "gain_pp", "break_even"}] * 8
     best = doc["levers"][0]
     table = run("optimize").stdout
     assert f"Largest single gain: {best['name']}" in " ".join(table.split())

@@ -22,6 +22,7 @@ from markdown_it.token import Token
 from typer.testing import CliRunner
 
 from ckptcalc.cli import app
+from ckptcalc.output import wording
 from ckptcalc.output.markdown import cell, inline, table
 
 PARSER = MarkdownIt("commonmark").enable("table")
@@ -288,7 +289,8 @@ def test_optimize_names_the_hostile_path(outputs: Outputs) -> None:
     assert HOSTILE in doc["preset"]
     assert parsed.headings == [flat(f"ckptcalc optimize: {doc['preset']}")]
     # The replica's schedule, and the levers by name, each cell as the JSON document words it.
-    assert {v["name"] for v in doc["levers"]} <= every_cell(parsed)
+    # (a lever with a cost says where it starts to pay after its name)
+    assert {v["name"] + wording.break_even(v["break_even"]) for v in doc["levers"]} <= every_cell(parsed)
     assert {"memory", "storage"} <= every_cell(parsed)
 
 

@@ -274,7 +274,8 @@ def test_the_table_and_markdown_show_the_json(m: Mechanism, run: Run, run_json: 
     assert len(levers) == len(m.levers)
     for lever in levers:
         gain = f"{lever['gain_pp']:+.2f} pp"
-        row = f"| {lever['name']} | {wording.pct(lever['effective'])} | {gain} |"
+        name = lever["name"] + wording.break_even(lever["break_even"])  # where a lever with a cost pays
+        row = f"| {name} | {wording.pct(lever['effective'])} | {gain} |"
         assert row in plain_markdown, row
         assert lever["name"][:30] in plain_table and gain in plain_table
     assert markdown.startswith("## ckptcalc optimize")

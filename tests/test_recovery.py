@@ -434,7 +434,9 @@ def test_a_costly_lever_carries_its_break_even() -> None:
     found = {lever.key: lever for lever in levers(LLAMA, None, assume)}
     jit = found["jit_recovery"]
     assert jit.gain_pp < 0  # at the assumed 90 %, below the break-even share
-    assert jit.break_even is not None and jit.break_even.value == pytest.approx(0.902784, abs=1e-6)
+    # The first order's 90.28 % is 0.02 pp off zero: refined against the exact model, between 90.5 % and 91.5 %.
+    assert jit.break_even is not None and 0.905 < jit.break_even.value < 0.915
+    assert jit.break_even.pays == "above"
     assert found["mtbf_x2"].break_even is None
 
 

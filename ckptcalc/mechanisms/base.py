@@ -165,6 +165,9 @@ class Mechanism:
         has no cost or the key is not this mechanism's."""
         return None
 
+    #: How a lever's break-even names each input it is on: (input, words before "pays", words after the value).
+    break_even_words: tuple[tuple[str, str, str], ...] = ()
+
     def slowed_share(self, result: Any) -> float:
         """The share of elapsed time an evaluated result (one job) loses to training slowed by this
         mechanism (part of its write share); 0 for none."""

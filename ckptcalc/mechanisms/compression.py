@@ -77,6 +77,7 @@ class Compression(Mechanism):
         TierKey(CODEC, "rate", "not_first", _FIRST_TIER, middle=True),
     )
     levers = ("compression",)
+    break_even_words = ((CODEC, "", "codec bandwidth"),)
     example = ((RATIO, "4"), (CODEC, "50GB/s/gpu"))
     limit = ((RATIO, "1"), (CODEC, ""))  # a ratio of 1 through a free codec
 
@@ -102,6 +103,17 @@ class Compression(Mechanism):
         if key != "compression":
             return None
         return f"compress {float(getattr(changed, RATIO)):g}× at {rate(float(getattr(changed, CODEC)))}"
+
+    def break_even(self, key: str, config: Any, gpus: float | None) -> tuple[str, float, str] | None:
+        """The codec bandwidth above which the ``compression`` lever (``config`` the job with it) pays
+        (docs/model.md §17.3): a checkpoint then moves in size/B_c + size/(c·B), no longer than size/B
+        uncompressed, at B_c* = c·B/(c − 1); None for a ratio of 1 or a free codec."""
+        if key != "compression":
+            return None
+        ratio, codec = getattr(config, RATIO), getattr(config, CODEC)
+        if ratio is None or codec is None or not float(ratio) > 1.0:
+            return None
+        return (CODEC, float(ratio) * float(config.bandwidth) / (float(ratio) - 1.0), "rate")
 
     def check(self, where: Any, name: str, value: float) -> bool:
         return name == RATIO  # checked with what it changes (resolve)

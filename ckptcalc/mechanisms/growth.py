@@ -139,6 +139,7 @@ class Growth(Mechanism):
         ),
     )
     levers_with = (LEVER_FIXED,)
+    break_even_words = (("restart_s", "", "restart"),)
     panels = (("scale", "Job size"),)
     example = (("gpus", "32768"), ("gpu_mtbf_s", "50790.4h"), (GROWTH, "1"), (SCALED, "0.5"), (AT, "16384"))
     limit = ((GROWTH, "0"), (SCALED, ""), (AT, ""))  # a restart that does not grow: today's model

@@ -155,6 +155,7 @@ class Recovery(Mechanism):
         ),
     )
     levers = (LEVER,)
+    break_even_words = ((JIT, "", "of failures in place"),)
     example = (("step_time_s", "10s"), (NOTICE, "0.05"), (JIT, "0.6"), (BANDWIDTH, "1TB/s"))
     limit = ((NOTICE, ""), (JIT, ""), (BANDWIDTH, ""))  # neither share stated: every failure rolls back
     sweeps = (

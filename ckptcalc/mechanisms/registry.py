@@ -449,6 +449,11 @@ def break_even(key: str, config: Any, gpus: float | None) -> tuple[str, float, s
     return next((found for m in REGISTRY if (found := m.break_even(key, config, gpus)) is not None), None)
 
 
+def break_even_words(key: str) -> tuple[str, str] | None:
+    """How a lever's break-even on the input ``key`` is worded: (words before "pays", after the value)."""
+    return next(((before, after) for m in REGISTRY for name, before, after in m.break_even_words if name == key), None)
+
+
 def sweeps() -> tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...]:
     """Each mechanism's swept inputs, with the flag they follow in ``sweep --over``."""
     return tuple((m.sweeps_after, m.sweeps) for m in REGISTRY if m.sweeps)

@@ -350,6 +350,8 @@ class Spares(Mechanism):
         ),
     )
     levers = (LEVER_NEW,)
+    # Against no spare: the lever's own gain is against a replacement always free (docs/model.md §15.5).
+    break_even_words = ((REPAIR, "against none, ", "repair"),)
     levers_with = (LEVER_NONE, LEVER_TARGET)
     panels = (("spares", "Spares"),)
     sweeps = _SWEEPS

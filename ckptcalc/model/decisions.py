@@ -49,11 +49,13 @@ class LeverAssumptions(Record, extra=registry.lever_fields()):
 
 class BreakEven(Record):
     """Where a lever with a cost starts to pay: the input ``key`` it turns on, at ``value`` (SI units of
-    the unit kind ``unit``) the lever's gain is zero (docs/model.md, each mechanism's section)."""
+    the unit kind ``unit``) the lever's gain is zero (docs/model.md, each mechanism's section), and on
+    which side of it the lever pays (``pays``: ``above`` or ``below``)."""
 
     key: str
     value: float
     unit: str
+    pays: str = ""
 
 
 class Lever(Record):
@@ -148,19 +150,59 @@ def levers(
     found = []
     for key, changed, value in [(k, c, None) for k, c in options] + list(more):
         effective = _effective(changed)
-        found.append(
-            Lever(
-                key, effective, (effective - base) * 100.0, changed, value, break_even=_break_even(key, changed, gpus)
-            )
-        )
+        gain_pp = (effective - base) * 100.0
+        found.append(Lever(key, effective, gain_pp, changed, value, break_even=_break_even(key, changed, gpus, base)))
     found += _running_levers(config, gpus, assume, base)
     return sorted(found, key=lambda lever: -lever.gain_pp)
 
 
-def _break_even(key: str, changed: Config, gpus: float | None) -> BreakEven | None:
-    """Where the lever ``key`` (``changed`` the job with it) starts to pay, as its mechanism says; None for none."""
+#: How close to zero (percentage points) a lever's gain at its break-even must be: a mechanism's first-order
+#: value further off is refined against the exact model (:func:`_refined`).
+EVEN_PP = 0.01
+
+
+def _break_even(key: str, changed: Config, gpus: float | None, base: float) -> BreakEven | None:
+    """Where the lever ``key`` (``changed`` the job with it) starts to pay, as its mechanism says, refined
+    against the exact model where the gain there is more than :data:`EVEN_PP` off zero; None for none."""
     found = registry.break_even(key, changed, gpus)
-    return None if found is None else BreakEven(*found)
+    if found is None:
+        return None
+    name, value, unit = found
+
+    def gain_pp(x: float) -> float:
+        at: dict[str, Any] = {name: x}
+        return (_effective(changed.replace(**at)) - base) * 100.0
+
+    here = gain_pp(value)
+    if abs(here) > EVEN_PP:
+        refined = _refined(gain_pp, value, here, unit)
+        if refined is None:
+            return None
+        value = refined
+    return BreakEven(name, value, unit, _side(float(getattr(changed, name)), value, gain_pp(getattr(changed, name))))
+
+
+def _side(at: float, value: float, gain_pp: float) -> str:
+    """On which side of the break-even ``value`` a lever pays, from its gain at its own value ``at``."""
+    return "above" if (at > value) == (gain_pp > 0.0) else "below"
+
+
+def _refined(gain_pp: Callable[[float], float], start: float, at_start: float, unit: str) -> float | None:
+    """The root of ``gain_pp`` nearest ``start`` (the gain there ``at_start``): bracketed by steps of ×2 and
+    ÷2 (a share: halfway towards 0 and towards 1), then closed by Brent's method; None without a bracket."""
+    from scipy.optimize import brentq
+
+    low = high = start
+    for _ in range(60):
+        if unit == "fraction":
+            low, high = low / 2.0, (high + 1.0) / 2.0
+        else:
+            low, high = low / 2.0, high * 2.0
+        for end in (low, high):
+            if (gain_pp(end) > 0.0) != (at_start > 0.0):
+                a, b = sorted((start, end))
+                return float(brentq(gain_pp, a, b, xtol=1e-12 * max(abs(b), 1e-300), rtol=1e-12))
+    return None
 
 
 def _running_levers(config: Config, gpus: float | None, assume: LeverAssumptions | None, base: float) -> list[Lever]:
@@ -172,9 +214,22 @@ def _running_levers(config: Config, gpus: float | None, assume: LeverAssumptions
         even = registry.break_even(key, changed, gpus)
         found.append(
             Lever(key, effective, (effective - base) * 100.0, changed, value, cluster_gain,
-                  None if even is None else BreakEven(*even))
+                  None if even is None else _running_side(BreakEven(*even), changed, effective, value, cluster_gain,
+                                                          base))
         )  # fmt: skip
     return found
+
+
+def _running_side(
+    even: BreakEven, changed: Config, effective: float, value: float | None, cluster_gain: float | None, base: float
+) -> BreakEven:
+    """A running share's break-even with the side it pays on: its gain is over job and idle capacity
+    against the job without it (``value``, docs/model.md §15.5) where it has those, else its own."""
+    if cluster_gain is not None and value is not None:
+        gain_pp = cluster_gain - (value - base) * 100.0
+    else:
+        gain_pp = (effective - base) * 100.0
+    return even.replace(pays=_side(float(getattr(changed, even.key)), even.value, gain_pp))
 
 
 # ------------------------------------------------------------------ targets

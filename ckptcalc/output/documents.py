@@ -305,7 +305,7 @@ def optimize(
         {
             "levers": [
                 {"key": v.key, "name": wording.lever_name(v.key, v.changed, assume, job.gpus, v.value, job.config),
-                 "effective": v.effective, "gain_pp": v.gain_pp,
+                 "effective": v.effective, "gain_pp": v.gain_pp, "break_even": _break_even(v),
                  **({} if v.cluster_gain_pp is None else {"cluster_gain_pp": v.cluster_gain_pp})}
                 for v in levers
             ],
@@ -333,6 +333,14 @@ def optimize(
     if steps is not None:
         document["settings"] = settings(result, steps)
     return document
+
+
+def _break_even(lever: Lever) -> dict[str, Any] | None:
+    """A lever's break-even in JSON (SI units), None for a lever without a cost."""
+    found = lever.break_even
+    if found is None:
+        return None
+    return {"key": found.key, "value": found.value, "unit": found.unit, "pays": found.pays}
 
 
 def settings(result: Result, steps: Steps) -> dict[str, str]:

@@ -164,7 +164,10 @@ def _optimize(doc: dict[str, Any]) -> list[str]:
         lines += ["", inline(wording.MARKDOWN_LEVERS), ""]
         lines += table(
             ["lever", "effective", "gain"],
-            [[v["name"], pct(v["effective"]), f"{v['gain_pp']:+.2f} pp"] for v in doc["levers"]],
+            [
+                [v["name"] + wording.break_even(v.get("break_even")), pct(v["effective"]), f"{v['gain_pp']:+.2f} pp"]
+                for v in doc["levers"]
+            ],
         )
     return lines
 

@@ -278,7 +278,11 @@ def _curve(sweep: dict[str, Any], doc: dict[str, Any], charts: _Charts | None, a
 
 def _levers(doc: dict[str, Any]) -> dict[str, Any]:
     w = wording.REPORT
-    rows = [[lever["name"], pct(lever["effective"]), wording.lever_effect(lever["gain_pp"])] for lever in doc["levers"]]
+    rows = [
+        [lever["name"] + wording.break_even(lever.get("break_even")), pct(lever["effective"]),
+         wording.lever_effect(lever["gain_pp"])]
+        for lever in doc["levers"]
+    ]  # fmt: skip
     if not rows:
         return _section("levers", w["levers"], lines=[w["no_levers"]])
     header = [w["lever"], w["effective"], wording.REPORT_SUMMARY["effect"]]

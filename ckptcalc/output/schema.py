@@ -316,6 +316,21 @@ def _with_optional(schema: Schema, optional: Mapping[str, object]) -> Schema:
     return schema
 
 
+#: Where a lever with a cost starts to pay (docs/guide/decisions.md): re-run at ``value`` its gain is zero.
+BREAK_EVEN = _object(
+    {
+        "key": {"type": "string", "description": "the input the lever turns on"},
+        "value": {"type": "number", "description": "that input's value where the lever's gain is zero, in SI units"},
+        "unit": {
+            "enum": ["fraction", "duration", "rate"],
+            "description": "the value's unit kind: fraction (0 to 1), duration (seconds), rate (bytes per second)",
+        },
+        "pays": {"enum": ["above", "below"], "description": "on which side of the value the lever pays"},
+    },
+    "where a lever with a cost starts to pay; null for a lever without one",
+)
+
+
 def optimize() -> Schema:
     lever = _object(
         {
@@ -340,6 +355,7 @@ def optimize() -> Schema:
             "name": {"type": "string"},
             "effective": FRACTION,
             "gain_pp": NUMBER,
+            "break_even": {"oneOf": [{"type": "null"}, BREAK_EVEN]},
         }
     )
     # A running share's levers only: their gain over job and idle capacity (spare nodes, docs/model.md §15).

@@ -420,6 +420,7 @@ def decisions(out: Console, job: Job, document: dict[str, Any], narrow: bool) ->
             name = lever["name"]
             if "cluster_gain_pp" in lever:
                 name += wording.cluster_gain(lever["cluster_gain_pp"])
+            name += wording.break_even(lever.get("break_even"))
             table.add_row(name, pct(lever["effective"]), f"{lever['gain_pp']:+.2f} pp")
         out.print(table)
         out.print()

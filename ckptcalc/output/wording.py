@@ -138,6 +138,15 @@ def lever_name(
     return key  # pragma: no cover - every lever is named above
 
 
+def break_even(found: dict[str, Any] | None) -> str:
+    """A lever's break-even after its name (``; pays below 1.66 % overhead``), worded by the mechanism that owns
+    its input; "" for a lever without one."""
+    if found is None:
+        return ""
+    before, after = registry.break_even_words(found["key"]) or ("", found["key"])
+    return f"; {before}pays {found['pays']} {SHOW[found['unit']](found['value'])} {after}"
+
+
 def cluster_gain(gain_pp: float) -> str:
     """A running share's lever's gain over job and spare nodes, after its name."""
     return f"; over job and spare nodes {gain_pp:+.2f} pp"
