@@ -71,6 +71,18 @@ def test_to_pandas_makes_a_frame_of_the_rows(monkeypatch: pytest.MonkeyPatch) ->
     assert made == [curve.to_rows()]
 
 
+def test_to_pandas_with_pandas_installed_is_a_frame_of_the_same_rows() -> None:
+    import pandas  # the test extra installs it, as the pandas extra does for users
+
+    curve = ckptcalc.sweep(points=5)
+    rows = curve.to_rows()
+    found = curve.to_pandas()
+    assert isinstance(found, pandas.DataFrame)
+    assert len(found) == len(rows) == 5
+    assert list(found.columns) == list(rows[0])
+    assert found["effective"].tolist() == [row["effective"] for row in rows]
+
+
 def test_plots_are_figures_and_draw_themselves() -> None:
     pytest.importorskip("matplotlib")
     from matplotlib.figure import Figure
