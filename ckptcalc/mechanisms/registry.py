@@ -11,7 +11,8 @@ through the same contract checks.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from ckptcalc.mechanisms import compression, growth, limits, recovery, slowdown, spares
 from ckptcalc.mechanisms.base import IN_PLACE, NOWHERE, FailureClass, Input, Mechanism, Num, TierKey
@@ -28,6 +29,14 @@ REGISTRY: tuple[Mechanism, ...] = (
     silent.MECHANISM,
     growth.MECHANISM,
 )
+
+
+_T = TypeVar("_T")
+
+
+def _first(ask: Callable[[Mechanism], _T | None]) -> _T | None:
+    """The first answer that is not None of ``ask`` over the mechanisms in order (None: none answers)."""
+    return next((found for m in REGISTRY if (found := ask(m)) is not None), None)
 
 
 def inputs() -> tuple[Input, ...]:
@@ -136,11 +145,7 @@ def lever_keys() -> tuple[str, ...]:
 
 def lever_name(key: str, changed: Any, rate: Any) -> str | None:
     """The words of a mechanism's lever ``key``, None when no mechanism owns it."""
-    for m in REGISTRY:
-        words = m.lever_name(key, changed, rate)
-        if words is not None:
-            return words
-    return None
+    return _first(lambda m: m.lever_name(key, changed, rate))
 
 
 def check(where: Any, name: str, value: float) -> bool:
@@ -217,12 +222,12 @@ def unit_shown(kind: str) -> str:
 
 
 def written(kind: str, value: float) -> str | None:
-    return next((text for m in REGISTRY if (text := m.written(kind, value)) is not None), None)
+    return _first(lambda m: m.written(kind, value))
 
 
 def running(config: Any, mtbf_s: Num) -> Any:
     """The running share of ``config`` at ``mtbf_s`` (None when no running share applies)."""
-    return next((found for m in REGISTRY if (found := m.running(config, mtbf_s)) is not None), None)
+    return _first(lambda m: m.running(config, mtbf_s))
 
 
 def without_running(config: Any) -> Any:
@@ -248,27 +253,15 @@ def takes_over(config: Any) -> bool:
 
 def evaluated(config: Any, core: Any) -> Any:
     """The result of the first mechanism that takes ``config``'s evaluation over, None for none."""
-    for m in REGISTRY:
-        found = m.evaluated(config, core)
-        if found is not None:
-            return found
-    return None
+    return _first(lambda m: m.evaluated(config, core))
 
 
 def effective_at(config: Any, schedule: Any, mtbf_s: float, core: Any) -> float | None:
-    for m in REGISTRY:
-        found = m.effective_at(config, schedule, mtbf_s, core)
-        if found is not None:
-            return found
-    return None
+    return _first(lambda m: m.effective_at(config, schedule, mtbf_s, core))
 
 
 def unneeded(config: Any, core: Any) -> bool | None:
-    for m in REGISTRY:
-        found = m.unneeded(config, core)
-        if found is not None:
-            return found
-    return None
+    return _first(lambda m: m.unneeded(config, core))
 
 
 def approximate(config: Any) -> bool:
@@ -292,11 +285,7 @@ def with_classes(config: Any, schedule: Any, kept: Any) -> Any:
 
 def best(config: Any, base: Any, mtbf: Num, search: Any, effective: Any) -> Any:
     """A failure class's own search for the joint optimum (the first that has one), None for the core's."""
-    for m in REGISTRY:
-        found = m.best(config, base, mtbf, search, effective)
-        if found is not None:
-            return found
-    return None
+    return _first(lambda m: m.best(config, base, mtbf, search, effective))
 
 
 def summarized(config: Any, result: Any, kept: Any, caveat: Any) -> Any:
@@ -307,11 +296,7 @@ def summarized(config: Any, result: Any, kept: Any, caveat: Any) -> Any:
 
 def kept_for_good_s(config: Any) -> Num | None:
     """The work between the top tier's checkpoints kept for good (None: none kept for good)."""
-    for m in REGISTRY:
-        every = m.kept_for_good_s(config)
-        if every is not None:
-            return every
-    return None
+    return _first(lambda m: m.kept_for_good_s(config))
 
 
 def echo_parts(config: Any) -> tuple[tuple[str, dict[str, Any]], ...]:
@@ -362,11 +347,7 @@ def part_title(key: str, caption: bool = False) -> str:
 
 
 def caveat_words(kind: str, value: float | None, below: str | None, words: Any) -> str | None:
-    for m in REGISTRY:
-        found = m.caveat_words(kind, value, below, words)
-        if found is not None:
-            return found
-    return None
+    return _first(lambda m: m.caveat_words(kind, value, below, words))
 
 
 def measured(config: Any, analysis: Any) -> Any:
@@ -436,7 +417,7 @@ def running_levers(
 
 
 def lever_words(key: str, changed: Any, value: float | None, show: dict[str, Any]) -> str | None:
-    return next((words for m in REGISTRY if (words := m.lever_words(key, changed, value, show)) is not None), None)
+    return _first(lambda m: m.lever_words(key, changed, value, show))
 
 
 def running_lever_keys() -> tuple[str, ...]:
@@ -446,7 +427,7 @@ def running_lever_keys() -> tuple[str, ...]:
 
 def break_even(key: str, config: Any, gpus: float | None) -> tuple[str, float, str] | None:
     """Where the lever ``key`` (its changed configuration ``config``) starts to pay; None: no cost."""
-    return next((found for m in REGISTRY if (found := m.break_even(key, config, gpus)) is not None), None)
+    return _first(lambda m: m.break_even(key, config, gpus))
 
 
 def break_even_words(key: str) -> tuple[str, str] | None:
@@ -460,7 +441,7 @@ def sweeps() -> tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...]:
 
 
 def sweep_range(over: str, result: Any) -> tuple[float, float] | None:
-    return next((found for m in REGISTRY if (found := m.sweep_range(over, result)) is not None), None)
+    return _first(lambda m: m.sweep_range(over, result))
 
 
 def check_sweep(over: str, config: Any, low: float, high: float, where: str) -> bool:
@@ -468,7 +449,7 @@ def check_sweep(over: str, config: Any, low: float, high: float, where: str) -> 
 
 
 def sweep_whole(over: str) -> tuple[bool, float] | None:
-    return next((found for m in REGISTRY if (found := m.sweep_whole(over)) is not None), None)
+    return _first(lambda m: m.sweep_whole(over))
 
 
 def sweep_columns(result: Any) -> dict[str, Any]:
@@ -501,11 +482,11 @@ def simulated() -> tuple[Mechanism, ...]:
 
 
 def simulated_pool(config: Any) -> Any:
-    return next((found for m in REGISTRY if (found := m.simulated_pool(config)) is not None), None)
+    return _first(lambda m: m.simulated_pool(config))
 
 
 def run_waits(config: Any) -> Any:
-    return next((found for m in REGISTRY if (found := m.run_waits(config)) is not None), None)
+    return _first(lambda m: m.run_waits(config))
 
 
 def simulated_parts(outcome: Any, result: Any) -> tuple[tuple[str, dict[str, Any]], ...]:
@@ -521,7 +502,7 @@ def simulated_lines(document: dict[str, Any], show: dict[str, Any]) -> list[str]
 
 
 def model_label(config: Any) -> str | None:
-    return next((label for m in REGISTRY if (label := m.model_label(config)) is not None), None)
+    return _first(lambda m: m.model_label(config))
 
 
 # ------------------------------------------------------------------ failure classes
@@ -677,11 +658,7 @@ def report_lines(document: dict[str, Any], form: Any) -> list[str]:
 
 
 def assumed_lever_name(key: str, changed: Any, assume: Any, words: Any) -> str | None:
-    for m in REGISTRY:
-        found = m.assumed_lever_name(key, changed, assume, words)
-        if found is not None:
-            return found
-    return None
+    return _first(lambda m: m.assumed_lever_name(key, changed, assume, words))
 
 
 def lever_presets() -> tuple[tuple[str, str, str], ...]:
@@ -701,19 +678,11 @@ def what_if(name: str, scenario: Any, base: Any) -> Any:
 
 
 def sweep_start(name: str, config: Any) -> float | None:
-    for m in REGISTRY:
-        found = m.sweep_start(name, config)
-        if found is not None:
-            return found
-    return None
+    return _first(lambda m: m.sweep_start(name, config))
 
 
 def varied(name: str, config: Any, values: Any, scenario: Any) -> Any:
-    for m in REGISTRY:
-        found = m.varied(name, config, values, scenario)
-        if found is not None:
-            return found
-    return None
+    return _first(lambda m: m.varied(name, config, values, scenario))
 
 
 def defaults_taken(scenario: Any, config: Any) -> tuple[tuple[str, float], ...]:
