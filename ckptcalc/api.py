@@ -1397,6 +1397,8 @@ def fit(
     year: int | None = None,
     patterns: str | os.PathLike[str] | None = None,
     explain: Callable[[str], None] | None = None,
+    nodes: Value | None = None,
+    group_nodes: Value | None = None,
 ) -> FailureLog:
     """The failure process from incident logs (CSV or tab-separated, JSON array or JSON Lines, detected unless
     ``format`` names one, compressed or not; ``"-"`` reads ``stdin``):
@@ -1405,7 +1407,9 @@ def fit(
     places those without a zone (default UTC); ``patterns`` is a TOML file of line patterns
     (docs/formats/patterns.md), ``explain`` is given a line per log saying which formats were considered.
     Without logs, ``failures`` counted in ``window`` (a paper's
-    "419 interruptions in 54 days") give the MTBF and its interval alone.
+    "419 interruptions in 54 days") give the MTBF and its interval alone. Where the incidents have ends
+    (a start and an end per node), ``repairs`` holds the repair times and, given the fleet's ``nodes``,
+    the node unavailability, and the share of groups of ``group_nodes`` nodes with none out (docs/model.md §22).
 
     >>> f = fit(["tests/data/trace-54d.json"], time_unit="d", where=["planned=false"])
     >>> round(f.mtbf_s / 3600, 2), [round(x / 3600, 2) for x in f.mtbf_ci95], round(f["weibull"]["shape"], 3)
@@ -1415,11 +1419,12 @@ def fit(
     """
     from ckptcalc.inputs.units import parse_count, parse_duration
     from ckptcalc.logs import fit as fitting
-    from ckptcalc.output import documents
 
     paths = [os.fspath(x) for x in logs]
     conditions, any_conditions = list(where), list(where_any)
     gpus = _number(parse_count, observed_gpus, "observed_gpus") if observed_gpus is not None else None
+    stated = {key: None if raw is None else _whole(_number(parse_count, raw, key), key)
+             for key, raw in (("nodes", nodes), ("group_nodes", group_nodes))}  # fmt: skip
     if failures is not None or window is not None:
         if paths:
             raise InputError("counts take no log: give LOG... or {failures} with {window}, not both", where="failures")
@@ -1432,7 +1437,7 @@ def fit(
         count = _number(parse_count, failures, "failures")
         span = _number(parse_duration, window, "window")
         fitted = fitting.fit_counts(count, span, observed_gpus=gpus)
-        return FailureLog(documents.fit(fitted, [], source="counts"), None, fitted)
+        return FailureLog(_fit_document(fitted, None, stated, [], source="counts"), None, fitted)
     options: dict[str, Any] = {"time": time, "time_unit": time_unit, "cause": cause, "skip_bad": skip_bad,
                                "tz": tz, "time_format": time_format, "year": _year(year),
                                "patterns": _patterns(patterns), "explain": explain}  # fmt: skip
@@ -1450,8 +1455,23 @@ def fit(
     # The events in the window, less those coalesced, are the interruptions; one more than are counted
     # when the window opens at the first (docs/fit.md §3).
     at_start = fitted.events_kept - fitted.events_outside_window - fitted.events_coalesced - fitted.mtbf.interruptions
-    document = documents.fit(fitted, paths, log=log, where=conditions, where_any=any_conditions, at_start=at_start)
+    document = _fit_document(fitted, log, stated, paths, where=conditions, where_any=any_conditions, at_start=at_start)
     return FailureLog(document, None, fitted, year_from=log.year_from)
+
+
+def _whole(value: float, name: str) -> float:
+    if not float(value).is_integer() or value < 1:
+        raise InputError(f"must be a whole number of nodes from 1, got {value:g}", where=name)
+    return value
+
+
+def _fit_document(fitted: Any, log: Any, given: dict[str, Any], paths: list[str], **options: Any) -> dict[str, Any]:
+    """``fit``'s document, with the mechanisms' parts from the incident ``log`` (None for counts)."""
+    from ckptcalc.mechanisms import registry
+    from ckptcalc.output import documents
+
+    found = documents.fit(fitted, paths, log=log, **options)
+    return registry.placed(found, registry.incident_log_parts(log, fitted, given))
 
 
 @checked
@@ -1510,14 +1530,18 @@ def _fitted(outcome: FailureLog, base: PresetRef | None, *, keep_shape: bool) ->
     weibull = fitted.weibull
     shape = weibull.shape if keep_shape and weibull is not None and weibull.verdict != "exponential" else None
     start = load_preset(base)
-    changed = merge(start, {"mtbf_s": mtbf.mtbf_s}, band=(low, high)).replace(
+    measured = registry.incident_log_values(outcome.document)
+    values = {name: value for name, (value, _) in measured.items()}
+    changed = merge(start, {"mtbf_s": mtbf.mtbf_s, **values}, band=(low, high)).replace(
         shape=shape,
         source=wording.fit_source(outcome.document, shape is not None),
         description=wording.fitted_description(str(_label(named)), outcome.document),
     )
     fitted_from = wording.fitted_from(outcome.document)
     kept = tuple(item for item in changed.sources if item[0] != "shape")
+    kept = tuple(item for item in kept if item[0] not in measured)
     sources = (*kept, ("mtbf_s", fitted_from), *((("shape", fitted_from),) if shape is not None else ()))
+    sources += tuple((name, words) for name, (_, words) in measured.items())
     return derived(changed.replace(sources=sources), named)
 
 
@@ -2299,13 +2323,12 @@ def _run_fit(
     """:func:`fit` of an event log's failures over the run's own window, ``start_s`` to ``end_s`` (the log's
     times): the failures and MTBF analyze measures."""
     from ckptcalc.logs import fit as fitting
-    from ckptcalc.output import documents
 
     conditions = ["event=failure"]
     read = fitting.read_log(log, where=conditions, time_unit=time_unit, patterns=_patterns(patterns))
     fitted = fitting.fit_log(read, start_s=start_s, end_s=end_s)
     at_start = fitted.events_kept - fitted.events_outside_window - fitted.events_coalesced - fitted.mtbf.interruptions
-    document = documents.fit(fitted, [os.fspath(log)], log=read, where=conditions, where_any=[], at_start=at_start)
+    document = _fit_document(fitted, read, {}, [os.fspath(log)], where=conditions, where_any=[], at_start=at_start)
     return FailureLog(document, None, fitted, year_from=read.year_from)
 
 

@@ -1434,6 +1434,7 @@ def plan(
         "ckptcalc fit trace.json --time-unit d --where planned=false --cause cause.component",
         "ckptcalc fit failures.csv.gz --time-format '%m/%d/%Y %H:%M' --tz America/Denver --where 'type in GPU,NIC'",
         "ckptcalc fit --failures 419 --window 54d --observed-gpus 16384",
+        "ckptcalc fit node-faults.csv --nodes 512 --group-nodes 16",
         "ckptcalc fit - --json < events.jsonl",
     )
 )
@@ -1494,6 +1495,20 @@ def fit(
         Optional[str],
         typer.Option("--observed-gpus", help="GPUs the log covers: gives the per-GPU MTBF.", metavar="COUNT"),
     ] = None,
+    nodes: Annotated[
+        Optional[str],
+        typer.Option(
+            "--nodes", help="Nodes of the fleet the log covers: gives the node unavailability.", metavar="COUNT"
+        ),
+    ] = None,
+    group_nodes: Annotated[
+        Optional[str],
+        typer.Option(
+            "--group-nodes",
+            help="With --nodes: nodes per replica group, for the share of groups with no node out.",
+            metavar="D",
+        ),
+    ] = None,
     failures: Annotated[
         Optional[str],
         typer.Option("--failures", help="With no log: interruptions counted in --window (e.g. 419).", metavar="N"),
@@ -1518,7 +1533,8 @@ def fit(
         Optional[Path],
         typer.Option(
             "--save-preset",
-            help="Write --preset with its failures replaced by the fit (mtbf, mtbf_ci95, shape) to this TOML file.",
+            help="Write --preset with its failures replaced by the fit (mtbf, mtbf_ci95, shape; repair where the"
+            " incidents have ends) to this TOML file.",
             metavar="FILE",
         ),
     ] = None,
@@ -1563,6 +1579,8 @@ def fit(
         year=year,
         patterns=patterns,
         explain=_explain(verbose),
+        nodes=nodes,
+        group_nodes=group_nodes,
     )
     document = outcome.to_dict()
     if value is not None:

@@ -103,6 +103,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         [
             "canonical",
             "groups",
+            "outages",
             "fit",
             "analyze",
         ],

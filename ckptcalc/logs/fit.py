@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ckptcalc.errors import InputError
 from ckptcalc.logs import canonical, reader
 from ckptcalc.logs.adapter import Columns, Stamp
+from ckptcalc.logs.outages import Found, Outages
 from ckptcalc.logs.reader import MISSING, BadRecord, Clock, FatalRecord, TimeKind, get_path, text_form
 from ckptcalc.model.numeric import chi2_quantile, mtbf_interval
 from ckptcalc.model.statistics import CONFIDENCE
@@ -964,7 +965,7 @@ def fit_log(
 # ---------------------------------------------------------------- reading incident logs
 
 #: Fields tried, in order, when no time field is named; matched whatever their case (``Timestamp``).
-TIME_FIELDS = ("time", "timestamp", "event_time", "start")
+TIME_FIELDS = ("time", "timestamp", "event_time", "start", "start_time", "event_start_time", "timestart", "time_start")
 
 #: Fields tried, in order, for the cause when none is named; matched whatever their case (``Cause``).
 CAUSE_FIELDS = ("cause", "category", "kind", "type")
@@ -1003,7 +1004,8 @@ class EventLog:
     year_from: str | None = None  # where the year of year-less timestamps came from: year, mtime or today
     notes: Mapping[str, int] = field(default_factory=dict)  # what reading inferred (keys: adapter.NOTES)
     files: int = 1
-    ignored: int = 0  # events of a framework log that are not failures
+    ignored: int = 0  # events of a framework log that are not failures (and incidents' end rows)
+    outages: Found | None = None  # each node's incidents with their ends, where the log gives ends
 
     @property
     def times(self) -> tuple[float, ...]:
@@ -1049,13 +1051,18 @@ class _Incidents:
         self.known: dict[str, int] = {}
         self.by_cell: dict[str, int] = {}  # a table's cell to its code: the labels, and "" for the unknown cause
         self.failures_only = False  # a run's event log in seconds (what simulate --events writes): its failures
+        self.outages: Outages | None = None  # incidents with an end per node (docs/model.md §22)
 
     def fields(self, names: Sequence[str], line: int) -> None:
         if self.cause is None:
             self.cause = _find(names, CAUSE_FIELDS)
             self.default_cause = self.cause is not None
-        if self.time_field is not None:
-            return
+        if self.time_field is None:
+            self._time_field(names)
+        if not self.failures_only:
+            self.outages = Outages.layout(names, self.time_field)
+
+    def _time_field(self, names: Sequence[str]) -> None:
         self.time_field = _find(names, TIME_FIELDS)
         if self.time_field is None and canonical.SECONDS_FIELD in names:
             # A run's event log with times in seconds (simulate --events, or events of a log whose times
@@ -1076,6 +1083,8 @@ class _Incidents:
             # A run assembled from a framework's or scheduler's log: its failures are the incidents.
             if record["event"] != "failure":
                 return False
+            if "node" in record:  # an adapter's incident with its node and end (FTA's two columns)
+                self._assembled_outage(record, line)
             if self.cause is None:
                 self.cause = "cause"  # the assembled log's own field (every record of such a log is assembled)
             self.default_cause = False
@@ -1092,6 +1101,10 @@ class _Incidents:
         if raw is MISSING or raw is None or raw == "":
             raise BadRecord(f"no time: field {self.time_field!r} is missing or empty")
         seconds = self.clock.seconds(raw, line=line)
+        if self.outages is not None and not self.outages.take(
+            record, line, seconds, lambda value: self.clock.seconds(value, line=line)
+        ):
+            return False  # an incident's end: no interruption
         if self.cause is not None:
             value = record[self.cause] if self.cause in record else get_path(record, self.cause, None)
             if self.default_cause:
@@ -1113,8 +1126,8 @@ class _Incidents:
     def bulk(self, block: Columns, each: Callable[[int], None]) -> int:
         """Take a block of a table's rows at once (times and causes a column at a time) when each is what
         :meth:`record` would take without a word; else each row by ``each``. Returns the rows taken here."""
-        if self.failures_only:
-            for index in range(block.count):  # the other events are ignored and counted, row by row
+        if self.failures_only or self.outages is not None:
+            for index in range(block.count):  # the other events (or ends) are ignored and counted, row by row
                 each(index)
             return 0
         start = 0
@@ -1137,6 +1150,13 @@ class _Incidents:
             self.codes.extend(codes)
         self.times.extend(seconds)
         return len(seconds)
+
+    def _assembled_outage(self, record: dict[str, Any], line: int) -> None:
+        if self.outages is None:
+            self.outages = Outages("node", "end", None)
+        end = record.get("end")
+        self.outages.take({"node": record["node"], "end": end}, line, self.clock.seconds(record["time"], line=line),
+                          lambda value: self.clock.seconds(value, line=line))  # fmt: skip
 
     def _code(self, label: str) -> int:
         from array import array
@@ -1187,6 +1207,7 @@ class _Incidents:
             notes=dict(counts.notes),
             files=counts.files,
             ignored=counts.ignored,
+            outages=None if self.outages is None else self.outages.found(counts.source),
         )
 
 
@@ -1355,4 +1376,5 @@ def combine(logs: Sequence[EventLog]) -> EventLog:
         notes={key: sum(log.notes.get(key, 0) for log in logs) for key in {k for log in logs for k in log.notes}},
         files=sum(log.files for log in logs),
         ignored=sum(log.ignored for log in logs),
+        outages=Found.joined([log.outages for log in logs]),
     )

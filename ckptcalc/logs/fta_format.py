@@ -7,14 +7,16 @@ which ``event_type`` and ``event_start_time`` are needed. Times are seconds sinc
 ``event_type`` 0 is an unavailability, 1 an availability.
 
 Each unavailability's start is a ``failure``, for ``fit``; its cause is the row's ``event_end_reason``
-as written (the archive's code), and none when the field is absent, empty or ``NULL``. Availability
+as written (the archive's code), and none when the field is absent, empty or ``NULL``. With ``node_id``
+and ``event_stop_time`` it carries its node and its end too (``node``, ``end``; an empty stop: still
+unavailable), from which ``fit`` measures the repairs (docs/model.md §22). Availability
 rows are no events. The archive orders a trace by node, not by time: failures come out in the file's
 order, one row at a time, which ``fit`` counts whatever their order.
 
 >>> lines = ["# event_id\\tnode_id\\tevent_type\\tevent_start_time\\tevent_stop_time\\tevent_end_reason\\n",
 ...          "1\\t3\\t1\\t1100000000\\t1100003600\\tNULL\\n", "2\\t3\\t0\\t1100003600\\t1100007200\\t2\\n"]
 >>> [row.value for row in rows(lines)]
-[{'time': 1100003600.0, 'event': 'failure', 'cause': '2'}]
+[{'time': 1100003600.0, 'event': 'failure', 'cause': '2', 'node': '3', 'end': 1100007200.0}]
 """
 
 from __future__ import annotations
@@ -62,6 +64,15 @@ def detect(head: Sequence[str]) -> bool:
     return names is not None and set(NEEDED) <= set(names)
 
 
+def _seconds(cell: str) -> float | None:
+    """A time in seconds since 1970, or None for a cell that is not one."""
+    try:
+        seconds = float(cell)
+    except ValueError:
+        return None
+    return seconds if math.isfinite(seconds) and abs(seconds) <= MAX_TIME else None
+
+
 def rows(lines: Iterable[str], context: Context | None = None) -> Iterator[Row | Bad | Header]:
     """A ``failure`` for each unavailability; a :class:`Bad` for a row that cannot be read."""
     index: dict[str, int] | None = None
@@ -94,11 +105,8 @@ def rows(lines: Iterable[str], context: Context | None = None) -> Iterator[Row |
             yield Bad(number, f"event_type {kind[:20]!r}: expected 0 (unavailable) or 1 (available)")
             continue
         start = cells[index["event_start_time"]].strip()
-        try:
-            seconds = float(start)
-        except ValueError:
-            seconds = math.nan
-        if not math.isfinite(seconds) or abs(seconds) > MAX_TIME:
+        seconds = _seconds(start)
+        if seconds is None:
             yield Bad(number, f"cannot read event_start_time {start[:40]!r}: expected seconds since 1970")
             continue
         event: dict[str, object] = {"time": Stamp(seconds), "event": "failure"}
@@ -106,4 +114,12 @@ def rows(lines: Iterable[str], context: Context | None = None) -> Iterator[Row |
             reason = cells[index["event_end_reason"]].strip()
             if reason.lower() not in _EMPTY:
                 event["cause"] = reason
+        node = cells[index["node_id"]].strip() if "node_id" in index else ""
+        if node and "event_stop_time" in index:
+            stop = cells[index["event_stop_time"]].strip()
+            end = _seconds(stop)
+            if stop.lower() not in _EMPTY and end is None:
+                yield Bad(number, f"cannot read event_stop_time {stop[:40]!r}: expected seconds since 1970")
+                continue
+            event["node"], event["end"] = node, None if end is None else Stamp(end)
         yield Row(number, event)

@@ -569,6 +569,20 @@ class Mechanism:
         """What it does in a scenario, from its part of ``document`` (the report's list of mechanisms)."""
         return []
 
+    def incident_log_part(self, log: Any, fitted: Any, given: dict[str, Any]) -> tuple[tuple[str, dict[str, Any]], ...]:
+        """Its parts of ``fit``'s document, each placed after the key it names, from the incident ``log`` read
+        (an ``EventLog``; None for counts), the failures ``fitted`` to it and the options ``given`` by name."""
+        return ()
+
+    def incident_log_schema(self) -> dict[str, Any]:
+        """The JSON Schema of :meth:`incident_log_part`'s keys (always present)."""
+        return {}
+
+    def incident_log_values(self, document: dict[str, Any]) -> dict[str, tuple[float, str]]:
+        """The preset values a ``fit`` document measured of the mechanism: by field name, (the value in SI units,
+        the words saying where it comes from)."""
+        return {}
+
     # ------------------------------------------------------------- failure classes
 
     def classes(self, config: Any) -> tuple[FailureClass, ...]:

@@ -657,6 +657,18 @@ def report_lines(document: dict[str, Any], form: Any) -> list[str]:
     return [line for m in REGISTRY for line in m.report_lines(document, form)]
 
 
+def incident_log_parts(log: Any, fitted: Any, given: dict[str, Any]) -> tuple[tuple[str, dict[str, Any]], ...]:
+    return tuple(part for m in REGISTRY for part in m.incident_log_part(log, fitted, given))
+
+
+def incident_log_schema() -> dict[str, Any]:
+    return {key: value for m in REGISTRY for key, value in m.incident_log_schema().items()}
+
+
+def incident_log_values(document: dict[str, Any]) -> dict[str, tuple[float, str]]:
+    return {key: value for m in REGISTRY for key, value in m.incident_log_values(document).items()}
+
+
 def assumed_lever_name(key: str, changed: Any, assume: Any, words: Any) -> str | None:
     return _first(lambda m: m.assumed_lever_name(key, changed, assume, words))
 

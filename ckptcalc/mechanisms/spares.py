@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import collections
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ckptcalc.errors import InputError, UnitError
@@ -45,6 +45,10 @@ PER_NODE = "gpus_per_node"
 SPARES = "spares"
 REPAIR = "repair_s"
 RISK = "spare_risk"
+#: The nodes per replica group whose share intact a log's repairs give (``fit --group-nodes``).
+GROUP_NODES = "group_nodes"
+#: The key of the repair figures in ``fit``'s document (docs/model.md §22).
+REPAIRS = "repairs"
 
 #: The unit kind of ``--spares``: a whole count of nodes, or ``auto``.
 KIND = "spares"
@@ -107,6 +111,151 @@ def smallest_spares(load: float, risk: float) -> int:
         s += 1
         b = load * b / (s + load * b)
     return s
+
+
+# ------------------------------------------------------------------ repairs measured from a log (§22)
+# An incident log that gives each incident's node and its end as well as its start measures how long a node
+# stays out. Per node, incidents that overlap are one outage, from the first start to the last end. Each
+# outage that ended is one repair r = end − start (mean, median, 90th percentile); the node unavailability
+# is u = Σ (the time each outage covers of the window) / (nodes × window), an outage still open at the log's
+# end running to the window's end; a replica group of D nodes is whole a share (1 − u)^D of the time, nodes
+# failing independently. Erlang B (above) depends on the repair distribution through its mean alone, so the
+# mean measured here is the ``[spares] repair`` a preset states, however heavy the log's tail.
+
+#: A node's outage: (node, start, end), the end None while it is still open at the log's end.
+Span = tuple[str, float, float | None]
+
+
+def merged_outages(spans: Iterable[Span]) -> list[Span]:
+    """The outages of ``spans``: per node, incidents that overlap or touch joined into one, from the first
+    start to the last end (an open one runs on to the log's end), ordered by node and start.
+
+    >>> merged_outages([("a", 5.0, 20.0), ("b", 1.0, 2.0), ("a", 0.0, 10.0), ("a", 25.0, None), ("a", 30.0, 31.0)])
+    [('a', 0.0, 20.0), ('a', 25.0, None), ('b', 1.0, 2.0)]
+    """
+    found: list[Span] = []
+    for node, start, end in sorted(spans, key=lambda span: (span[0], span[1])):
+        if found and found[-1][0] == node:
+            last_node, last_start, last_end = found[-1]
+            if last_end is None or start <= last_end:
+                joined = None if last_end is None or end is None else max(last_end, end)
+                found[-1] = (last_node, last_start, joined)
+                continue
+        found.append((node, start, end))
+    return found
+
+
+def repair_quantile(ordered: Sequence[float], q: float) -> float:
+    """The ``q`` quantile of ascending ``ordered``: linear between the order statistics around the position
+    (n − 1)·q (what numpy's default gives).
+
+    >>> repair_quantile([1.0, 2.0, 4.0, 10.0], 0.5), round(repair_quantile([1.0, 2.0, 4.0, 10.0], 0.9), 12)
+    (3.0, 8.2)
+    """
+    at = (len(ordered) - 1) * q
+    low = math.floor(at)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (at - low)
+
+
+def repair_figures(
+    spans: Iterable[Span],
+    *,
+    start_s: float,
+    end_s: float,
+    nodes: float | None = None,
+    group_nodes: float | None = None,
+    mtbf_s: float | None = None,
+    unmatched_ends: int = 0,
+) -> dict[str, Any]:
+    """The repair figures of a log's incidents in the window ``start_s`` … ``end_s`` (docs/model.md §22), as
+    ``fit``'s document holds them (SI units). The repairs are the outages (:func:`merged_outages`) that ended and
+    started in the window; ``nodes`` (the fleet's size) gives the unavailability, ``group_nodes`` the share
+    of groups of that many nodes with none out, ``mtbf_s`` (the log's MTBF) the per-node MTBF."""
+    outages = merged_outages(spans)
+    seen = len({node for node, _, _ in outages})
+    window = end_s - start_s
+    if nodes is not None and nodes < seen:
+        raise InputError(
+            f"the log names {seen} nodes with incidents, more than the fleet's {nodes:g}: give the whole fleet",
+            where="nodes",
+        )
+    repairs = sorted(end - start for node, start, end in outages if end is not None and start_s <= start <= end_s)
+    still_open = sum(1 for _, start, end in outages if end is None and start <= end_s)
+    down = sum(max(0.0, min(end_s if end is None else end, end_s) - max(start, start_s)) for _, start, end in outages)
+    unavailability = None if nodes is None or window <= 0 else down / (nodes * window)
+    intact = None if unavailability is None or group_nodes is None else (1.0 - unavailability) ** group_nodes
+    return {
+        "count": len(repairs),
+        "mean_s": sum(repairs) / len(repairs) if repairs else None,
+        "median_s": repair_quantile(repairs, 0.5) if repairs else None,
+        "p90_s": repair_quantile(repairs, 0.9) if repairs else None,
+        "longest_s": repairs[-1] if repairs else None,
+        "open": still_open,
+        "unmatched_ends": unmatched_ends,
+        "nodes_seen": seen,
+        "nodes": nodes,
+        "down_s": down,
+        "window_s": window,
+        "unavailability": unavailability,
+        "group_nodes": group_nodes,
+        "groups_intact": intact,
+        "node_mtbf_s": None if nodes is None or mtbf_s is None else nodes * mtbf_s,
+    }
+
+
+def repair_schema() -> dict[str, Any]:
+    seconds = {"type": ["number", "null"], "minimum": 0}
+    share = {"type": ["number", "null"], "minimum": 0, "maximum": 1}
+    count = {"type": "integer", "minimum": 0}
+    """The JSON Schema of :func:`repair_figures`' record (without its null)."""
+    return {
+        "type": "object",
+        "description": "Repair times and node availability from incidents with a start and an end per node "
+        "(docs/model.md §22); null where the log gives no incident's end.",
+        "required": [
+            "count",
+            "mean_s",
+            "median_s",
+            "p90_s",
+            "longest_s",
+            "open",
+            "unmatched_ends",
+            "nodes_seen",
+            "nodes",
+            "down_s",
+            "window_s",
+            "unavailability",
+            "group_nodes",
+            "groups_intact",
+            "node_mtbf_s",
+        ],
+        "additionalProperties": False,
+        "properties": {
+            "count": {
+                **count,
+                "description": "Repairs: outages (overlapping incidents of a node merged) that "
+                "started in the window and ended.",
+            },
+            "mean_s": {**seconds, "description": "Mean repair time (what Erlang B depends on), s."},
+            "median_s": {**seconds, "description": "Median repair time, s."},
+            "p90_s": {**seconds, "description": "90th percentile of the repair times, s."},
+            "longest_s": {**seconds, "description": "Longest repair, s."},
+            "open": {**count, "description": "Outages with no end in the log: down until the window's end."},
+            "unmatched_ends": {**count, "description": "End rows with no open incident of their node (left out)."},
+            "nodes_seen": {**count, "description": "Distinct nodes with an incident."},
+            "nodes": {"type": ["number", "null"], "minimum": 1, "description": "The fleet's nodes (--nodes)."},
+            "down_s": {"type": "number", "minimum": 0, "description": "Node-seconds out inside the window."},
+            "window_s": {"type": "number", "minimum": 0, "description": "The window, s."},
+            "unavailability": {**share, "description": "u = down_s / (nodes × window_s); null without nodes."},
+            "group_nodes": {"type": ["number", "null"], "minimum": 1, "description": "D, nodes per group."},
+            "groups_intact": {
+                **share,
+                "description": "(1 − u)^D: the share of time a group of D nodes has none out, nodes independent.",
+            },
+            "node_mtbf_s": {**seconds, "description": "Per-node MTBF: nodes × the log's MTBF, s."},
+        },
+    }
 
 
 class Pool(Record):
@@ -710,7 +859,9 @@ class Spares(Mechanism):
 
     def figure_tables(self, document: dict[str, Any], show: dict[str, Any]) -> list[tuple[str, str, list[Any]]]:
         """The pool's figures (docs/model.md §15): (the table's title, the report's caption, its rows of
-        figure, value and note), from the JSON document's ``spares``."""
+        figure, value and note), from the JSON document's ``spares``; a fit's repairs (§22) from its ``repairs``."""
+        if document.get(REPAIRS) is not None:
+            return [("Repairs and node availability", "Repairs", self.repair_rows(document[REPAIRS], show))]
         found = document.get(SPARES)
         if found is None:
             return []
@@ -734,6 +885,91 @@ class Spares(Mechanism):
             ),
         ]
         return [("Spares (effective above counts the waits for a node)", "Spare nodes", rows)]
+
+    # ------------------------------------------------------------- repairs measured from a log (§22)
+
+    def incident_log_part(self, log: Any, fitted: Any, given: dict[str, Any]) -> tuple[tuple[str, dict[str, Any]], ...]:
+        """The repair figures (docs/model.md §22) of an incident log whose incidents have ends, in the fit's
+        window; null for counts or a log without ends."""
+        found = None if log is None else log.outages
+        if found is None or not found.spans:
+            return (("causes", {REPAIRS: None}),)
+        start, end = fitted.window_start_s, fitted.window_end_s
+        if start is None or end is None:  # no window (one incident): the repairs alone, no unavailability
+            start = end = min(s for _, s, _ in found.spans)
+        figures = repair_figures(
+            found.spans,
+            start_s=start,
+            end_s=end,
+            nodes=given.get(NODES),
+            group_nodes=given.get(GROUP_NODES),
+            mtbf_s=fitted.mtbf.mtbf_s,
+            unmatched_ends=len(found.unmatched),
+        )
+        return (("causes", {REPAIRS: {"layout": found.layout, **figures, "unmatched_at": list(found.unmatched[:5])}}),)
+
+    def incident_log_schema(self) -> dict[str, Any]:
+        part = repair_schema()
+        properties = {
+            "layout": {"type": "string", "description": "columns (start and end on a row) or paired (rows)"},
+            **part["properties"],
+            "unmatched_at": {"type": "array", "items": {"type": "string"}, "description": "the first ends' FILE:LINE"},
+        }
+        record = {**part, "properties": properties, "required": [*properties]}
+        return {REPAIRS: {"oneOf": [record, {"type": "null"}], "description": part["description"]}}
+
+    def incident_log_values(self, document: dict[str, Any]) -> dict[str, tuple[float, str]]:
+        """The mean repair as ``[spares] repair`` (Erlang B needs no more of the distribution, §22)."""
+        found = document.get(REPAIRS)
+        if found is None or found["mean_s"] is None:
+            return {}
+        logs = ", ".join(document["logs"])
+        words = f"fitted from {logs if len(logs) <= 60 else 'the logs'}: the mean of {found['count']} repairs"
+        if found["node_mtbf_s"] is not None:
+            words += f"; per node MTBF {found['node_mtbf_s']:.6g} s ({found['nodes']:g} nodes)"
+        return {REPAIR: (float(found["mean_s"]), words)}
+
+    def repair_rows(self, found: dict[str, Any], show: dict[str, Any]) -> list[tuple[str, str, str]]:
+        """The rows of the repair figures of ``fit``'s document."""
+        dur, pct = show["duration"], show["fraction"]
+        if found["mean_s"] is None:
+            rows = [("repairs", "0", "no incident that started in the window has ended")]
+        else:
+            rows = [
+                ("repairs", str(found["count"]), "outages ended (overlaps of a node merged)"),
+                ("mean", dur(found["mean_s"]), "what Erlang B (spares) depends on: --repair"),
+                ("median", dur(found["median_s"]), ""),
+                ("p90", dur(found["p90_s"]), f"longest {dur(found['longest_s'])}"),
+            ]
+        if found["open"]:
+            rows.append(("still open", str(found["open"]), "no end in the log: down to the window's end"))
+        if found["unmatched_ends"]:
+            at = ", ".join(found["unmatched_at"])
+            rows.append(("ends without a start", str(found["unmatched_ends"]), f"left out ({at})"))
+        if found["unavailability"] is None:
+            rows.append(("unavailability", "-", f"{found['nodes_seen']} nodes had incidents: give --nodes"))
+            return rows
+        rows.append(("unavailability u", pct(found["unavailability"]), f"of {found['nodes']:g} nodes' time"))
+        if found["groups_intact"] is not None:
+            d = f"{found['group_nodes']:g}"
+            rows.append((f"groups of {d} intact", pct(found["groups_intact"]), f"(1 − u)^{d}, nodes independent"))
+        if found["node_mtbf_s"] is not None:
+            rows.append(("per-node MTBF", dur(found["node_mtbf_s"]), "nodes × the MTBF"))
+        return rows
+
+    def report_lines(self, document: dict[str, Any], form: Any) -> list[str]:
+        """The repairs of a fit's document (a report's log section) in a sentence."""
+        found = document.get(REPAIRS) if document.get("command") == "fit" else None
+        if found is None or found["mean_s"] is None:
+            return []
+        line = (
+            f"{found['count']} repairs: mean {form('duration', found['mean_s'])}, median"
+            f" {form('duration', found['median_s'])}, p90 {form('duration', found['p90_s'])}; spares sized from"
+            " the mean (Erlang B depends on no more of the repair times)."
+        )
+        if found["unavailability"] is not None:
+            line += f" Node unavailability {form('fraction', found['unavailability'])}."
+        return [line]
 
     # ------------------------------------------------------------- the simulations
 

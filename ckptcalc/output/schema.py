@@ -607,6 +607,7 @@ def fit() -> Schema:
                 "description": "the fit at 0, 1, 5 and 30 min of coalescing (and the window used), when at"
                 " least 10 % of the gaps are under 1 min; null otherwise",
             },
+            **registry.incident_log_schema(),
             "warnings": WARNINGS,
         },
     )

@@ -889,6 +889,9 @@ def fit(document: dict[str, Any]) -> None:
             causes.add_row(row["cause"], f"{row['count']}", pct(row["share"]))
         out.print(causes)
         out.print()
+    for title, _, rows in registry.figure_tables(document, wording.SHOW):  # a log's repairs (docs/model.md §22)
+        out.print(figure_table(title, rows, out.width < 80))
+        out.print()
     histogram = document["histogram"]
     if histogram["counts"]:
         chart = _grid("Gaps between interruptions", out.width < 80)
