@@ -276,7 +276,8 @@ _OPTIONS = frozenset(
      "min_effective", "max_silent_risk", "what_if", "failure_dist", "value", "time", "time_unit", "where", "cause",
      "window_start", "window_end", "coalesce", "observed_gpus", "format", "tz", "time_format", "where_any",
      "failures", "window", "mtbf_ci", "at", "work", "steps",
-     "runs", "deadline", "events", "slo", "discard", "keep_base", "year", "output", "patterns", "verbose"}
+     "runs", "deadline", "events", "slo", "discard", "keep_base", "year", "output", "patterns", "verbose",
+     "group_nodes"}
 )  # fmt: skip
 #: The report's options, by the names its errors use.
 _OPTIONS |= {"html", "markdown", "check", "log"}

@@ -188,6 +188,8 @@ class _State:
         record: dict[str, Any] = {"time": Stamp(t), "event": "failure"}
         if value.get("cause") is not None:
             record["cause"] = value["cause"]
+        if "node" in value:  # an incident's node and end (a trace's two columns), which fit reads (§22 of the model)
+            record["node"], record["end"] = value["node"], value.get("end")
         self.down = True
         yield from self.emit(line, record)
 

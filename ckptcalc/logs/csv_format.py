@@ -1,6 +1,7 @@
 """CSV logs: a header line naming the fields, then one row a line (quoted cells may span lines).
 
-Tab-separated files read the same way: a header with more tabs than commas splits on tabs. A header
+Tab-separated files read the same way: a header with more tabs than commas splits on tabs, and one with
+more ``|`` than either on ``|`` (what ``sacctmgr --parsable2`` prints). A header
 line may start with ``#`` (``# time<TAB>node``, as trace archives write it): the mark is not a field.
 
 >>> list(rows(["time,kind\\n", "\\n", "1, gpu\\n"]))
@@ -75,12 +76,12 @@ def records(
         if line.strip():
             marked = _HEADER_MARK.match(line)
             header_line = line[marked.end() :] if marked else line
-            tabbed = header_line.count("\t") > header_line.count(",")
+            counts = {mark: header_line.count(mark) for mark in (",", "\t", "|")}
+            delimiter = max(counts, key=lambda mark: (counts[mark], mark == ","))  # commas unless others outnumber
             break
         blanks += 1
     else:
         return
-    delimiter = "\t" if tabbed else ","
     reader = csv.reader(itertools.chain([header_line], source), delimiter=delimiter)
     header: list[str] | None = None
     consumed = blanks  # physical lines read so far, to know where the next row starts
