@@ -100,6 +100,10 @@ HELD_CHECKPOINTS = EXACT_VALUES
 #: The newest checkpoints a fold leaves as columns (those a restart resumes from, as a rule).
 KEPT_CHECKPOINTS = 1 << 10
 
+#: Checkpoints folded at a time once the first fold is done (so that no temporary array of a fold is
+#: large): the held ones then stay between KEPT_CHECKPOINTS and this many more.
+FOLD_STEP = 1 << 14
+
 #: Blocks of the folded stall coverage past which neighbouring blocks are merged in pairs.
 COVERAGE_BLOCKS = 1 << 16
 
@@ -673,12 +677,17 @@ class _Run:
                 self.ck_level = array("q", [0]) * before
             self.ck_level.extend([index] * count)
         if len(self.ck_end) > self.fold_at:
-            self._fold()
+            while len(self.ck_end) > KEPT_CHECKPOINTS + FOLD_STEP // 2 and self._fold():
+                pass
+            # The next attempt: after a fold, once another step's worth has ended; else later.
+            folded = len(self.ck_end) <= KEPT_CHECKPOINTS + FOLD_STEP // 2
+            self.fold_at = KEPT_CHECKPOINTS + FOLD_STEP if folded else len(self.ck_end) + FOLD_STEP
 
-    def _fold(self) -> None:
-        """Fold the oldest completed checkpoints, all but the newest :data:`KEPT_CHECKPOINTS`, into
-        :attr:`folded`: those that ended before any other (left, open, cut short or to come) started, so
-        that what they leave is final. The stalls cut short by then go with them."""
+    def _fold(self) -> bool:
+        """Fold the oldest completed checkpoints, up to :data:`FOLD_STEP` of them and never the newest
+        :data:`KEPT_CHECKPOINTS`, into :attr:`folded`: those that ended before any other (held, open, cut
+        short or to come) started, so that what they leave is final. The stalls cut short by then go with
+        them. False when none can go yet."""
         import numpy
 
         column = functools.partial(numpy.frombuffer, dtype=float)
@@ -688,17 +697,17 @@ class _Run:
         limit = min([self.last, *self.open.values()])
         later = numpy.minimum(numpy.minimum.accumulate(starts[::-1])[::-1], limit)  # the earliest start from each on
         reach = numpy.maximum.accumulate(ends)
-        apart = numpy.flatnonzero(reach[: n - KEPT_CHECKPOINTS] < later[1 : n - KEPT_CHECKPOINTS + 1])
-        self.fold_at = len(self.ck_end) + HELD_CHECKPOINTS // 2  # the next attempt, whatever this one folds
+        most = min(n - KEPT_CHECKPOINTS, FOLD_STEP)
+        apart = numpy.flatnonzero(reach[:most] < later[1 : most + 1])
         if not apart.size:
-            return
+            return False
         size = int(apart[-1]) + 1
         bound = float(later[size])
         cuts = int(numpy.searchsorted(cut[:, 1], bound, side="left"))  # cut short before the bound
         if cuts < len(cut) and float(cut[cuts:, 0].min()) <= max(
             float(reach[size - 1]), float(cut[:cuts, 1].max(initial=-math.inf))
         ):
-            return  # a stall cut short later began among them: wait
+            return False  # a stall cut short later began among them: wait
         if self.folded is None:
             self.folded = _Folded()
         folded = self.folded
@@ -747,10 +756,13 @@ class _Run:
         # Their coverage, exact at every failure, resume point and silent or group span.
         spans = _merge(numpy.concatenate((f_starts, cut[:cuts, 0])), numpy.concatenate((f_ends, cut[:cuts, 1])))
         resumed = numpy.frombuffer(folded.resume_start, dtype=float)
-        points = numpy.concatenate((failures, named[~numpy.isnan(named)], resumed[~numpy.isnan(resumed)],
-                                    folded.points()))  # fmt: skip
+        low, high = float(spans[0][0]), float(spans[1][-1])
+        near = slice(int(numpy.searchsorted(failures, low)), int(numpy.searchsorted(failures, high, side="right")))
+        points = numpy.concatenate((failures[near], named, resumed, folded.points()))
+        ranges = self._pinned_ranges()
+        meet = ranges[1] >= low
         folded.coverage.add(numpy.array(spans[0], dtype=float), numpy.array(spans[1], dtype=float),
-                            points, self._pinned_ranges())  # fmt: skip
+                            points[points >= low], (ranges[0][meet], ranges[1][meet]))  # fmt: skip
         folded.count += size
         self.ck_start, self.ck_end = _rest(self.ck_start, size), _rest(self.ck_end, size)
         if self.ck_persist is not None:
@@ -758,6 +770,7 @@ class _Run:
         if self.ck_level is not None:
             self.ck_level = _rest(self.ck_level, size)
         self.cut = _rest(self.cut, 2 * cuts)
+        return True
 
     def _pinned_ranges(self) -> tuple[Any, Any]:
         """The spans of the silent events and the groups down so far: what their losses take from the
@@ -1180,12 +1193,15 @@ class _Blocks:
 
     def add(self, starts: Any, ends: Any, points: Any, ranges: tuple[Any, Any]) -> None:
         """Add sorted, disjoint spans later than every block, pinning those holding ``points`` and those
-        meeting ``ranges`` (starts, ends)."""
+        meeting ``ranges`` (starts, ends), none before the spans. One before them pins the last block: no
+        later merge may reach over it."""
         import numpy
 
         if not starts.size:
             return
         n = starts.size
+        if self.pinned and (numpy.any(points < starts[0]) or numpy.any(ranges[0] < starts[0])):
+            self.pinned[-1] = 1
         lengths = ends - starts
         lengths[0] += self.total
         covered = numpy.cumsum(lengths)  # the running total, summed one span after the other
@@ -1202,9 +1218,7 @@ class _Blocks:
         first = pinned | numpy.concatenate(([True], pinned[:-1])) | (numpy.arange(n) % self.grain == 0)
         self._append(starts, ends, before, covered, pinned, first)
         while len(self.pinned) - sum(self.pinned) > COVERAGE_BLOCKS:
-            count = len(self.starts)
-            self._coarsen()
-            if len(self.starts) == count:  # each run between pinned blocks is one block already
+            if not self._coarsen():  # each run between pinned blocks is one block already
                 break
 
     def _append(self, starts: Any, ends: Any, before: Any, after: Any, pinned: Any, first: Any) -> None:
@@ -1220,14 +1234,17 @@ class _Blocks:
         self.single.frombytes(single.astype(numpy.int8).tobytes())
         self.pinned.frombytes(pinned[heads].astype(numpy.int8).tobytes())
 
-    def _coarsen(self) -> None:
-        """Merge the unpinned blocks in pairs (within each run of them between pinned ones)."""
+    def _coarsen(self) -> bool:
+        """Merge the unpinned blocks in pairs (within each run of them between pinned ones); False when
+        no two were neighbours."""
         import numpy
 
         starts, ends, before, after, single, pinned = self._columns()
         index = numpy.arange(starts.size)
         since = index - numpy.maximum.accumulate(numpy.where(pinned, index, -1)) - 1  # place in its run
         first = pinned | (since % 2 == 0)
+        if first.all():
+            return False
         self.starts, self.ends, self.before, self.after = array("d"), array("d"), array("d"), array("d")
         self.single, self.pinned = array("b"), array("b")
         heads = numpy.flatnonzero(first)
@@ -1237,6 +1254,7 @@ class _Blocks:
         keep &= single[heads].astype(numpy.int8) & (heads == tails).astype(numpy.int8)
         self.single = array("b", keep.tobytes())
         self.grain *= 2
+        return True
 
     def _columns(self) -> tuple[Any, Any, Any, Any, Any, Any]:
         import numpy
