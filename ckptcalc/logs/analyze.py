@@ -102,7 +102,7 @@ KEPT_CHECKPOINTS = 1 << 10
 
 #: Checkpoints folded at a time once the first fold is done (so that no temporary array of a fold is
 #: large): the held ones then stay between KEPT_CHECKPOINTS and this many more.
-FOLD_STEP = 1 << 14
+FOLD_STEP = 1 << 16
 
 #: Blocks of the folded stall coverage past which neighbouring blocks are merged in pairs.
 COVERAGE_BLOCKS = 1 << 16
@@ -719,7 +719,7 @@ class _Run:
         # Each level's stalls and persist lags, in the order they ended (as _levels takes them).
         lengths = f_ends - f_starts
         lags = None if persists is None else persists - f_ends
-        for index in numpy.unique(levels).tolist():
+        for index in [0] if self.ck_level is None else numpy.unique(levels).tolist():
             mine = levels == index
             folded.stalls.setdefault(index, Quantiles()).extend(lengths[mine])
             persist = folded.persists.setdefault(index, Quantiles())
@@ -751,14 +751,15 @@ class _Run:
         durable = f_ends if persists is None else numpy.where(numpy.isnan(persists), f_ends, persists)
         folded.resume(durable, f_starts, levels, failures, self.last)
         named = column(self.ep_resumed)
-        folded.name(named, f_starts, levels)
+        folded.name(named, f_starts, levels, int(numpy.searchsorted(failures, f_starts.min())))
         folded.recent = (by_start, by_level, durable if order is None else durable[order])
         # Their coverage, exact at every failure, resume point and silent or group span.
         spans = _merge(numpy.concatenate((f_starts, cut[:cuts, 0])), numpy.concatenate((f_ends, cut[:cuts, 1])))
         resumed = numpy.frombuffer(folded.resume_start, dtype=float)
         low, high = float(spans[0][0]), float(spans[1][-1])
         near = slice(int(numpy.searchsorted(failures, low)), int(numpy.searchsorted(failures, high, side="right")))
-        points = numpy.concatenate((failures[near], named, resumed, folded.points()))
+        since = near.start  # an episode's resume point is no later than its failure
+        points = numpy.concatenate((failures[near], named[since:], resumed[since:], folded.points()))
         ranges = self._pinned_ranges()
         meet = ranges[1] >= low
         folded.coverage.add(numpy.array(spans[0], dtype=float), numpy.array(spans[1], dtype=float),
@@ -1217,7 +1218,7 @@ class _Blocks:
         pinned = numpy.cumsum(marks[:-1]) > 0
         first = pinned | numpy.concatenate(([True], pinned[:-1])) | (numpy.arange(n) % self.grain == 0)
         self._append(starts, ends, before, covered, pinned, first)
-        while len(self.pinned) - sum(self.pinned) > COVERAGE_BLOCKS:
+        while len(self.pinned) - numpy.count_nonzero(numpy.frombuffer(self.pinned, dtype=numpy.int8)) > COVERAGE_BLOCKS:
             if not self._coarsen():  # each run between pinned blocks is one block already
                 break
 
@@ -1371,8 +1372,9 @@ class _Folded:
             carried.insert(0, (durable[h : h + 1], newest[settled : settled + 1], levels[h : h + 1]))
         self.carried = tuple(numpy.concatenate(parts) for parts in zip(*carried, strict=True))  # type: ignore[assignment]
 
-    def name(self, named: Any, starts: Any, levels: Any) -> None:
-        """The level of the folded checkpoint each episode's restart named, where not looked up yet."""
+    def name(self, named: Any, starts: Any, levels: Any, since: int = 0) -> None:
+        """The level of the folded checkpoint each episode's restart named, where not looked up yet (from
+        episode ``since`` on: the earlier ones failed before these checkpoints started)."""
         import numpy
 
         if not starts.size or not named.size:
@@ -1381,7 +1383,7 @@ class _Folded:
         order = numpy.argsort(starts, kind="stable")
         sorted_starts = starts[order]
         level = numpy.frombuffer(self.named_level, dtype=numpy.int64)
-        ask = numpy.flatnonzero((level == -2) & ~numpy.isnan(named))
+        ask = numpy.flatnonzero((level[since:] == -2) & ~numpy.isnan(named[since:])) + since
         at = numpy.minimum(numpy.searchsorted(sorted_starts, named[ask]), sorted_starts.size - 1)
         matched = sorted_starts[at] == named[ask]
         level[ask[matched]] = levels[order[at[matched]]]
