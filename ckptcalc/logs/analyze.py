@@ -92,6 +92,21 @@ SKETCH_K = 1000
 #: temporary array grows with the log).
 CHUNK = 1 << 13
 
+#: Completed checkpoints the reader holds one by one (a few columns): past this many, the oldest are
+#: folded into summaries of bounded size (:class:`_Folded`), so that a log of at most this many
+#: checkpoints gives the figures it always gave, and a longer one's memory stops growing with them.
+HELD_CHECKPOINTS = EXACT_VALUES
+
+#: The newest checkpoints a fold leaves as columns (those a restart resumes from, as a rule).
+KEPT_CHECKPOINTS = 1 << 10
+
+#: Checkpoints folded at a time once the first fold is done (so that no temporary array of a fold is
+#: large): the held ones then stay between KEPT_CHECKPOINTS and this many more.
+FOLD_STEP = 1 << 16
+
+#: Blocks of the folded stall coverage past which neighbouring blocks are merged in pairs.
+COVERAGE_BLOCKS = 1 << 16
+
 
 @dataclass(frozen=True)
 class Checkpoints:
@@ -148,6 +163,17 @@ class Quantiles:
             self.values = array("d")
         self.total += float(chunk.sum())
         self.sketch.update(numpy.ascontiguousarray(chunk))
+
+    def copy(self) -> Quantiles:
+        """An independent copy (the values, or the sketch, and the sums)."""
+        other = Quantiles()
+        other.values = array("d", self.values)
+        other.count, other.total = self.count, self.total
+        if self.sketch is not None:
+            from datasketches import kll_doubles_sketch
+
+            other.sketch = kll_doubles_sketch.deserialize(self.sketch.serialize())
+        return other
 
     @property
     def approximate(self) -> bool:
@@ -226,9 +252,13 @@ class Timeline:
     files: int = 1
     groups: replica.GroupColumns | None = None  # elastic replica groups down and up; None: the log has none
     silent: quiet.SilentColumns | None = None  # silent events detected and rolled back; None: the log has none
+    # What the checkpoints folded while reading left (past HELD_CHECKPOINTS); None: every one is in
+    # ``checkpoints``, which then holds only those completed since the last fold.
+    folded: _Folded | None = None
 
     def checkpoint_rows(self) -> tuple[Checkpoint, ...]:
-        """The checkpoints one by one (the columns are :attr:`checkpoints`)."""
+        """The checkpoints one by one (the columns are :attr:`checkpoints`; past :data:`HELD_CHECKPOINTS`,
+        those not folded)."""
         return _checkpoint_rows(self)
 
     def episode_rows(self) -> tuple[Episode, ...]:
@@ -362,6 +392,8 @@ class _Run:
         self.handlers = {kind: getattr(self, f"_{kind}") for kind in EVENTS}
         self.block_seconds: list[float] | None = None
         self.block_level: str | None = None  # the level every checkpoint of the block names (:meth:`_one_level`)
+        self.folded: _Folded | None = None  # the checkpoints folded so far (:meth:`_fold`)
+        self.fold_at = HELD_CHECKPOINTS
 
     def _clock(self) -> reader.Clock:
         seconds = self.time_field == SECONDS_FIELD and self.time_unit is None
@@ -644,6 +676,121 @@ class _Run:
             if self.ck_level is None:
                 self.ck_level = array("q", [0]) * before
             self.ck_level.extend([index] * count)
+        if len(self.ck_end) > self.fold_at:
+            while len(self.ck_end) > KEPT_CHECKPOINTS + FOLD_STEP // 2 and self._fold():
+                pass
+            # The next attempt: after a fold, once another step's worth has ended; else later.
+            folded = len(self.ck_end) <= KEPT_CHECKPOINTS + FOLD_STEP // 2
+            self.fold_at = KEPT_CHECKPOINTS + FOLD_STEP if folded else len(self.ck_end) + FOLD_STEP
+
+    def _fold(self) -> bool:
+        """Fold the oldest completed checkpoints, up to :data:`FOLD_STEP` of them and never the newest
+        :data:`KEPT_CHECKPOINTS`, into :attr:`folded`: those that ended before any other (held, open, cut
+        short or to come) started, so that what they leave is final. The stalls cut short by then go with
+        them. False when none can go yet."""
+        import numpy
+
+        column = functools.partial(numpy.frombuffer, dtype=float)
+        starts, ends = column(self.ck_start), column(self.ck_end)
+        n = ends.size
+        cut = column(self.cut).reshape(-1, 2)
+        limit = min([self.last, *self.open.values()])
+        later = numpy.minimum(numpy.minimum.accumulate(starts[::-1])[::-1], limit)  # the earliest start from each on
+        reach = numpy.maximum.accumulate(ends)
+        most = min(n - KEPT_CHECKPOINTS, FOLD_STEP)
+        apart = numpy.flatnonzero(reach[:most] < later[1 : most + 1])
+        if not apart.size:
+            return False
+        size = int(apart[-1]) + 1
+        bound = float(later[size])
+        cuts = int(numpy.searchsorted(cut[:, 1], bound, side="left"))  # cut short before the bound
+        if cuts < len(cut) and float(cut[cuts:, 0].min()) <= max(
+            float(reach[size - 1]), float(cut[:cuts, 1].max(initial=-math.inf))
+        ):
+            return False  # a stall cut short later began among them: wait
+        if self.folded is None:
+            self.folded = _Folded()
+        folded = self.folded
+        part = slice(0, size)
+        f_starts, f_ends = starts[part], ends[part]
+        persists = None if self.ck_persist is None else column(self.ck_persist)[part]
+        levels = (numpy.zeros(size, dtype=numpy.int64) if self.ck_level is None
+                  else numpy.frombuffer(self.ck_level, dtype=numpy.int64)[part])  # fmt: skip
+        # Each level's stalls and persist lags, in the order they ended (as _levels takes them).
+        lengths = f_ends - f_starts
+        lags = None if persists is None else persists - f_ends
+        for index in [0] if self.ck_level is None else numpy.unique(levels).tolist():
+            mine = levels == index
+            folded.stalls.setdefault(index, Quantiles()).extend(lengths[mine])
+            persist = folded.persists.setdefault(index, Quantiles())
+            if lags is not None:
+                lag = lags[mine]
+                persist.extend(lag[numpy.isfinite(lag)])
+        # The gaps between consecutive ones (in the order they started) with no failure between.
+        failures = column(self.ep_failure)
+        order = None if _ascending(f_starts) else numpy.argsort(f_starts, kind="stable")
+        by_start, by_end, by_level = (f_starts, f_ends, levels) if order is None else (
+            f_starts[order], f_ends[order], levels[order])  # fmt: skip
+        befores = by_end[:-1] if folded.last_end is None else numpy.concatenate(([folded.last_end], by_end[:-1]))
+        afters = by_start[1:] if folded.last_end is None else by_start
+        for at in _chunks(befores.size):
+            before, after = befores[at : at + CHUNK], afters[at : at + CHUNK]
+            clean = numpy.searchsorted(failures, after, side="left") <= numpy.searchsorted(
+                failures, before, side="right"
+            )
+            folded.gaps.extend((after - before)[clean])
+        folded.last_end = float(by_end[-1])
+        memory = [i for name, i in self.levels.items() if name in MEMORY_LEVELS]
+        where = numpy.flatnonzero(~numpy.isin(by_level, memory)) + folded.count
+        if where.size:
+            first = [where[0] - folded.last_stored] if folded.last_stored >= 0 else []
+            folded.runs.extend(first + numpy.diff(where).tolist())
+            folded.last_stored = int(where[-1])
+            folded.stored += int(where.size)
+        # Where each failure would resume among them, and the levels of those that restarts named.
+        durable = f_ends if persists is None else numpy.where(numpy.isnan(persists), f_ends, persists)
+        folded.resume(durable, f_starts, levels, failures, self.last)
+        named = column(self.ep_resumed)
+        folded.name(named, f_starts, levels, int(numpy.searchsorted(failures, f_starts.min())))
+        folded.recent = (by_start, by_level, durable if order is None else durable[order])
+        # Their coverage, exact at every failure, resume point and silent or group span.
+        spans = _merge(numpy.concatenate((f_starts, cut[:cuts, 0])), numpy.concatenate((f_ends, cut[:cuts, 1])))
+        resumed = numpy.frombuffer(folded.resume_start, dtype=float)
+        low, high = float(spans[0][0]), float(spans[1][-1])
+        near = slice(int(numpy.searchsorted(failures, low)), int(numpy.searchsorted(failures, high, side="right")))
+        since = near.start  # an episode's resume point is no later than its failure
+        points = numpy.concatenate((failures[near], named[since:], resumed[since:], folded.points()))
+        ranges = self._pinned_ranges()
+        meet = ranges[1] >= low
+        folded.coverage.add(numpy.array(spans[0], dtype=float), numpy.array(spans[1], dtype=float),
+                            points[points >= low], (ranges[0][meet], ranges[1][meet]))  # fmt: skip
+        folded.count += size
+        self.ck_start, self.ck_end = _rest(self.ck_start, size), _rest(self.ck_end, size)
+        if self.ck_persist is not None:
+            self.ck_persist = _rest(self.ck_persist, size)
+        if self.ck_level is not None:
+            self.ck_level = _rest(self.ck_level, size)
+        self.cut = _rest(self.cut, 2 * cuts)
+        return True
+
+    def _pinned_ranges(self) -> tuple[Any, Any]:
+        """The spans of the silent events and the groups down so far: what their losses take from the
+        stalls needs the stalls within them exactly."""
+        import numpy
+
+        starts, ends = [numpy.empty(0)], [numpy.empty(0)]
+        silent = self.silent.columns()
+        if silent is not None:
+            a, b = quiet.spans(silent)
+            known = ~numpy.isnan(silent.onset_s)
+            starts += [a, silent.onset_s[known]]
+            ends += [b, silent.detect_s[known]]
+        groups = self.groups.columns()
+        if groups is not None:
+            starts.append(groups.start_s)
+            ends.append(numpy.fmax(numpy.where(numpy.isnan(groups.end_s), self.last, groups.end_s),
+                                   groups.quorum_end_s))  # fmt: skip
+        return numpy.concatenate(starts), numpy.concatenate(ends)
 
     def _failure(self, t: float, record: dict[str, Any]) -> None:
         for start in self.open.values():
@@ -704,12 +851,16 @@ class _Run:
         self.silent.rollback(t, self.time(record, "to"), skip, self.start, self._durable)
 
     def _durable(self, start: float, by: float) -> bool:
-        """Whether a checkpoint completed so far started at ``start`` and was durable by ``by``."""
+        """Whether a checkpoint completed so far started at ``start`` and was durable by ``by`` (among those
+        held, and those of the last fold)."""
         for k, begun in enumerate(self.ck_start):
             if begun == start:
                 persist = math.nan if self.ck_persist is None else self.ck_persist[k]
                 if (self.ck_end[k] if math.isnan(persist) else persist) <= by:
                     return True
+        if self.folded is not None and self.folded.recent is not None:
+            starts, _, durable = self.folded.recent
+            return any(d <= by for d in durable[starts == start].tolist())
         return False
 
     def _progress(self, t: float, record: dict[str, Any]) -> None:
@@ -758,7 +909,14 @@ class _Run:
         levels = numpy.broadcast_to(numpy.int64(0), count) if self.ck_level is None else index(self.ck_level)
         checkpoints = Checkpoints(column(self.ck_start), column(self.ck_end), persists, levels)
         failure = column(self.ep_failure)
-        resumed, level, unnamed = _resume_points(checkpoints, failure, column(self.ep_resumed), self.start)
+        folded = self.folded
+        if folded is not None:  # the failures since the last fold, and the restarts named since
+            nothing = numpy.empty(0)
+            folded.resume(nothing, nothing, nothing.astype(numpy.int64), failure, end)
+            if folded.recent is not None:
+                folded.name(column(self.ep_resumed), *folded.recent[:2])
+            folded.episodes(failure.size)
+        resumed, level, unnamed = _resume_points(checkpoints, failure, column(self.ep_resumed), self.start, folded)
         if unnamed.size:  # a checkpoint not in the log, or cut short: of the default level
             level[unnamed] = self._index(self.levels, DEFAULT_LEVEL)
         episodes = Episodes(failure, column(self.ep_end), resumed, index(self.ep_failures), index(self.ep_cause),
@@ -788,15 +946,33 @@ class _Run:
             files=counts.files,
             groups=self.groups.columns(),
             silent=self.silent.columns(),
+            folded=folded,
         )
 
 
-def _resume_points(checkpoints: Checkpoints, failure: Any, named: Any, run_start: float) -> tuple[Any, Any, Any]:
+def _resume_points(
+    checkpoints: Checkpoints, failure: Any, named: Any, run_start: float, folded: _Folded | None = None
+) -> tuple[Any, Any, Any]:
     """Where each episode resumed (``named``, or where NaN the newest checkpoint durable by its failure,
     the run's start if none), the index of that checkpoint's level (-1: the run's start), and the
-    episodes that named a point no completed checkpoint started at other than the run's start."""
+    episodes that named a point no completed checkpoint started at other than the run's start. A
+    checkpoint held beats a folded one (it started later); the folded ones' answers are ``folded``'s."""
     import numpy
 
+    if folded is not None:  # the folded checkpoints' answers first; those held overwrite them
+        resumed = numpy.where(numpy.isnan(named), numpy.frombuffer(folded.resume_start, dtype=float), named)
+        level = numpy.frombuffer(folded.resume_level, dtype=numpy.int64).copy()
+        level[~numpy.isnan(named)] = -1
+        resume, given = _resume_points(checkpoints, failure, named, math.nan)[:2], ~numpy.isnan(named)
+        held = ~numpy.isnan(resume[0]) & numpy.isnan(named)  # inferred among those held
+        resumed[held], level[held] = resume[0][held], resume[1][held]
+        level[given] = resume[1][given]
+        named_level = numpy.frombuffer(folded.named_level, dtype=numpy.int64)
+        among = given & (level < 0) & (named_level >= 0)
+        level[among] = named_level[among]
+        unnamed = numpy.flatnonzero(given & (level < 0))
+        resumed[numpy.isnan(resumed)] = run_start
+        return resumed, level, unnamed[named[unnamed] != run_start]
     resumed = named.copy()
     level = numpy.full(failure.size, -1, dtype=numpy.int64)
     inferred, given = numpy.flatnonzero(numpy.isnan(named)), numpy.flatnonzero(~numpy.isnan(named))
@@ -846,6 +1022,13 @@ def _resume_points(checkpoints: Checkpoints, failure: Any, named: Any, run_start
         unnamed = given[~matched]
     resumed[numpy.isnan(resumed)] = run_start
     return resumed, level, unnamed[named[unnamed] != run_start]
+
+
+def _rest(column: array[Any], start: int) -> array[Any]:
+    """A typed array without its first ``start`` items (a new one: the old one's memory is let go)."""
+    rest = array(column.typecode)
+    rest.frombytes(memoryview(column)[start:].tobytes())
+    return rest
 
 
 def _given(record: dict[str, Any], key: str) -> Any:
@@ -987,11 +1170,229 @@ class _Coverage:
 class _Union:
     """The coverage of spans in parts that do not overlap one another: the sum of the parts'."""
 
-    def __init__(self, *parts: _Coverage) -> None:
+    def __init__(self, *parts: _Coverage | _Union | _Blocks) -> None:
         self.parts = parts
 
     def within(self, a: Any, b: Any) -> Any:
         return sum(part.within(a, b) for part in self.parts)
+
+
+class _Blocks:
+    """The coverage of the folded stalls, in bounded memory: sorted, disjoint blocks, each one span
+    (exact) or several neighbouring ones merged (coarse: the time they cover, spread evenly over the
+    block). Exact at every block's edges and between blocks, and so at every pinned point and within
+    every pinned range, which always stay in blocks of one span; between, coarse blocks of ``grain``
+    spans, the grain doubling each time the unpinned blocks outgrow :data:`COVERAGE_BLOCKS`."""
+
+    def __init__(self) -> None:
+        self.starts, self.ends = array("d"), array("d")
+        self.before, self.after = array("d"), array("d")  # covered before each block, and by its end
+        self.single, self.pinned = array("b"), array("b")
+        self.total = 0.0
+        self.grain = 1
+        self.coarse = False  # whether any block is coarse
+
+    def add(self, starts: Any, ends: Any, points: Any, ranges: tuple[Any, Any]) -> None:
+        """Add sorted, disjoint spans later than every block, pinning those holding ``points`` and those
+        meeting ``ranges`` (starts, ends), none before the spans. One before them pins the last block: no
+        later merge may reach over it."""
+        import numpy
+
+        if not starts.size:
+            return
+        n = starts.size
+        if self.pinned and (numpy.any(points < starts[0]) or numpy.any(ranges[0] < starts[0])):
+            self.pinned[-1] = 1
+        lengths = ends - starts
+        lengths[0] += self.total
+        covered = numpy.cumsum(lengths)  # the running total, summed one span after the other
+        before = numpy.concatenate(([self.total], covered[:-1]))
+        self.total = float(covered[-1])
+        marks = numpy.zeros(n + 1, dtype=numpy.int64)  # +1 where a pinned stretch begins, -1 after it
+        lo = numpy.searchsorted(starts, numpy.concatenate((points, ranges[0])), side="right") - 1
+        hi = numpy.concatenate((lo[: len(points)], numpy.searchsorted(starts, ranges[1], side="right") - 1))
+        lo = numpy.maximum(lo, 0)
+        meet = hi >= lo
+        numpy.add.at(marks, lo[meet], 1)
+        numpy.add.at(marks, hi[meet] + 1, -1)
+        pinned = numpy.cumsum(marks[:-1]) > 0
+        first = pinned | numpy.concatenate(([True], pinned[:-1])) | (numpy.arange(n) % self.grain == 0)
+        self._append(starts, ends, before, covered, pinned, first)
+        while len(self.pinned) - numpy.count_nonzero(numpy.frombuffer(self.pinned, dtype=numpy.int8)) > COVERAGE_BLOCKS:
+            if not self._coarsen():  # each run between pinned blocks is one block already
+                break
+
+    def _append(self, starts: Any, ends: Any, before: Any, after: Any, pinned: Any, first: Any) -> None:
+        import numpy
+
+        heads = numpy.flatnonzero(first)
+        tails = numpy.concatenate((heads[1:] - 1, [starts.size - 1]))
+        single = heads == tails
+        self.coarse = self.coarse or not bool(single.all())
+        for column, values in ((self.starts, starts[heads]), (self.ends, ends[tails]), (self.before, before[heads]),
+                               (self.after, after[tails])):  # fmt: skip
+            column.frombytes(numpy.ascontiguousarray(values, dtype=float).tobytes())
+        self.single.frombytes(single.astype(numpy.int8).tobytes())
+        self.pinned.frombytes(pinned[heads].astype(numpy.int8).tobytes())
+
+    def _coarsen(self) -> bool:
+        """Merge the unpinned blocks in pairs (within each run of them between pinned ones); False when
+        no two were neighbours."""
+        import numpy
+
+        starts, ends, before, after, single, pinned = self._columns()
+        index = numpy.arange(starts.size)
+        since = index - numpy.maximum.accumulate(numpy.where(pinned, index, -1)) - 1  # place in its run
+        first = pinned | (since % 2 == 0)
+        if first.all():
+            return False
+        self.starts, self.ends, self.before, self.after = array("d"), array("d"), array("d"), array("d")
+        self.single, self.pinned = array("b"), array("b")
+        heads = numpy.flatnonzero(first)
+        tails = numpy.concatenate((heads[1:] - 1, [starts.size - 1]))
+        self._append(starts, ends, before, after, pinned, first)
+        keep = numpy.frombuffer(self.single, dtype=numpy.int8).copy()
+        keep &= single[heads].astype(numpy.int8) & (heads == tails).astype(numpy.int8)
+        self.single = array("b", keep.tobytes())
+        self.grain *= 2
+        return True
+
+    def _columns(self) -> tuple[Any, Any, Any, Any, Any, Any]:
+        import numpy
+
+        column = functools.partial(numpy.frombuffer, dtype=float)
+        flag = functools.partial(numpy.frombuffer, dtype=numpy.int8)
+        return (column(self.starts), column(self.ends), column(self.before), column(self.after),
+                flag(self.single).astype(bool), flag(self.pinned).astype(bool))  # fmt: skip
+
+    def upto(self, t: Any) -> Any:
+        import numpy
+
+        starts, ends, before, after, single, _ = self._columns()
+        t = numpy.asarray(t, dtype=float)
+        if not starts.size:
+            return numpy.zeros_like(t)
+        k = numpy.searchsorted(starts, t, side="right") - 1
+        at = numpy.maximum(k, 0)
+        s, e, b0, b1 = starts[at], ends[at], before[at], after[at]
+        exact = b0 + numpy.minimum(t - s, e - s)
+        spread = numpy.where(t >= e, b1, b0 + (b1 - b0) * numpy.clip((t - s) / (e - s), 0.0, 1.0))
+        return numpy.where(k >= 0, numpy.where(single[at], exact, spread), 0.0)
+
+    def within(self, a: Any, b: Any) -> Any:
+        import numpy
+
+        if numpy.ndim(a) == 0 or len(a) <= CHUNK:
+            return self.upto(b) - self.upto(a)
+        found = numpy.empty(len(a))
+        for at in _chunks(len(a)):
+            found[at : at + CHUNK] = self.upto(b[at : at + CHUNK]) - self.upto(a[at : at + CHUNK])
+        return found
+
+    def inexact(self, points: Any) -> bool:
+        """Whether any of the points falls inside a coarse block (where the coverage is spread)."""
+        import numpy
+
+        starts, ends, _, _, single, _ = self._columns()
+        t = numpy.asarray(points, dtype=float)
+        if not self.coarse or not starts.size:
+            return False
+        k = numpy.searchsorted(starts, t, side="right") - 1
+        at = numpy.maximum(k, 0)
+        return bool(numpy.any((k >= 0) & ~single[at] & (t > starts[at]) & (t < ends[at])))
+
+    def spans(self) -> tuple[Any, Any]:
+        """The blocks as spans (a coarse one whole: it meets no pinned range)."""
+        starts, ends, *_ = self._columns()
+        return starts, ends
+
+
+class _Folded:
+    """What the checkpoints folded while reading leave (:meth:`_Run._fold`), in bounded memory: their stall
+    coverage (:class:`_Blocks`), each level's stalls and persist lags, the clean gaps between consecutive
+    ones and the runs of memory checkpoints between storage ones (in the order they started), and for
+    each failure the newest of them durable by it. Every folded checkpoint started and ended before any
+    checkpoint left as columns started."""
+
+    def __init__(self) -> None:
+        self.coverage = _Blocks()
+        self.count = 0
+        self.stalls: dict[int, Quantiles] = {}
+        self.persists: dict[int, Quantiles] = {}
+        self.gaps = Quantiles()
+        self.last_end: float | None = None  # the end of the folded checkpoint that started last
+        self.runs, self.last_stored, self.stored = Quantiles(), -1, 0
+        # Folded checkpoints a later failure may still resume from: the newest durable by the last fold,
+        # and those whose persist was still running (durable, start, level).
+        self.carried: tuple[Any, Any, Any] | None = None
+        # Per episode: the newest folded checkpoint durable by its failure (start, level index; NaN, -1:
+        # none), and the level of the folded checkpoint its restart named (-1: none, -2: not looked up).
+        self.resume_start = array("d")
+        self.resume_level = array("q")
+        self.named_level = array("q")
+        self.recent: tuple[Any, Any, Any] | None = None  # the last fold's starts (sorted), levels, durables
+
+    def episodes(self, count: int) -> None:
+        """Grow the per-episode columns to ``count`` episodes."""
+        more = count - len(self.resume_start)
+        if more > 0:
+            self.resume_start.extend([math.nan] * more)
+            self.resume_level.extend([-1] * more)
+            self.named_level.extend([-2] * more)
+
+    def resume(self, durable: Any, starts: Any, levels: Any, failures: Any, now: float) -> None:
+        """Checkpoints folded now (durable, start, level, in the order they ended), with those carried: the
+        newest durable by each failure, and what a later failure may still resume from."""
+        import numpy
+
+        if self.carried is not None:
+            pairs = zip(self.carried, (durable, starts, levels), strict=True)
+            durable, starts, levels = (numpy.concatenate((old, new)) for old, new in pairs)
+        durable, starts, levels = (column[numpy.isfinite(durable)] for column in (durable, starts, levels))
+        if not durable.size:
+            return
+        order = numpy.argsort(durable, kind="stable")
+        durable, starts, levels = durable[order], starts[order], levels[order]
+        newest = numpy.maximum.accumulate(starts)
+        holder = numpy.maximum.accumulate(numpy.where(starts >= newest, numpy.arange(starts.size), 0))
+        self.episodes(failures.size)
+        first = int(numpy.searchsorted(failures, durable[0], side="left"))
+        found = numpy.searchsorted(durable, failures[first:], side="right") - 1
+        has = numpy.flatnonzero(found >= 0)
+        resume_start = numpy.frombuffer(self.resume_start, dtype=float)
+        resume_level = numpy.frombuffer(self.resume_level, dtype=numpy.int64)
+        resume_start[first + has] = newest[found[has]]
+        resume_level[first + has] = levels[holder[found[has]]]
+        settled = int(numpy.searchsorted(durable, now, side="right")) - 1
+        running = slice(settled + 1, None)
+        keep = starts[running] >= (newest[settled] if settled >= 0 else -math.inf)
+        carried = [(durable[running][keep], starts[running][keep], levels[running][keep])]
+        if settled >= 0:
+            h = holder[settled]
+            carried.insert(0, (durable[h : h + 1], newest[settled : settled + 1], levels[h : h + 1]))
+        self.carried = tuple(numpy.concatenate(parts) for parts in zip(*carried, strict=True))  # type: ignore[assignment]
+
+    def name(self, named: Any, starts: Any, levels: Any, since: int = 0) -> None:
+        """The level of the folded checkpoint each episode's restart named, where not looked up yet (from
+        episode ``since`` on: the earlier ones failed before these checkpoints started)."""
+        import numpy
+
+        if not starts.size or not named.size:
+            return
+        self.episodes(named.size)
+        order = numpy.argsort(starts, kind="stable")
+        sorted_starts = starts[order]
+        level = numpy.frombuffer(self.named_level, dtype=numpy.int64)
+        ask = numpy.flatnonzero((level[since:] == -2) & ~numpy.isnan(named[since:])) + since
+        at = numpy.minimum(numpy.searchsorted(sorted_starts, named[ask]), sorted_starts.size - 1)
+        matched = sorted_starts[at] == named[ask]
+        level[ask[matched]] = levels[order[at[matched]]]
+
+    def points(self) -> Any:
+        """The starts of the checkpoints a later failure may still resume from."""
+        import numpy
+
+        return numpy.empty(0) if self.carried is None else self.carried[1]
 
 
 def _stalls(checkpoints: Checkpoints, cut: Any) -> _Coverage | _Union:
@@ -1046,14 +1447,18 @@ def analyze(timeline: Timeline, *, window_s: float | None = None, overhead: floa
     t0, t1 = timeline.start_s, timeline.end_s
     ck, ep = timeline.checkpoints, timeline.episodes
     ended = numpy.where(numpy.isnan(ep.end_s), t1, ep.end_s)
-    stall = _stalls(ck, timeline.cut_short)
+    stall: _Coverage | _Union = _stalls(ck, timeline.cut_short)
+    folded = timeline.folded
+    if folded is not None:  # the folded stalls ended before any held one began
+        stall = _Union(folded.coverage, stall)
     restart = _Coverage(ep.failure_s, ended)
     lost_from, lost_to = _merge(ep.resumed_from_s, ep.failure_s)
     lost_groups = silent_lost = None
     cut = timeline.cut_short
     if timeline.silent is not None or timeline.groups is not None:  # what neither may count again
-        blocked = _merge(numpy.concatenate((ck.start_s, cut[:, 0], restart.starts, lost_from)),
-                         numpy.concatenate((ck.end_s, cut[:, 1], restart.ends, lost_to)))  # fmt: skip
+        early = (numpy.empty(0), numpy.empty(0)) if folded is None else folded.coverage.spans()
+        blocked = _merge(numpy.concatenate((early[0], ck.start_s, cut[:, 0], restart.starts, lost_from)),
+                         numpy.concatenate((early[1], ck.end_s, cut[:, 1], restart.ends, lost_to)))  # fmt: skip
     if timeline.silent is not None:
         # The silent events' lost work, less what is counted already (a stall, a restart, rework).
         pieces = quiet.kept_pieces(*quiet.spans(timeline.silent), blocked)
@@ -1103,6 +1508,9 @@ def analyze(timeline: Timeline, *, window_s: float | None = None, overhead: floa
     interval, every, sketched = _interval(timeline)
     sketches = [*approximate, *(["restart_p90_s"] if durations.approximate else []),
                 *(["interval_s"] if sketched else [])]  # fmt: skip
+    if folded is not None:  # a batch's or a window's edge inside a coarse block of folded stalls
+        sketches += ["effective_ci95"] if folded.coverage.inexact(edges) else []
+        sketches += ["windows"] if windows is not None and folded.coverage.inexact(bounds) else []
     lost = _lost_per_episode(timeline, stall, restart) + (ended - ep.failure_s)
     causes = []
     for index, name in enumerate(timeline.causes):
@@ -1193,10 +1601,14 @@ def _levels(timeline: Timeline, completed: Any) -> tuple[tuple[Level, ...], tupl
 
     ck, ep = timeline.checkpoints, timeline.episodes
     found = []
-    present = _present(ck.level)
+    folded = timeline.folded
+    present = set(_present(ck.level)) | (set() if folded is None else set(folded.stalls))
     order = sorted(present, key=lambda i: (timeline.levels[i] not in MEMORY_LEVELS, timeline.levels[i]))
     stalls = {index: Quantiles() for index in order}
     persists = {index: Quantiles() for index in order}
+    if folded is not None:  # what the folded checkpoints left, then those held
+        stalls.update((index, values.copy()) for index, values in folded.stalls.items())
+        persists.update((index, values.copy()) for index, values in folded.persists.items())
     for at in _chunks(ck.end_s.size):
         part = slice(at, at + CHUNK)
         ends, levels = ck.end_s[part], ck.level[part]
@@ -1236,8 +1648,9 @@ def _interval(timeline: Timeline) -> tuple[float | None, int | None, bool]:
     first median is approximate (a sketch's)."""
     import numpy
 
-    ck = timeline.checkpoints
-    if ck.start_s.size < 2:
+    ck, folded = timeline.checkpoints, timeline.folded
+    offset = 0 if folded is None else folded.count  # the folded ones started before those held
+    if offset + ck.start_s.size < 2:
         return None, None, False
     memory = [i for i, name in enumerate(timeline.levels) if name in MEMORY_LEVELS]
     starts, ends, levels = ck.start_s, ck.end_s, ck.level
@@ -1250,9 +1663,12 @@ def _interval(timeline: Timeline) -> tuple[float | None, int | None, bool]:
         """No failure strictly between a and b."""
         return numpy.searchsorted(failures, b, side="left") <= numpy.searchsorted(failures, a, side="right")
 
-    gaps = Quantiles()
-    for at in _chunks(starts.size - 1):
-        before, after = ends[:-1][at : at + CHUNK], starts[1:][at : at + CHUNK]
+    gaps = Quantiles() if folded is None else folded.gaps.copy()
+    befores, afters = ends[:-1], starts[1:]
+    if folded is not None and folded.last_end is not None and starts.size:
+        befores, afters = numpy.concatenate(([folded.last_end], befores)), starts
+    for at in _chunks(afters.size):
+        before, after = befores[at : at + CHUNK], afters[at : at + CHUNK]
         gaps.extend((after - before)[clean(before, after)])
     interval = gaps.median() if gaps.count else None
     # Checkpoints from one storage checkpoint to the next. A failure served by memory redoes none of
@@ -1260,12 +1676,14 @@ def _interval(timeline: Timeline) -> tuple[float | None, int | None, bool]:
     every = None
     if memory:
         runs, last, stored = Quantiles(), -1, 0
+        if folded is not None:
+            runs, last, stored = folded.runs.copy(), folded.last_stored, folded.stored
         for at in _chunks(levels.size):
-            where = numpy.flatnonzero(~numpy.isin(levels[at : at + CHUNK], memory)) + at
+            where = numpy.flatnonzero(~numpy.isin(levels[at : at + CHUNK], memory)) + at + offset
             stored += where.size
             if where.size:
                 runs.extend(([where[0] - last] if last >= 0 else []) + numpy.diff(where).tolist())
                 last = int(where[-1])
-        if 2 <= stored < levels.size:
+        if 2 <= stored < offset + levels.size:
             every = round(runs.median())
     return interval, every, gaps.approximate
