@@ -159,12 +159,15 @@ def test_save_preset_writes_the_mean_repair_and_reads_back(run: Run, tmp_path: P
     assert_usage_error(again, "--save-preset")  # no overwrite without --force
 
 
-def test_the_report_says_the_repairs(tmp_path: Path) -> None:
-    doc = api.fit([PAIRED], nodes=10)
-    from ckptcalc.output import wording
-
-    lines = wording.report_fit_lines(doc.to_dict())
-    assert any(line.startswith("5 repairs: mean 4.80 h, median 4.00 h, p90 8.00 h") for line in lines)
+def test_the_report_says_the_repairs_and_sizes_spares_at_them() -> None:
+    text = api.report(log=PAIRED, form="markdown")
+    assert "5 repairs: mean 4.80 h, median 4.00 h, p90 8.00 h" in text
+    # The scenario takes the measured repair (its source the log), and the spares lever sizes its pool at it.
+    assert "| spares.repair | 4.80 h | fitted from " in text
+    assert "(repair 4.80 h" in text
+    # An event log of a run, or an incident log without ends, changes no scenario.
+    plain = api.report(log=str(Path(__file__).parent / "data" / "trace-54d.json"), time_unit="d", form="markdown")
+    assert "spares.repair" not in plain
 
 
 # ------------------------------------------------------------------ the arithmetic
