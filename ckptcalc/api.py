@@ -2303,7 +2303,10 @@ def _report_data(
             _measured_scenario(ref if ref is not None else DEFAULT_PRESET, run, inputs) for ref in first
         ]
     else:
-        data["scenarios"] = [_report_scenario(ref, inputs) for ref in first]
+        # An incident log's measured inputs (the repairs, docs/model.md §22) over each preset, as fit
+        # --save-preset writes them; none for an event log or a log without them.
+        measured = registry.incident_log_values(data["fit"]) if data["fit"] is not None and run is None else {}
+        data["scenarios"] = [_report_scenario(_with_log_values(ref, measured), inputs) for ref in first]
     if changes:
         base = scenario(first[0], **inputs)
         data["scenarios"] += [
@@ -2311,6 +2314,19 @@ def _report_data(
             for name, changed in _what_if_columns(base, changes)
         ]
     return data
+
+
+def _with_log_values(ref: PresetRef | None, measured: Mapping[str, tuple[float, str]]) -> PresetRef | None:
+    """``ref`` (None: the default preset) with the inputs a log ``measured`` (field: value, where it comes from)."""
+    if not measured:
+        return ref
+    named = ref if ref is not None else DEFAULT_PRESET
+    start = load_preset(named)
+    origin = {name: words for name, (_, words) in measured.items()}
+    changed = merge(start, {name: value for name, (value, _) in measured.items()}, origin)
+    sources = (*(item for item in changed.sources if item[0] not in measured),
+               *((name, words) for name, (_, words) in measured.items()))  # fmt: skip
+    return derived(changed.replace(sources=sources), named)
 
 
 def _run_fit(

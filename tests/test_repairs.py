@@ -45,7 +45,7 @@ def test_the_reference_log_by_hand(run_json: RunJson) -> None:
 
 def test_interleaved_nodes_an_end_without_start_and_overlaps(run_json: RunJson) -> None:
     # docs/model.md §22.4: the end at line 1 has no start (left out, named); node 3's incidents merge to 1–7 h.
-    doc = run_json("fit", str(REPAIRS / "interleaved.jsonl"), "--time-unit", "h", "--nodes", "6", "--group-nodes", "2")
+    doc = run_json("fit", str(REPAIRS / "interleaved.jsonl"), "--nodes", "6", "--group-nodes", "2")
     assert (doc["events_kept"], doc["interruptions"]) == (5, 4)
     r = doc["repairs"]
     assert (r["count"], r["open"], r["unmatched_ends"]) == (3, 1, 1)
@@ -101,19 +101,24 @@ def test_the_table_shows_the_repairs(run: Run) -> None:
     assert "4 nodes had incidents: give --nodes" in without
 
 
-def test_an_end_before_its_start_is_a_bad_row(run: Run) -> None:
-    bad = str(REPAIRS / "end-before-start.csv")
-    assert_usage_error(run("fit", bad), "end-before-start.csv:3")
-    result = run("fit", bad, "--skip-bad", "--json")
+def test_an_end_before_its_start_is_a_bad_row(run: Run, tmp_path: Path) -> None:
+    bad = tmp_path / "end-before-start.csv"
+    bad.write_text(
+        "start,end,node\n2025-03-01T00:00:00Z,2025-03-01T01:00:00Z,a\n"
+        "2025-03-01T05:00:00Z,2025-03-01T04:00:00Z,b\n2025-03-01T06:00:00Z,2025-03-01T09:00:00Z,a\n"
+    )
+    assert_usage_error(run("fit", str(bad)), "end-before-start.csv:3")
+    result = run("fit", str(bad), "--skip-bad", "--json")
     assert result.exit_code == 0, result.stderr
     doc = json.loads(result.stdout)
     assert doc["skipped_bad"] == 1 and doc["repairs"]["count"] == 2
 
 
-def test_a_log_of_ends_alone_is_refused(run: Run) -> None:
+def test_a_log_of_ends_alone_is_refused(run: Run, tmp_path: Path) -> None:
     # No start: nothing is an interruption, so nothing is recognised (never exit 0 with no event).
-    result = run("fit", str(REPAIRS / "only-ends.csv"))
-    assert_usage_error(result, "only-ends.csv")
+    ends = tmp_path / "only-ends.csv"
+    ends.write_text("time,node,event_type\n2025-03-01T02:00:00Z,n01,fault_end\n2025-03-01T04:00:00Z,n02,fault_end\n")
+    assert_usage_error(run("fit", str(ends)), "only-ends.csv")
 
 
 @pytest.mark.parametrize("path", sorted(p for p in LOGS.rglob("*") if p.is_file() and p.suffix != ".toml"), ids=str)
@@ -159,12 +164,15 @@ def test_save_preset_writes_the_mean_repair_and_reads_back(run: Run, tmp_path: P
     assert_usage_error(again, "--save-preset")  # no overwrite without --force
 
 
-def test_the_report_says_the_repairs(tmp_path: Path) -> None:
-    doc = api.fit([PAIRED], nodes=10)
-    from ckptcalc.output import wording
-
-    lines = wording.report_fit_lines(doc.to_dict())
-    assert any(line.startswith("5 repairs: mean 4.80 h, median 4.00 h, p90 8.00 h") for line in lines)
+def test_the_report_says_the_repairs_and_sizes_spares_at_them() -> None:
+    text = api.report(log=PAIRED, form="markdown")
+    assert "5 repairs: mean 4.80 h, median 4.00 h, p90 8.00 h" in text
+    # The scenario takes the measured repair (its source the log), and the spares lever sizes its pool at it.
+    assert "| spares.repair | 4.80 h | fitted from " in text
+    assert "(repair 4.80 h" in text
+    # An event log of a run, or an incident log without ends, changes no scenario.
+    plain = api.report(log=str(Path(__file__).parent / "data" / "trace-54d.json"), time_unit="d", form="markdown")
+    assert "spares.repair" not in plain
 
 
 # ------------------------------------------------------------------ the arithmetic
