@@ -139,8 +139,9 @@ def break_even_share(*, stall_s: float, mtbf_s: float, step_s: float, save_s: fl
 class StatedClass(Record):
     """One failure class as stated (docs/model.md §20): its name, share of all failures, restart (None: the
     job's), path (:data:`ROLLBACK`, :data:`PLACE`, :data:`PEER`), the tier a rollback goes back to (None:
-    storage), the share of a peer recovery that falls back to storage (None: none), the causes of a log's
-    failures it takes (``analyze``), and ``where`` its table was stated (``file: failures.classes[1]``)."""
+    storage), the share of a peer recovery that falls back to storage (None: none), and the causes of a log's
+    failures it takes (``analyze``). Where its table was stated (``file: failures.classes[1]``) is the
+    scenario's origin of ``failure_classes[1]``."""
 
     name: str
     share: float | None = None
@@ -149,7 +150,6 @@ class StatedClass(Record):
     tier: float | None = None
     fallback: float | None = None
     causes: tuple[str, ...] = ()
-    where: str = ""
 
 
 def _word(table: dict[str, float], raw: str, what: str) -> float:
@@ -202,18 +202,26 @@ def class_restart_s(config: Any, found: StatedClass) -> Num:
 
 
 def failure_classes(config: Any) -> tuple[FailureClass, ...]:
-    """The model's classes of every stated class of ``config`` (docs/model.md §20.1): a rollback lands on its
-    tier (storage, the top, by default; memory the fastest, index 0), in place on the one-step tier, and a
-    peer recovery in place but for its fallback share, which rolls back to storage at the same restart."""
+    """The model's classes of every stated class of ``config`` (docs/model.md §20.1): a rollback lands on the
+    tier it names (storage the top, memory the fastest, index 0), or, naming none, as the job's own failures
+    do (each tier its share of it, at the tier's restart unless the class states one: on a job of one
+    tier, storage); in place on the one-step tier; a peer recovery in place but for its fallback share,
+    which rolls back to storage at the same restart."""
     found: list[FailureClass] = []
     top = (config.replica_survival is not None) + len(config.middle)  # storage's index, fastest 0
     for each in stated_classes(config):
         restart = class_restart_s(config, each)
         share: Num = 0.0 if each.share is None else each.share
         path = _coded(each.path, ROLLBACK)
+        if path == ROLLBACK and each.tier is None:
+            # As the job's own failures roll back: each tier its share, at its own restart unless stated.
+            for index, level in enumerate(config._levels()):
+                own = level.restart_s if each.restart_s is None else restart
+                found.append(FailureClass(each.name, share * level.share, own, index, label=each.name))
+            continue
         if path == ROLLBACK:
             tier = 0 if _coded(each.tier, STORAGE) == MEMORY else top
-            found.append(FailureClass(each.name, share, restart, tier, label=f"{each.name} (rolls back)"))
+            found.append(FailureClass(each.name, share, restart, tier, label=each.name))
             continue
         fallback = 0.0 if each.fallback is None else each.fallback
         found.append(FailureClass(each.name, share * (1.0 - fallback), restart, IN_PLACE, label=each.name))
@@ -234,6 +242,19 @@ def _class_note(config: Any, each: StatedClass, duration: Any, pct: Any) -> str:
         return f"of failures: in place (the step in flight), {restart}"
     fallback = _coded(each.fallback, 0.0)
     return f"of failures: in place from a healthy replica ({pct(fallback)} fall back to storage), {restart}"
+
+
+def _scaled_stated(config: Any, factor: Num) -> Any:
+    """``config`` with the share of every class it states scaled by ``factor``."""
+    share, tables = getattr(config, CLASS_SHARE), getattr(config, STATED)
+    if share is None and not tables:
+        return config
+    return config.replace(
+        **{
+            CLASS_SHARE: None if share is None else share * factor,
+            STATED: None if tables is None else tuple(t.replace(share=(t.share or 0.0) * factor) for t in tables),
+        }
+    )
 
 
 def _coded(value: Any, default: float) -> float:
@@ -437,8 +458,6 @@ class Recovery(Mechanism):
                 if index == 0:
                     values[name] = read[name]
                     origin[name] = where
-            if CLASS_SHARE not in read:
-                raise PresetError("a failure class needs its share of all failures", where=at(f"{prefix}.share"))
             tables.append(
                 StatedClass(
                     str(row.get("name", f"{FLAG_CLASS} {index + 1}")),
@@ -448,9 +467,9 @@ class Recovery(Mechanism):
                     read.get(CLASS_TIER),
                     read.get(CLASS_FALLBACK),
                     tuple(str(c) for c in row.get("causes", ())),
-                    at(prefix),
                 )
             )
+            origin[f"{STATED}[{index}]"] = at(prefix)
         values[STATED] = tuple(tables)
         return values, origin
 
@@ -462,18 +481,18 @@ class Recovery(Mechanism):
         if flat is None and not tables:
             return document
         rows: list[dict[str, Any]] = []
-        for index, each in enumerate(stated_classes(scenario)):
+        if flat is not None:
+            rows.append({"name": tables[0].name if tables else FLAG_CLASS, **flat})
+        for each in tables[1 if flat is not None else 0 :]:
             row: dict[str, Any] = {"name": each.name}
-            if index == 0 and flat is not None:
-                row.update(flat)
-            else:
-                for name, word in CLASS_KEYS.items():
-                    value = getattr(each, _ATTRS[name])
-                    if value is not None:
-                        row[word] = written(_KINDS[name], float(value))
+            for name, word in CLASS_KEYS.items():
+                value = getattr(each, _ATTRS[name])
+                if value is not None:
+                    row[word] = written(_KINDS[name], float(value))
+            rows.append(row)
+        for row, each in zip(rows, tables, strict=False):
             if each.causes:
                 row["causes"] = list(each.causes)
-            rows.append(row)
         document.setdefault(CLASS_SECTION, {})[CLASS_TABLE] = rows
         return document
 
@@ -496,15 +515,7 @@ class Recovery(Mechanism):
     def scaled_classes(self, config: Any, factor: Num) -> Any:
         jit, notice = getattr(config, JIT), getattr(config, NOTICE)
         found = with_shares(config, None if jit is None else jit * factor, None if notice is None else notice * factor)
-        share, tables = getattr(config, CLASS_SHARE), getattr(config, STATED)
-        if share is None and not tables:
-            return found
-        return found.replace(
-            **{
-                CLASS_SHARE: None if share is None else share * factor,
-                STATED: None if tables is None else tuple(t.replace(share=(t.share or 0.0) * factor) for t in tables),
-            }
-        )
+        return _scaled_stated(found, factor)
 
     def first_order(self, config: Any, mtbf_s: Num) -> tuple[Num, Num] | None:
         jit, notice = getattr(config, JIT), getattr(config, NOTICE)
@@ -540,11 +551,13 @@ class Recovery(Mechanism):
             found.append(("without_jit", config.replace(**{JIT: None, BANDWIDTH: None, "step_s": None})))
         elif assume is not None:
             assumed = getattr(assume, LEVER_SHARE)
-            share = min(
-                ASSUMED_SHARE if assumed is None else assumed, 1.0 - float(notice or 0.0) - stated_share(config)
-            )
+            rest = 1.0 - float(notice or 0.0)
+            share = min(ASSUMED_SHARE if assumed is None else assumed, rest)
             step = assume.job_step_s if assume.job_step_s is not None else assumed_step(assume)
             changed = config.replace(**{JIT: share, BANDWIDTH: getattr(assume, LEVER_BANDWIDTH), "step_s": step})
+            if stated_classes(config) and rest > 0:
+                # The job's classes keep their parts of the failures it leaves to roll back (docs/model.md §20).
+                changed = _scaled_stated(changed, (rest - share) / rest)
             found.append((LEVER, changed))
         if notice is not None:
             found.append(("without_notice", config.replace(**{NOTICE: None})))
@@ -725,7 +738,7 @@ class Recovery(Mechanism):
         return {
             JIT: float(jit or 0.0),
             NOTICE: float(notice or 0.0),
-            "periodic_share": float(config.periodic_share),
+            "periodic_share": float(config.rollback_share),
             "step_time_s": _f(config.step_s),
             "jit_save_s": float(save_s(config)) if jit is not None else None,
             "jit_restart_s": float(jit_restart_s(config)) if jit is not None else None,
@@ -806,20 +819,21 @@ def _resolve_classes(scenario: Any, config: Any) -> Any:
     total = float(getattr(scenario, JIT) or 0.0) + float(getattr(scenario, NOTICE) or 0.0)
     for index, each in enumerate(stated_classes(scenario)):
 
-        def where(name: str, index: int = index, each: StatedClass = each) -> str:
-            return scenario.where(name) if index == 0 else f"{each.where}.{CLASS_KEYS[name]}"
+        def where(name: str, index: int = index) -> str:
+            return scenario.where(name) if index == 0 else f"{scenario.where(f'{STATED}[{index}]')}.{CLASS_KEYS[name]}"
 
         if index:
             _check_table(each, where)
         path = ROLLBACK if each.path is None else each.path
         if each.fallback is not None and path != PEER:
             raise InputError(
-                'a fallback share is the part of a peer class that rolls back: it needs recovery = "peer"',
+                "a fallback share is the part of a peer class that rolls back: it needs the recovery path peer",
                 where=where(CLASS_FALLBACK),
             )
         if each.tier is not None and path != ROLLBACK:
             raise InputError(
-                'a tier is where a rollback class goes back to: it needs recovery = "rollback"', where=where(CLASS_TIER)
+                "a tier is where a rollback class goes back to: it needs the recovery path rollback",
+                where=where(CLASS_TIER),
             )
         if each.tier == MEMORY and scenario.replica_survival is None:
             raise InputError(
@@ -827,7 +841,7 @@ def _resolve_classes(scenario: Any, config: Any) -> Any:
             )
         if path != ROLLBACK and scenario.step_time_s is None:
             raise InputError(
-                f"a class recovered {path_name(path)} loses the step in flight: it needs {{step_time}}",
+                f"a class recovered in place ({path_name(path)}) loses the step in flight: it needs {{step_time}}",
                 where=where(CLASS_PATH),
             )
         total += float(each.share or 0.0)

@@ -90,6 +90,9 @@ def _first_order_intervals(t: Tiers, mtbf_s: Num, ns: Lib) -> list[Num]:
     found: list[Num] = [0.0] * count
     for i in range(count - 1, -1, -1):
         s, q = t.stalls[i], t.shares[i]
+        for share, _, anchor in t.extra:  # classes of their own restart on this tier serve it too (§20)
+            if anchor == i:
+                q = q + share
         own = ns.sqrt(2.0 * s * mtbf_s / ns.maximum(q, 1e-300))
         above = found[i + 1] if i + 1 < count else own
         found[i] = ns.where(q > 0, own, ns.where(s > 0, above, 0.0))

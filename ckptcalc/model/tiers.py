@@ -543,7 +543,7 @@ def _with_silent(t: Tiers, mtbf_s: Num, ns: Lib) -> Split:
     latency = t.silent_latency_s
     beyond = t.late.beyond(top, latency)
     # Each fail-stop class erases a pending event from its own tier's interval and share (§16.3).
-    gone = t.late.erased(t.intervals(), t.shares, latency, mtbf_s)
+    gone = t.late.erased(t.intervals(), tier_shares(t), latency, mtbf_s)
     onsets = t.silent_rate * (1.0 - gone)
     plain = t.replace(silent_rate=0.0)
     rate: Num = onsets
@@ -553,7 +553,11 @@ def _with_silent(t: Tiers, mtbf_s: Num, ns: Lib) -> Split:
         total = 1.0 / mtbf_s + rate
         scale = (1.0 / mtbf_s) / total
         share = rate / total
-        scaled = plain.replace(shares=tuple(q * scale for q in t.shares), nowhere_share=t.nowhere_share * scale)
+        scaled = plain.replace(
+            shares=tuple(q * scale for q in t.shares),
+            nowhere_share=t.nowhere_share * scale,
+            extra=tuple((q * scale, r, anchor) for q, r, anchor in t.extra),
+        )
         time, stall, back, lam = _cycle(scaled, 1.0 / total, ns, (share, t.silent_extra_s))
         eff = divide(t.segments * t.tau1_s * lam, time, ns)
         write = divide(stall, time, ns)
@@ -593,9 +597,20 @@ def _fail_stop_part(t: Tiers, scale: Num, share: Num) -> Num:
     intervals = t.intervals()
     top = intervals[-1] / 2.0 + t.lag_s
     fail: Num = 0.0
-    for c, (q, tau) in enumerate(zip(t.shares, intervals, strict=True)):
+    for c, (q, tau) in enumerate(zip(tier_shares(t), intervals, strict=True)):
         fail = fail + q * scale * (top if c == len(intervals) - 1 else tau / 2.0)
     return divide(fail, fail + share * top, lib(fail, share))
+
+
+def tier_shares(t: Tiers) -> tuple[Num, ...]:
+    """The share of failures that go back to each tier: its own class's and those of the classes with
+    restarts of their own that land on it (docs/model.md §20)."""
+    if not t.extra:
+        return t.shares
+    found = list(t.shares)
+    for share, _, anchor in t.extra:
+        found[anchor] = found[anchor] + share
+    return tuple(found)
 
 
 def sum_stalls(t: Tiers) -> Num:
