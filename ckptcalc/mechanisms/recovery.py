@@ -232,10 +232,85 @@ def failure_classes(config: Any) -> tuple[FailureClass, ...]:
     return tuple(found)
 
 
+#: The key of the classes' part of a document.
+PART = "failure_classes"
+_MAYBE_SECONDS = {"type": ["number", "null"], "minimum": 0, "description": "seconds; null: the job's restart"}
+PART_SCHEMA: dict[str, Any] = {
+    "oneOf": [
+        {"type": "null"},
+        {
+            "type": "object",
+            "description": "the failure classes the job states, each with its share, restart and recovery path"
+            " (docs/model.md §20); null without one",
+            "properties": {
+                "classes": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "name": {"type": "string"},
+                            "share": {"type": "number", "minimum": 0, "maximum": 1},
+                            "restart_s": _MAYBE_SECONDS,
+                            "recovery": {"enum": list(PATHS)},
+                            "tier": {
+                                "enum": [*TIERS, None],
+                                "description": "where a rollback goes back to; null: as the job's own failures",
+                            },
+                            "fallback": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+                        },
+                        "required": ["name", "share", "restart_s", "recovery", "tier", "fallback"],
+                    },
+                },
+                "job_share": {
+                    "type": "number",
+                    "minimum": 0,
+                    "maximum": 1,
+                    "description": "the share that keeps the job's own restart and rollback",
+                },
+            },
+            "required": ["classes", "job_share"],
+        },
+    ]
+}
+
+
+def class_record(config: Any) -> dict[str, Any] | None:
+    """The classes ``config`` states, as ``failure_classes`` reports them (plain floats; a grid's first point)."""
+    stated = stated_classes(config)
+    if not stated:
+        return None
+    rows = [
+        {
+            "name": each.name,
+            "share": _coded(each.share, 0.0),
+            "restart_s": None if each.restart_s is None else _coded(each.restart_s, 0.0),
+            "recovery": path_name(_coded(each.path, ROLLBACK)),
+            "tier": None if each.tier is None else tier_name(_coded(each.tier, STORAGE)),
+            "fallback": None if each.fallback is None else _coded(each.fallback, 0.0),
+        }
+        for each in stated
+    ]
+    return {"classes": rows, "job_share": _coded(config.periodic_share, 0.0)}
+
+
+def _path_words(row: dict[str, Any], restart: str | None, pct: Any) -> str:
+    """``roll back to storage, restart 1.00 min``."""
+    again = f"restart {restart}" if restart is not None else "the job's restart"
+    if row["recovery"] == "rollback":
+        where = f"to {row['tier']}" if row["tier"] is not None else "as the job's own failures do"
+        return f"roll back {where}, {again}"
+    if row["recovery"] == "in_place":
+        return f"in place (the step in flight), {again}"
+    fallback = row["fallback"] or 0.0
+    return f"in place from a healthy replica ({pct(fallback)} fall back to storage), {again}"
+
+
 def _class_note(config: Any, each: StatedClass, duration: Any, pct: Any) -> str:
     """``of failures: rolls back to storage, restart 1.00 min`` (docs/model.md §20)."""
     path = _coded(each.path, ROLLBACK)
     restart = f"restart {duration(_coded(class_restart_s(config, each), 0.0))}"
+    if path == ROLLBACK and each.tier is None:
+        return f"of failures: roll back as the job's own do, {restart}"
     if path == ROLLBACK:
         return f"of failures: roll back to {tier_name(_coded(each.tier, STORAGE))}, {restart}"
     if path == PLACE:
@@ -729,6 +804,32 @@ class Recovery(Mechanism):
         for each in stated_classes(config):
             rows.append((f"class {each.name}", pct(_coded(each.share, 0.0)), _class_note(config, each, duration, pct)))
         return tuple(rows)
+
+    def class_part(self, job: Any, result: Any) -> dict[str, Any]:
+        """``failure_classes``: every class the job states (docs/model.md §20), null without one."""
+        return {PART: class_record(job.config)}
+
+    def class_schema(self) -> dict[str, Any]:
+        return {PART: PART_SCHEMA}
+
+    def part_rows(self, key: str, found: dict[str, Any], words: Any) -> list[tuple[str, str, str]] | None:
+        if key != PART:
+            return None
+        rows = [
+            (
+                row["name"],
+                words.pct(row["share"]),
+                _path_words(row, words.dur(row["restart_s"]) if row["restart_s"] is not None else None, words.pct),
+            )
+            for row in found["classes"]
+        ]
+        rows.append(("the job's own", words.pct(found["job_share"]), "its own restart and rollback"))
+        return rows
+
+    def part_title(self, key: str, caption: bool = False) -> str | None:
+        if key != PART:
+            return None
+        return "Failure classes" if caption else "Failure classes (share, restart and recovery path)"
 
     def record(self, config: Any, needed: bool) -> dict[str, Any] | None:
         """Just-in-time recovery and failures with notice (docs/model.md §13); None when neither is configured."""
