@@ -281,7 +281,7 @@ def test_a_preset_round_trip_keeps_every_class(run: Run, run_json: RunJson, tmp_
     assert again["failure_classes"] == first["failure_classes"]
     assert [c["name"] for c in again["failure_classes"]["classes"]] == ["process", "gpu"]
     job = api.job(str(saved))
-    assert [c.causes for c in getattr(job.config, "failure_classes")] == [("process",), ("gpu", "xid")]
+    assert [c.causes for c in job.config.failure_classes] == [("process",), ("gpu", "xid")]
     # Its model: the two classes and the job's own, as the hand formula of one level says.
     classes = [(0.25, 60.0), (0.125, 1200.0), (0.625, RESTART)]
     tau = float(evaluate(job.config).levels[-1].interval_s)
