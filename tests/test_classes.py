@@ -13,6 +13,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from ckptcalc import api
+from ckptcalc.mechanisms.recovery import stated_classes
 from ckptcalc.model.evaluation import evaluate
 from ckptcalc.model.tiers import Tiers, by_recursion, effective, merged_restart
 
@@ -281,7 +282,7 @@ def test_a_preset_round_trip_keeps_every_class(run: Run, run_json: RunJson, tmp_
     assert again["failure_classes"] == first["failure_classes"]
     assert [c["name"] for c in again["failure_classes"]["classes"]] == ["process", "gpu"]
     job = api.job(str(saved))
-    assert [c.causes for c in job.config.failure_classes] == [("process",), ("gpu", "xid")]
+    assert [c.causes for c in stated_classes(job.config)] == [("process",), ("gpu", "xid")]
     # Its model: the two classes and the job's own, as the hand formula of one level says.
     classes = [(0.25, 60.0), (0.125, 1200.0), (0.625, RESTART)]
     tau = float(evaluate(job.config).levels[-1].interval_s)
