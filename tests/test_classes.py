@@ -287,3 +287,56 @@ def test_a_preset_round_trip_keeps_every_class(run: Run, run_json: RunJson, tmp_
     classes = [(0.25, 60.0), (0.125, 1200.0), (0.625, RESTART)]
     tau = float(evaluate(job.config).levels[-1].interval_s)
     assert first["effective"] == pytest.approx(_hand(tau, classes), rel=1e-12)
+
+
+# ------------------------------------------------------------------ the simulation (docs/model.md §20.5)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--preset", "llama3-405b-classes"],
+        ["--preset", "llama3-405b", "--class-share", "0.5", "--class-restart", "60s"],
+        ["--preset", "llama3-405b-tiered", "--class-share", "0.3", "--class-restart", "1min"],
+        [
+            "--preset",
+            "llama3-405b-tiered",
+            "--class-share",
+            "0.3",
+            "--class-restart",
+            "20min",
+            "--class-tier",
+            "memory",
+        ],
+        ["--preset", "llama3-405b-async", "--class-share", "0.3", "--class-restart", "1min"],
+        ["--preset", "elastic-hsdp", "--class-share", "0.3", "--class-restart", "1min"],
+        ["--preset", "llama3-405b-classes", "--spares", "2", "--nodes", "2048", "--repair", "4h"],
+        ["--preset", "llama3-405b-jit", "--class-share", "0.1", "--class-restart", "1min"],
+        [
+            *("--preset", "llama3-405b", "--step-time", "10s", "--class-share", "0.6"),
+            *("--class-recovery", "peer", "--class-fallback", "0.3", "--class-restart", "2min"),
+        ],
+        [
+            *("--preset", "llama3-405b", "--step-time", "10s", "--jit-share", "0.5", "--class-share", "0.3"),
+            *("--class-recovery", "in_place", "--class-restart", "1min"),
+        ],
+    ],
+)
+def test_the_simulation_agrees(run_json: RunJson, args: list[str]) -> None:
+    doc = run_json("simulate", *args, "--cycles", "60000")
+    low, high = doc["effective_ci95"]
+    exact = doc["analytic"]["exact"]
+    assert low <= exact <= high or abs(doc["effective"] - exact) < 1e-3, (doc["effective"], exact)
+
+
+def test_a_class_refused_beside_what_the_simulation_steps_one_by_one(run: Run) -> None:
+    assert_usage_error(
+        run("simulate", "--preset", "palm-spikes", "--class-share", "0.2", "--cycles", "1000"), "--silent-mtbf"
+    )
+
+
+def test_a_whole_run_with_classes(run_json: RunJson) -> None:
+    doc = run_json("plan", "--preset", "llama3-405b-classes", "--work", "30d", "--runs", "400")
+    assert doc["effective"] == pytest.approx(0.93189927, abs=1e-8)
+    assert abs(doc["mean_vs_expected"]) < 0.01
+    assert doc["failure_classes"]["classes"][0]["name"] == "process"

@@ -490,6 +490,15 @@ class Recovery(Mechanism):
     carried_fields = (STATED,)  # every class a preset's [[failures.classes]] states
     panels = ((f"{CLASS_SECTION}.{CLASS_TABLE}", "Failure classes"),)
     preset_arrays = ((CLASS_SECTION, CLASS_TABLE),)
+    # The simulation draws the stated classes beside the tiers' (docs/model.md §20.5); not those that step
+    # events one by one (silent events, --events, the simulated search) nor the slowed persist.
+    simulated_name = "classes"
+    simulated_after = "notice"
+    simulated_input = (CLASS_SHARE, "class_share")
+    not_simulated_with = ("silent", "events", "search", "slowdown", "weibull")
+
+    def simulated_held(self, config: Any) -> bool:
+        return bool(stated_classes(config))
 
     # ------------------------------------------------------------- presets: [[failures.classes]]
 
