@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from pathlib import Path
@@ -340,3 +341,38 @@ def test_a_whole_run_with_classes(run_json: RunJson) -> None:
     assert doc["effective"] == pytest.approx(0.93189927, abs=1e-8)
     assert abs(doc["mean_vs_expected"]) < 0.01
     assert doc["failure_classes"]["classes"][0]["name"] == "process"
+
+
+# ------------------------------------------------------------------ levers, compare and sweep
+
+
+def test_the_in_place_lever_and_its_break_even(run_json: RunJson) -> None:
+    doc = run_json("optimize", "--preset", "llama3-405b-classes")
+    lever = next(lv for lv in doc["levers"] if lv["key"] == "class_in_place")
+    assert lever["gain_pp"] > 0
+    even = lever["break_even"]
+    assert (even["key"], even["unit"], even["pays"]) == ("class_restart_s", "duration", "below")
+    # First order: the rollback's restart and half the interval, less half a step (docs/model.md §20.3).
+    assert even["value"] == pytest.approx(60.0 + (math.sqrt(2 * DELTA * MTBF) - 10.0) / 2, rel=0.02)
+    # Exactly there the class in place is worth what it is rolled back.
+    at = run_json(
+        "optimize",
+        *("--preset", "llama3-405b-classes", "--step-time", "10s", "--class-recovery", "in_place"),
+        *("--class-restart", f"{even['value']!r}s"),
+    )
+    assert at["effective"] == pytest.approx(doc["effective"], abs=1e-4)
+
+
+def test_compare_and_sweep_a_class(run_json: RunJson, run: Run) -> None:
+    compared = run_json(
+        "compare", "llama3-405b-classes", "--what-if", "class-share=0.5", "--what-if", "class-restart=5min"
+    )
+    effective = [s["effective"] for s in compared["scenarios"]]
+    assert effective[0] == pytest.approx(0.93189927, abs=1e-8)
+    assert effective[1] > effective[0] > effective[2]
+    swept = run_json("sweep", "--preset", "llama3-405b-classes", "--over", "class-share")
+    assert swept["values"][-1] == pytest.approx(1.0)
+    assert all(b > a for a, b in itertools.pairwise(swept["effective"]))
+    assert_usage_error(
+        run("sweep", "--preset", "llama3-405b-jit", "--over", "class-share", "--from", "0.1", "--to", "0.5"), "--to"
+    )

@@ -49,6 +49,8 @@ ASSUMED_STEP_S = 10.0
 LEVER_SHARE, LEVER_BANDWIDTH, LEVER_STEP = "lever_jit_share", "lever_jit_bandwidth", "lever_jit_step_s"
 
 LEVER = "jit_recovery"
+#: The lever that recovers the job's first stated class in place instead of rolling it back (§20).
+CLASS_LEVER = "class_in_place"
 
 # ------------------------------------------------------------------ failure classes of their own (§20)
 
@@ -92,6 +94,8 @@ _ATTRS = {
     CLASS_TIER: "tier",
     CLASS_FALLBACK: "fallback",
 }
+#: The flag of the first class's share (a sweep's ``--over``).
+CLASS_FLAG = "class-share"
 #: The name of a class stated by flags alone.
 FLAG_CLASS = "class"
 
@@ -457,8 +461,8 @@ class Recovery(Mechanism):
             before=CLASS_TIER,
         ),
     )
-    levers = (LEVER,)
-    break_even_words = ((JIT, "", "of failures in place"),)
+    levers = (LEVER, CLASS_LEVER)
+    break_even_words = ((JIT, "", "of failures in place"), (CLASS_RESTART, "", "restart in place"))
     example = (
         ("step_time_s", "10s"),
         (NOTICE, "0.05"),
@@ -645,6 +649,16 @@ class Recovery(Mechanism):
             found.append((LEVER, changed))
         if notice is not None:
             found.append(("without_notice", config.replace(**{NOTICE: None})))
+        first = stated_classes(config)[:1]
+        if first and getattr(config, CLASS_SHARE) is not None and _coded(first[0].path, ROLLBACK) == ROLLBACK:
+            # The first class recovered in place (only the step in flight lost), at its own restart.
+            step = config.step_s
+            if step is None and assume is not None:
+                step = assume.job_step_s if assume.job_step_s is not None else assumed_step(assume)
+            if step is not None:
+                changed = config.replace(**{CLASS_PATH: PLACE, CLASS_TIER: None, "step_s": step})
+                changed = changed.replace(**{CLASS_RESTART: class_restart_s(config, first[0])})
+                found.append((CLASS_LEVER, changed))
         return found
 
     def assumed_lever_name(self, key: str, changed: Any, assume: Any, words: Any) -> str | None:
@@ -655,6 +669,13 @@ class Recovery(Mechanism):
             return (
                 f"just-in-time recovery ({words.pct(getattr(changed, JIT))} of failures in place, save at {save}{step})"
             )
+        if key == CLASS_LEVER:
+            first = stated_classes(changed)[0]
+            step = "" if assume.job_step_s is not None else f", {words.duration(changed.step_s)} steps assumed"
+            return (
+                f"{first.name} failures in place ({words.pct(_coded(first.share, 0.0))} of failures, the step in"
+                f" flight lost, restart {words.duration(_coded(first.restart_s, 0.0))}{step})"
+            )
         if key == "without_jit":
             return "without just-in-time recovery (every such failure rolls back)"
         if key == "without_notice":
@@ -664,6 +685,16 @@ class Recovery(Mechanism):
     def break_even(self, key: str, config: Any, gpus: float | None) -> tuple[str, float, str] | None:
         """The share at which the just-in-time lever (``config`` the job with it) starts to pay, first order
         on the storage tier (:func:`break_even_share`); None where it pays at every share or at none."""
+        if key == CLASS_LEVER and config.shape is None and _plain(config):
+            # First order: rolled back, the class loses half the interval; in place, half a step. The lever
+            # pays while its restart is below the rollback's plus that difference (refined exactly).
+            first = stated_classes(config)[0]
+            interval = math.sqrt(2.0 * float(config.write_s) * float(config.mtbf_s))
+            return (
+                CLASS_RESTART,
+                float(_coded(first.restart_s, 0.0)) + (interval - float(config.step)) / 2.0,
+                "duration",
+            )
         if key != LEVER or config.shape is not None or not _plain(config):
             return None
         storage = config.levels()[-1]
@@ -743,12 +774,17 @@ class Recovery(Mechanism):
     def sweep_start(self, name: str, config: Any) -> float | None:
         if name == BANDWIDTH and getattr(config, JIT) is not None:
             return float(config.bandwidth)  # the save runs at the storage bandwidth unless stated
+        if name == CLASS_RESTART and getattr(config, CLASS_SHARE) is not None:
+            return float(config.storage_restart_s)  # the class restarts as the job does unless stated
         return None
 
     def sweep_range(self, over: str, result: Any) -> tuple[float, float] | None:
         """A swept share: up to what the other share leaves, short of it (there no periodic checkpoint
         is needed)."""
         name = _BY_FLAG.get(over)
+        if over == CLASS_FLAG:
+            high = 1.0 - _class_others(result.config)  # the class may take every failure the others leave
+            return min(0.05, high / 2.0), high
         if name not in (JIT, NOTICE):
             return None
         high = 0.99 * (1.0 - _other_share(name, result.config))
@@ -759,6 +795,15 @@ class Recovery(Mechanism):
         does no periodic checkpoint is needed (``optimize`` says so); the save's bandwidth needs in-place
         recovery."""
         name = _BY_FLAG.get(over)
+        if over == CLASS_FLAG:
+            other = _class_others(config)
+            if low < 0 or high > 1.0 - other + 1e-12:
+                raise InputError(
+                    f"{over} must lie in [0, {1.0 - other:g}] (just-in-time recovery, notice and the other"
+                    f" classes take {other:g} of the failures)",
+                    where="stop" if low >= 0 else "start",
+                )
+            return True
         if name == BANDWIDTH and getattr(config, JIT) is None:
             raise InputError(f"sweeping {over} needs just-in-time recovery ({{{JIT}}})", where="over")
         if name not in (JIT, NOTICE):
@@ -988,8 +1033,19 @@ def _plain(config: Any) -> bool:
 
 
 def _other_share(name: str, config: Any) -> float:
-    """The share a sweep over the other one holds."""
-    return float(getattr(config, NOTICE if name == JIT else JIT) or 0.0)
+    """The share a sweep over the other one holds, with every stated class's."""
+    return float(getattr(config, NOTICE if name == JIT else JIT) or 0.0) + stated_share(config)
+
+
+def _class_others(config: Any) -> float:
+    """What a sweep over the first class's share leaves it: just-in-time recovery's, notice's and the further
+    classes' shares."""
+    rest = stated_classes(config)[1:] if getattr(config, CLASS_SHARE) is not None else stated_classes(config)
+    return (
+        float(getattr(config, JIT) or 0.0)
+        + float(getattr(config, NOTICE) or 0.0)
+        + sum(_coded(c.share, 0.0) for c in rest)
+    )
 
 
 MECHANISM = Recovery()
