@@ -376,3 +376,14 @@ def test_compare_and_sweep_a_class(run_json: RunJson, run: Run) -> None:
     assert_usage_error(
         run("sweep", "--preset", "llama3-405b-jit", "--over", "class-share", "--from", "0.1", "--to", "0.5"), "--to"
     )
+
+
+def test_the_report_shows_the_classes(run: Run, tmp_path: Path) -> None:
+    # The report runs the job across its MTBF band, as arrays: the classes go with every point.
+    review = tmp_path / "review.md"
+    result = run("report", "llama3-405b-classes", "llama3-405b", "--markdown", str(review))
+    assert result.exit_code == 0, result.stderr
+    text = review.read_text(encoding="utf-8")
+    assert "| Failure classes | value |" in text
+    assert "| process | 15.0 % | roll back as the job's own failures do, restart 1.00 min |" in text
+    assert "process failures in place" in text

@@ -893,6 +893,8 @@ def _better(a: Tiers, a_split: Split, b: Tiers, b_split: Split) -> tuple[Tiers, 
     import numpy
 
     def pick(x: Any, y: Any) -> Any:
+        if isinstance(x, tuple) and x and isinstance(x[0], tuple):  # classes of their own restart (§20)
+            return tuple((pick(u[0], v[0]), pick(u[1], v[1]), u[2]) for u, v in zip(x, y, strict=True))
         if isinstance(x, tuple):
             return tuple(numpy.where(take_a, u, v) for u, v in zip(x, y, strict=True))
         return numpy.where(take_a, x, y)
