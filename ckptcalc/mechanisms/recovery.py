@@ -650,8 +650,9 @@ class Recovery(Mechanism):
         if notice is not None:
             found.append(("without_notice", config.replace(**{NOTICE: None})))
         first = stated_classes(config)[:1]
-        if first and getattr(config, CLASS_SHARE) is not None and _coded(first[0].path, ROLLBACK) == ROLLBACK:
-            # The first class recovered in place (only the step in flight lost), at its own restart.
+        if first and first[0].restart_s is not None and _coded(first[0].path, ROLLBACK) == ROLLBACK:
+            # The first class recovered in place (only the step in flight lost), at its own restart; a class
+            # without a restart of its own is the job's own failures, as every lever already treats them.
             step = config.step_s
             if step is None and assume is not None:
                 step = assume.job_step_s if assume.job_step_s is not None else assumed_step(assume)
