@@ -461,7 +461,8 @@ class Recovery(Mechanism):
             before=CLASS_TIER,
         ),
     )
-    levers = (LEVER, CLASS_LEVER)
+    levers = (LEVER,)
+    levers_with = (CLASS_LEVER,)  # a stated class recovered in place
     break_even_words = ((JIT, "", "of failures in place"), (CLASS_RESTART, "", "restart in place"))
     example = (
         ("step_time_s", "10s"),
