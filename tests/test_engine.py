@@ -35,6 +35,7 @@ MECHANISMS: dict[str, dict[str, Any]] = {
     "async": {"snapshot_bw": "400TB/s"},
     "jit": {"jit_share": 0.5, "step_time": "10s"},
     "notice": {"notice_share": 0.2},
+    "classes": {"class_share": 0.3, "class_restart": "1min"},
     "slowdown": {"persist_slowdown": 0.3, "snapshot_bw": "400TB/s"},
     "spares": {"spares": 2, "repair": "4h"},
     "groups": {"groups": 4},
@@ -88,6 +89,10 @@ TUNING = {
     "max_retained",
     "work",
     "gpu_hour_cost",
+    "class_recovery",
+    "class_tier",
+    "class_fallback",
+    "class_restart",
 }
 #: Inputs that change the schedule the model chooses and the simulation then runs (its stalls, restarts
 #: or intervals), checked by ``test_the_simulated_schedule_is_the_models``.

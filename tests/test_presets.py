@@ -128,6 +128,8 @@ BY_KIND: dict[str, st.SearchStrategy[float]] = {
     "fraction": SHARE,
     "number": POSITIVE,
     "spares": st.integers(min_value=0, max_value=2**53).map(float) | st.just(math.inf),  # inf: auto
+    "recovery_path": st.sampled_from([0.0, 1.0, 2.0]),  # rollback, in_place, peer
+    "rollback_tier": st.sampled_from([0.0, 1.0]),  # storage, memory
 }
 FIELD_VALUES = {f.name: BY_KIND[f.kind] for f in FIELDS}
 FIELD_VALUES["gpus"] = WHOLE
@@ -648,7 +650,7 @@ def documents(draw: st.DrawFn) -> tuple[dict[str, Any], str | None, str | None]:
         paths = {
             "bare rate": st.just("storage.bandwidth"),
             "bare duration": st.sampled_from(["failures.mtbf", "failures.restart", "training.step_time"]),
-            "wrong type": st.sampled_from(sorted(KIND_OF)),
+            "wrong type": st.sampled_from(sorted(p for p in KIND_OF if p.count(".") == 1)),  # a table's keys
             "bad unit": st.sampled_from(["storage.bandwidth", "failures.restart", "checkpoint.size"]),
         }
         wrong = {

@@ -463,15 +463,16 @@ def test_the_classes_are_one_recursion() -> None:
 
 
 def test_a_class_the_recursion_does_not_hold_is_refused() -> None:
-    """A failure class landing on a tier of its own choosing, or taking its share from another class, is
-    declared by the hooks but not yet modelled: refused, naming the class, never dropped."""
+    """A failure class landing on a tier the job lacks, or taking its share from another class, is refused,
+    naming the class, never dropped (docs/model.md §20)."""
     from ckptcalc.errors import InputError
     from ckptcalc.mechanisms.base import IN_PLACE, FailureClass
     from ckptcalc.model import recovery as classes
 
     classes.check_modelled((FailureClass("jit", 0.9, 603.24, IN_PLACE),))
+    classes.check_modelled((FailureClass("process", 0.15, 60.0, 0),), tiers=1)
     with pytest.raises(InputError) as rollback:
-        classes.check_modelled((FailureClass("process", 0.15, 60.0, 0),))
+        classes.check_modelled((FailureClass("process", 0.15, 60.0, 1),), tiers=1)
     assert rollback.value.where == "process"
     with pytest.raises(InputError, match="taken from"):
         classes.check_modelled((FailureClass("peer", 0.1, 60.0, IN_PLACE, taken_from="node"),))
@@ -484,11 +485,16 @@ def test_its_flags_keep_their_place() -> None:
 
     order = [f.name for f in FIELDS]
     at = order.index("discard")
-    assert order[at : at + 6] == [
+    assert order[at : at + 11] == [
         "discard",
         "jit_share",
         "jit_bandwidth",
         "notice_share",
+        "class_share",
+        "class_restart_s",
+        "class_recovery",
+        "class_fallback",
+        "class_tier",
         "persist_slowdown",
         "max_busy",
     ]

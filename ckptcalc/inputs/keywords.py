@@ -53,6 +53,11 @@ class PlanInputs(TypedDict, total=False):
     jit_share: str | float
     jit_bw: str | float
     notice_share: str | float
+    class_share: str | float
+    class_restart: str | float
+    class_recovery: str | float
+    class_fallback: str | float
+    class_tier: str | float
     persist_slowdown: str | float
     max_busy: str | float
     max_written_per_day: str | float
@@ -102,6 +107,8 @@ UNITS = {
     "fraction": 'share from 0 to 1 (or "95%")',
     "number": "number",
     "spares": 'whole number of nodes (or "auto")',
+    "recovery_path": '"rollback", "in_place" or "peer"',
+    "rollback_tier": '"storage" or "memory"',
 }
 
 _FLAG = re.compile(r"--([a-z][a-z0-9-]*)")

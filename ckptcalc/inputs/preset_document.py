@@ -96,6 +96,12 @@ def from_document(document: dict[str, Any], label: str, labels: dict[str, str] |
             for sub, raw in value.items():
                 spec = _BY_PATH.get(f"{key}.{sub}")
                 where = at(f"{key}.{sub}")
+                reader = registry.preset_array(key, sub)
+                if reader is not None:  # an array of tables a mechanism reads ([[failures.classes]])
+                    found, came = reader.read_preset_array(key, sub, raw, at, value_of)
+                    values.update(found)
+                    origin.update(came)
+                    continue
                 if f"{key}.{sub}" == BAND_PATH:
                     meta[BAND] = _band(raw, where)
                     origin[BAND] = where

@@ -90,6 +90,7 @@ def to_document(
     for name, value in scenario.values().items():
         spec = BY_NAME[name]
         document.setdefault(spec.section, {})[spec.key] = writer.value(name, spec.kind, value)
+    document = registry.write_preset_arrays(scenario, document, _written)
     band = scenario.mtbf_ci95
     if band is not None and band[1] is not None:
         document.setdefault("failures", {})[BAND] = [
@@ -258,6 +259,8 @@ def toml_text(document: dict[str, Any]) -> str:
             return f"@@note {len(notes) - 1}@@"
         if isinstance(value, dict):
             return {k: marked(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [marked(v) for v in value]
         return value
 
     tiers = document.get(LEVELS)

@@ -113,9 +113,26 @@ class Mechanism:
     alternative: tuple[tuple[str, str], ...] = ()  # the example stated another way (inputs that exclude others)
     #: Its failure classes by name, each with the input that turns it on (what the simulation tells apart).
     class_inputs: tuple[tuple[str, str], ...] = ()
+    #: Fields it carries on the scenario and the model's configuration beyond its inputs, None unless set:
+    #: what no flag states (every class of a preset's array of tables, docs/model.md §20).
+    carried_fields: tuple[str, ...] = ()
+    #: Arrays of tables a preset may state for it, each (section, key): ``[[failures.classes]]``.
+    preset_arrays: tuple[tuple[str, str], ...] = ()
     #: The ``kind`` of a ``recovery`` event in a log for each of its classes, and where that class lands
     #: (what ``analyze`` reads).
     log_kinds: tuple[tuple[str, str], ...] = ()
+
+    def read_preset_array(
+        self, section: str, key: str, rows: Any, at: Any, value_of: Any
+    ) -> tuple[dict[str, Any], dict[str, str]]:
+        """One of its :attr:`preset_arrays` as a preset states it (``rows``): (values by field, where each
+        came from); ``at(key)`` names a preset key for a message, ``value_of(kind, raw, where)`` reads a value."""
+        return {}, {}
+
+    def write_preset_array(self, scenario: Any, document: dict[str, Any], written: Any) -> dict[str, Any]:
+        """``document`` (a preset being written, its values by their fields' sections) with its arrays of
+        tables in place of the fields they hold; ``written(kind, value)`` writes one value exactly."""
+        return document
 
     # ------------------------------------------------------------- the model (tier costs)
 

@@ -45,8 +45,20 @@ def inputs() -> tuple[Input, ...]:
 
 
 def fields() -> tuple[str, ...]:
-    """The field names of every mechanism's inputs: attributes of the scenario and the model's configuration."""
-    return tuple(row.name for row in inputs())
+    """The field names of every mechanism's inputs and of what it carries beside them: attributes of the
+    scenario and the model's configuration."""
+    return (*(row.name for row in inputs()), *(name for m in REGISTRY for name in m.carried_fields))
+
+
+def preset_array(section: str, key: str) -> Mechanism | None:
+    """The mechanism that reads a preset's array of tables ``[[section.key]]``, None for none."""
+    return next((m for m in REGISTRY if (section, key) in m.preset_arrays), None)
+
+
+def write_preset_arrays(scenario: Any, document: dict[str, Any], written: Any) -> dict[str, Any]:
+    for m in REGISTRY:
+        document = m.write_preset_array(scenario, document, written)
+    return document
 
 
 def tier_fields() -> tuple[str, ...]:
@@ -514,12 +526,10 @@ def classes(config: Any) -> tuple[FailureClass, ...]:
 
 
 def landing(config: Any, where: int | str) -> FailureClass | None:
-    """The one class of ``config`` that lands ``where`` (:data:`IN_PLACE`, :data:`NOWHERE`), None for none.
-    The recursion holds one of each: a second is refused (no such job is modelled yet)."""
-    found = [c for c in classes(config) if c.landing == where]
-    if len(found) > 1:
-        raise ValueError(f"more than one failure class lands {where}: {', '.join(c.name for c in found)}")
-    return found[0] if found else None
+    """The first class of ``config`` that lands ``where`` (:data:`IN_PLACE`, :data:`NOWHERE`), None for none:
+    it makes the one-step tier or the no-loss class, and any further class landing there joins it with a
+    restart of its own (docs/model.md §20)."""
+    return next((c for c in classes(config) if c.landing == where), None)
 
 
 def class_inputs() -> tuple[tuple[str, str], ...]:

@@ -33,7 +33,7 @@ from typing import Any, TypeAlias
 
 from ckptcalc.errors import InputError
 from ckptcalc.mechanisms import registry
-from ckptcalc.mechanisms.base import FailureClass
+from ckptcalc.mechanisms.base import IN_PLACE, FailureClass
 from ckptcalc.model import arrays, recovery, search, storage
 from ckptcalc.model.arrays import count, largest, lib, scalar
 from ckptcalc.model.arrays import maximum as _maximum
@@ -271,8 +271,15 @@ class Config(Record, extra=registry.fields()):
 
     @property
     def periodic_share(self) -> Num:
-        """The share of failures that roll back to a periodic checkpoint: 1 less every class's."""
+        """The share of failures the periodic tiers serve as the job's own class: 1 less every class's."""
         return recovery.periodic_share(*(c.share for c in self.classes))
+
+    @property
+    def rollback_share(self) -> Num:
+        """The share of failures that roll back to a periodic checkpoint: the job's own class and every
+        class that lands on a tier with a restart of its own (docs/model.md §20)."""
+        classes = self.classes
+        return recovery.periodic_share(*(c.share for c in classes if not isinstance(c.landing, int)))
 
     # Retention (docs/model.md §16): the newest storage checkpoints retained (None: all); the run's length.
     keep: Num | None = None
@@ -321,7 +328,11 @@ class Config(Record, extra=registry.fields()):
         if not self.has_recovery:
             return levels
         rest = self.periodic_share
-        return tuple(level.replace(share=level.share * rest) for level in levels)
+        found = [level.replace(share=level.share * rest) for level in levels]
+        for c in self.classes:  # a class with its own restart that rolls back to a tier (docs/model.md §20)
+            if isinstance(c.landing, int):
+                found[c.landing] = found[c.landing].replace(share=found[c.landing].share + c.share)
+        return tuple(found)
 
     def _levels(self) -> tuple[Level, ...]:
         levels: list[Level] = []
@@ -600,12 +611,13 @@ def _base(config: Config) -> Tiers:
     )
     if not config.has_recovery:
         return _with_classes(config, periodic)
-    recovery.check_modelled(config.classes)
+    classes = config.classes
+    recovery.check_modelled(classes, len(levels))
+    in_place, nowhere, others = recovery.split_classes(classes)
+    periodic = periodic.replace(shares=recovery.own_shares(periodic.shares, others))
     return _with_classes(
         config,
-        recovery.with_classes(
-            periodic, step_s=config.step, in_place=registry.in_place(config), nowhere=registry.nowhere(config)
-        ),
+        recovery.with_classes(periodic, step_s=config.step, in_place=in_place, nowhere=nowhere, others=others),
     )
 
 
@@ -739,7 +751,7 @@ def _evaluate(config: Config) -> Result:
     taken: Result | None = registry.evaluated(config, sys.modules[__name__])
     if taken is not None:
         return taken  # a running share that evaluates the job itself (elastic replica groups)
-    if config.has_recovery and scalar(config.periodic_share) and config.periodic_share <= 0:
+    if config.has_recovery and scalar(config.rollback_share) and config.rollback_share <= 0:
         return _with_spares(config, _evaluate_unneeded(config))
     mtbf = config.mtbf_s
     chosen, caveats = _plan(config)
@@ -799,7 +811,7 @@ def unneeded(config: Config) -> bool:
     """Whether no failure rolls back to a periodic checkpoint (every one recovered in place or met
     with notice): then none is needed, and its interval is infinite. With elastic groups, all groups
     down at once rolls back whatever the shares (docs/model.md §18.4): needed unless that never happens."""
-    if not (config.has_recovery and scalar(config.periodic_share) and config.periodic_share <= 0):
+    if not (config.has_recovery and scalar(config.rollback_share) and config.rollback_share <= 0):
         return False
     found = registry.unneeded(config, sys.modules[__name__])
     return True if found is None else found
@@ -837,8 +849,9 @@ def one_step(config: Config) -> Tiers:
     """The schedule of a job that needs no periodic checkpoint: the one-step tier of its in-place class
     alone (share 0, restart storage's and a save at the storage bandwidth, where it has none), with the
     class that goes back nowhere (docs/model.md §13.3)."""
-    recovery.check_modelled(config.classes)
-    in_place = registry.in_place(config)
+    classes = config.classes
+    recovery.check_modelled(classes)
+    in_place, nowhere, others = recovery.split_classes(classes)
     alone = Tiers(
         tau1_s=config.step,
         every=(),
@@ -851,7 +864,13 @@ def one_step(config: Config) -> Tiers:
             else config.storage_restart_s + write_time(config.checkpoint_bytes, config.bandwidth),
         ),
     )
-    return recovery.with_classes(alone, step_s=alone.tau1_s, in_place=None, nowhere=registry.nowhere(config))
+    return recovery.with_classes(
+        alone,
+        step_s=alone.tau1_s,
+        in_place=None,
+        nowhere=nowhere,
+        others=tuple(c for c in others if c.landing == IN_PLACE),  # none rolls back here
+    )
 
 
 def _classes(config: Config) -> tuple[tuple[Num, ...], tuple[Num, ...]]:
@@ -874,6 +893,8 @@ def _better(a: Tiers, a_split: Split, b: Tiers, b_split: Split) -> tuple[Tiers, 
     import numpy
 
     def pick(x: Any, y: Any) -> Any:
+        if isinstance(x, tuple) and x and isinstance(x[0], tuple):  # classes of their own restart (§20)
+            return tuple((pick(u[0], v[0]), pick(u[1], v[1]), u[2]) for u, v in zip(x, y, strict=True))
         if isinstance(x, tuple):
             return tuple(numpy.where(take_a, u, v) for u, v in zip(x, y, strict=True))
         return numpy.where(take_a, x, y)

@@ -45,21 +45,20 @@ def periodic_share(*shares: Num) -> Num:
     return found
 
 
-def check_modelled(classes: tuple[FailureClass, ...]) -> None:
-    """Refuse a class the recursion does not model yet: one that rolls back to a tier of its own choosing
-    (a landing on a tier's index, with a restart of its own) or takes its share from another class than
-    the job's own; one class of each landing (:func:`ckptcalc.mechanisms.registry.landing`).
+def check_modelled(classes: tuple[FailureClass, ...], tiers: int | None = None) -> None:
+    """Refuse a class the recursion does not model: one that rolls back to a tier the job lacks (of
+    ``tiers``), or takes its share from another class than the job's own.
 
     >>> try:
-    ...     check_modelled((FailureClass("process", 0.15, 60.0, 0),))
+    ...     check_modelled((FailureClass("process", 0.15, 60.0, 2),), tiers=1)
     ... except InputError as e:
     ...     print(e.where)
     process
     """
     for found in classes:
-        if found.landing not in (IN_PLACE, NOWHERE):
+        if isinstance(found.landing, int) and tiers is not None and not 0 <= found.landing < tiers:
             raise InputError(
-                f"a failure class that rolls back to tier {found.landing} with a restart of its own is not modelled",
+                f"a failure class that rolls back to tier {found.landing} of a job with {tiers} is not modelled",
                 where=found.name,
             )
         if found.taken_from != PERIODIC:
@@ -68,14 +67,27 @@ def check_modelled(classes: tuple[FailureClass, ...]) -> None:
             )
 
 
-def with_classes(periodic: Tiers, *, step_s: Num, in_place: FailureClass | None, nowhere: FailureClass | None) -> Tiers:
+def with_classes(
+    periodic: Tiers,
+    *,
+    step_s: Num,
+    in_place: FailureClass | None,
+    nowhere: FailureClass | None,
+    others: tuple[FailureClass, ...] = (),
+) -> Tiers:
     """The schedule ``periodic`` (its shares of all failures, summing to 1 less the classes') with the
     class recovered in place as a tier below it (interval one step, stall 0) and the class that goes
     back nowhere. With an in-place class τ₁ is the step and the first multiple the periodic interval
-    in steps (1 as a placeholder)."""
+    in steps (1 as a placeholder). ``others`` land beside a tier's own class with restarts of their own
+    (docs/model.md §20): in place on the one-step tier, or on a periodic tier's index."""
     found = periodic
     if nowhere is not None:
         found = found.replace(nowhere_share=nowhere.share, nowhere_restart_s=nowhere.restart_s)
+    shift = 0 if in_place is None else 1
+    if others:
+        found = found.replace(
+            extra=tuple((c.share, c.restart_s, 0 if c.landing == IN_PLACE else int(c.landing) + shift) for c in others)
+        )
     if in_place is None:
         return found
     return found.replace(
@@ -96,4 +108,25 @@ def without_in_place(t: Tiers) -> Tiers:
         stalls=t.stalls[1:],
         shares=t.shares[1:],
         restarts=t.restarts[1:],
+        extra=tuple((q, r, anchor - 1) for q, r, anchor in t.extra if anchor > 0),
     )
+
+
+def own_shares(shares: tuple[Num, ...], others: tuple[FailureClass, ...]) -> tuple[Num, ...]:
+    """Each tier's share of the job's own class: the level's share of failures (docs/model.md §20) less the
+    classes with restarts of their own that roll back to it."""
+    found = list(shares)
+    for c in others:
+        if isinstance(c.landing, int):
+            found[c.landing] = found[c.landing] - c.share
+    return tuple(found)
+
+
+def split_classes(
+    classes: tuple[FailureClass, ...],
+) -> tuple[FailureClass | None, FailureClass | None, tuple[FailureClass, ...]]:
+    """(the first class recovered in place, the first that goes back nowhere, every other): the first two
+    make the one-step tier and the no-loss class, the others land beside them (docs/model.md §20)."""
+    in_place = next((c for c in classes if c.landing == IN_PLACE), None)
+    nowhere = next((c for c in classes if c.landing == NOWHERE), None)
+    return in_place, nowhere, tuple(c for c in classes if c is not in_place and c is not nowhere)

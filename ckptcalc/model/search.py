@@ -90,6 +90,9 @@ def _first_order_intervals(t: Tiers, mtbf_s: Num, ns: Lib) -> list[Num]:
     found: list[Num] = [0.0] * count
     for i in range(count - 1, -1, -1):
         s, q = t.stalls[i], t.shares[i]
+        for share, _, anchor in t.extra:  # classes of their own restart on this tier serve it too (§20)
+            if anchor == i:
+                q = q + share
         own = ns.sqrt(2.0 * s * mtbf_s / ns.maximum(q, 1e-300))
         above = found[i + 1] if i + 1 < count else own
         found[i] = ns.where(q > 0, own, ns.where(s > 0, above, 0.0))
@@ -113,6 +116,9 @@ def first_order_tau1(t: Tiers, mtbf_s: Num) -> Num:
             n = n * t.every[i - 1]
         cost = cost + t.stalls[i] / n
         weight = weight + t.shares[i] * n
+        for share, _, anchor in t.extra:  # classes of their own restart on this tier (§20)
+            if anchor == i:
+                weight = weight + share * n
     if t.has_silent:
         weight = weight + t.silent_rate * mtbf_s * n  # silent events go back to the top tier (§16)
     return ns.maximum(ns.sqrt(2.0 * cost * mtbf_s / weight), 1e-9 * mtbf_s)
@@ -126,7 +132,7 @@ def floor_tau1(t: Tiers) -> Num:
 
 def best_tau1(t: Tiers, mtbf_s: Num) -> Num:
     """The τ₁ that maximises effective time at the schedule's multiples (top interval ≥ persist time)."""
-    if t.count == 1 and not t.has_nowhere and not t.has_silent:
+    if t.count == 1 and not t.has_nowhere and not t.has_silent:  # classes of their own restart too (§20.2)
         return best_interval(stall_s=t.stalls[0], lag_s=t.lag_s, mtbf_s=mtbf_s)
     ns = lib(*t.values(), mtbf_s)
     guess = first_order_tau1(t, mtbf_s)

@@ -75,6 +75,14 @@ class Tiers(Record):
     silent_latency_s: Num = 0.0
     silent_extra_s: Num = 0.0
     late: Any = None
+    # Failure classes beside the tiers' own (docs/model.md §20): (share, restart, anchor) each, the anchor a
+    # tier's index (0 the fastest) whose newest checkpoint the class goes back to. Several may share a tier.
+    extra: tuple[tuple[Num, Num, int], ...] = ()
+
+    @property
+    def has_extra(self) -> bool:
+        """Whether failure classes of their own restart go back to some tier (docs/model.md §20)."""
+        return bool(self.extra)
 
     @property
     def has_silent(self) -> bool:
@@ -126,6 +134,7 @@ class Tiers(Record):
             self.silent_latency_s,
             self.silent_extra_s,
             *(() if self.late is None else self.late.numbers()),
+            *(x for share, restart, _ in self.extra for x in (share, restart)),
         )
 
 
@@ -168,7 +177,7 @@ def _recovered(t: Tiers, mtbf: Num, ns: Lib, silent: tuple[Num, Num] | None = No
     """:func:`_recovery`, remembered for plain floats (it depends on the shares, restarts and M only)."""
     if ns is not Scalar:
         return _recovery(t, mtbf, ns, silent)
-    key = (*t.shares, *t.restarts, t.nowhere_share, t.nowhere_restart_s, mtbf, silent)
+    key = (*t.shares, *t.restarts, t.nowhere_share, t.nowhere_restart_s, mtbf, silent, t.extra)
     found = _RECOVERIES.get(key)
     if found is None:
         if len(_RECOVERIES) > 256:
@@ -190,10 +199,24 @@ def _recovery(t: Tiers, mtbf: Num, ns: Lib, silent: tuple[Num, Num] | None = Non
     is a class above the top tier with the top tier's anchor: its landings are the top tier's
     (docs/model.md §16.3)."""
     q, r = t.shares, t.restarts
+    anchors: list[int] | None = None
+    if t.extra:
+        # Classes of their own restart (docs/model.md §20) sit beside their tier's class, in anchor order;
+        # which one of a tier's classes was drawn changes only the restart, so their landings merge.
+        rows = sorted(
+            [(k, 0, q[k], r[k]) for k in range(len(q))] + [(a, 1, sq, sr) for sq, sr, a in t.extra],
+            key=lambda row: (row[0], row[1]),
+        )
+        anchors = [row[0] for row in rows]
+        q, r = tuple(row[2] for row in rows), tuple(row[3] for row in rows)
     if silent is not None:
         q, r = (*q, silent[0]), (*r, silent[1])
+        if anchors is not None:
+            anchors.append(t.count - 1)
     if t.has_nowhere:
         q, r = (t.nowhere_share, *q), (t.nowhere_restart_s, *r)
+        if anchors is not None:
+            anchors.insert(0, -1)
     count = len(q)
     lost = [-ns.expm1(-rc / mtbf) for rc in r]  # a failure strikes during the restart
     kept = [1.0 - x for x in lost]
@@ -232,6 +255,11 @@ def _recovery(t: Tiers, mtbf: Num, ns: Lib, silent: tuple[Num, Num] | None = Non
         for c in range(count):
             w = w + q[c] * land[c][target]
         lands.append(w)
+    if anchors is not None:
+        merged: list[Num] = [0.0] * (t.count + 1)  # index 0: resumes where it struck
+        for anchor, w in zip(anchors, lands, strict=True):
+            merged[anchor + 1] = merged[anchor + 1] + w
+        return _Recovery(restart, tuple(merged[1:]), merged[0])
     if silent is not None:
         lands = [*lands[:-2], lands[-2] + lands[-1]]
     if t.has_nowhere:
@@ -436,10 +464,21 @@ def effective(t: Tiers, mtbf_s: Num) -> Split:
     as :func:`by_recursion` to rounding, and about twenty times faster).
     """
     if t.count == 1 and not t.has_nowhere and not t.has_silent:
-        return single_split(
-            interval_s=t.tau1_s, stall_s=t.stalls[0], lag_s=t.lag_s, restart_s=t.restarts[0], mtbf_s=mtbf_s
-        )
+        restart = t.restarts[0] if not t.has_extra else merged_restart(t, mtbf_s)
+        return single_split(interval_s=t.tau1_s, stall_s=t.stalls[0], lag_s=t.lag_s, restart_s=restart, mtbf_s=mtbf_s)
     return by_recursion(t, mtbf_s)
+
+
+def merged_restart(t: Tiers, mtbf_s: Num) -> Num:
+    """The one restart that stands for every class of a one-level schedule (docs/model.md §20.2): each class
+    lands on the one tier, so which was drawn changes only the time spent restarting, and the restarts
+    r_c of shares q_c act as one of r = −M·ln Σ q_c·e^{−r_c/M} (so that 1/λ + ρ = M·e^{r/M}). With one
+    class of share 1 that is its own restart."""
+    ns = lib(*t.values(), mtbf_s)
+    kept: Num = t.shares[0] * ns.exp(-t.restarts[0] / mtbf_s)
+    for share, restart, _ in t.extra:
+        kept = kept + share * ns.exp(-restart / mtbf_s)
+    return -mtbf_s * ns.log(kept)
 
 
 def by_recursion(t: Tiers, mtbf_s: Num) -> Split:
@@ -456,6 +495,7 @@ def by_recursion(t: Tiers, mtbf_s: Num) -> Split:
             stalls=(0.0, t.stalls[0]),
             shares=(0.0, t.shares[0]),
             restarts=(t.restarts[0], t.restarts[0]),
+            extra=tuple((share, restart, anchor + 1) for share, restart, anchor in t.extra),
         )
     ns = lib(*t.values(), mtbf_s)
     with quiet(ns):
@@ -483,9 +523,10 @@ def restart_share(t: Tiers, mtbf_s: Num) -> Num:
     min(X, r_c) restarting, r_c the restart of the class drawn, so it is Σ q_c·(1 − e^{−r_c/M}).
     Where the cycle leaves floating point (periods thousands of MTBFs long, effective time 0), this
     is the restart share reported and the rest counts as re-done work."""
-    ns = lib(*t.shares, *t.restarts, t.nowhere_share, t.nowhere_restart_s, mtbf_s)
+    extra = tuple((q, r) for q, r, _ in t.extra)
+    ns = lib(*t.shares, *t.restarts, t.nowhere_share, t.nowhere_restart_s, mtbf_s, *(x for row in extra for x in row))
     total: Num = t.nowhere_share * -ns.expm1(-t.nowhere_restart_s / mtbf_s)
-    for q, r in zip(t.shares, t.restarts, strict=True):
+    for q, r in (*zip(t.shares, t.restarts, strict=True), *extra):
         total = total + q * -ns.expm1(-r / mtbf_s)
     return total
 
@@ -502,7 +543,7 @@ def _with_silent(t: Tiers, mtbf_s: Num, ns: Lib) -> Split:
     latency = t.silent_latency_s
     beyond = t.late.beyond(top, latency)
     # Each fail-stop class erases a pending event from its own tier's interval and share (§16.3).
-    gone = t.late.erased(t.intervals(), t.shares, latency, mtbf_s)
+    gone = t.late.erased(t.intervals(), tier_shares(t), latency, mtbf_s)
     onsets = t.silent_rate * (1.0 - gone)
     plain = t.replace(silent_rate=0.0)
     rate: Num = onsets
@@ -512,7 +553,11 @@ def _with_silent(t: Tiers, mtbf_s: Num, ns: Lib) -> Split:
         total = 1.0 / mtbf_s + rate
         scale = (1.0 / mtbf_s) / total
         share = rate / total
-        scaled = plain.replace(shares=tuple(q * scale for q in t.shares), nowhere_share=t.nowhere_share * scale)
+        scaled = plain.replace(
+            shares=tuple(q * scale for q in t.shares),
+            nowhere_share=t.nowhere_share * scale,
+            extra=tuple((q * scale, r, anchor) for q, r, anchor in t.extra),
+        )
         time, stall, back, lam = _cycle(scaled, 1.0 / total, ns, (share, t.silent_extra_s))
         eff = divide(t.segments * t.tau1_s * lam, time, ns)
         write = divide(stall, time, ns)
@@ -552,9 +597,20 @@ def _fail_stop_part(t: Tiers, scale: Num, share: Num) -> Num:
     intervals = t.intervals()
     top = intervals[-1] / 2.0 + t.lag_s
     fail: Num = 0.0
-    for c, (q, tau) in enumerate(zip(t.shares, intervals, strict=True)):
+    for c, (q, tau) in enumerate(zip(tier_shares(t), intervals, strict=True)):
         fail = fail + q * scale * (top if c == len(intervals) - 1 else tau / 2.0)
     return divide(fail, fail + share * top, lib(fail, share))
+
+
+def tier_shares(t: Tiers) -> tuple[Num, ...]:
+    """The share of failures that go back to each tier: its own class's and those of the classes with
+    restarts of their own that land on it (docs/model.md §20)."""
+    if not t.extra:
+        return t.shares
+    found = list(t.shares)
+    for share, _, anchor in t.extra:
+        found[anchor] = found[anchor] + share
+    return tuple(found)
 
 
 def sum_stalls(t: Tiers) -> Num:

@@ -109,7 +109,15 @@ def complete(
     while lanes.size:
         x = failures.draw(rng, lanes.size)
         noticed = None
-        if schedule.nowhere_share > 0:
+        tier: Any
+        if schedule.extra:
+            # Classes of their own restart (docs/model.md §20): a class each failure, its tier the stepper's.
+            u = rng.random(lanes.size)
+            noticed = u < schedule.nowhere_share if schedule.nowhere_share > 0 else None
+            bounds = numpy.cumsum(schedule.class_shares)[:-1] / (1.0 - schedule.nowhere_share)
+            rest = (u - schedule.nowhere_share) / (1.0 - schedule.nowhere_share)
+            tier = numpy.searchsorted(bounds, rest, side="right")
+        elif schedule.nowhere_share > 0:
             # A failure with notice resumes where it struck (docs/model.md §13); the others, a tier.
             u = rng.random(lanes.size)
             noticed = u < schedule.nowhere_share

@@ -135,6 +135,8 @@ class Schedule:
     nowhere_share: float = 0.0  # a class that resumes where it struck, as notice does (docs/model.md §13)
     nowhere_restart_s: float = 0.0
     slowdown: float = 0.0  # training runs at 1 − this while the top tier's persist runs (docs/model.md §17.1)
+    # Failure classes of their own restart (docs/model.md §20): (share, restart, the tier it goes back to).
+    extra: tuple[tuple[float, float, int], ...] = ()
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.interval_s) and self.interval_s > 0):
@@ -146,8 +148,9 @@ class Schedule:
             if not (math.isfinite(value) and value >= 0):
                 raise InputError(f"must be a non-negative number of seconds, got {value:g}", where="levels")
         if (
-            any(not 0.0 <= q <= 1.0 for q in (*self.shares, self.nowhere_share))
-            or abs(sum(self.shares) + self.nowhere_share - 1.0) > 1e-9
+            any(not 0.0 <= q <= 1.0 for q in (*self.class_shares, self.nowhere_share))
+            or abs(sum(self.class_shares) + self.nowhere_share - 1.0) > 1e-9
+            or any(not 0 <= anchor < count for _, _, anchor in self.extra)
         ):
             raise InputError("the shares of failures each tier serves must sum to 1", where="levels")
         for m in self.every:
@@ -169,6 +172,20 @@ class Schedule:
     @property
     def tiers(self) -> int:
         return len(self.stalls)
+
+    @property
+    def class_shares(self) -> tuple[float, ...]:
+        """Every class's share: each tier's own, then the classes of their own restart (docs/model.md §20)."""
+        return (*self.shares, *(q for q, _, _ in self.extra))
+
+    @property
+    def class_restarts(self) -> tuple[float, ...]:
+        return (*self.restarts, *(r for _, r, _ in self.extra))
+
+    @property
+    def class_anchors(self) -> tuple[int, ...]:
+        """The tier each class goes back to."""
+        return (*range(self.tiers), *(anchor for _, _, anchor in self.extra))
 
     @property
     def storage_every(self) -> int | None:
@@ -197,7 +214,7 @@ class Schedule:
         return Schedule(interval_s=interval_s, every=self.every if every is None else every, stalls=self.stalls,
                         restarts=self.restarts, shares=self.shares, lag_s=self.lag_s,
                         nowhere_share=self.nowhere_share, nowhere_restart_s=self.nowhere_restart_s,
-                        slowdown=self.slowdown)  # fmt: skip
+                        slowdown=self.slowdown, extra=self.extra)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -286,7 +303,7 @@ def _recovery_schedule(result: Result) -> Schedule:
         t = one_step(c)  # the one-step tier alone, with the class that goes back nowhere (§13.3)
         return Schedule(interval_s=float(c.step), every=(), stalls=(0.0,), restarts=(float(t.restarts[0]),),
                         shares=(float(t.shares[0]),), nowhere_share=float(t.nowhere_share),
-                        nowhere_restart_s=float(t.nowhere_restart_s))  # fmt: skip
+                        nowhere_restart_s=float(t.nowhere_restart_s), extra=_extra(t))  # fmt: skip
     t = model_schedule(c, result)
     return Schedule(
         interval_s=float(t.tau1_s),
@@ -297,7 +314,13 @@ def _recovery_schedule(result: Result) -> Schedule:
         lag_s=float(t.lag_s),
         nowhere_share=float(t.nowhere_share),
         nowhere_restart_s=float(t.nowhere_restart_s),
+        extra=_extra(t),
     )
+
+
+def _extra(t: Any) -> tuple[tuple[float, float, int], ...]:
+    """The model's classes of their own restart as the simulation runs them (docs/model.md §20)."""
+    return tuple((float(q), float(r), int(anchor)) for q, r, anchor in t.extra)
 
 
 def schedule_of(result: Result, every: tuple[int, ...] | None = None) -> Schedule:
@@ -482,7 +505,7 @@ def run_schedule(
             batches=_batch_sizes(cycles), seed=seed, progress=progress,
         )  # fmt: skip
         return _summary(totals, batch_effective, cycles, in_restart, seed, schedule)
-    if schedule.tiers == 1 and schedule.nowhere_share == 0:
+    if schedule.tiers == 1 and schedule.nowhere_share == 0 and not schedule.extra:
         found = _one_tier(schedule, failures, cycles, seed, progress, pool)
     else:
         found = _epochs_side_by_side(schedule, failures, cycles, seed, progress, pool)
@@ -621,18 +644,24 @@ def _epochs_side_by_side(
 
     top = schedule.tiers - 1
     # The class of a failure without notice: the tiers' shares of those failures.
-    bounds = numpy.cumsum(schedule.shares)[:-1] / (1.0 - schedule.nowhere_share)
+    # A class of its own restart is drawn beside the tiers' (docs/model.md §20): its tier from ``anchors``.
+    bounds = numpy.cumsum(schedule.class_shares)[:-1] / (1.0 - schedule.nowhere_share)
     step = stepper(schedule)
+    anchors = numpy.asarray(schedule.class_anchors, dtype=numpy.intp) if schedule.extra else None
+    after = numpy.asarray(schedule.class_restarts, dtype=float) if schedule.extra else None
 
     def window(x: Any, u: Any, state: Any, more: Any = None) -> tuple[Any, Any, Any, Any]:
         tier = numpy.zeros(x.size, dtype=numpy.intp) if u is None else numpy.searchsorted(bounds, u, side="right")
-        return _window(step, x, tier, top, state, schedule.restarts[top], more)
+        if anchors is None:
+            return _window(step, x, tier, top, state, schedule.restarts[top], more)
+        return _window(step, x, tier, top, state, schedule.restarts[top], more, anchors, after)
 
     start = (0.0, False, schedule.restarts[top])  # the job starts as after a top-class failure
+    drawn = schedule.tiers > 1 or bool(schedule.extra)
     if schedule.nowhere_share > 0:
         sums, in_restart = _notice_timeline(schedule, failures, cycles, seed, progress, window, start, pool)
     else:
-        sums, in_restart = _timeline(failures, cycles, seed, progress, window, start, schedule.tiers > 1, pool)
+        sums, in_restart = _timeline(failures, cycles, seed, progress, window, start, drawn, pool)
     sums[1] *= schedule.interval_s
     return _summary(sums.sum(axis=1), sums[1] / sums[0], cycles, in_restart, seed, schedule)
 
@@ -736,7 +765,8 @@ def _notice_timeline(
         time = numpy.bincount(group, weights=elapsed, minlength=size)
         first_x = x[firsts]
         tiers_u = (u[ends] - share) / (1.0 - share)  # the class of the failure that ends each cycle
-        kept, stalls, restarts, state = window(first_x, tiers_u if schedule.tiers > 1 else None, state, more)
+        classed = schedule.tiers > 1 or bool(schedule.extra)
+        kept, stalls, restarts, state = window(first_x, tiers_u if classed else None, state, more)
         in_restart += int(numpy.count_nonzero(first_x < restarts))
         restarts = numpy.minimum(restarts, first_x) + spent
         batch = numpy.minimum(numpy.searchsorted(edges, start + firsts, side="right") - 1, BATCHES - 1)
@@ -756,6 +786,8 @@ def _window(
     state: tuple[float, bool, float],
     top_restart: float,
     more: Any = None,
+    anchors: Any = None,
+    after: Any = None,
 ) -> tuple[Any, Any, Any, tuple[float, bool, float]]:
     """Run the cycles of one window: kept work (in tier-1 intervals), stalls and restart length per cycle.
 
@@ -766,7 +798,10 @@ def _window(
     import numpy
 
     n = x.size
-    starts, lengths, order, phase, pending, restart = _epochs(tier == top, top_restart)
+    if anchors is None:
+        starts, lengths, order, phase, pending, restart = _epochs(tier == top, top_restart)
+    else:  # classes of their own restart (docs/model.md §20): an epoch restarts as its class says
+        starts, lengths, order, phase, pending, restart = _epochs(anchors[tier] == top, top_restart, after[tier])
     lanes = starts.size
     first = int(numpy.flatnonzero(order == 0)[0])
     phase[first], pending[first], restart[first] = state
@@ -813,17 +848,21 @@ def _lane(
     return c, pending, r
 
 
-def _epochs(ends: Any, restart_s: float) -> tuple[Any, Any, Any, Any, Any, Any]:
+def _epochs(ends: Any, restart_s: float, restarts: Any = None) -> tuple[Any, Any, Any, Any, Any, Any]:
     """A window split into epochs after each cycle that ``ends`` one (a failure served from the top
     level): their starts and lengths, longest first, the order that sorted them, and a fresh state
-    for each (phase 0, nothing in flight, a restart from the top level)."""
+    for each (phase 0, nothing in flight, a restart from the top level: with ``restarts``, each cycle's
+    class's, that of the failure before the epoch)."""
     import numpy
 
     starts = numpy.concatenate(([0], numpy.flatnonzero(ends[:-1]) + 1))
     lengths = numpy.diff(numpy.append(starts, ends.size))
     order = numpy.argsort(-lengths, kind="stable")
     lanes = starts.size
-    state = numpy.zeros(lanes), numpy.zeros(lanes, dtype=bool), numpy.full(lanes, restart_s)
+    fresh = numpy.full(lanes, restart_s)
+    if restarts is not None:
+        fresh[1:] = restarts[starts[1:] - 1]
+    state = numpy.zeros(lanes), numpy.zeros(lanes, dtype=bool), fresh[order]
     return starts[order], lengths[order], order, *state
 
 
@@ -883,7 +922,11 @@ def stepper(
     period = total * tau + sum(sizes[-1] // sizes[i] * stalls[i] for i in range(count))
     lag = schedule.lag_s
     top = count - 1
-    restarts = (numpy.asarray(schedule.restarts, dtype=float), tuple(schedule.restarts))
+    # Each class's restart, and the tier it goes back to (the tiers' own classes first, docs/model.md §20).
+    restarts = (numpy.asarray(schedule.class_restarts, dtype=float), tuple(schedule.class_restarts))
+    anchors = (
+        (numpy.asarray(schedule.class_anchors, dtype=numpy.intp), schedule.class_anchors) if schedule.extra else None
+    )
     below = (numpy.asarray(sizes[:-1], dtype=float), tuple(float(n) for n in sizes[:-1]))  # N_k below the top
 
     def stall_sum(o: _Ops, i: Any, rounds: Any) -> Any:
@@ -899,6 +942,9 @@ def stepper(
         o: _Ops, x: Any, tier: Any, c: Any, pending: Any, r: Any, more: Any = None
     ) -> tuple[Any, Any, Any, Any, Any]:
         mx, mn, fl, wh = o.max, o.min, o.floor, o.where
+        drawn = tier
+        if anchors is not None:
+            tier = o.take(anchors, tier)
         w = mx(x - r, 0.0)
         if more is not None:
             w = w + more  # progress after failures with notice, which resume where they struck
@@ -941,7 +987,7 @@ def stepper(
         else:
             lower = reached  # the tier below the top restores to its own last checkpoint: N₁ = 1
         kept = wh(is_top, back, lower) - c
-        return kept, stall, wh(is_top, 0.0, lower - base), pending, o.take(restarts, tier)
+        return kept, stall, wh(is_top, 0.0, lower - base), pending, o.take(restarts, drawn)
 
     arrays, floats = _Ops(arrays=True), _Ops(arrays=False)
 
@@ -1032,7 +1078,8 @@ def run_elastic(
     for m in schedule.every:
         sizes.append(sizes[-1] * m)
     tiers = schedule.tiers
-    bounds = list(itertools.accumulate(schedule.shares))[:-1]
+    bounds = list(itertools.accumulate(schedule.class_shares))[:-1]
+    anchors = schedule.class_anchors
     stalls = schedule.stalls
     top = tiers - 1
     # The job at boundary n (tier-1 checkpoints since the start) with progress p; marks[k] the last
@@ -1079,13 +1126,14 @@ def run_elastic(
                     if last > n:
                         marks[k] = (last, p + float(numpy.interp((last - n) * tau, at_work, cum)))
             cls = _class(bounds, draws)
-            target = marks[cls]
-            for k in range(cls):
+            tier = anchors[cls]
+            target = marks[tier]
+            for k in range(tier):
                 marks[k] = target
             kept_work = (target[0] - n) * tau
             sums[:, b] += (time, target[1] - p, stall, spent, kept_work)
             n, p = target
-            restart = schedule.restarts[cls]
+            restart = schedule.class_restarts[cls]
             done += 1
         if progress is not None:
             progress(done / cycles)

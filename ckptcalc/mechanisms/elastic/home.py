@@ -203,7 +203,7 @@ def effective_at(config: Any, schedule: Any, mtbf_s: float, core: Any) -> float:
     if config.has_recovery:
         # The shares of just-in-time recovery and notice at this MTBF's all-down share (§18.4).
         served = core._base(periodic(config, groups.whole_job_mtbf_s, groups))
-        schedule = schedule.replace(shares=served.shares, nowhere_share=served.nowhere_share)
+        schedule = schedule.replace(shares=served.shares, nowhere_share=served.nowhere_share, extra=served.extra)
     running = 1.0
     if found is not None:
         running = 1.0 / (1.0 + float(found.wait_s) / float(groups.whole_job_mtbf_s))
