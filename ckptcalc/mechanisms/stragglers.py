@@ -176,8 +176,8 @@ def step(
     Failures come at 1/``mtbf_s`` of wall time and strike work, stalls and restarts; each goes back to its
     tier's newest checkpoint (the top tier: the newest durable one, ``lag_s`` of work after its boundary),
     the tiers below reset to it. Slow periods ``slow`` = (M_s, f, D, t_d) begin at 1/M_s of wall time
-    whatever the job does and last X ~ Exp(D) each; while one or more is on, work runs at 1/(1 + f) of its
-    pace (stalls and restarts do not slow). With ``replace``, a period still on t_d after it began is ended
+    whatever the job does and last X ~ Exp(D) each; while one or more is on, the job runs at 1/(1 + f) of its
+    pace (its work, its stalls and its restarts alike). With ``replace``, a period still on t_d after it began is ended
     by a restart: back to the newest durable top-tier checkpoint, at the top tier's restart.
 
     >>> s = step(interval_s=600.0, every=(), stalls=(10.0,), restarts=(300.0,), shares=(1.0,), lag_s=0.0,
@@ -240,33 +240,28 @@ def step(
         found = min((p[1] for p in periods), default=inf) if replace else inf
         if phase == "compute" and u == 0.0 and n % period == 0:
             # Glide over whole top-tier periods that end before the next event: the same timeline.
-            whole = period * tau / rate + per_period
+            whole = (period * tau + per_period) / rate
             glide = int((min(next_fail, next_onset, ends, found) - t) / whole) - 1
             if glide > 0:
                 t += glide * whole
-                write += glide * per_period
-                if periods:
-                    slowed += glide * period * tau * f
+                write += glide * per_period / rate
+                slowed += glide * (whole - period * tau - per_period)
                 n += glide * period
                 for k in range(top + 1):
                     last[k] = n
                 written.clear()
                 written.extend((n - period, n))
-        need = left / rate if phase == "compute" else left
-        at = min(t + need, next_fail, next_onset, ends, found)
+        at = min(t + left / rate, next_fail, next_onset, ends, found)
         dt = at - t
+        done = min(dt * rate, left)
+        left -= done
+        slowed += dt - done
         if phase == "compute":
-            done = min(dt * rate, left)
             u += done
-            left -= done
-            if periods:
-                slowed += dt - done
+        elif phase == "stall":
+            write += dt
         else:
-            left -= dt
-            if phase == "stall":
-                write += dt
-            else:
-                restart += dt
+            restart += dt
         t = at
         if at == next_fail:
             failures += 1
