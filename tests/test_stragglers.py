@@ -275,3 +275,14 @@ def test_the_stepper_with_no_slowness_is_the_periodic_timeline() -> None:
     model = exact_effective(600.0, 10.0, 300.0, 3600.0)
     assert found.ci95[0] <= model <= found.ci95[1]
     assert found.periods == 0 and found.slowed == 0.0
+
+
+def test_without_a_periodic_checkpoint_only_tolerating_is_open(run_json: RunJson) -> None:
+    """Every failure recovered in place or met with notice: no checkpoint to restart from, so no restart policy,
+    no break-even and no lever for it; the share is the tolerated one."""
+    found = run_json("optimize", *JOB, *SLOW, "--jit-share", "0.5", "--notice-share", "0.5", "--step-time", "10s")
+    part = found["stragglers"]
+    assert part["policy"] == "tolerate" and part["restart_loss_s"] is None and part["break_even_duration_s"] is None
+    assert part["share"] == pytest.approx(654.5455 / 86400, rel=1e-7)
+    assert found["effective"] == pytest.approx(part["periodic_effective"] * part["running_share"], rel=1e-12)
+    assert not {"slow_replace", "slow_tolerate"} & {v["key"] for v in found["levers"]}

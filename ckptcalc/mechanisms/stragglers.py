@@ -111,21 +111,29 @@ def figures(config: Any, interval_s: Num) -> Slow:
     mtbf, f, d, td = (getattr(config, name) for name in OWN)
     r = config.storage_restart_s
     tolerate = tolerated(f, d)
-    restart = restarted(f, d, td, r, interval_s)
-    if scalar(tolerate, restart):
+    # Without a periodic checkpoint (every failure recovered in place or met with notice: an infinite top
+    # interval) there is nothing to restart from: only tolerating is open.
+    half = interval_s / 2.0
+    if scalar(tolerate, interval_s):
+        restart: Num = restarted(f, d, td, r, interval_s) if math.isfinite(interval_s) else math.inf
         restarts: Num = restart < tolerate
         still: Num = math.exp(-td / d) if restarts else 0.0
+        swap, rework_s = (r, half) if restarts else (0.0, 0.0)
     else:
         import numpy
 
-        restarts = restart < tolerate
-        still = numpy.where(restarts, numpy.exp(-td / d), 0.0)
+        with numpy.errstate(invalid="ignore"):
+            open_ = numpy.isfinite(interval_s)
+            restart = numpy.where(open_, restarted(f, d, td, r, interval_s), numpy.inf)
+            restarts = restart < tolerate
+            still = numpy.where(restarts, numpy.exp(-td / d), 0.0)
+            swap, rework_s = numpy.where(restarts, r, 0.0), numpy.where(restarts, half, 0.0)
     slowed_s = f / (1.0 + f) * d * (1.0 - still)  # D·f/(1 + f) where tolerated: (1 − 0)
-    slowed, restart_share, rework = slowed_s / mtbf, still * r / mtbf, still * interval_s / 2.0 / mtbf
+    slowed, restart_share, rework = slowed_s / mtbf, still * swap / mtbf, still * rework_s / mtbf
     return Slow(
         slow_mtbf_s=mtbf, factor=f, duration_s=d, detect_s=td, restart_s=r, interval_s=interval_s,
         tolerate_s=tolerate, restart_loss_s=restart, restarts=restarts,
-        loss_s=slowed_s + still * (r + interval_s / 2.0),
+        loss_s=slowed_s + still * (swap + rework_s),
         slowed=slowed, restart=restart_share, rework=rework, running=1.0 - (slowed + restart_share + rework),
         break_even_s=break_even_duration(f, r, interval_s),
     )  # fmt: skip
@@ -464,6 +472,8 @@ class Stragglers(Mechanism):
         found = figures(config, result.optimal_interval_s)
         periodic = float(result.optimal_effective) / float(found.running)
         mtbf = float(getattr(config, SLOW_MTBF))
+        if not math.isfinite(float(found.restart_loss_s)):
+            return []  # no periodic checkpoint to restart from: tolerating is the one policy
         if found.restarts:
             other = float(found.tolerate_s)
             levers = [(LEVER_TOLERATE, periodic * (1.0 - other / mtbf), config, None, None)]
@@ -481,8 +491,8 @@ class Stragglers(Mechanism):
         if key not in (LEVER_REPLACE, LEVER_TOLERATE) or not at_work(config):
             return None
         interval = _core().evaluate(config.optimal()).optimal_interval_s
-        found = figures(config, interval)
-        return DURATION, float(found.break_even_s), "duration"
+        even = float(figures(config, interval).break_even_s)
+        return (DURATION, even, "duration") if math.isfinite(even) else None
 
     def lever_words(self, key: str, changed: Any, value: float | None, show: dict[str, Any]) -> str | None:
         if key == LEVER_REPLACE:
@@ -510,12 +520,12 @@ class Stragglers(Mechanism):
             DURATION: float(found.duration_s),
             DETECT: float(found.detect_s),
             "restart_s": float(found.restart_s),
-            "interval_s": float(found.interval_s),
+            "interval_s": _finite(found.interval_s),
             "tolerate_loss_s": float(found.tolerate_s),
-            "restart_loss_s": float(found.restart_loss_s),
+            "restart_loss_s": _finite(found.restart_loss_s),
             "policy": RESTART if found.restarts else TOLERATE,
             "loss_per_period_s": float(found.loss_s),
-            "break_even_duration_s": float(found.break_even_s),
+            "break_even_duration_s": _finite(found.break_even_s),
             "share": float(found.slowed + found.restart + found.rework),
             "running_share": float(found.running),
             "periodic_effective": float(result.effective) / float(found.running),
@@ -536,14 +546,25 @@ class Stragglers(Mechanism):
                         DURATION: {**seconds, "description": "mean duration of a slow period left alone"},
                         DETECT: {**seconds, "description": "time from a period's start to its detection"},
                         "restart_s": {**seconds, "description": "the restart at detection (the top tier's)"},
-                        "interval_s": {**seconds, "description": "the top interval run: τ/2 of rework"},
+                        "interval_s": {
+                            "type": ["number", "null"],
+                            "minimum": 0,
+                            "description": "the top interval run: τ/2 of rework; null without a periodic checkpoint",
+                        },
                         "tolerate_loss_s": {**seconds, "description": "mean loss per period tolerated: D·f/(1 + f)"},
-                        "restart_loss_s": {**seconds, "description": "mean loss per period restarting at detection"},
+                        "restart_loss_s": {
+                            "type": ["number", "null"],
+                            "minimum": 0,
+                            "description": "mean loss per period restarting at detection; null without a periodic"
+                            " checkpoint to restart from",
+                        },
                         "policy": {"enum": [TOLERATE, RESTART], "description": "the policy that loses less (applied)"},
                         "loss_per_period_s": {**seconds, "description": "mean loss per period of that policy"},
                         "break_even_duration_s": {
-                            **seconds,
-                            "description": "mean duration above which restarting pays: (R + τ/2)(1 + f)/f",
+                            "type": ["number", "null"],
+                            "minimum": 0,
+                            "description": "mean duration above which restarting pays: (R + τ/2)(1 + f)/f; null"
+                            " without a periodic checkpoint",
                         },
                         "share": {**share, "description": "share of time lost: loss per period / slow MTBF"},
                         "running_share": {**share, "description": "1 − share: the factor on the effective time"},
@@ -580,14 +601,20 @@ class Stragglers(Mechanism):
             return None
         pct, dur = words.SHOW["fraction"], words.SHOW["duration"]
         chosen = found["policy"]
+        rows = [("tolerate", dur(found["tolerate_loss_s"]), "mean loss per slow period" + _applied(chosen == TOLERATE))]
+        if found["restart_loss_s"] is None:
+            rows.append(("restart at detection", "-", "no periodic checkpoint to restart from"))
+        else:
+            rows += [
+                (
+                    "restart at detection",
+                    dur(found["restart_loss_s"]),
+                    f"restart {dur(found['restart_s'])}, rework τ/2" + _applied(chosen == RESTART),
+                ),
+                ("break-even duration", dur(found["break_even_duration_s"]), "restarting pays above this mean period"),
+            ]
         return [
-            ("tolerate", dur(found["tolerate_loss_s"]), "mean loss per slow period" + _applied(chosen == TOLERATE)),
-            (
-                "restart at detection",
-                dur(found["restart_loss_s"]),
-                f"restart {dur(found['restart_s'])}, rework τ/2" + _applied(chosen == RESTART),
-            ),
-            ("break-even duration", dur(found["break_even_duration_s"]), "restarting pays above this mean period"),
+            *rows,
             ("lost to stragglers", pct(found["share"]), "loss per period / slow MTBF (first order)"),
             ("effective, no stragglers", pct(found["periodic_effective"]), "the periodic model alone"),
         ]
@@ -597,10 +624,11 @@ class Stragglers(Mechanism):
         if found is None:
             return []
         policy = "restarting at detection" if found["policy"] == RESTART else "tolerating them"
+        even = found["break_even_duration_s"]
+        pays = "" if even is None else f"; restarting pays above a mean period of {form('duration', even)}"
         return [
             f"Stragglers: slow periods cost {form('fraction', found['share'])} of the time, {policy}"
-            f" ({form('duration', found['loss_per_period_s'])} a period; restarting pays above a mean period of"
-            f" {form('duration', found['break_even_duration_s'])}; first order)."
+            f" ({form('duration', found['loss_per_period_s'])} a period{pays}; first order)."
         ]
 
     # ------------------------------------------------------------- the simulation
@@ -673,6 +701,12 @@ class Stragglers(Mechanism):
             f" at detection; slowed training {pct(found['slowed_share'])} of the time"
             f" (model {pct(found['analytic_slowed_share'])})."
         ]
+
+
+def _finite(value: Num) -> float | None:
+    """``value`` as a float, None where it is infinite (no periodic checkpoint to restart from)."""
+    found = float(value)
+    return found if math.isfinite(found) else None
 
 
 def _applied(chosen: bool) -> str:
