@@ -114,7 +114,7 @@ def figures(config: Any, interval_s: Num) -> Slow:
     # Without a periodic checkpoint (every failure recovered in place or met with notice: an infinite top
     # interval) there is nothing to restart from: only tolerating is open.
     half = interval_s / 2.0
-    if scalar(tolerate, interval_s):
+    if scalar(tolerate, interval_s, td, d, r, mtbf):
         restart: Num = restarted(f, d, td, r, interval_s) if math.isfinite(interval_s) else math.inf
         restarts: Num = restart < tolerate
         still: Num = math.exp(-td / d) if restarts else 0.0
@@ -144,7 +144,7 @@ def at_work(config: Any) -> bool:
     return getattr(config, SLOW_MTBF, None) is not None
 
 
-# ------------------------------------------------------------------ the simulation (docs/model.md §21.4)
+# ------------------------------------------------------------------ the simulation (docs/model.md §21.6)
 
 
 @dataclass(frozen=True)
@@ -159,7 +159,7 @@ class Stepped:
     cycles: int  # fail-stop failures
     periods: int  # slow periods begun
     detected: int  # restarts at detection (the restart policy)
-    slowed: float  # share of time lost to slowed training
+    slowed: float  # share of time lost to running slow
     batch_effective: tuple[float, ...] = ()
     failures_in_restart: int = 0
 
@@ -179,7 +179,7 @@ def step(
     seed: int,
 ) -> Stepped:
     """Step ``cycles`` fail-stop failures of a schedule of tiers (as :class:`ckptcalc.simulation.timeline.Schedule`
-    has it) with slow periods, event by event (docs/model.md §21.4).
+    has it) with slow periods, event by event (docs/model.md §21.6).
 
     Failures come at 1/``mtbf_s`` of wall time and strike work, stalls and restarts; each goes back to its
     tier's newest checkpoint (the top tier: the newest durable one, ``lag_s`` of work after its boundary),
@@ -384,7 +384,7 @@ class Stragglers(Mechanism):
     limit = ((SLOW_MTBF, ""), (FACTOR, ""), (DURATION, ""), (DETECT, ""))  # no slow period
     cells = (Cell("lost to stragglers", ("stragglers", "share")),)
     engine_switch = (SLOW_MTBF, "slow_mtbf")
-    # Not stepped together with these (docs/model.md §21.4): each would need its own part in this stepper.
+    # Not stepped together with these (docs/model.md §21.6): each would need its own part in this stepper.
     # (The spare pool refuses it in its own declaration.)
     engine_refuses = ("groups", "silent", "jit", "notice", "slowdown", "weibull", "events", "search")
 
@@ -685,7 +685,7 @@ class Stragglers(Mechanism):
                             "analytic_share": share,
                         },
                         "description": "the simulated slow periods: begun, ended by a restart at detection, the"
-                        " share of time lost to slowed training, and the model's shares beside it; null without",
+                        " share of time lost to running slow, and the model's shares beside it; null without",
                     },
                 ]
             }
@@ -697,8 +697,8 @@ class Stragglers(Mechanism):
             return []
         pct = words.pct
         return [
-            f"Stragglers: {found['periods']:,} slow periods, {found['restarts_at_detection']:,} ended by a restart"
-            f" at detection; slowed training {pct(found['slowed_share'])} of the time"
+            f"Stragglers: {found['periods']:,} slow periods, {found['restarts_at_detection']:,} restarts at"
+            f" detection; running slow cost {pct(found['slowed_share'])} of the time"
             f" (model {pct(found['analytic_slowed_share'])})."
         ]
 
