@@ -35,6 +35,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "elastic.engine",
             "elastic.home",
             "growth",
+            "stragglers",
             "registry",
         ],
     ),

@@ -41,6 +41,7 @@ MECHANISMS: dict[str, dict[str, Any]] = {
     "groups": {"groups": 4},
     "silent": {"silent_mtbf": "1d", "detect_latency": "1h", "keep": 5},
     "weibull": {"shape": 0.7},
+    "stragglers": {"slow_mtbf": "6h", "slow_factor": 0.1, "slow_duration": "2h", "slow_detect": "10min"},
 }
 PRESETS = {"tiers": "llama3-405b-tiered"}
 
@@ -93,6 +94,9 @@ TUNING = {
     "class_tier",
     "class_fallback",
     "class_restart",
+    "slow_factor",
+    "slow_duration",
+    "slow_detect",
 }
 #: Inputs that change the schedule the model chooses and the simulation then runs (its stalls, restarts
 #: or intervals), checked by ``test_the_simulated_schedule_is_the_models``.

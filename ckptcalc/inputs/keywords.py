@@ -82,6 +82,10 @@ class PlanInputs(TypedDict, total=False):
     keep: str | float
     max_retained: str | float
     keep_every: str | float
+    slow_mtbf: str | float
+    slow_factor: str | float
+    slow_duration: str | float
+    slow_detect: str | float
 
 
 class ModelInputs(PlanInputs, total=False):

@@ -6,7 +6,7 @@ none. Tier costs apply in the order listed. ``tests/test_mechanisms.py`` runs ev
 through the same contract checks.
 
 >>> [m.name for m in REGISTRY]
-['recovery', 'slowdown', 'limits', 'compression', 'spares', 'elastic', 'silent', 'growth']
+['recovery', 'slowdown', 'limits', 'compression', 'spares', 'elastic', 'silent', 'growth', 'stragglers']
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ckptcalc.mechanisms import compression, growth, limits, recovery, slowdown, spares
+from ckptcalc.mechanisms import compression, growth, limits, recovery, slowdown, spares, stragglers
 from ckptcalc.mechanisms.base import IN_PLACE, NOWHERE, FailureClass, Input, Mechanism, Num, TierKey
 from ckptcalc.mechanisms.elastic import home as elastic
 from ckptcalc.mechanisms.silent import home as silent
@@ -28,6 +28,7 @@ REGISTRY: tuple[Mechanism, ...] = (
     elastic.MECHANISM,
     silent.MECHANISM,
     growth.MECHANISM,
+    stragglers.MECHANISM,
 )
 
 

@@ -976,7 +976,7 @@ class Spares(Mechanism):
     simulated_name = "spares"
     simulated_after = "slowdown"
     simulated_input = (SPARES, SPARES)
-    not_simulated_with = ("silent", "groups", "slowdown", "events", "search")
+    not_simulated_with = ("silent", "groups", "slowdown", "events", "search", "stragglers")
 
     def simulated_held(self, config: Any) -> bool:
         return getattr(config, SPARES) is not None and getattr(config, REPAIR) is not None
