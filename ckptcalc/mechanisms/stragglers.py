@@ -386,7 +386,7 @@ class Stragglers(Mechanism):
     engine_switch = (SLOW_MTBF, "slow_mtbf")
     # Not stepped together with these (docs/model.md §21.6): each would need its own part in this stepper.
     # (The spare pool refuses it in its own declaration.)
-    engine_refuses = ("groups", "silent", "jit", "notice", "slowdown", "weibull", "events", "search")
+    engine_refuses = ("classes", "groups", "silent", "jit", "notice", "slowdown", "weibull", "events", "search")
 
     # ------------------------------------------------------------- inputs
 
