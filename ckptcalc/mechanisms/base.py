@@ -305,6 +305,13 @@ class Mechanism:
         all): what the home's stepper found (its effective time, split, interval, batches)."""
         raise NotImplementedError(self.name)
 
+    def engine_late_class(self, config: Any, schedule: Any, kept: Any) -> Any:
+        """The class noticed late that the one event engine steps (``ckptcalc.simulation.engine``): an
+        object with mtbf_s (work between onsets), latency_s, skip_s, keep (newest top-tier checkpoints
+        retained, None: all; ``kept`` as the model has it) and keep_every (one kept for good every that many,
+        None: none) at ``schedule`` (the simulation's); None where ``config`` has none."""
+        return None
+
     def class_simulated_part(self, found: Any, result: Any) -> dict[str, Any]:
         """Its part of ``simulate``'s document: what the engine ``found`` beside the model's ``result``."""
         return {}
