@@ -109,6 +109,12 @@ class Found:
     erased: int = 0  # silent events a fail-stop rollback erased before they were noticed
     latency_s: float = 0.0  # mean work from onset to detection, measured
     batch_effective: tuple[float, ...] = ()
+    batches: tuple[Split, ...] = ()  # the split of each batch behind the half-widths
+
+    def interval(self, *names: str) -> tuple[float, float]:
+        """The sum of the shares ``names`` and its batch-means 95 % half-width (of the batches' sums)."""
+        values = [sum(getattr(row, name) for name in names) for row in self.batches]
+        return sum(getattr(self.split, name) for name in names), _half(values)
 
     @property
     def effective(self) -> float:
@@ -144,8 +150,6 @@ class Plan:
             if self.shape is not None:
                 raise InputError("elastic replica groups are simulated under exponential failures", where="shape")
             self.groups.check_cycles()
-        if self.late is not None and self.groups is not None:
-            raise InputError("the engine does not run silent events with elastic replica groups", where="groups")
 
 
 #: An event log's row: (time, event name, resumed from (restart ends), persist end, group, quorum end).
@@ -244,6 +248,8 @@ def run(plan: Plan, *, cycles: int, seed: int, log: Callable[[Row], None] | None
     to_onset = expo(onset_rate) if onset_rate > 0 else math.inf
     to_detect = math.inf
     onset: tuple[int, float] | None = None
+    last_top = start_mark  # the newest top-tier boundary at or before the position (the onset's, at one)
+    onset_top = start_mark
     worked_corrupt = 0.0
     # Time: elapsed, write, restart, waiting, silent work thrown, silent restarts.
     elapsed = write = restarting = waiting = thrown = silent_back = 0.0
@@ -252,6 +258,9 @@ def run(plan: Plan, *, cycles: int, seed: int, log: Callable[[Row], None] | None
     per_batch = [cycles // BATCHES + (1 if i < cycles % BATCHES else 0) for i in range(BATCHES)]
     ends = [sum(per_batch[: i + 1]) for i in range(BATCHES)]
     snapshots = [(0.0,) * 10]
+    # The phase: a restart (or a detection's pause) with this much left, else (-1) running, in a stall or not.
+    restart_left, detecting, to_fail = restarts[top], False, math.inf
+    stall_left: float | None = None
     batch = 0
 
     def theta() -> None:
@@ -288,7 +297,9 @@ def run(plan: Plan, *, cycles: int, seed: int, log: Callable[[Row], None] | None
                 n, into = reached, into - passed * tau
 
     def back_to(target: tuple[int, float, float, float, float]) -> None:
-        nonlocal n, into, vu, vd, vq, vo, onset, to_onset, to_detect, erased
+        nonlocal n, into, vu, vd, vq, vo, onset, to_onset, to_detect, erased, last_top
+        if target[0] % period == 0:
+            last_top = target
         if onset is not None and target[0] * tau <= onset[1]:
             onset, to_detect, erased = None, math.inf, erased + 1
             to_onset = expo(onset_rate)
@@ -305,9 +316,12 @@ def run(plan: Plan, *, cycles: int, seed: int, log: Callable[[Row], None] | None
         if log is not None:
             log((elapsed, kind, resumed, persist, group, math.nan))
 
-    def fail() -> float:
-        """A fail-stop failure at ``elapsed``: its class, the landing, the wait for a node; its restart."""
-        nonlocal pending, waiting, waited, no_spare, elapsed
+    def fail() -> None:
+        """A fail-stop failure at ``elapsed``: its class, the landing, the wait for a node, its restart, and the
+        time to the next failure (drawn afresh: renewal)."""
+        nonlocal pending, waiting, waited, no_spare, elapsed, failures, restart_left, detecting, to_fail
+        failures += 1
+        emit("failure")
         forced = groups is not None and up == 0
         u = uniform()
         if not forced and u >= periodic:
@@ -335,7 +349,8 @@ def run(plan: Plan, *, cycles: int, seed: int, log: Callable[[Row], None] | None
                 elapsed += wait
                 waiting += wait
                 waited += wait
-        return restart
+        restart_left, detecting, to_fail = restart, False, draw()
+        close_batches()
 
     def reset_groups() -> None:
         nonlocal up, pause_end, next_group
@@ -346,6 +361,22 @@ def run(plan: Plan, *, cycles: int, seed: int, log: Callable[[Row], None] | None
         next_group = elapsed + expo(nu * up) if nu > 0 else math.inf
         theta()
 
+    def advance(time: float, work: float) -> None:
+        """``time`` passes, ``work`` of it done (at the throughput of the moment); the rest writes or is slowed."""
+        nonlocal elapsed, to_fail, write, vu, vd, vq, vo, to_onset, to_detect, worked_corrupt
+        elapsed += time
+        to_fail -= time
+        write += time - work
+        vu += work * tu
+        vd += work * td
+        vq += work * tq
+        vo += work * to
+        if onset is None:
+            to_onset -= work
+        else:
+            to_detect -= work
+            worked_corrupt += work
+
     def close_batches() -> None:
         nonlocal batch
         while batch < BATCHES and failures >= ends[batch]:
@@ -353,9 +384,7 @@ def run(plan: Plan, *, cycles: int, seed: int, log: Callable[[Row], None] | None
             batch += 1
 
     emit("run_start")
-    restart_left, detecting = restarts[top], False
     to_fail = draw()
-    stall_left: float | None = None
     while failures < cycles:
         if restart_left >= 0.0:  # in a restart (or a detection's pause)
             if to_fail < restart_left:
@@ -365,11 +394,7 @@ def run(plan: Plan, *, cycles: int, seed: int, log: Callable[[Row], None] | None
                 else:
                     restarting += to_fail
                 in_restart += 1
-                failures += 1
-                emit("failure")
-                restart_left, detecting = fail(), False
-                to_fail = draw()
-                close_batches()
+                fail()
                 continue
             elapsed += restart_left
             if detecting:
@@ -390,37 +415,33 @@ def run(plan: Plan, *, cycles: int, seed: int, log: Callable[[Row], None] | None
             room = min(to_fail, next_group - elapsed, back[0] - elapsed if back else math.inf)
             if elapsed < pause_end:
                 room = min(room, pause_end - elapsed)
-            whole = int(room // span) - 1
+            whole = int(room // span)
+            if whole * span >= room:
+                whole -= 1
             signal = to_onset if onset is None else to_detect
-            if signal < math.inf:
-                whole = min(whole, int(signal // (period * tau)) - 1)
+            if signal < whole * period * tau:
+                whole = int(signal // (period * tau))
+                if whole * period * tau >= signal:
+                    whole -= 1
             if whole > 0:
-                time = whole * span
-                work = whole * period * tau
-                elapsed += time
-                to_fail -= time
-                write += time - work
-                vu += work * tu
-                vd += work * td
-                vq += work * tq
-                vo += work * to
-                if onset is None:
-                    to_onset -= work
-                else:
-                    to_detect -= work
-                    worked_corrupt += work
+                advance(whole * span, whole * period * tau)
                 first = n
                 n += whole * period
                 here = mark_here(n)
                 for k in range(top):
                     marks[k] = here
-                if late is None:
-                    retained.append(mark_here(n - period) if lag > 0.0 else here)
-                else:
-                    for index in range(first if lag > 0.0 else first + period, n + (0 if lag > 0.0 else 1), period):
-                        durable(mark_here(index))
+                # Durable now: every top boundary passed but the newest when a persist is in flight.
+                passed = range(first if lag > 0.0 else first + period, n + (0 if lag > 0.0 else 1), period)
+                for index in passed[-(retained.maxlen or 1) :]:
+                    retained.append(mark_here(index))
+                if keep_every is not None:
+                    every = keep_every * period
+                    for index in range(-(-passed.start // every) * every, passed.stop, every):
+                        forever.append(mark_here(index))
+                        forever_n.append(index)
                 if lag > 0.0:
                     pending = here
+                last_top = here
                 continue
         position = n * tau + into
         persisting = pending is not None
@@ -451,33 +472,18 @@ def run(plan: Plan, *, cycles: int, seed: int, log: Callable[[Row], None] | None
             if elapsed < pause_end < elapsed + dt:
                 dt, which = pause_end - elapsed, 6
         dt = max(dt, 0.0)
-        elapsed += dt
-        to_fail -= dt
         if stall_left is not None:
             stall_left -= dt
-            write += dt
+            advance(dt, 0.0)
         else:
             done = dt * speed
-            write += dt - done
             into += done
-            vu += done * tu
-            vd += done * td
-            vq += done * tq
-            vo += done * to
-            if onset is None:
-                to_onset -= done
-            else:
-                to_detect -= done
-                worked_corrupt += done
+            advance(dt, done)
         settle()
         if which == 0:
             if stall_left is not None:
                 stall_left = None  # the stall in flight is lost; after a notice it is taken again in full
-            failures += 1
-            emit("failure")
-            restart_left, detecting = fail(), False
-            to_fail = draw()
-            close_batches()
+            fail()
         elif which == 1:
             if stall_left is None:  # the work of the segment is done: its checkpoint stalls the job
                 n, into = (n // stop + 1) * stop - 1, tau
@@ -492,6 +498,7 @@ def run(plan: Plan, *, cycles: int, seed: int, log: Callable[[Row], None] | None
                 if n % sizes[k] == 0:
                     marks[k] = here
             if n % period == 0:
+                last_top = here
                 if lag > 0.0:
                     pending = here
                     emit("checkpoint_end")
@@ -509,7 +516,7 @@ def run(plan: Plan, *, cycles: int, seed: int, log: Callable[[Row], None] | None
         elif which == 3:
             if onset is None:
                 detect = expo(1.0 / late.latency_s) if late.latency_s > 0 else 0.0
-                onset, to_detect, worked_corrupt = (n, n * tau + into), detect, 0.0
+                onset, to_detect, worked_corrupt, onset_top = (n, n * tau + into), detect, 0.0, last_top
                 to_onset = math.inf
                 continue
             # Noticed: back to the newest retained storage checkpoint before the onset.
@@ -517,7 +524,7 @@ def run(plan: Plan, *, cycles: int, seed: int, log: Callable[[Row], None] | None
             latency_sum += worked_corrupt
             before = onset[0] // period * period
             if everything:
-                target = mark_here(min(before, retained[-1][0]))
+                target = onset_top if before <= retained[-1][0] else retained[-1]
             else:
                 clean = [mark for mark in retained if mark[0] <= onset[0]]
                 if clean:
@@ -527,7 +534,7 @@ def run(plan: Plan, *, cycles: int, seed: int, log: Callable[[Row], None] | None
                     # Kept for good: the newest before the onset; without, the run is lost (its risk) and the
                     # steady state goes on from the onset's storage checkpoint.
                     target = (
-                        mark_here(before) if keep_every is None
+                        onset_top if keep_every is None
                         else forever[bisect.bisect_right(forever_n, before) - 1]
                     )  # fmt: skip
             thrown += n * tau + into - target[0] * tau
@@ -541,7 +548,7 @@ def run(plan: Plan, *, cycles: int, seed: int, log: Callable[[Row], None] | None
             pending = None
             for j in range(top):
                 marks[j] = target
-            n, into, onset = target[0], 0.0, None
+            n, into, onset, last_top = target[0], 0.0, None, target
             _, vu, vd, vq, vo = target
             to_onset, to_detect = expo(onset_rate), math.inf
             restart_left, detecting = restarts[top] + late.skip_s, True
@@ -554,11 +561,7 @@ def run(plan: Plan, *, cycles: int, seed: int, log: Callable[[Row], None] | None
                 group_failures -= 1
                 if log is not None:
                     log((elapsed, "group_down", math.nan, math.nan, up, math.nan))
-                failures += 1
-                emit("failure")
-                restart_left, detecting = fail(), False
-                to_fail = draw()
-                close_batches()
+                fail()
                 continue
             out = rejoin_s
             if pool is not None:
@@ -601,16 +604,17 @@ def _found(snapshots: Sequence[tuple[float, ...]], plan: Plan, cycles: int, seed
 
     total = split_of(snapshots[0], snapshots[-1])
     batches = [split_of(a, b) for a, b in itertools.pairwise(snapshots)]
-    half = []
-    for i in range(len(SHARES)):
-        values = [row[i] for row in batches]
-        mean = sum(values) / len(values)
-        spread = math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1) / len(values))
-        half.append(T975_19 * spread)
+    half = [_half([row[i] for row in batches]) for i in range(len(SHARES))]
     return Found(
         split=Split(*total), half=Split(*half), cycles=cycles, seed=seed,
-        batch_effective=tuple(row[0] for row in batches), **counts,
+        batch_effective=tuple(row[0] for row in batches), batches=tuple(Split(*row) for row in batches), **counts,
     )  # fmt: skip
+
+
+def _half(values: Sequence[float]) -> float:
+    """The 95 % half-width of the mean of batch values (Student's t, BATCHES − 1 degrees of freedom)."""
+    mean = sum(values) / len(values)
+    return T975_19 * math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1) / len(values))
 
 
 def plan_of(config: Any, schedule: Any, *, shape: float | None = None) -> Plan:
