@@ -267,13 +267,14 @@ class SparePool:
         self.now = now + wait
         return wait
 
-    def free_at(self, now: float) -> bool:
-        """Whether a spare is free at wall time ``now``."""
-        return sum(1 for t in self.back if t > now) < self.spares
-
-    def take_at(self, now: float) -> None:
-        """A free spare takes the place of a node sent to repair at ``now`` (elastic groups, docs/model.md §18.4)."""
-        self.wait_at(now)
+    def group_out(self, now: float, rejoin_s: float) -> float:
+        """How long an elastic group that fails at wall time ``now`` stays out (docs/model.md §18.4): with a
+        spare free, it takes the spare (its node goes to repair) and rejoins after ``rejoin_s``; with none,
+        it stays out for its node's repair."""
+        if sum(1 for t in self.back if t > now) < self.spares:
+            self.wait_at(now)
+            return rejoin_s
+        return self.repair_s
 
 
 class RunWaits:
@@ -750,6 +751,7 @@ class Spares(Mechanism):
     simulated_after = "slowdown"
     simulated_input = (SPARES, SPARES)
     not_simulated_with = ("silent", "groups", "slowdown", "events", "search")
+    one_engine_with = ("silent", "groups", "slowdown")
 
     def simulated_held(self, config: Any) -> bool:
         return getattr(config, SPARES) is not None and getattr(config, REPAIR) is not None

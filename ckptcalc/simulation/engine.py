@@ -13,7 +13,7 @@ when the plan holds it:
   T_j when a spare is free, the repair otherwise, §18.4), every drop pauses the
   groups up for q_p; kept work counts at the throughput it ran at; the last
   group up failing is a whole-job failure that rolls back;
-* a spare pool (§15, an object with ``wait_at`` and ``free_at``): every
+* a spare pool (§15, an object with ``wait_at`` and ``group_out``): every
   failure sends a node to repair, and the job waits for one when none is free;
 * a failure class noticed late (§16, silent events with retention): onsets per
   unit of clean work, noticed after a latency of work, back to the newest
@@ -121,6 +121,16 @@ class Found:
         return self.split.effective
 
     @property
+    def silent(self) -> float:
+        """The share of time silent detections took: the work thrown away, their restarts and skips."""
+        return self.split.silent
+
+    @property
+    def p_unrecoverable(self) -> float | None:
+        """The share of noticed silent events with no retained checkpoint before their onset (None: none)."""
+        return self.unrecoverable / self.events if self.events else None
+
+    @property
     def ci95(self) -> tuple[float, float]:
         return self.split.effective - self.half.effective, self.split.effective + self.half.effective
 
@@ -133,9 +143,9 @@ class Plan:
     stalls, restarts, shares, lag_s, nowhere_share, nowhere_restart_s, slowdown); ``mtbf_s`` the mean
     time between failures, Weibull with ``shape`` (None: exponential); ``groups`` the replica groups
     (:class:`ckptcalc.mechanisms.elastic.engine.Groups`); ``pool`` the spare pool (``wait_at(now)``: the
-    wait of a failure at wall time ``now``, taking a node to repair; ``free_at(now)``: whether a spare is
-    free; ``take_at(now)``: a node to repair through a free spare); ``late`` a class noticed late (mtbf_s
-    of work between onsets, latency_s, skip_s, keep, keep_every in storage checkpoints).
+    wait of a failure at wall time ``now``, taking a node to repair; ``group_out(now, rejoin)``: how long
+    a group that fails at ``now`` stays out); ``late`` a class noticed late (mean_work between onsets,
+    latency, skipped, newest kept, kept_every in storage checkpoints).
     """
 
     schedule: Any
@@ -156,9 +166,16 @@ class Plan:
 Row = tuple[float, str, float, float, int, float]
 
 
-def run(plan: Plan, *, cycles: int, seed: int, log: Callable[[Row], None] | None = None) -> Found:
+def run(
+    plan: Plan,
+    *,
+    cycles: int,
+    seed: int,
+    log: Callable[[Row], None] | None = None,
+    progress: Callable[[float], None] | None = None,
+) -> Found:
     """Step ``plan`` for ``cycles`` failures (whole-job ones with groups), event by event (the module's
-    docstring); ``log`` takes each event's row, in time order."""
+    docstring); ``log`` takes each event's row, in time order; ``progress`` the share done, at each batch."""
     if cycles < BATCHES:
         raise InputError(f"needs at least {BATCHES} cycles, got {cycles}", where="cycles")
     s = plan.schedule
@@ -231,8 +248,8 @@ def run(plan: Plan, *, cycles: int, seed: int, log: Callable[[Row], None] | None
     start_mark = (0, 0.0, 0.0, 0.0, 0.0)
     marks = [start_mark] * top  # each lower tier's newest checkpoint
     pending: tuple[int, float, float, float, float] | None = None  # a top-tier checkpoint not yet durable
-    keep = None if late is None else late.keep
-    keep_every = None if late is None else late.keep_every
+    keep = None if late is None else late.newest
+    keep_every = None if late is None else late.kept_every
     everything = keep is None
     retained: deque[tuple[int, float, float, float, float]] = deque([start_mark], maxlen=1 if keep is None else keep)
     forever = [start_mark]  # kept for good (the start always is)
@@ -244,7 +261,7 @@ def run(plan: Plan, *, cycles: int, seed: int, log: Callable[[Row], None] | None
     pause_end = -math.inf
     next_group = math.inf
     # Silent events: the onset clock runs on clean work, the detection clock on work after the onset.
-    onset_rate = 0.0 if late is None or not math.isfinite(late.mtbf_s) else 1.0 / late.mtbf_s
+    onset_rate = 0.0 if late is None or not math.isfinite(late.mean_work) else 1.0 / late.mean_work
     to_onset = expo(onset_rate) if onset_rate > 0 else math.inf
     to_detect = math.inf
     onset: tuple[int, float] | None = None
@@ -382,6 +399,8 @@ def run(plan: Plan, *, cycles: int, seed: int, log: Callable[[Row], None] | None
         while batch < BATCHES and failures >= ends[batch]:
             snapshots.append((elapsed, vu, vd, vq, vo, write, restarting, waiting, thrown, silent_back))
             batch += 1
+            if progress is not None:
+                progress(failures / cycles)
 
     emit("run_start")
     to_fail = draw()
@@ -515,7 +534,7 @@ def run(plan: Plan, *, cycles: int, seed: int, log: Callable[[Row], None] | None
             pending = None
         elif which == 3:
             if onset is None:
-                detect = expo(1.0 / late.latency_s) if late.latency_s > 0 else 0.0
+                detect = expo(1.0 / late.latency) if late.latency > 0 else 0.0
                 onset, to_detect, worked_corrupt, onset_top = (n, n * tau + into), detect, 0.0, last_top
                 to_onset = math.inf
                 continue
@@ -551,7 +570,7 @@ def run(plan: Plan, *, cycles: int, seed: int, log: Callable[[Row], None] | None
             n, into, onset, last_top = target[0], 0.0, None, target
             _, vu, vd, vq, vo = target
             to_onset, to_detect = expo(onset_rate), math.inf
-            restart_left, detecting = restarts[top] + late.skip_s, True
+            restart_left, detecting = restarts[top] + late.skipped, True
             stall_left = None
         elif which == 4:
             group_failures += 1
@@ -563,13 +582,7 @@ def run(plan: Plan, *, cycles: int, seed: int, log: Callable[[Row], None] | None
                     log((elapsed, "group_down", math.nan, math.nan, up, math.nan))
                 fail()
                 continue
-            out = rejoin_s
-            if pool is not None:
-                if pool.free_at(elapsed):
-                    pool.take_at(elapsed)
-                else:
-                    out = pool.repair_s
-            bisect.insort(back, elapsed + out)
+            bisect.insort(back, elapsed + (rejoin_s if pool is None else pool.group_out(elapsed, rejoin_s)))
             pause_end = elapsed + pause_s
             if log is not None:
                 log((elapsed, "group_down", math.nan, math.nan, up, pause_end if pause_s > 0 else math.nan))
@@ -617,7 +630,7 @@ def _half(values: Sequence[float]) -> float:
     return T975_19 * math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1) / len(values))
 
 
-def plan_of(config: Any, schedule: Any, *, shape: float | None = None) -> Plan:
+def plan_of(config: Any, schedule: Any, *, mtbf_s: float | None = None, shape: float | None = None) -> Plan:
     """The plan ``config`` describes at ``schedule``: its groups, its spare pool, its class noticed late,
     each from its home's declaration (registry folds)."""
     from ckptcalc.mechanisms import registry
@@ -627,7 +640,7 @@ def plan_of(config: Any, schedule: Any, *, shape: float | None = None) -> Plan:
     late = registry.engine_late_class(config, schedule, storage.kept(config))
     return Plan(
         schedule=schedule,
-        mtbf_s=float(config.mtbf_s),
+        mtbf_s=float(config.mtbf_s if mtbf_s is None else mtbf_s),
         shape=shape,
         groups=elastic_home.simulated(config),
         pool=registry.simulated_pool(config),

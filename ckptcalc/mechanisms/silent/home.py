@@ -146,6 +146,7 @@ class Silent(Mechanism):
     window_counts = (EVENTS,)
     engine_switch = (MTBF, "silent_mtbf")
     engine_refuses = ("slowdown", "groups", "weibull", "events", "search")
+    one_engine_with = ("slowdown", "groups")
 
     # ------------------------------------------------------------- inputs
 
@@ -372,8 +373,8 @@ class Silent(Mechanism):
         if for_good is not None:
             every = max(1, round(float(for_good) / schedule.storage_interval_s))
         mean, latency, skip = stepped(config)
-        return stepper.Late(mtbf_s=mean, latency_s=latency, skip_s=skip, keep=None if kept is None else int(kept),
-                            keep_every=every)  # fmt: skip
+        return stepper.Late(mean_work=mean, latency=latency, skipped=skip, newest=None if kept is None else int(kept),
+                            kept_every=every)  # fmt: skip
 
     def engine(self, config: Any, schedule: Any, mtbf_s: float, kept: Any, cycles: int, seed: int) -> Any:
         """The schedule stepped event by event with silent events and retention (docs/model.md §7.2,
@@ -389,11 +390,11 @@ class Silent(Mechanism):
         return stepper.run(
             tiers,
             mtbf_s=mtbf_s,
-            silent_mtbf_s=late.mtbf_s,
-            latency_s=late.latency_s,
-            skip_s=late.skip_s,
-            keep=late.keep,
-            keep_every=late.keep_every,
+            silent_mtbf_s=late.mean_work,
+            latency_s=late.latency,
+            skip_s=late.skipped,
+            keep=late.newest,
+            keep_every=late.kept_every,
             cycles=cycles,
             seed=seed,
         )

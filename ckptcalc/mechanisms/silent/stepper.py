@@ -78,11 +78,11 @@ class Late:
     detection latency, the work skipped after each; the newest storage checkpoints retained (None: all)
     and one kept for good every ``keep_every`` storage checkpoints (None: none)."""
 
-    mtbf_s: float
-    latency_s: float
-    skip_s: float
-    keep: int | None
-    keep_every: int | None
+    mean_work: float
+    latency: float
+    skipped: float
+    newest: int | None
+    kept_every: int | None
 
 
 @dataclass(frozen=True)
