@@ -127,3 +127,28 @@ def test_the_module_examples() -> None:
     failures, tried = doctest.testmod(engine)
     assert tried > 0
     assert failures == 0
+
+
+@pytest.mark.parametrize("names", [(), ("async",), ("groups",)], ids=["one level", "async", "groups"])
+def test_the_event_log_reads_back_as_the_run(names: tuple[str, ...], tmp_path: Any) -> None:
+    """The engine's event log, in the names simulate --events writes, is read by analyze as the run: its
+    interval, its failures, and its effective time (the log runs from the end of the first restart to the
+    last failure, so a few hundredths of a point apart; a log does not carry the groups' overhead, which
+    analyze counts as useful)."""
+    from ckptcalc.output import documents
+    from ckptcalc.simulation import events
+
+    config = _job(names).config
+    schedule = timeline.schedule_for(config)
+    plan = engine.plan_of(config, schedule)
+    log = events.engine_events(plan, cycles=400, seed=1)
+    path = tmp_path / "run.jsonl"
+    path.write_text("".join(documents.event_log([log], "jsonl", groups=plan.groups is not None)))
+    document = api.analyze(str(path)).to_dict()
+    found = engine.run(plan, cycles=400, seed=1)
+    assert document["measured"]["interval_s"] == pytest.approx(schedule.interval_s, rel=1e-6)
+    assert document["measured"]["failures"] + found.failures_in_restart >= found.cycles - 1
+    expected = found.effective + found.split.overhead
+    assert document["realised"]["effective"] == pytest.approx(expected, abs=5e-4)
+    if plan.groups is not None:
+        assert document["realised"]["groups_down"] > 0.0

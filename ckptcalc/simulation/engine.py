@@ -162,8 +162,9 @@ class Plan:
             self.groups.check_cycles()
 
 
-#: An event log's row: (time, event name, resumed from (restart ends), persist end, group, quorum end).
-Row = tuple[float, str, float, float, int, float]
+#: An event log's row: [time, event name (``simulation.events.EVENT_KINDS``), the end of the checkpoint a
+#: restart resumes from, a top-tier checkpoint's persist end (inf: lost), group, its quorum pause's end].
+Row = list[Any]
 
 
 def run(
@@ -171,11 +172,12 @@ def run(
     *,
     cycles: int,
     seed: int,
-    log: Callable[[Row], None] | None = None,
+    log: list[Row] | None = None,
     progress: Callable[[float], None] | None = None,
 ) -> Found:
     """Step ``plan`` for ``cycles`` failures (whole-job ones with groups), event by event (the module's
-    docstring); ``log`` takes each event's row, in time order; ``progress`` the share done, at each batch."""
+    docstring); ``log`` gets each event's row, in time order, from the end of the first restart;
+    ``progress`` the share done, at each batch."""
     if cycles < BATCHES:
         raise InputError(f"needs at least {BATCHES} cycles, got {cycles}", where="cycles")
     s = plan.schedule
@@ -257,7 +259,8 @@ def run(
     # Throughput of the moment: per unit of work, (useful, down, quorum, overhead).
     tu, td, tq, to = 1.0, 0.0, 0.0, 0.0
     up = count
-    back: list[float] = []  # when each group out rejoins (elapsed time)
+    back: list[tuple[float, int]] = []  # when each group out rejoins (elapsed time), and which
+    group_ids = list(range(count))  # the groups up
     pause_end = -math.inf
     next_group = math.inf
     # Silent events: the onset clock runs on clean work, the detection clock on work after the onset.
@@ -278,6 +281,11 @@ def run(
     # The phase: a restart (or a detection's pause) with this much left, else (-1) running, in a stall or not.
     restart_left, detecting, to_fail = restarts[top], False, math.inf
     stall_left: float | None = None
+    # The log: each checkpoint's end by its boundary (the start's: the end of the first restart), the row of
+    # the top-tier checkpoint in flight, the last failure and the checkpoint the next restart resumes from.
+    ended: dict[int, float] = {}
+    persist_row: int | None = None
+    last_failure = resume_at = math.nan
     batch = 0
 
     def theta() -> None:
@@ -329,20 +337,30 @@ def run(
             forever.append(mark)
             forever_n.append(mark[0])
 
-    def emit(kind: str, resumed: float = math.nan, persist: float = math.nan, group: int = -1) -> None:
-        if log is not None:
-            log((elapsed, kind, resumed, persist, group, math.nan))
+    def emit(kind: str, resumed: float = math.nan, group: int = -1, quorum: float = math.nan) -> None:
+        if log is not None and ended:
+            log.append([elapsed, kind, resumed, math.nan, group, quorum])
+
+    def persisted(at: float) -> None:
+        """The log's pending top-tier checkpoint: durable at ``at`` (inf: lost)."""
+        nonlocal persist_row
+        if log is not None and persist_row is not None:
+            log[persist_row][3] = at
+        persist_row = None
 
     def fail() -> None:
         """A fail-stop failure at ``elapsed``: its class, the landing, the wait for a node, its restart, and the
         time to the next failure (drawn afresh: renewal)."""
         nonlocal pending, waiting, waited, no_spare, elapsed, failures, restart_left, detecting, to_fail
+        nonlocal last_failure, resume_at
         failures += 1
         emit("failure")
+        last_failure = elapsed
         forced = groups is not None and up == 0
         u = uniform()
         if not forced and u >= periodic:
             restart = nowhere_restart
+            resume_at = math.nan
         else:
             if forced:
                 k = rolling[sum(1 for edge in roll_bounds if u >= edge)]
@@ -351,13 +369,14 @@ def run(
             if k < top:
                 target = marks[k]
             else:
-                if pending is not None and log is not None:
-                    log((elapsed, "persist_lost", math.nan, math.inf, -1, math.nan))
+                if pending is not None:
+                    persisted(math.inf)
                 pending = None
                 target = retained[-1]
             for j in range(min(k, top)):
                 marks[j] = target
             back_to(target)
+            resume_at = ended.get(target[0], math.nan)
             restart = restarts[k]
         if pool is not None:
             wait = pool.wait_at(elapsed)
@@ -374,7 +393,10 @@ def run(
         if groups is None:
             return
         up, pause_end = count, -math.inf
+        for _, out in back:
+            emit("group_up", group=out)  # every group is up again after a whole-job restart
         back.clear()
+        group_ids[:] = range(count)
         next_group = elapsed + expo(nu * up) if nu > 0 else math.inf
         theta()
 
@@ -402,7 +424,6 @@ def run(
             if progress is not None:
                 progress(failures / cycles)
 
-    emit("run_start")
     to_fail = draw()
     while failures < cycles:
         if restart_left >= 0.0:  # in a restart (or a detection's pause)
@@ -424,14 +445,19 @@ def run(
             restart_left, detecting = -1.0, False
             stall_left = None
             reset_groups()
-            emit("restart_end", resumed=n * tau + into)
+            if log is not None:
+                if not ended:
+                    ended[0] = elapsed
+                    emit("run_start")
+                else:
+                    emit("restart_end", resumed=resume_at)
             continue
         if (
             into == 0.0 and stall_left is None and n % period == 0 and log is None
             and (lag == 0.0 or (pending is not None and pending[0] == n))
         ):  # fmt: skip
             # At a top-tier boundary, its stall done: whole top periods that nothing interrupts at once.
-            room = min(to_fail, next_group - elapsed, back[0] - elapsed if back else math.inf)
+            room = min(to_fail, next_group - elapsed, back[0][0] - elapsed if back else math.inf)
             if elapsed < pause_end:
                 room = min(room, pause_end - elapsed)
             whole = int(room // span)
@@ -486,8 +512,8 @@ def run(
         if groups is not None:
             if next_group < elapsed + dt:
                 dt, which = next_group - elapsed, 4
-            if back and back[0] < elapsed + dt:
-                dt, which = back[0] - elapsed, 5
+            if back and back[0][0] < elapsed + dt:
+                dt, which = back[0][0] - elapsed, 5
             if elapsed < pause_end < elapsed + dt:
                 dt, which = pause_end - elapsed, 6
         dt = max(dt, 0.0)
@@ -521,16 +547,19 @@ def run(
                 if lag > 0.0:
                     pending = here
                     emit("checkpoint_end")
+                    if log is not None and ended:
+                        persist_row = len(log) - 1
                 else:
                     durable(here)
-                    emit("checkpoint_end", persist=elapsed)
+                    emit("checkpoint_end")
             else:
                 emit("checkpoint_end")
+            if log is not None:
+                ended[n] = elapsed
         elif which == 2:
             assert pending is not None
             durable(pending)
-            if log is not None:
-                log((elapsed, "persist_end", math.nan, elapsed, -1, math.nan))
+            persisted(elapsed)
             pending = None
         elif which == 3:
             if onset is None:
@@ -578,26 +607,27 @@ def run(
             if up == 0:  # the last group up: a whole-job failure
                 all_down += 1
                 group_failures -= 1
-                if log is not None:
-                    log((elapsed, "group_down", math.nan, math.nan, up, math.nan))
+                emit("group_down", group=group_ids[-1])
                 fail()
                 continue
-            bisect.insort(back, elapsed + (rejoin_s if pool is None else pool.group_out(elapsed, rejoin_s)))
+            out = rejoin_s if pool is None else pool.group_out(elapsed, rejoin_s)
+            gone = group_ids.pop()
+            bisect.insort(back, (elapsed + out, gone))
             pause_end = elapsed + pause_s
-            if log is not None:
-                log((elapsed, "group_down", math.nan, math.nan, up, pause_end if pause_s > 0 else math.nan))
+            emit("group_down", group=gone, quorum=pause_end if pause_s > 0 else math.nan)
             next_group = elapsed + expo(nu * up)
             theta()
         elif which == 5:
-            back.pop(0)
-            if log is not None:
-                log((elapsed, "group_up", math.nan, math.nan, up, math.nan))
+            _, rejoined = back.pop(0)
+            group_ids.append(rejoined)
+            emit("group_up", group=rejoined)
             up += 1
             next_group = elapsed + expo(nu * up)
             theta()
         else:
             theta()
-    emit("run_end")
+    if log is not None and ended:
+        log.append([last_failure, "run_end", math.nan, math.nan, -1, math.nan])
     return _found(snapshots, plan, cycles, seed, dict(
         failures_in_restart=in_restart, no_spare=no_spare, waited_s=waited, group_failures=group_failures,
         all_down=all_down, events=events, unrecoverable=unrecoverable, erased=erased,
