@@ -77,7 +77,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "dates",
         ],
     ),
-    ("simulation", ["interference", "timeline", "search", "events", "plan"]),
+    ("simulation", ["interference", "engine", "timeline", "search", "events", "plan"]),
     (
         "logs",
         [

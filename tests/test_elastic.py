@@ -428,10 +428,18 @@ def test_the_simulated_groups_process_is_the_two_group_chain() -> None:
 
 def test_simulate_refuses_what_it_does_not_run(run: Run) -> None:
     assert_usage_error(run("simulate", *GROUPS, "--optimize", "--cycles", "200"), "--optimize")
-    assert_usage_error(run("simulate", *GROUPS, "--preset", "llama3-405b-async", "--cycles", "200"),
-                       "snapshot_bandwidth")  # fmt: skip
     assert_usage_error(run("simulate", "--groups", "4", "--group-share", "1", "--rejoin", "1h", "--cycles", "200"),
                        "--group-share")  # fmt: skip
+
+
+def test_simulate_runs_groups_with_asynchronous_storage(run_json: RunJson) -> None:
+    """docs/model.md §18.5: the one event engine runs the groups with the async persist; the model (§14.4)
+    within 0.1 pp or the run's interval."""
+    document = run_json("simulate", *GROUPS, "--preset", "llama3-405b-async", "--cycles", "3000", "--seed", "1")
+    low, high = document["effective_ci95"]
+    exact = document["analytic"]["exact"]
+    assert document["elastic"]["lost"] > 0
+    assert low - 1e-3 <= exact <= high + 1e-3, (exact, low, high)
 
 
 def test_simulate_json_is_valid_and_shows_the_elastic_split(run_json: RunJson) -> None:

@@ -315,12 +315,24 @@ class Mechanism:
     engine_switch: tuple[str, str] | tuple[()] = ()
     #: The engine's mechanisms ``simulate`` does not run together with this class.
     engine_refuses: tuple[str, ...] = ()
+    #: The mechanisms (by their names in ``simulation.timeline.MECHANISMS``) its own stepper does not run
+    #: beside it and the one event engine (``simulation.engine``) does: ``simulate`` takes a scenario with
+    #: such a pair through the engine instead of refusing it.
+    one_engine_with: tuple[str, ...] = ()
 
     def engine(self, config: Any, schedule: Any, mtbf_s: float, kept: Any, cycles: int, seed: int) -> Any:
         """Step ``schedule`` (the simulation's) of ``config`` with the class, event by event, over
         ``cycles`` fail-stop cycles at ``mtbf_s``, ``kept`` newest top-tier checkpoints retained (None:
         all): what the home's stepper found (its effective time, split, interval, batches)."""
         raise NotImplementedError(self.name)
+
+    def engine_late_class(self, config: Any, schedule: Any, kept: Any) -> Any:
+        """The class noticed late that the one event engine steps (``ckptcalc.simulation.engine``): an
+        object with mean_work (work between onsets), latency (mean work to notice one), skipped (work skipped
+        after each), newest (top-tier checkpoints retained, None: all; ``kept`` as the model has it) and
+        kept_every (one kept for good every that many, None: none) at ``schedule`` (the simulation's); None
+        where ``config`` has none."""
+        return None
 
     def class_simulated_part(self, found: Any, result: Any) -> dict[str, Any]:
         """Its part of ``simulate``'s document: what the engine ``found`` beside the model's ``result``."""

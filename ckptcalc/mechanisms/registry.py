@@ -498,6 +498,11 @@ def simulated_pool(config: Any) -> Any:
     return _first(lambda m: m.simulated_pool(config))
 
 
+def engine_late_class(config: Any, schedule: Any, kept: Any) -> Any:
+    """The class noticed late of ``config`` as the one event engine steps it at ``schedule`` (None: none)."""
+    return _first(lambda m: m.engine_late_class(config, schedule, kept))
+
+
 def run_waits(config: Any) -> Any:
     return _first(lambda m: m.run_waits(config))
 

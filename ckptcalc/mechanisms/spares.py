@@ -398,22 +398,32 @@ class SparePool:
 
     def waits(self, cycles: list[float]) -> list[float]:
         """The wait for a node after each failure, for cycles of these lengths (restart to failure)."""
-        now, back, spares, repair = self.now, self.back, self.spares, self.repair_s
-        found = []
-        for length in cycles:
-            now += length
-            while back and back[0] <= now:
-                back.popleft()
-            back.append(now + repair)
-            wait = 0.0
-            if len(back) > spares:  # every spare already out: the first node back rejoins the job
-                wait = back.popleft() - now
-                self.none_free += 1
-                now += wait
-            found.append(wait)
-        self.now = now
+        found = [self.wait_at(self.now + length) for length in cycles]
         self.waited_s += math.fsum(found)
         return found
+
+    def wait_at(self, now: float) -> float:
+        """A failure at wall time ``now`` (not before the last one's end) sends its node to repair: the wait
+        for a node when no spare is free (0 otherwise); the wall time moves on past the wait."""
+        back = self.back
+        while back and back[0] <= now:
+            back.popleft()
+        back.append(now + self.repair_s)
+        wait = 0.0
+        if len(back) > self.spares:  # every spare already out: the first node back rejoins the job
+            wait = back.popleft() - now
+            self.none_free += 1
+        self.now = now + wait
+        return wait
+
+    def group_out(self, now: float, rejoin_s: float) -> float:
+        """How long an elastic group that fails at wall time ``now`` stays out (docs/model.md §18.4): with a
+        spare free, it takes the spare (its node goes to repair) and rejoins after ``rejoin_s``; with none,
+        it stays out for its node's repair."""
+        if sum(1 for t in self.back if t > now) < self.spares:
+            self.wait_at(now)
+            return rejoin_s
+        return self.repair_s
 
 
 class RunWaits:
@@ -977,6 +987,7 @@ class Spares(Mechanism):
     simulated_after = "slowdown"
     simulated_input = (SPARES, SPARES)
     not_simulated_with = ("silent", "groups", "slowdown", "events", "search", "stragglers")
+    one_engine_with = ("silent", "groups", "slowdown")
 
     def simulated_held(self, config: Any) -> bool:
         return getattr(config, SPARES) is not None and getattr(config, REPAIR) is not None

@@ -394,3 +394,30 @@ class _Rows:
         )
         self.time, self.kind, self.resumed, self.group, self.quorum = [], [], [], [], []
         return found
+
+
+def engine_events(plan: Any, *, cycles: int, seed: int = DEFAULT_SEED) -> Events:
+    """The timeline the one event engine (:mod:`ckptcalc.simulation.engine`) steps for ``plan``, as an event
+    log with the same event names (whole, for short runs): checkpoints of every tier (the log does not
+    name the tier), the failures of every class, and with groups each group's ``group_down`` and
+    ``group_up``."""
+    import numpy
+
+    from ckptcalc.simulation import engine
+
+    rows: list[engine.Row] = []
+    engine.run(plan, cycles=cycles, seed=seed, log=rows)
+    if not rows:
+        raise InputError("every failure struck a restart: there is no training to log", where="events")
+    codes = {name: code for code, name in enumerate(EVENT_KINDS)}
+    columns = list(zip(*rows, strict=True))
+    found = Events(
+        numpy.array(columns[0], dtype=float),
+        numpy.array([codes[name] for name in columns[1]], dtype=numpy.int8),
+        numpy.array(columns[2], dtype=float),
+        numpy.array(columns[3], dtype=float),
+    )
+    if plan.groups is None:
+        return found
+    return Events(found.time_s, found.kind, found.resumed_from_s, found.persist_end_s,
+                  numpy.array(columns[4], dtype=numpy.int64), numpy.array(columns[5], dtype=float))  # fmt: skip

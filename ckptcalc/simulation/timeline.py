@@ -51,6 +51,7 @@ from ckptcalc.mechanisms.elastic.engine import Groups as Groups
 from ckptcalc.model import storage
 from ckptcalc.model.evaluation import Config, Result, evaluate, first_order
 from ckptcalc.model.statistics import BATCHES, T975_19
+from ckptcalc.simulation import engine
 
 #: The fixed default seed, printed with every result.
 DEFAULT_SEED = 20240601
@@ -375,18 +376,33 @@ def _with_mechanisms(core: tuple[tuple[str, str, str], ...]) -> tuple[tuple[str,
 
 MECHANISMS = _with_mechanisms(_CORE)
 
-#: The pairs no simulation runs together (each unordered). Every other pair of :data:`MECHANISMS` is
-#: run as stated (docs/model.md §7.1): nothing a scenario holds is left out of what is simulated.
-NOT_TOGETHER: frozenset[frozenset[str]] = frozenset(
+#: The pairs only the one event engine runs (docs/model.md §18.5, :mod:`ckptcalc.simulation.engine`): a
+#: scenario that holds one is simulated there; every other stays on its own stepper.
+ENGINE_PAIRS: frozenset[frozenset[str]] = frozenset(
     frozenset(pair)
     for pair in (
-        *((m.name, other) for m in registry.REGISTRY for other in m.engine_refuses),
-        *(("groups", other) for other in ("async", "slowdown", "jit", "notice", "weibull", "search")),
+        *(("groups", other) for other in ("async", "slowdown", "jit", "notice")),
         *(("slowdown", other) for other in ("memory", "tiers", "jit", "notice")),
-        *(("events", other) for other in ("memory", "tiers", "jit", "notice", "slowdown")),
-        *(("search", other) for other in ("tiers", "jit")),
-        *((m.simulated_name, other) for m in registry.simulated() for other in m.not_simulated_with),
+        *((m.simulated_name or m.name, other) for m in registry.REGISTRY for other in m.one_engine_with),
     )
+)
+
+#: The pairs no simulation runs together (each unordered): those the steppers refuse that the one event
+#: engine does not run either. Every other pair of :data:`MECHANISMS` is run as stated (docs/model.md
+#: §7.1): nothing a scenario holds is left out of what is simulated.
+NOT_TOGETHER: frozenset[frozenset[str]] = (
+    frozenset(
+        frozenset(pair)
+        for pair in (
+            *((m.name, other) for m in registry.REGISTRY for other in m.engine_refuses),
+            *(("groups", other) for other in ("async", "slowdown", "jit", "notice", "weibull", "search")),
+            *(("slowdown", other) for other in ("memory", "tiers", "jit", "notice")),
+            *(("events", other) for other in ("memory", "tiers", "jit", "notice", "slowdown")),
+            *(("search", other) for other in ("tiers", "jit")),
+            *((m.simulated_name, other) for m in registry.simulated() for other in m.not_simulated_with),
+        )
+    )
+    - ENGINE_PAIRS
 )
 
 
@@ -433,6 +449,9 @@ def run(
     groups process (:func:`run_elastic`). A pair of mechanisms no simulation runs together is refused
     (:func:`refuse`), never left out."""
     refuse(config, failures)
+    held = mechanisms(config, failures)
+    if any(frozenset(pair) in ENGINE_PAIRS for pair in itertools.combinations(held, 2)):
+        return run_engine(config, failures, cycles=cycles, seed=seed, progress=progress)
     groups = groups_of(config)
     if groups is not None:
         return run_elastic(schedule_for(config), groups, failures, cycles=cycles, seed=seed, progress=progress)
@@ -441,6 +460,42 @@ def run(
         return run_late(config, failures, late, cycles=cycles, seed=seed)
     pool = registry.simulated_pool(config)
     return run_schedule(schedule_for(config), failures, cycles=cycles, seed=seed, progress=progress, pool=pool)
+
+
+def run_engine(
+    config: Config, failures: Failures, *, cycles: int, seed: int = DEFAULT_SEED, progress: Progress | None = None
+) -> Simulation:
+    """Simulate ``cycles`` failure cycles (whole-job ones with groups) of ``config`` at its schedule in the one
+    event engine (docs/model.md §18.5), every mechanism it holds at once. The split counts the waits for a
+    node in the restart share, the silent detections' work in rework and their restarts in restart, as
+    the model's does; ``elastic`` is the kept work the groups lost."""
+    cycles = check(cycles, failures.shape)
+    schedule = schedule_for(config)
+    plan = engine.plan_of(config, schedule, mtbf_s=failures.mtbf_s, shape=failures.shape)
+    found = engine.run(plan, cycles=cycles, seed=seed, progress=progress)
+    s = found.split
+    split = Split(s.effective, s.write, s.rework + s.silent_rework, s.restart + s.waiting + s.silent_restart)
+    return _stepped(found, split, schedule, seed, no_spare=found.no_spare, waited_s=found.waited_s,
+                    elastic=s.elastic, late=found if plan.late is not None else None)  # fmt: skip
+
+
+def _stepped(found: Any, split: Split, schedule: Schedule, seed: int, **more: Any) -> Simulation:
+    """What an event-by-event run ``found`` (its effective time, interval, cycles and batches) comes to."""
+    return Simulation(
+        effective=found.effective,
+        ci95=found.ci95,
+        split=split,
+        failures=found.cycles,
+        failures_in_restart=found.failures_in_restart,
+        cycles=found.cycles,
+        seed=seed,
+        interval_s=schedule.storage_interval_s,
+        memory_interval_s=schedule.memory_interval_s,
+        storage_every=schedule.storage_every,
+        schedule=schedule,
+        batch_effective=found.batch_effective,
+        **more,
+    )
 
 
 def run_late(config: Config, failures: Failures, late: Any, *, cycles: int, seed: int = DEFAULT_SEED) -> Simulation:
@@ -456,21 +511,8 @@ def run_late(config: Config, failures: Failures, late: Any, *, cycles: int, seed
             where=slowdown.KEY,
         )
     found = late.engine(config, schedule, failures.mtbf_s, storage.kept(config), check(cycles, None), seed)
-    return Simulation(
-        effective=found.effective,
-        ci95=found.ci95,
-        split=Split(found.effective, found.write, found.rework, found.restart),
-        failures=found.cycles,
-        failures_in_restart=found.failures_in_restart,
-        cycles=found.cycles,
-        seed=seed,
-        interval_s=schedule.storage_interval_s,
-        memory_interval_s=schedule.memory_interval_s,
-        storage_every=schedule.storage_every,
-        schedule=schedule,
-        batch_effective=found.batch_effective,
-        late=found,
-    )
+    return _stepped(found, Split(found.effective, found.write, found.rework, found.restart), schedule, seed,
+                    late=found)  # fmt: skip
 
 
 def run_schedule(

@@ -146,6 +146,7 @@ class Silent(Mechanism):
     window_counts = (EVENTS,)
     engine_switch = (MTBF, "silent_mtbf")
     engine_refuses = ("slowdown", "groups", "weibull", "events", "search")
+    one_engine_with = ("slowdown", "groups")
 
     # ------------------------------------------------------------- inputs
 
@@ -360,30 +361,40 @@ class Silent(Mechanism):
 
     # ------------------------------------------------------------- the event engine and logs
 
-    def engine(self, config: Any, schedule: Any, mtbf_s: float, kept: Any, cycles: int, seed: int) -> Any:
-        """The schedule stepped event by event with silent events and retention (docs/model.md §7.2,
-        §16.4; :func:`ckptcalc.mechanisms.silent.stepper.run`): one kept for good every K_p of work is
-        every p-th storage checkpoint, p = K_p / the storage interval, rounded."""
+    def engine_late_class(self, config: Any, schedule: Any, kept: Any) -> Any:
+        """Its silent events as the event engines step them (docs/model.md §16.4): one kept for good every
+        K_p of work is every p-th storage checkpoint, p = K_p / the storage interval, rounded."""
         from ckptcalc.mechanisms.silent import stepper
 
+        if not self.present(config):
+            return None
         every = None
         for_good = getattr(config, EVERY)
         if for_good is not None:
             every = max(1, round(float(for_good) / schedule.storage_interval_s))
+        mean, latency, skip = stepped(config)
+        return stepper.Late(mean_work=mean, latency=latency, skipped=skip, newest=None if kept is None else int(kept),
+                            kept_every=every)  # fmt: skip
+
+    def engine(self, config: Any, schedule: Any, mtbf_s: float, kept: Any, cycles: int, seed: int) -> Any:
+        """The schedule stepped event by event with silent events and retention (docs/model.md §7.2,
+        §16.4; :func:`ckptcalc.mechanisms.silent.stepper.run`)."""
+        from ckptcalc.mechanisms.silent import stepper
+
         tiers = stepper.Tiers(
             interval_s=schedule.interval_s, every=schedule.every, stalls=schedule.stalls, restarts=schedule.restarts,
             shares=schedule.shares, lag_s=schedule.lag_s, nowhere_share=schedule.nowhere_share,
             nowhere_restart_s=schedule.nowhere_restart_s,
         )  # fmt: skip
-        mean, latency, skip = stepped(config)
+        late = self.engine_late_class(config, schedule, kept)
         return stepper.run(
             tiers,
             mtbf_s=mtbf_s,
-            silent_mtbf_s=mean,
-            latency_s=latency,
-            skip_s=skip,
-            keep=None if kept is None else int(kept),
-            keep_every=every,
+            silent_mtbf_s=late.mean_work,
+            latency_s=late.latency,
+            skip_s=late.skipped,
+            keep=late.newest,
+            keep_every=late.kept_every,
             cycles=cycles,
             seed=seed,
         )

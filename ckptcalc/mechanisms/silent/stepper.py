@@ -73,6 +73,19 @@ class Silent:
 
 
 @dataclass(frozen=True)
+class Late:
+    """Silent events as an event engine steps them: the mean work between onsets (inf: none), the mean
+    detection latency, the work skipped after each; the newest storage checkpoints retained (None: all)
+    and one kept for good every ``keep_every`` storage checkpoints (None: none)."""
+
+    mean_work: float
+    latency: float
+    skipped: float
+    newest: int | None
+    kept_every: int | None
+
+
+@dataclass(frozen=True)
 class Tiers:
     """The schedule :func:`run` steps, as :class:`ckptcalc.simulation.timeline.Schedule` has it (seconds)."""
 
