@@ -108,6 +108,23 @@ LAYERS: list[tuple[str, list[str]]] = [
         ],
     ),
     ("output", ["wording", "markdown", "documents", "schema", "tables", "plot", "display", "notebook", "report"]),
+    # One module per command: its document, table, Markdown and schema, from the output layer's pieces.
+    (
+        "commands",
+        [
+            "optimize",
+            "sweep",
+            "compare",
+            "check",
+            "simulate",
+            "plan",
+            "fit",
+            "analyze",
+            "events",
+            "presets",
+            "catalogue",
+        ],
+    ),
     ("", ["api"]),  # orchestration
     ("", ["completion"]),  # shell completion of option values
     ("", ["cli"]),  # the command line
@@ -216,8 +233,30 @@ def test_only_tables_and_the_command_line_import_typer_or_rich() -> None:
         where = ".".join(path.relative_to(PACKAGE).with_suffix("").parts)
         if where != "cli":
             assert "typer" not in names, where
-        if where not in ("cli", "output.tables"):
+        if where not in ("cli", "output.tables") and not where.startswith("commands."):
             assert "rich" not in names, where
+
+
+def _loads_rich(node: ast.AST) -> bool:
+    """An import of Rich, or of ``output.tables`` (which imports Rich)."""
+    if not isinstance(node, ast.ImportFrom):
+        return False
+    if (node.module or "").split(".")[0] == "rich":
+        return True
+    return node.module == "ckptcalc.output" and any(a.name == "tables" for a in node.names)
+
+
+def test_a_command_imports_rich_only_inside_its_table_functions() -> None:
+    # ``--json`` loads the command's module to build its document: Rich must not come with it.
+    for path in (PACKAGE / "commands").glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        at_import = [
+            top
+            for top in tree.body
+            if not isinstance(top, ast.FunctionDef)
+            and not (isinstance(top, ast.If) and ast.unparse(top.test) == "TYPE_CHECKING")
+        ]
+        assert not [node for top in at_import for node in ast.walk(top) if _loads_rich(node)], path.name
 
 
 def test_the_model_knows_nothing_of_inputs_files_or_words() -> None:
