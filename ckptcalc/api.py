@@ -1641,7 +1641,7 @@ def plan(
     done = simulated[point]
     step_time = the_job.scenario.step_time_s
     expected_s = expected if exact_model else None
-    figures = _plan_figures(done, the_job.gpus, the_job.scenario.gpu_hour_cost, expected_s, limit)
+    figures = whole.figures(done, the_job.gpus, the_job.scenario.gpu_hour_cost, expected_s, limit)
     if the_job.mtbf_band is not None:
         figures["band"] = [
             None if m is None else _end_figures(simulated[m], parts[m][1] if exact_model else None, limit)
@@ -1659,8 +1659,11 @@ def plan(
 
 
 def _end_figures(done: Any, expected_s: float | None, deadline_s: float | None) -> dict[str, Any]:
-    """:func:`_plan_figures` of the runs at one end of the MTBF's interval, with W / effective there."""
-    return {**_plan_figures(done, None, None, expected_s, deadline_s), "expected_s": expected_s}
+    """:func:`ckptcalc.simulation.plan.figures` of the runs at one end of the MTBF's interval, with W /
+    effective there."""
+    from ckptcalc.simulation import plan as whole
+
+    return {**whole.figures(done, None, None, expected_s, deadline_s), "expected_s": expected_s}
 
 
 def _plan_deadline(deadline: Value | None, start_at: str | None) -> tuple[float | None, Any]:
@@ -1732,45 +1735,6 @@ def _pinned(run_config: Config, result: Result, mtbf: float) -> Config:
 def _share_of(progress: Callable[[float], None], part: int, parts: int) -> Callable[[float], None]:
     """``progress`` for the ``part``-th of ``parts`` equal simulations run one after the other."""
     return lambda done: progress((part + done) / parts)
-
-
-def _plan_figures(
-    done: Any, gpus: float | None, price: float | None, expected_s: float | None, deadline_s: float | None
-) -> dict[str, Any]:
-    """What ``plan`` reports of its runs: wall time and failure quantiles, GPU-hours and cost at each,
-    the mean against the expectation, and the shares (with Wilson intervals) of runs with no failure
-    and of runs done by the deadline."""
-    import numpy
-
-    from ckptcalc.model.statistics import quantiles, wilson_interval
-
-    times, failures = done.times_s, done.failures
-    runs = int(times.size)
-    completion = _with_p95(quantiles(times), times)
-    hours = None if gpus is None else {k: v * gpus / 3600.0 for k, v in completion.items()}
-    cost = None if hours is None or price is None else {k: v * price for k, v in hours.items()}
-    within = None if deadline_s is None else int(numpy.count_nonzero(times <= deadline_s))
-    none = int(numpy.count_nonzero(failures == 0))
-    return {
-        "runs": runs,
-        "completion_s": completion,
-        "mean_vs_expected": None if expected_s is None else completion["mean"] / expected_s - 1.0,
-        "failures": _with_p95(quantiles(failures), failures),
-        "p_no_failure": none / runs,
-        "p_no_failure_ci95": list(wilson_interval(none, runs)),
-        "gpu_hours": hours,
-        "cost": cost,
-        "p_deadline": None if within is None else within / runs,
-        "p_deadline_ci95": None if within is None else list(wilson_interval(within, runs)),
-    }
-
-
-def _with_p95(spread: dict[str, float], values: Any) -> dict[str, float]:
-    """``spread`` (p10, p50, p90, mean) with the 95th percentile of ``values`` before the mean."""
-    import numpy
-
-    *ranked, mean = spread.items()
-    return {**dict(ranked), "p95": float(numpy.percentile(values, 95)), mean[0]: mean[1]}
 
 
 def _work(work: Value | None, steps: Value | None, step_time_s: float | None) -> float:

@@ -126,7 +126,7 @@ def table(document: dict[str, Any]) -> None:
     from ckptcalc.output import tables
 
     out = tables.console()
-    narrow = out.width < 80
+    narrow = tables.narrow(out)
     r, m = document["realised"], document["measured"]
     out.print(Text(wording.analyze_header(document), style="bold"))
     inferred = wording.inference_rows(document["reading"])
@@ -365,7 +365,7 @@ def markdown(doc: dict[str, Any]) -> str:
     rows.append(["failures", str(m["failures"])])
     rows += [[what, value] for what, value, _ in wording.mechanism_rows(m)]
     rows += [[what, value] for what, value, _ in registry.measured_rows(m, wording)]
-    lines += md.table(["measured", "value"], rows)
+    lines.extend(md.table(["measured", "value"], rows))
     model = doc["model"]
     if model is not None:
         model_rows = [
@@ -380,5 +380,5 @@ def markdown(doc: dict[str, Any]) -> str:
     if doc["causes"]:
         lines += ["", *md.table(["cause", "failures", "time lost"],
                              [[c["cause"], str(c["failures"]), dur(c["lost_s"])] for c in doc["causes"]])]  # fmt: skip
-    lines += md.quotes("", doc["warnings"])
+    lines.extend(md.quotes("", doc["warnings"]))
     return md.finished(lines)

@@ -58,5 +58,5 @@ def markdown(doc: dict[str, Any]) -> str:
     if command not in writers:  # pragma: no cover - the command line offers --markdown on these only
         raise ValueError(f"no Markdown for {command}")
     lines = writers[command](doc)
-    lines += md.quotes("warning: ", doc.get("warnings", []))
+    lines.extend(md.quotes("warning: ", doc.get("warnings", [])))
     return md.finished(lines)

@@ -49,11 +49,11 @@ def markdown(doc: dict[str, Any]) -> list[str]:
     floor = "-" if doc["min_effective"] is None else pct(doc["min_effective"])
     silent = None if doc.get("max_silent_risk") is None else pct(doc["max_silent_risk"])
     lines = ["## " + md.inline(wording.markdown_check_title(floor, silent)), ""]
-    return lines + md.table(
+    return [*lines, *md.table(
         ["preset", "effective", "tested at", "result"],
         [
             [r["preset"], "-" if r["effective"] is None else pct(r["effective"]), r["tested"],
              "error: " + r["error"] if r["error"] else ("pass" if r["passed"] else "FAIL")]
             for r in doc["results"]
         ],
-    )  # fmt: skip
+    )]  # fmt: skip

@@ -54,7 +54,7 @@ def table(rows: list[tuple[str, Job, Result]], scenarios: list[dict[str, Any]]) 
     line(
         "levels",
         [
-            "+".join(item.level.name for item in r.levels) + (" (async)" if j.config.is_async else "")
+            f"{'+'.join(item.level.name for item in r.levels)}{' (async)' if j.config.is_async else ''}"
             for _, j, r in rows
         ],
     )
@@ -131,7 +131,7 @@ def _compare_rows(out: Console, rows: list[tuple[str, Job, Result]], first: floa
                 TERMS[int(r.dominant)],
             )
         )
-    table = tables.grid(narrow=out.width < 80)
+    table = tables.grid(narrow=tables.narrow(out))
     table.add_column(header[0], overflow="fold", min_width=8)
     for title in header[1:]:
         table.add_column(title, justify="right", no_wrap=True)
@@ -163,7 +163,7 @@ def markdown(doc: dict[str, Any]) -> list[str]:
     scenarios = doc["scenarios"]
     names = [s["name"] for s in scenarios]
     lines = ["## " + md.inline(wording.markdown_title("compare", None)), "", md.inline(wording.MARKDOWN_INPUTS), ""]
-    lines += md.table(*_compare_inputs(scenarios))
+    lines.extend(md.table(*_compare_inputs(scenarios)))
     first = scenarios[0]["effective"]
     bands = [s["uncertainty"] for s in scenarios]
     banded = any(b is not None for b in bands)
@@ -177,7 +177,9 @@ def markdown(doc: dict[str, Any]) -> list[str]:
     if banded:
         header += ["effective, 95 %", "robust interval"]
         for row, b in zip(rows, bands, strict=True):
-            row += ["-", "-"] if b is None else [wording.span(b["effective"], pct), md.interval(b["robust_interval_s"])]
+            row.extend(
+                ["-", "-"] if b is None else [wording.span(b["effective"], pct), md.interval(b["robust_interval_s"])]
+            )
     lines += ["", md.inline(wording.MARKDOWN_RESULTS), "", *md.table(header, rows)]
     if any(len(s["levels"]) != 1 for s in scenarios):
         # Every tier's interval, a memory replica's as well as storage's: one row per scenario and level.
@@ -186,7 +188,10 @@ def markdown(doc: dict[str, Any]) -> list[str]:
     assumed = wording.compare_assumed(scenarios)
     if assumed:
         lines += ["", md.inline(wording.ASSUMED), "", *(f"- {md.inline(text)}" for text in assumed)]
-    return lines + md.quotes("warning: ", [wording.of_scenario(s["name"], w) for s in scenarios for w in s["warnings"]])
+    return [
+        *lines,
+        *md.quotes("warning: ", [wording.of_scenario(s["name"], w) for s in scenarios for w in s["warnings"]]),
+    ]
 
 
 def _compare_inputs(scenarios: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:

@@ -132,7 +132,7 @@ def table(document: dict[str, Any]) -> None:
     if reading["skipped_bad"]:
         rows.append(("bad lines skipped", f"{reading['skipped_bad']:,}"))
     if rows:
-        table = tables.grid("What was inferred", out.width < 80)
+        table = tables.grid("What was inferred", tables.narrow(out))
         table.add_column("", overflow="fold")
         table.add_column("count", justify="right", no_wrap=True)
         for row in rows:

@@ -88,7 +88,7 @@ def table(document: dict[str, Any]) -> None:
     out = tables.console()
     out.print(Text(wording.fit_title(document), style="bold"))
     if document["source"] == "log":
-        table = tables.grid("Events", out.width < 80)
+        table = tables.grid("Events", tables.narrow(out))
         table.show_header = False
         table.add_column("", no_wrap=True)
         table.add_column("", justify="right", no_wrap=True)
@@ -127,7 +127,7 @@ def table(document: dict[str, Any]) -> None:
         out.print(wording.weibull_verdict(weibull["verdict"]))
     out.print()
     if document["coalescing"] is not None:
-        table = tables.grid(wording.COALESCING_TITLE, out.width < 80)
+        table = tables.grid(wording.COALESCING_TITLE, tables.narrow(out))
         for name in ("coalesce", "interruptions", "MTBF", "k", "verdict"):
             table.add_column(name, justify="left" if name in ("coalesce", "verdict") else "right", no_wrap=True)
         for row in document["coalescing"]:
@@ -135,7 +135,7 @@ def table(document: dict[str, Any]) -> None:
         out.print(table)
         out.print()
     if document["causes"]:
-        causes = tables.grid("Causes", out.width < 80)
+        causes = tables.grid("Causes", tables.narrow(out))
         causes.add_column("cause", overflow="fold")
         causes.add_column("count", justify="right", no_wrap=True)
         causes.add_column("share", justify="right", no_wrap=True)
@@ -145,7 +145,7 @@ def table(document: dict[str, Any]) -> None:
         out.print()
     histogram = document["histogram"]
     if histogram["counts"]:
-        chart = tables.grid("Gaps between interruptions", out.width < 80)
+        chart = tables.grid("Gaps between interruptions", tables.narrow(out))
         chart.add_column("gap", justify="right", no_wrap=True)
         chart.add_column("count", justify="right", no_wrap=True)
         chart.add_column("", no_wrap=True)

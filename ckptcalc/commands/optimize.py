@@ -11,7 +11,7 @@ from ckptcalc.mechanisms.base import IN_PLACE, NOWHERE
 from ckptcalc.mechanisms.registry import slowed_share as storage_slowdown
 from ckptcalc.model.decisions import Cost, Lever, LeverAssumptions, Steps, Targets
 from ckptcalc.model.evaluation import TERMS, Result, interval_comparison, unneeded
-from ckptcalc.model.statistics import shares
+from ckptcalc.model.statistics import share_of, shares
 from ckptcalc.output import documents, wording
 
 if TYPE_CHECKING:
@@ -164,6 +164,11 @@ def levels_table(result: Result, narrow: bool = False) -> Table:
     return table
 
 
+def _pct_or_blank(share: float | None) -> str:
+    """A share as a percentage, blank where there is none."""
+    return "" if share is None else pct(share)
+
+
 def loss_table(result: Result, title: str, narrow: bool = False) -> Table:
     from rich.text import Text
 
@@ -182,10 +187,10 @@ def loss_table(result: Result, title: str, narrow: bool = False) -> Table:
         mark = "◀ dominant" if term == top else ""
         table.add_row(Text(term, style=tables.TERM_STYLE[term]), pct(value), pct(of_loss[term]), mark)
     for name, value, note in registry.split_rows(result):
-        table.add_row(name, pct(float(value)), pct(float(value) / total) if total > 0 else "", note)
+        table.add_row(name, pct(float(value)), _pct_or_blank(share_of(float(value), total)), note)
     slowdown = storage_slowdown(result)
-    if slowdown > 0:
-        of_total = pct(slowdown / total) if total > 0 else ""
+    if slowdown:  # a share of time, never negative: shown when there is any
+        of_total = _pct_or_blank(share_of(slowdown, total))
         table.add_row(wording.SLOWDOWN_ROW, pct(slowdown), of_total, wording.SLOWDOWN_NOTE)
     table.add_section()
     table.add_row(Text("total loss", style="bold"), pct(total), "100 %", "")
@@ -221,7 +226,7 @@ def table(job: Job, result: Result, preset: str | None, default_preset: bool, do
     if default_preset:
         header += " (the default; flags override it)"
     out.print(Text(f"ckptcalc optimize: {header}", style="bold"))
-    narrow = out.width < 80
+    narrow = tables.narrow(out)
     out.print(tables.inputs_table(job, narrow))
     _print_assumed(out, document)
     out.print()
@@ -323,8 +328,8 @@ def decisions(out: Console, job: Job, document: dict[str, Any], narrow: bool) ->
         for lever in document["levers"]:
             name = lever["name"]
             if "cluster_gain_pp" in lever:
-                name += wording.cluster_gain(lever["cluster_gain_pp"])
-            name += wording.break_even(lever.get("break_even"))
+                name = f"{name}{wording.cluster_gain(lever['cluster_gain_pp'])}"
+            name = f"{name}{wording.break_even(lever.get('break_even'))}"
             table.add_row(name, pct(lever["effective"]), f"{lever['gain_pp']:+.2f} pp")
         out.print(table)
         out.print()
@@ -355,8 +360,8 @@ def decisions(out: Console, job: Job, document: dict[str, Any], narrow: bool) ->
                 # Stated per GPU: the per-GPU figures beside the aggregates the model takes.
                 gpus = job.gpus
                 if value is not None and needed != "any":
-                    needed += f" ({units.format_rate(units.PerGpu(value / gpus))})"
-                shown += f" ({units.format_rate(units.PerGpu(now / gpus))})"
+                    needed += f" ({units.format_aggregate_per_gpu(value, gpus)})"
+                shown += f" ({units.format_aggregate_per_gpu(now, gpus)})"
             table.add_row(name, needed, shown)
         out.print(table)
         out.print()
@@ -480,22 +485,30 @@ def markdown(doc: dict[str, Any]) -> list[str]:
         lines += [md.inline(wording.ASSUMED), "", *(f"- {md.inline(line)}" for line in doc["inputs"]["assumed"]), ""]
     if len(doc["levels"]) != 1:  # a level or more beside storage
         lines += [*md.table(md.LEVEL_HEADER, md.levels(doc["levels"])), ""]
-    lines += md.table(
-        ["term", "share of time", "share of loss"],
-        [[t, pct(loss[t]), pct(of_loss[t])] for t in TERMS] + [["total", pct(loss["total"]), "100 %"]],
+    lines.extend(
+        md.table(
+            ["term", "share of time", "share of loss"],
+            [[t, pct(loss[t]), pct(of_loss[t])] for t in TERMS] + [["total", pct(loss["total"]), "100 %"]],
+        )
     )
     band = doc["uncertainty"]
     if band is not None:
         lines += ["", md.inline(wording.markdown_band(wording.span(band["mtbf_s"], dur))), ""]
-        lines += md.table(["", "value", "note"], [list(row) for row in wording.uncertainty_rows(band)])
+        lines.extend(md.table(["", "value", "note"], [list(row) for row in wording.uncertainty_rows(band)]))
     if doc["levers"]:
         lines += ["", md.inline(wording.MARKDOWN_LEVERS), ""]
-        lines += md.table(
-            ["lever", "effective", "gain"],
-            [
-                [v["name"] + wording.break_even(v.get("break_even")), pct(v["effective"]), f"{v['gain_pp']:+.2f} pp"]
-                for v in doc["levers"]
-            ],
+        lines.extend(
+            md.table(
+                ["lever", "effective", "gain"],
+                [
+                    [
+                        f"{v['name']}{wording.break_even(v.get('break_even'))}",
+                        pct(v["effective"]),
+                        f"{v['gain_pp']:+.2f} pp",
+                    ]
+                    for v in doc["levers"]
+                ],
+            )
         )
     return lines
 

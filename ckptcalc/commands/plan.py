@@ -102,7 +102,7 @@ def table(job: Job, document: dict[str, Any]) -> None:
     from ckptcalc.output import tables
 
     out = tables.console()
-    narrow = out.width < 80
+    narrow = tables.narrow(out)
     out.print(Text(wording.plan_header(document), style="bold"))
     out.print(tables.inputs_table(job, narrow))
     out.print()

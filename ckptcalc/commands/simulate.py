@@ -102,7 +102,7 @@ def table(document: dict[str, Any]) -> None:
     from ckptcalc.output import tables
 
     out = tables.console()
-    narrow = out.width < 80
+    narrow = tables.narrow(out)
     shape = f", shape {units.sig(document['shape'])}" if document["shape"] is not None else ""
     out.print(
         Text(

@@ -298,14 +298,14 @@ def table(job: Job, run: Sweep, preset: str | None, points: int | None = None) -
         if memory is not None and every is not None:
             cells.append(f"{dur(float(memory[i]))} × {int(every[i])}")
         cells += [
-            units.sig(float(columns[name][i]) * 100.0) for name in ("write", "rework", "restart", "total", "effective")
+            units.sig_percent(float(columns[name][i])) for name in ("write", "rework", "restart", "total", "effective")
         ]
         if reoptimised:
             cells.append(TERMS[int(dominant[i])])
         cells_by_row.append(cells)
     headers = [run.over, *(["interval"] if reoptimised else []), *(["memory × m"] if two else [])]
     headers += ["write", "rework", "restart", "total", "effect."]
-    headers += ["dominant"] if reoptimised else []
+    headers.extend(["dominant"] if reoptimised else [])
     extra = registry.sweep_cells(run.over, run.values, result, wording.SHOW)
     after = headers.index("effect.") + 1
     for k, (header, cells) in enumerate(extra):
@@ -403,7 +403,7 @@ def markdown(doc: dict[str, Any]) -> list[str]:
     kind = BY_FLAG[doc["over"]].kind
     show: Callable[[float], str] = {"duration": dur, "fraction": pct}.get(kind, lambda v: f"{v:.4g}")
     lines = ["## " + md.inline(wording.markdown_sweep_title(doc["over"], doc["preset"])), ""]
-    return lines + md.table(
+    return [*lines, *md.table(
         [doc["over"], "interval", "write", "rework", "restart", "effective", "dominant"],
         [
             [show(v), md.interval(i), pct(w), pct(rw), pct(rs), pct(e), d]
@@ -412,4 +412,4 @@ def markdown(doc: dict[str, Any]) -> list[str]:
                 doc["loss"]["restart"], doc["effective"], doc["dominant"], strict=True,
             )
         ],
-    )  # fmt: skip
+    )]  # fmt: skip

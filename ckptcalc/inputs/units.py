@@ -269,6 +269,12 @@ def sig(value: float, digits: int = 3) -> str:
     return text
 
 
+def sig_percent(fraction: float, digits: int = 3) -> str:
+    """A fraction as a percentage number (no sign), ``digits`` significant figures: ``sig_percent(0.1234) ==
+    '12.3'``."""
+    return sig(fraction * 100.0, digits)
+
+
 def _pick(value: float, table: list[tuple[str, float]]) -> tuple[str, float]:
     """The largest unit of ``table`` that keeps ``value`` at least 1 (once rounded)."""
     for unit, factor in table:
@@ -309,6 +315,12 @@ def format_rate(value: float, digits: int = 3) -> str:
 def format_per_gpu(value: float, gpus: float, digits: int = 3) -> str:
     """A per-GPU rate times the GPU count: ``format_per_gpu(25e9, 16384) == '25.0 GB/s per GPU × 16384 GPUs'``."""
     return f"{format_rate(PerGpu(value), digits)} × {format_count(gpus)} GPU{'' if gpus == 1 else 's'}"
+
+
+def format_aggregate_per_gpu(value: float, gpus: float, digits: int = 3) -> str:
+    """An aggregate rate shared by ``gpus``, as each GPU's: ``format_aggregate_per_gpu(4.096e14, 16384) ==
+    '25.0 GB/s per GPU'``."""
+    return format_rate(PerGpu(value / gpus), digits)
 
 
 def written_rate(value: float) -> str:

@@ -78,6 +78,11 @@ def console(stderr: bool = False) -> Console:
     )
 
 
+def narrow(out: Console) -> bool:
+    """Whether the terminal is too narrow for the full tables (under 80 columns): the tables drop their notes."""
+    return out.width < 80
+
+
 def grid(title: str | None = None, narrow: bool = False) -> Table:
     """A borderless table; ``narrow`` keeps one space between columns for terminals under 80 columns."""
     table = Table(
