@@ -403,10 +403,9 @@ NOT_YET_MOVED: dict[str, set[str]] = {
     "commands.compare": {"table"},
     "commands.optimize": {"levels_table", "table"},
     "output.report": {"_summary"},
-    "output.tables": {"amount"},
     "output.wording": {
-        "_percent", "assumed", "caveat", "check_bounds", "events_header", "first_order_line", "lever_effect",
-        "lever_name.rate", "measured_source", "nesting", "plan_lines", "span_of_days", "strict", "verdict",
+        "assumed", "caveat", "check_bounds", "events_header", "first_order_line", "lever_effect",
+        "lever_name.rate", "measured_source", "nesting", "span_of_days", "strict", "verdict",
     },
 }  # fmt: skip
 

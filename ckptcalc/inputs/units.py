@@ -269,6 +269,24 @@ def sig(value: float, digits: int = 3) -> str:
     return text
 
 
+def format_amount(value: float) -> str:
+    """3 significant figures with thousands separators: ``format_amount(929880.4) == '930,000'``."""
+    if abs(value) < 1000:
+        return sig(value)
+    digits = len(str(int(abs(value))))
+    return f"{round(value, 3 - digits):,.0f}"
+
+
+def short_percent(fraction: float) -> str:
+    """A fraction as a percentage to 3 significant figures, no trailing zeros: ``short_percent(0.5) == '50 %'``."""
+    return f"{100.0 * fraction:.3g} %"
+
+
+def signed_percent(fraction: float) -> str:
+    """A relative difference as a signed percentage, 3 decimals: ``signed_percent(-0.0012) == '-0.120 %'``."""
+    return f"{fraction * 100:+.3f} %"
+
+
 def sig_percent(fraction: float, digits: int = 3) -> str:
     """A fraction as a percentage number (no sign), ``digits`` significant figures: ``sig_percent(0.1234) ==
     '12.3'``."""

@@ -196,12 +196,7 @@ def _parts_note(note: str | None) -> str:
     return f" = {note}" if note else ""
 
 
-def amount(value: float) -> str:
-    """3 significant figures with thousands separators: 929880.4 -> '930,000'."""
-    if abs(value) < 1000:
-        return units.sig(value)
-    digits = len(str(int(abs(value))))
-    return f"{round(value, 3 - digits):,.0f}"
+amount = units.format_amount
 
 
 def warn(messages: list[str]) -> None:
