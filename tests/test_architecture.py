@@ -107,7 +107,10 @@ LAYERS: list[tuple[str, list[str]]] = [
             "analyze",
         ],
     ),
-    ("output", ["wording", "markdown", "documents", "schema", "tables", "plot", "display", "notebook", "report"]),
+    (
+        "output",
+        ["wording", "markdown", "documents", "schema", "typed", "tables", "plot", "display", "notebook", "report"],
+    ),
     # One module per command: its document, table, Markdown and schema, from the output layer's pieces.
     (
         "commands",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
 from ckptcalc.inputs import units
 from ckptcalc.inputs.scenario import Job
@@ -13,6 +13,7 @@ from ckptcalc.model.decisions import Cost, Lever, LeverAssumptions, Steps, Targe
 from ckptcalc.model.evaluation import TERMS, Result, interval_comparison, unneeded
 from ckptcalc.model.statistics import share_of, shares
 from ckptcalc.output import documents, wording
+from ckptcalc.records import Record
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -79,12 +80,30 @@ def document(
     return document
 
 
+#: The unit kinds of a break-even's value.
+BreakEvenUnit = Literal["fraction", "duration", "rate"]
+
+
+class BreakEvenPart(Record):
+    """A lever's break-even in the ``optimize`` document: its JSON and its schema are made from these fields."""
+
+    key: Annotated[str, "the input the lever turns on"]
+    value: Annotated[float, "that input's value where the lever's gain is zero, in SI units"]
+    unit: Annotated[
+        BreakEvenUnit, "the value's unit kind: fraction (0 to 1), duration (seconds), rate (bytes per second)"
+    ]
+    pays: Annotated[Literal["above", "below"], "on which side of the value the lever pays"]
+
+
 def _break_even(lever: Lever) -> dict[str, Any] | None:
     """A lever's break-even in JSON (SI units), None for a lever without a cost."""
+    from ckptcalc.output.typed import document_of
+
     found = lever.break_even
     if found is None:
         return None
-    return {"key": found.key, "value": found.value, "unit": found.unit, "pays": found.pays}
+    part = BreakEvenPart(found.key, found.value, cast(BreakEvenUnit, found.unit), cast(Any, found.pays))
+    return document_of(part)
 
 
 def figure_table(title: str, rows: list[Any], narrow: bool = False) -> Table:
@@ -384,23 +403,9 @@ def _print_assumed(out: Console, document: dict[str, Any]) -> None:
 
 def _break_even_schema() -> schemas.Schema:
     """Where a lever with a cost starts to pay (docs/guide/decisions.md): re-run at ``value`` its gain is zero."""
-    from ckptcalc.output import schema as schemas
+    from ckptcalc.output.typed import schema_of
 
-    return schemas.object_schema(
-        {
-            "key": {"type": "string", "description": "the input the lever turns on"},
-            "value": {
-                "type": "number",
-                "description": "that input's value where the lever's gain is zero, in SI units",
-            },
-            "unit": {
-                "enum": ["fraction", "duration", "rate"],
-                "description": "the value's unit kind: fraction (0 to 1), duration (seconds), rate (bytes per second)",
-            },
-            "pays": {"enum": ["above", "below"], "description": "on which side of the value the lever pays"},
-        },
-        "where a lever with a cost starts to pay; null for a lever without one",
-    )
+    return schema_of(BreakEvenPart, "where a lever with a cost starts to pay; null for a lever without one")
 
 
 def schema() -> schemas.Schema:
