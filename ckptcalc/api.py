@@ -472,10 +472,10 @@ def optimize(
     >>> round(r.effective, 4), round(r.optimal_interval_s, 1), r.dominant
     (0.9657, 266.8, 'rework')
     """
+    from ckptcalc.commands import optimize as optimize_command
     from ckptcalc.inputs import presets
     from ckptcalc.model import decisions as decide
     from ckptcalc.model.evaluation import evaluate, unneeded
-    from ckptcalc.output import documents
 
     goal = _fraction(target, "target") if target is not None else None
     the_job = job(preset, failure_dist=failure_dist, mtbf_ci=mtbf_ci, **inputs)
@@ -502,7 +502,7 @@ def optimize(
     steps = decide.interval_steps(result, s.step_time_s) if s.step_time_s is not None and periodic else None
     label = _label(preset)
     discard = s.discard or 0.0
-    document = documents.optimize(
+    document = optimize_command.document(
         the_job, result, label, levers=levers, assume=assume, target=goal, targets=targets, cost=cost, steps=steps,
         band=_uncertainty(the_job, result), penalty_pp=_penalty_pp(result), discard=discard,
         goodput=_goodput(float(result.effective), discard),
@@ -949,9 +949,9 @@ class SweepResult(Outcome):
 
     def to_csv(self) -> str:
         """A header row and one row per point, SI units in the column names."""
-        from ckptcalc.output import documents
+        from ckptcalc.commands import sweep as sweep_command
 
-        return str(documents.sweep_csv(self.run))
+        return str(sweep_command.csv(self.run))
 
     def plot(self) -> Any:
         """The effective time and the loss's terms against the input swept, as a matplotlib ``Figure``
@@ -990,15 +990,15 @@ def sweep(
     >>> [round(e, 3) for e in s["effective"]]
     [0.811, 0.975, 0.985]
     """
+    from ckptcalc.commands import sweep as sweep_command
     from ckptcalc.inputs import grid as sweeps
-    from ckptcalc.output import documents
 
     plan = sweep_stream(
         preset, over=over, start=start, stop=stop, points=points, log=log, failure_dist=failure_dist, mtbf_ci=mtbf_ci,
         **inputs,
     )  # fmt: skip
     run = _as_stated(plan.job, lambda: sweeps.run(plan.job, plan.over, plan.values, plan.log))
-    return SweepResult(documents.sweep(plan.job, run, plan.label), plan.job, run)
+    return SweepResult(sweep_command.document(plan.job, run, plan.label), plan.job, run)
 
 
 class SweepStream(Record):
@@ -1027,21 +1027,22 @@ class SweepStream(Record):
     def write_json(self, out: TextIO) -> None:
         """The ``sweep --json`` document, written to the text stream ``out`` slice by slice (at once when
         it is one slice)."""
+        from ckptcalc.commands import sweep as sweep_command
         from ckptcalc.inputs import grid as sweeps
         from ckptcalc.output import documents
 
         if len(self.values) <= self.CHUNK:
             run = sweeps.run(self.job, self.over, self.values, self.log)
-            out.write(documents.dumps(documents.sweep(self.job, run, self.label)) + "\n")
+            out.write(documents.dumps(sweep_command.document(self.job, run, self.label)) + "\n")
             return
-        documents.stream_sweep_json(self.job, self, self.label, out)
+        sweep_command.stream_json(self.job, self, self.label, out)
 
     def write_csv(self, out: TextIO) -> None:
         """The ``sweep --csv`` table, written to ``out`` slice by slice."""
-        from ckptcalc.output import documents
+        from ckptcalc.commands import sweep as sweep_command
 
         for index, run in enumerate(self.runs()):
-            out.write(documents.sweep_csv(run, header=index == 0))
+            out.write(sweep_command.csv(run, header=index == 0))
 
     def shown(self, rows: int) -> Sweep:
         """The grid cut to at most ``rows`` evenly spread points (with the base optimum's neighbour),
@@ -1151,8 +1152,8 @@ def simulate(
     >>> low < 0.925 < high
     True
     """
+    from ckptcalc.commands import simulate as simulate_command
     from ckptcalc.inputs.units import parse_count
-    from ckptcalc.output import documents
     from ckptcalc.simulation import search as searching
     from ckptcalc.simulation import timeline as sim
 
@@ -1188,7 +1189,7 @@ def simulate(
         _loadable(the_job, _as_stated(the_job, lambda: evaluate(config)))
     try:
         outcome = sim.run(config, failures, cycles=total, seed=chosen, progress=progress)
-        found = searching.optimize(config, failures, cycles=total, seed=chosen) if search else None
+        found = searching.search_schedule(config, failures, cycles=total, seed=chosen) if search else None
     except InputError as error:
         if error.where is None or error.where not in BY_NAME:
             raise
@@ -1202,7 +1203,7 @@ def simulate(
     ran = _ran(config, outcome.schedule)
     analytic = sim.analytic(ran, failures)
     base = evaluate(config.optimal().replace(shape=None)) if found is not None else None
-    document = documents.simulation(
+    document = simulate_command.document(
         the_job, outcome, failures, _label(preset), found, analytic=analytic,
         agreement={name: _agreement(value, outcome.ci95, outcome.effective)
                    for name, value in zip(("first_order", "exact"), analytic, strict=True)},
@@ -1263,7 +1264,7 @@ def event_log_form(path: str | os.PathLike[str]) -> tuple[str, bool]:
     """The form of event log ``simulate --events`` writes to ``path``, from its extension (``.csv``,
     ``.jsonl``, ``.json``, each optionally ``.gz``), and whether it is gzip-compressed; a stream
     (:func:`streamed`) whose name says none is JSON Lines."""
-    from ckptcalc.output.documents import EVENT_LOG_FORMS
+    from ckptcalc.commands.events import EVENT_LOG_FORMS
 
     name = os.fspath(path).lower()
     packed = name.endswith(".gz")
@@ -1296,18 +1297,18 @@ def _write_events(
     (:class:`ckptcalc.simulation.timeline.Groups`), their events too."""
     from pathlib import Path
 
+    from ckptcalc.commands import events as events_command
     from ckptcalc.errors import CkptError
     from ckptcalc.files import atomic_write, check_new
-    from ckptcalc.output import documents
     from ckptcalc.simulation.events import elastic_pieces, pieces
 
     form, packed = event_log_form(path)
     target = Path(path)
     if groups is None:
-        text = documents.event_log(pieces(schedule, failures, cycles=cycles, seed=seed), form)
+        text = events_command.event_log(pieces(schedule, failures, cycles=cycles, seed=seed), form)
     else:
         found = elastic_pieces(schedule, groups, failures, cycles=cycles, seed=seed)
-        text = documents.event_log(found, form, groups=True)
+        text = events_command.event_log(found, form, groups=True)
     data = (piece.encode("utf-8") for piece in text)
     if streamed(path):
         pieces_out = _gzipped(data) if packed else data
@@ -1467,10 +1468,10 @@ def _whole(value: float, name: str) -> float:
 
 def _fit_document(fitted: Any, log: Any, given: dict[str, Any], paths: list[str], **options: Any) -> dict[str, Any]:
     """``fit``'s document, with the mechanisms' parts from the incident ``log`` (None for counts)."""
+    from ckptcalc.commands import fit as fit_command
     from ckptcalc.mechanisms import registry
-    from ckptcalc.output import documents
 
-    found = documents.fit(fitted, paths, log=log, **options)
+    found = fit_command.document(fitted, paths, log=log, **options)
     return registry.placed(found, registry.incident_log_parts(log, fitted, given))
 
 
@@ -1610,8 +1611,8 @@ def plan(
     >>> abs(p.completion_s["p50"] / p["expected_s"] - 1) < 0.01
     True
     """
+    from ckptcalc.commands import plan as plan_command
     from ckptcalc.inputs.units import parse_count
-    from ckptcalc.output import documents
     from ckptcalc.simulation import plan as whole
     from ckptcalc.simulation.timeline import DEFAULT_SEED, Failures, schedule_for
 
@@ -1662,7 +1663,7 @@ def plan(
     done = simulated[point]
     step_time = the_job.scenario.step_time_s
     expected_s = expected if exact_model else None
-    figures = _plan_figures(done, the_job.gpus, the_job.scenario.gpu_hour_cost, expected_s, limit)
+    figures = whole.figures(done, the_job.gpus, the_job.scenario.gpu_hour_cost, expected_s, limit)
     if the_job.mtbf_band is not None:
         figures["band"] = [
             None if m is None else _end_figures(simulated[m], parts[m][1] if exact_model else None, limit)
@@ -1670,7 +1671,7 @@ def plan(
         ]
     if span is not None:
         figures.update(start=span.start, deadline=span.deadline)
-    document = documents.plan(
+    document = plan_command.document(
         the_job, result, done, _label(preset), work_s=work_s,
         steps=round(work_s / step_time) if steps is not None and step_time else None,
         expected_s=expected_s, deadline_s=limit,
@@ -1680,8 +1681,11 @@ def plan(
 
 
 def _end_figures(done: Any, expected_s: float | None, deadline_s: float | None) -> dict[str, Any]:
-    """:func:`_plan_figures` of the runs at one end of the MTBF's interval, with W / effective there."""
-    return {**_plan_figures(done, None, None, expected_s, deadline_s), "expected_s": expected_s}
+    """:func:`ckptcalc.simulation.plan.figures` of the runs at one end of the MTBF's interval, with W /
+    effective there."""
+    from ckptcalc.simulation import plan as whole
+
+    return {**whole.figures(done, None, None, expected_s, deadline_s), "expected_s": expected_s}
 
 
 def _plan_deadline(deadline: Value | None, start_at: str | None) -> tuple[float | None, Any]:
@@ -1753,45 +1757,6 @@ def _pinned(run_config: Config, result: Result, mtbf: float) -> Config:
 def _share_of(progress: Callable[[float], None], part: int, parts: int) -> Callable[[float], None]:
     """``progress`` for the ``part``-th of ``parts`` equal simulations run one after the other."""
     return lambda done: progress((part + done) / parts)
-
-
-def _plan_figures(
-    done: Any, gpus: float | None, price: float | None, expected_s: float | None, deadline_s: float | None
-) -> dict[str, Any]:
-    """What ``plan`` reports of its runs: wall time and failure quantiles, GPU-hours and cost at each,
-    the mean against the expectation, and the shares (with Wilson intervals) of runs with no failure
-    and of runs done by the deadline."""
-    import numpy
-
-    from ckptcalc.model.statistics import quantiles, wilson_interval
-
-    times, failures = done.times_s, done.failures
-    runs = int(times.size)
-    completion = _with_p95(quantiles(times), times)
-    hours = None if gpus is None else {k: v * gpus / 3600.0 for k, v in completion.items()}
-    cost = None if hours is None or price is None else {k: v * price for k, v in hours.items()}
-    within = None if deadline_s is None else int(numpy.count_nonzero(times <= deadline_s))
-    none = int(numpy.count_nonzero(failures == 0))
-    return {
-        "runs": runs,
-        "completion_s": completion,
-        "mean_vs_expected": None if expected_s is None else completion["mean"] / expected_s - 1.0,
-        "failures": _with_p95(quantiles(failures), failures),
-        "p_no_failure": none / runs,
-        "p_no_failure_ci95": list(wilson_interval(none, runs)),
-        "gpu_hours": hours,
-        "cost": cost,
-        "p_deadline": None if within is None else within / runs,
-        "p_deadline_ci95": None if within is None else list(wilson_interval(within, runs)),
-    }
-
-
-def _with_p95(spread: dict[str, float], values: Any) -> dict[str, float]:
-    """``spread`` (p10, p50, p90, mean) with the 95th percentile of ``values`` before the mean."""
-    import numpy
-
-    *ranked, mean = spread.items()
-    return {**dict(ranked), "p95": float(numpy.percentile(values, 95)), mean[0]: mean[1]}
 
 
 def _work(work: Value | None, steps: Value | None, step_time_s: float | None) -> float:
@@ -1867,9 +1832,9 @@ def analyze(
     >>> round(a.realised["effective"], 6), a["measured"]["failures"]
     (0.441667, 4)
     """
+    from ckptcalc.commands import analyze as analyze_command
     from ckptcalc.logs import analyze as timeline
     from ckptcalc.logs import fit as fitting
-    from ckptcalc.output import documents
 
     stated = check_stated(overrides({"window": window, "gpus": gpus, "discard": discard, "groups": groups}))
     span, count, count_groups = stated.get("window_s"), stated.get("gpus"), stated.get("groups")
@@ -1893,8 +1858,8 @@ def analyze(
     )  # fmt: skip
     if span is not None and (read.end_s - read.start_s) / span > 10_000:
         raise InputError("more than 10,000 windows: choose a longer one", where="window")
-    analysis = timeline.analyze(read, window_s=span, **unseen)
-    fitted = fitting.fit(read.failure_times_s, start_s=read.start_s, end_s=read.end_s)
+    analysis = timeline.analyze_timeline(read, window_s=span, **unseen)
+    fitted = fitting.fit_events(read.failure_times_s, start_s=read.start_s, end_s=read.end_s)
     config, reason = _measured_config(analysis, fitted)
     if config is not None:
         config = registry.measured(config, analysis)
@@ -1911,7 +1876,7 @@ def analyze(
     if config is not None:
         model = _model_at(config, fitted, analysis, count, mtbf_band)
     wall = analysis.realised.wall_s
-    document = documents.analyze(
+    document = analyze_command.document(
         analysis, fitted, model, reason, log=", ".join(paths), gpus=count, discard=thrown, slo=floor,
         goodput=_goodput(analysis.realised.effective, thrown),
         cause_shares=[c.lost_s / wall for c in analysis.causes],
@@ -2130,10 +2095,10 @@ def events(
     """
     from pathlib import Path
 
+    from ckptcalc.commands import events as events_command
     from ckptcalc.errors import CkptError
     from ckptcalc.files import atomic_stream, check_new
     from ckptcalc.logs import canonical, reader
-    from ckptcalc.output import documents
 
     paths = [os.fspath(log) for log in logs]
     if not paths:
@@ -2181,7 +2146,7 @@ def events(
                 raise
             # A file that cannot be written is bad input too (an existing file without force, no directory).
             raise InputError(error.template, where=error.where) from None
-    document = documents.events(counts, paths, written, None if output is None else os.fspath(output), form)
+    document = events_command.document(counts, paths, written, None if output is None else os.fspath(output), form)
     return EventLogWritten(document, None)
 
 

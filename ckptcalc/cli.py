@@ -302,11 +302,11 @@ MarkdownOpt = Annotated[bool, typer.Option("--markdown", help="Print GitHub-flav
 
 
 def _print_markdown(document: dict[str, Any]) -> None:
-    from ckptcalc.output import markdown
+    from ckptcalc.commands import catalogue
 
     for message in document.get("warnings", []):
         sys.stderr.write(f"warning: {_plain(message)}\n")
-    sys.stdout.write(_printable(markdown.document(document)))
+    sys.stdout.write(_printable(catalogue.markdown(document)))
 
 
 def _printable(text: str) -> str:
@@ -831,10 +831,10 @@ def optimize(
     if markdown:
         _print_markdown(document)
         return
-    from ckptcalc.output import tables
+    from ckptcalc.commands import optimize as optimize_command
 
     assert outcome.job is not None and outcome.result is not None
-    tables.optimize(outcome.job, outcome.result, outcome.preset, outcome.default_preset, document)
+    optimize_command.table(outcome.job, outcome.result, outcome.preset, outcome.default_preset, document)
 
 
 def _parse(parser: Callable[[str], float], text: str, where: str) -> float:
@@ -1102,6 +1102,7 @@ def sweep(
 ) -> None:
     """Show the loss curve around the optimum, or how the optimum moves with one input."""
     from ckptcalc import api
+    from ckptcalc.commands import sweep as sweep_command
 
     if json_output + csv_output + markdown > 1:
         raise InputError("choose one of --json, --csv and --markdown", where="--csv" if csv_output else "--markdown")
@@ -1114,7 +1115,7 @@ def sweep(
         from ckptcalc.output import documents
 
         # The whole grid, as --json holds it, so that values.3 is the fourth point.
-        document = documents.sweep(plan.job, plan.shown(len(plan.values)), plan.label)
+        document = sweep_command.document(plan.job, plan.shown(len(plan.values)), plan.label)
         _pick(document, value)
         _strict(document, strict)
         _print_value(document, value)
@@ -1136,11 +1137,11 @@ def sweep(
     elif markdown:
         from ckptcalc.output import documents
 
-        _print_markdown(documents.sweep(plan.job, plan.shown(60), plan.label))
+        _print_markdown(sweep_command.document(plan.job, plan.shown(60), plan.label))
     else:
         from ckptcalc.output import tables
 
-        tables.sweep(plan.job, plan.shown(tables.MAX_ROWS), plan.label, points=len(plan.values))
+        sweep_command.table(plan.job, plan.shown(tables.MAX_ROWS), plan.label, points=len(plan.values))
 
 
 @app.command(
@@ -1216,9 +1217,9 @@ def compare(
     if markdown:
         _print_markdown(outcome.to_dict())
         return
-    from ckptcalc.output import tables
+    from ckptcalc.commands import compare as compare_command
 
-    tables.compare(list(outcome.rows), outcome.scenarios)
+    compare_command.table(list(outcome.rows), outcome.scenarios)
 
 
 #: Points a sweep's plot draws at most (evenly spread over the grid): more would not change the picture.
@@ -1289,6 +1290,7 @@ def simulate(
 ) -> None:
     """Run the training timeline itself (Monte Carlo) to check the formulas, or where none exists."""
     from ckptcalc import api
+    from ckptcalc.commands import simulate as simulate_command
 
     _strict_inputs(model, strict)
     show_progress = not json_output and value is None and sys.stderr.isatty()
@@ -1332,7 +1334,7 @@ def simulate(
         return
     from ckptcalc.output import tables
 
-    tables.simulation(document)
+    simulate_command.table(document)
 
 
 @app.command(
@@ -1400,6 +1402,7 @@ def plan(
 ) -> None:
     """How long a whole run takes, failures and all: wall time p10/p50/p90, failures, GPU-hours, cost."""
     from ckptcalc import api
+    from ckptcalc.commands import plan as plan_command
 
     # --work is a model option (the run's length also sets the silent events' risk over the run).
     arguments: dict[str, Any] = {"steps": steps, "deadline": deadline, "runs": runs, "seed": seed}
@@ -1426,7 +1429,7 @@ def plan(
     from ckptcalc.output import tables
 
     assert outcome.job is not None
-    tables.plan(outcome.job, outcome.to_dict())
+    plan_command.table(outcome.job, outcome.to_dict())
 
 
 @app.command(
@@ -1549,6 +1552,7 @@ def fit(
 ) -> None:
     """Estimate the failure process from incident logs: MTBF with its 95 % interval, Weibull shape, causes."""
     from ckptcalc import api
+    from ckptcalc.commands import fit as fit_command
 
     if plot is not None:
         from ckptcalc.output import plot as plots
@@ -1606,9 +1610,8 @@ def fit(
     if json_output:
         _print_json(document)
         return
-    from ckptcalc.output import tables
 
-    tables.fit(outcome.to_dict())
+    fit_command.table(outcome.to_dict())
 
 
 @app.command(
@@ -1667,9 +1670,9 @@ def events_command(
     if json_output:
         _print_json(outcome.to_dict())
         return
-    from ckptcalc.output import tables
+    from ckptcalc.commands import events as events_command
 
-    tables.events(outcome.to_dict())
+    events_command.table(outcome.to_dict())
 
 
 def _check_new(path: Path, force: bool, where: str) -> None:
@@ -1742,6 +1745,7 @@ def analyze(
     """The goodput a run actually got, where its time went, and what the model says it should have got."""
     log_inputs = log_inputs or {}
     from ckptcalc import api
+    from ckptcalc.commands import analyze as analyze_command
 
     if json_output and markdown:
         raise InputError("choose one of --json and --markdown", where="--markdown")
@@ -1774,13 +1778,10 @@ def analyze(
         _print_json(document)
         return
     if markdown:
-        from ckptcalc.output import markdown as markdown_output
-
-        sys.stdout.write(_printable(markdown_output.analysis(document)))
+        sys.stdout.write(_printable(analyze_command.markdown(document)))
         return
-    from ckptcalc.output import tables
 
-    tables.analyze(document)
+    analyze_command.table(document)
 
 
 @app.command(
@@ -1949,7 +1950,7 @@ def schema(
     """Print the JSON Schema (draft 2020-12) of a command's --json output."""
     import json
 
-    from ckptcalc.output import schema as schemas
+    from ckptcalc.commands import catalogue as schemas
 
     if command is None:
         document = schemas.everything()
@@ -1969,9 +1970,9 @@ def presets_list(json_output: JsonOpt = False) -> None:
     if json_output:
         _print_json(outcome.to_dict())
         return
-    from ckptcalc.output import tables
+    from ckptcalc.commands import presets as presets_command
 
-    tables.presets_list(outcome["presets"])
+    presets_command.table(outcome["presets"])
 
 
 @presets_app.command("show")

@@ -33,7 +33,7 @@ def over(incomplete: str) -> list[str]:
 
 def schema_names(incomplete: str) -> list[str]:
     """The commands ``ckptcalc schema`` has a schema for."""
-    from ckptcalc.output import schema
+    from ckptcalc.commands import catalogue as schema
 
     return [name for name in schema.SCHEMAS if name.startswith(incomplete)]
 
@@ -65,7 +65,7 @@ def value_keys(command: str) -> Callable[[str], list[str]]:
     """The completion of ``COMMAND --value``: the scalar paths of the command's JSON document."""
 
     def complete(incomplete: str) -> list[str]:
-        from ckptcalc.output import schema
+        from ckptcalc.commands import catalogue as schema
 
         return [p for p in schema_paths(schema.for_command(command)) if p.startswith(incomplete)]
 

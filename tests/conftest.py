@@ -14,7 +14,7 @@ from hypothesis import settings
 from typer.testing import CliRunner
 
 from ckptcalc.cli import app
-from ckptcalc.output import schema as ckptcalc_schema
+from ckptcalc.commands import catalogue as ckptcalc_schema
 
 # No deadlines: under several workers a draw's time says nothing about the code. In CI the draws are
 # derandomised, so that a run of an unchanged checkout passes or fails the same way every time; set

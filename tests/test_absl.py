@@ -71,7 +71,7 @@ def test_a_run_of_three_processes() -> None:
     assert timeline.year_from == "year"
     assert timeline.notes["inferred_failures"] == 2
     assert timeline.last_step == 80.0
-    result = analyze.analyze(timeline)
+    result = analyze.analyze_timeline(timeline)
     realised = result.realised
     wall = realised.wall_s
     # stalls 10 + 20 + 10 + 15 = 55; restarts 310 + 320 = 630; rework (400 − 200.5 − 10) + (940 − 930 − 10)

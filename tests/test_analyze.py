@@ -301,7 +301,7 @@ ASYNC_FAILURE = """time,event,async_persist_end
 def test_an_asynchronous_failure_resumes_from_the_last_durable_checkpoint() -> None:
     from ckptcalc.logs import analyze
 
-    result = analyze.analyze(analyze.parse(ASYNC_FAILURE, name="async.csv", time_unit="s"))
+    result = analyze.analyze_timeline(analyze.parse(ASYNC_FAILURE, name="async.csv", time_unit="s"))
     assert result.timeline.episodes.resumed_from_s.tolist() == [100.0]  # from the stall's end it would be 200
     # Lost: [100, 240] less the two 10 s stalls in it = 120 s (resuming from 200 s would lose 30 s);
     # restart 240–260 = 20 s; stalls 20 s; useful 400 − 20 − 20 − 120 = 240 s.
@@ -322,7 +322,7 @@ def _stalls_in_every_other_batch() -> str:
 def test_the_interval_of_the_effective_time_uses_students_t_for_19_degrees_of_freedom() -> None:
     from ckptcalc.logs import analyze
 
-    result = analyze.analyze(analyze.parse(_stalls_in_every_other_batch(), name="b.csv", time_unit="s"))
+    result = analyze.analyze_timeline(analyze.parse(_stalls_in_every_other_batch(), name="b.csv", time_unit="s"))
     assert result.realised.effective == pytest.approx(0.9, rel=1e-12)  # 200 s of stalls in 2000 s
     # Batch effective times: ten at 1.0 and ten at 0.8, mean 0.9, sample sd √(20 × 0.1² / 19).
     # Half-width t · sd / √20 = t · 0.1 / √19, with t = 2.0930240544 (Student's t, 0.975 quantile, 19 df,
@@ -350,7 +350,7 @@ OVERLAPPING_STALLS = """time,event,level
 def test_overlapping_stalls_count_once() -> None:
     from ckptcalc.logs import analyze
 
-    result = analyze.analyze(analyze.parse(OVERLAPPING_STALLS, name="overlap.csv", time_unit="s"))
+    result = analyze.analyze_timeline(analyze.parse(OVERLAPPING_STALLS, name="overlap.csv", time_unit="s"))
     assert result.timeline.episodes.resumed_from_s.tolist() == [12.0]
     split = result.realised
     assert (split.useful, split.write, split.rework, split.restart) == pytest.approx((20 / 30, 6 / 30, 0.0, 4 / 30))

@@ -109,7 +109,27 @@ LAYERS: list[tuple[str, list[str]]] = [
             "analyze",
         ],
     ),
-    ("output", ["wording", "markdown", "documents", "schema", "tables", "plot", "display", "notebook", "report"]),
+    (
+        "output",
+        ["wording", "markdown", "documents", "schema", "typed", "tables", "plot", "display", "notebook", "report"],
+    ),
+    # One module per command: its document, table, Markdown and schema, from the output layer's pieces.
+    (
+        "commands",
+        [
+            "optimize",
+            "sweep",
+            "compare",
+            "check",
+            "simulate",
+            "plan",
+            "fit",
+            "analyze",
+            "events",
+            "presets",
+            "catalogue",
+        ],
+    ),
     ("", ["api"]),  # orchestration
     ("", ["completion"]),  # shell completion of option values
     ("", ["cli"]),  # the command line
@@ -218,8 +238,30 @@ def test_only_tables_and_the_command_line_import_typer_or_rich() -> None:
         where = ".".join(path.relative_to(PACKAGE).with_suffix("").parts)
         if where != "cli":
             assert "typer" not in names, where
-        if where not in ("cli", "output.tables"):
+        if where not in ("cli", "output.tables") and not where.startswith("commands."):
             assert "rich" not in names, where
+
+
+def _loads_rich(node: ast.AST) -> bool:
+    """An import of Rich, or of ``output.tables`` (which imports Rich)."""
+    if not isinstance(node, ast.ImportFrom):
+        return False
+    if (node.module or "").split(".")[0] == "rich":
+        return True
+    return node.module == "ckptcalc.output" and any(a.name == "tables" for a in node.names)
+
+
+def test_a_command_imports_rich_only_inside_its_table_functions() -> None:
+    # ``--json`` loads the command's module to build its document: Rich must not come with it.
+    for path in (PACKAGE / "commands").glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        at_import = [
+            top
+            for top in tree.body
+            if not isinstance(top, ast.FunctionDef)
+            and not (isinstance(top, ast.If) and ast.unparse(top.test) == "TYPE_CHECKING")
+        ]
+        assert not [node for top in at_import for node in ast.walk(top) if _loads_rich(node)], path.name
 
 
 def test_the_model_knows_nothing_of_inputs_files_or_words() -> None:
@@ -300,6 +342,108 @@ def test_the_documents_compute_nothing() -> None:
     # dictionaries are filled and text laid out, so a second formula for a number cannot creep in.
     source = (PACKAGE / "output" / "documents.py").read_text(encoding="utf-8")
     assert computations(source) == []
+
+
+#: Functions of the output layer, the commands and the API whose arithmetic is layout, not a figure of a
+#: result: fitting columns, bars and axes to the terminal or the canvas, counting rows left out, joining
+#: text or rows that a call returns (which a syntax tree cannot tell from numbers). Each says why.
+LAYOUT: dict[str, dict[str, str]] = {
+    "commands.analyze": {"_windows": "the windows chart: bar lengths and the rows shown, fitted to the terminal"},
+    "commands.compare": {
+        "_compare_rows": "column widths fitted to the terminal",
+        "table.line": "column widths fitted to the terminal",
+    },
+    "commands.fit": {"table": "the gaps histogram: bar lengths fitted to the terminal"},
+    "commands.sweep": {"table": "the rows sampled to fit the screen, column widths and the bars' room"},
+    "output.display": {"short": "cuts a line to the longest shown"},
+    "output.notebook": {
+        "completion_figure": "axes in the unit chosen for them",
+        "survival_figure": "axes in the unit chosen for them",
+        "sweep_figure": "axes in the unit chosen for them",
+    },
+    "output.plot": {"draw": "axes and their limits", "draw_survival": "axes and their limits"},
+    "output.report": {
+        "<module>": "the size limit of a report and the templates' folder",
+        "_Charts._svg": "numbers the charts drawn",
+        "_Charts.completion": "axes in the unit chosen for them",
+        "_Charts.loss_curve": "axes in the unit chosen for them, and their limits",
+        "_Charts.survival": "axes, their limits and the scale (log when wide)",
+        "_survival_limits": "the survival chart's axis limits",
+        "_levers": "joins a lever's name and its break-even words",
+        "_log_sections": "joins a log's lines and its warnings",
+    },
+    "output.tables": {
+        "bar": "a bar's glyphs fitted to its width",
+        "legend": "repeats a glyph",
+        "narrow": "whether the terminal has 80 columns",
+        "progress.update": "the seconds a progress bar has been shown",
+        "mtbf_note": "joins a note and its qualifier",
+    },
+    "output.wording": {
+        "analyze_header": "joins a header and its bad lines' count",
+        "check_row": "joins a row's words and each mechanism's",
+        "coalescing_row": "joins a window and its mark",
+        "fit_source": "joins a source and its test's words",
+        "level_list": "joins level names and the async mark",
+        "measured_rows": "joins rows that calls return",
+        "report_mechanisms": "joins lines that calls return",
+        "sentence": "capitalises and ends a sentence",
+        "split_parts": "joins the parts a document has",
+        "ordinal": "the English suffix of an ordinal (1st, 2nd, 11th)",
+        "_moment": "an offset from UTC as hours and minutes",
+    },
+}
+
+#: Functions that still work out figures the model or the simulation should hand over. The list only
+#: shrinks: a new computation anywhere fails the test, and a listed function that no longer computes
+#: must leave the list.
+NOT_YET_MOVED: dict[str, set[str]] = {
+    "api": {
+        "SweepStream.runs", "SweepStream.shown", "SweepStream.write_json", "_agreement", "_fraction", "_goodput",
+        "_loadable", "_measured_config", "_model_at", "_part_levers", "_plan_deadline", "_ran", "_run_fit",
+        "_run_inputs", "_seed", "_share_of", "_work", "_year", "analyze", "check", "check_label", "compare",
+        "fit", "measured_preset", "optimize", "plan", "preset_patterns", "simulate",
+    },
+    "commands.analyze": {"table"},
+    "commands.compare": {"table"},
+    "commands.optimize": {"levels_table", "table"},
+    "output.report": {"_summary"},
+    "output.wording": {
+        "assumed", "caveat", "check_bounds", "events_header", "first_order_line", "lever_effect",
+        "lever_name.rate", "measured_source", "nesting", "span_of_days", "strict", "verdict",
+    },
+}  # fmt: skip
+
+#: The modules that lay out what they are given: the output layer, the commands and the API.
+SCREENED = sorted(m for m in RANK if m.startswith(("output.", "commands.")) or m == "api")
+
+
+def computations_by_function(source: str) -> dict[str, list[str]]:
+    """:func:`computations` grouped by the function (dotted through classes and nested functions) they
+    stand in; ``<module>`` for those at the top level."""
+    tree = ast.parse(source)
+    spans = [
+        (node.lineno, node.end_lineno or node.lineno, node.name)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    ]
+    found: dict[str, list[str]] = {}
+    for item in computations(source):
+        line = int(item.split(":", 1)[0])
+        inside = sorted(span for span in spans if span[0] <= line <= span[1])
+        found.setdefault(".".join(name for _, _, name in inside) or "<module>", []).append(item)
+    return found
+
+
+@pytest.mark.parametrize("module", SCREENED)
+def test_the_output_layer_and_the_api_compute_nothing(module: str) -> None:
+    # A figure is worked out once, in the model or the simulation, and handed over: the renderers lay it
+    # out. What remains is named above, as layout (with why) or as not yet moved.
+    found = computations_by_function(module_file(module).read_text(encoding="utf-8"))
+    layout, waiting = set(LAYOUT.get(module, {})), NOT_YET_MOVED.get(module, set())
+    assert not layout & waiting, module
+    assert {name: items for name, items in found.items() if name not in layout | waiting} == {}
+    assert (layout | waiting) - set(found) == set(), f"{module}: listed but computing nothing"
 
 
 @pytest.mark.parametrize(

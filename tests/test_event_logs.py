@@ -124,11 +124,11 @@ def test_the_form_follows_the_extension(run_json: RunJson, tmp_path: Path, name:
 def test_every_written_record_is_an_event_of_the_schema(tmp_path: Path) -> None:
     from jsonschema import Draft202012Validator
 
-    from ckptcalc.output import schema
+    from ckptcalc.commands import events
 
     log = tmp_path / "run.jsonl"
     api.simulate(size="6.5TB", bw="20GB/s", snapshot_bw="1TB/s", mtbf="15min", cycles=300, events=log)
-    validator = Draft202012Validator(schema.event())
+    validator = Draft202012Validator(events.event_schema())
     for line in log.read_text().splitlines():
         validator.validate(json.loads(line))
 
@@ -158,7 +158,7 @@ INTERRUPTED = """time_s,event,async_persist_end
 
 
 def test_an_interrupted_persist_is_never_durable() -> None:
-    result = analyze.analyze(analyze.parse(INTERRUPTED, name="cut.csv"))
+    result = analyze.analyze_timeline(analyze.parse(INTERRUPTED, name="cut.csv"))
     assert result.timeline.episodes.resumed_from_s.tolist() == [100.0]
     # Lost [100, 240] less the two 10 s stalls: 120 s (resuming from the interrupted one would lose 30 s);
     # the restart 240–300 = 60 s (the run ended during it); stalls 20 s; useful 300 − 20 − 60 − 120 = 100 s.
@@ -173,7 +173,7 @@ def test_an_interrupted_persist_is_never_durable() -> None:
 
 def test_an_empty_persist_end_is_a_synchronous_checkpoint() -> None:
     # Without a persist end the checkpoint is durable at its end: the failure resumes from 200 s.
-    result = analyze.analyze(analyze.parse(INTERRUPTED.replace("interrupted", ""), name="sync.csv"))
+    result = analyze.analyze_timeline(analyze.parse(INTERRUPTED.replace("interrupted", ""), name="sync.csv"))
     assert result.timeline.episodes.resumed_from_s.tolist() == [200.0]
     assert result.realised.rework == pytest.approx(30 / 300, rel=1e-12)
     assert result.levels[0].persist_s == 20.0

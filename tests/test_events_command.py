@@ -56,8 +56,8 @@ def test_the_file_form_follows_the_extension_and_reads_back_the_same(run: Run, t
     else:
         assert len(text.splitlines()) == document["events"]
     # The canonical log analyses as the original does.
-    original = analyze.analyze(analyze.read(HAND, time_unit="min")).realised
-    again = analyze.analyze(analyze.read(str(target), time_field="time_s", time_unit="s")).realised
+    original = analyze.analyze_timeline(analyze.read(HAND, time_unit="min")).realised
+    again = analyze.analyze_timeline(analyze.read(str(target), time_field="time_s", time_unit="s")).realised
     assert again.useful == pytest.approx(original.useful, rel=1e-12)
     assert again.rework == pytest.approx(original.rework, rel=1e-12)
 

@@ -30,7 +30,7 @@ from ckptcalc.logs.fit import (
     NoWeibull,
     WeibullFit,
     coalesce,
-    fit,
+    fit_events,
     fit_log,
     fit_weibull,
     gap_histogram,
@@ -168,7 +168,7 @@ def test_interval_covers_the_true_mtbf_in_about_95_percent_of_logs() -> None:
         rng = np.random.default_rng(seed)
         times = np.cumsum(rng.exponential(mtbf, 120))
         times = times[times <= window]
-        result = fit(times, start_s=0.0, end_s=window)
+        result = fit_events(times, start_s=0.0, end_s=window)
         lo, hi = result.mtbf.ci95
         assert hi is not None
         covered += lo <= mtbf <= hi
@@ -181,7 +181,7 @@ def test_interval_covers_the_true_mtbf_in_about_95_percent_of_logs() -> None:
 def test_per_gpu_scaling() -> None:
     # Llama 3 (docs/model.md §2, §5): 419 interruptions in 54 days on 16 384 GPUs; the clock starts at day 0.
     times = np.linspace(54 * DAY / 419, 54 * DAY, 419)
-    result = fit(times, start_s=0.0, end_s=54 * DAY, observed_gpus=16384)
+    result = fit_events(times, start_s=0.0, end_s=54 * DAY, observed_gpus=16384)
     assert result.mtbf.mtbf_s is not None
     assert result.mtbf.mtbf_s == pytest.approx(54 * DAY / 419, rel=1e-12)
     assert result.mtbf.mtbf_s / HOUR == pytest.approx(3.093, abs=5e-4)
@@ -200,7 +200,7 @@ def test_per_gpu_scaling() -> None:
 
 
 def test_per_gpu_bound_when_nothing_failed() -> None:
-    result = fit([], start_s=0.0, end_s=100 * DAY, observed_gpus=8)
+    result = fit_events([], start_s=0.0, end_s=100 * DAY, observed_gpus=8)
     assert result.gpu_mtbf is not None
     assert result.gpu_mtbf.ci95 == (100 * DAY / math.log(20) * 8, None)
     assert result.to_dict()["gpu_mtbf_ci95"] == [100 * DAY / math.log(20) * 8, None]
@@ -217,7 +217,7 @@ def test_coalescing_chains_from_the_last_event() -> None:
 
 
 def test_default_coalescing_merges_identical_times_only() -> None:
-    result = fit([0.0, 10.0, 10.0, 10.0, 20.0, 20.000001], causes=["a", "b", "c", "d", "e", "f"])
+    result = fit_events([0.0, 10.0, 10.0, 10.0, 20.0, 20.000001], causes=["a", "b", "c", "d", "e", "f"])
     assert [i.events for i in result.interruptions] == [1, 3, 1, 1]
     assert result.events_coalesced == 2
     assert result.mtbf.interruptions == 3  # the first event starts the clock
@@ -226,8 +226,8 @@ def test_default_coalescing_merges_identical_times_only() -> None:
 
 def test_coalescing_changes_the_count() -> None:
     times = [0.0, 100.0, 130.0, 150.0, 1000.0, 1010.0, 5000.0]
-    assert fit(times).mtbf.interruptions == 6
-    wide = fit(times, coalesce_s=30.0)
+    assert fit_events(times).mtbf.interruptions == 6
+    wide = fit_events(times, coalesce_s=30.0)
     assert [i.time_s for i in wide.interruptions] == [0.0, 100.0, 1000.0, 5000.0]
     assert wide.mtbf.interruptions == 3
     assert wide.mtbf.mtbf_s == 5000.0 / 3
@@ -236,7 +236,7 @@ def test_coalescing_changes_the_count() -> None:
 
 
 def test_the_default_window_runs_from_the_first_to_the_last_event() -> None:
-    result = fit([100.0, 400.0, 1300.0])
+    result = fit_events([100.0, 400.0, 1300.0])
     assert (result.window_start_s, result.window_end_s, result.window_s) == (100.0, 1300.0, 1200.0)
     assert result.mtbf.interruptions == 2
     assert result.mtbf.mtbf_s == 600.0
@@ -245,7 +245,7 @@ def test_the_default_window_runs_from_the_first_to_the_last_event() -> None:
 
 
 def test_an_explicit_window_counts_every_interruption_after_its_start() -> None:
-    result = fit([100.0, 400.0, 1300.0], start_s=0.0, end_s=2000.0)
+    result = fit_events([100.0, 400.0, 1300.0], start_s=0.0, end_s=2000.0)
     assert result.mtbf.interruptions == 3
     assert result.mtbf.mtbf_s == 2000.0 / 3
     # The time from the start to the first interruption is not a gap; the tail is censored.
@@ -255,13 +255,13 @@ def test_an_explicit_window_counts_every_interruption_after_its_start() -> None:
 
 
 def test_an_interruption_at_the_start_only_starts_the_clock() -> None:
-    result = fit([100.0, 400.0, 1300.0], start_s=100.0, end_s=1500.0)
+    result = fit_events([100.0, 400.0, 1300.0], start_s=100.0, end_s=1500.0)
     assert result.mtbf.interruptions == 2
     assert result.mtbf.window_s == 1400.0
 
 
 def test_events_outside_the_window_are_dropped_and_counted() -> None:
-    result = fit([0.0, 50.0, 100.0, 200.0, 300.0], start_s=40.0, end_s=250.0, events_read=9, skipped_bad=4)
+    result = fit_events([0.0, 50.0, 100.0, 200.0, 300.0], start_s=40.0, end_s=250.0, events_read=9, skipped_bad=4)
     assert result.events_outside_window == 2
     assert [i.time_s for i in result.interruptions] == [50.0, 100.0, 200.0]
     assert result.mtbf.interruptions == 3
@@ -271,7 +271,7 @@ def test_events_outside_the_window_are_dropped_and_counted() -> None:
 
 
 def test_a_window_with_no_interruption_gives_the_bound() -> None:
-    result = fit([0.0, 10.0], start_s=20.0, end_s=1000.0)
+    result = fit_events([0.0, 10.0], start_s=20.0, end_s=1000.0)
     assert result.mtbf.interruptions == 0
     assert result.mtbf.mtbf_s is None
     assert result.weibull is None and result.weibull_reason == "too_few_gaps"
@@ -299,7 +299,7 @@ def test_a_window_with_no_interruption_gives_the_bound() -> None:
 )
 def test_bad_fit_arguments_name_the_field(kwargs: dict[str, object], where: str, message: str) -> None:
     with pytest.raises(InputError) as excinfo:
-        fit([0.0, 10.0, 100.0], **kwargs)  # type: ignore[arg-type]
+        fit_events([0.0, 10.0, 100.0], **kwargs)  # type: ignore[arg-type]
     assert excinfo.value.where == where
     assert message in excinfo.value.message
 
@@ -316,7 +316,7 @@ def test_bad_fit_arguments_name_the_field(kwargs: dict[str, object], where: str,
 )
 def test_times_that_cannot_be_fitted(times: list[float], message: str) -> None:
     with pytest.raises(InputError) as excinfo:
-        fit(times)
+        fit_events(times)
     assert excinfo.value.where == "times"
     assert message in excinfo.value.message
 
@@ -516,7 +516,7 @@ def test_too_few_gaps_and_equal_gaps() -> None:
     assert fit_weibull([10.0, 10.0, 10.0]) == NoWeibull("no_finite_estimate")
     # A censored time longer than the equal gaps makes the likelihood bounded again.
     assert isinstance(fit_weibull([10.0, 10.0, 10.0], censored_s=25.0), WeibullFit)
-    result = fit([0.0, 10.0, 20.0, 30.0])
+    result = fit_events([0.0, 10.0, 20.0, 30.0])
     assert result.weibull is None and result.weibull_reason == "no_finite_estimate"
     assert result.to_dict()["weibull"] is None
     assert result.to_dict()["weibull_reason"] == "no_finite_estimate"
@@ -528,14 +528,14 @@ def test_an_open_interval_side_is_none() -> None:
     assert isinstance(result, WeibullFit)
     assert result.shape == pytest.approx(2 * _u_tanh_u() / math.log(1.00048), rel=1e-6)
     assert result.shape_ci95[0] is not None and result.shape_ci95[1] is None
-    document = fit([0.0, 100.0, 200.048]).to_dict()
+    document = fit_events([0.0, 100.0, 200.048]).to_dict()
     assert document["weibull"]["shape_ci95"][1] is None
     json.dumps(document, allow_nan=False)
 
 
 def test_a_mean_too_large_for_a_float_is_none() -> None:
     # Gaps spanning 600 orders of magnitude: k̂ ≈ 0.0015, and Γ(1 + 1/k̂) overflows.
-    result = fit([0.0, 1e-300, 3e-300, 1e300])
+    result = fit_events([0.0, 1e-300, 3e-300, 1e300])
     assert result.weibull is not None and result.weibull.shape < 0.01
     assert result.weibull.mean_s is None
     assert result.to_dict()["weibull"]["mean_s"] is None
@@ -552,14 +552,14 @@ def test_fit_weibull_rejects_bad_gaps(gaps: list[float], censored: float) -> Non
 
 
 def test_cause_shares_rank_by_count_then_name() -> None:
-    result = fit([0, 1, 2, 3, 4, 5, 6], causes=["first", "gpu", "nic", "gpu", "cpu", "nic", "gpu"])
+    result = fit_events([0, 1, 2, 3, 4, 5, 6], causes=["first", "gpu", "nic", "gpu", "cpu", "nic", "gpu"])
     assert result.causes == (
         CauseShare("gpu", 3, 0.5),
         CauseShare("nic", 2, 2 / 6),
         CauseShare("cpu", 1, 1 / 6),
     )
     assert sum(c.count for c in result.causes) == result.mtbf.interruptions
-    assert fit([0, 1, 2]).causes == ()
+    assert fit_events([0, 1, 2]).causes == ()
 
 
 @pytest.mark.parametrize(
@@ -627,7 +627,7 @@ def test_kaplan_meier_with_a_censored_time() -> None:
 
 
 def test_fit_carries_the_survival_curve() -> None:
-    result = fit([0.0, 1.0, 3.0, 7.0], end_s=10.0)
+    result = fit_events([0.0, 1.0, 3.0, 7.0], end_s=10.0)
     assert result.survival.times_s == (1.0, 2.0, 4.0)
     assert result.survival.empirical == pytest.approx((0.75, 0.5, 0.0))
     assert result.survival.exponential is not None and result.survival.weibull is not None
@@ -662,7 +662,7 @@ KEYS = {
 
 
 def test_document_keys_and_values() -> None:
-    result = fit([0.0, 100.0, 250.0, 990.0, 1000.0], causes=list("abcab"), observed_gpus=4)
+    result = fit_events([0.0, 100.0, 250.0, 990.0, 1000.0], causes=list("abcab"), observed_gpus=4)
     document = result.to_dict()
     assert set(document) == KEYS
     assert document["interruptions"] == 4
@@ -699,7 +699,7 @@ def test_document_keys_and_values() -> None:
 def test_any_fit_gives_a_json_document_without_nan(times: list[float], gap: float, gpus: float | None) -> None:
     event("reached the assertions")
     try:
-        result = fit(times, coalesce_s=gap, observed_gpus=gpus)
+        result = fit_events(times, coalesce_s=gap, observed_gpus=gpus)
     except InputError as error:
         assert error.where == "times"  # all the events at one instant
         return
@@ -724,10 +724,10 @@ def test_any_fit_gives_a_json_document_without_nan(times: list[float], gap: floa
 def test_unit_origin_and_order_do_not_matter(times: list[int], power: int, shift: int, rng: object) -> None:
     # Integer times, a power-of-two unit and an integer shift keep every moved time exact.
     factor = 2.0**power
-    base = fit([float(t) for t in times])
+    base = fit_events([float(t) for t in times])
     shuffled = list(times)
     rng.shuffle(shuffled)  # type: ignore[attr-defined]
-    moved = fit([t * factor + shift for t in shuffled])
+    moved = fit_events([t * factor + shift for t in shuffled])
     event("reached the assertions")
     assert moved.mtbf.interruptions == base.mtbf.interruptions
     assert base.mtbf.mtbf_s is not None and moved.mtbf.mtbf_s is not None
@@ -897,14 +897,14 @@ def test_a_p_value_below_the_smallest_double_is_flagged_not_zero() -> None:
     assert math.erfc(math.sqrt(statistic / 2)) == 0.0
     assert result.p_underflow and result.verdict == "clustered"
     times = np.cumsum([0.0] + [1.0, ratio] * m)
-    document = fit(times).to_dict()["weibull"]
+    document = fit_events(times).to_dict()["weibull"]
     assert (document["p_value"], document["p_value_underflow"]) == (0.0, True)
 
 
 def test_an_ordinary_p_value_is_not_flagged() -> None:
     result = fit_weibull([HOUR, 3 * HOUR])  # §8: p = 0.249
     assert isinstance(result, WeibullFit) and not result.p_underflow
-    assert fit([0.0, HOUR, 4 * HOUR]).to_dict()["weibull"]["p_value_underflow"] is False
+    assert fit_events([0.0, HOUR, 4 * HOUR]).to_dict()["weibull"]["p_value_underflow"] is False
 
 
 # ---------------------------------------------------------------- near-zero gaps and coalescing windows (§2)
@@ -914,7 +914,7 @@ NEAR = [0.0, 30.0, 3600.0, 3640.0, 7200.0, 7500.0, 14400.0]
 
 def test_many_gaps_near_zero_show_the_fit_at_each_coalescing_window() -> None:
     # Gaps 30, 3570, 40, 3560, 300, 6900 s: two of six (33 % ≥ 10 %) under 1 min.
-    result = fit(NEAR)
+    result = fit_events(NEAR)
     assert result.near_zero_gaps == 2
     assert result.coalescing is not None
     rows = {row.coalesce_s: row for row in result.coalescing}
@@ -934,7 +934,7 @@ def test_many_gaps_near_zero_show_the_fit_at_each_coalescing_window() -> None:
 
 
 def test_the_window_used_joins_the_coalescing_rows() -> None:
-    result = fit(NEAR, coalesce_s=35.0)  # merges 30 into 0 only: 40 s is still near zero, 1 of 5 gaps
+    result = fit_events(NEAR, coalesce_s=35.0)  # merges 30 into 0 only: 40 s is still near zero, 1 of 5 gaps
     assert result.near_zero_gaps == 1 and result.coalescing is not None
     assert [row.coalesce_s for row in result.coalescing] == [0.0, 35.0, 60.0, 300.0, 1800.0]
     assert [row.interruptions for row in result.coalescing] == [6, 5, 4, 3, 3]
@@ -943,7 +943,7 @@ def test_the_window_used_joins_the_coalescing_rows() -> None:
 def test_few_gaps_near_zero_show_no_coalescing() -> None:
     # One gap in 11 under a minute: 9 % < 10 %.
     times = [0.0, 30.0, *(i * HOUR for i in range(1, 11))]
-    result = fit(times)
+    result = fit_events(times)
     assert (result.near_zero_gaps, result.coalescing) == (1, None)
     assert result.to_dict()["coalescing"] is None
 
@@ -959,7 +959,7 @@ def test_the_vector_chain_rule_is_coalesce(times: list[float], gap: float) -> No
     found = ordered.tolist() if first is None else ordered[first].tolist()
     assert found == [i.time_s for i in reference]
     assert [
-        (i.time_s, i.last_s, i.events) for i in fit(times, coalesce_s=gap, start_s=min(times) - 1).interruptions
+        (i.time_s, i.last_s, i.events) for i in fit_events(times, coalesce_s=gap, start_s=min(times) - 1).interruptions
     ] == [(i.time_s, i.last_s, i.events) for i in reference]
 
 
@@ -1099,10 +1099,10 @@ def test_gaps_recomputed_block_by_block_fit_as_the_kept_ones(monkeypatch: pytest
     # Above CACHED_GAPS the gaps' logarithms are recomputed from the events in blocks, each sum: the same fit.
     rng = np.random.default_rng(7)
     times = np.asarray(np.round(np.cumsum(rng.weibull(0.7, 3000) * 600.0), 0), dtype=np.float64)  # equal times
-    kept = fit(times, coalesce_s=20.0)
+    kept = fit_events(times, coalesce_s=20.0)
     monkeypatch.setattr(eventlog, "BLOCK", 64)
     monkeypatch.setattr(eventlog, "CACHED_GAPS", 100)
-    blocked = fit(times, coalesce_s=20.0)
+    blocked = fit_events(times, coalesce_s=20.0)
     assert kept.weibull is not None and blocked.weibull is not None
     assert blocked.events_coalesced == kept.events_coalesced > 0
     assert blocked.mtbf == kept.mtbf and blocked.histogram == kept.histogram

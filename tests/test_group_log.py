@@ -157,9 +157,9 @@ def test_the_canonical_log_keeps_the_groups(run: Run, run_json: RunJson, tmp_pat
 def test_every_fixture_line_is_an_event_of_the_schema() -> None:
     from jsonschema import Draft202012Validator
 
-    from ckptcalc.output import schema
+    from ckptcalc.commands import events
 
-    validator = Draft202012Validator(schema.event())
+    validator = Draft202012Validator(events.event_schema())
     for line in lines():
         validator.validate(json.loads(line))
 
@@ -176,7 +176,7 @@ def test_an_all_down_failure_counts_once_as_group_local() -> None:
         '{"time": 30, "event": "group_up", "group": 1}',
         '{"time": 100, "event": "run_end"}',
     ])  # fmt: skip
-    found = analyze.analyze(analyze.parse(text.splitlines(), name="run.jsonl", time_unit="s"))
+    found = analyze.analyze_timeline(analyze.parse(text.splitlines(), name="run.jsonl", time_unit="s"))
     g = found.groups
     assert g is not None
     assert (g.groups, g.group_failures, g.whole_job_failures, g.all_down_failures) == (2, 2, 0, 1)
@@ -317,7 +317,7 @@ def test_the_split_is_the_second_by_second_count(
     lines += [json.dumps({"time": t, "event": kind, **fields}) for t, kind, fields in
               sorted(events, key=lambda e: (e[0], order[e[1]]))]  # fmt: skip
     lines.append(f'{{"time": {end}, "event": "run_end"}}')
-    found = analyze.analyze(analyze.parse(lines, name="run.jsonl", time_unit="s", groups=g), overhead=0.1)
+    found = analyze.analyze_timeline(analyze.parse(lines, name="run.jsonl", time_unit="s", groups=g), overhead=0.1)
     spans = []  # (group, down from, down to, pause to)
     for t, kind, fields in events:
         if kind == "group_down":

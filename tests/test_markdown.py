@@ -338,16 +338,17 @@ def test_appended_documents_stay_apart(outputs: Outputs) -> None:
 
 
 def test_warnings_are_quoted_as_written(outputs: Outputs) -> None:
-    from ckptcalc.output import markdown
+    from ckptcalc.commands import analyze as analyze_command
+    from ckptcalc.commands import catalogue
 
     said = [HOSTILE, "- not a list", "1. not a list either"]
-    optimize = parse(markdown.document({**outputs.json["optimize"], "warnings": said}))
+    optimize = parse(catalogue.markdown({**outputs.json["optimize"], "warnings": said}))
     assert optimize.quotes == [flat("warning: " + w) for w in said]
-    analyze = parse(markdown.analysis({**outputs.json["analyze"], "warnings": said}))
+    analyze = parse(analyze_command.markdown({**outputs.json["analyze"], "warnings": said}))
     assert analyze.quotes == [flat(w) for w in said]
     compare = outputs.json["compare"]
     scenarios = [{**compare["scenarios"][1], "warnings": said}, *compare["scenarios"][2:]]
-    quoted = parse(markdown.document({**compare, "scenarios": scenarios})).quotes
+    quoted = parse(catalogue.markdown({**compare, "scenarios": scenarios})).quotes
     assert quoted == [flat(f"warning: {scenarios[0]['name']}: {w}") for w in said]
 
 

@@ -29,6 +29,7 @@ import numpy
 import pytest
 
 from ckptcalc import api
+from ckptcalc.commands import catalogue
 from ckptcalc.inputs.fields import BY_NAME, FIELDS, parse_value
 from ckptcalc.mechanisms import registry
 from ckptcalc.mechanisms.base import KINDS, Mechanism
@@ -146,7 +147,7 @@ def test_its_json_parts_are_in_the_published_schema(m: Mechanism) -> None:
     tier: dict[str, Any] = schema.TIER["properties"]  # type: ignore[assignment]
     assert set(m.echo(job.config)) <= set(inputs) and set(m.input_schema()) <= set(inputs)
     assert set(m.tier_echo(None)) == set(m.tier_schema()) <= set(tier)
-    lever_keys = json.dumps(schema.for_command("optimize"))
+    lever_keys = json.dumps(catalogue.for_command("optimize"))
     for key in m.levers:
         assert f'"{key}"' in lever_keys
 

@@ -109,7 +109,7 @@ def test_a_run_of_three_processes(path: str, run: dict[str, Any], split: tuple[f
     assert _relative(timeline) == run
     assert timeline.notes["rebuilt_times"] == rebuilt
     assert timeline.notes["inferred_failures"] == 1
-    result = analyze.analyze(timeline)
+    result = analyze.analyze_timeline(timeline)
     realised = result.realised
     wall = realised.wall_s
     got = (realised.useful * wall, realised.write * wall, realised.rework * wall, realised.restart * wall)

@@ -135,7 +135,7 @@ def test_the_event_log_reads_back_as_the_run(names: tuple[str, ...], tmp_path: A
     interval, its failures, and its effective time (the log runs from the end of the first restart to the
     last failure, so a few hundredths of a point apart; a log does not carry the groups' overhead, which
     analyze counts as useful)."""
-    from ckptcalc.output import documents
+    from ckptcalc.commands import events as events_command
     from ckptcalc.simulation import events
 
     config = _job(names).config
@@ -143,7 +143,7 @@ def test_the_event_log_reads_back_as_the_run(names: tuple[str, ...], tmp_path: A
     plan = engine.plan_of(config, schedule)
     log = events.engine_events(plan, cycles=400, seed=1)
     path = tmp_path / "run.jsonl"
-    path.write_text("".join(documents.event_log([log], "jsonl", groups=plan.groups is not None)))
+    path.write_text("".join(events_command.event_log([log], "jsonl", groups=plan.groups is not None)))
     document = api.analyze(str(path)).to_dict()
     found = engine.run(plan, cycles=400, seed=1)
     assert document["measured"]["interval_s"] == pytest.approx(schedule.interval_s, rel=1e-6)

@@ -79,7 +79,7 @@ def test_analyze_reads_the_requeues_as_episodes() -> None:
         (21750.0, "PREEMPTED", 1, 1095.0),  # 14:02:30 → 14:20:45
     ]
     assert (timeline.start_s - T0, timeline.end_s - T0) == (0.0, 32400.0)
-    result = analyze.analyze(timeline)
+    result = analyze.analyze_timeline(timeline)
     assert result.restart_s == pytest.approx((770 + 70 + 1095) / 3, rel=1e-12)  # 645 s
     assert result.failures == 3
     split = result.realised

@@ -11,7 +11,7 @@ import pytest
 from cli_helpers import assert_usage_error
 from jsonschema import Draft202012Validator, ValidationError
 
-from ckptcalc.output import schema
+from ckptcalc.commands import catalogue as schema
 
 Run = Callable[..., Any]
 

@@ -135,7 +135,7 @@ def test_the_split_counts_each_lost_span_once() -> None:
     and 40–42: 26) and the skip after the rollback (52–55: 3), and 100–110 less the stall 100–102 (8): 37
     of 120 minutes.
     The stalls (8), the restart 70–80 (10) and the failure's rework 62–70 (8) stay theirs."""
-    realised = analyze.analyze(read(LOG)).realised
+    realised = analyze.analyze_timeline(read(LOG)).realised
     hand = {"useful": 57 / 120, "write": 8 / 120, "rework": 8 / 120, "restart": 10 / 120, "silent": 37 / 120}
     for key, value in hand.items():
         assert getattr(realised, key) == pytest.approx(value, abs=1e-12), key
@@ -147,7 +147,7 @@ def test_a_silent_span_inside_a_failures_rework_is_not_counted_again() -> None:
     # 20 too, so only 48–50 (less the restart 48–49) and the skip 52–55 are silent.
     text = [*LOG[:5], '{"time": 48, "event": "failure"}', '{"time": 49, "event": "restart_end", "resumed_from": 20}',
             *LOG[5:7], *LOG[7:13], *LOG[15:]]  # fmt: skip
-    realised = analyze.analyze(read(text)).realised
+    realised = analyze.analyze_timeline(read(text)).realised
     assert realised.silent == pytest.approx(4 / 120, abs=1e-12)  # 49–50 and 52–55
     assert realised.rework == pytest.approx((28 - 4 + 8) / 120, abs=1e-12)  # 20–48 less stalls, and 62–70
 
@@ -156,7 +156,7 @@ def test_what_the_silent_events_measured() -> None:
     """docs/model.md §11.7: 24 a day (2.90651 to 86.6963), latency 15 min, 43 min lost."""
     from scipy.stats import chi2
 
-    measured = analyze.analyze(read(LOG)).silent
+    measured = analyze.analyze_timeline(read(LOG)).silent
     assert measured is not None
     assert (measured.events, measured.rollbacks, measured.onsets) == (2, 2, 1)
     assert measured.per_day == pytest.approx(24.0, rel=1e-12)  # 2 in 120 minutes
@@ -177,7 +177,7 @@ def test_the_latency_interval_from_two_onsets() -> None:
     from scipy.stats import t as student
 
     text = broken({14: '{"time": 110, "event": "silent_detected", "onset": 105}'})
-    measured = analyze.analyze(read(text)).silent
+    measured = analyze.analyze_timeline(read(text)).silent
     assert measured is not None and measured.onsets == 2
     latencies = [900.0, 300.0]  # 15 and 5 minutes
     assert measured.detect_latency_s == 600.0
@@ -197,12 +197,12 @@ def log_path(tmp_path: Path) -> Path:
 def test_the_json_document_has_the_silent_keys_of_its_schema(run: Run, log_path: Path) -> None:
     from jsonschema import Draft202012Validator
 
-    from ckptcalc.output import schema
+    from ckptcalc.commands import analyze, events
 
     result = run("analyze", str(log_path), "--time-unit", "min", "--json")
     assert result.exit_code == 0, result.stderr
     doc = json.loads(result.stdout)
-    Draft202012Validator(schema.analyze()).validate(doc)
+    Draft202012Validator(analyze.schema()).validate(doc)
     assert doc["realised"]["silent"] == pytest.approx(37 / 120, abs=1e-12)
     parts = ("useful", "write", "rework", "restart", "groups_down", "quorum", "overhead", "silent")
     assert sum(doc["realised"][key] for key in parts) == pytest.approx(1.0, abs=1e-12)
@@ -211,7 +211,7 @@ def test_the_json_document_has_the_silent_keys_of_its_schema(run: Run, log_path:
     assert (s["per_day"], s["detect_latency_s"], s["lost_s"], s["skip_s"]) == (24.0, 900.0, 2580.0, 90.0)
     assert s["detect_latency_ci95"] is None and len(s["per_day_ci95"]) == 2
     for line in LOG:
-        Draft202012Validator(schema.event()).validate(json.loads(line))
+        Draft202012Validator(events.event_schema()).validate(json.loads(line))
 
 
 def test_a_document_without_silent_events_says_none(run: Run) -> None:

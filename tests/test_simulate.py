@@ -187,8 +187,8 @@ def test_weibull_mean_is_the_mtbf() -> None:
 
 def test_decreasing_hazard_moves_the_optimum_longer() -> None:
     config = Config(checkpoint_bytes=300.0, bandwidth=1.0, mtbf_s=6 * 3600.0, restart_s=600.0)
-    exponential = search.optimize(config, sim.Failures(6 * 3600.0), cycles=200_000, seed=4)
-    weibull = search.optimize(config, sim.Failures(6 * 3600.0, 0.5), cycles=200_000, seed=4)
+    exponential = search.search_schedule(config, sim.Failures(6 * 3600.0), cycles=200_000, seed=4)
+    weibull = search.search_schedule(config, sim.Failures(6 * 3600.0, 0.5), cycles=200_000, seed=4)
     assert weibull.interval_s > exponential.interval_s * 1.1
     # the exponential search lands near Daly's exact optimum (M = 6 h, δ = 5 min)
     from ckptcalc.model.evaluation import exact_interval
@@ -663,7 +663,7 @@ def test_search_lands_on_the_exact_joint_optimum() -> None:
     assert best == pytest.approx(0.938657, abs=1e-6) and float(result.effective) == pytest.approx(best, rel=1e-12)
     assert best - exact_memory_sync(308.144 * 1.1, 16, 3.0, 90.0, 0.9, 60.0, 600.0, 14400.0) > 2e-4
     assert best - exact_memory_sync(308.144, 18, 3.0, 90.0, 0.9, 60.0, 600.0, 14400.0) > 1.5e-4
-    found = search.optimize(config, sim.Failures(14400.0), cycles=100_000, seed=1)
+    found = search.search_schedule(config, sim.Failures(14400.0), cycles=100_000, seed=1)
     assert found.storage_every is not None and found.memory_interval_s is not None
     there = exact_memory_sync(found.memory_interval_s, found.storage_every, 3.0, 90.0, 0.9, 60.0, 600.0, 14400.0)
     assert best - there < 1e-4

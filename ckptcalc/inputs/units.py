@@ -269,6 +269,30 @@ def sig(value: float, digits: int = 3) -> str:
     return text
 
 
+def format_amount(value: float) -> str:
+    """3 significant figures with thousands separators: ``format_amount(929880.4) == '930,000'``."""
+    if abs(value) < 1000:
+        return sig(value)
+    digits = len(str(int(abs(value))))
+    return f"{round(value, 3 - digits):,.0f}"
+
+
+def short_percent(fraction: float) -> str:
+    """A fraction as a percentage to 3 significant figures, no trailing zeros: ``short_percent(0.5) == '50 %'``."""
+    return f"{100.0 * fraction:.3g} %"
+
+
+def signed_percent(fraction: float) -> str:
+    """A relative difference as a signed percentage, 3 decimals: ``signed_percent(-0.0012) == '-0.120 %'``."""
+    return f"{fraction * 100:+.3f} %"
+
+
+def sig_percent(fraction: float, digits: int = 3) -> str:
+    """A fraction as a percentage number (no sign), ``digits`` significant figures: ``sig_percent(0.1234) ==
+    '12.3'``."""
+    return sig(fraction * 100.0, digits)
+
+
 def _pick(value: float, table: list[tuple[str, float]]) -> tuple[str, float]:
     """The largest unit of ``table`` that keeps ``value`` at least 1 (once rounded)."""
     for unit, factor in table:
@@ -309,6 +333,12 @@ def format_rate(value: float, digits: int = 3) -> str:
 def format_per_gpu(value: float, gpus: float, digits: int = 3) -> str:
     """A per-GPU rate times the GPU count: ``format_per_gpu(25e9, 16384) == '25.0 GB/s per GPU × 16384 GPUs'``."""
     return f"{format_rate(PerGpu(value), digits)} × {format_count(gpus)} GPU{'' if gpus == 1 else 's'}"
+
+
+def format_aggregate_per_gpu(value: float, gpus: float, digits: int = 3) -> str:
+    """An aggregate rate shared by ``gpus``, as each GPU's: ``format_aggregate_per_gpu(4.096e14, 16384) ==
+    '25.0 GB/s per GPU'``."""
+    return format_rate(PerGpu(value / gpus), digits)
 
 
 def written_rate(value: float) -> str:

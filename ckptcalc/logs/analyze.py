@@ -33,7 +33,7 @@ imported once the log is read.
 ...     '{"time": 100, "event": "checkpoint_start"}', '{"time": 110, "event": "checkpoint_end"}',
 ...     '{"time": 160, "event": "failure"}', '{"time": 200, "event": "restart_end", "resumed_from": 100}',
 ...     '{"time": 300, "event": "run_end"}'])
->>> split = analyze(parse(text.splitlines(), name="run.jsonl", time_unit="s")).realised
+>>> split = analyze_timeline(parse(text.splitlines(), name="run.jsonl", time_unit="s")).realised
 >>> [round(v, 3) for v in (split.useful, split.write, split.rework, split.restart)]
 [0.667, 0.033, 0.167, 0.133]
 """
@@ -1439,7 +1439,7 @@ def _merge(starts: Any, ends: Any) -> tuple[Any, Any]:
     return starts[first], reach[last]
 
 
-def analyze(timeline: Timeline, *, window_s: float | None = None, overhead: float = 0.0) -> Analysis:
+def analyze_timeline(timeline: Timeline, *, window_s: float | None = None, overhead: float = 0.0) -> Analysis:
     """Split the timeline's wall time, and measure its stalls, restarts, interval and failures; with
     replica groups, their losses (``overhead`` the per-step cost of the fault tolerance the log cannot show)."""
     import numpy

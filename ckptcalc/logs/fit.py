@@ -12,7 +12,7 @@ Estimating (docs/fit.md §2–§10): event times in seconds go in, frozen datacl
 nothing else is touched. scipy is imported inside the functions that need it, so importing this
 module costs nothing.
 
->>> result = fit([0.0, 3600.0, 7200.0, 18000.0])
+>>> result = fit_events([0.0, 3600.0, 7200.0, 18000.0])
 >>> result.mtbf.interruptions, result.mtbf.mtbf_s
 (3, 6000.0)
 """
@@ -729,7 +729,7 @@ class _Gaps:
         return lambda: (np.log(block, out=block) for block in self.blocks())
 
 
-def fit(
+def fit_events(
     times: Sequence[float] | npt.NDArray[np.float64],
     *,
     causes: Sequence[str] | None = None,

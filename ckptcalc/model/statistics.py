@@ -71,6 +71,15 @@ def shares(parts: Mapping[str, float], total: float) -> dict[str, float]:
     return {name: value / total if total else 0.0 for name, value in parts.items()}
 
 
+def share_of(value: float, total: float) -> float | None:
+    """``value`` as a share of ``total``; None when the total is not positive (no share to show).
+
+    >>> share_of(0.01, 0.04), share_of(0.01, 0.0)
+    (0.25, None)
+    """
+    return value / total if total > 0 else None
+
+
 def quantiles(values: Any) -> dict[str, float]:
     """The 10th, 50th and 90th percentiles (linear interpolation) and the mean of a sample."""
     import numpy

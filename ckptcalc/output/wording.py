@@ -345,7 +345,7 @@ def plan_lines(document: dict[str, Any]) -> list[str]:
     if document["expected_s"] is not None:
         lines.append(
             f"Model: W / effective = {dur(document['expected_s'])}; the simulated mean differs by"
-            f" {document['mean_vs_expected'] * 100:+.3f} %."
+            f" {units.signed_percent(document['mean_vs_expected'])}."
         )
     if document.get("uncertainty") is not None:
         lines.append(PLAN_BAND)
@@ -835,8 +835,7 @@ def span_of_days(low_s: float, high_s: float | None) -> str:
     return f"{few:.3g} to {DAY_S / low_s:.3g} per day"
 
 
-def _percent(value: float) -> str:
-    return f"{100.0 * value:.3g} %"
+_percent = units.short_percent
 
 
 # --markdown: plain text that ckptcalc.output.markdown escapes, except where a piece is said to be

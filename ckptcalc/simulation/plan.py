@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ckptcalc.errors import InputError
+from ckptcalc.model.statistics import quantiles, wilson_interval
 from ckptcalc.simulation.timeline import Failures, Schedule, stepper
 
 #: Most runs one plan simulates.
@@ -209,3 +210,40 @@ def _advance(schedule: Schedule, work_s: float, periods: int, runs: int) -> Call
         return finished, need
 
     return advance
+
+
+def figures(
+    done: Any, gpus: float | None, price: float | None, expected_s: float | None, deadline_s: float | None
+) -> dict[str, Any]:
+    """What ``plan`` reports of its runs: wall time and failure quantiles, GPU-hours and cost at each,
+    the mean against the expectation, and the shares (with Wilson intervals) of runs with no failure
+    and of runs done by the deadline."""
+    import numpy
+
+    times, failures = done.times_s, done.failures
+    runs = int(times.size)
+    completion = with_p95(quantiles(times), times)
+    hours = None if gpus is None else {k: v * gpus / 3600.0 for k, v in completion.items()}
+    cost = None if hours is None or price is None else {k: v * price for k, v in hours.items()}
+    within = None if deadline_s is None else int(numpy.count_nonzero(times <= deadline_s))
+    none = int(numpy.count_nonzero(failures == 0))
+    return {
+        "runs": runs,
+        "completion_s": completion,
+        "mean_vs_expected": None if expected_s is None else completion["mean"] / expected_s - 1.0,
+        "failures": with_p95(quantiles(failures), failures),
+        "p_no_failure": none / runs,
+        "p_no_failure_ci95": list(wilson_interval(none, runs)),
+        "gpu_hours": hours,
+        "cost": cost,
+        "p_deadline": None if within is None else within / runs,
+        "p_deadline_ci95": None if within is None else list(wilson_interval(within, runs)),
+    }
+
+
+def with_p95(spread: dict[str, float], values: Any) -> dict[str, float]:
+    """``spread`` (p10, p50, p90, mean) with the 95th percentile of ``values`` before the mean."""
+    import numpy
+
+    *ranked, mean = spread.items()
+    return {**dict(ranked), "p95": float(numpy.percentile(values, 95)), mean[0]: mean[1]}

@@ -55,7 +55,7 @@ MEMORY_TOLERANCE = 0.02
 _GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
 
 
-def optimize(
+def search_schedule(
     config: Config, failures: Failures, *, cycles: int, seed: int = DEFAULT_SEED, iterations: int = 40
 ) -> Search:
     """Search the schedule that maximises simulated effective time, common random numbers throughout.
@@ -89,7 +89,7 @@ def optimize(
 def optimize_schedule(
     schedule: Schedule, failures: Failures, *, cycles: int, seed: int = DEFAULT_SEED, iterations: int = 40
 ) -> Search:
-    """:func:`optimize` starting from ``schedule``'s stalls, restarts and shares (its intervals are ignored)."""
+    """:func:`search_schedule` starting from ``schedule``'s stalls, restarts and shares (its intervals are ignored)."""
     if schedule.tiers > 2:
         raise InputError("the simulated search covers one or two levels", where="search")
     runs: dict[tuple[float, tuple[int, ...]], float] = {}

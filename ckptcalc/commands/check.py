@@ -1,0 +1,59 @@
+"""``check``: its Markdown and its schema."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ckptcalc.inputs import units
+from ckptcalc.mechanisms import registry
+from ckptcalc.output import wording
+
+pct = units.format_percent
+
+if TYPE_CHECKING:
+    from ckptcalc.output import schema as schemas
+
+
+def schema() -> schemas.Schema:
+    from ckptcalc.output import schema as schemas
+
+    row = schemas.object_schema(
+        {
+            "preset": {"type": "string"},
+            "effective": schemas.FRACTION,
+            "effective_ci95": {"oneOf": [{"type": "null"}, schemas.pair(schemas.FRACTION)]},
+            "tested": {"enum": ["point", "low"], "description": "where the floor was tested"},
+            "interval_s": schemas.SECONDS,
+            "interval_pinned": {"type": "boolean"},
+            "passed": {"type": "boolean"},
+            **registry.checked_schema(),
+        }
+    )
+    return schemas.document(
+        "check",
+        "ckptcalc check --json",
+        {
+            "min_effective": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+            "max_silent_risk": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+            "at": {"enum": ["point", "low"]},
+            "results": {"type": "array", "items": row},
+            "passed": {"type": "boolean"},
+            "warnings": schemas.WARNINGS,
+        },
+    )
+
+
+def markdown(doc: dict[str, Any]) -> list[str]:
+    from ckptcalc.output import markdown as md
+
+    floor = "-" if doc["min_effective"] is None else pct(doc["min_effective"])
+    silent = None if doc.get("max_silent_risk") is None else pct(doc["max_silent_risk"])
+    lines = ["## " + md.inline(wording.markdown_check_title(floor, silent)), ""]
+    return [*lines, *md.table(
+        ["preset", "effective", "tested at", "result"],
+        [
+            [r["preset"], "-" if r["effective"] is None else pct(r["effective"]), r["tested"],
+             "error: " + r["error"] if r["error"] else ("pass" if r["passed"] else "FAIL")]
+            for r in doc["results"]
+        ],
+    )]  # fmt: skip
