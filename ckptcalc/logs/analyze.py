@@ -758,12 +758,17 @@ class _Run:
         resumed = numpy.frombuffer(folded.resume_start, dtype=float)
         low, high = float(spans[0][0]), float(spans[1][-1])
         near = slice(int(numpy.searchsorted(failures, low)), int(numpy.searchsorted(failures, high, side="right")))
-        since = near.start  # an episode's resume point is no later than its failure
-        points = numpy.concatenate((failures[near], named[since:], resumed[since:], folded.points()))
+        # The episodes since the last fold's first span (an episode's resume point is no later than its
+        # failure): their resume points may have been found since.
+        since = int(numpy.searchsorted(failures, min(low, folded.low)))
+        folded.low = low
+        inferred = numpy.where(numpy.isnan(named[since:]), resumed[since:], math.nan)
+        points = numpy.concatenate((failures[near], named[since:], inferred))
         ranges = self._pinned_ranges()
         meet = ranges[1] >= low
-        folded.coverage.add(numpy.array(spans[0], dtype=float), numpy.array(spans[1], dtype=float),
-                            points[points >= low], (ranges[0][meet], ranges[1][meet]))  # fmt: skip
+        span_starts, span_ends = numpy.array(spans[0], dtype=float), numpy.array(spans[1], dtype=float)
+        points = points[~numpy.isnan(points)]
+        folded.coverage.add(span_starts, span_ends, points, (ranges[0][meet], ranges[1][meet]), folded.points())
         folded.count += size
         self.ck_start, self.ck_end = _rest(self.ck_start, size), _rest(self.ck_end, size)
         if self.ck_persist is not None:
@@ -1127,7 +1132,25 @@ class Analysis:
     approximate: tuple[str, ...] = ()
 
 
-class _Coverage:
+class _Covered:
+    """Time covered up to any moment (``upto``), and so within any span."""
+
+    def upto(self, t: Any) -> Any:
+        raise NotImplementedError
+
+    def within(self, a: Any, b: Any) -> Any:
+        import numpy
+
+        if numpy.ndim(a) == 0 or len(a) <= CHUNK:
+            return self.upto(b) - self.upto(a)
+        # A slice at a time, so that no temporary grows with the number of spans asked about.
+        found = numpy.empty(len(a))
+        for at in _chunks(len(a)):
+            found[at : at + CHUNK] = self.upto(b[at : at + CHUNK]) - self.upto(a[at : at + CHUNK])
+        return found
+
+
+class _Coverage(_Covered):
     """Time covered by a set of spans (``starts``, ``ends``), up to any moment: measure(spans ∩ [a, b])
     in O(log n). Spans already in order and apart (one level's stalls, say) are used as they are."""
 
@@ -1155,17 +1178,6 @@ class _Coverage:
         inside = numpy.minimum(numpy.asarray(t) - self.starts[at], self.ends[at] - self.starts[at])
         return numpy.where(k >= 0, self.before[at] + inside, 0.0)
 
-    def within(self, a: Any, b: Any) -> Any:
-        import numpy
-
-        if numpy.ndim(a) == 0 or len(a) <= CHUNK:
-            return self.upto(b) - self.upto(a)
-        # A slice at a time, so that no temporary grows with the number of spans asked about.
-        found = numpy.empty(len(a))
-        for at in _chunks(len(a)):
-            found[at : at + CHUNK] = self.upto(b[at : at + CHUNK]) - self.upto(a[at : at + CHUNK])
-        return found
-
 
 class _Union:
     """The coverage of spans in parts that do not overlap one another: the sum of the parts'."""
@@ -1177,7 +1189,7 @@ class _Union:
         return sum(part.within(a, b) for part in self.parts)
 
 
-class _Blocks:
+class _Blocks(_Covered):
     """The coverage of the folded stalls, in bounded memory: sorted, disjoint blocks, each one span
     (exact) or several neighbouring ones merged (coarse: the time they cover, spread evenly over the
     block). Exact at every block's edges and between blocks, and so at every pinned point and within
@@ -1192,31 +1204,37 @@ class _Blocks:
         self.grain = 1
         self.coarse = False  # whether any block is coarse
 
-    def add(self, starts: Any, ends: Any, points: Any, ranges: tuple[Any, Any]) -> None:
-        """Add sorted, disjoint spans later than every block, pinning those holding ``points`` and those
-        meeting ``ranges`` (starts, ends), none before the spans. One before them pins the last block: no
-        later merge may reach over it."""
+    def add(self, starts: Any, ends: Any, points: Any, ranges: tuple[Any, Any], provisional: Any) -> None:
+        """Add sorted, disjoint spans later than every block. Pin for good the blocks holding ``points``
+        (or the gap after them) and those meeting ``ranges`` (starts, ends), and until the next addition
+        those holding the ``provisional`` points: the pins of the last addition's lapse."""
         import numpy
 
         if not starts.size:
             return
         n = starts.size
-        if self.pinned and (numpy.any(points < starts[0]) or numpy.any(ranges[0] < starts[0])):
-            self.pinned[-1] = 1
+        old = numpy.frombuffer(self.pinned, dtype=numpy.int8)
+        old[old == 1] = 0
+        if old.size:  # points and ranges before the new spans: in the blocks there
+            old_starts = numpy.frombuffer(self.starts, dtype=float)
+            for values, level in ((points, 2), (provisional, 1)):
+                k = numpy.searchsorted(old_starts, values[values < starts[0]], side="right") - 1
+                k = k[k >= 0]
+                old[k] = numpy.maximum(old[k], level)
+            early = ranges[0] < starts[0]
+            old[_stretches(old_starts, ranges[0][early], ranges[1][early])] = 2
+            del old_starts
+        del old  # no view may hold the columns while they grow
         lengths = ends - starts
         lengths[0] += self.total
         covered = numpy.cumsum(lengths)  # the running total, summed one span after the other
         before = numpy.concatenate(([self.total], covered[:-1]))
         self.total = float(covered[-1])
-        marks = numpy.zeros(n + 1, dtype=numpy.int64)  # +1 where a pinned stretch begins, -1 after it
-        lo = numpy.searchsorted(starts, numpy.concatenate((points, ranges[0])), side="right") - 1
-        hi = numpy.concatenate((lo[: len(points)], numpy.searchsorted(starts, ranges[1], side="right") - 1))
-        lo = numpy.maximum(lo, 0)
-        meet = hi >= lo
-        numpy.add.at(marks, lo[meet], 1)
-        numpy.add.at(marks, hi[meet] + 1, -1)
-        pinned = numpy.cumsum(marks[:-1]) > 0
-        first = pinned | numpy.concatenate(([True], pinned[:-1])) | (numpy.arange(n) % self.grain == 0)
+        strong = _stretches(starts, numpy.concatenate((points, ranges[0])), numpy.concatenate((points, ranges[1])))
+        weak = _stretches(starts, provisional, provisional)
+        pinned = numpy.where(strong, 2, numpy.where(weak, 1, 0)).astype(numpy.int8)
+        held = pinned > 0
+        first = held | numpy.concatenate(([True], held[:-1])) | (numpy.arange(n) % self.grain == 0)
         self._append(starts, ends, before, covered, pinned, first)
         while len(self.pinned) - numpy.count_nonzero(numpy.frombuffer(self.pinned, dtype=numpy.int8)) > COVERAGE_BLOCKS:
             if not self._coarsen():  # each run between pinned blocks is one block already
@@ -1233,7 +1251,7 @@ class _Blocks:
                                (self.after, after[tails])):  # fmt: skip
             column.frombytes(numpy.ascontiguousarray(values, dtype=float).tobytes())
         self.single.frombytes(single.astype(numpy.int8).tobytes())
-        self.pinned.frombytes(pinned[heads].astype(numpy.int8).tobytes())
+        self.pinned.frombytes(numpy.ascontiguousarray(pinned[heads], dtype=numpy.int8).tobytes())
 
     def _coarsen(self) -> bool:
         """Merge the unpinned blocks in pairs (within each run of them between pinned ones); False when
@@ -1241,9 +1259,10 @@ class _Blocks:
         import numpy
 
         starts, ends, before, after, single, pinned = self._columns()
+        held = pinned > 0
         index = numpy.arange(starts.size)
-        since = index - numpy.maximum.accumulate(numpy.where(pinned, index, -1)) - 1  # place in its run
-        first = pinned | (since % 2 == 0)
+        since = index - numpy.maximum.accumulate(numpy.where(held, index, -1)) - 1  # place in its run
+        first = held | (since % 2 == 0)
         if first.all():
             return False
         self.starts, self.ends, self.before, self.after = array("d"), array("d"), array("d"), array("d")
@@ -1254,7 +1273,7 @@ class _Blocks:
         keep = numpy.frombuffer(self.single, dtype=numpy.int8).copy()
         keep &= single[heads].astype(numpy.int8) & (heads == tails).astype(numpy.int8)
         self.single = array("b", keep.tobytes())
-        self.grain *= 2
+        self.grain = min(2 * self.grain, 1 << 40)
         return True
 
     def _columns(self) -> tuple[Any, Any, Any, Any, Any, Any]:
@@ -1263,7 +1282,7 @@ class _Blocks:
         column = functools.partial(numpy.frombuffer, dtype=float)
         flag = functools.partial(numpy.frombuffer, dtype=numpy.int8)
         return (column(self.starts), column(self.ends), column(self.before), column(self.after),
-                flag(self.single).astype(bool), flag(self.pinned).astype(bool))  # fmt: skip
+                flag(self.single).astype(bool), flag(self.pinned))  # fmt: skip
 
     def upto(self, t: Any) -> Any:
         import numpy
@@ -1278,16 +1297,6 @@ class _Blocks:
         exact = b0 + numpy.minimum(t - s, e - s)
         spread = numpy.where(t >= e, b1, b0 + (b1 - b0) * numpy.clip((t - s) / (e - s), 0.0, 1.0))
         return numpy.where(k >= 0, numpy.where(single[at], exact, spread), 0.0)
-
-    def within(self, a: Any, b: Any) -> Any:
-        import numpy
-
-        if numpy.ndim(a) == 0 or len(a) <= CHUNK:
-            return self.upto(b) - self.upto(a)
-        found = numpy.empty(len(a))
-        for at in _chunks(len(a)):
-            found[at : at + CHUNK] = self.upto(b[at : at + CHUNK]) - self.upto(a[at : at + CHUNK])
-        return found
 
     def inexact(self, points: Any) -> bool:
         """Whether any of the points falls inside a coarse block (where the coverage is spread)."""
@@ -1331,6 +1340,7 @@ class _Folded:
         self.resume_level = array("q")
         self.named_level = array("q")
         self.recent: tuple[Any, Any, Any] | None = None  # the last fold's starts (sorted), levels, durables
+        self.low = math.inf  # where the last fold's spans began
 
     def episodes(self, count: int) -> None:
         """Grow the per-episode columns to ``count`` episodes."""
@@ -1393,6 +1403,20 @@ class _Folded:
         import numpy
 
         return numpy.empty(0) if self.carried is None else self.carried[1]
+
+
+def _stretches(starts: Any, low: Any, high: Any) -> Any:
+    """Which of the sorted spans starting at ``starts`` meet a stretch from ``low`` to ``high`` (or the gap
+    after them): from the last span starting by ``low`` to the last starting by ``high``."""
+    import numpy
+
+    marks = numpy.zeros(starts.size + 1, dtype=numpy.int64)  # +1 where a stretch begins, -1 after it
+    hi = numpy.searchsorted(starts, high, side="right") - 1
+    lo = numpy.maximum(numpy.searchsorted(starts, low, side="right") - 1, 0)
+    meet = hi >= lo
+    numpy.add.at(marks, lo[meet], 1)
+    numpy.add.at(marks, hi[meet] + 1, -1)
+    return numpy.cumsum(marks[:-1]) > 0
 
 
 def _stalls(checkpoints: Checkpoints, cut: Any) -> _Coverage | _Union:
