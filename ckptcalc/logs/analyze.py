@@ -381,8 +381,12 @@ class _Run:
         self.ck_level: array[int] | None = None
         self.cut = array("d")
         self.ep_failure, self.ep_end, self.ep_resumed = array("d"), array("d"), array("d")
-        self.ep_failures, self.ep_cause = array("q"), array("q")
-        self.failure_times, self.failure_causes = array("d"), array("q")
+        self.ep_cause = array("q")
+        # Every failure's time and cause, and each episode's failures: made only once a failure strikes
+        # during a restart (until then, the episodes' own columns, and 1 each).
+        self.ep_failures: array[int] | None = None
+        self.failure_times: array[float] | None = None
+        self.failure_causes: array[int] | None = None
         self.pending = False  # the last episode's restart has not ended yet
         self.progress = 0
         self.last_step: float | None = None
@@ -803,16 +807,22 @@ class _Run:
         self.open.clear()
         cause = _given(record, self.cause_field)
         index = self._index(self.causes, "unknown" if cause is MISSING else text_form(cause))
-        self.failure_times.append(t)
-        self.failure_causes.append(index)
-        if self.pending:
-            self.ep_failures[-1] += 1  # a failure during the restart
+        if self.pending:  # a failure during the restart
+            if self.failure_times is None or self.failure_causes is None or self.ep_failures is None:
+                self.failure_times, self.failure_causes = array("d", self.ep_failure), array("q", self.ep_cause)
+                self.ep_failures = array("q", [1]) * len(self.ep_failure)
+            self.failure_times.append(t)
+            self.failure_causes.append(index)
+            self.ep_failures[-1] += 1
             return
+        if self.failure_times is not None and self.failure_causes is not None and self.ep_failures is not None:
+            self.failure_times.append(t)
+            self.failure_causes.append(index)
+            self.ep_failures.append(1)
         self.pending = True
         self.ep_failure.append(t)
         self.ep_end.append(math.nan)
         self.ep_resumed.append(math.nan)  # unless the restart_end says: the newest durable checkpoint
-        self.ep_failures.append(1)
         self.ep_cause.append(index)
 
     def _recovery(self, t: float, record: dict[str, Any]) -> None:
@@ -924,7 +934,10 @@ class _Run:
         resumed, level, unnamed = _resume_points(checkpoints, failure, column(self.ep_resumed), self.start, folded)
         if unnamed.size:  # a checkpoint not in the log, or cut short: of the default level
             level[unnamed] = self._index(self.levels, DEFAULT_LEVEL)
-        episodes = Episodes(failure, column(self.ep_end), resumed, index(self.ep_failures), index(self.ep_cause),
+        failures = (
+            numpy.broadcast_to(numpy.int64(1), failure.size) if self.ep_failures is None else index(self.ep_failures)
+        )
+        episodes = Episodes(failure, column(self.ep_end), resumed, failures, index(self.ep_cause),
                             level)  # fmt: skip
         return Timeline(
             source=name,
@@ -935,8 +948,8 @@ class _Run:
             checkpoints=checkpoints,
             cut_short=column(self.cut).reshape(-1, 2),
             episodes=episodes,
-            failure_times_s=column(self.failure_times),
-            failure_causes=index(self.failure_causes),
+            failure_times_s=failure if self.failure_times is None else column(self.failure_times),
+            failure_causes=episodes.cause if self.failure_causes is None else index(self.failure_causes),
             causes=tuple(self.causes),
             lines=counts.read,
             used=counts.kept,
@@ -1577,13 +1590,22 @@ def _lost_per_episode(timeline: Timeline, stall: _Coverage | _Union, restart: _C
     import numpy
 
     ep = timeline.episodes
-    lost = numpy.maximum(
-        ep.failure_s - ep.resumed_from_s - stall.within(ep.resumed_from_s, ep.failure_s)
-        - restart.within(ep.resumed_from_s, ep.failure_s), 0.0,
-    )  # fmt: skip
-    # The spans popped: each one's overlap with the new span was already lost.
-    # In typed arrays rather than a tuple each: a long run's episodes overlap by the hundred thousand.
+    lost = numpy.empty(len(ep))
+    for at in _chunks(len(ep)):  # a slice at a time: no temporary the size of the episodes
+        a, b = ep.resumed_from_s[at : at + CHUNK], ep.failure_s[at : at + CHUNK]
+        lost[at : at + CHUNK] = numpy.maximum(b - a - stall.within(a, b) - restart.within(a, b), 0.0)
+    # The spans popped: each one's overlap with the new span was already lost. In typed arrays rather
+    # than a tuple each, and taken off a slice at a time: a long run's episodes overlap by the million.
     popped, low, high = array("q"), array("d"), array("d")
+
+    def take_off() -> None:
+        which, lo, hi = numpy.frombuffer(popped, dtype=numpy.int64), numpy.frombuffer(low), numpy.frombuffer(high)
+        overlap = numpy.maximum(hi - lo - stall.within(lo, hi) - restart.within(lo, hi), 0.0)
+        numpy.subtract.at(lost, which, overlap)
+        del which, lo, hi  # no view may hold the columns while they are emptied
+        for column in (popped, low, high):
+            del column[:]
+
     union_start, union_end = array("d"), array("d")
     for at in _chunks(len(ep)):
         part = slice(at, at + CHUNK)
@@ -1598,10 +1620,10 @@ def _lost_per_episode(timeline: Timeline, stall: _Coverage | _Union, restart: _C
                 start = min(start, s0)
             union_start.append(start)
             union_end.append(b)
+        if len(popped) >= CHUNK:
+            take_off()
     if popped:
-        which, lo, hi = numpy.frombuffer(popped, dtype=numpy.int64), numpy.frombuffer(low), numpy.frombuffer(high)
-        overlap = numpy.maximum(hi - lo - stall.within(lo, hi) - restart.within(lo, hi), 0.0)
-        numpy.subtract.at(lost, which, overlap)
+        take_off()
     return numpy.maximum(lost, 0.0)
 
 
