@@ -45,6 +45,8 @@ import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from ckptcalc.logs.adapter import Columns
 
 TARGET_RATIO = 3.0
@@ -120,19 +122,18 @@ def write_dense_log(path: str, lines: int) -> None:
 def write_failure_log(path: str, lines: int) -> None:
     """A failure-dense log of ``lines`` lines: each failure followed 30 s later by its restart's end."""
     causes = ("gpu", "network", "host")
-    with open(path, "w", encoding="utf-8") as out:
-        out.write("time,event,cause\n0,run_start,\n")
-        t = 0.0
-        buffer: list[str] = []
+    times = [0.0]
+
+    def rows() -> Iterator[str]:
+        yield "time,event,cause\n0,run_start,\n"
         for i in range((lines - 2) // 2):
-            t += 100.0 + (i * 7919 % 1000) / 10.0
-            buffer.append(f"{t:.1f},failure,{causes[i % 3]}\n{t + 30.0:.1f},restart_end,\n")
-            t += 30.0
-            if len(buffer) >= 10_000:
-                out.write("".join(buffer))
-                buffer.clear()
-        out.write("".join(buffer))
-        out.write(f"{t + 1.0:.1f},run_end,\n")
+            times[0] += 100.0 + (i * 7919 % 1000) / 10.0
+            yield f"{times[0]:.1f},failure,{causes[i % 3]}\n{times[0] + 30.0:.1f},restart_end,\n"
+            times[0] += 30.0
+
+    with open(path, "w", encoding="utf-8") as out:
+        out.writelines(rows())
+        out.write(f"{times[0] + 1.0:.1f},run_end,\n")
 
 
 def measure(args: list[str]) -> tuple[float, float, float]:
