@@ -11,7 +11,11 @@ Writes two CSV logs of the requested length into a temporary directory:
 * a checkpoint-dense log: what ``simulate --events`` writes for Llama 3 (a checkpoint every 4.45 min,
   an MTBF of 3 h: about 79 lines a failure cycle, nearly all of them checkpoint starts and ends, no
   progress lines), about as many lines as ``--lines``, read by ``analyze`` with no flags (its
-  quantiles past 10^5 values come from a KLL sketch).
+  quantiles past 10^5 values come from a KLL sketch), and another of a tenth as many lines: past
+  10^5 checkpoints analyze folds the oldest into summaries of bounded size, so the two peak alike;
+* a failure-dense log: nothing but failures and their restarts' ends (a failure every 130 s or so),
+  as many lines as ``--lines``, read by ``analyze``: the worst case of what it keeps a failure (the
+  failure fit needs every failure's time).
 
 Each command runs as a whole process (``python -m ckptcalc ...``), and so does the floor: a plain
 ``csv.reader`` pass over the same file, counting its rows, in a process of its own (interpreter
@@ -41,6 +45,8 @@ import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from ckptcalc.logs.adapter import Columns
 
 TARGET_RATIO = 3.0
@@ -111,6 +117,23 @@ def write_dense_log(path: str, lines: int) -> None:
     command = [sys.executable, "-m", "ckptcalc", "simulate", "--cycles", str(cycles), "--seed", "1",
                "--events", path, "--json"]  # fmt: skip
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+
+
+def write_failure_log(path: str, lines: int) -> None:
+    """A failure-dense log of ``lines`` lines: each failure followed 30 s later by its restart's end."""
+    causes = ("gpu", "network", "host")
+    times = [0.0]
+
+    def rows() -> Iterator[str]:
+        yield "time,event,cause\n0,run_start,\n"
+        for i in range((lines - 2) // 2):
+            times[0] += 100.0 + (i * 7919 % 1000) / 10.0
+            yield f"{times[0]:.1f},failure,{causes[i % 3]}\n{times[0] + 30.0:.1f},restart_end,\n"
+            times[0] += 30.0
+
+    with open(path, "w", encoding="utf-8") as out:
+        out.writelines(rows())
+        out.write(f"{times[0] + 1.0:.1f},run_end,\n")
 
 
 def measure(args: list[str]) -> tuple[float, float, float]:
@@ -214,13 +237,20 @@ def main() -> None:
     python = sys.executable
     with tempfile.TemporaryDirectory() as folder:
         events, incidents = os.path.join(folder, "run.csv"), os.path.join(folder, "incidents.csv")
-        dense = os.path.join(folder, "dense.csv")
+        dense, tenth = os.path.join(folder, "dense.csv"), os.path.join(folder, "tenth.csv")
+        failures = os.path.join(folder, "failures.csv")
         write_event_log(events, lines)
         write_incident_log(incidents, int(options.incidents))
         write_dense_log(dense, lines)
-        size = {path: os.path.getsize(path) / 1e6 for path in (events, incidents, dense)}
-        with open(dense, "rb") as counted:
-            dense_lines = sum(block.count(b"\n") for block in iter(lambda: counted.read(1 << 20), b""))
+        write_dense_log(tenth, lines // 10)
+        write_failure_log(failures, lines)
+        size = {path: os.path.getsize(path) / 1e6 for path in (events, incidents, dense, tenth, failures)}
+
+        def count(path: str) -> int:
+            with open(path, "rb") as counted:
+                return sum(block.count(b"\n") for block in iter(lambda: counted.read(1 << 20), b""))
+
+        dense_lines, tenth_lines = count(dense), count(tenth)
         runs = {
             "floor (csv.reader), event log": [python, "-c", FLOOR, events],
             "analyze --json": [python, "-m", "ckptcalc", "analyze", events, "--time-unit", "s", "--json"],
@@ -231,6 +261,12 @@ def main() -> None:
             "fit --json, incident log": [python, "-m", "ckptcalc", "fit", incidents, "--time-unit", "h", "--json"],
             "floor (csv.reader), dense log": [python, "-c", FLOOR, dense],
             "analyze --json, dense log": [python, "-m", "ckptcalc", "analyze", dense, "--json"],
+            "floor (csv.reader), dense tenth": [python, "-c", FLOOR, tenth],
+            "analyze --json, dense tenth": [python, "-m", "ckptcalc", "analyze", tenth, "--json"],
+            "floor (csv.reader), failure log": [python, "-c", FLOOR, failures],
+            "analyze --json, failure log": [
+                python, "-m", "ckptcalc", "analyze", failures, "--time-unit", "s", "--json"
+            ],
         }  # fmt: skip
         best: dict[str, tuple[float, float, float]] = {}
         for _ in range(options.rounds):
@@ -240,19 +276,33 @@ def main() -> None:
                 best[label] = (min(wall, old[0]), min(cpu, old[1]), max(mb, old[2])) if old else (wall, cpu, mb)
         print(
             f"lines: {lines:,} of events ({size[events]:.0f} MB), {int(options.incidents):,} of incidents"
-            f" ({size[incidents]:.0f} MB), {dense_lines:,} checkpoint-dense ({size[dense]:.0f} MB);"
+            f" ({size[incidents]:.0f} MB), {dense_lines:,} checkpoint-dense ({size[dense]:.0f} MB),"
+            f" {tenth_lines:,} of them in the tenth ({size[tenth]:.0f} MB), {lines:,} failure-dense"
+            f" ({size[failures]:.0f} MB);"
             f" fastest of {options.rounds};"
             f" targets: <= {TARGET_RATIO:g}x the floor, <= {BUDGET_MB:g} MB"
         )
         print(f"  {'':32} {'wall':>9} {'CPU':>9} {'peak RSS':>9}  CPU / floor's")
         for label, (wall, cpu, mb) in best.items():
-            kind = "incidents" if "incident" in label else "dense log" if "dense" in label else "event log"
+            kinds = (
+                ("incident", "incidents"),
+                ("dense log", "dense log"),
+                ("tenth", "dense tenth"),
+                ("failure log",) * 2,
+            )
+            kind = next((name for key, name in kinds if key in label), "event log")
             floor = best[f"floor (csv.reader), {kind}"]
             ratio = verdict = ""
             if not label.startswith("floor"):
                 ratio = f"  {cpu / floor[1]:5.2f}x  (wall {wall / floor[0]:.2f}x)"
                 verdict = "  ok" if cpu / floor[1] <= TARGET_RATIO and mb <= BUDGET_MB else "  missed"
             print(f"  {label:32} {wall:7.2f} s {cpu:7.2f} s {mb:6.0f} MB{ratio}{verdict}")
+        grown = best["analyze --json, dense log"][2] - best["analyze --json, dense tenth"][2]
+        print(
+            f"  peak RSS of analyze on the checkpoint-dense logs: {best['analyze --json, dense tenth'][2]:.0f} MB"
+            f" at {tenth_lines:,} lines, {best['analyze --json, dense log'][2]:.0f} MB at {dense_lines:,}"
+            f" ({grown:+.0f} MB for {dense_lines - tenth_lines:,} more lines)"
+        )
         if options.shares:
             shares(events, incidents, max(options.rounds, 1))
         if options.profile:

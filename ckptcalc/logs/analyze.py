@@ -381,8 +381,12 @@ class _Run:
         self.ck_level: array[int] | None = None
         self.cut = array("d")
         self.ep_failure, self.ep_end, self.ep_resumed = array("d"), array("d"), array("d")
-        self.ep_failures, self.ep_cause = array("q"), array("q")
-        self.failure_times, self.failure_causes = array("d"), array("q")
+        self.ep_cause = array("q")
+        # Every failure's time and cause, and each episode's failures: made only once a failure strikes
+        # during a restart (until then, the episodes' own columns, and 1 each).
+        self.ep_failures: array[int] | None = None
+        self.failure_times: array[float] | None = None
+        self.failure_causes: array[int] | None = None
         self.pending = False  # the last episode's restart has not ended yet
         self.progress = 0
         self.last_step: float | None = None
@@ -758,12 +762,17 @@ class _Run:
         resumed = numpy.frombuffer(folded.resume_start, dtype=float)
         low, high = float(spans[0][0]), float(spans[1][-1])
         near = slice(int(numpy.searchsorted(failures, low)), int(numpy.searchsorted(failures, high, side="right")))
-        since = near.start  # an episode's resume point is no later than its failure
-        points = numpy.concatenate((failures[near], named[since:], resumed[since:], folded.points()))
+        # The episodes since the last fold's first span (an episode's resume point is no later than its
+        # failure): their resume points may have been found since.
+        since = int(numpy.searchsorted(failures, min(low, folded.low)))
+        folded.low = low
+        inferred = numpy.where(numpy.isnan(named[since:]), resumed[since:], math.nan)
+        points = numpy.concatenate((failures[near], named[since:], inferred))
         ranges = self._pinned_ranges()
         meet = ranges[1] >= low
-        folded.coverage.add(numpy.array(spans[0], dtype=float), numpy.array(spans[1], dtype=float),
-                            points[points >= low], (ranges[0][meet], ranges[1][meet]))  # fmt: skip
+        span_starts, span_ends = numpy.array(spans[0], dtype=float), numpy.array(spans[1], dtype=float)
+        points = points[~numpy.isnan(points)]
+        folded.coverage.add(span_starts, span_ends, points, (ranges[0][meet], ranges[1][meet]), folded.points())
         folded.count += size
         self.ck_start, self.ck_end = _rest(self.ck_start, size), _rest(self.ck_end, size)
         if self.ck_persist is not None:
@@ -798,16 +807,22 @@ class _Run:
         self.open.clear()
         cause = _given(record, self.cause_field)
         index = self._index(self.causes, "unknown" if cause is MISSING else text_form(cause))
-        self.failure_times.append(t)
-        self.failure_causes.append(index)
-        if self.pending:
-            self.ep_failures[-1] += 1  # a failure during the restart
+        if self.pending:  # a failure during the restart
+            if self.failure_times is None or self.failure_causes is None or self.ep_failures is None:
+                self.failure_times, self.failure_causes = array("d", self.ep_failure), array("q", self.ep_cause)
+                self.ep_failures = array("q", [1]) * len(self.ep_failure)
+            self.failure_times.append(t)
+            self.failure_causes.append(index)
+            self.ep_failures[-1] += 1
             return
+        if self.failure_times is not None and self.failure_causes is not None and self.ep_failures is not None:
+            self.failure_times.append(t)
+            self.failure_causes.append(index)
+            self.ep_failures.append(1)
         self.pending = True
         self.ep_failure.append(t)
         self.ep_end.append(math.nan)
         self.ep_resumed.append(math.nan)  # unless the restart_end says: the newest durable checkpoint
-        self.ep_failures.append(1)
         self.ep_cause.append(index)
 
     def _recovery(self, t: float, record: dict[str, Any]) -> None:
@@ -919,7 +934,10 @@ class _Run:
         resumed, level, unnamed = _resume_points(checkpoints, failure, column(self.ep_resumed), self.start, folded)
         if unnamed.size:  # a checkpoint not in the log, or cut short: of the default level
             level[unnamed] = self._index(self.levels, DEFAULT_LEVEL)
-        episodes = Episodes(failure, column(self.ep_end), resumed, index(self.ep_failures), index(self.ep_cause),
+        failures = (
+            numpy.broadcast_to(numpy.int64(1), failure.size) if self.ep_failures is None else index(self.ep_failures)
+        )
+        episodes = Episodes(failure, column(self.ep_end), resumed, failures, index(self.ep_cause),
                             level)  # fmt: skip
         return Timeline(
             source=name,
@@ -930,8 +948,8 @@ class _Run:
             checkpoints=checkpoints,
             cut_short=column(self.cut).reshape(-1, 2),
             episodes=episodes,
-            failure_times_s=column(self.failure_times),
-            failure_causes=index(self.failure_causes),
+            failure_times_s=failure if self.failure_times is None else column(self.failure_times),
+            failure_causes=episodes.cause if self.failure_causes is None else index(self.failure_causes),
             causes=tuple(self.causes),
             lines=counts.read,
             used=counts.kept,
@@ -1127,7 +1145,25 @@ class Analysis:
     approximate: tuple[str, ...] = ()
 
 
-class _Coverage:
+class _Covered:
+    """Time covered up to any moment (``upto``), and so within any span."""
+
+    def upto(self, t: Any) -> Any:
+        raise NotImplementedError
+
+    def within(self, a: Any, b: Any) -> Any:
+        import numpy
+
+        if numpy.ndim(a) == 0 or len(a) <= CHUNK:
+            return self.upto(b) - self.upto(a)
+        # A slice at a time, so that no temporary grows with the number of spans asked about.
+        found = numpy.empty(len(a))
+        for at in _chunks(len(a)):
+            found[at : at + CHUNK] = self.upto(b[at : at + CHUNK]) - self.upto(a[at : at + CHUNK])
+        return found
+
+
+class _Coverage(_Covered):
     """Time covered by a set of spans (``starts``, ``ends``), up to any moment: measure(spans ∩ [a, b])
     in O(log n). Spans already in order and apart (one level's stalls, say) are used as they are."""
 
@@ -1155,17 +1191,6 @@ class _Coverage:
         inside = numpy.minimum(numpy.asarray(t) - self.starts[at], self.ends[at] - self.starts[at])
         return numpy.where(k >= 0, self.before[at] + inside, 0.0)
 
-    def within(self, a: Any, b: Any) -> Any:
-        import numpy
-
-        if numpy.ndim(a) == 0 or len(a) <= CHUNK:
-            return self.upto(b) - self.upto(a)
-        # A slice at a time, so that no temporary grows with the number of spans asked about.
-        found = numpy.empty(len(a))
-        for at in _chunks(len(a)):
-            found[at : at + CHUNK] = self.upto(b[at : at + CHUNK]) - self.upto(a[at : at + CHUNK])
-        return found
-
 
 class _Union:
     """The coverage of spans in parts that do not overlap one another: the sum of the parts'."""
@@ -1177,7 +1202,7 @@ class _Union:
         return sum(part.within(a, b) for part in self.parts)
 
 
-class _Blocks:
+class _Blocks(_Covered):
     """The coverage of the folded stalls, in bounded memory: sorted, disjoint blocks, each one span
     (exact) or several neighbouring ones merged (coarse: the time they cover, spread evenly over the
     block). Exact at every block's edges and between blocks, and so at every pinned point and within
@@ -1192,31 +1217,37 @@ class _Blocks:
         self.grain = 1
         self.coarse = False  # whether any block is coarse
 
-    def add(self, starts: Any, ends: Any, points: Any, ranges: tuple[Any, Any]) -> None:
-        """Add sorted, disjoint spans later than every block, pinning those holding ``points`` and those
-        meeting ``ranges`` (starts, ends), none before the spans. One before them pins the last block: no
-        later merge may reach over it."""
+    def add(self, starts: Any, ends: Any, points: Any, ranges: tuple[Any, Any], provisional: Any) -> None:
+        """Add sorted, disjoint spans later than every block. Pin for good the blocks holding ``points``
+        (or the gap after them) and those meeting ``ranges`` (starts, ends), and until the next addition
+        those holding the ``provisional`` points: the pins of the last addition's lapse."""
         import numpy
 
         if not starts.size:
             return
         n = starts.size
-        if self.pinned and (numpy.any(points < starts[0]) or numpy.any(ranges[0] < starts[0])):
-            self.pinned[-1] = 1
+        old = numpy.frombuffer(self.pinned, dtype=numpy.int8)
+        old[old == 1] = 0
+        if old.size:  # points and ranges before the new spans: in the blocks there
+            old_starts = numpy.frombuffer(self.starts, dtype=float)
+            for values, level in ((points, 2), (provisional, 1)):
+                k = numpy.searchsorted(old_starts, values[values < starts[0]], side="right") - 1
+                k = k[k >= 0]
+                old[k] = numpy.maximum(old[k], level)
+            early = ranges[0] < starts[0]
+            old[_stretches(old_starts, ranges[0][early], ranges[1][early])] = 2
+            del old_starts
+        del old  # no view may hold the columns while they grow
         lengths = ends - starts
         lengths[0] += self.total
         covered = numpy.cumsum(lengths)  # the running total, summed one span after the other
         before = numpy.concatenate(([self.total], covered[:-1]))
         self.total = float(covered[-1])
-        marks = numpy.zeros(n + 1, dtype=numpy.int64)  # +1 where a pinned stretch begins, -1 after it
-        lo = numpy.searchsorted(starts, numpy.concatenate((points, ranges[0])), side="right") - 1
-        hi = numpy.concatenate((lo[: len(points)], numpy.searchsorted(starts, ranges[1], side="right") - 1))
-        lo = numpy.maximum(lo, 0)
-        meet = hi >= lo
-        numpy.add.at(marks, lo[meet], 1)
-        numpy.add.at(marks, hi[meet] + 1, -1)
-        pinned = numpy.cumsum(marks[:-1]) > 0
-        first = pinned | numpy.concatenate(([True], pinned[:-1])) | (numpy.arange(n) % self.grain == 0)
+        strong = _stretches(starts, numpy.concatenate((points, ranges[0])), numpy.concatenate((points, ranges[1])))
+        weak = _stretches(starts, provisional, provisional)
+        pinned = numpy.where(strong, 2, numpy.where(weak, 1, 0)).astype(numpy.int8)
+        held = pinned > 0
+        first = held | numpy.concatenate(([True], held[:-1])) | (numpy.arange(n) % self.grain == 0)
         self._append(starts, ends, before, covered, pinned, first)
         while len(self.pinned) - numpy.count_nonzero(numpy.frombuffer(self.pinned, dtype=numpy.int8)) > COVERAGE_BLOCKS:
             if not self._coarsen():  # each run between pinned blocks is one block already
@@ -1233,7 +1264,7 @@ class _Blocks:
                                (self.after, after[tails])):  # fmt: skip
             column.frombytes(numpy.ascontiguousarray(values, dtype=float).tobytes())
         self.single.frombytes(single.astype(numpy.int8).tobytes())
-        self.pinned.frombytes(pinned[heads].astype(numpy.int8).tobytes())
+        self.pinned.frombytes(numpy.ascontiguousarray(pinned[heads], dtype=numpy.int8).tobytes())
 
     def _coarsen(self) -> bool:
         """Merge the unpinned blocks in pairs (within each run of them between pinned ones); False when
@@ -1241,9 +1272,10 @@ class _Blocks:
         import numpy
 
         starts, ends, before, after, single, pinned = self._columns()
+        held = pinned > 0
         index = numpy.arange(starts.size)
-        since = index - numpy.maximum.accumulate(numpy.where(pinned, index, -1)) - 1  # place in its run
-        first = pinned | (since % 2 == 0)
+        since = index - numpy.maximum.accumulate(numpy.where(held, index, -1)) - 1  # place in its run
+        first = held | (since % 2 == 0)
         if first.all():
             return False
         self.starts, self.ends, self.before, self.after = array("d"), array("d"), array("d"), array("d")
@@ -1254,7 +1286,7 @@ class _Blocks:
         keep = numpy.frombuffer(self.single, dtype=numpy.int8).copy()
         keep &= single[heads].astype(numpy.int8) & (heads == tails).astype(numpy.int8)
         self.single = array("b", keep.tobytes())
-        self.grain *= 2
+        self.grain = min(2 * self.grain, 1 << 40)
         return True
 
     def _columns(self) -> tuple[Any, Any, Any, Any, Any, Any]:
@@ -1263,7 +1295,7 @@ class _Blocks:
         column = functools.partial(numpy.frombuffer, dtype=float)
         flag = functools.partial(numpy.frombuffer, dtype=numpy.int8)
         return (column(self.starts), column(self.ends), column(self.before), column(self.after),
-                flag(self.single).astype(bool), flag(self.pinned).astype(bool))  # fmt: skip
+                flag(self.single).astype(bool), flag(self.pinned))  # fmt: skip
 
     def upto(self, t: Any) -> Any:
         import numpy
@@ -1278,16 +1310,6 @@ class _Blocks:
         exact = b0 + numpy.minimum(t - s, e - s)
         spread = numpy.where(t >= e, b1, b0 + (b1 - b0) * numpy.clip((t - s) / (e - s), 0.0, 1.0))
         return numpy.where(k >= 0, numpy.where(single[at], exact, spread), 0.0)
-
-    def within(self, a: Any, b: Any) -> Any:
-        import numpy
-
-        if numpy.ndim(a) == 0 or len(a) <= CHUNK:
-            return self.upto(b) - self.upto(a)
-        found = numpy.empty(len(a))
-        for at in _chunks(len(a)):
-            found[at : at + CHUNK] = self.upto(b[at : at + CHUNK]) - self.upto(a[at : at + CHUNK])
-        return found
 
     def inexact(self, points: Any) -> bool:
         """Whether any of the points falls inside a coarse block (where the coverage is spread)."""
@@ -1331,6 +1353,7 @@ class _Folded:
         self.resume_level = array("q")
         self.named_level = array("q")
         self.recent: tuple[Any, Any, Any] | None = None  # the last fold's starts (sorted), levels, durables
+        self.low = math.inf  # where the last fold's spans began
 
     def episodes(self, count: int) -> None:
         """Grow the per-episode columns to ``count`` episodes."""
@@ -1393,6 +1416,20 @@ class _Folded:
         import numpy
 
         return numpy.empty(0) if self.carried is None else self.carried[1]
+
+
+def _stretches(starts: Any, low: Any, high: Any) -> Any:
+    """Which of the sorted spans starting at ``starts`` meet a stretch from ``low`` to ``high`` (or the gap
+    after them): from the last span starting by ``low`` to the last starting by ``high``."""
+    import numpy
+
+    marks = numpy.zeros(starts.size + 1, dtype=numpy.int64)  # +1 where a stretch begins, -1 after it
+    hi = numpy.searchsorted(starts, high, side="right") - 1
+    lo = numpy.maximum(numpy.searchsorted(starts, low, side="right") - 1, 0)
+    meet = hi >= lo
+    numpy.add.at(marks, lo[meet], 1)
+    numpy.add.at(marks, hi[meet] + 1, -1)
+    return numpy.cumsum(marks[:-1]) > 0
 
 
 def _stalls(checkpoints: Checkpoints, cut: Any) -> _Coverage | _Union:
@@ -1553,13 +1590,22 @@ def _lost_per_episode(timeline: Timeline, stall: _Coverage | _Union, restart: _C
     import numpy
 
     ep = timeline.episodes
-    lost = numpy.maximum(
-        ep.failure_s - ep.resumed_from_s - stall.within(ep.resumed_from_s, ep.failure_s)
-        - restart.within(ep.resumed_from_s, ep.failure_s), 0.0,
-    )  # fmt: skip
-    # The spans popped: each one's overlap with the new span was already lost.
-    # In typed arrays rather than a tuple each: a long run's episodes overlap by the hundred thousand.
+    lost = numpy.empty(len(ep))
+    for at in _chunks(len(ep)):  # a slice at a time: no temporary the size of the episodes
+        a, b = ep.resumed_from_s[at : at + CHUNK], ep.failure_s[at : at + CHUNK]
+        lost[at : at + CHUNK] = numpy.maximum(b - a - stall.within(a, b) - restart.within(a, b), 0.0)
+    # The spans popped: each one's overlap with the new span was already lost. In typed arrays rather
+    # than a tuple each, and taken off a slice at a time: a long run's episodes overlap by the million.
     popped, low, high = array("q"), array("d"), array("d")
+
+    def take_off() -> None:
+        which, lo, hi = numpy.frombuffer(popped, dtype=numpy.int64), numpy.frombuffer(low), numpy.frombuffer(high)
+        overlap = numpy.maximum(hi - lo - stall.within(lo, hi) - restart.within(lo, hi), 0.0)
+        numpy.subtract.at(lost, which, overlap)
+        del which, lo, hi  # no view may hold the columns while they are emptied
+        for column in (popped, low, high):
+            del column[:]
+
     union_start, union_end = array("d"), array("d")
     for at in _chunks(len(ep)):
         part = slice(at, at + CHUNK)
@@ -1574,10 +1620,10 @@ def _lost_per_episode(timeline: Timeline, stall: _Coverage | _Union, restart: _C
                 start = min(start, s0)
             union_start.append(start)
             union_end.append(b)
+        if len(popped) >= CHUNK:
+            take_off()
     if popped:
-        which, lo, hi = numpy.frombuffer(popped, dtype=numpy.int64), numpy.frombuffer(low), numpy.frombuffer(high)
-        overlap = numpy.maximum(hi - lo - stall.within(lo, hi) - restart.within(lo, hi), 0.0)
-        numpy.subtract.at(lost, which, overlap)
+        take_off()
     return numpy.maximum(lost, 0.0)
 
 
