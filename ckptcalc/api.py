@@ -1418,13 +1418,13 @@ def fit(
     >>> round(fit(failures=419, window="54d").mtbf_s / 3600, 3)
     3.093
     """
-    from ckptcalc.inputs.units import parse_count, parse_duration
+    from ckptcalc.inputs.units import parse_count, parse_duration, parse_whole_count
     from ckptcalc.logs import fit as fitting
 
     paths = [os.fspath(x) for x in logs]
     conditions, any_conditions = list(where), list(where_any)
     gpus = _number(parse_count, observed_gpus, "observed_gpus") if observed_gpus is not None else None
-    stated = {key: None if raw is None else _whole(_number(parse_count, raw, key), key)
+    stated = {key: None if raw is None else _number(parse_whole_count, str(raw), key)
              for key, raw in (("nodes", nodes), ("group_nodes", group_nodes))}  # fmt: skip
     if failures is not None or window is not None:
         if paths:
@@ -1458,12 +1458,6 @@ def fit(
     at_start = fitted.events_kept - fitted.events_outside_window - fitted.events_coalesced - fitted.mtbf.interruptions
     document = _fit_document(fitted, log, stated, paths, where=conditions, where_any=any_conditions, at_start=at_start)
     return FailureLog(document, None, fitted, year_from=log.year_from)
-
-
-def _whole(value: float, name: str) -> float:
-    if not float(value).is_integer() or value < 1:
-        raise InputError(f"must be a whole number of nodes from 1, got {value:g}", where=name)
-    return value
 
 
 def _fit_document(fitted: Any, log: Any, given: dict[str, Any], paths: list[str], **options: Any) -> dict[str, Any]:
@@ -1541,8 +1535,8 @@ def _fitted(outcome: FailureLog, base: PresetRef | None, *, keep_shape: bool) ->
     fitted_from = wording.fitted_from(outcome.document)
     kept = tuple(item for item in changed.sources if item[0] != "shape")
     kept = tuple(item for item in kept if item[0] not in measured)
-    sources = (*kept, ("mtbf_s", fitted_from), *((("shape", fitted_from),) if shape is not None else ()))
-    sources += tuple((name, words) for name, (_, words) in measured.items())
+    shaped = (("shape", fitted_from),) if shape is not None else ()
+    sources = (*kept, ("mtbf_s", fitted_from), *shaped, *((name, words) for name, (_, words) in measured.items()))
     return derived(changed.replace(sources=sources), named)
 
 

@@ -228,6 +228,14 @@ def parse_count(raw: str) -> float:
     return result
 
 
+def parse_whole_count(raw: str) -> float:
+    """Parse a count that must be a whole number from 1 (nodes, say): ``16``, ``2k``."""
+    value = parse_count(raw)
+    if not value.is_integer() or value < 1:
+        raise UnitError(f"must be a whole number of nodes from 1, got {value:g}")
+    return value
+
+
 def parse_fraction(raw: str) -> float:
     """Parse a fraction: ``0.95`` or ``95%``."""
     expected = "a fraction such as 0.95 or 95%"

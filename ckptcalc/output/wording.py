@@ -1033,7 +1033,7 @@ def report_fit_lines(document: dict[str, Any]) -> list[str]:
             f"Weibull k = {units.sig(weibull['shape'])} (test of k = 1: {p_value(weibull)})."
             f" {weibull_verdict(weibull['verdict'])}"
         )
-    return lines + registry.report_lines(document, figure)
+    return [*lines, *registry.report_lines(document, figure)]
 
 
 def report_fit_window(alone: dict[str, Any]) -> str:
