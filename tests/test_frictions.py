@@ -299,7 +299,12 @@ def test_a_count_sweeps_whole_numbers() -> None:
 
 
 def test_completion_callbacks() -> None:
-    assert completion.presets("llama3-405b-") == ["llama3-405b-async", "llama3-405b-jit", "llama3-405b-tiered"]
+    assert completion.presets("llama3-405b-") == [
+        "llama3-405b-async",
+        "llama3-405b-classes",
+        "llama3-405b-jit",
+        "llama3-405b-tiered",
+    ]
     assert completion.over("snap") == ["snapshot-bw"]
     assert completion.over("detect") == ["detect", "detect-latency"]
     assert completion.schema_names("pl") == ["plan"]
