@@ -248,7 +248,9 @@ def test_adding_a_free_memory_level_never_lowers_the_optimum(
         memory_restart_s=config.restart_s * restart_fraction,
     )
     event("reached the assertions")
-    assert effective(with_memory) >= float(alone.effective) * (1 - 1e-9)
+    # Where storage alone keeps next to nothing (1e-33 of the time, a write 75 MTBFs long), the recursion
+    # with memory runs out of floating point and says 0: nothing measurable either way.
+    assert effective(with_memory) >= float(alone.effective) * (1 - 1e-9) - 1e-15
 
 
 # ---------------------------------------------------------- 2. the exact optimum of one level
