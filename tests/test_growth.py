@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from conftest import validate
 
 from ckptcalc import api
 from ckptcalc.mechanisms import growth
@@ -80,6 +81,22 @@ def test_a_sweep_over_gpus_marks_an_interior_peak(run: Run, run_json: RunJson) -
     table = run(*SWEEP, "--points", "5").stdout
     assert "useful" in table and "R(N)" in table
     assert sum("best" in line for line in table.splitlines()) == 1
+
+
+def test_a_sweep_over_the_restart_grows_each_value(run: Run, run_json: RunJson) -> None:
+    """docs/model.md §19.3: a swept restart is the restart as measured at N₀, grown to the job's size like the
+    stated one: at 10 min the row is §19.3's reference (900 s, 0.82237179), and the job's row is marked there."""
+    found = run_json("sweep", "--over", "restart", "--from", "5min", "--to", "15min", "--points", "3", *JOB,
+                     "--gpus", "32768", "--restart-growth", "1")  # fmt: skip
+    assert found["values"] == pytest.approx([300.0, 600.0, 900.0], rel=1e-12)
+    assert found["grown_restart_s"] == pytest.approx([450.0, 900.0, 1350.0], rel=1e-12)
+    assert found["effective"][1] == pytest.approx(0.82237179, abs=1e-7)
+    validate(found)
+    table = run("sweep", "--over", "restart", "--from", "5min", "--to", "15min", "--points", "3", *JOB,
+                "--gpus", "32768", "--restart-growth", "1").stdout  # fmt: skip
+    assert "R(N)" in table and "15.0 min" in table
+    marked = [line for line in table.splitlines() if "◀" in line]
+    assert len(marked) == 1 and marked[0].lstrip().startswith("10.0 min")
 
 
 def test_the_streamed_sweep_finds_the_same_peak(run_json: RunJson, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -66,9 +66,11 @@ def base_value(over: str, base: Result, job: Job | None) -> float | None:
     if over in ("params", "gpus"):
         value = None if job is None else (job.scenario.params if over == "params" else job.gpus)
     else:
-        value = getattr(base.config.flat(), BY_FLAG[over].name)
+        name = BY_FLAG[over].name
+        stated = registry.sweep_stated(name, base.config)  # as stated, where a mechanism changed it
+        value = getattr(base.config.flat(), name) if stated is None else stated
         if value is None:
-            value = registry.sweep_start(BY_FLAG[over].name, base.config)  # a mechanism's default
+            value = registry.sweep_start(name, base.config)  # a mechanism's default
     return None if value is None else float(value)
 
 

@@ -672,6 +672,11 @@ class Mechanism:
         """``config`` with its input ``name`` set to ``values`` for a sweep (None: the core's plain way)."""
         return None
 
+    def sweep_stated(self, name: str, config: Any) -> float | None:
+        """The value of the swept input ``name`` as the job states it, where the mechanism changed it in
+        ``config`` (a restart grown to the job's size: the restart as measured); None: ``config``'s own."""
+        return None
+
     # ------------------------------------------------------------- what a job assumes
 
     def defaults_taken(self, scenario: Any, config: Any) -> tuple[tuple[str, float], ...]:

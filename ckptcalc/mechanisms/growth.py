@@ -235,8 +235,23 @@ class Growth(Mechanism):
             }
         }
 
+    def varied(self, name: str, config: Any, values: Any, scenario: Any) -> Any:
+        """A swept restart is the restart as measured at N₀: at the job's size it is grown likewise."""
+        if name != "restart_s" or not holds(config):
+            return None
+        return config.replace(restart_s=values * _factor(config, 1.0))
+
+    def sweep_stated(self, name: str, config: Any) -> float | None:
+        """The restart as measured at N₀, R₀ = R(N)/[(1 − S) + S·(N/N₀)^A]."""
+        if name != "restart_s" or not holds(config):
+            return None
+        return float(config.flat().restart_s / _factor(config, 1.0))
+
     def sweep_parts(self, over: str, values: Any, result: Any) -> dict[str, Any]:
-        """A sweep over GPUs with a growing restart: the restart and the useful GPUs at every point."""
+        """A sweep over GPUs with a growing restart: the restart and the useful GPUs at every point; over the
+        restart: the restart at the job's size."""
+        if over == "restart" and holds(result.config):
+            return {"grown_restart_s": result.config.restart_s}
         if over != "gpus" or not holds(result.config):
             return {}
         import numpy
@@ -275,7 +290,14 @@ class Growth(Mechanism):
         best = {"index": {"type": "integer", "minimum": 0}, "gpus": number, "useful_gpus": number,
                 "effective": number, "restart_s": number}  # fmt: skip
         return {
-            "restart_s": {**column, "description": "with a growing restart, over GPUs: the restart at each point"},
+            "restart_s": {
+                **column,
+                "description": "with a growing restart, over GPUs: the restart at each point",
+            },
+            "grown_restart_s": {
+                **column,
+                "description": "with a growing restart, over the restart measured at N₀: the restart at the job size",
+            },
             "useful_gpus": {**column, "description": "with a growing restart, over GPUs: GPUs × effective time"},
             "best": {
                 "type": "object",
@@ -292,11 +314,15 @@ class Growth(Mechanism):
             return []
         import numpy
 
-        restart = numpy.broadcast_to(numpy.asarray(parts["restart_s"], dtype=float), numpy.shape(values))
+        grown_s = parts.get("restart_s", parts.get("grown_restart_s"))
+        restart = numpy.broadcast_to(numpy.asarray(grown_s, dtype=float), numpy.shape(values))
+        grown_restart = ("R(N)", [show["duration"](float(r)) for r in restart])
+        if "useful_gpus" not in parts:
+            return [grown_restart]
         useful = numpy.asarray(parts["useful_gpus"], dtype=float)
         best = int(numpy.argmax(numpy.nan_to_num(useful, nan=-1.0)))
         cells = [show["count"](float(u)) + (" best" if i == best else "") for i, u in enumerate(useful)]
-        return [("R(N)", [show["duration"](float(r)) for r in restart]), ("useful", cells)]
+        return [grown_restart, ("useful", cells)]
 
     # ------------------------------------------------------------- the lever
 

@@ -709,6 +709,10 @@ def sweep_start(name: str, config: Any) -> float | None:
     return _first(lambda m: m.sweep_start(name, config))
 
 
+def sweep_stated(name: str, config: Any) -> float | None:
+    return _first(lambda m: m.sweep_stated(name, config))
+
+
 def varied(name: str, config: Any, values: Any, scenario: Any) -> Any:
     return _first(lambda m: m.varied(name, config, values, scenario))
 
