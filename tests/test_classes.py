@@ -387,3 +387,5 @@ def test_the_report_shows_the_classes(run: Run, tmp_path: Path) -> None:
     assert "| Failure classes | value |" in text
     assert "| process | 15.0 % | roll back as the job's own failures do, restart 1.00 min |" in text
     assert "process failures in place" in text
+    # Its path is stated in words, as the preset gives it, not as the number it is held as.
+    assert "| failures.classes.recovery | rollback |" in text

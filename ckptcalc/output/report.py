@@ -190,7 +190,10 @@ def _value(kind: str, value: float, per_gpu: bool) -> str:
         "count": units.format_count,
         "fraction": pct,
     }
-    return formats[kind](value) if kind in formats else f"{value:g}"
+    if kind in formats:
+        return formats[kind](value)
+    owned = registry.written(kind, value)  # a mechanism's own unit kind (a recovery path): its word
+    return f"{value:g}" if owned is None else owned
 
 
 def _inputs(scenario: dict[str, Any], doc: dict[str, Any]) -> dict[str, Any]:
