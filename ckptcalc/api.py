@@ -698,21 +698,23 @@ def check(
         except CkptError as error:
             # One broken preset must not hide the verdict on the others: it gets its own row.
             rows.append({"preset": _label(ref), "effective": None, "effective_ci95": None, "tested": at,
-                         "interval_s": None, "interval_pinned": None, "passed": False,
-                         "error": _error_text(error, ref), **registry.checked_empty()})  # fmt: skip
+                         "interval_s": None, "interval_pinned": None, "min_effective_passed": None,
+                         "passed": False, "error": _error_text(error, ref), **registry.checked_empty()})  # fmt: skip
             continue
         verdicts = registry.checked(result, limit)  # each failure class's risk against the limit
         missing = next((text for text in verdicts.values() if isinstance(text, str)), None)
         if missing is not None:
             rows.append({"preset": _label(ref), "effective": None, "effective_ci95": None, "tested": at,
-                         "interval_s": None, "interval_pinned": None, "passed": False,
-                         "error": f"{_label(ref)}: {missing}", **registry.checked_empty()})  # fmt: skip
+                         "interval_s": None, "interval_pinned": None, "min_effective_passed": None,
+                         "passed": False, "error": f"{_label(ref)}: {missing}",
+                         **registry.checked_empty()})  # fmt: skip
             continue
         effective = float(result.effective)
         pinned = one.config.interval_s is not None or one.config.memory_interval_s is not None
         band = _uncertainty(one, result)
         tested = "low" if at == "low" and band is not None else "point"
         value = band.effective[0] if band is not None and tested == "low" else effective
+        floor_passed = None if floor is None else bool(value >= floor)
         rows.append(
             {
                 "preset": _label(ref),
@@ -721,8 +723,8 @@ def check(
                 "tested": tested,
                 "interval_s": float(result.interval_s),
                 "interval_pinned": pinned,
-                "passed": (floor is None or value >= floor)
-                and all(v is None or v["passed"] for v in verdicts.values()),
+                "min_effective_passed": floor_passed,
+                "passed": floor_passed is not False and all(v is None or v["passed"] for v in verdicts.values()),
                 "error": None,
                 **verdicts,
             }

@@ -351,6 +351,7 @@ LAYOUT: dict[str, dict[str, str]] = {
     "commands.analyze": {"_windows": "the windows chart: bar lengths and the rows shown, fitted to the terminal"},
     "commands.compare": {
         "_compare_rows": "column widths fitted to the terminal",
+        "_too_wide": "column widths fitted to the terminal",
         "table.line": "column widths fitted to the terminal",
     },
     "commands.fit": {"table": "the gaps histogram: bar lengths fitted to the terminal"},
@@ -382,12 +383,15 @@ LAYOUT: dict[str, dict[str, str]] = {
     "output.wording": {
         "analyze_header": "joins a header and its bad lines' count",
         "check_row": "joins a row's words and each mechanism's",
+        "caveat": "says at how many points, where more than one (a plural)",
         "coalescing_row": "joins a window and its mark",
+        "events_header": "names the files, or the one file (a plural)",
         "fit_source": "joins a source and its test's words",
         "level_list": "joins level names and the async mark",
         "measured_rows": "joins rows that calls return",
         "report_mechanisms": "joins lines that calls return",
         "sentence": "capitalises and ends a sentence",
+        "strict": "how many more warnings (a plural)",
         "split_parts": "joins the parts a document has",
         "ordinal": "the English suffix of an ordinal (1st, 2nd, 11th)",
         "_moment": "an offset from UTC as hours and minutes",
@@ -405,13 +409,6 @@ NOT_YET_MOVED: dict[str, set[str]] = {
         "fit", "measured_preset", "optimize", "plan", "preset_patterns", "simulate",
     },
     "commands.analyze": {"table"},
-    "commands.compare": {"table"},
-    "commands.optimize": {"levels_table", "table"},
-    "output.report": {"_summary"},
-    "output.wording": {
-        "assumed", "caveat", "check_bounds", "events_header", "first_order_line", "lever_effect",
-        "lever_name.rate", "measured_source", "nesting", "span_of_days", "strict", "verdict",
-    },
 }  # fmt: skip
 
 #: The modules that lay out what they are given: the output layer, the commands and the API.

@@ -265,7 +265,10 @@ def test_check_at_the_low_end(run: Run, tmp_path: Any) -> None:
 
     row = json.loads(low.stdout)["results"][0]
     assert row["tested"] == "low" and row["effective_ci95"][0] < 0.93 < row["effective"]
-    assert "tested at the low end" in run("check", path, "--min-effective", "0.93", "--at", "low").stdout
+    assert row["min_effective_passed"] is False and json.loads(point.stdout)["results"][0]["min_effective_passed"]
+    # The line says which bound fails: the low end's, though the point is above the floor.
+    said = run("check", path, "--min-effective", "0.93", "--at", "low").stdout
+    assert "tested at the low end" in said and "below --min-effective 93.0 %" in said
     assert_usage_error(run("check", path, "--min-effective", "0.9", "--at", "middle"), "--at")
 
 

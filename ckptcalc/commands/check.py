@@ -25,6 +25,10 @@ def schema() -> schemas.Schema:
             "tested": {"enum": ["point", "low"], "description": "where the floor was tested"},
             "interval_s": schemas.SECONDS,
             "interval_pinned": {"type": "boolean"},
+            "min_effective_passed": {
+                "type": ["boolean", "null"],
+                "description": "the effective time where tested at or above min_effective; null without a floor",
+            },
             "passed": {"type": "boolean"},
             **registry.checked_schema(),
         }

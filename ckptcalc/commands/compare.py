@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from ckptcalc.inputs import units
 from ckptcalc.inputs.scenario import Job
 from ckptcalc.model.evaluation import TERMS, Result
-from ckptcalc.model.statistics import points
+from ckptcalc.model.statistics import largest, points
 from ckptcalc.output import documents, wording
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ def table(rows: list[tuple[str, Job, Result]], scenarios: list[dict[str, Any]]) 
     table.add_column("")
     for name, _, _ in rows:
         table.add_column(name, justify="right", overflow="fold")
-    best = max(range(len(rows)), key=lambda i: float(rows[i][2].effective))
+    best = largest([float(r.effective) for _, _, r in rows])
     first = float(rows[0][2].effective)
 
     widths = [0] + [len(name) for name, _, _ in rows]
@@ -76,10 +76,7 @@ def table(rows: list[tuple[str, Job, Result]], scenarios: list[dict[str, Any]]) 
         # Elastic replica groups: what the groups down, the quorum pauses and the overhead take (approximate).
         line(
             "elastic loss",
-            [
-                "-" if r.elastic is None else pct(float(r.elastic.down + r.elastic.quorum + r.elastic.overhead))
-                for _, _, r in rows
-            ],
+            ["-" if r.elastic is None else pct(float(r.elastic.groups_loss)) for _, _, r in rows],
         )
     line("total loss", [pct(r.total) for _, _, r in rows])
     table.add_section()
@@ -95,7 +92,7 @@ def table(rows: list[tuple[str, Job, Result]], scenarios: list[dict[str, Any]]) 
         line("effective, 95 %", ["-" if b is None else wording.span(b["effective"], pct) for b in bands])
         line("robust interval", ["-" if b is None else dur(b["robust_interval_s"]) for b in bands])
     out.print(Text("ckptcalc compare (exact model, shares of elapsed time)", style="bold"))
-    if sum(widths) + 2 * (len(widths) - 1) > out.width:
+    if _too_wide(widths, out.width):
         # Too many columns to fit: one scenario a row, or one a block on the narrowest terminals.
         _compare_rows(out, rows, first, best)
     else:
@@ -108,6 +105,11 @@ def table(rows: list[tuple[str, Job, Result]], scenarios: list[dict[str, Any]]) 
             out.print(Text(f"  {text}"))
     for name, one, result in rows:
         tables.warn([f"{name}: {message}" for message in [*documents.input_warnings(one), *documents.warnings(result)]])
+
+
+def _too_wide(widths: list[int], width: int) -> bool:
+    """Whether columns of ``widths``, two spaces apart, overflow a terminal ``width`` wide."""
+    return sum(widths) + 2 * (len(widths) - 1) > width
 
 
 def _compare_rows(out: Console, rows: list[tuple[str, Job, Result]], first: float, best: int) -> None:

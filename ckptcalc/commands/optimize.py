@@ -11,7 +11,7 @@ from ckptcalc.mechanisms.base import IN_PLACE, NOWHERE
 from ckptcalc.mechanisms.registry import slowed_share as storage_slowdown
 from ckptcalc.model.decisions import Cost, Lever, LeverAssumptions, Steps, Targets
 from ckptcalc.model.evaluation import TERMS, Result, interval_comparison, unneeded
-from ckptcalc.model.statistics import share_of, shares
+from ckptcalc.model.statistics import direction, share_of, shares
 from ckptcalc.output import documents, wording
 from ckptcalc.records import Record
 
@@ -150,7 +150,7 @@ def levels_table(result: Result, narrow: bool = False) -> Table:
 
     given = any(item.level.interval_s is not None for item in result.levels)
     table = tables.grid("Levels", narrow)
-    slowed = any(float(item.level.slowdown_s) > 0 for item in result.levels)
+    slowed = any(item.level.slows for item in result.levels)
     gap = ["-"] if slowed else []  # the slowdown column of the failure classes
     names = ["level", "stall", *(["slowdown"] if slowed else []), "persist", "interval",
              *(["optimal"] if given else []), "serves", "restart"]  # fmt: skip
@@ -249,7 +249,7 @@ def table(job: Job, result: Result, preset: str | None, default_preset: bool, do
     out.print(tables.inputs_table(job, narrow))
     _print_assumed(out, document)
     out.print()
-    if len(result.levels) > 1 or job.config.is_async or job.config.has_recovery:
+    if result.tiered or job.config.is_async or job.config.has_recovery:
         out.print(levels_table(result, narrow))
         if job.config.is_nested:
             names = [str(item.level.name) for item in result.levels]
@@ -298,7 +298,7 @@ def table(job: Job, result: Result, preset: str | None, default_preset: bool, do
     if document["uncertainty"] is not None:
         out.print(uncertainty_table(document["uncertainty"], narrow))
         out.print()
-    if document["interval_penalty_pp"] > 0 and title.startswith("Loss at the given"):
+    if direction(document["interval_penalty_pp"], 0.0) == 1 and title.startswith("Loss at the given"):
         out.print(wording.penalty(document["interval_penalty_pp"], result.effective, result.optimal_effective))
     table = exact_table(result, narrow)
     if table is not None:

@@ -169,6 +169,11 @@ class Level(Record):
         """The persist's elapsed time P (the model's lag, the work done during it, plus its slowdown)."""
         return self.lag_s + self.slowdown_s
 
+    @property
+    def slows(self) -> bool:
+        """Whether its persist slows training (a level of one configuration, not of a grid)."""
+        return float(self.slowdown_s) > 0.0
+
 
 class Tier(Record, extra=registry.tier_fields()):
     """A checkpoint tier between the memory level and storage (three or more tiers in all).
@@ -586,6 +591,11 @@ class Result(Record):
     @property
     def storage(self) -> Plan:
         return self.levels[-1]
+
+    @property
+    def tiered(self) -> bool:
+        """More than one level: a faster tier below storage."""
+        return len(self.levels) > 1
 
     @property
     def model(self) -> str:

@@ -9,6 +9,7 @@ that the output layer lays these figures out instead of working them out.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Hashable, Iterable, Mapping
 from typing import Any, TypeVar
@@ -78,6 +79,70 @@ def share_of(value: float, total: float) -> float | None:
     (0.25, None)
     """
     return value / total if total > 0 else None
+
+
+#: The smallest change in points a lever's effect is said to have (it is shown to two decimals).
+SHOWN_POINTS = 0.005
+
+
+def direction(points: float, resolution: float = SHOWN_POINTS) -> int:
+    """A change in points as +1 (a gain), −1 (a cost) or 0 (none that shows at ``resolution``).
+
+    >>> direction(1.22), direction(-1.7), direction(0.001), direction(0.001, 0.0)
+    (1, -1, 0, 1)
+    """
+    if abs(points) < resolution or points == 0.0:
+        return 0
+    return 1 if points > 0 else -1
+
+
+def change(points: float, resolution: float = SHOWN_POINTS) -> tuple[int, float]:
+    """A change in points as its :func:`direction` and its size.
+
+    >>> change(-1.7)
+    (-1, 1.7)
+    """
+    return direction(points, resolution), abs(points)
+
+
+def largest(values: Iterable[float]) -> int:
+    """The index of the largest of ``values``, the first of equals.
+
+    >>> largest([0.91, 0.93, 0.93])
+    1
+    """
+    found = list(values)
+    return max(range(len(found)), key=found.__getitem__)
+
+
+def per_day(mean_s: float | None) -> float:
+    """Events a day at a mean time ``mean_s`` between them; None, as the no-event end of a band: 0.
+
+    >>> per_day(21_600.0), per_day(None)
+    (4.0, 0.0)
+    """
+    return 0.0 if mean_s is None else DAY_S / mean_s
+
+
+def every_nth(intervals: Iterable[float]) -> list[int]:
+    """For nested tiers' intervals, fastest first: how many of the tier below each one's checkpoint is
+    (every 9th memory checkpoint), at least 1; the first tier, below nothing, 1.
+
+    >>> every_nth([292.8, 2635.2, 15811.2])
+    [1, 9, 6]
+    """
+    return [1] + [max(1, round(high / low)) for low, high in itertools.pairwise(intervals)]
+
+
+def over_gpus(value: float, gpus: float) -> float:
+    """``value`` shared over ``gpus`` GPUs: a job's whole rate per GPU, or a per-GPU MTBF as the job's (each
+    of N GPUs failing at its own rate: the job fails N times as often)."""
+    return value / gpus
+
+
+def total_of(values: Iterable[float]) -> float:
+    """The sum of ``values`` (a log's checkpoints over its levels)."""
+    return math.fsum(values)
 
 
 def quantiles(values: Any) -> dict[str, float]:

@@ -21,7 +21,7 @@ from ckptcalc.inputs import units
 from ckptcalc.inputs.fields import BY_NAME
 from ckptcalc.mechanisms import registry
 from ckptcalc.model.evaluation import TERMS
-from ckptcalc.model.statistics import shares
+from ckptcalc.model.statistics import direction, shares
 from ckptcalc.output import markdown, wording
 
 #: The forms a report takes, by the option that asks for each.
@@ -127,7 +127,7 @@ def _summary(scenarios: list[dict[str, Any]]) -> dict[str, Any]:
     rows = []
     for scenario in scenarios:
         doc = scenario["optimize"]
-        paying = [lever for lever in doc["levers"][:1] if lever["gain_pp"] > 0]
+        paying = [lever for lever in doc["levers"][:1] if direction(lever["gain_pp"], 0.0) == 1]
         best = f"{paying[0]['name']} ({wording.lever_effect(paying[0]['gain_pp'])})" if paying else w["none_pays"]
         rows.append(
             [scenario["name"], pct(doc["effective"]), wording.tier_intervals(doc["levels"]), doc["dominant"], best]

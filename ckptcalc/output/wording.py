@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ckptcalc.inputs import units
 from ckptcalc.mechanisms import registry
 from ckptcalc.model.evaluation import TERMS, Caveat, Result
-from ckptcalc.model.statistics import DAY_S
+from ckptcalc.model.statistics import change, direction, every_nth, over_gpus, per_day, shares, total_of
 
 if TYPE_CHECKING:
     from ckptcalc.model.evaluation import Config
@@ -45,11 +45,11 @@ def caveat(item: Caveat) -> str:
             f" rounded to the nearest whole multiple{where}"
         )
     if item.kind == "all_down":
-        return all_down(item.value or 0.0) + where
+        return f"{all_down(item.value or 0.0)}{where}"
     if item.kind == "pauses":
-        return pauses(item.value or 0.0) + where
+        return f"{pauses(item.value or 0.0)}{where}"
     if item.kind == "written_bound":
-        return written_bound(item.value or 0.0) + where
+        return f"{written_bound(item.value or 0.0)}{where}"
     if item.kind == "tier_rounded":
         return (
             f"the {item.level} interval {dur(item.value or 0.0)} is not a whole number of {item.below} intervals:"
@@ -93,7 +93,7 @@ def lever_name(
         return storage_lever(key, changed, gpus, base)
 
     def rate(aggregate: float) -> str:
-        return units.format_rate(aggregate) if gpus is None else _scaled(aggregate / gpus, aggregate, gpus)
+        return units.format_rate(aggregate) if gpus is None else _scaled(over_gpus(aggregate, gpus), aggregate, gpus)
 
     owned = registry.lever_name(key, changed, rate)
     if owned is not None:
@@ -170,17 +170,16 @@ def verdict(result: Result, levers: list[dict[str, Any]]) -> str:
     """One line: the largest loss, and the largest single lever (the top row of the levers table)."""
     top = TERMS[int(result.dominant)]
     total = float(result.total)
-    share = pct(float(getattr(result, top)) / total) if total else "0 %"
-    line = f"{top} is the largest loss ({share} of it; {_WHY[top]})."
     found = result.elastic
-    if found is not None and total:
-        groups = float(found.down + found.quorum + found.overhead)
-        if groups > float(getattr(result, top)):
-            line = (
-                f"the elastic groups are the largest loss ({pct(groups / total)} of it: groups down, quorum"
-                " pauses and the overhead; approximate)."
-            )
-    if levers and levers[0]["gain_pp"] > 0:
+    groups = None if found is None else float(found.groups_loss)
+    loss = shares({"top": float(getattr(result, top)), "groups": groups or 0.0}, total)
+    line = f"{top} is the largest loss ({pct(loss['top']) if total else '0 %'} of it; {_WHY[top]})."
+    if found is not None and total and found.leads(getattr(result, top)):
+        line = (
+            f"the elastic groups are the largest loss ({pct(loss['groups'])} of it: groups down, quorum"
+            " pauses and the overhead; approximate)."
+        )
+    if levers and direction(levers[0]["gain_pp"], 0.0) == 1:
         best = levers[0]
         return line + f" Largest single gain: {best['name']}, {best['gain_pp']:+.2f} pp."
     return line
@@ -194,7 +193,7 @@ def first_order_line(result: Result) -> str | None:
         return None
     total = float(fo.total)
     parts = ", ".join(f"{term} {pct(float(getattr(fo, term)))}" for term in TERMS)
-    restart = pct(float(fo.restart) / total) if total else "0 %"
+    restart = pct(shares({"restart": float(fo.restart)}, total)["restart"]) if total else "0 %"
     given = " at the given interval" if result.config.interval_s is not None else ""
     return (
         f"First order (Young, the explanation): {pct(fo.effective)} effective{given},"
@@ -568,7 +567,7 @@ def measured_source(document: dict[str, Any]) -> str:
     m = document["measured"]
     return (
         f"ckptcalc analyze {document['log']}: {dur(document['wall_s'])} of run, {m['failures']} failures,"
-        f" {sum(level['checkpoints'] for level in m['levels'])} checkpoints"
+        f" {total_of(level['checkpoints'] for level in m['levels']):.0f} checkpoints"
     )
 
 
@@ -693,10 +692,9 @@ def nesting(names: list[str], intervals: list[float]) -> str:
     """Nested tiers in words: ``memory every 4.88 min, local nvme with every 9th memory checkpoint
     (43.9 min), storage with every 6th local nvme checkpoint (4.39 h)``."""
     parts = [f"{names[0]} every {dur(intervals[0])}"]
-    for i in range(1, len(names)):
-        every = max(1, round(intervals[i] / intervals[i - 1]))
-        which = f"every {ordinal(every)} {names[i - 1]} checkpoint" if every > 1 else f"every {names[i - 1]} checkpoint"
-        parts.append(f"{names[i]} with {which} ({dur(intervals[i])})")
+    for below, name, every, interval in zip(names, names[1:], every_nth(intervals)[1:], intervals[1:], strict=False):
+        which = f"every {ordinal(every)} {below} checkpoint" if every != 1 else f"every {below} checkpoint"
+        parts.append(f"{name} with {which} ({dur(interval)})")
     return ", ".join(parts)
 
 
@@ -831,8 +829,7 @@ def storage_lever(key: str, changed: Any, gpus: float | None, base: Any) -> str:
 
 def span_of_days(low_s: float, high_s: float | None) -> str:
     """A band of mean times between events as events per day, fewest first (``high_s`` None: from 0)."""
-    few = 0.0 if high_s is None else DAY_S / high_s
-    return f"{few:.3g} to {DAY_S / low_s:.3g} per day"
+    return f"{per_day(high_s):.3g} to {per_day(low_s):.3g} per day"
 
 
 _percent = units.short_percent
@@ -1129,7 +1126,7 @@ def assumed(items: Any, gpus: float | None) -> list[str]:
     lines = []
     for item in items:
         if item.how == "held" and gpus:
-            lines.append(f"MTBF {dur(item.value / gpus)} (per-GPU {dur(item.value)}, {assumed_how(item)})")
+            lines.append(f"MTBF {dur(over_gpus(item.value, gpus))} (per-GPU {dur(item.value)}, {assumed_how(item)})")
             continue
         lines.append(f"{BY_NAME[item.name].public} {_assumed_value(item.name, item.value)} ({assumed_how(item)})")
     return lines
@@ -1145,10 +1142,10 @@ def check_bounds(row: dict[str, Any], floor: float | None, names: dict[str, str]
     if row["passed"] or row["effective"] is None:
         return ""
     failing = []
-    if floor is not None and row["effective"] < floor:
+    if floor is not None and row["min_effective_passed"] is False:
         failing.append(f"below {names['min_effective']} {pct(floor)}")
     found = row.get("silent")
-    if found is not None and found["p_unrecoverable_run"] > found["max_silent_risk"]:
+    if found is not None and found["passed"] is False:
         failing.append(f"silent risk above {names['max_silent_risk']} {pct(found['max_silent_risk'])}")
     return "".join(f"; {text}" for text in failing)
 
@@ -1168,9 +1165,10 @@ REPORT_SUMMARY = {
 
 def lever_effect(gain_pp: float) -> str:
     """A lever's effect with its sign in words: ``gains 1.22 pp``, ``costs 1.70 pp``, ``no change``."""
-    if abs(gain_pp) < 0.005:
+    sign, size = change(gain_pp)
+    if sign == 0:
         return "no change"
-    return f"{'gains' if gain_pp > 0 else 'costs'} {abs(gain_pp):.2f} pp"
+    return f"{'gains' if sign == 1 else 'costs'} {size:.2f} pp"
 
 
 def tier_intervals(levels: list[dict[str, Any]]) -> str:

@@ -331,6 +331,15 @@ class Losses(Record):
     rework: Num
     restart: Num
 
+    @property
+    def groups_loss(self) -> Num:
+        """The groups' own losses together: groups down, quorum pauses and the overhead."""
+        return self.down + self.quorum + self.overhead
+
+    def leads(self, loss: Num) -> bool:
+        """Whether the groups' own losses are larger than ``loss`` (another term of the split)."""
+        return bool(self.groups_loss > loss)
+
 
 def losses(groups: Groups, periodic: Num, *, write: Num, rework: Num, restart: Num, ratio: Num) -> Losses:
     """The groups' losses on a periodic process of effective time ``periodic`` and losses ``write``,
