@@ -1200,14 +1200,18 @@ def simulate(
     if events is not None:
         _write_events(outcome.schedule, failures, total, chosen, events, force,
                       sim.groups_of(config), stream=stream)  # fmt: skip
+    from ckptcalc.simulation.split import whole_of
+
     ran = _ran(config, outcome.schedule)
     analytic = sim.analytic(ran, failures)
     base = evaluate(config.optimal().replace(shape=None)) if found is not None else None
+    result = evaluate(ran)
     document = simulate_command.document(
         the_job, outcome, failures, _label(preset), found, analytic=analytic,
         agreement={name: _agreement(value, outcome.ci95, outcome.effective)
                    for name, value in zip(("first_order", "exact"), analytic, strict=True)},
-        result=evaluate(ran), base=base, given=evaluate(config) if config.pinned and config.shape is None else None,
+        result=result, base=base, given=evaluate(config) if config.pinned and config.shape is None else None,
+        whole=whole_of(outcome, result, model=analytic[1] is not None),
     )  # fmt: skip
     return Simulation(document, the_job)
 
