@@ -48,7 +48,7 @@ class WholeSplitPart(Record):
     write: Annotated[SharePart, "checkpoint stalls and the training the persist slows"]
     rework: Annotated[SharePart, "work redone after fail-stop failures"]
     restart: Annotated[SharePart, "restarts after fail-stop failures"]
-    waiting: Annotated[SharePart | None, "waits for a spare node back from repair; null without spares, or folded"]
+    waiting: Annotated[SharePart | None, "waits for a spare node back from repair; null without a spare pool, or folded"]
     groups_down: Annotated[SharePart | None, "kept work lost to replica groups down; null without elastic groups"]
     quorum: Annotated[SharePart | None, "kept work lost to quorum pauses; null without elastic groups, or folded"]
     overhead: Annotated[SharePart | None, "kept work lost to the groups' overhead; null without elastic groups"]
@@ -109,7 +109,8 @@ def document(
         "command": "simulate",
         "preset": preset,
         "inputs": documents.inputs(job),
-        "model": result.model,
+        # The model beside the run: first order alone where no exact model exists.
+        "model": result.model if exact is not None else "approximate",
         "failure_dist": "exponential" if failures.shape is None else "weibull",
         "shape": failures.shape,
         "seed": outcome.seed,
