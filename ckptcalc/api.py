@@ -29,7 +29,7 @@ from ckptcalc.inputs.fields import BY_NAME, BY_PUBLIC, parse_value
 from ckptcalc.inputs.keywords import LogInputs, ModelInputs, PlanInputs
 from ckptcalc.inputs.scenario import SCALED, Job, Scenario, check_stated, merge, others_by_parts, resolve
 from ckptcalc.mechanisms import registry
-from ckptcalc.model.evaluation import Result
+from ckptcalc.model.evaluation import Result, headline_model
 from ckptcalc.records import Record
 
 if TYPE_CHECKING:  # loaded where they are used, for start-up
@@ -699,14 +699,15 @@ def check(
             # One broken preset must not hide the verdict on the others: it gets its own row.
             rows.append({"preset": _label(ref), "effective": None, "effective_ci95": None, "tested": at,
                          "interval_s": None, "interval_pinned": None, "passed": False,
-                         "error": _error_text(error, ref), **registry.checked_empty()})  # fmt: skip
+                         "error": _error_text(error, ref), "model": None, **registry.checked_empty()})  # fmt: skip
             continue
         verdicts = registry.checked(result, limit)  # each failure class's risk against the limit
         missing = next((text for text in verdicts.values() if isinstance(text, str)), None)
         if missing is not None:
             rows.append({"preset": _label(ref), "effective": None, "effective_ci95": None, "tested": at,
                          "interval_s": None, "interval_pinned": None, "passed": False,
-                         "error": f"{_label(ref)}: {missing}", **registry.checked_empty()})  # fmt: skip
+                         "error": f"{_label(ref)}: {missing}", "model": None,
+                         **registry.checked_empty()})  # fmt: skip
             continue
         effective = float(result.effective)
         pinned = one.config.interval_s is not None or one.config.memory_interval_s is not None
@@ -724,12 +725,14 @@ def check(
                 "passed": (floor is None or value >= floor)
                 and all(v is None or v["passed"] for v in verdicts.values()),
                 "error": None,
+                "model": result.model,
                 **verdicts,
             }
         )
     document = {
         "schema_version": documents.SCHEMA_VERSION,
         "command": "check",
+        "model": headline_model(row["model"] for row in rows),
         "min_effective": floor,
         "max_silent_risk": limit,
         "at": at,
@@ -929,7 +932,12 @@ def compare(
         }
         for name, one, result in rows
     ]
-    document = {"schema_version": documents.SCHEMA_VERSION, "command": "compare", "scenarios": scenarios}
+    document = {
+        "schema_version": documents.SCHEMA_VERSION,
+        "command": "compare",
+        "model": headline_model(scenario["model"] for scenario in scenarios),
+        "scenarios": scenarios,
+    }
     return Comparison(document, None, tuple(rows))
 
 

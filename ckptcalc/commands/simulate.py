@@ -48,7 +48,9 @@ class WholeSplitPart(Record):
     write: Annotated[SharePart, "checkpoint stalls and the training the persist slows"]
     rework: Annotated[SharePart, "work redone after fail-stop failures"]
     restart: Annotated[SharePart, "restarts after fail-stop failures"]
-    waiting: Annotated[SharePart | None, "waits for a spare node back from repair; null without a spare pool, or folded"]
+    waiting: Annotated[
+        SharePart | None, "waits for a spare node back from repair; null without a spare pool, or folded"
+    ]
     groups_down: Annotated[SharePart | None, "kept work lost to replica groups down; null without elastic groups"]
     quorum: Annotated[SharePart | None, "kept work lost to quorum pauses; null without elastic groups, or folded"]
     overhead: Annotated[SharePart | None, "kept work lost to the groups' overhead; null without elastic groups"]
