@@ -7,7 +7,10 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import hypothesis
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ckptcalc import api
 from ckptcalc.commands import simulate as simulate_command
@@ -211,3 +214,55 @@ def test_the_table_rows_are_the_json_keys(run: Callable[..., Any], documents: di
     shown = {key for key, name in names.items() if name in rows}
     assert shown == set(_simulated(documents["groups (elastic runner)"]))
     assert "quorum pauses are counted in groups down" in " ".join(result.stdout.split())
+
+
+@settings(max_examples=12)
+@given(
+    interval=st.floats(60.0, 3600.0),
+    stall=st.floats(0.0, 300.0),
+    restart=st.floats(0.0, 1800.0),
+    mtbf=st.floats(600.0, 86400.0),
+    every=st.sampled_from([(), (3,), (2, 4)]),
+)
+def test_a_schedule_s_shares_sum_to_one(
+    interval: float, stall: float, restart: float, mtbf: float, every: tuple[int, ...]
+) -> None:
+    """docs/model.md §18.5: whatever the schedule, the shares measured are the whole of elapsed time and the
+    four of the model's terms."""
+    tiers = len(every) + 1
+    hypothesis.event(f"{tiers} tiers")
+    schedule = timeline.Schedule(
+        interval_s=interval, every=every, stalls=(stall,) * tiers, restarts=(restart,) * tiers,
+        shares=tuple(1.0 / tiers for _ in range(tiers)),
+    )  # fmt: skip
+    run = timeline.run_schedule(schedule, timeline.Failures(mtbf), cycles=200, seed=7)
+    whole = split.whole_of(run, None, model=False)
+    shares = {name: share.simulated for name, share in whole.shares.items() if share is not None}
+    assert set(shares) == FOUR
+    assert sum(shares.values()) == pytest.approx(1.0, abs=1e-12)
+    assert [shares[name] for name in ("useful", "write", "rework", "restart")] == [
+        run.split.useful, run.split.write, run.split.rework, run.split.restart,
+    ]  # fmt: skip
+
+
+@settings(max_examples=8)
+@given(
+    groups=st.integers(2, 8),
+    share=st.floats(0.5, 0.95),
+    pause=st.sampled_from(["0s", "30s"]),
+    overhead=st.floats(0.0, 0.1),
+)
+def test_groups_shares_sum_to_one_and_the_overhead_is_exact(
+    groups: int, share: float, pause: str, overhead: float
+) -> None:
+    """docs/model.md §18.5: on the elastic runner, useful + write + rework + restart + the groups' losses = 1,
+    and the overhead is useful·o/(1 − o); the quorum pauses are measured alone only where there are none."""
+    hypothesis.event(f"pause {pause}")
+    config = api.job("elastic-hsdp", groups=groups, group_share=share, quorum_pause=pause,
+                     ft_overhead=overhead).config  # fmt: skip
+    run = timeline.run(config, timeline.Failures(float(config.mtbf_s)), cycles=200, seed=3)
+    whole = split.whole_of(run, evaluate(config), model=True)
+    shares = {name: found.simulated for name, found in whole.shares.items() if found is not None}
+    assert sum(shares.values()) == pytest.approx(1.0, abs=1e-12)
+    assert shares["overhead"] == pytest.approx(shares["useful"] * overhead / (1.0 - overhead), rel=1e-12, abs=1e-15)
+    assert ("quorum" in shares) == (pause == "0s") and whole.folded == (() if pause == "0s" else ("quorum",))
