@@ -29,7 +29,7 @@ from ckptcalc.inputs.fields import BY_NAME, BY_PUBLIC, parse_value
 from ckptcalc.inputs.keywords import LogInputs, ModelInputs, PlanInputs
 from ckptcalc.inputs.scenario import SCALED, Job, Scenario, check_stated, merge, others_by_parts, resolve
 from ckptcalc.mechanisms import registry
-from ckptcalc.model.evaluation import Result
+from ckptcalc.model.evaluation import Result, headline_model
 from ckptcalc.records import Record
 
 if TYPE_CHECKING:  # loaded where they are used, for start-up
@@ -699,14 +699,15 @@ def check(
             # One broken preset must not hide the verdict on the others: it gets its own row.
             rows.append({"preset": _label(ref), "effective": None, "effective_ci95": None, "tested": at,
                          "interval_s": None, "interval_pinned": None, "min_effective_passed": None,
-                         "passed": False, "error": _error_text(error, ref), **registry.checked_empty()})  # fmt: skip
+                         "passed": False, "error": _error_text(error, ref), "model": None,
+                         **registry.checked_empty()})  # fmt: skip
             continue
         verdicts = registry.checked(result, limit)  # each failure class's risk against the limit
         missing = next((text for text in verdicts.values() if isinstance(text, str)), None)
         if missing is not None:
             rows.append({"preset": _label(ref), "effective": None, "effective_ci95": None, "tested": at,
                          "interval_s": None, "interval_pinned": None, "min_effective_passed": None,
-                         "passed": False, "error": f"{_label(ref)}: {missing}",
+                         "passed": False, "error": f"{_label(ref)}: {missing}", "model": None,
                          **registry.checked_empty()})  # fmt: skip
             continue
         effective = float(result.effective)
@@ -726,12 +727,14 @@ def check(
                 "min_effective_passed": floor_passed,
                 "passed": floor_passed is not False and all(v is None or v["passed"] for v in verdicts.values()),
                 "error": None,
+                "model": result.model,
                 **verdicts,
             }
         )
     document = {
         "schema_version": documents.SCHEMA_VERSION,
         "command": "check",
+        "model": headline_model(row["model"] for row in rows),
         "min_effective": floor,
         "max_silent_risk": limit,
         "at": at,
@@ -931,7 +934,12 @@ def compare(
         }
         for name, one, result in rows
     ]
-    document = {"schema_version": documents.SCHEMA_VERSION, "command": "compare", "scenarios": scenarios}
+    document = {
+        "schema_version": documents.SCHEMA_VERSION,
+        "command": "compare",
+        "model": headline_model(scenario["model"] for scenario in scenarios),
+        "scenarios": scenarios,
+    }
     return Comparison(document, None, tuple(rows))
 
 
@@ -1202,14 +1210,18 @@ def simulate(
     if events is not None:
         _write_events(outcome.schedule, failures, total, chosen, events, force,
                       sim.groups_of(config), stream=stream)  # fmt: skip
+    from ckptcalc.simulation.split import whole_of
+
     ran = _ran(config, outcome.schedule)
     analytic = sim.analytic(ran, failures)
     base = evaluate(config.optimal().replace(shape=None)) if found is not None else None
+    result = evaluate(ran)
     document = simulate_command.document(
         the_job, outcome, failures, _label(preset), found, analytic=analytic,
         agreement={name: _agreement(value, outcome.ci95, outcome.effective)
                    for name, value in zip(("first_order", "exact"), analytic, strict=True)},
-        result=evaluate(ran), base=base, given=evaluate(config) if config.pinned and config.shape is None else None,
+        result=result, base=base, given=evaluate(config) if config.pinned and config.shape is None else None,
+        whole=whole_of(outcome, result, model=analytic[1] is not None),
     )  # fmt: skip
     return Simulation(document, the_job)
 

@@ -77,7 +77,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "dates",
         ],
     ),
-    ("simulation", ["interference", "engine", "timeline", "search", "events", "plan"]),
+    ("simulation", ["interference", "engine", "timeline", "split", "search", "events", "plan"]),
     (
         "logs",
         [

@@ -99,7 +99,8 @@ def document(
             **registry.measured_parts(analysis),
         },
         "model": None if model is None
-        else {**{k: v for k, v in model.items() if k != "result"}, **registry.own_parts(model["result"])},
+        else {**{k: v for k, v in model.items() if k != "result"}, "model": model["result"].model,
+              **registry.own_parts(model["result"])},
         "gpus": gpus,
         "causes": [
             {"cause": c.cause, "failures": c.failures, "lost_s": c.lost_s, "share_of_wall": share}
@@ -237,6 +238,7 @@ def schema() -> schemas.Schema:
             "robust_interval_s": schemas.SECONDS,
             "gain_pp": schemas.NUMBER,
             "gain_gpu_hours": schemas.MAYBE_NUMBER,
+            "model": schemas.HEADLINE_MODEL,
             "elastic": {
                 **registry.own_schemas()["elastic"],
                 "description": "the elastic model at the measured G, e, T_j, q_p, o (as"

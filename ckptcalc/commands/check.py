@@ -20,16 +20,26 @@ def schema() -> schemas.Schema:
     row = schemas.object_schema(
         {
             "preset": {"type": "string"},
-            "effective": schemas.FRACTION,
+            "effective": {**schemas.FRACTION, "type": ["number", "null"], "description": "null with an error"},
             "effective_ci95": {"oneOf": [{"type": "null"}, schemas.pair(schemas.FRACTION)]},
             "tested": {"enum": ["point", "low"], "description": "where the floor was tested"},
-            "interval_s": schemas.SECONDS,
-            "interval_pinned": {"type": "boolean"},
+            "interval_s": {**schemas.MAYBE_SECONDS, "description": "seconds; null with an error"},
+            "interval_pinned": {"type": ["boolean", "null"], "description": "null with an error"},
             "min_effective_passed": {
                 "type": ["boolean", "null"],
-                "description": "the effective time where tested at or above min_effective; null without a floor",
+                "description": "the effective time where tested at or above min_effective; null without a floor"
+                " or with an error",
             },
             "passed": {"type": "boolean"},
+            "error": {
+                "type": ["string", "null"],
+                "description": "why the preset could not be checked (FILE: key: message); null when it was",
+            },
+            "model": {
+                "enum": ["exact", "approximate", None],
+                "description": "whether the effective time is the exact model or contains an approximate form"
+                " (docs/model.md §18.2); null where the preset could not be evaluated",
+            },
             **registry.checked_schema(),
         }
     )
@@ -37,6 +47,7 @@ def schema() -> schemas.Schema:
         "check",
         "ckptcalc check --json",
         {
+            "model": {**schemas.HEADLINE_MODEL, "description": "approximate where any preset's is"},
             "min_effective": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
             "max_silent_risk": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
             "at": {"enum": ["point", "low"]},

@@ -154,7 +154,12 @@ def schema() -> schemas.Schema:
 
     scenario = schemas.object_schema({"name": {"type": "string"}, **schemas.EVALUATION})
     return schemas.document(
-        "compare", "ckptcalc compare --json", {"scenarios": {"type": "array", "items": scenario, "minItems": 1}}
+        "compare",
+        "ckptcalc compare --json",
+        {
+            "model": {**schemas.HEADLINE_MODEL, "description": "approximate where any scenario's is"},
+            "scenarios": {"type": "array", "items": scenario, "minItems": 1},
+        },
     )
 
 

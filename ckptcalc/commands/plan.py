@@ -38,6 +38,7 @@ def document(
         "command": "plan",
         "preset": preset,
         "inputs": documents.inputs(job),
+        "model": result.model,
         "work_s": work_s,
         "steps": steps,
         "failure_dist": "exponential" if c.shape is None else "weibull",
@@ -163,6 +164,7 @@ def schema() -> schemas.Schema:
         {
             "preset": {"type": ["string", "null"]},
             "inputs": schemas.INPUTS,
+            "model": schemas.HEADLINE_MODEL,
             "work_s": schemas.SECONDS,
             "steps": {"type": ["integer", "null"], "minimum": 1},
             "failure_dist": {"enum": ["exponential", "weibull"]},

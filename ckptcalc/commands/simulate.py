@@ -2,21 +2,81 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from ckptcalc.inputs import units
 from ckptcalc.inputs.scenario import Job
 from ckptcalc.mechanisms import registry
 from ckptcalc.model.evaluation import Result
 from ckptcalc.output import documents, wording
+from ckptcalc.records import Record
 
 if TYPE_CHECKING:
     from ckptcalc.output import schema as schemas
     from ckptcalc.simulation.search import Search
+    from ckptcalc.simulation.split import Whole
     from ckptcalc.simulation.timeline import Failures, Simulation
 
 dur = units.format_duration
 pct = units.format_percent
+
+
+class SharePart(Record):
+    """One share of ``simulate``'s whole split: its JSON and its schema are made from these fields."""
+
+    simulated: Annotated[float, "the share of elapsed time the run measured"]
+    half_width: Annotated[
+        float | None,
+        "its batch-means 95 % half-width; null where the route keeps no batches of it (the useful share always"
+        " has one: the effective time's)",
+    ]
+    model: Annotated[
+        float | None,
+        "the model's share of the same time at the schedule run; null where the model gives none alike: under"
+        " Weibull failures on two or more tiers (no exact model), for rework, restart and silent when the one"
+        " engine steps silent events (the model counts their replays in rework and their restarts in restart),"
+        " and for write, rework and restart when a class's own stepper counts its losses otherwise (stragglers)",
+    ]
+    agrees: Annotated[bool | None, "the model's share lies within simulated ± half_width; null without both"]
+    difference_pp: Annotated[float | None, "model − simulated, in percentage points; null without the model's"]
+
+
+class WholeSplitPart(Record):
+    """``simulate``'s whole split of elapsed time: its JSON and its schema are made from these fields."""
+
+    useful: Annotated[SharePart, "useful work: the effective time"]
+    write: Annotated[SharePart, "checkpoint stalls and the training the persist slows"]
+    rework: Annotated[SharePart, "work redone after fail-stop failures"]
+    restart: Annotated[SharePart, "restarts after fail-stop failures"]
+    waiting: Annotated[
+        SharePart | None, "waits for a spare node back from repair; null without a spare pool, or folded"
+    ]
+    groups_down: Annotated[SharePart | None, "kept work lost to replica groups down; null without elastic groups"]
+    quorum: Annotated[SharePart | None, "kept work lost to quorum pauses; null without elastic groups, or folded"]
+    overhead: Annotated[SharePart | None, "kept work lost to the groups' overhead; null without elastic groups"]
+    silent: Annotated[
+        SharePart | None,
+        "work silent events threw away at detection, with their restarts and skips; null without, or folded",
+    ]
+    folded: Annotated[
+        tuple[str, ...],
+        "what this run counts inside other shares, its own share then null: 'waiting' inside restart (every"
+        " route but the one engine with silent events keeps no elapsed time to divide the waits by), 'quorum'"
+        " inside groups_down (the groups' pauses are kept with groups down), a class its own stepper runs by its"
+        " name ('silent', 'stragglers') inside write, rework and restart (its part of the document gives its"
+        " share)",
+    ]
+
+
+def _whole_split(whole: Whole) -> dict[str, Any]:
+    """The whole split as its typed part's JSON."""
+    from ckptcalc.output.typed import document_of
+
+    shares: dict[str, Any] = {
+        name: None if share is None else SharePart(**{key: getattr(share, key) for key in SharePart._fields})
+        for name, share in whole.shares.items()
+    }
+    return document_of(WholeSplitPart(**shares, folded=whole.folded))
 
 
 def _tier_intervals(result: Result) -> list[dict[str, Any]]:
@@ -35,11 +95,13 @@ def document(
     agreement: dict[str, dict[str, Any] | None],
     result: Result,
     base: Result | None,
+    whole: Whole,
     given: Result | None = None,
 ) -> dict[str, Any]:
     """Everything ``simulate --json`` prints: the run, and the models at the schedule it ran
     (``result``; ``base`` is the job at its optimum, with ``search``; ``given`` the job as stated,
-    whose intervals may have been rounded to run); ``agreement`` is each model's verdict on the run."""
+    whose intervals may have been rounded to run); ``agreement`` is each model's verdict on the run, ``whole``
+    the run's whole split with the model's shares beside it."""
     first, exact = analytic
     low, high = outcome.ci95
     notes = [*([] if given is None else documents.warnings(given)), *documents.warnings(result)]
@@ -49,6 +111,8 @@ def document(
         "command": "simulate",
         "preset": preset,
         "inputs": documents.inputs(job),
+        # The model beside the run: first order alone where no exact model exists.
+        "model": result.model if exact is not None else "approximate",
         "failure_dist": "exponential" if failures.shape is None else "weibull",
         "shape": failures.shape,
         "seed": outcome.seed,
@@ -66,6 +130,7 @@ def document(
             "rework": outcome.split.rework,
             "restart": outcome.split.restart,
         },
+        "whole_split": _whole_split(whole),
         "elastic": None if not registry.takes_over(job.config) else {"lost": outcome.elastic},
         **registry.class_simulated_parts(outcome.late, result),
         "failures": outcome.failures,
@@ -94,6 +159,23 @@ def document(
             "exponential_exact_interval_s": float(base.optimal_interval_s),
         }
     return document
+
+
+#: Each share of the whole split as its row in the table names it.
+SHARE_NAMES = {
+    "useful": "useful work", "write": "checkpoint stalls", "rework": "rework", "restart": "restarts",
+    "waiting": "waiting for a node", "groups_down": "groups down", "quorum": "quorum pauses",
+    "overhead": "groups' overhead", "silent": "silent events",
+}  # fmt: skip
+
+
+def _beside(share: dict[str, Any]) -> tuple[str, str]:
+    """The model's share beside a simulated one, and its verdict."""
+    if share["model"] is None:
+        return "-", ""
+    agrees, difference = share["agrees"], f"{share['difference_pp']:+.3f} pp"
+    verdict = difference if agrees is None else "agrees (inside the CI)" if agrees else f"off by {difference}"
+    return pct(share["model"], 4), verdict
 
 
 def table(document: dict[str, Any]) -> None:
@@ -129,13 +211,17 @@ def table(document: dict[str, Any]) -> None:
     out.print()
     table = tables.grid("Measured split of elapsed time", narrow)
     table.add_column("")
-    table.add_column("share", justify="right")
-    for key, name in (("useful", "useful work"), ("write", "checkpoint stalls"), ("rework", "rework"),
-                      ("restart", "restarts")):  # fmt: skip
-        table.add_row(name, pct(document["split"][key], 4))
-    if document["inputs"]["groups"] is not None:
-        table.add_row("groups down, pauses, overhead", pct(document["elastic"]["lost"], 4))
+    table.add_column("simulated", justify="right")
+    table.add_column("model", justify="right")
+    table.add_column("verdict")
+    whole = document["whole_split"]
+    for key, name in SHARE_NAMES.items():
+        share = whole[key]
+        if share is not None:
+            table.add_row(name, pct(share["simulated"], 4), *_beside(share))
     out.print(table)
+    for line in wording.folded_shares(whole["folded"]):
+        out.print(line)
     out.print(f"Failures: {document['failures']:,} ({document['failures_in_restart']:,} during a restart)")
     for line in registry.simulated_lines(document, wording.SHOW):
         out.print(line)
@@ -187,6 +273,7 @@ def table(document: dict[str, Any]) -> None:
 
 def schema() -> schemas.Schema:
     from ckptcalc.output import schema as schemas
+    from ckptcalc.output.typed import schema_of
 
     agreement = {
         "oneOf": [
@@ -211,6 +298,7 @@ def schema() -> schemas.Schema:
         registry.placed({
             "preset": {"type": ["string", "null"]},
             "inputs": schemas.INPUTS,
+            "model": schemas.HEADLINE_MODEL,
             "failure_dist": {"enum": ["exponential", "weibull"]},
             "shape": {"type": ["number", "null"], "exclusiveMinimum": 0},
             "seed": {"type": "integer", "minimum": 0},
@@ -226,7 +314,17 @@ def schema() -> schemas.Schema:
             **schemas.RECOVERY,
             "effective": schemas.FRACTION,
             "effective_ci95": {"type": "array", "items": schemas.NUMBER, "minItems": 2, "maxItems": 2},
-            "split": schemas.object_schema({k: schemas.FRACTION for k in ("useful", "write", "rework", "restart")}),
+            "split": schemas.object_schema(
+                {k: schemas.FRACTION for k in ("useful", "write", "rework", "restart")},
+                "the measured split in the model's four terms: rework holds the work silent events threw away,"
+                " restart the waits for a node and the detections' restarts; with --groups, the groups' losses"
+                " are elastic.lost (whole_split takes every share apart)",
+            ),
+            "whole_split": schema_of(
+                WholeSplitPart,
+                "every share of elapsed time the run measured: the shares not null sum to 1, each with the"
+                " model's share of the same time beside it where the model gives one (docs/model.md §18.5)",
+            ),
             "elastic": {
                 "oneOf": [
                     {"type": "null"},

@@ -326,6 +326,12 @@ class Mechanism:
         all): what the home's stepper found (its effective time, split, interval, batches)."""
         raise NotImplementedError(self.name)
 
+    def stepped_split_alike(self, found: Any) -> bool:
+        """Whether its stepper's run ``found`` (what :meth:`engine` returned) counts the class's losses in
+        write, rework and restart as the model's result does, so that ``simulate``'s whole split sets the
+        model's shares beside the simulated ones; the model's are left out otherwise."""
+        return False
+
     def engine_late_class(self, config: Any, schedule: Any, kept: Any) -> Any:
         """The class noticed late that the one event engine steps (``ckptcalc.simulation.engine``): an
         object with mean_work (work between onsets), latency (mean work to notice one), skipped (work skipped

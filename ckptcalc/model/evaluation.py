@@ -607,6 +607,17 @@ class Result(Record):
         return "approximate" if rough else "exact"
 
 
+def headline_model(labels: Any) -> str:
+    """The ``model`` of a headline made of several results' (``compare``'s scenarios, ``check``'s presets):
+    ``approximate`` where any of their ``labels`` is (None: a result that failed), ``exact`` otherwise
+    (docs/model.md §18.2).
+
+    >>> headline_model(["exact", None, "approximate"]), headline_model(["exact"])
+    ('approximate', 'exact')
+    """
+    return "approximate" if "approximate" in list(labels) else "exact"
+
+
 def _base(config: Config) -> Tiers:
     """The schedule of ``config``'s levels, fastest first, with τ₁ = 1 and every multiple 1 (placeholders);
     with just-in-time recovery, its one-step tier first (τ₁ the step), and the failures with notice."""

@@ -3,7 +3,8 @@ whose fields carry their JSON types and descriptions, from which both the part a
 (the schema module is loaded only to publish a schema).
 
 A field is annotated ``Annotated[T, "what it is"]``; ``T`` is ``str``, ``int``, ``float``, ``bool``, a
-``Literal`` of strings (an enum), another such record (a nested object), or any of them ``| None``.
+``Literal`` of strings (an enum), another such record (a nested object), a ``tuple[T, ...]`` of one of them
+(an array), or any of them ``| None``.
 
 >>> from typing import Annotated, Literal
 >>> class Span(Record):
@@ -31,10 +32,16 @@ _JSON_TYPES: dict[type, str] = {str: "string", bool: "boolean", int: "integer", 
 
 def document_of(record: Record) -> dict[str, Any]:
     """The record as a document part: its fields in order, nested records as objects."""
-    return {
-        name: document_of(value) if isinstance(value, Record) else value
-        for name, value in ((name, getattr(record, name)) for name in record._fields)
-    }
+    return {name: _value(getattr(record, name)) for name in record._fields}
+
+
+def _value(value: Any) -> Any:
+    """A field's value in a document: a record as an object, a tuple as a list."""
+    if isinstance(value, Record):
+        return document_of(value)
+    if isinstance(value, tuple):
+        return [_value(item) for item in value]
+    return value
 
 
 def schema_of(record: type[Record], description: str | None = None) -> Schema:
@@ -55,7 +62,8 @@ def _field(hint: Any) -> Schema:
 
 
 def _type(hint: Any) -> Schema:
-    """The schema of one type: a plain type, a Literal (an enum), a record (an object) or ``T | None``."""
+    """The schema of one type: a plain type, a Literal (an enum), a record (an object), ``tuple[T, ...]`` (an
+    array) or ``T | None``."""
     origin = get_origin(hint)
     if origin in (Union, types.UnionType):
         kinds = [kind for kind in get_args(hint) if kind is not type(None)]
@@ -67,6 +75,11 @@ def _type(hint: Any) -> Schema:
         return {"oneOf": [{"type": "null"}, inner]}
     if origin is Literal:
         return {"enum": list(get_args(hint))}
+    if origin is tuple:
+        item, *rest = get_args(hint)
+        if rest != [Ellipsis]:
+            raise TypeError(f"only tuple[T, ...] is a document's array, not {hint!r}")
+        return {"type": "array", "items": _type(item)}
     if isinstance(hint, type) and issubclass(hint, Record):
         return schema_of(hint)
     if hint in _JSON_TYPES:

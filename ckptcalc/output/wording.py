@@ -216,6 +216,22 @@ def _young(interval_s: float) -> str:
 NO_EXACT = "no exact model for Weibull failures with more than one level: the simulated value is the answer"
 
 
+#: Where a simulated run counts a share it does not time alone (``simulate``'s ``whole_split.folded``).
+_FOLDED = {
+    "waiting": "waits for a node are counted in restarts (this run keeps no elapsed time to divide them by)",
+    "quorum": "quorum pauses are counted in groups down (this run keeps them together)",
+}
+
+
+def folded_shares(folded: list[str]) -> list[str]:
+    """A line for each share a simulated run counts inside another."""
+    return [
+        "Note: " + _FOLDED.get(name, f"{name}: its losses are counted in the shares above, as its own stepper"
+                                     " counts them (its line below gives its share)") + "."
+        for name in folded
+    ]  # fmt: skip
+
+
 def penalty(points: float, given: float, best: float) -> str:
     """What a given interval costs against the optimum."""
     return (

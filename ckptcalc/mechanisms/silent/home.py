@@ -399,6 +399,11 @@ class Silent(Mechanism):
             seed=seed,
         )
 
+    def stepped_split_alike(self, found: Any) -> bool:
+        """Its stepper counts the work a detection throws away in rework and its restart and skip in restart,
+        as the model does (docs/model.md §16.3)."""
+        return True
+
     def class_simulated_part(self, found: Any, result: Any) -> dict[str, Any]:
         """The silent events a simulation ran (docs/model.md §16.4) beside the model's P_u; None without."""
         if found is None or result.silent is None:
