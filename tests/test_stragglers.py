@@ -1,6 +1,6 @@
 """Stragglers (fail-slow, docs/model.md §21): the references worked by hand, the break-even and the policy it picks,
-the running share in the headline alone and with other mechanisms, its levers, plan and report, bad input, and the
-event-by-event simulation against the model."""
+the running share in the headline alone and with other mechanisms, its levers, plan and report, bad input, and
+``simulate`` against the model (the one event engine with every other mechanism: tests/test_stragglers_engine.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from ckptcalc import api
 from ckptcalc.mechanisms import stragglers
-from ckptcalc.model.evaluation import evaluate, exact_effective
+from ckptcalc.model.evaluation import evaluate
 
 Run = Callable[..., Any]
 RunJson = Callable[..., dict[str, Any]]
@@ -225,23 +225,6 @@ def test_a_detection_at_once_is_allowed(run_json: RunJson) -> None:
     assert found["stragglers"]["restart_loss_s"] == pytest.approx(600.0 + TAU / 2, rel=1e-9)
 
 
-@pytest.mark.parametrize(
-    ("others", "flag"),
-    [
-        (("--spares", "2", "--repair", "4h", "--nodes", "2048"), "--spares"),
-        (("--groups", "8", "--group-share", "0.9", "--rejoin", "30min"), "--groups"),
-        (("--jit-share", "0.9", "--step-time", "10s"), "--jit-share"),
-        (("--silent-mtbf", "30d", "--detect-latency", "1h"), "--silent-mtbf"),
-        (("--shape", "0.7"), "--shape"),
-    ],
-)
-def test_simulate_refuses_a_pair_it_does_not_step(run: Run, others: tuple[str, ...], flag: str) -> None:
-    result = run("simulate", *JOB, *SLOW, *others, "--cycles", "1000")
-    assert result.exit_code == 2
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and flag in lines[0] and "--slow-mtbf" in lines[0], result.stderr
-
-
 # ------------------------------------------------------------------ the simulation (docs/model.md §21.6)
 
 
@@ -264,17 +247,6 @@ def test_the_simulation_agrees_with_the_model(run_json: RunJson, others: tuple[s
     part = found["stragglers"]
     assert part["periods"] > 0
     assert (part["restarts_at_detection"] > 0) == ("4h" in others)
-
-
-def test_the_stepper_with_no_slowness_is_the_periodic_timeline() -> None:
-    """A slow factor of 0 slows nothing: the stepper's effective time is the exact model's (its 95 % interval)."""
-    found = stragglers.step(
-        interval_s=600.0, every=(), stalls=(10.0,), restarts=(300.0,), shares=(1.0,), lag_s=0.0, mtbf_s=3600.0,
-        slow=(1e12, 0.0, 1.0, 1.0), replace=False, cycles=20000, seed=3,
-    )  # fmt: skip
-    model = exact_effective(600.0, 10.0, 300.0, 3600.0)
-    assert found.ci95[0] <= model <= found.ci95[1]
-    assert found.periods == 0 and found.slowed == 0.0
 
 
 def test_without_a_periodic_checkpoint_only_tolerating_is_open(run_json: RunJson) -> None:

@@ -323,7 +323,8 @@ class Mechanism:
     def engine(self, config: Any, schedule: Any, mtbf_s: float, kept: Any, cycles: int, seed: int) -> Any:
         """Step ``schedule`` (the simulation's) of ``config`` with the class, event by event, over
         ``cycles`` fail-stop cycles at ``mtbf_s``, ``kept`` newest top-tier checkpoints retained (None:
-        all): what the home's stepper found (its effective time, split, interval, batches)."""
+        all): what the home's stepper found (its effective time, split, interval, batches). A home without a
+        stepper of its own leaves it unset: ``simulate`` runs the class in the one event engine."""
         raise NotImplementedError(self.name)
 
     def stepped_split_alike(self, found: Any) -> bool:
@@ -338,6 +339,16 @@ class Mechanism:
         after each), newest (top-tier checkpoints retained, None: all; ``kept`` as the model has it) and
         kept_every (one kept for good every that many, None: none) at ``schedule`` (the simulation's); None
         where ``config`` has none."""
+        return None
+
+    def engine_slow_periods(self, config: Any, schedule: Any) -> Any:
+        """Periods that slow every step, which the one event engine (``ckptcalc.simulation.engine``) steps beside
+        the job's failures at ``schedule`` (the simulation's): an object whose ``process(rng)`` gives one run's
+        periods, drawn from ``rng``: ``pace`` (the job's pace now, 1 at full speed), ``next_at`` (the elapsed
+        time of its next event) and ``event()`` (step that event; True when it ends in a restart from the top
+        tier's newest durable checkpoint), ``begun`` and ``detected`` (periods, and restarts); None where
+        ``config`` has none. A home that declares them and no stepper of its own (:meth:`engine`) is simulated
+        in the one engine, alone and with every mechanism the engine runs."""
         return None
 
     def class_simulated_part(self, found: Any, result: Any) -> dict[str, Any]:

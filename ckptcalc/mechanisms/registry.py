@@ -503,6 +503,17 @@ def engine_late_class(config: Any, schedule: Any, kept: Any) -> Any:
     return _first(lambda m: m.engine_late_class(config, schedule, kept))
 
 
+def engine_slow_periods(config: Any, schedule: Any) -> Any:
+    """The periods that slow every step of ``config`` as the one event engine steps them (None: none)."""
+    return _first(lambda m: m.engine_slow_periods(config, schedule))
+
+
+def steps_itself(m: Mechanism) -> bool:
+    """Whether ``m`` has an event stepper of its own (:meth:`Mechanism.engine`); ``simulate`` runs a class
+    without one in the one event engine."""
+    return type(m).engine is not Mechanism.engine
+
+
 def run_waits(config: Any) -> Any:
     return _first(lambda m: m.run_waits(config))
 

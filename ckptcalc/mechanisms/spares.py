@@ -986,7 +986,7 @@ class Spares(Mechanism):
     simulated_name = "spares"
     simulated_after = "slowdown"
     simulated_input = (SPARES, SPARES)
-    not_simulated_with = ("silent", "groups", "slowdown", "events", "search", "stragglers")
+    not_simulated_with = ("silent", "groups", "slowdown", "events", "search")
     one_engine_with = ("silent", "groups", "slowdown")
 
     def simulated_held(self, config: Any) -> bool:

@@ -18,7 +18,7 @@ approximation (periods that overlap are counted twice, and the interval is not r
 This home declares the mechanism once: its inputs (``--slow-mtbf``, ``--slow-factor``,
 ``--slow-duration``, ``--slow-detect``; the preset table ``[stragglers]``), its running share of every
 result, its levers and their break-even, its part of every document, what ``plan`` stretches its runs by,
-and the event-by-event simulation ``simulate`` runs (:func:`step`).
+and the slow periods the one event engine steps beside the job's failures (:class:`Periods`).
 
 >>> round(tolerated(0.1, 7200.0), 4), round(restarted(0.1, 7200.0, 600.0, 600.0, 266.762), 4)
 (654.5455, 727.0777)
@@ -31,14 +31,12 @@ from __future__ import annotations
 import math
 import random
 import sys
-from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
 from ckptcalc.errors import InputError
 from ckptcalc.mechanisms.base import LARGEST, SMALLEST, Cell, Input, Mechanism
 from ckptcalc.model.arrays import scalar
-from ckptcalc.model.statistics import BATCHES, T975_19
 from ckptcalc.records import Record
 
 Num = Any
@@ -144,187 +142,68 @@ def at_work(config: Any) -> bool:
     return getattr(config, SLOW_MTBF, None) is not None
 
 
-# ------------------------------------------------------------------ the simulation (docs/model.md §21.6)
+# ------------------------------------------------------------------ in the one event engine (docs/model.md §21.6)
 
 
 @dataclass(frozen=True)
-class Stepped:
-    """A simulated run with slow periods: effective time with its 95 % interval, the split, the counts."""
+class Periods:
+    """Slow periods as the one event engine steps them (docs/model.md §21.6): they begin every ``between_s``
+    of wall time on average, whatever the job does; each lasts Exp(``duration_s``); while one or more is on,
+    the job runs at 1/(1 + ``factor``) of its pace (its work, its stalls and its restarts alike). With
+    ``replace`` (the restart policy), a period still on ``detect_s`` after it began ends in a restart from
+    the top tier's newest durable checkpoint, as a failure going back to storage would (the slow node
+    swapped).
 
-    effective: float
-    ci95: tuple[float, float]
-    write: float
-    rework: float
-    restart: float
-    cycles: int  # fail-stop failures
-    periods: int  # slow periods begun
-    detected: int  # restarts at detection (the restart policy)
-    slowed: float  # share of time lost to running slow
-    batch_effective: tuple[float, ...] = ()
-    failures_in_restart: int = 0
-
-
-def step(
-    *,
-    interval_s: float,
-    every: tuple[int, ...],
-    stalls: tuple[float, ...],
-    restarts: tuple[float, ...],
-    shares: tuple[float, ...],
-    lag_s: float,
-    mtbf_s: float,
-    slow: tuple[float, float, float, float],
-    replace: bool,
-    cycles: int,
-    seed: int,
-) -> Stepped:
-    """Step ``cycles`` fail-stop failures of a schedule of tiers (as :class:`ckptcalc.simulation.timeline.Schedule`
-    has it) with slow periods, event by event (docs/model.md §21.6).
-
-    Failures come at 1/``mtbf_s`` of wall time and strike work, stalls and restarts; each goes back to its
-    tier's newest checkpoint (the top tier: the newest durable one, ``lag_s`` of work after its boundary),
-    the tiers below reset to it. Slow periods ``slow`` = (M_s, f, D, t_d) begin at 1/M_s of wall time
-    whatever the job does and last X ~ Exp(D) each; while one or more is on, the job runs at 1/(1 + f) of its
-    pace (its work, its stalls and its restarts alike). With ``replace``, a period still on t_d after it began is ended
-    by a restart: back to the newest durable top-tier checkpoint, at the top tier's restart.
-
-    >>> s = step(interval_s=600.0, every=(), stalls=(10.0,), restarts=(300.0,), shares=(1.0,), lag_s=0.0,
-    ...          mtbf_s=7200.0, slow=(86400.0, 0.1, 7200.0, 600.0), replace=False, cycles=400, seed=1)
-    >>> s.cycles, 0.8 < s.effective < 0.95, s.detected
-    (400, True, 0)
+    >>> process = Periods(86400.0, 0.1, 7200.0, 600.0, replace=True).process(random.Random(1))
+    >>> process.pace, process.next_at > 0.0
+    (1.0, True)
+    >>> process.event(), round(process.pace, 6), process.begun
+    (False, 0.909091, 1)
     """
-    if cycles < BATCHES:
-        raise InputError(f"needs at least {BATCHES} cycles, got {cycles}", where="cycles")
-    slow_mtbf, f, mean_d, detect = slow
-    rng = random.Random(seed)
-    top = len(stalls) - 1
-    sizes = [1]
-    for m in every:
-        sizes.append(sizes[-1] * m)
-    tau = interval_s
-    bounds = [math.fsum(shares[: k + 1]) for k in range(top)]
-    inf = math.inf
 
-    t = 0.0
-    n, u = 0, 0.0  # tier-1 boundaries passed at the last checkpoint position, work since
-    last = [0] * (top + 1)  # each tier's newest checkpoint, in tier-1 boundaries
-    written: deque[int] = deque([0])  # the top tier's checkpoints written (durable once lag_s of work past)
-    phase, left = "compute", tau  # what the job does and what is left of it (work, or wall time)
-    next_fail = rng.expovariate(1.0 / mtbf_s)
-    next_onset = rng.expovariate(1.0 / slow_mtbf)
-    periods: list[list[float]] = []  # [end, detection] of each slow period on
-    write = restart = slowed = 0.0
-    failures = begun = detected = in_restart = 0
-    batch, per = 0, [cycles // BATCHES + (1 if i < cycles % BATCHES else 0) for i in range(BATCHES)]
-    mark = (0.0, 0.0)  # (wall time, position) at the start of the batch
-    batch_effective: list[float] = []
+    between_s: float
+    factor: float
+    duration_s: float
+    detect_s: float
+    replace: bool
 
-    def position() -> float:
-        return n * tau + u
+    def process(self, rng: random.Random) -> Process:
+        """The slow periods of one run, their times drawn from ``rng``."""
+        return Process(self, rng)
 
-    def back_to(tier: int) -> None:
-        """Roll back to ``tier``'s newest checkpoint (the top tier's newest durable one)."""
-        nonlocal n, u
-        here = position()
-        if tier == top:
-            while len(written) > 1 and written[-1] * tau + lag_s > here:
-                written.pop()
-            target = written[-1]
+
+class Process:
+    """The slow periods of one run: ``pace``, the job's pace now (1/(1 + f) while a period is on, 1
+    otherwise); ``next_at``, the elapsed time of the next onset, end or detection, which :meth:`event`
+    steps; ``begun`` and ``detected`` count the periods and the restarts at detection."""
+
+    def __init__(self, periods: Periods, rng: random.Random) -> None:
+        self.periods = periods
+        self._expo = rng.expovariate
+        self._slow = 1.0 / (1.0 + periods.factor)
+        self._onset = self._expo(1.0 / periods.between_s)
+        self._on: list[tuple[float, float]] = []  # (end, detection) of every period on
+        self.pace = 1.0
+        self.next_at = self._onset
+        self.begun = self.detected = 0
+
+    def event(self) -> bool:
+        """Step the event at :attr:`next_at`; True when it is a detection that ends in a restart."""
+        p, now = self.periods, self.next_at
+        restart = False
+        if now == self._onset:
+            self.begun += 1
+            length = self._expo(1.0 / p.duration_s)
+            found = now + p.detect_s if p.replace and p.detect_s < length else math.inf
+            self._on.append((now + length, found))
+            self._onset = now + self._expo(1.0 / p.between_s)
         else:
-            target = last[tier]
-        while len(written) > 1 and written[-1] > target:
-            written.pop()
-        for k in range(tier + 1):
-            last[k] = target
-        n, u = target, 0.0
-
-    period = sizes[top]  # tier-1 boundaries per top-tier checkpoint
-    per_period = math.fsum(
-        math.fsum(stalls[: max(k for k in range(top + 1) if j % sizes[k] == 0) + 1]) for j in range(1, period + 1)
-    )  # the stalls of one top-tier period
-    while failures < cycles:
-        rate = 1.0 / (1.0 + f) if periods else 1.0
-        ends = min((p[0] for p in periods), default=inf)
-        found = min((p[1] for p in periods), default=inf) if replace else inf
-        if phase == "compute" and u == 0.0 and n % period == 0:
-            # Glide over whole top-tier periods that end before the next event: the same timeline.
-            whole = (period * tau + per_period) / rate
-            glide = int((min(next_fail, next_onset, ends, found) - t) / whole) - 1
-            if glide > 0:
-                t += glide * whole
-                write += glide * per_period / rate
-                slowed += glide * (whole - period * tau - per_period)
-                n += glide * period
-                for k in range(top + 1):
-                    last[k] = n
-                written.clear()
-                written.extend((n - period, n))
-        at = min(t + left / rate, next_fail, next_onset, ends, found)
-        dt = at - t
-        done = min(dt * rate, left)
-        left -= done
-        slowed += dt - done
-        if phase == "compute":
-            u += done
-        elif phase == "stall":
-            write += dt
-        else:
-            restart += dt
-        t = at
-        if at == next_fail:
-            failures += 1
-            in_restart += phase == "restart"
-            draw = rng.random()
-            tier = next((k for k, b in enumerate(bounds) if draw < b), top)
-            back_to(tier)
-            phase, left = "restart", restarts[tier]
-            next_fail = t + rng.expovariate(1.0 / mtbf_s)
-            if failures == sum(per[: batch + 1]):
-                here = position()
-                batch_effective.append((here - mark[1]) / (t - mark[0]))
-                mark, batch = (t, here), batch + 1
-        elif at == next_onset:
-            begun += 1
-            length = rng.expovariate(1.0 / mean_d)
-            periods.append([t + length, t + detect if detect < length else inf])
-            next_onset = t + rng.expovariate(1.0 / slow_mtbf)
-        elif at == ends:
-            periods = [p for p in periods if p[0] > t]
-        elif at == found:
-            detected += 1
-            periods = [p for p in periods if p[1] > t]
-            back_to(top)
-            phase, left = "restart", restarts[top]
-        elif phase == "compute":
-            n, u = n + 1, 0.0
-            tiers = max(k for k in range(top + 1) if n % sizes[k] == 0)
-            phase, left = "stall", math.fsum(stalls[: tiers + 1])
-        elif phase == "stall":
-            for k in range(top + 1):
-                if n % sizes[k] == 0:
-                    last[k] = n
-            if n % sizes[top] == 0:
-                written.append(n)
-                while len(written) > 2 and (written[1] * tau + lag_s) <= position():
-                    written.popleft()  # an older one than the newest durable is never gone back to
-            phase, left = "compute", tau
-        else:
-            phase, left = "compute", tau - u
-    here = position()
-    effective = here / t
-    spread = _stdev(batch_effective) / math.sqrt(len(batch_effective))
-    half = T975_19 * spread
-    return Stepped(
-        effective=effective, ci95=(effective - half, effective + half), write=write / t,
-        rework=1.0 - effective - write / t - restart / t, restart=restart / t, cycles=failures, periods=begun,
-        detected=detected, slowed=slowed / t,
-        batch_effective=tuple(batch_effective), failures_in_restart=in_restart,
-    )  # fmt: skip
-
-
-def _stdev(values: list[float]) -> float:
-    mean = math.fsum(values) / len(values)
-    return math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1))
+            at = next(i for i, (end, found) in enumerate(self._on) if now in (end, found))
+            restart = self._on.pop(at)[1] == now  # found before it ended: the slow node is swapped
+            self.detected += restart
+        self.pace = self._slow if self._on else 1.0
+        self.next_at = min((self._onset, *(min(pair) for pair in self._on)))
+        return restart
 
 
 # ------------------------------------------------------------------ the mechanism
@@ -384,9 +263,9 @@ class Stragglers(Mechanism):
     limit = ((SLOW_MTBF, ""), (FACTOR, ""), (DURATION, ""), (DETECT, ""))  # no slow period
     cells = (Cell("lost to stragglers", ("stragglers", "share")),)
     engine_switch = (SLOW_MTBF, "slow_mtbf")
-    # Not stepped together with these (docs/model.md §21.6): each would need its own part in this stepper.
-    # (The spare pool refuses it in its own declaration.)
-    engine_refuses = ("classes", "groups", "silent", "jit", "notice", "slowdown", "weibull", "events", "search")
+    # The one event engine steps them with every mechanism it runs (docs/model.md §21.6), but for these: an
+    # event log has no slow periods to show, and the simulated search runs the vectorised stepper.
+    engine_refuses = ("events", "search")
 
     # ------------------------------------------------------------- inputs
 
@@ -636,25 +515,26 @@ class Stragglers(Mechanism):
     def present(self, config: Any) -> bool:
         return at_work(config)
 
-    def engine(self, config: Any, schedule: Any, mtbf_s: float, kept: Any, cycles: int, seed: int) -> Any:
-        """The schedule stepped event by event with slow periods and the policy the model applies (:func:`step`)."""
-        found = figures(config, schedule.storage_interval_s)
-        return step(
-            interval_s=schedule.interval_s, every=schedule.every, stalls=schedule.stalls, restarts=schedule.restarts,
-            shares=schedule.shares, lag_s=schedule.lag_s, mtbf_s=mtbf_s,
-            slow=tuple(float(getattr(config, name)) for name in OWN),  # type: ignore[arg-type]
-            replace=bool(found.restarts), cycles=cycles, seed=seed,
-        )  # fmt: skip
+    def engine_slow_periods(self, config: Any, schedule: Any) -> Periods | None:
+        """The slow periods of ``config`` the one event engine steps, with the policy the model applies at the
+        schedule run (docs/model.md §21.6); None without them."""
+        if not at_work(config):
+            return None
+        found = figures(config, _core().evaluate(config).interval_s)
+        between, factor, duration, detect = (float(getattr(config, name)) for name in OWN)
+        return Periods(between, factor, duration, detect, replace=bool(found.restarts))
 
     def class_simulated_part(self, found: Any, result: Any) -> dict[str, Any]:
-        if not isinstance(found, Stepped):
+        """The slow periods the engine ``found`` (begun, ended by a restart at detection, the share of time
+        lost to running slow) beside the model's shares; None without them."""
+        if found is None or not at_work(result.config):
             return {self.name: None}
         model = figures(result.config, float(result.interval_s))
         return {
             self.name: {
-                "periods": found.periods,
-                "restarts_at_detection": found.detected,
-                "slowed_share": found.slowed,
+                "periods": found.slow_periods,
+                "restarts_at_detection": found.slow_restarts,
+                "slowed_share": found.split.slowed,
                 "analytic_slowed_share": float(model.slowed),
                 "analytic_share": float(model.slowed + model.restart + model.rework),
             }

@@ -17,7 +17,11 @@ when the plan holds it:
   failure sends a node to repair, and the job waits for one when none is free;
 * a failure class noticed late (§16, silent events with retention): onsets per
   unit of clean work, noticed after a latency of work, back to the newest
-  retained storage checkpoint before the onset.
+  retained storage checkpoint before the onset;
+* periods that slow every step (§21.6, stragglers: an object with ``process``):
+  while one is on the job runs at its pace (work, stalls and restarts alike),
+  the wall time it loses is a share of its own; one may end in a restart from
+  the top tier's newest durable checkpoint (the slow node swapped).
 
 Renewal, as the model: the failure clock starts afresh at every failure (a
 failure during a restart draws its class afresh), and runs in restarts, work
@@ -55,7 +59,7 @@ from ckptcalc.model.statistics import BATCHES, T975_19
 #: The shares of the split, in the order of :class:`Split`.
 SHARES = (
     "effective", "write", "rework", "restart", "waiting", "down", "quorum", "overhead", "silent_rework",
-    "silent_restart",
+    "silent_restart", "slowed",
 )  # fmt: skip
 
 
@@ -64,7 +68,7 @@ class Split:
     """Shares of elapsed time (they sum to 1): useful work; checkpoint stalls and the persist's slowdown;
     work redone after fail-stop failures; their restarts; waits for a spare node; kept work lost to groups
     down, to quorum pauses and to the groups' overhead; work thrown away at silent detections, and their
-    restarts and skips."""
+    restarts and skips; wall time lost to running slow (the pace below 1)."""
 
     effective: float
     write: float
@@ -76,6 +80,7 @@ class Split:
     overhead: float = 0.0
     silent_rework: float = 0.0
     silent_restart: float = 0.0
+    slowed: float = 0.0
 
     @property
     def elastic(self) -> float:
@@ -108,6 +113,8 @@ class Found:
     unrecoverable: int = 0  # of those, with no retained checkpoint before the onset
     erased: int = 0  # silent events a fail-stop rollback erased before they were noticed
     latency_s: float = 0.0  # mean work from onset to detection, measured
+    slow_periods: int = 0  # slow periods begun
+    slow_restarts: int = 0  # of those, ended by a restart at detection
     batch_effective: tuple[float, ...] = ()
     batches: tuple[Split, ...] = ()  # the split of each batch behind the half-widths
 
@@ -145,7 +152,8 @@ class Plan:
     (:class:`ckptcalc.mechanisms.elastic.engine.Groups`); ``pool`` the spare pool (``wait_at(now)``: the
     wait of a failure at wall time ``now``, taking a node to repair; ``group_out(now, rejoin)``: how long
     a group that fails at ``now`` stays out); ``late`` a class noticed late (mean_work between onsets,
-    latency, skipped, newest kept, kept_every in storage checkpoints).
+    latency, skipped, newest kept, kept_every in storage checkpoints); ``slow`` the periods that slow every
+    step (``process(rng)``: ``pace``, ``next_at``, ``event()``, ``begun``, ``detected``).
     """
 
     schedule: Any
@@ -154,6 +162,7 @@ class Plan:
     groups: Any = None
     pool: Any = None
     late: Any = None
+    slow: Any = None
 
     def __post_init__(self) -> None:
         if self.groups is not None:
@@ -198,22 +207,30 @@ def run(
     lag = float(s.lag_s) * (1.0 - slow)  # work done while the persist runs
     nowhere = float(s.nowhere_share)
     nowhere_restart = float(s.nowhere_restart_s)
+    # Every class: each tier's own, then the classes of their own restart (docs/model.md §20), each going
+    # back to its tier.
+    class_shares = tuple(float(q) for q in s.class_shares)
+    class_restarts = tuple(float(r) for r in s.class_restarts)
+    anchors = tuple(int(k) for k in s.class_anchors)
     bounds = []
     acc = 0.0
-    for share in s.shares[:-1]:
-        acc += float(share)
+    for share in class_shares[:-1]:
+        acc += share
         bounds.append(acc)
     periodic = 1.0 - nowhere
     # The last group up failing rolls back: never nowhere, nor in place (a tier whose checkpoint is free).
-    rolling = [k for k in range(top + 1) if stalls[k] > 0.0 or k == top]
+    rolling = [c for c, k in enumerate(anchors) if stalls[k] > 0.0 or k == top]
     roll_bounds = []
     acc = 0.0
-    weight = sum(float(s.shares[k]) for k in rolling)
-    for k in rolling[:-1]:
-        acc += float(s.shares[k]) / weight
+    weight = sum(class_shares[c] for c in rolling)
+    for c in rolling[:-1]:
+        acc += class_shares[c] / weight
         roll_bounds.append(acc)
 
     groups, pool, late = plan.groups, plan.pool, plan.late
+    # Periods that slow every step: the job's pace, and when it next changes.
+    slowing = None if plan.slow is None else plan.slow.process(rng)
+    pace, slow_next = (1.0, math.inf) if slowing is None else (slowing.pace, slowing.next_at)
     if groups is not None:
         whole_mean, nu = groups.rates(plan.mtbf_s)
         count = int(groups.groups)
@@ -271,13 +288,13 @@ def run(
     last_top = start_mark  # the newest top-tier boundary at or before the position (the onset's, at one)
     onset_top = start_mark
     worked_corrupt = 0.0
-    # Time: elapsed, write, restart, waiting, silent work thrown, silent restarts.
-    elapsed = write = restarting = waiting = thrown = silent_back = 0.0
+    # Time: elapsed, write, restart, waiting, silent work thrown, silent restarts, lost to running slow.
+    elapsed = write = restarting = waiting = thrown = silent_back = slowed = 0.0
     failures = in_restart = no_spare = group_failures = all_down = events = unrecoverable = erased = 0
     waited = latency_sum = 0.0
     per_batch = [cycles // BATCHES + (1 if i < cycles % BATCHES else 0) for i in range(BATCHES)]
     ends = [sum(per_batch[: i + 1]) for i in range(BATCHES)]
-    snapshots = [(0.0,) * 10]
+    snapshots = [(0.0,) * 11]
     # The phase: a restart (or a detection's pause) with this much left, else (-1) running, in a stall or not.
     restart_left, detecting, to_fail = restarts[top], False, math.inf
     stall_left: float | None = None
@@ -363,21 +380,12 @@ def run(
             resume_at = math.nan
         else:
             if forced:
-                k = rolling[sum(1 for edge in roll_bounds if u >= edge)]
+                c = rolling[sum(1 for edge in roll_bounds if u >= edge)]
             else:
-                k = sum(1 for edge in bounds if u >= edge)
-            if k < top:
-                target = marks[k]
-            else:
-                if pending is not None:
-                    persisted(math.inf)
-                pending = None
-                target = retained[-1]
-            for j in range(min(k, top)):
-                marks[j] = target
-            back_to(target)
+                c = sum(1 for edge in bounds if u >= edge)
+            target = land(anchors[c])
             resume_at = ended.get(target[0], math.nan)
-            restart = restarts[k]
+            restart = class_restarts[c]
         if pool is not None:
             wait = pool.wait_at(elapsed)
             if wait > 0:
@@ -385,8 +393,44 @@ def run(
                 elapsed += wait
                 waiting += wait
                 waited += wait
+                if slowing is not None and slow_events():  # the slow node found while the job waited
+                    land(top)
+                    restart = restarts[top]
         restart_left, detecting, to_fail = restart, False, draw()
         close_batches()
+
+    def land(k: int) -> tuple[int, float, float, float, float]:
+        """Back to tier ``k``'s newest checkpoint (the top tier's newest durable one, the persist in flight
+        lost), the tiers below reset to it: the checkpoint gone back to."""
+        nonlocal pending
+        if k < top:
+            target = marks[k]
+        else:
+            if pending is not None:
+                persisted(math.inf)
+            pending = None
+            target = retained[-1]
+        for j in range(min(k, top)):
+            marks[j] = target
+        back_to(target)
+        return target
+
+    def slow_events() -> bool:
+        """Step the slow periods' events up to ``elapsed``: whether one ended in a restart (its node swapped)."""
+        nonlocal pace, slow_next
+        assert slowing is not None
+        swapped = False
+        while slow_next <= elapsed:
+            swapped = slowing.event() or swapped
+            pace, slow_next = slowing.pace, slowing.next_at
+        return swapped
+
+    def swap() -> None:
+        """A slow node found: swapped as a failed one would be, back to the newest durable top-tier checkpoint
+        and the top tier's restart (not a failure: the failure clock runs on)."""
+        nonlocal restart_left, detecting, stall_left
+        land(top)
+        restart_left, detecting, stall_left = restarts[top], False, None
 
     def reset_groups() -> None:
         nonlocal up, pause_end, next_group
@@ -401,11 +445,17 @@ def run(
         theta()
 
     def advance(time: float, work: float) -> None:
-        """``time`` passes, ``work`` of it done (at the throughput of the moment); the rest writes or is slowed."""
-        nonlocal elapsed, to_fail, write, vu, vd, vq, vo, to_onset, to_detect, worked_corrupt
+        """``time`` passes, ``work`` of it done (at the throughput of the moment); the rest writes or is slowed
+        (by the persist, or by running at a pace below 1)."""
+        nonlocal elapsed, to_fail, write, vu, vd, vq, vo, to_onset, to_detect, worked_corrupt, slowed
         elapsed += time
         to_fail -= time
-        write += time - work
+        if pace == 1.0:
+            write += time - work
+        else:
+            paced = time * pace
+            write += paced - work
+            slowed += time - paced
         vu += work * tu
         vd += work * td
         vq += work * tq
@@ -419,29 +469,47 @@ def run(
     def close_batches() -> None:
         nonlocal batch
         while batch < BATCHES and failures >= ends[batch]:
-            snapshots.append((elapsed, vu, vd, vq, vo, write, restarting, waiting, thrown, silent_back))
+            snapshots.append((elapsed, vu, vd, vq, vo, write, restarting, waiting, thrown, silent_back, slowed))
             batch += 1
             if progress is not None:
                 progress(failures / cycles)
 
     to_fail = draw()
     while failures < cycles:
-        if restart_left >= 0.0:  # in a restart (or a detection's pause)
-            if to_fail < restart_left:
-                elapsed += to_fail
+        if restart_left >= 0.0:  # in a restart (or a detection's pause), at the pace of the moment
+            need = restart_left / pace
+            if slow_next - elapsed < min(to_fail, need):
+                dt = max(slow_next - elapsed, 0.0)
+                elapsed += dt
+                to_fail -= dt
+                part = dt * pace
                 if detecting:
-                    silent_back += to_fail
+                    silent_back += part
                 else:
-                    restarting += to_fail
+                    restarting += part
+                slowed += dt - part
+                restart_left = max(restart_left - part, 0.0)
+                if slow_events():
+                    swap()
+                continue
+            if to_fail < need:
+                elapsed += to_fail
+                part = to_fail * pace
+                if detecting:
+                    silent_back += part
+                else:
+                    restarting += part
+                slowed += to_fail - part
                 in_restart += 1
                 fail()
                 continue
-            elapsed += restart_left
+            elapsed += need
             if detecting:
                 silent_back += restart_left
             else:
                 restarting += restart_left
-            to_fail -= restart_left
+            slowed += need - restart_left
+            to_fail -= need
             restart_left, detecting = -1.0, False
             stall_left = None
             reset_groups()
@@ -457,11 +525,12 @@ def run(
             and (lag == 0.0 or (pending is not None and pending[0] == n))
         ):  # fmt: skip
             # At a top-tier boundary, its stall done: whole top periods that nothing interrupts at once.
-            room = min(to_fail, next_group - elapsed, back[0][0] - elapsed if back else math.inf)
+            room = min(to_fail, next_group - elapsed, back[0][0] - elapsed if back else math.inf, slow_next - elapsed)
             if elapsed < pause_end:
                 room = min(room, pause_end - elapsed)
-            whole = int(room // span)
-            if whole * span >= room:
+            paced_span = span / pace
+            whole = int(room // paced_span)
+            if whole * paced_span >= room:
                 whole -= 1
             signal = to_onset if onset is None else to_detect
             if signal < whole * period * tau:
@@ -469,7 +538,7 @@ def run(
                 if whole * period * tau >= signal:
                     whole -= 1
             if whole > 0:
-                advance(whole * span, whole * period * tau)
+                advance(whole * paced_span, whole * period * tau)
                 first = n
                 n += whole * period
                 here = mark_here(n)
@@ -492,9 +561,9 @@ def run(
         persisting = pending is not None
         speed = 1.0 - slow if persisting else 1.0
         # The next event: 0 failure, 1 the segment's or stall's end, 2 the persist durable, 3 a silent
-        # signal, 4 a group failure, 5 a group back, 6 a pause's end.
+        # signal, 4 a group failure, 5 a group back, 6 a pause's end, 7 a slow period's event.
         if stall_left is not None:
-            dt, which = stall_left, 1
+            dt, which = stall_left / pace, 1
         else:
             ahead = ((n // stop + 1) * stop) * tau - position
             which = 1
@@ -506,7 +575,7 @@ def run(
             signal = to_onset if onset is None else to_detect
             if signal < ahead:
                 ahead, which = signal, 3
-            dt = ahead / speed if speed > 0 else math.inf
+            dt = ahead / (speed * pace) if speed > 0 else math.inf
         if to_fail <= dt:
             dt, which = to_fail, 0
         if groups is not None:
@@ -516,12 +585,14 @@ def run(
                 dt, which = back[0][0] - elapsed, 5
             if elapsed < pause_end < elapsed + dt:
                 dt, which = pause_end - elapsed, 6
+        if slow_next - elapsed < dt:
+            dt, which = slow_next - elapsed, 7
         dt = max(dt, 0.0)
         if stall_left is not None:
-            stall_left -= dt
+            stall_left -= dt * pace
             advance(dt, 0.0)
         else:
-            done = dt * speed
+            done = dt * pace * speed
             into += done
             advance(dt, done)
         settle()
@@ -624,6 +695,9 @@ def run(
             up += 1
             next_group = elapsed + expo(nu * up)
             theta()
+        elif which == 7:
+            if slow_events():
+                swap()
         else:
             theta()
     if log is not None and ended:
@@ -632,6 +706,7 @@ def run(
         failures_in_restart=in_restart, no_spare=no_spare, waited_s=waited, group_failures=group_failures,
         all_down=all_down, events=events, unrecoverable=unrecoverable, erased=erased,
         latency_s=latency_sum / events if events else 0.0,
+        slow_periods=0 if slowing is None else slowing.begun, slow_restarts=0 if slowing is None else slowing.detected,
     ))  # fmt: skip
 
 
@@ -641,9 +716,9 @@ def _found(snapshots: Sequence[tuple[float, ...]], plan: Plan, cycles: int, seed
     def split_of(a: tuple[float, ...], b: tuple[float, ...]) -> list[float]:
         d = [y - x for x, y in zip(a, b, strict=True)]
         time = d[0]
-        useful, down, quorum, over, write, restart, waiting, thrown, back = d[1:]
-        rework = time - useful - down - quorum - over - write - restart - waiting - thrown - back
-        return [v / time for v in (useful, write, rework, restart, waiting, down, quorum, over, thrown, back)]
+        useful, down, quorum, over, write, restart, waiting, thrown, back, slowed = d[1:]
+        rework = time - useful - down - quorum - over - write - restart - waiting - thrown - back - slowed
+        return [v / time for v in (useful, write, rework, restart, waiting, down, quorum, over, thrown, back, slowed)]
 
     total = split_of(snapshots[0], snapshots[-1])
     batches = [split_of(a, b) for a, b in itertools.pairwise(snapshots)]
@@ -661,8 +736,8 @@ def _half(values: Sequence[float]) -> float:
 
 
 def plan_of(config: Any, schedule: Any, *, mtbf_s: float | None = None, shape: float | None = None) -> Plan:
-    """The plan ``config`` describes at ``schedule``: its groups, its spare pool, its class noticed late,
-    each from its home's declaration (registry folds)."""
+    """The plan ``config`` describes at ``schedule``: its groups, its spare pool, its class noticed late, its
+    periods that slow every step, each from its home's declaration (registry folds)."""
     from ckptcalc.mechanisms import registry
     from ckptcalc.mechanisms.elastic import home as elastic_home
     from ckptcalc.model import storage
@@ -675,6 +750,7 @@ def plan_of(config: Any, schedule: Any, *, mtbf_s: float | None = None, shape: f
         groups=elastic_home.simulated(config),
         pool=registry.simulated_pool(config),
         late=late,
+        slow=registry.engine_slow_periods(config, schedule),
     )
 
 

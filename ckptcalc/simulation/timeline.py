@@ -253,7 +253,7 @@ class Simulation:
         return self.waited_s / self.failures
 
     elastic: float = 0.0  # share of time: kept work lost to groups down, quorum pauses and overhead
-    late: Any = None  # what a failure class noticed late found (silent events: mechanisms.silent.stepper.Silent)
+    late: Any = None  # what a class noticed late or slow periods found (its stepper's, or the engine's Found)
 
 
 def analytic(config: Config, failures: Failures) -> tuple[float, float | None]:
@@ -387,6 +387,12 @@ ENGINE_PAIRS: frozenset[frozenset[str]] = frozenset(
     )
 )
 
+#: The mechanisms with no stepper of their own (stragglers): the one event engine runs them, alone and with
+#: every mechanism it runs (docs/model.md §18.5, §21.6).
+ENGINE_ONLY: frozenset[str] = frozenset(
+    m.name for m in registry.REGISTRY if m.engine_switch and not registry.steps_itself(m)
+)
+
 #: The pairs no simulation runs together (each unordered): those the steppers refuse that the one event
 #: engine does not run either. Every other pair of :data:`MECHANISMS` is run as stated (docs/model.md
 #: §7.1): nothing a scenario holds is left out of what is simulated.
@@ -450,7 +456,9 @@ def run(
     (:func:`refuse`), never left out."""
     refuse(config, failures)
     held = mechanisms(config, failures)
-    if any(frozenset(pair) in ENGINE_PAIRS for pair in itertools.combinations(held, 2)):
+    if ENGINE_ONLY.intersection(held) or any(
+        frozenset(pair) in ENGINE_PAIRS for pair in itertools.combinations(held, 2)
+    ):
         return run_engine(config, failures, cycles=cycles, seed=seed, progress=progress)
     groups = groups_of(config)
     if groups is not None:
@@ -467,16 +475,19 @@ def run_engine(
 ) -> Simulation:
     """Simulate ``cycles`` failure cycles (whole-job ones with groups) of ``config`` at its schedule in the one
     event engine (docs/model.md §18.5), every mechanism it holds at once. The split counts the waits for a
-    node in the restart share, the silent detections' work in rework and their restarts in restart, as
-    the model's does; ``elastic`` is the kept work the groups lost."""
+    node in the restart share, the silent detections' work in rework and their restarts in restart, and the
+    time lost to running slow in restart, as the model's does; ``elastic`` is the kept work the groups lost;
+    ``late`` what the engine found (its counts) where a class noticed late or slow periods ran."""
     cycles = check(cycles, failures.shape)
     schedule = schedule_for(config)
     plan = engine.plan_of(config, schedule, mtbf_s=failures.mtbf_s, shape=failures.shape)
     found = engine.run(plan, cycles=cycles, seed=seed, progress=progress)
     s = found.split
-    split = Split(s.effective, s.write, s.rework + s.silent_rework, s.restart + s.waiting + s.silent_restart)
+    restart = s.restart + s.waiting + s.silent_restart + s.slowed
+    split = Split(s.effective, s.write, s.rework + s.silent_rework, restart)
+    counted = plan.late is not None or plan.slow is not None
     return _stepped(found, split, schedule, seed, no_spare=found.no_spare, waited_s=found.waited_s,
-                    elastic=s.elastic, late=found if plan.late is not None else None)  # fmt: skip
+                    elastic=s.elastic, late=found if counted else None)  # fmt: skip
 
 
 def _stepped(found: Any, split: Split, schedule: Schedule, seed: int, **more: Any) -> Simulation:
