@@ -35,7 +35,7 @@ class SharePart(Record):
         "the model's share of the same time at the schedule run; null where the model gives none alike: under"
         " Weibull failures on two or more tiers (no exact model), for rework, restart and silent when the one"
         " engine steps silent events (the model counts their replays in rework and their restarts in restart),"
-        " and for write, rework and restart when a class's own stepper counts its losses otherwise (stragglers)",
+        " and for write, rework and restart when a class's own stepper counts its losses otherwise",
     ]
     agrees: Annotated[bool | None, "the model's share lies within simulated ± half_width; null without both"]
     difference_pp: Annotated[float | None, "model − simulated, in percentage points; null without the model's"]
@@ -63,8 +63,8 @@ class WholeSplitPart(Record):
         "what this run counts inside other shares, its own share then null: 'waiting' inside restart (every"
         " route but the one engine with silent events keeps no elapsed time to divide the waits by), 'quorum'"
         " inside groups_down (the groups' pauses are kept with groups down), a class its own stepper runs by its"
-        " name ('silent', 'stragglers') inside write, rework and restart (its part of the document gives its"
-        " share)",
+        " name ('silent') inside write, rework and restart (its part of the document gives its share), and"
+        " 'stragglers': the time lost to running slow inside restart, as the model counts it",
     ]
 
 

@@ -11,8 +11,9 @@ inside another, and says so (``folded``):
   late (the others keep no elapsed time to divide the waits by);
 * the quorum pauses, inside groups down, where the groups pause at all (the elastic runner and the engine
   without a class noticed late keep them together);
-* a class noticed late that its home's stepper runs (silent events, stragglers), inside write, rework and
-  restart, as that stepper counts it.
+* a class noticed late that its home's stepper runs (silent events), inside write, rework and restart, as
+  that stepper counts it; the time lost to slow periods (stragglers), inside the restarts, as the model
+  counts it.
 
 The groups' overhead is exact everywhere: kept work runs at (1 − o) of its throughput for useful work and
 o for the overhead (0 for both while paused), so the overhead is o/(1 − o) of the useful share.
@@ -104,25 +105,37 @@ def whole_of(outcome: Any, result: Any, *, model: bool) -> Whole:
 
 
 def _engine(found: engine.Found, result: Any, fit: Any) -> Whole:
-    """The one engine's run with a class noticed late: every share measured alone, with its half-width. The
-    model counts the silent events' replays in rework and their restarts (and the waits) in restart: rework,
-    restart and the silent share have no model's share beside them."""
+    """The one engine's run with a class noticed late or slow periods: every share measured alone, with its
+    half-width. The model counts the silent events' replays in rework and their restarts (and the waits) in
+    restart: with silent events, rework, restart and the silent share have no model's share beside them. The
+    time lost to running slow is in the restart, as the model counts it (docs/model.md §21.3), and the
+    stragglers' home is named as folded there."""
+    config = result.config
+    late = any(m.engine_switch and registry.steps_itself(m) and m.present(config) for m in registry.REGISTRY)
+    slow = next(
+        (m for m in registry.REGISTRY if m.engine_switch and not registry.steps_itself(m) and m.present(config)),
+        None,
+    )
+    alike = None if late else fit
+    restart = ("restart", "slowed") if slow is not None else ("restart",)
     parts: dict[str, tuple[tuple[str, ...], Any]] = {
         "useful": (("effective",), None if fit is None else fit.effective),
         "write": (("write",), None if fit is None else fit.write),
-        "rework": (("rework",), None),
-        "restart": (("restart",), None),
+        "rework": (("rework",), None if alike is None else alike.rework),
+        # The model's restart holds the waits for a node, which the engine times apart.
+        "restart": (restart, None if alike is None or result.pool is not None else alike.restart),
     }
     if result.pool is not None:
         parts["waiting"] = (("waiting",), None if fit is None else fit.pool.waiting)
     if _groups(result) is not None:
         for name, key in (("groups_down", "down"), ("quorum", "quorum"), ("overhead", "overhead")):
             parts[name] = ((key,), None if fit is None else getattr(fit.elastic, key))
-    parts["silent"] = (("silent_rework", "silent_restart"), None)
+    if late:
+        parts["silent"] = (("silent_rework", "silent_restart"), None)
     shares: dict[str, Share | None] = dict.fromkeys(SHARES)
     for name, (keys, model) in parts.items():
         shares[name] = _share(*found.interval(*keys), model)
-    return Whole(shares, ())
+    return Whole(shares, () if slow is None else (slow.name,))
 
 
 def _groups(result: Any) -> Any:
