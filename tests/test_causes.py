@@ -163,7 +163,8 @@ def test_save_preset_writes_the_measured_shares(run: Run, tmp_path: Path, comman
 def test_causes_that_are_not_a_list_of_words_are_refused(run: Run, tmp_path: Path, causes: str) -> None:
     preset = tmp_path / "bad.toml"
     preset.write_text(
-        f'schema_version = 1\nbase = "llama3-405b"\n\n[[failures.classes]]\nname = "a"\nshare = 0.1\ncauses = {causes}\n',
+        'schema_version = 1\nbase = "llama3-405b"\n\n[[failures.classes]]\nname = "a"\nshare = 0.1\n'
+        f"causes = {causes}\n",
         encoding="utf-8",
     )
     where = "failures.classes[1].causes" if 'name = "b"' in causes else "failures.classes[0].causes"
