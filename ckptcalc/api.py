@@ -2274,12 +2274,12 @@ def _report_data(
     run: RunAnalysis | None = None
     if log is not None:  # first: a log that cannot be read fails before the scenarios are worked out
         try:
-            run = analyze(log, time_unit=time_unit, patterns=patterns)
+            run = analyze(log, time_unit=time_unit, patterns=patterns, preset=refs[0] if refs else None)
         except InputError as not_events:
             # Not a run's event log: an incident log (a trace, sacct, a CSV of failures) is fitted alone,
             # and a log that neither reads reports why it is no event log.
             try:
-                fitted = fit([log], time_unit=time_unit, patterns=patterns)
+                fitted = fit([log], time_unit=time_unit, patterns=patterns, preset=refs[0] if refs else None)
             except InputError:
                 raise not_events from None
         else:
@@ -2312,7 +2312,8 @@ def _report_data(
         # An incident log's measured inputs (the repairs, docs/model.md §22) over each preset, as fit
         # --save-preset writes them; none for an event log or a log without them.
         measured = registry.incident_log_values(data["fit"]) if data["fit"] is not None and run is None else {}
-        data["scenarios"] = [_report_scenario(_with_log_values(ref, measured), inputs) for ref in first]
+        shares = {"classes": data["fit"]["classes"]} if data["fit"] is not None and run is None else {}
+        data["scenarios"] = [_report_scenario(_with_log_values(ref, measured, shares), inputs) for ref in first]
     if changes:
         base = scenario(first[0], **inputs)
         data["scenarios"] += [
@@ -2322,12 +2323,15 @@ def _report_data(
     return data
 
 
-def _with_log_values(ref: PresetRef | None, measured: Mapping[str, tuple[float, str]]) -> PresetRef | None:
-    """``ref`` (None: the default preset) with the inputs a log ``measured`` (field: value, where it comes from)."""
-    if not measured:
+def _with_log_values(
+    ref: PresetRef | None, measured: Mapping[str, tuple[float, str]], document: Mapping[str, Any] | None = None
+) -> PresetRef | None:
+    """``ref`` (None: the default preset) with the inputs a log ``measured`` (field: value, where it comes from),
+    and its classes' shares as the log's ``document`` split its failures (docs/model.md §20.6)."""
+    if not measured and (document is None or document.get("classes") is None):
         return ref
     named = ref if ref is not None else DEFAULT_PRESET
-    start = load_preset(named)
+    start = _measured_classes(load_preset(named), document or {})
     origin = {name: words for name, (_, words) in measured.items()}
     changed = merge(start, {name: value for name, (value, _) in measured.items()}, origin)
     sources = (*(item for item in changed.sources if item[0] not in measured),

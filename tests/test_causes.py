@@ -227,3 +227,29 @@ def test_the_split_adds_up(counts: dict[str, int]) -> None:
             continue
         low, high = row["share_ci95"]
         assert 0.0 <= low <= row["measured_share"] <= high <= 1.0
+
+
+def test_the_spares_lever_says_its_repair_was_measured(run: Run, tmp_path: Path) -> None:
+    # docs/model.md §22: a repair fitted from a log is measured, not assumed: the lever says so with the figure.
+    from ckptcalc import api
+
+    text = api.report(["llama3-405b"], form="markdown", log="tests/data/logs/repairs/paired.csv")
+    assert "(repair 4.80 h measured, fitted from tests/data/logs/repairs/paired.csv: the mean of 5 repairs;" in text
+    assert "4.80 h assumed" not in text
+    assert "(repair 4.00 h assumed;" in api.report(["llama3-405b"], form="markdown")
+    saved = tmp_path / "fitted.toml"
+    fitted = run("fit", "tests/data/logs/repairs/paired.csv", "--save-preset", str(saved))
+    assert fitted.exit_code == 0, fitted.stderr
+    levers = json.loads(run("optimize", "--preset", str(saved), "--json").stdout)["levers"]
+    assert "repair 4.80 h measured, fitted from" in next(lever["name"] for lever in levers if lever["key"] == "spares")
+
+
+@pytest.mark.parametrize(("log", "row"), [(RUN, "| gpu | 4 | 40.0 % |"), (INCIDENTS, "| gpu | 3 | 37.5 % |")])
+def test_report_log_shows_the_class_split(log: str, row: str) -> None:
+    from ckptcalc import api
+
+    text = api.report([PRESET], form="markdown", log=log)
+    assert row in text
+    assert "16.8 % to 68.7 %" in text if log == RUN else "13.7 % to 69.4 %" in text
+    # The scenario re-run at the log's measurements takes the measured shares.
+    assert ("| gpu | 40.0 % |" if log == RUN else "| gpu | 37.5 % |") in text
