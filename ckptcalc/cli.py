@@ -625,7 +625,7 @@ BaseOpt = Annotated[
     typer.Option(
         "--preset",
         "-p",
-        help=f"The preset --save-preset starts from (default: {DEFAULT_PRESET}); its [[failures.classes]] causes"
+        help=f"The preset --save-preset starts from (default: {DEFAULT_PRESET}); its \\[\\[failures.classes]] causes"
         " split the log's failures by class.",
         metavar="PRESET",
         show_default=False,
