@@ -253,3 +253,13 @@ def test_report_log_shows_the_class_split(log: str, row: str) -> None:
     assert "16.8 % to 68.7 %" in text if log == RUN else "13.7 % to 69.4 %" in text
     # The scenario re-run at the log's measurements takes the measured shares.
     assert ("| gpu | 40.0 % |" if log == RUN else "| gpu | 37.5 % |") in text
+
+
+def test_a_frameworks_log_is_split_by_the_causes_its_patterns_name(run_json: RunJson) -> None:
+    # docs/model.md §20.6: a text log's failures carry the cause the pattern library gives them (two NCCL
+    # watchdog timeouts, ranks interleaved, are nccl_timeout), which the class's `nccl` takes.
+    doc = run_json("analyze", "tests/data/logs/patterns/nccl-watchdog.log", "--preset", PRESET)
+    rows = {row["name"]: row for row in doc["classes"]["classes"]}
+    assert (rows["network"]["failures"], rows["network"]["log_causes"]) == (2, ["nccl_timeout"])
+    assert doc["classes"]["job"]["failures"] == 0
+    assert rows["network"]["share_ci95"] == pytest.approx((0.342380, 1.0), abs=5e-7)  # Wilson, 2 of 2: 0.671191 ± 0.328811
