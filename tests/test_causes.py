@@ -262,4 +262,5 @@ def test_a_frameworks_log_is_split_by_the_causes_its_patterns_name(run_json: Run
     rows = {row["name"]: row for row in doc["classes"]["classes"]}
     assert (rows["network"]["failures"], rows["network"]["log_causes"]) == (2, ["nccl_timeout"])
     assert doc["classes"]["job"]["failures"] == 0
-    assert rows["network"]["share_ci95"] == pytest.approx((0.342380, 1.0), abs=5e-7)  # Wilson, 2 of 2: 0.671191 ± 0.328811
+    # Wilson, 2 of 2: 0.671191 ± 0.328811.
+    assert rows["network"]["share_ci95"] == pytest.approx((0.342380, 1.0), abs=5e-7)
