@@ -457,7 +457,7 @@ class _Run:
     def _outage(self, name: str, record: dict[str, Any], line: int) -> None:
         """Keep a node's fault start or end (an event the run's split does not read, such as ``fault_start``
         with a ``node``): the repairs of docs/model.md §22. A row without a node or a time is left alone."""
-        said = incidents.kind(name)
+        said = incidents.fault_kind(name)
         if said is None:
             return
         node = next((record[key] for key in record if key.casefold() in incidents.NODE_FIELDS), None)
