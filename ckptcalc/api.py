@@ -1414,6 +1414,7 @@ def fit(
     explain: Callable[[str], None] | None = None,
     nodes: Value | None = None,
     group_nodes: Value | None = None,
+    preset: PresetRef | None = None,
 ) -> FailureLog:
     """The failure process from incident logs (CSV or tab-separated, JSON array or JSON Lines, detected unless
     ``format`` names one, compressed or not; ``"-"`` reads ``stdin``):
@@ -1425,6 +1426,8 @@ def fit(
     "419 interruptions in 54 days") give the MTBF and its interval alone. Where the incidents have ends
     (a start and an end per node), ``repairs`` holds the repair times and, given the fleet's ``nodes``,
     the node unavailability, and the share of groups of ``group_nodes`` nodes with none out (docs/model.md §22).
+    Where ``preset`` states failure classes with their ``causes``, the interruptions are split by them
+    (``classes``, docs/model.md §20.6).
 
     >>> f = fit(["tests/data/trace-54d.json"], time_unit="d", where=["planned=false"])
     >>> round(f.mtbf_s / 3600, 2), [round(x / 3600, 2) for x in f.mtbf_ci95], round(f["weibull"]["shape"], 3)
@@ -1432,14 +1435,13 @@ def fit(
     >>> round(fit(failures=419, window="54d").mtbf_s / 3600, 3)
     3.093
     """
-    from ckptcalc.inputs.units import parse_count, parse_duration, parse_whole_count
+    from ckptcalc.inputs.units import parse_count, parse_duration
     from ckptcalc.logs import fit as fitting
 
     paths = [os.fspath(x) for x in logs]
     conditions, any_conditions = list(where), list(where_any)
     gpus = _number(parse_count, observed_gpus, "observed_gpus") if observed_gpus is not None else None
-    stated = {key: None if raw is None else _number(parse_whole_count, str(raw), key)
-             for key, raw in (("nodes", nodes), ("group_nodes", group_nodes))}  # fmt: skip
+    stated = _fleet(nodes, group_nodes)
     if failures is not None or window is not None:
         if paths:
             raise InputError("counts take no log: give LOG... or {failures} with {window}, not both", where="failures")
@@ -1470,7 +1472,8 @@ def fit(
     # The events in the window, less those coalesced, are the interruptions; one more than are counted
     # when the window opens at the first (docs/fit.md §3).
     at_start = fitted.events_kept - fitted.events_outside_window - fitted.events_coalesced - fitted.mtbf.interruptions
-    document = _fit_document(fitted, log, stated, paths, where=conditions, where_any=any_conditions, at_start=at_start)
+    document = _fit_document(fitted, log, stated, paths, where=conditions, where_any=any_conditions, at_start=at_start,
+                             classes=_class_split(preset, {c.cause: c.count for c in fitted.causes}, None))  # fmt: skip
     return FailureLog(document, None, fitted, year_from=log.year_from)
 
 
@@ -1551,7 +1554,19 @@ def _fitted(outcome: FailureLog, base: PresetRef | None, *, keep_shape: bool) ->
     kept = tuple(item for item in kept if item[0] not in measured)
     shaped = (("shape", fitted_from),) if shape is not None else ()
     sources = (*kept, ("mtbf_s", fitted_from), *shaped, *((name, words) for name, (_, words) in measured.items()))
-    return derived(changed.replace(sources=sources), named)
+    return derived(_measured_classes(changed.replace(sources=sources), outcome.document), named)
+
+
+def _measured_classes(scenario: Scenario, document: Mapping[str, Any]) -> Scenario:
+    """``scenario`` with its classes' shares as a log's document measured them (its ``classes``; docs/model.md
+    §20.6): names, causes, restarts and paths kept. Unchanged without a split or a failure."""
+    split = document.get("classes")
+    if split is None:
+        return scenario
+    from ckptcalc.logs import classes
+
+    found: Scenario = registry.with_cause_shares(scenario, classes.measured_shares(split))
+    return found
 
 
 def _moment(value: Value | None, time_unit: str | None, where: str) -> float | None:
@@ -1821,6 +1836,9 @@ def analyze(
     groups: Value | None = None,
     patterns: str | os.PathLike[str] | None = None,
     explain: Callable[[str], None] | None = None,
+    preset: PresetRef | None = None,
+    nodes: Value | None = None,
+    group_nodes: Value | None = None,
     **log_inputs: Unpack[LogInputs],
 ) -> RunAnalysis:
     """The goodput a run got and what the model says it should have got (docs/model.md §11): the realised
@@ -1834,7 +1852,10 @@ def analyze(
     per-step cost of their fault tolerance (:class:`ckptcalc.inputs.keywords.LogInputs`; default 0,
     docs/model.md §11.6). ``patterns`` is a TOML file of line
     patterns (docs/formats/patterns.md); ``explain`` is given a line per log saying which formats were
-    considered.
+    considered. Where ``preset`` states failure classes with their ``causes``, the log's failures are split
+    by them (``classes``, docs/model.md §20.6); where the log holds nodes' fault starts and ends, its repairs
+    (``repairs``; ``nodes``, the fleet, gives the unavailability and ``group_nodes`` the share of groups of
+    that many nodes with none out, docs/model.md §22).
 
     >>> a = analyze("tests/data/hand-run.jsonl", time_unit="min")
     >>> round(a.realised["effective"], 6), a["measured"]["failures"]
@@ -1868,6 +1889,7 @@ def analyze(
         raise InputError("more than 10,000 windows: choose a longer one", where="window")
     analysis = timeline.analyze_timeline(read, window_s=span, **unseen)
     fitted = fitting.fit_events(read.failure_times_s, start_s=read.start_s, end_s=read.end_s)
+    split = _class_split(preset, *timeline.by_cause(read))
     config, reason = _measured_config(analysis, fitted)
     if config is not None:
         config = registry.measured(config, analysis)
@@ -1890,8 +1912,33 @@ def analyze(
         cause_shares=[c.lost_s / wall for c in analysis.causes],
         below_slo=None if analysis.windows is None
         else [None if floor is None else w.split.effective < floor for w in analysis.windows],
+        classes=split,
     )  # fmt: skip
+    document = registry.placed(document, registry.incident_log_parts(read, fitted, _fleet(nodes, group_nodes)))
     return RunAnalysis(document, None, analysis, config, year_from=read.year_from)
+
+
+def _fleet(nodes: Value | None, group_nodes: Value | None) -> dict[str, Any]:
+    """The fleet's nodes and the nodes per replica group, as whole counts (``nodes``, ``group_nodes``)."""
+    from ckptcalc.inputs.units import parse_whole_count
+
+    return {key: None if raw is None else _number(parse_whole_count, str(raw), key)
+            for key, raw in (("nodes", nodes), ("group_nodes", group_nodes))}  # fmt: skip
+
+
+def _class_split(
+    preset: PresetRef | None, counts: dict[str, int], restarts: dict[str, list[float]] | None
+) -> dict[str, Any] | None:
+    """A log's failures (``counts`` by cause, the ``restarts`` after each cause; None: the log shows none) split
+    by the classes ``preset`` states with their causes (docs/model.md §20.6); None without one."""
+    if preset is None:
+        return None
+    stated = registry.cause_classes(load_preset(preset))
+    if not stated:
+        return None
+    from ckptcalc.logs import classes
+
+    return classes.split(counts, [(c.name, c.share, c.causes, c.restart_s) for c in stated], restarts)
 
 
 def _seed(seed: int | None) -> int | None:
@@ -2058,7 +2105,7 @@ def measured_preset(outcome: RunAnalysis, base: PresetRef | None = None) -> Scen
             ),
         ),
     )
-    return derived(saved, base if base is not None else DEFAULT_PRESET)
+    return derived(_measured_classes(saved, outcome.document), base if base is not None else DEFAULT_PRESET)
 
 
 class EventLogWritten(Outcome):
@@ -2241,12 +2288,12 @@ def _report_data(
     run: RunAnalysis | None = None
     if log is not None:  # first: a log that cannot be read fails before the scenarios are worked out
         try:
-            run = analyze(log, time_unit=time_unit, patterns=patterns)
+            run = analyze(log, time_unit=time_unit, patterns=patterns, preset=refs[0] if refs else None)
         except InputError as not_events:
             # Not a run's event log: an incident log (a trace, sacct, a CSV of failures) is fitted alone,
             # and a log that neither reads reports why it is no event log.
             try:
-                fitted = fit([log], time_unit=time_unit, patterns=patterns)
+                fitted = fit([log], time_unit=time_unit, patterns=patterns, preset=refs[0] if refs else None)
             except InputError:
                 raise not_events from None
         else:
@@ -2279,7 +2326,8 @@ def _report_data(
         # An incident log's measured inputs (the repairs, docs/model.md §22) over each preset, as fit
         # --save-preset writes them; none for an event log or a log without them.
         measured = registry.incident_log_values(data["fit"]) if data["fit"] is not None and run is None else {}
-        data["scenarios"] = [_report_scenario(_with_log_values(ref, measured), inputs) for ref in first]
+        shares = {"classes": data["fit"]["classes"]} if data["fit"] is not None and run is None else {}
+        data["scenarios"] = [_report_scenario(_with_log_values(ref, measured, shares), inputs) for ref in first]
     if changes:
         base = scenario(first[0], **inputs)
         data["scenarios"] += [
@@ -2289,12 +2337,15 @@ def _report_data(
     return data
 
 
-def _with_log_values(ref: PresetRef | None, measured: Mapping[str, tuple[float, str]]) -> PresetRef | None:
-    """``ref`` (None: the default preset) with the inputs a log ``measured`` (field: value, where it comes from)."""
-    if not measured:
+def _with_log_values(
+    ref: PresetRef | None, measured: Mapping[str, tuple[float, str]], document: Mapping[str, Any] | None = None
+) -> PresetRef | None:
+    """``ref`` (None: the default preset) with the inputs a log ``measured`` (field: value, where it comes from),
+    and its classes' shares as the log's ``document`` split its failures (docs/model.md §20.6)."""
+    if not measured and (document is None or document.get("classes") is None):
         return ref
     named = ref if ref is not None else DEFAULT_PRESET
-    start = load_preset(named)
+    start = _measured_classes(load_preset(named), document or {})
     origin = {name: words for name, (_, words) in measured.items()}
     changed = merge(start, {name: value for name, (value, _) in measured.items()}, origin)
     sources = (*(item for item in changed.sources if item[0] not in measured),

@@ -625,7 +625,8 @@ BaseOpt = Annotated[
     typer.Option(
         "--preset",
         "-p",
-        help=f"The preset --save-preset starts from (default: {DEFAULT_PRESET}).",
+        help=f"The preset --save-preset starts from (default: {DEFAULT_PRESET}); its \\[\\[failures.classes]] causes"
+        " split the log's failures by class.",
         metavar="PRESET",
         show_default=False,
         autocompletion=_complete_presets,
@@ -1586,6 +1587,7 @@ def fit(
         explain=_explain(verbose),
         nodes=nodes,
         group_nodes=group_nodes,
+        preset=preset,
     )
     document = outcome.to_dict()
     if value is not None:
@@ -1723,6 +1725,20 @@ def analyze(
         Optional[str],
         typer.Option("--groups", help="Replica groups of the run (default: the largest group + 1).", metavar="G"),
     ] = None,
+    nodes: Annotated[
+        Optional[str],
+        typer.Option(
+            "--nodes",
+            help="Nodes of the fleet, where the log holds nodes' faults: their unavailability.",
+            metavar="COUNT",
+        ),
+    ] = None,
+    group_nodes: Annotated[
+        Optional[str],
+        typer.Option(
+            "--group-nodes", help="With --nodes: nodes per replica group, for the share with none out.", metavar="D"
+        ),
+    ] = None,
     tz: TzOpt = None,
     skip_bad: SkipBadOpt = False,
     year: YearOpt = None,
@@ -1758,7 +1774,8 @@ def analyze(
         outcome = api.analyze(
             logs if len(logs) > 1 else logs[0], stdin=sys.stdin, format=log_format, time=time, time_unit=time_unit,
             cause=cause, window=window, slo=slo, gpus=gpus, discard=discard, tz=tz, skip_bad=skip_bad, year=year,
-            groups=groups, patterns=patterns, explain=_explain(verbose), **log_inputs,
+            groups=groups, patterns=patterns, explain=_explain(verbose), preset=preset, nodes=nodes,
+            group_nodes=group_nodes, **log_inputs,
         )  # fmt: skip
     document = outcome.to_dict()
     if value is not None:

@@ -105,6 +105,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "canonical",
             "groups",
             "outages",
+            "classes",
             "fit",
             "analyze",
         ],

@@ -32,10 +32,12 @@ def document(
     goodput: float,
     cause_shares: list[float],
     below_slo: list[bool | None] | None,
+    classes: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Everything ``analyze --json`` prints (SI units; shares of the run's wall time). ``goodput`` is the
     realised effective time less the ``discard``ed share, ``cause_shares`` each cause's lost time as a
-    share of wall time, ``below_slo`` each window's verdict against ``slo`` (None without one)."""
+    share of wall time, ``below_slo`` each window's verdict against ``slo`` (None without one), ``classes`` the
+    failures split by the preset's classes (docs/model.md §20.6; None without any)."""
     tl, split = analysis.timeline, analysis.realised
     storage = analysis.levels[-1] if analysis.levels else None
     low, high = fitted.mtbf.ci95
@@ -106,6 +108,7 @@ def document(
             {"cause": c.cause, "failures": c.failures, "lost_s": c.lost_s, "share_of_wall": share}
             for c, share in zip(analysis.causes, cause_shares, strict=True)
         ],
+        "classes": classes,
         "slo": slo,
         "windows": None
         if analysis.windows is None
@@ -178,6 +181,16 @@ def table(document: dict[str, Any]) -> None:
         for c in document["causes"][: tables.MAX_ROWS]:
             table.add_row(c["cause"], f"{c['failures']}", dur(c["lost_s"]), pct(c["share_of_wall"]))
         out.print(table)
+    if document["classes"] is not None:
+        out.print()
+        from ckptcalc.commands.fit import class_table
+
+        class_table(out, document["classes"], narrow)
+    from ckptcalc.commands.optimize import figure_table
+
+    for title, _, rows in registry.figure_tables(document, wording.SHOW):  # the log's repairs (docs/model.md §22)
+        out.print()
+        out.print(figure_table(title, rows, narrow))
     if document["windows"] is not None:
         out.print()
         _windows(out, document, narrow)
@@ -213,6 +226,7 @@ def _windows(out: Console, document: dict[str, Any], narrow: bool) -> None:
 
 
 def schema() -> schemas.Schema:
+    from ckptcalc.logs import classes
     from ckptcalc.output import schema as schemas
 
     share = schemas.FRACTION
@@ -334,6 +348,8 @@ def schema() -> schemas.Schema:
                                                "failures": {"type": "integer", "minimum": 1},
                                                "lost_s": schemas.SECONDS, "share_of_wall": share}),
             },
+            "classes": classes.schema(),
+            **registry.incident_log_schema(),
             "slo": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
             "windows": {"oneOf": [{"type": "null"}, {"type": "array", "items": window}]},
             "warnings": schemas.WARNINGS,
@@ -384,5 +400,11 @@ def markdown(doc: dict[str, Any]) -> str:
     if doc["causes"]:
         lines += ["", *md.table(["cause", "failures", "time lost"],
                              [[c["cause"], str(c["failures"]), dur(c["lost_s"])] for c in doc["causes"]])]  # fmt: skip
+    from ckptcalc.commands.fit import class_markdown
+
+    lines.extend(class_markdown(doc["classes"]))
+    for title, _, found in registry.figure_tables(doc, wording.SHOW):  # the log's repairs (docs/model.md §22)
+        rows = [list(row) for row in found]
+        lines.extend(["", f"**{md.inline(title)}**", "", *md.table(["figure", "value", "note"], rows)])
     lines.extend(md.quotes("", doc["warnings"]))
     return md.finished(lines)

@@ -24,9 +24,11 @@ def document(
     where_any: list[str] | None = None,
     source: str = "log",
     at_start: int = 0,
+    classes: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Everything ``fit --json`` prints: what was read and what was estimated, in SI units; ``at_start``
-    counts the interruptions at the window's start (0 or 1), which only start the clock.
+    counts the interruptions at the window's start (0 or 1), which only start the clock; ``classes`` the
+    interruptions split by a preset's classes (docs/model.md §20.6; None without any).
 
     ``time_kind``: ``timestamp`` (window ends in seconds since 1970 UTC) or ``number`` (the log's own zero;
     counts, ``source = "counts"``, start at 0). ``tz`` is the zone naive timestamps were read in, null for
@@ -65,10 +67,20 @@ def document(
             notes=log.notes,
             year_from=log.year_from,
         ),
-        **fitted.to_dict(),
+        **_with_classes(fitted.to_dict(), classes),
         "interruptions_note": None if log is None else _interruptions_note(fitted, at_start),
         "warnings": notes,
     }
+
+
+def _with_classes(found: dict[str, Any], classes: dict[str, Any] | None) -> dict[str, Any]:
+    """The fit's keys with ``classes`` after its ``causes``."""
+    placed: dict[str, Any] = {}
+    for key, value in found.items():
+        placed[key] = value
+        if key == "causes":
+            placed["classes"] = classes
+    return placed
 
 
 def _interruptions_note(fitted: FailureFit, at_start: int) -> str | None:
@@ -143,6 +155,9 @@ def table(document: dict[str, Any]) -> None:
             causes.add_row(row["cause"], f"{row['count']}", pct(row["share"]))
         out.print(causes)
         out.print()
+    if document["classes"] is not None:
+        class_table(out, document["classes"], tables.narrow(out))
+        out.print()
     from ckptcalc.commands.optimize import figure_table
     from ckptcalc.mechanisms import registry
 
@@ -164,6 +179,33 @@ def table(document: dict[str, Any]) -> None:
     tables.warn(document["warnings"])
 
 
+def class_table(out: Any, part: dict[str, Any], narrow: bool) -> None:
+    """A log's failures split by class (docs/model.md §20.6): ``analyze``'s and ``fit``'s table."""
+    from ckptcalc.output import tables
+
+    table = tables.grid(wording.class_split_title(part), narrow)
+    for name in wording.class_split_header(part):
+        table.add_column(name, justify="left" if name == "class" else "right", overflow="fold")
+    for row in wording.class_split_rows(part):
+        table.add_row(*row)
+    out.print(table)
+    note = wording.class_split_note(part)
+    if note is not None:
+        out.print(note)
+
+
+def class_markdown(part: dict[str, Any] | None) -> list[str]:
+    """A log's failures split by class as Markdown lines (none without a split)."""
+    from ckptcalc.output import markdown as md
+
+    if part is None:
+        return []
+    note = wording.class_split_note(part)
+    return ["", f"**{md.inline(wording.class_split_title(part))}**", "",
+            *md.table(wording.class_split_header(part), wording.class_split_rows(part)),
+            *(["", md.inline(note)] if note is not None else [])]  # fmt: skip
+
+
 def _bound(value: float | None, missing: str) -> str:
     """A bound of an interval, or ``missing`` where the document has none (an upper bound that does not
     exist, or one too large for a double: times near 1e308)."""
@@ -171,6 +213,7 @@ def _bound(value: float | None, missing: str) -> str:
 
 
 def schema() -> schemas.Schema:
+    from ckptcalc.logs import classes
     from ckptcalc.mechanisms import registry
     from ckptcalc.output import schema as schemas
 
@@ -236,6 +279,7 @@ def schema() -> schemas.Schema:
             "gpu_mtbf_ci95": maybe_pair,
             "weibull": {"oneOf": [weibull, {"type": "null"}]},
             "causes": {"type": "array", "items": cause},
+            "classes": classes.schema(),
             "histogram": schemas.object_schema(
                 {
                     "edges_s": {"type": "array", "items": schemas.SECONDS},

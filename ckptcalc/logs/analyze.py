@@ -53,6 +53,7 @@ from typing import Any
 from ckptcalc.errors import InputError
 from ckptcalc.logs import canonical, reader
 from ckptcalc.logs import groups as replica
+from ckptcalc.logs import outages as incidents
 from ckptcalc.logs.adapter import MAX_STEP, Columns
 from ckptcalc.logs.reader import MISSING, BadRecord, FatalRecord, get_path, text_form
 from ckptcalc.mechanisms import registry
@@ -255,6 +256,7 @@ class Timeline:
     # What the checkpoints folded while reading left (past HELD_CHECKPOINTS); None: every one is in
     # ``checkpoints``, which then holds only those completed since the last fold.
     folded: _Folded | None = None
+    outages: incidents.Found | None = None  # nodes' fault starts and ends paired (docs/model.md §22); None: none
 
     def checkpoint_rows(self) -> tuple[Checkpoint, ...]:
         """The checkpoints one by one (the columns are :attr:`checkpoints`; past :data:`HELD_CHECKPOINTS`,
@@ -398,6 +400,7 @@ class _Run:
         self.block_level: str | None = None  # the level every checkpoint of the block names (:meth:`_one_level`)
         self.folded: _Folded | None = None  # the checkpoints folded so far (:meth:`_fold`)
         self.fold_at = HELD_CHECKPOINTS
+        self.outages: incidents.Outages | None = None  # nodes' fault starts and ends (:meth:`_outage`)
 
     def _clock(self) -> reader.Clock:
         seconds = self.time_field == SECONDS_FIELD and self.time_unit is None
@@ -432,6 +435,7 @@ class _Run:
             if name == canonical.ERROR:  # what ``events`` writes last when its reading failed
                 said = text_form(record.get("where", "?")), text_form(record.get("error", "?"))
                 raise FatalRecord(f"a log cut short: the reading that wrote it failed at {said[0]}: {said[1]}")
+            self._outage(name, record, line)
             return False
         key = self.time_field
         value = record[key] if key in record else get_path(record, key, MISSING)
@@ -449,6 +453,24 @@ class _Run:
         self.last = t
         handler(t, record)
         return True
+
+    def _outage(self, name: str, record: dict[str, Any], line: int) -> None:
+        """Keep a node's fault start or end (an event the run's split does not read, such as ``fault_start``
+        with a ``node``): the repairs of docs/model.md §22. A row without a node or a time is left alone."""
+        said = incidents.fault_kind(name)
+        if said is None:
+            return
+        node = next((record[key] for key in record if key.casefold() in incidents.NODE_FIELDS), None)
+        value = record.get(self.time_field)
+        if node is None or node == "" or value is None or value == "":
+            return
+        try:
+            t = self.clock.seconds(value, line=line)
+        except (BadRecord, ValueError, OverflowError):
+            return
+        if self.outages is None:
+            self.outages = incidents.Outages("node", None, "event")
+        self.outages.marks.append((text_form(node), t, 0 if said == "start" else 1, line))
 
     def bulk(self, block: Columns, each: Callable[[int], None]) -> int:
         """Take a block of a table's rows: its runs of progress lines at once (their times and steps a
@@ -965,6 +987,7 @@ class _Run:
             groups=self.groups.columns(),
             silent=self.silent.columns(),
             folded=folded,
+            outages=None if self.outages is None else self.outages.found(name),
         )
 
 
@@ -1579,6 +1602,25 @@ def analyze_timeline(timeline: Timeline, *, window_s: float | None = None, overh
         silent=None if timeline.silent is None else quiet.measure(timeline.silent, wall_s=t1 - t0),
         approximate=tuple(sketches),
     )  # fmt: skip
+
+
+def by_cause(timeline: Timeline) -> tuple[dict[str, int], dict[str, list[float]]]:
+    """Every failure counted by its own cause (those during a restart too), and the restarts measured, by the
+    cause of the failure each followed: those that ended with no second failure during them (docs/model.md
+    §20.6)."""
+    import numpy
+
+    names = timeline.causes
+    tally = numpy.bincount(numpy.asarray(timeline.failure_causes, dtype=numpy.int64), minlength=len(names))
+    counts = {name: int(tally[i]) for i, name in enumerate(names) if tally[i]}
+    ep = timeline.episodes
+    completed = (ep.failures == 1) & ~numpy.isnan(ep.end_s)
+    restarts: dict[str, list[float]] = {}
+    for index, duration in zip(
+        ep.cause[completed].tolist(), (ep.end_s - ep.failure_s)[completed].tolist(), strict=True
+    ):
+        restarts.setdefault(names[index], []).append(duration)
+    return counts, restarts
 
 
 def _lost_per_episode(timeline: Timeline, stall: _Coverage | _Union, restart: _Coverage) -> Any:

@@ -60,6 +60,25 @@ def kind(value: Any) -> str | None:
     return None
 
 
+#: Words an event of a run's log must hold to be a node's fault starting or ending (``analyze``, beside the
+#: run's own events): a run's other events (``eval_start``, ``epoch_end``) are none.
+FAULT_WORDS = ("fault", "fail", "outage", "down", "up", "repair", "resolved", "recovered", "unavailable", "available")
+
+
+def fault_kind(value: Any) -> str | None:
+    """:func:`kind` of an event of a run's log that names a fault (one of :data:`FAULT_WORDS`), else None.
+
+    >>> fault_kind("fault_start"), fault_kind("node_up"), fault_kind("eval_start"), fault_kind("upload_end")
+    ('start', 'end', None, None)
+    """
+    text = str(value).strip().lower().replace("-", "_").replace(" ", "_")
+    words = text.split("_")
+    # A word of the event, or its start for the longer fault words (``failure``, ``downtime``, ``repaired``).
+    if not any(part == word or (len(word) > 2 and part.startswith(word)) for part in words for word in FAULT_WORDS):
+        return None
+    return kind(text)
+
+
 def _find(names: Sequence[str], candidates: Sequence[str], but: str | None) -> str | None:
     folded = {name.casefold(): name for name in reversed(list(names)) if name != but}
     for candidate in candidates:

@@ -93,6 +93,17 @@ class FailureClass(Record):
     label: str = ""
 
 
+class CauseClass(Record):
+    """A stated failure class as a log's failures are split by their causes (docs/model.md §20.6): its
+    ``name``, its stated ``share`` of all failures, the ``causes`` it stands for (as a preset's
+    ``[[failures.classes]]`` lists them) and its stated restart ``restart_s`` (None: the job's)."""
+
+    name: str
+    share: float
+    causes: tuple[str, ...] = ()
+    restart_s: float | None = None
+
+
 class Mechanism:
     """A mechanism's declaration: its name, kind, inputs, preset tier keys and lever keys, and its hooks.
 
@@ -693,6 +704,16 @@ class Mechanism:
         """The value of the swept input ``name`` as the job states it, where the mechanism changed it in
         ``config`` (a restart grown to the job's size: the restart as measured); None: ``config``'s own."""
         return None
+
+    def cause_classes(self, scenario: Any) -> tuple[CauseClass, ...]:
+        """The classes ``scenario`` states with the causes of a log's failures each stands for, in order
+        (``analyze`` and ``fit`` split a log's failures by them, docs/model.md §20.6); () for none."""
+        return ()
+
+    def with_cause_shares(self, scenario: Any, shares: dict[str, float]) -> Any:
+        """``scenario`` with the share of each of its :meth:`cause_classes` named in ``shares`` replaced by
+        the share a log measured (names, causes, restarts and paths kept): what ``--save-preset`` writes."""
+        return scenario
 
     # ------------------------------------------------------------- what a job assumes
 

@@ -29,7 +29,7 @@ import math
 from typing import Any
 
 from ckptcalc.errors import InputError, UnitError
-from ckptcalc.mechanisms.base import IN_PLACE, NOWHERE, Cell, FailureClass, Input, Mechanism, Num
+from ckptcalc.mechanisms.base import IN_PLACE, NOWHERE, CauseClass, Cell, FailureClass, Input, Mechanism, Num
 from ckptcalc.records import Record
 
 JIT = "jit_share"
@@ -154,6 +154,11 @@ class StatedClass(Record):
     tier: float | None = None
     fallback: float | None = None
     causes: tuple[str, ...] = ()
+
+
+def _has_word(text: str) -> bool:
+    """Whether a cause holds a letter or a digit (what a log's cause is matched on, docs/model.md §20.6)."""
+    return any(ch.isalnum() for ch in text)
 
 
 def _word(table: dict[str, float], raw: str, what: str) -> float:
@@ -536,8 +541,11 @@ class Recovery(Mechanism):
                     names.add(raw)
                     continue
                 if word == "causes":
-                    if not isinstance(raw, list) or not all(isinstance(c, str) and c.strip() for c in raw):
-                        raise PresetError('must be a list of failure causes, e.g. ["gpu", "nccl"]', where=where)
+                    if not isinstance(raw, list) or not all(isinstance(c, str) and _has_word(c) for c in raw):
+                        raise PresetError(
+                            'must be a list of failure causes, each with a letter or a digit, e.g. ["xid", "nccl"]',
+                            where=where,
+                        )
                     continue
                 name = by_key.get(word)
                 if name is None:
@@ -584,6 +592,35 @@ class Recovery(Mechanism):
                 row["causes"] = list(each.causes)
         document.setdefault(CLASS_SECTION, {})[CLASS_TABLE] = rows
         return document
+
+    # ------------------------------------------------------------- a log's failures by cause (§20.6)
+
+    def cause_classes(self, scenario: Any) -> tuple[CauseClass, ...]:
+        """Every stated class, in order, once any of them lists the causes it stands for (a class that lists
+        none takes none of a log's failures); () where none lists a cause."""
+        stated = stated_classes(scenario)
+        if not any(each.causes for each in stated):
+            return ()
+        return tuple(
+            CauseClass(
+                each.name,
+                _coded(each.share, 0.0),
+                each.causes,
+                None if each.restart_s is None else _coded(each.restart_s, 0.0),
+            )
+            for each in stated
+        )
+
+    def with_cause_shares(self, scenario: Any, shares: dict[str, float]) -> Any:
+        """The stated classes' shares replaced by those measured, by name (the first's in its field too)."""
+        tables: tuple[StatedClass, ...] = getattr(scenario, STATED) or ()
+        if not tables or not any(each.name in shares for each in tables):
+            return scenario
+        changed = tuple(each.replace(share=shares.get(each.name, each.share)) for each in tables)
+        found: dict[str, Any] = {STATED: changed}
+        if getattr(scenario, CLASS_SHARE) is not None and tables[0].name in shares:
+            found[CLASS_SHARE] = shares[tables[0].name]
+        return scenario.replace(**found)
 
     log_kinds = (("in_place", IN_PLACE), ("notice", NOWHERE))  # a log's recovery events (docs/logs.md)
     cells = (Cell("in place (just-in-time)", ("recovery", JIT)), Cell("with notice", ("recovery", NOTICE)))

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from ckptcalc.mechanisms import compression, growth, limits, recovery, slowdown, spares, stragglers
-from ckptcalc.mechanisms.base import IN_PLACE, NOWHERE, FailureClass, Input, Mechanism, Num, TierKey
+from ckptcalc.mechanisms.base import IN_PLACE, NOWHERE, CauseClass, FailureClass, Input, Mechanism, Num, TierKey
 from ckptcalc.mechanisms.elastic import home as elastic
 from ckptcalc.mechanisms.silent import home as silent
 
@@ -774,3 +774,15 @@ def other_lever_keys() -> tuple[str, ...]:
 
 def baseline_notes(levers: Any, show: dict[str, Any]) -> list[str]:
     return [note for m in REGISTRY for note in m.baseline_notes(levers, show)]
+
+
+def cause_classes(scenario: Any) -> tuple[CauseClass, ...]:
+    """Every stated class with the causes it stands for (docs/model.md §20.6), the mechanisms in order."""
+    return tuple(found for m in REGISTRY for found in m.cause_classes(scenario))
+
+
+def with_cause_shares(scenario: Any, shares: dict[str, float]) -> Any:
+    """``scenario`` with its classes' shares as a log measured them (``shares`` by class name)."""
+    for m in REGISTRY:
+        scenario = m.with_cause_shares(scenario, shares)
+    return scenario

@@ -47,6 +47,9 @@ REPAIR = "repair_s"
 RISK = "spare_risk"
 #: The nodes per replica group whose share intact a log's repairs give (``fit --group-nodes``).
 GROUP_NODES = "group_nodes"
+#: Where the repair time the lever sizes its pool with came from, in words, where a preset's ``[sources]`` says
+#: (``fitted from FILE: the mean of 5 repairs``, a log's, docs/model.md §22); None: assumed, or stated bare.
+REPAIR_SOURCE = "repair_source"
 #: The key of the repair figures in ``fit``'s document (docs/model.md §22).
 REPAIRS = "repairs"
 
@@ -462,6 +465,7 @@ def _whole_count(where: str, value: float) -> None:
 
 class Spares(Mechanism):
     name = "spares"
+    carried_fields = (REPAIR_SOURCE,)  # where the lever's repair time came from (a log's mean), in words
     kind = "running_share"
     # The job's nodes: a fact of the job any mechanism may read, brought to FIELDS here, where alone it is read
     # today (its key is a plain word, named in other senses elsewhere).
@@ -628,10 +632,12 @@ class Spares(Mechanism):
         if nodes is None and scenario.gpus is not None:
             nodes = node_count(scenario.gpus, getattr(scenario, PER_NODE))
         repair, risk = getattr(scenario, REPAIR), getattr(scenario, RISK)
+        source = getattr(scenario, "source_of", None)
         return {
             REPAIR: LEVER_REPAIR_S if repair is None else repair,
             RISK: DEFAULT_RISK if risk is None else risk,
             NODES: nodes,
+            REPAIR_SOURCE: None if repair is None or source is None else source(REPAIR),
         }
 
     def running_levers(
@@ -657,7 +663,8 @@ class Spares(Mechanism):
                 return []  # Erlang's formula needs Poisson failures: no lever on an approximation
             repair, risk = mine[REPAIR], mine[RISK]
             count = float(smallest_spares(repair / float(config.mtbf_s), risk))
-            options.append((LEVER_NEW, config.replace(**{NODES: nodes, SPARES: count, REPAIR: repair, RISK: risk})))
+            stated = {NODES: nodes, SPARES: count, REPAIR: repair, RISK: risk, REPAIR_SOURCE: mine.get(REPAIR_SOURCE)}
+            options.append((LEVER_NEW, config.replace(**stated)))
             cluster_base = base
         else:
             options.append((LEVER_NONE, config.replace(**{SPARES: 0.0})))
@@ -707,7 +714,9 @@ class Spares(Mechanism):
         if key == LEVER_TARGET:
             return f"{count} spares, for P(no spare) ≤ {risk} (repair {repair})"
         none = f"; with none, each failure waiting its repair: {pct(value)}" if value is not None else ""
-        return f"{count} spares beside {nodes} nodes, for P(no spare) ≤ {risk} (repair {repair} assumed{none})"
+        source = getattr(changed, REPAIR_SOURCE, None)
+        how = "assumed" if source is None else f"measured, {source}"
+        return f"{count} spares beside {nodes} nodes, for P(no spare) ≤ {risk} (repair {repair} {how}{none})"
 
     # ------------------------------------------------------------- sweeps
 

@@ -321,6 +321,15 @@ def _plan(doc: dict[str, Any], times: list[float], charts: _Charts | None, ancho
     )
 
 
+def _class_tables(document: dict[str, Any]) -> list[dict[str, Any]]:
+    """A log's failures split by the preset's classes (docs/model.md §20.6), as a table; none without a split."""
+    part = document.get("classes")
+    if part is None:
+        return []
+    header = wording.class_split_header(part)
+    return [_table(header, wording.class_split_rows(part), numeric=list(range(1, len(header))))]
+
+
 def _log_sections(data: dict[str, Any], charts: _Charts | None) -> list[dict[str, Any]]:
     w = wording.REPORT
     sections = []
@@ -337,7 +346,10 @@ def _log_sections(data: dict[str, Any], charts: _Charts | None) -> list[dict[str
                     *wording.report_fit_lines(fitted),
                     *([] if data.get("fit_alone") is None else [wording.report_fit_window(data["fit_alone"])]),
                 ],
-                tables=[_table([w["cause"], w["failures"], w["share"]], causes, numeric=[1, 2])] if causes else [],
+                tables=[
+                    *([_table([w["cause"], w["failures"], w["share"]], causes, numeric=[1, 2])] if causes else []),
+                    *_class_tables(fitted),
+                ],
                 chart=chart,
             )
         )
@@ -354,6 +366,7 @@ def _log_sections(data: dict[str, Any], charts: _Charts | None) -> list[dict[str
                   for row in found["causes"]]  # fmt: skip
         if causes:
             tables.append(_table([w["cause"], w["failures"], w["lost"], w["of_time"]], causes, [1, 2, 3]))
+        tables.extend(_class_tables(found))
         model = found["model"]
         lines = [wording.analyze_header(found)]
         if model is not None:

@@ -598,6 +598,55 @@ def analyze_header(document: dict[str, Any]) -> str:
     return f"ckptcalc analyze: {document['log']}, {dur(document['wall_s'])} of run, {lines['used']:,} events{extra}"
 
 
+def class_split_header(part: dict[str, Any]) -> list[str]:
+    """The columns of a log's failures split by class (docs/model.md §20.6): the restart where the log shows
+    restarts."""
+    return [
+        "class",
+        "failures",
+        "measured",
+        "95 %",
+        "stated",
+        "agrees",
+        *(["restart"] if part["restarts_shown"] else []),
+    ]
+
+
+def class_split_title(part: dict[str, Any]) -> str:
+    """The title of a log's class split."""
+    return f"Failures by class ({part['failures']} failures, causes matched as word prefixes)"
+
+
+def class_split_rows(part: dict[str, Any]) -> list[list[str]]:
+    """A row per class of a log's failures split by class, then the job's own: its failures, measured share
+    with its 95 % interval, the preset's share, whether that lies in the interval, and its mean restart."""
+
+    def row(name: str, found: dict[str, Any]) -> list[str]:
+        low_high = found["share_ci95"]
+        band = "-" if low_high is None else f"{pct(low_high[0])} to {pct(low_high[1])}"
+        agrees = {True: "yes", False: "no", None: "-"}[found["agrees"]]
+        restart = "-" if found["restart_s"] is None else f"{dur(found['restart_s'])} ({found['restarts']})"
+        measured = "-" if found["measured_share"] is None else pct(found["measured_share"])
+        shown = [restart] if part["restarts_shown"] else []
+        return [name, str(found["failures"]), measured, band, pct(found["stated_share"]), agrees, *shown]
+
+    return [*(row(each["name"], each) for each in part["classes"]), row("the job's own", part["job"])]
+
+
+def class_split_note(part: dict[str, Any]) -> str | None:
+    """Which stated shares the log does not bear out, in a sentence; None when every one agrees."""
+    off = [each["name"] for each in part["classes"] if each["agrees"] is False]
+    if part["job"]["agrees"] is False:
+        off.append("the job's own")
+    if not off:
+        return None
+    names = off[0] if len(off) == 1 else f"{', '.join(off[:-1])} and {off[-1]}"
+    verb = "lies" if len(off) == 1 else "lie"
+    return (
+        f"The stated share of {names} {verb} outside the log's 95 % interval: --save-preset writes the measured shares."
+    )
+
+
 def measured_rows(m: dict[str, Any]) -> list[tuple[str, str, str]]:
     """(what, value, note) rows of what a run measured."""
     rows: list[tuple[str, str, str]] = []
