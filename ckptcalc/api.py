@@ -1884,16 +1884,16 @@ def analyze(
 
 def _seed(seed: int | None) -> int | None:
     """A simulation's seed, checked (``seed``): simulate's and plan's."""
-    if seed is not None and seed < 0:
-        raise InputError(f"must be a non-negative integer, got {seed}", where="seed")
-    return seed
+    from ckptcalc.simulation.timeline import check_seed
+
+    return check_seed(seed)
 
 
 def _year(year: int | None) -> int | None:
     """The year of timestamps that carry none, checked (``year``)."""
-    if year is not None and not (isinstance(year, int) and not isinstance(year, bool) and 1 <= year <= 9999):
-        raise InputError(f"must be a year from 1 to 9999, got {year!r}", where="year")
-    return year
+    from ckptcalc.inputs.dates import check_year
+
+    return check_year(year)
 
 
 def _measured_config(analysis: Analysis, fitted: FailureFit) -> tuple[Config | None, str | None]:

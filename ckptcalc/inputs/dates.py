@@ -36,6 +36,22 @@ class Span(Record):
     seconds: float
 
 
+#: The years a timestamp may be given in (``--year``), as :mod:`datetime` takes them.
+YEARS = (datetime.MINYEAR, datetime.MAXYEAR)
+
+
+def check_year(year: int | None) -> int | None:
+    """The year of timestamps that carry none, checked (``year``): a whole year from 1 to 9999, or None.
+
+    >>> check_year(2026), check_year(None)
+    (2026, None)
+    """
+    first, last = YEARS
+    if year is not None and not (isinstance(year, int) and not isinstance(year, bool) and first <= year <= last):
+        raise InputError(f"must be a year from {first} to {last}, got {year!r}", where="year")
+    return year
+
+
 def is_date(value: object) -> bool:
     """Whether ``value`` is written as a date (and so is not a duration)."""
     return isinstance(value, datetime.datetime) or (isinstance(value, str) and _DATE.match(value) is not None)
