@@ -193,7 +193,7 @@ def preset_patterns(preset: PresetRef) -> str | None:
         return None
     if isinstance(preset, Scenario):
         return loaded.log_patterns
-    return os.fspath(presets.find(os.fspath(preset)).parent / os.path.expanduser(loaded.log_patterns))
+    return presets.beside(os.fspath(preset), loaded.log_patterns)
 
 
 @checked
@@ -243,20 +243,11 @@ def save_preset(
     save(saved, target, force=force, base=base, texts=texts)
 
 
-#: The longest ``--name`` or ``--description`` a saved preset takes.
-MAX_LABEL = 500
-
-
 def check_label(text: str | None, where: str) -> None:
     """A saved preset's name or description: one line of printable text, not empty."""
-    if text is None:
-        return
-    if not text.strip():
-        raise InputError("must not be empty", where=where)
-    if not text.isprintable():
-        raise InputError("must be one line of printable text (no newline, tab or control character)", where=where)
-    if len(text) > MAX_LABEL:
-        raise InputError(f"at most {MAX_LABEL} characters, got {len(text)}", where=where)
+    from ckptcalc.inputs.preset_document import check_label as checked_label
+
+    checked_label(text, where)
 
 
 def derived(preset: Scenario, base: PresetRef) -> Scenario:
@@ -445,15 +436,12 @@ def _number(parser: Callable[[str], float], value: Value, where: str) -> float:
 
 def _fraction(value: Value, where: str) -> float:
     from ckptcalc.errors import CkptError
-    from ckptcalc.inputs.units import parse_fraction
+    from ckptcalc.inputs.units import parse_open_fraction
 
     try:
-        number = parse_fraction(value) if isinstance(value, str) else float(value)
+        return parse_open_fraction(value)
     except CkptError as error:
         raise InputError(error.template, where=where) from None
-    if not (math.isfinite(number) and 0 < number < 1):
-        raise InputError(f"must lie strictly between 0 and 1, got {number:g}", where=where)
-    return number
 
 
 @checked
@@ -547,8 +535,10 @@ def _penalty_pp(result: Result) -> float:
 
 
 def _goodput(effective: float, discard: float) -> float:
-    """The share of wall time that is useful work kept: effective time less the share thrown away."""
-    return effective * (1.0 - discard)
+    """The share of wall time that is useful work kept (:func:`ckptcalc.model.statistics.goodput`)."""
+    from ckptcalc.model.statistics import goodput
+
+    return goodput(effective, discard)
 
 
 def _as_stated(one: Job, compute: Callable[[], _T]) -> _T:

@@ -124,6 +124,16 @@ def per_day(mean_s: float | None) -> float:
     return 0.0 if mean_s is None else DAY_S / mean_s
 
 
+def goodput(effective: float, discard: float) -> float:
+    """The share of wall time that is useful work kept (docs/model.md §6): effective time less the share of
+    the work thrown away, effective × (1 − discard).
+
+    >>> goodput(0.9, 0.25), goodput(0.9, 0.0)
+    (0.675, 0.9)
+    """
+    return effective * (1.0 - discard)
+
+
 def every_nth(intervals: Iterable[float]) -> list[int]:
     """For nested tiers' intervals, fastest first: how many of the tier below each one's checkpoint is
     (every 9th memory checkpoint), at least 1; the first tier, below nothing, 1.
