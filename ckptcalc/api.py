@@ -1599,6 +1599,7 @@ def plan(
     """
     from ckptcalc.commands import plan as plan_command
     from ckptcalc.inputs.units import parse_count
+    from ckptcalc.model import decisions as decide
     from ckptcalc.simulation import plan as whole
     from ckptcalc.simulation.timeline import DEFAULT_SEED, Failures, schedule_for
 
@@ -1621,30 +1622,31 @@ def plan(
     shape = None if config.shape is None else float(config.shape)
     run_config = config.replace(shape=None) if config.has_memory and shape is not None else config
     exact_model = run_config.shape == config.shape
-    result, expected, mtbf, run_work = _run_inputs(run_config, work_s, lambda found: _loadable(the_job, found))
+    inputs_at = whole.run_inputs(run_config, work_s, lambda found: _loadable(the_job, found))
+    result, expected = inputs_at.result, inputs_at.expected_s
     # With an MTBF interval, the same schedule at either end of it (docs/model.md §9), keyed by the job
     # MTBF; an end at the point itself (the bound when no failure was seen) is the point's own runs.
     point = float(run_config.mtbf_s)
-    parts = {point: (run_config, expected, mtbf, run_work)}
+    parts = {point: (run_config, inputs_at)}
     for m in the_job.mtbf_band or ():
         if m is not None and m not in parts:
             at = _pinned(run_config, result, m)
-            parts[m] = (at, *_run_inputs(at, work_s)[1:])
-    count = whole.check(_number(parse_count, runs, "runs"), expected / mtbf + 1.0,
-                        ends=[e / m_run + 1.0 for m, (_, e, m_run, _) in parts.items() if m != point])  # fmt: skip
+            parts[m] = (at, whole.run_inputs(at, work_s))
+    count = whole.check(_number(parse_count, runs, "runs"), inputs_at.failures_budget,
+                        ends=[end.failures_budget for m, (_, end) in parts.items() if m != point])  # fmt: skip
     chosen = DEFAULT_SEED if seed is None else seed
     simulated = {
         m: whole.complete(
             schedule_for(at),
-            Failures(m_run, shape),
-            work_s=w,
+            Failures(one.mtbf_s, shape),
+            work_s=one.work_s,
             runs=count,
             seed=chosen,
-            expected_failures=e / m_run,
-            progress=None if progress is None else _share_of(progress, i, len(parts)),
+            expected_failures=one.expected_failures,
+            progress=None if progress is None else whole.progress_part(progress, i, len(parts)),
             waits=registry.run_waits(config),
         )
-        for i, (m, (at, e, m_run, w)) in enumerate(parts.items())
+        for i, (m, (at, one)) in enumerate(parts.items())
     }
     done = simulated[point]
     step_time = the_job.scenario.step_time_s
@@ -1652,14 +1654,14 @@ def plan(
     figures = whole.figures(done, the_job.gpus, the_job.scenario.gpu_hour_cost, expected_s, limit)
     if the_job.mtbf_band is not None:
         figures["band"] = [
-            None if m is None else _end_figures(simulated[m], parts[m][1] if exact_model else None, limit)
+            None if m is None else _end_figures(simulated[m], parts[m][1].expected_s if exact_model else None, limit)
             for m in the_job.mtbf_band
         ]
     if span is not None:
         figures.update(start=span.start, deadline=span.deadline)
     document = plan_command.document(
         the_job, result, done, _label(preset), work_s=work_s,
-        steps=round(work_s / step_time) if steps is not None and step_time else None,
+        steps=decide.steps(work_s, step_time) if steps is not None and step_time else None,
         expected_s=expected_s, deadline_s=limit,
         figures=figures,
     )  # fmt: skip
@@ -1688,45 +1690,8 @@ def _plan_deadline(deadline: Value | None, start_at: str | None) -> tuple[float 
         span = dates.deadline_span(deadline, start_at)
         assert span is not None
         return span.seconds, span
-    limit = _number(parse_duration, deadline, "deadline")
-    if not (math.isfinite(limit) and limit > 0):
-        raise InputError(f"must be a positive duration, got {limit:g} s", where="deadline")
+    limit = dates.deadline_seconds(_number(parse_duration, deadline, "deadline"))
     return limit, dates.deadline_span(limit, start_at, seconds=limit)
-
-
-def _run_inputs(
-    run_config: Config, work_s: float, check: Callable[[Result], None] | None = None
-) -> tuple[Result, float, float, float]:
-    """The model at ``run_config`` and what its whole runs simulate: the result, W / effective, the
-    MTBF the runs meet and the work they do; ``check`` sees the result before the effective time is."""
-    from ckptcalc.model.evaluation import evaluate
-
-    result = evaluate(run_config)
-    if check is not None:
-        check(result)
-    effective = float(result.effective)
-    if not effective > 0.0:
-        raise InputError("effective time is 0 at this schedule: the run would never finish", where="work")
-    expected = work_s / effective
-    # Elastic replica groups: whole runs of the periodic process at the whole-job MTBF, the work
-    # stretched by the groups' useful share (docs/model.md §14.4; approximate, as the model is).
-    mtbf, run_work = float(run_config.mtbf_s), work_s
-
-    averaged = registry.averaged_in_plan(run_config)
-    if averaged:
-        # Failure classes the whole runs leave out (silent events, docs/model.md §16.2): counted by the
-        # model, and their average cost stretches the work the whole runs (fail-stop failures only) must do.
-        result = evaluate(run_config.replace(work_s=work_s))
-        plain_config = run_config
-        for mechanism in averaged:
-            plain_config = mechanism.without(plain_config)
-        plain = evaluate(plain_config)
-        run_work = work_s * float(plain.effective) / effective
-        expected = work_s / effective
-    if result.elastic is not None:
-        mtbf = float(result.elastic.groups.whole_job_mtbf_s)
-        run_work = work_s / float(result.elastic.groups.throughput)
-    return result, expected, mtbf, run_work
 
 
 def _pinned(run_config: Config, result: Result, mtbf: float) -> Config:
@@ -1740,31 +1705,18 @@ def _pinned(run_config: Config, result: Result, mtbf: float) -> Config:
     return run_config.replace(**held)
 
 
-def _share_of(progress: Callable[[float], None], part: int, parts: int) -> Callable[[float], None]:
-    """``progress`` for the ``part``-th of ``parts`` equal simulations run one after the other."""
-    return lambda done: progress((part + done) / parts)
-
-
 def _work(work: Value | None, steps: Value | None, step_time_s: float | None) -> float:
-    """W in seconds of useful work: ``work`` itself, or ``steps`` × the job's step time."""
+    """W in seconds of useful work: ``work`` itself, or ``steps`` × the job's step time
+    (:func:`ckptcalc.simulation.plan.work_of`)."""
     from ckptcalc.inputs.units import parse_count, parse_duration
+    from ckptcalc.simulation.plan import work_of
 
     if (work is None) == (steps is None):
         raise InputError("give the run's length one way: {work} or {steps} (with {step_time})", where="work")
-    if work is not None:
-        seconds = _number(parse_duration, work, "work")
-        where = "work"
-    else:
-        assert steps is not None
-        count = _number(parse_count, steps, "steps")
-        if not (math.isfinite(count) and count >= 1 and float(count).is_integer()):
-            raise InputError(f"must be a positive whole number, got {count:g}", where="steps")
-        if step_time_s is None:
-            raise InputError("{steps} needs the job's step time ({step_time})", where="steps")
-        seconds, where = count * step_time_s, "steps"
-    if not (math.isfinite(seconds) and 0 < seconds <= 1e11):
-        raise InputError(f"must be a positive duration of at most 1e11 s, got {seconds:g} s", where=where)
-    return seconds
+    if steps is not None:
+        return work_of(None, _number(parse_count, steps, "steps"), step_time_s)
+    assert work is not None
+    return work_of(_number(parse_duration, work, "work"), None, step_time_s)
 
 
 class RunAnalysis(Outcome):

@@ -14,6 +14,7 @@ True
 from __future__ import annotations
 
 import datetime
+import math
 import re
 
 from ckptcalc.errors import InputError
@@ -75,6 +76,17 @@ def instant(value: str | datetime.datetime, where: str) -> datetime.datetime:
 def now() -> datetime.datetime:
     """This moment in UTC, to the second (a start nobody gave)."""
     return datetime.datetime.now(datetime.UTC).replace(microsecond=0)
+
+
+def deadline_seconds(limit: float) -> float:
+    """A deadline given as a duration, checked (``deadline``): a positive, finite number of seconds.
+
+    >>> deadline_seconds(5_054_400.0)
+    5054400.0
+    """
+    if not (math.isfinite(limit) and limit > 0):
+        raise InputError(f"must be a positive duration, got {limit:g} s", where="deadline")
+    return limit
 
 
 def deadline_span(
