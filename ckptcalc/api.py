@@ -481,7 +481,7 @@ def optimize(
         more=[*_part_levers(the_job), *_storage_levers(the_job)],
     )  # fmt: skip
     # A tier subset is a lever only where dropping the tiers gains (docs/model.md §17.4).
-    levers = [lever for lever in levers if lever.key != "without_tier" or lever.gain_pp > 0]
+    levers = [lever for lever in levers if lever.key != "without_tier" or lever.gains]
     targets = decide.targets(the_job.config, goal, the_job.gpu_mtbf_s, _at_gpus(the_job)) if goal is not None else None
     s = the_job.scenario
     cost = decide.cost(result, the_job.gpus, s.gpu_hour_cost) if the_job.gpus is not None else None
@@ -603,21 +603,18 @@ def _at_gpus(one: Job) -> Callable[[float], Config] | None:
 def _part_levers(one: Job) -> list[tuple[str, Config, float | None]]:
     """The levers on the restart's parts (docs/model.md §12.1): detection halved, where the restart
     counts one, and every read bandwidth doubled, where a reload is counted."""
+    from ckptcalc.model.decisions import detection_halved, reads_doubled
+
     s = one.scenario
     found: list[tuple[str, Config, float | None]] = []
     if s.detect_s and (s.restart_s is None or others_by_parts(s)):
-        found.append(("detect_half", resolve(s.replace(detect_s=s.detect_s / 2)).config, s.detect_s / 2))
+        halved = detection_halved(s.detect_s)
+        found.append(("detect_half", resolve(s.replace(detect_s=halved)).config, halved))
     c = one.config
     reads = [c.read_bandwidth, c.memory_read_bandwidth, *(t.read_bandwidth for t in c.middle)]
     if any(r is not None for r in reads):
-        doubled = c.replace(
-            read_bandwidth=None if c.read_bandwidth is None else c.read_bandwidth * 2,
-            memory_read_bandwidth=None if c.memory_read_bandwidth is None else c.memory_read_bandwidth * 2,
-            middle=tuple(
-                t if t.read_bandwidth is None else t.replace(read_bandwidth=t.read_bandwidth * 2) for t in c.middle
-            ),
-        )
-        found.append(("read_bw_x2", doubled, None if c.read_bandwidth is None else float(c.read_bandwidth) * 2))
+        doubled = reads_doubled(c)
+        found.append(("read_bw_x2", doubled, None if doubled.read_bandwidth is None else float(doubled.read_bandwidth)))
     return found
 
 

@@ -404,8 +404,8 @@ LAYOUT: dict[str, dict[str, str]] = {
 NOT_YET_MOVED: dict[str, set[str]] = {
     "api": {
         "SweepStream.runs", "SweepStream.shown", "SweepStream.write_json", "_agreement", "_loadable",
-        "_measured_config", "_model_at", "_part_levers", "_ran", "_run_fit", "analyze", "check", "compare", "fit",
-        "measured_preset", "optimize", "simulate",
+        "_measured_config", "_model_at", "_ran", "_run_fit", "analyze", "check", "compare", "fit", "measured_preset",
+        "simulate",
     },
     "commands.analyze": {"table"},
 }  # fmt: skip
