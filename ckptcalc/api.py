@@ -576,16 +576,16 @@ def _loadable(one: Job, result: Result) -> None:
     found = storage.load(one.config, result).overloaded
     if found is None:
         return
-    names = [plan.level.name for plan in result.levels]
-    i = names.index(found.name)
+    *lower, top = [plan.level.name for plan in result.levels]  # memory (where the job has it), the tiers, storage
+    middle = lower[1:] if one.config.has_memory else lower
     s = one.scenario
     where: str
-    if i == len(names) - 1:
+    if found.name == top:
         where = s.where("interval_s" if s.interval_s is not None else "bandwidth")
-    elif i == 0 and one.config.has_memory:
+    elif found.name not in middle:  # the memory level
         where = s.where("memory_interval_s" if s.memory_interval_s is not None else "memory_bandwidth")
     else:
-        tier = s.middle[i - (1 if one.config.has_memory else 0)]
+        tier = s.middle[middle.index(found.name)]
         where = f"{tier.where}.{'interval' if tier.interval_s is not None else 'bandwidth'}"
     raise InputError(wording.overloaded(found.name, found.busy_share), where=where)
 
@@ -665,6 +665,7 @@ def check(
     False
     """
     from ckptcalc.model.evaluation import evaluate
+    from ckptcalc.model.statistics import at_least
     from ckptcalc.output import documents
 
     if min_effective is None and max_silent_risk is None:
@@ -681,7 +682,7 @@ def check(
         try:
             one = resolve(_load_named(ref))
             result = evaluate(one.config)
-            notes += documents.input_warnings(one)  # each names the preset file and key
+            notes.extend(documents.input_warnings(one))  # each names the preset file and key
         except CkptError as error:
             # One broken preset must not hide the verdict on the others: it gets its own row.
             rows.append({"preset": _label(ref), "effective": None, "effective_ci95": None, "tested": at,
@@ -701,7 +702,7 @@ def check(
         band = _uncertainty(one, result)
         tested = "low" if at == "low" and band is not None else "point"
         value = band.effective[0] if band is not None and tested == "low" else effective
-        floor_passed = None if floor is None else bool(value >= floor)
+        floor_passed = at_least(value, floor)
         rows.append(
             {
                 "preset": _label(ref),
@@ -902,7 +903,7 @@ def compare(
         )
         for ref in refs
     ]
-    columns += _what_if_columns(columns[0][1], changes)
+    columns.extend(_what_if_columns(columns[0][1], changes))
     starts = [*refs, *[refs[0]] * len(changes)]
     rows = []
     for (name, stated), ref in zip(columns, starts, strict=True):
@@ -1010,8 +1011,8 @@ class SweepStream(Record):
         """Each slice of the grid, evaluated (a :class:`ckptcalc.inputs.grid.Sweep` per slice)."""
         from ckptcalc.inputs import grid as sweeps
 
-        for first in range(0, len(self.values), self.CHUNK):
-            yield sweeps.run(self.job, self.over, self.values[first : first + self.CHUNK], self.log)
+        for part in sweeps.slices(self.values, self.CHUNK):
+            yield sweeps.run(self.job, self.over, part, self.log)
 
     def write_json(self, out: TextIO) -> None:
         """The ``sweep --json`` document, written to the text stream ``out`` slice by slice (at once when
@@ -1020,7 +1021,7 @@ class SweepStream(Record):
         from ckptcalc.inputs import grid as sweeps
         from ckptcalc.output import documents
 
-        if len(self.values) <= self.CHUNK:
+        if len(sweeps.slices(self.values, self.CHUNK)) == 1:
             run = sweeps.run(self.job, self.over, self.values, self.log)
             out.write(documents.dumps(sweep_command.document(self.job, run, self.label)) + "\n")
             return
@@ -1036,15 +1037,10 @@ class SweepStream(Record):
     def shown(self, rows: int) -> Sweep:
         """The grid cut to at most ``rows`` evenly spread points (with the base optimum's neighbour),
         evaluated: what a terminal table shows."""
-        import numpy
-
         from ckptcalc.inputs import grid as sweeps
 
-        n = len(self.values)
-        if n > rows:
-            picks = numpy.unique(numpy.rint(numpy.linspace(0, n - 1, rows)).astype(int))
-            return sweeps.run(self.job, self.over, self.values[picks], self.log)
-        return sweeps.run(self.job, self.over, self.values, self.log)
+        picks = sweeps.spread_picks(len(self.values), rows)
+        return sweeps.run(self.job, self.over, self.values if picks is None else self.values[picks], self.log)
 
 
 @checked
@@ -1204,12 +1200,11 @@ def simulate(
 def _agreement(value: float | None, ci95: tuple[float, float], simulated: float) -> dict[str, Any] | None:
     """A model's verdict on a simulated run: whether its effective time lies in the run's 95 % interval,
     and by how many points it differs (None when there is no such model)."""
-    from ckptcalc.model.statistics import points
+    from ckptcalc.model.statistics import points, within
 
     if value is None:
         return None
-    low, high = ci95
-    return {"agrees": low <= value <= high, "difference_pp": points(value, simulated)}
+    return {"agrees": within(value, ci95), "difference_pp": points(value, simulated)}
 
 
 def _ran(config: Config, schedule: Schedule) -> Config:
@@ -1220,9 +1215,10 @@ def _ran(config: Config, schedule: Schedule) -> Config:
         intervals = intervals[1:]
         if not intervals:
             return config
-    memory = intervals[0] if len(intervals) > 1 else None
-    middle = tuple(t.replace(interval_s=i) for t, i in zip(config.middle, intervals[1:-1], strict=True))
-    return config.replace(interval_s=intervals[-1], memory_interval_s=memory, middle=middle)
+    *lower, top = intervals  # the top tier's interval is storage's; any below it, memory's first
+    memory = lower[0] if lower else None
+    middle = tuple(t.replace(interval_s=i) for t, i in zip(config.middle, lower[1:], strict=True))
+    return config.replace(interval_s=top, memory_interval_s=memory, middle=middle)
 
 
 #: The most cycles ``simulate --events`` writes: a cycle of Llama 3 is about 85 lines of log, written at
