@@ -193,7 +193,7 @@ def preset_patterns(preset: PresetRef) -> str | None:
         return None
     if isinstance(preset, Scenario):
         return loaded.log_patterns
-    return os.fspath(presets.find(os.fspath(preset)).parent / os.path.expanduser(loaded.log_patterns))
+    return presets.beside(os.fspath(preset), loaded.log_patterns)
 
 
 @checked
@@ -243,20 +243,11 @@ def save_preset(
     save(saved, target, force=force, base=base, texts=texts)
 
 
-#: The longest ``--name`` or ``--description`` a saved preset takes.
-MAX_LABEL = 500
-
-
 def check_label(text: str | None, where: str) -> None:
     """A saved preset's name or description: one line of printable text, not empty."""
-    if text is None:
-        return
-    if not text.strip():
-        raise InputError("must not be empty", where=where)
-    if not text.isprintable():
-        raise InputError("must be one line of printable text (no newline, tab or control character)", where=where)
-    if len(text) > MAX_LABEL:
-        raise InputError(f"at most {MAX_LABEL} characters, got {len(text)}", where=where)
+    from ckptcalc.inputs.preset_document import check_label as checked_label
+
+    checked_label(text, where)
 
 
 def derived(preset: Scenario, base: PresetRef) -> Scenario:
@@ -445,15 +436,12 @@ def _number(parser: Callable[[str], float], value: Value, where: str) -> float:
 
 def _fraction(value: Value, where: str) -> float:
     from ckptcalc.errors import CkptError
-    from ckptcalc.inputs.units import parse_fraction
+    from ckptcalc.inputs.units import parse_open_fraction
 
     try:
-        number = parse_fraction(value) if isinstance(value, str) else float(value)
+        return parse_open_fraction(value)
     except CkptError as error:
         raise InputError(error.template, where=where) from None
-    if not (math.isfinite(number) and 0 < number < 1):
-        raise InputError(f"must lie strictly between 0 and 1, got {number:g}", where=where)
-    return number
 
 
 @checked
@@ -493,7 +481,7 @@ def optimize(
         more=[*_part_levers(the_job), *_storage_levers(the_job)],
     )  # fmt: skip
     # A tier subset is a lever only where dropping the tiers gains (docs/model.md §17.4).
-    levers = [lever for lever in levers if lever.key != "without_tier" or lever.gain_pp > 0]
+    levers = [lever for lever in levers if lever.key != "without_tier" or lever.gains]
     targets = decide.targets(the_job.config, goal, the_job.gpu_mtbf_s, _at_gpus(the_job)) if goal is not None else None
     s = the_job.scenario
     cost = decide.cost(result, the_job.gpus, s.gpu_hour_cost) if the_job.gpus is not None else None
@@ -547,8 +535,10 @@ def _penalty_pp(result: Result) -> float:
 
 
 def _goodput(effective: float, discard: float) -> float:
-    """The share of wall time that is useful work kept: effective time less the share thrown away."""
-    return effective * (1.0 - discard)
+    """The share of wall time that is useful work kept (:func:`ckptcalc.model.statistics.goodput`)."""
+    from ckptcalc.model.statistics import goodput
+
+    return goodput(effective, discard)
 
 
 def _as_stated(one: Job, compute: Callable[[], _T]) -> _T:
@@ -586,16 +576,16 @@ def _loadable(one: Job, result: Result) -> None:
     found = storage.load(one.config, result).overloaded
     if found is None:
         return
-    names = [plan.level.name for plan in result.levels]
-    i = names.index(found.name)
+    *lower, top = [plan.level.name for plan in result.levels]  # memory (where the job has it), the tiers, storage
+    middle = lower[1:] if one.config.has_memory else lower
     s = one.scenario
     where: str
-    if i == len(names) - 1:
+    if found.name == top:
         where = s.where("interval_s" if s.interval_s is not None else "bandwidth")
-    elif i == 0 and one.config.has_memory:
+    elif found.name not in middle:  # the memory level
         where = s.where("memory_interval_s" if s.memory_interval_s is not None else "memory_bandwidth")
     else:
-        tier = s.middle[i - (1 if one.config.has_memory else 0)]
+        tier = s.middle[middle.index(found.name)]
         where = f"{tier.where}.{'interval' if tier.interval_s is not None else 'bandwidth'}"
     raise InputError(wording.overloaded(found.name, found.busy_share), where=where)
 
@@ -613,21 +603,18 @@ def _at_gpus(one: Job) -> Callable[[float], Config] | None:
 def _part_levers(one: Job) -> list[tuple[str, Config, float | None]]:
     """The levers on the restart's parts (docs/model.md §12.1): detection halved, where the restart
     counts one, and every read bandwidth doubled, where a reload is counted."""
+    from ckptcalc.model.decisions import detection_halved, reads_doubled
+
     s = one.scenario
     found: list[tuple[str, Config, float | None]] = []
     if s.detect_s and (s.restart_s is None or others_by_parts(s)):
-        found.append(("detect_half", resolve(s.replace(detect_s=s.detect_s / 2)).config, s.detect_s / 2))
+        halved = detection_halved(s.detect_s)
+        found.append(("detect_half", resolve(s.replace(detect_s=halved)).config, halved))
     c = one.config
     reads = [c.read_bandwidth, c.memory_read_bandwidth, *(t.read_bandwidth for t in c.middle)]
     if any(r is not None for r in reads):
-        doubled = c.replace(
-            read_bandwidth=None if c.read_bandwidth is None else c.read_bandwidth * 2,
-            memory_read_bandwidth=None if c.memory_read_bandwidth is None else c.memory_read_bandwidth * 2,
-            middle=tuple(
-                t if t.read_bandwidth is None else t.replace(read_bandwidth=t.read_bandwidth * 2) for t in c.middle
-            ),
-        )
-        found.append(("read_bw_x2", doubled, None if c.read_bandwidth is None else float(c.read_bandwidth) * 2))
+        doubled = reads_doubled(c)
+        found.append(("read_bw_x2", doubled, None if doubled.read_bandwidth is None else float(doubled.read_bandwidth)))
     return found
 
 
@@ -678,6 +665,7 @@ def check(
     False
     """
     from ckptcalc.model.evaluation import evaluate
+    from ckptcalc.model.statistics import at_least
     from ckptcalc.output import documents
 
     if min_effective is None and max_silent_risk is None:
@@ -694,7 +682,7 @@ def check(
         try:
             one = resolve(_load_named(ref))
             result = evaluate(one.config)
-            notes += documents.input_warnings(one)  # each names the preset file and key
+            notes.extend(documents.input_warnings(one))  # each names the preset file and key
         except CkptError as error:
             # One broken preset must not hide the verdict on the others: it gets its own row.
             rows.append({"preset": _label(ref), "effective": None, "effective_ci95": None, "tested": at,
@@ -715,7 +703,7 @@ def check(
         band = _uncertainty(one, result)
         tested = "low" if at == "low" and band is not None else "point"
         value = band.effective[0] if band is not None and tested == "low" else effective
-        floor_passed = None if floor is None else bool(value >= floor)
+        floor_passed = at_least(value, floor)
         rows.append(
             {
                 "preset": _label(ref),
@@ -918,7 +906,7 @@ def compare(
         )
         for ref in refs
     ]
-    columns += _what_if_columns(columns[0][1], changes)
+    columns.extend(_what_if_columns(columns[0][1], changes))
     starts = [*refs, *[refs[0]] * len(changes)]
     rows = []
     for (name, stated), ref in zip(columns, starts, strict=True):
@@ -1031,8 +1019,8 @@ class SweepStream(Record):
         """Each slice of the grid, evaluated (a :class:`ckptcalc.inputs.grid.Sweep` per slice)."""
         from ckptcalc.inputs import grid as sweeps
 
-        for first in range(0, len(self.values), self.CHUNK):
-            yield sweeps.run(self.job, self.over, self.values[first : first + self.CHUNK], self.log)
+        for part in sweeps.slices(self.values, self.CHUNK):
+            yield sweeps.run(self.job, self.over, part, self.log)
 
     def write_json(self, out: TextIO) -> None:
         """The ``sweep --json`` document, written to the text stream ``out`` slice by slice (at once when
@@ -1041,7 +1029,7 @@ class SweepStream(Record):
         from ckptcalc.inputs import grid as sweeps
         from ckptcalc.output import documents
 
-        if len(self.values) <= self.CHUNK:
+        if len(sweeps.slices(self.values, self.CHUNK)) == 1:
             run = sweeps.run(self.job, self.over, self.values, self.log)
             out.write(documents.dumps(sweep_command.document(self.job, run, self.label)) + "\n")
             return
@@ -1057,15 +1045,10 @@ class SweepStream(Record):
     def shown(self, rows: int) -> Sweep:
         """The grid cut to at most ``rows`` evenly spread points (with the base optimum's neighbour),
         evaluated: what a terminal table shows."""
-        import numpy
-
         from ckptcalc.inputs import grid as sweeps
 
-        n = len(self.values)
-        if n > rows:
-            picks = numpy.unique(numpy.rint(numpy.linspace(0, n - 1, rows)).astype(int))
-            return sweeps.run(self.job, self.over, self.values[picks], self.log)
-        return sweeps.run(self.job, self.over, self.values, self.log)
+        picks = sweeps.spread_picks(len(self.values), rows)
+        return sweeps.run(self.job, self.over, self.values if picks is None else self.values[picks], self.log)
 
 
 @checked
@@ -1229,12 +1212,11 @@ def simulate(
 def _agreement(value: float | None, ci95: tuple[float, float], simulated: float) -> dict[str, Any] | None:
     """A model's verdict on a simulated run: whether its effective time lies in the run's 95 % interval,
     and by how many points it differs (None when there is no such model)."""
-    from ckptcalc.model.statistics import points
+    from ckptcalc.model.statistics import points, within
 
     if value is None:
         return None
-    low, high = ci95
-    return {"agrees": low <= value <= high, "difference_pp": points(value, simulated)}
+    return {"agrees": within(value, ci95), "difference_pp": points(value, simulated)}
 
 
 def _ran(config: Config, schedule: Schedule) -> Config:
@@ -1245,9 +1227,10 @@ def _ran(config: Config, schedule: Schedule) -> Config:
         intervals = intervals[1:]
         if not intervals:
             return config
-    memory = intervals[0] if len(intervals) > 1 else None
-    middle = tuple(t.replace(interval_s=i) for t, i in zip(config.middle, intervals[1:-1], strict=True))
-    return config.replace(interval_s=intervals[-1], memory_interval_s=memory, middle=middle)
+    *lower, top = intervals  # the top tier's interval is storage's; any below it, memory's first
+    memory = lower[0] if lower else None
+    middle = tuple(t.replace(interval_s=i) for t, i in zip(config.middle, lower[1:], strict=True))
+    return config.replace(interval_s=top, memory_interval_s=memory, middle=middle)
 
 
 #: The most cycles ``simulate --events`` writes: a cycle of Llama 3 is about 85 lines of log, written at
@@ -1636,6 +1619,7 @@ def plan(
     """
     from ckptcalc.commands import plan as plan_command
     from ckptcalc.inputs.units import parse_count
+    from ckptcalc.model import decisions as decide
     from ckptcalc.simulation import plan as whole
     from ckptcalc.simulation.timeline import DEFAULT_SEED, Failures, schedule_for
 
@@ -1658,30 +1642,31 @@ def plan(
     shape = None if config.shape is None else float(config.shape)
     run_config = config.replace(shape=None) if config.has_memory and shape is not None else config
     exact_model = run_config.shape == config.shape
-    result, expected, mtbf, run_work = _run_inputs(run_config, work_s, lambda found: _loadable(the_job, found))
+    inputs_at = whole.run_inputs(run_config, work_s, lambda found: _loadable(the_job, found))
+    result, expected = inputs_at.result, inputs_at.expected_s
     # With an MTBF interval, the same schedule at either end of it (docs/model.md §9), keyed by the job
     # MTBF; an end at the point itself (the bound when no failure was seen) is the point's own runs.
     point = float(run_config.mtbf_s)
-    parts = {point: (run_config, expected, mtbf, run_work)}
+    parts = {point: (run_config, inputs_at)}
     for m in the_job.mtbf_band or ():
         if m is not None and m not in parts:
             at = _pinned(run_config, result, m)
-            parts[m] = (at, *_run_inputs(at, work_s)[1:])
-    count = whole.check(_number(parse_count, runs, "runs"), expected / mtbf + 1.0,
-                        ends=[e / m_run + 1.0 for m, (_, e, m_run, _) in parts.items() if m != point])  # fmt: skip
+            parts[m] = (at, whole.run_inputs(at, work_s))
+    count = whole.check(_number(parse_count, runs, "runs"), inputs_at.failures_budget,
+                        ends=[end.failures_budget for m, (_, end) in parts.items() if m != point])  # fmt: skip
     chosen = DEFAULT_SEED if seed is None else seed
     simulated = {
         m: whole.complete(
             schedule_for(at),
-            Failures(m_run, shape),
-            work_s=w,
+            Failures(one.mtbf_s, shape),
+            work_s=one.work_s,
             runs=count,
             seed=chosen,
-            expected_failures=e / m_run,
-            progress=None if progress is None else _share_of(progress, i, len(parts)),
+            expected_failures=one.expected_failures,
+            progress=None if progress is None else whole.progress_part(progress, i, len(parts)),
             waits=registry.run_waits(config),
         )
-        for i, (m, (at, e, m_run, w)) in enumerate(parts.items())
+        for i, (m, (at, one)) in enumerate(parts.items())
     }
     done = simulated[point]
     step_time = the_job.scenario.step_time_s
@@ -1689,14 +1674,14 @@ def plan(
     figures = whole.figures(done, the_job.gpus, the_job.scenario.gpu_hour_cost, expected_s, limit)
     if the_job.mtbf_band is not None:
         figures["band"] = [
-            None if m is None else _end_figures(simulated[m], parts[m][1] if exact_model else None, limit)
+            None if m is None else _end_figures(simulated[m], parts[m][1].expected_s if exact_model else None, limit)
             for m in the_job.mtbf_band
         ]
     if span is not None:
         figures.update(start=span.start, deadline=span.deadline)
     document = plan_command.document(
         the_job, result, done, _label(preset), work_s=work_s,
-        steps=round(work_s / step_time) if steps is not None and step_time else None,
+        steps=decide.steps(work_s, step_time) if steps is not None and step_time else None,
         expected_s=expected_s, deadline_s=limit,
         figures=figures,
     )  # fmt: skip
@@ -1725,45 +1710,8 @@ def _plan_deadline(deadline: Value | None, start_at: str | None) -> tuple[float 
         span = dates.deadline_span(deadline, start_at)
         assert span is not None
         return span.seconds, span
-    limit = _number(parse_duration, deadline, "deadline")
-    if not (math.isfinite(limit) and limit > 0):
-        raise InputError(f"must be a positive duration, got {limit:g} s", where="deadline")
+    limit = dates.deadline_seconds(_number(parse_duration, deadline, "deadline"))
     return limit, dates.deadline_span(limit, start_at, seconds=limit)
-
-
-def _run_inputs(
-    run_config: Config, work_s: float, check: Callable[[Result], None] | None = None
-) -> tuple[Result, float, float, float]:
-    """The model at ``run_config`` and what its whole runs simulate: the result, W / effective, the
-    MTBF the runs meet and the work they do; ``check`` sees the result before the effective time is."""
-    from ckptcalc.model.evaluation import evaluate
-
-    result = evaluate(run_config)
-    if check is not None:
-        check(result)
-    effective = float(result.effective)
-    if not effective > 0.0:
-        raise InputError("effective time is 0 at this schedule: the run would never finish", where="work")
-    expected = work_s / effective
-    # Elastic replica groups: whole runs of the periodic process at the whole-job MTBF, the work
-    # stretched by the groups' useful share (docs/model.md §14.4; approximate, as the model is).
-    mtbf, run_work = float(run_config.mtbf_s), work_s
-
-    averaged = registry.averaged_in_plan(run_config)
-    if averaged:
-        # Failure classes the whole runs leave out (silent events, docs/model.md §16.2): counted by the
-        # model, and their average cost stretches the work the whole runs (fail-stop failures only) must do.
-        result = evaluate(run_config.replace(work_s=work_s))
-        plain_config = run_config
-        for mechanism in averaged:
-            plain_config = mechanism.without(plain_config)
-        plain = evaluate(plain_config)
-        run_work = work_s * float(plain.effective) / effective
-        expected = work_s / effective
-    if result.elastic is not None:
-        mtbf = float(result.elastic.groups.whole_job_mtbf_s)
-        run_work = work_s / float(result.elastic.groups.throughput)
-    return result, expected, mtbf, run_work
 
 
 def _pinned(run_config: Config, result: Result, mtbf: float) -> Config:
@@ -1777,31 +1725,18 @@ def _pinned(run_config: Config, result: Result, mtbf: float) -> Config:
     return run_config.replace(**held)
 
 
-def _share_of(progress: Callable[[float], None], part: int, parts: int) -> Callable[[float], None]:
-    """``progress`` for the ``part``-th of ``parts`` equal simulations run one after the other."""
-    return lambda done: progress((part + done) / parts)
-
-
 def _work(work: Value | None, steps: Value | None, step_time_s: float | None) -> float:
-    """W in seconds of useful work: ``work`` itself, or ``steps`` × the job's step time."""
+    """W in seconds of useful work: ``work`` itself, or ``steps`` × the job's step time
+    (:func:`ckptcalc.simulation.plan.work_of`)."""
     from ckptcalc.inputs.units import parse_count, parse_duration
+    from ckptcalc.simulation.plan import work_of
 
     if (work is None) == (steps is None):
         raise InputError("give the run's length one way: {work} or {steps} (with {step_time})", where="work")
-    if work is not None:
-        seconds = _number(parse_duration, work, "work")
-        where = "work"
-    else:
-        assert steps is not None
-        count = _number(parse_count, steps, "steps")
-        if not (math.isfinite(count) and count >= 1 and float(count).is_integer()):
-            raise InputError(f"must be a positive whole number, got {count:g}", where="steps")
-        if step_time_s is None:
-            raise InputError("{steps} needs the job's step time ({step_time})", where="steps")
-        seconds, where = count * step_time_s, "steps"
-    if not (math.isfinite(seconds) and 0 < seconds <= 1e11):
-        raise InputError(f"must be a positive duration of at most 1e11 s, got {seconds:g} s", where=where)
-    return seconds
+    if steps is not None:
+        return work_of(None, _number(parse_count, steps, "steps"), step_time_s)
+    assert work is not None
+    return work_of(_number(parse_duration, work, "work"), None, step_time_s)
 
 
 class RunAnalysis(Outcome):
@@ -1943,16 +1878,16 @@ def _class_split(
 
 def _seed(seed: int | None) -> int | None:
     """A simulation's seed, checked (``seed``): simulate's and plan's."""
-    if seed is not None and seed < 0:
-        raise InputError(f"must be a non-negative integer, got {seed}", where="seed")
-    return seed
+    from ckptcalc.simulation.timeline import check_seed
+
+    return check_seed(seed)
 
 
 def _year(year: int | None) -> int | None:
     """The year of timestamps that carry none, checked (``year``)."""
-    if year is not None and not (isinstance(year, int) and not isinstance(year, bool) and 1 <= year <= 9999):
-        raise InputError(f"must be a year from 1 to 9999, got {year!r}", where="year")
-    return year
+    from ckptcalc.inputs.dates import check_year
+
+    return check_year(year)
 
 
 def _measured_config(analysis: Analysis, fitted: FailureFit) -> tuple[Config | None, str | None]:

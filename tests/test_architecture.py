@@ -404,10 +404,7 @@ LAYOUT: dict[str, dict[str, str]] = {
 #: must leave the list.
 NOT_YET_MOVED: dict[str, set[str]] = {
     "api": {
-        "SweepStream.runs", "SweepStream.shown", "SweepStream.write_json", "_agreement", "_fraction", "_goodput",
-        "_loadable", "_measured_config", "_model_at", "_part_levers", "_plan_deadline", "_ran", "_run_fit",
-        "_run_inputs", "_seed", "_share_of", "_work", "_year", "analyze", "check", "check_label", "compare",
-        "fit", "measured_preset", "optimize", "plan", "preset_patterns", "simulate",
+        "_measured_config", "_model_at", "_run_fit", "analyze", "fit", "measured_preset", "simulate",
     },
     "commands.analyze": {"table"},
 }  # fmt: skip

@@ -14,6 +14,7 @@ True
 from __future__ import annotations
 
 import datetime
+import math
 import re
 
 from ckptcalc.errors import InputError
@@ -34,6 +35,22 @@ class Span(Record):
     start: str
     deadline: str
     seconds: float
+
+
+#: The years a timestamp may be given in (``--year``), as :mod:`datetime` takes them.
+YEARS = (datetime.MINYEAR, datetime.MAXYEAR)
+
+
+def check_year(year: int | None) -> int | None:
+    """The year of timestamps that carry none, checked (``year``): a whole year from 1 to 9999, or None.
+
+    >>> check_year(2026), check_year(None)
+    (2026, None)
+    """
+    first, last = YEARS
+    if year is not None and not (isinstance(year, int) and not isinstance(year, bool) and first <= year <= last):
+        raise InputError(f"must be a year from {first} to {last}, got {year!r}", where="year")
+    return year
 
 
 def is_date(value: object) -> bool:
@@ -59,6 +76,17 @@ def instant(value: str | datetime.datetime, where: str) -> datetime.datetime:
 def now() -> datetime.datetime:
     """This moment in UTC, to the second (a start nobody gave)."""
     return datetime.datetime.now(datetime.UTC).replace(microsecond=0)
+
+
+def deadline_seconds(limit: float) -> float:
+    """A deadline given as a duration, checked (``deadline``): a positive, finite number of seconds.
+
+    >>> deadline_seconds(5_054_400.0)
+    5054400.0
+    """
+    if not (math.isfinite(limit) and limit > 0):
+        raise InputError(f"must be a positive duration, got {limit:g} s", where="deadline")
+    return limit
 
 
 def deadline_span(

@@ -134,6 +134,30 @@ def grid(start: float, stop: float, points: int, log: bool) -> Any:
     return numpy.linspace(start, stop, points)
 
 
+def slices(values: Any, size: int) -> list[Any]:
+    """A grid in consecutive slices of at most ``size`` points (views, not copies), to evaluate and write a
+    slice at a time.
+
+    >>> slices([1, 2, 3, 4, 5], 2)
+    [[1, 2], [3, 4], [5]]
+    """
+    return [values[first : first + size] for first in range(0, len(values), size)]
+
+
+def spread_picks(n: int, rows: int) -> Any:
+    """The indices of at most ``rows`` points spread evenly over a grid of ``n`` (the first and the last
+    kept), or None when all ``n`` fit.
+
+    >>> [int(i) for i in spread_picks(101, 5)], spread_picks(5, 5)
+    ([0, 25, 50, 75, 100], None)
+    """
+    if n <= rows:
+        return None
+    import numpy
+
+    return numpy.unique(numpy.rint(numpy.linspace(0, n - 1, rows)).astype(int))
+
+
 def check_values(job: Job, over: str, values: Any) -> None:
     """Refuse a grid the model cannot evaluate (before any of it is), naming the bound at fault."""
     _check(over, values, job)

@@ -10,7 +10,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from ckptcalc.errors import CkptError, PresetError
+from ckptcalc.errors import CkptError, InputError, PresetError
 from ckptcalc.files import read_regular
 from ckptcalc.inputs import units
 from ckptcalc.inputs.fields import FIELDS, PARSERS
@@ -154,6 +154,23 @@ def _log(raw: Any, at: Any) -> str | None:
             raise PresetError('must be the path of a patterns file, e.g. "lines.toml"', where=at(f"{LOG}.{key}"))
     patterns = raw.get("patterns")
     return None if patterns is None else str(patterns)
+
+
+#: The longest name or description a saved preset takes.
+MAX_LABEL = 500
+
+
+def check_label(text: str | None, where: str) -> None:
+    """A saved preset's name or description, checked: one line of printable text, not empty, of at most
+    :data:`MAX_LABEL` characters (None: not given)."""
+    if text is None:
+        return
+    if not text.strip():
+        raise InputError("must not be empty", where=where)
+    if not text.isprintable():
+        raise InputError("must be one line of printable text (no newline, tab or control character)", where=where)
+    if len(text) > MAX_LABEL:
+        raise InputError(f"at most {MAX_LABEL} characters, got {len(text)}", where=where)
 
 
 #: The table saying where values came from: preset key (``table.key``) -> how (``fitted from FILE``).

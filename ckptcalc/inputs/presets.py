@@ -91,6 +91,14 @@ def find(ref: str, where: str = "preset") -> Path:
     return found
 
 
+def beside(ref: str, relative: str) -> str:
+    """The path of a file a preset names (its ``[log] patterns``), read relative to the preset file's
+    directory, ``~`` expanded."""
+    import os
+
+    return os.fspath(find(ref).parent.joinpath(os.path.expanduser(relative)))
+
+
 def available() -> list[PresetInfo]:
     """Every preset found by name, first occurrence wins."""
     seen: dict[str, PresetInfo] = {}

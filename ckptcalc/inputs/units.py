@@ -247,6 +247,18 @@ def parse_fraction(raw: str) -> float:
     return value
 
 
+def parse_open_fraction(raw: str | float) -> float:
+    """A fraction strictly between 0 and 1 (a target, a floor, a limit on a risk): ``0.95``, ``"95%"``.
+
+    >>> parse_open_fraction("95%"), parse_open_fraction(0.5)
+    (0.95, 0.5)
+    """
+    number = parse_fraction(raw) if isinstance(raw, str) else float(raw)
+    if not (math.isfinite(number) and 0 < number < 1):
+        raise UnitError(f"must lie strictly between 0 and 1, got {number:g}")
+    return number
+
+
 def parse_number(raw: str) -> float:
     """Parse a plain number without a unit (a cost, a factor)."""
     value, unit = _split(raw, "a plain number such as 2.5")

@@ -69,6 +69,38 @@ class Lever(Record):
     cluster_gain_pp: float | None = None  # a running share's gain over job and idle capacity (spare nodes)
     break_even: BreakEven | None = None  # a lever with a cost: where it starts to pay
 
+    @property
+    def gains(self) -> bool:
+        """Whether the change gains effective time at all (a tier subset is a lever only then,
+        docs/model.md §17.4)."""
+        return self.gain_pp > 0
+
+
+def detection_halved(detect_s: float) -> float:
+    """The detection the lever "detection ÷2" assumes (docs/model.md §12.1): half the stated one.
+
+    >>> detection_halved(300.0)
+    150.0
+    """
+    return detect_s / 2
+
+
+def reads_doubled(config: Config) -> Config:
+    """``config`` with every read bandwidth it states doubled, storage's, the replica's and each tier's: the
+    lever "read bandwidth ×2" (docs/model.md §12.1, Reference 12.1: a reload of 3.24 s becomes 1.62 s).
+
+    >>> c = Config(checkpoint_bytes=6.48e12, bandwidth=2e12, mtbf_s=11_160.0, restart_s=603.24, read_bandwidth=2e12)
+    >>> reads_doubled(c).read_bandwidth, reads_doubled(c).memory_read_bandwidth
+    (4000000000000.0, None)
+    """
+    return config.replace(
+        read_bandwidth=None if config.read_bandwidth is None else config.read_bandwidth * 2,
+        memory_read_bandwidth=None if config.memory_read_bandwidth is None else config.memory_read_bandwidth * 2,
+        middle=tuple(
+            t if t.read_bandwidth is None else t.replace(read_bandwidth=t.read_bandwidth * 2) for t in config.middle
+        ),
+    )
+
 
 #: The optimal effective times of the last configurations levers asked for, by value: a notebook or a
 #: compare of several scenarios asks for the same changed jobs again (configurations are immutable).

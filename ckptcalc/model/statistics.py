@@ -81,6 +81,27 @@ def share_of(value: float, total: float) -> float | None:
     return value / total if total > 0 else None
 
 
+def within(value: float, interval: tuple[float, float]) -> bool:
+    """Whether ``value`` lies in ``interval`` (its ends included): a model's effective time in a run's 95 %
+    interval is a model that agrees with it (docs/model.md §7, §11.2).
+
+    >>> within(0.93, (0.92, 0.94)), within(0.95, (0.92, 0.94)), within(0.94, (0.92, 0.94))
+    (True, False, True)
+    """
+    low, high = interval
+    return bool(low <= value <= high)
+
+
+def at_least(value: float, floor: float | None) -> bool | None:
+    """Whether ``value`` reaches ``floor`` (an effective time against the floor ``check`` sets,
+    docs/model.md §9.3); None where there is no floor.
+
+    >>> at_least(0.925, 0.9), at_least(0.925, 0.95), at_least(0.925, None)
+    (True, False, None)
+    """
+    return None if floor is None else bool(value >= floor)
+
+
 #: The smallest change in points a lever's effect is said to have (it is shown to two decimals).
 SHOWN_POINTS = 0.005
 
@@ -122,6 +143,16 @@ def per_day(mean_s: float | None) -> float:
     (4.0, 0.0)
     """
     return 0.0 if mean_s is None else DAY_S / mean_s
+
+
+def goodput(effective: float, discard: float) -> float:
+    """The share of wall time that is useful work kept (docs/model.md §6): effective time less the share of
+    the work thrown away, effective × (1 − discard).
+
+    >>> goodput(0.9, 0.25), goodput(0.9, 0.0)
+    (0.675, 0.9)
+    """
+    return effective * (1.0 - discard)
 
 
 def every_nth(intervals: Iterable[float]) -> list[int]:

@@ -29,7 +29,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ckptcalc.errors import InputError
+from ckptcalc.mechanisms import registry
+from ckptcalc.model.evaluation import Config, Result, evaluate
 from ckptcalc.model.statistics import quantiles, wilson_interval
+from ckptcalc.records import Record
 from ckptcalc.simulation.timeline import Failures, Schedule, stepper
 
 #: Most runs one plan simulates.
@@ -53,6 +56,99 @@ class Completion:
     failures: Any
     periods: int
     seed: int
+
+
+#: The longest run, in seconds of useful work (some 3,000 years).
+MAX_WORK_S = 1e11
+
+
+def work_of(seconds: float | None, steps: float | None, step_time_s: float | None) -> float:
+    """W in seconds of useful work: ``seconds`` itself (``work``), or ``steps`` (a positive whole number)
+    × the job's step time; at most :data:`MAX_WORK_S`. Errors name the input W came from.
+
+    >>> work_of(None, 1000.0, 2.5), work_of(86400.0, None, None)
+    (2500.0, 86400.0)
+    """
+    if seconds is not None:
+        where = "work"
+    else:
+        assert steps is not None
+        if not (math.isfinite(steps) and steps >= 1 and float(steps).is_integer()):
+            raise InputError(f"must be a positive whole number, got {steps:g}", where="steps")
+        if step_time_s is None:
+            raise InputError("{steps} needs the job's step time ({step_time})", where="steps")
+        seconds, where = steps * step_time_s, "steps"
+    if not (math.isfinite(seconds) and 0 < seconds <= MAX_WORK_S):
+        raise InputError(f"must be a positive duration of at most 1e11 s, got {seconds:g} s", where=where)
+    return seconds
+
+
+class RunInputs(Record):
+    """What whole runs of a schedule simulate (docs/model.md §10): the model's result there, W / effective,
+    the MTBF the runs meet and the work they do (more than W where a failure class is averaged in)."""
+
+    result: Result
+    expected_s: float
+    mtbf_s: float
+    work_s: float
+
+    @property
+    def expected_failures(self) -> float:
+        """The failures a run meets on average: W / effective over the MTBF the runs meet."""
+        return self.expected_s / self.mtbf_s
+
+    @property
+    def failures_budget(self) -> float:
+        """The failures :func:`check` weighs a run at: :attr:`expected_failures` and one more."""
+        return self.expected_failures + 1.0
+
+
+def run_inputs(run_config: Config, work_s: float, check: Callable[[Result], None] | None = None) -> RunInputs:
+    """The model at ``run_config`` and what its whole runs to W = ``work_s`` simulate; ``check`` sees the
+    result before the effective time is (a run that never finishes is refused).
+
+    >>> found = run_inputs(Config(checkpoint_bytes=1.0, bandwidth=1.0 / 60.0, mtbf_s=3600.0, restart_s=300.0), 36_000.0)
+    >>> round(found.expected_s / 36_000.0 * float(found.result.effective), 12), found.mtbf_s, found.work_s
+    (1.0, 3600.0, 36000.0)
+    """
+    result = evaluate(run_config)
+    if check is not None:
+        check(result)
+    effective = float(result.effective)
+    if not effective > 0.0:
+        raise InputError("effective time is 0 at this schedule: the run would never finish", where="work")
+    expected = work_s / effective
+    # Elastic replica groups: whole runs of the periodic process at the whole-job MTBF, the work
+    # stretched by the groups' useful share (docs/model.md §14.4; approximate, as the model is).
+    mtbf, run_work = float(run_config.mtbf_s), work_s
+
+    averaged = registry.averaged_in_plan(run_config)
+    if averaged:
+        # Failure classes the whole runs leave out (silent events, docs/model.md §16.2): counted by the
+        # model, and their average cost stretches the work the whole runs (fail-stop failures only) must do.
+        result = evaluate(run_config.replace(work_s=work_s))
+        plain_config = run_config
+        for mechanism in averaged:
+            plain_config = mechanism.without(plain_config)
+        plain = evaluate(plain_config)
+        run_work = work_s * float(plain.effective) / effective
+        expected = work_s / effective
+    if result.elastic is not None:
+        mtbf = float(result.elastic.groups.whole_job_mtbf_s)
+        run_work = work_s / float(result.elastic.groups.throughput)
+    return RunInputs(result, expected, mtbf, run_work)
+
+
+def progress_part(progress: Callable[[float], None], part: int, parts: int) -> Callable[[float], None]:
+    """``progress`` for the ``part``-th of ``parts`` equal simulations run one after the other: each done
+    share of it reported as a share of all.
+
+    >>> seen = []
+    >>> progress_part(seen.append, 1, 4)(0.5)
+    >>> seen
+    [0.375]
+    """
+    return lambda done: progress((part + done) / parts)
 
 
 def check(runs: float, expected_failures: float, *, ends: Sequence[float] = ()) -> int:

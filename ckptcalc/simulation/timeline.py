@@ -56,6 +56,18 @@ from ckptcalc.simulation import engine
 #: The fixed default seed, printed with every result.
 DEFAULT_SEED = 20240601
 
+
+def check_seed(seed: int | None) -> int | None:
+    """A simulation's seed, checked (``seed``): a non-negative integer, or None for :data:`DEFAULT_SEED`.
+
+    >>> check_seed(7), check_seed(None)
+    (7, None)
+    """
+    if seed is not None and seed < 0:
+        raise InputError(f"must be a non-negative integer, got {seed}", where="seed")
+    return seed
+
+
 #: The most cycles one run accepts (about a minute for one level).
 MAX_CYCLES = 1_000_000_000
 
