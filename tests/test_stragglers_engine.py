@@ -198,3 +198,17 @@ def test_simulate_refuses_what_it_does_not_run_with_them(
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and flag in lines[0] and "--slow-mtbf" in lines[0]
     assert not log.exists()
+
+
+@pytest.mark.parametrize("others", [(), ("--groups", "4")])
+def test_a_run_of_too_many_periods_is_refused_at_once(run: Run, others: tuple[str, ...]) -> None:
+    """A period every second over 200 failure cycles of 3.1 h is 2.2 million periods, each stepped (about
+    three minutes of the engine's time): refused in one line naming the rate and the cycles, before any is
+    stepped; with groups the run is longer still (whole-job failures are rarer)."""
+    result = run("simulate", *JOB, "--slow-mtbf", "1s", *FLAGS[2:], *others, "--cycles", "200")
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: --slow-mtbf: a slow period every 1 s makes about")
+    assert "--cycles" in lines[0]
+    expected = float(lines[0].split("about ")[1].split(" ")[0])
+    assert expected >= 200 * 3.1 * 3600 / 1.0 * 0.99  # at least the cycles × the MTBF over the rate

@@ -145,6 +145,10 @@ def at_work(config: Any) -> bool:
 # ------------------------------------------------------------------ in the one event engine (docs/model.md §21.6)
 
 
+#: The most slow periods a simulated run steps (about 40 s of the engine's time).
+MOST_PERIODS = 500_000
+
+
 @dataclass(frozen=True)
 class Periods:
     """Slow periods as the one event engine steps them (docs/model.md §21.6): they begin every ``between_s``
@@ -170,6 +174,26 @@ class Periods:
     def process(self, rng: random.Random) -> Process:
         """The slow periods of one run, their times drawn from ``rng``."""
         return Process(self, rng)
+
+    def check_count(self, elapsed_s: float) -> None:
+        """Refuse a run of about ``elapsed_s`` of wall time that would begin more than :data:`MOST_PERIODS`
+        periods: the engine steps each one, so a period every second over months of failures would run for
+        hours. Named by the input that sets their rate.
+
+        >>> Periods(86400.0, 0.1, 7200.0, 600.0, replace=True).check_count(1e5 * 11160.0)
+        >>> try:
+        ...     Periods(1.0, 0.1, 7200.0, 600.0, replace=True).check_count(200 * 11160.0)
+        ... except InputError as error:
+        ...     print(error.where, "|", error.template[:52])
+        slow_mtbf | a slow period every 1 s makes about 2.23e+06 of them
+        """
+        expected = elapsed_s / self.between_s
+        if expected > MOST_PERIODS:
+            raise InputError(
+                f"a slow period every {self.between_s:.3g} s makes about {expected:.3g} of them in the run, and"
+                f" simulate steps at most {MOST_PERIODS:.0e}: raise it or lower {{cycles}}",
+                where="slow_mtbf",
+            )
 
 
 class Process:

@@ -228,6 +228,8 @@ def run(
         roll_bounds.append(acc)
 
     groups, pool, late = plan.groups, plan.pool, plan.late
+    if plan.slow is not None:  # refused where the run would step too many of them
+        plan.slow.check_count(cycles * (plan.mtbf_s if groups is None else groups.rates(plan.mtbf_s)[0]))
     # Periods that slow every step: the job's pace, and when it next changes.
     slowing = None if plan.slow is None else plan.slow.process(rng)
     pace, slow_next = (1.0, math.inf) if slowing is None else (slowing.pace, slowing.next_at)
