@@ -664,6 +664,8 @@ def check(
     >>> check(["llama3-405b", "rsc1-131k"], min_effective=0.9).passed
     False
     """
+    from ckptcalc.commands import check as check_command
+    from ckptcalc.commands.check import CheckRow, where_tested
     from ckptcalc.model.evaluation import evaluate
     from ckptcalc.model.statistics import at_least
     from ckptcalc.output import documents
@@ -678,6 +680,7 @@ def check(
 
     rows: list[dict[str, Any]] = []
     notes: list[str] = []
+    empty = registry.checked_empty()  # the failure classes' verdicts of a row that judged nothing
     for ref in presets:
         try:
             one = resolve(_load_named(ref))
@@ -685,40 +688,34 @@ def check(
             notes.extend(documents.input_warnings(one))  # each names the preset file and key
         except CkptError as error:
             # One broken preset must not hide the verdict on the others: it gets its own row.
-            rows.append({"preset": _label(ref), "effective": None, "effective_ci95": None, "tested": at,
-                         "interval_s": None, "interval_pinned": None, "min_effective_passed": None,
-                         "passed": False, "error": _error_text(error, ref), "model": None,
-                         **registry.checked_empty()})  # fmt: skip
+            failed = CheckRow.failed(_label(ref), where_tested(at, True), _error_text(error, ref))
+            rows.append(check_command.row(failed, empty))
             continue
         verdicts = registry.checked(result, limit)  # each failure class's risk against the limit
         missing = next((text for text in verdicts.values() if isinstance(text, str)), None)
         if missing is not None:
-            rows.append({"preset": _label(ref), "effective": None, "effective_ci95": None, "tested": at,
-                         "interval_s": None, "interval_pinned": None, "min_effective_passed": None,
-                         "passed": False, "error": f"{_label(ref)}: {missing}", "model": None,
-                         **registry.checked_empty()})  # fmt: skip
+            failed = CheckRow.failed(_label(ref), where_tested(at, True), f"{_label(ref)}: {missing}")
+            rows.append(check_command.row(failed, empty))
             continue
         effective = float(result.effective)
         pinned = one.config.interval_s is not None or one.config.memory_interval_s is not None
         band = _uncertainty(one, result)
-        tested = "low" if at == "low" and band is not None else "point"
+        tested = where_tested(at, band is not None)
         value = band.effective[0] if band is not None and tested == "low" else effective
         floor_passed = at_least(value, floor)
-        rows.append(
-            {
-                "preset": _label(ref),
-                "effective": effective,
-                "effective_ci95": None if band is None else list(band.effective),
-                "tested": tested,
-                "interval_s": float(result.interval_s),
-                "interval_pinned": pinned,
-                "min_effective_passed": floor_passed,
-                "passed": floor_passed is not False and all(v is None or v["passed"] for v in verdicts.values()),
-                "error": None,
-                "model": result.model,
-                **verdicts,
-            }
+        found = CheckRow(
+            preset=_label(ref),
+            effective=effective,
+            effective_ci95=None if band is None else tuple(band.effective),
+            tested=tested,
+            interval_s=float(result.interval_s),
+            interval_pinned=pinned,
+            min_effective_passed=floor_passed,
+            passed=floor_passed is not False and all(v is None or v["passed"] for v in verdicts.values()),
+            error=None,
+            model=result.model,
         )
+        rows.append(check_command.row(found, verdicts))
     document = {
         "schema_version": documents.SCHEMA_VERSION,
         "command": "check",

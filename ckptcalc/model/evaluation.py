@@ -29,7 +29,7 @@ from __future__ import annotations
 import itertools
 import math
 import sys
-from typing import Any, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 from ckptcalc.errors import InputError
 from ckptcalc.mechanisms import registry
@@ -598,7 +598,7 @@ class Result(Record):
         return len(self.levels) > 1
 
     @property
-    def model(self) -> str:
+    def model(self) -> Literal["exact", "approximate"]:
         """``approximate`` where any part of the headline comes from a form that is not exact: a registered
         mechanism's (elastic replica groups, docs/model.md §14.4), silent events (§16.3), a spare pool under
         Weibull failures (§15.5); ``exact`` otherwise (docs/model.md §18.2)."""

@@ -4,7 +4,9 @@ whose fields carry their JSON types and descriptions, from which both the part a
 
 A field is annotated ``Annotated[T, "what it is"]``; ``T`` is ``str``, ``int``, ``float``, ``bool``, a
 ``Literal`` of strings (an enum), another such record (a nested object), a ``tuple[T, ...]`` of one of them
-(an array), or any of them ``| None``.
+(an array), or any of them ``| None``. A :class:`Bounds` beside the words bounds a number or an array
+(``Bounds(0, 1)`` for a share, ``Bounds(items=2)`` for a pair); ``Annotated[float, Bounds(0, 1)]`` is a
+bounded type of its own, to use as an array's items or with ``| None``.
 
 >>> from typing import Annotated, Literal
 >>> class Span(Record):
@@ -14,17 +16,43 @@ A field is annotated ``Annotated[T, "what it is"]``; ``T`` is ``str``, ``int``, 
 {'unit': 's', 'length': None}
 >>> schema_of(Span)["properties"]["length"]
 {'type': ['number', 'null'], 'description': 'how long, null when open'}
+>>> class Part(Record):
+...     share: Annotated[Annotated[float, Bounds(0, 1)] | None, "a share of the time"]
+...     ends: Annotated[tuple[Annotated[float, Bounds(0, 1)], ...], "an interval", Bounds(items=2)]
+>>> schema_of(Part)["properties"]["share"]
+{'type': ['number', 'null'], 'minimum': 0, 'maximum': 1, 'description': 'a share of the time'}
+>>> schema_of(Part)["properties"]["ends"]["minItems"]
+2
 """
 
 from __future__ import annotations
 
 import types
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple, Union, get_args, get_origin, get_type_hints
 
 from ckptcalc.records import Record
 
 if TYPE_CHECKING:
     from ckptcalc.output.schema import Schema
+
+
+class Bounds(NamedTuple):
+    """The bounds of a number (``minimum``, ``maximum``) or the number of an array's items (``items``)."""
+
+    minimum: float | None = None
+    maximum: float | None = None
+    items: int | None = None
+
+    def schema(self) -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        if self.minimum is not None:
+            found["minimum"] = self.minimum
+        if self.maximum is not None:
+            found["maximum"] = self.maximum
+        if self.items is not None:
+            found.update(minItems=self.items, maxItems=self.items)
+        return found
+
 
 #: JSON Schema's name of each plain Python type a document holds.
 _JSON_TYPES: dict[type, str] = {str: "string", bool: "boolean", int: "integer", float: "number"}
@@ -53,18 +81,22 @@ def schema_of(record: type[Record], description: str | None = None) -> Schema:
 
 
 def _field(hint: Any) -> Schema:
-    """The schema of one annotated field: its type's, with the annotation's words as its description."""
-    words = None
+    """The schema of one annotated field: its type's, with the annotation's words as its description and its
+    :class:`Bounds`."""
+    more: dict[str, Any] = {}
     if get_origin(hint) is Annotated:
-        hint, words, *_ = get_args(hint)
-    schema = _type(hint)
-    return schema if words is None else {**schema, "description": words}
+        hint, *notes = get_args(hint)
+        for note in notes:
+            more.update({"description": note} if isinstance(note, str) else note.schema())
+    return {**_type(hint), **more}
 
 
 def _type(hint: Any) -> Schema:
     """The schema of one type: a plain type, a Literal (an enum), a record (an object), ``tuple[T, ...]`` (an
     array) or ``T | None``."""
     origin = get_origin(hint)
+    if origin is Annotated:  # an array's items, bounded
+        return _field(hint)
     if origin in (Union, types.UnionType):
         kinds = [kind for kind in get_args(hint) if kind is not type(None)]
         if len(kinds) != 1 or len(get_args(hint)) != 2:
