@@ -24,7 +24,7 @@ from references import lambert as lambert_optimum
 from ckptcalc.inputs import grid as sweeps
 from ckptcalc.inputs import presets
 from ckptcalc.inputs.scenario import resolve
-from ckptcalc.inputs.units import format_duration, format_percent
+from ckptcalc.inputs.units import format_duration, format_percent, sig_percent
 from ckptcalc.model.evaluation import evaluate, replace
 
 Run = Callable[..., Any]
@@ -403,6 +403,36 @@ def test_sweep_marker_survives_every_width(
         assert not marked and "◀ marks " in lines[-1], out
         row = lines[-1].split("◀ marks ")[1].rstrip(")")
         assert sum(line.strip().startswith(row) for line in lines) == 1, out
+
+
+GROWN = ("--over", "gpus", "--from", "1024", "--to", "262144", "--points", "5", "--restart-growth", "2",
+         "--restart-scaled", "0.5", "--gpu-mtbf", "50790h")  # fmt: skip
+
+
+@pytest.mark.parametrize("columns", [20, 30, 40, 60, 80, 100])
+@pytest.mark.parametrize("args", [GROWN, ("--over", "bw", "--points", "3")], ids=["growth", "bw"])
+def test_a_narrow_table_leaves_columns_out_and_says_which(
+    run: Run, run_json: RunJson, monkeypatch: pytest.MonkeyPatch, columns: int, args: tuple[str, ...]
+) -> None:
+    """Every row keeps its swept value and its effective time at any width; a column that does not fit is left
+    out whole and named under the table (Rich squeezed the swept value to nothing at 20 columns, and cut the
+    useful GPUs to their first digit at 80)."""
+    document = run_json("sweep", *args)
+    monkeypatch.setenv("COLUMNS", str(columns))
+    out = run("sweep", *args).stdout
+    lines = out.splitlines()
+    assert max(len(line) for line in lines) <= columns
+    rule = next(k for k, line in enumerate(lines) if line.startswith("─"))
+    header, rows = lines[rule - 1].split(), lines[rule + 1 : rule + 1 + len(document["values"])]
+    for row, value, effective in zip(rows, document["values"], document["effective"], strict=True):
+        assert sig_percent(effective) in row.split(), (row, out)
+        if args is GROWN:
+            assert int(row.split()[0]) == value, (row, out)
+    text = " ".join(out.split())
+    for name in ("interval", "write", "rework", "restart", "total", *(["R(N)", "useful"] if args is GROWN else [])):
+        assert (name in header) != (f"{name}," in text or f"{name}:" in text), (name, out)
+    if args is GROWN and columns >= 80:
+        assert "useful" in header and "1.02k" in rows[0]
 
 
 COMPARE_BAD = [

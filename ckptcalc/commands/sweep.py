@@ -241,6 +241,10 @@ def _formatter(kind: str) -> Callable[[float], str]:
     }[registry.unit_shown(kind)]
 
 
+#: The columns a terminal too narrow for the whole table leaves out first, in order.
+_LEFT_OUT_FIRST = ("memory × m", "write", "rework", "restart", "total")
+
+
 def table(job: Job, run: Sweep, preset: str | None, points: int | None = None) -> None:
     """The sweep's rows (at most :data:`MAX_ROWS`); ``points`` is the whole grid's size when ``run``
     holds only the rows shown."""
@@ -320,12 +324,20 @@ def table(job: Job, run: Sweep, preset: str | None, points: int | None = None) -
         cells_by_row = [cells[:-1] for cells in cells_by_row]
     gap = 1 if narrow else 2
     widths = [max(len(h), *(len(str(row[k])) for row in cells_by_row)) for k, h in enumerate(headers)]
-    if two and sum(widths) + (gap + 1) * (len(widths) - 1) > out.width:
-        # Too narrow for the memory schedule as well: the storage interval and the shares come first.
-        k = headers.index("memory × m")
-        del headers[k], widths[k]
-        for cells in cells_by_row:
-            del cells[k]
+    # Too narrow for every column: leave out the least telling first (the memory schedule, then the shares the
+    # total sums, then a mechanism's own from the last), never the swept value nor the effective time, and say
+    # which; a column Rich had to squeeze would be cut without a word.
+    left_out: list[str] = []
+    order = [*_LEFT_OUT_FIRST, *(header for header, _ in extra), "interval"]
+    for header in order:
+        if sum(widths) + (gap + 1) * (len(widths) - 1) <= out.width:
+            break
+        if header in headers:
+            k = headers.index(header)
+            del headers[k], widths[k]
+            for cells in cells_by_row:
+                del cells[k]
+            left_out.append(header)
     # Every column but the last takes its width, the gap and a one-space divider. The bar column holds the bar
     # and " ◀", so the marker is never cropped; without room for bars, a column of its own holds the marker
     # when there is room for it (otherwise only the row's style marks it).
@@ -351,6 +363,8 @@ def table(job: Job, run: Sweep, preset: str | None, points: int | None = None) -
     out.print(table)
     if len(rows) < n:
         out.print(f"({len(rows)} of {n} rows shown; --json or --csv give every point)")
+    if left_out:
+        out.print(f"(too narrow for {', '.join(left_out)}: --json or --csv give every column)")
     if bars:
         out.print(tables.legend())
     elif marker or nearest < 0:
