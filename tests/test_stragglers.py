@@ -258,3 +258,54 @@ def test_without_a_periodic_checkpoint_only_tolerating_is_open(run_json: RunJson
     assert part["share"] == pytest.approx(654.5455 / 86400, rel=1e-7)
     assert found["effective"] == pytest.approx(part["periodic_effective"] * part["running_share"], rel=1e-12)
     assert not {"slow_replace", "slow_tolerate"} & {v["key"] for v in found["levers"]}
+
+
+# ------------------------------------------------------------------ overlapping periods (docs/model.md §21.3)
+
+BASELINE = 0.9250040299042854  # the job without slow periods (docs/model.md §2)
+
+
+def test_periods_that_overlap_run_slow_no_more_than_all_the_time(run_json: RunJson, run: Run) -> None:
+    """docs/model.md §21.3 (0.83802): a period of 1 000 d a day is always on; first order would lose D·f/(1 + f)/M_s =
+    90.9 of the time (the effective time went to −52). The slowed share is held to f/(1 + f) = 1/11, the
+    restart at detection after t_d = 1 000 d keeps e^{−1} of the periods: restart e^{−1}·600/86 400, rework
+    e^{−1}·(τ/2)/86 400. The documents keep their schemas, and the table warns."""
+    args = (*JOB, "--slow-mtbf", "1d", "--slow-factor", "0.1", "--slow-duration", "1000d", "--slow-detect", "1000d")
+    found = run_json("optimize", *args)
+    still = math.exp(-1.0)
+    slowed, restart, rework = 0.1 / 1.1, still * 600.0 / 86400.0, still * TAU / 2.0 / 86400.0
+    assert found["effective"] == pytest.approx(BASELINE * (1.0 - slowed - restart - rework), rel=1e-9)
+    part = found["stragglers"]
+    assert part["share"] == pytest.approx(slowed + restart + rework, rel=1e-9)
+    assert part["periodic_effective"] == pytest.approx(BASELINE, rel=1e-12)
+    assert all(0.0 <= found["loss"][k] <= 1.0 for k in ("write", "rework", "restart"))
+    warned = [w for w in found["warnings"] if w.startswith("slow periods overlap")]
+    assert len(warned) == 1 and "their losses 5.75e+03 % of the time" in warned[0]
+    assert f"{1000.0 * (1.0 - still):.3g} on at once" in warned[0]  # D(1 − e^{−t_d/D})/M_s
+    table = run("optimize", *args)
+    assert table.exit_code == 0 and "slow periods overlap: 632 on at once" in " ".join(table.stderr.split())
+
+
+def test_losses_past_the_whole_time_are_held_to_it(run_json: RunJson) -> None:
+    """A slow period every 5 min restarting at once (t_d 0) loses R + τ/2 = 733.4 s each: 2.44 of the time at
+    first order (the effective time was −1.34). The losses are held to the whole time: nothing is kept."""
+    args = (*JOB, "--slow-mtbf", "5min", "--slow-factor", "0.1", "--slow-duration", "4h", "--slow-detect", "0s")
+    found = run_json("optimize", *args)
+    assert found["effective"] == 0.0
+    part = found["stragglers"]
+    assert part["share"] == pytest.approx(1.0, rel=1e-12) and part["running_share"] == pytest.approx(0.0, abs=1e-12)
+    assert part["periodic_effective"] == pytest.approx(BASELINE, rel=1e-12)
+    assert any("their losses 244 % of the time" in w for w in found["warnings"])
+
+
+@pytest.mark.parametrize(("mtbf", "warned"), [("1d", False), ("12h", False), ("6h", True), ("1h", True)])
+def test_the_warning_starts_where_periods_overlap(run_json: RunJson, mtbf: str, warned: bool) -> None:
+    """At D = 2 h tolerated (§21.4) the periods on at once are D/M_s: 0.083 a day, 0.17 at 12 h, then 0.33 at
+    6 h and 2 at 1 h, past the quarter where first order is said to be rough."""
+    found = run_json("optimize", *JOB, "--slow-mtbf", mtbf, *SLOW[2:])
+    assert found["stragglers"]["policy"] == "tolerate"
+    says = [w for w in found["warnings"] if w.startswith("slow periods overlap")]
+    assert bool(says) == warned
+    if warned:
+        on = 7200.0 / {"6h": 21600.0, "1h": 3600.0}[mtbf]
+        assert f"{on:.3g} on at once on average" in says[0]

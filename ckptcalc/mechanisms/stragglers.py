@@ -102,6 +102,8 @@ class Slow(Record):
     rework: Num
     running: Num
     break_even_s: Num
+    lost: Num = 0.0  # the periods' share of the time at first order, before it is held to the whole time
+    on: Num = 0.0  # the periods on at once on average, at first order (D run slow over M_s)
 
 
 def figures(config: Any, interval_s: Num) -> Slow:
@@ -116,6 +118,7 @@ def figures(config: Any, interval_s: Num) -> Slow:
         restart: Num = restarted(f, d, td, r, interval_s) if math.isfinite(interval_s) else math.inf
         restarts: Num = restart < tolerate
         still: Num = math.exp(-td / d) if restarts else 0.0
+        run_slow: Num = -math.expm1(-td / d) if restarts else 1.0  # 1 − still, without cancelling at td ≪ D
         swap, rework_s = (r, half) if restarts else (0.0, 0.0)
     else:
         import numpy
@@ -125,16 +128,44 @@ def figures(config: Any, interval_s: Num) -> Slow:
             restart = numpy.where(open_, restarted(f, d, td, r, interval_s), numpy.inf)
             restarts = restart < tolerate
             still = numpy.where(restarts, numpy.exp(-td / d), 0.0)
+            run_slow = numpy.where(restarts, -numpy.expm1(-td / d), 1.0)
             swap, rework_s = numpy.where(restarts, r, 0.0), numpy.where(restarts, half, 0.0)
-    slowed_s = f / (1.0 + f) * d * (1.0 - still)  # D·f/(1 + f) where tolerated: (1 − 0)
+    slowed_s = f / (1.0 + f) * d * run_slow  # D·f/(1 + f) where tolerated
     slowed, restart_share, rework = slowed_s / mtbf, still * swap / mtbf, still * rework_s / mtbf
+    lost = slowed + restart_share + rework  # first order: the periods' losses add up
+    # Overlapping periods (more than one on at once, which this order does not describe) slow the job no more
+    # than one does: running slow all the time loses f/(1 + f). Where the losses still pass the whole time
+    # they are held to it: the job keeps nothing, and no share is negative.
+    always = f / (1.0 + f)
+    slowed = (slowed if slowed <= always else always) if scalar(slowed) else _at_most(slowed, always)
+    total = slowed + restart_share + rework
+    scale = (1.0 if total <= 1.0 else 1.0 / total) if scalar(total) else 1.0 / _at_least(total, 1.0)
+    slowed, restart_share, rework = slowed * scale, restart_share * scale, rework * scale
     return Slow(
         slow_mtbf_s=mtbf, factor=f, duration_s=d, detect_s=td, restart_s=r, interval_s=interval_s,
         tolerate_s=tolerate, restart_loss_s=restart, restarts=restarts,
         loss_s=slowed_s + still * (swap + rework_s),
         slowed=slowed, restart=restart_share, rework=rework, running=1.0 - (slowed + restart_share + rework),
-        break_even_s=break_even_duration(f, r, interval_s),
+        break_even_s=break_even_duration(f, r, interval_s), lost=lost, on=d * run_slow / mtbf,
     )  # fmt: skip
+
+
+def _at_most(values: Any, bound: Any) -> Any:
+    import numpy
+
+    return numpy.minimum(values, bound)
+
+
+def _at_least(values: Any, bound: Any) -> Any:
+    import numpy
+
+    return numpy.maximum(values, bound)
+
+
+#: The periods on at once, or their share of the time, at first order, past which the model is said to be
+#: rough: they overlap (a period that begins while another is on, or while its restart runs, costs less than
+#: its own), which the sum of docs/model.md §21.3 does not describe.
+OVERLAP = 0.25
 
 
 def at_work(config: Any) -> bool:
@@ -144,6 +175,9 @@ def at_work(config: Any) -> bool:
 
 # ------------------------------------------------------------------ in the one event engine (docs/model.md §21.6)
 
+
+#: The kind of caveat a job gets whose slow periods are on more than :data:`OVERLAP` of the time.
+OVERLAPPING = "slow_overlap"
 
 #: The most slow periods a simulated run steps (about 40 s of the engine's time).
 MOST_PERIODS = 500_000
@@ -347,6 +381,9 @@ class Stragglers(Mechanism):
         write = result.write * run
         rework = result.rework * run + found.rework
         restart = result.restart * run + found.slowed + found.restart
+        caveats = result.caveats
+        if scalar(found.lost, found.on) and max(found.lost, found.on) > OVERLAP:
+            caveats = (*caveats, caveat(OVERLAPPING, None, float(found.lost), below=repr(float(found.on))))
         return result.replace(
             effective=result.effective * run,
             optimal_effective=result.optimal_effective * best.running,
@@ -354,6 +391,17 @@ class Stragglers(Mechanism):
             rework=rework,
             restart=restart,
             dominant=_core().dominant(write, rework, restart),
+            caveats=caveats,
+        )
+
+    def caveat_words(self, kind: str, value: float | None, below: str | None, words: Any) -> str | None:
+        if kind != OVERLAPPING:
+            return None
+        share, on = value or 0.0, float(below or 0.0)
+        return (
+            f"slow periods overlap: {on:.3g} on at once on average, their losses {100.0 * share:.3g} % of the time"
+            " at first order, which overstates them (running slow is held to all the time, and the whole to the"
+            " whole time); simulate steps them (docs/model.md §21.3)"
         )
 
     def model_label(self, config: Any) -> str | None:
@@ -373,16 +421,16 @@ class Stragglers(Mechanism):
             return []
         result = evaluate(config.optimal())
         found = figures(config, result.optimal_interval_s)
-        periodic = float(result.optimal_effective) / float(found.running)
+        periodic = self._periodic(result, found)
         mtbf = float(getattr(config, SLOW_MTBF))
         if not math.isfinite(float(found.restart_loss_s)):
             return []  # no periodic checkpoint to restart from: tolerating is the one policy
         if found.restarts:
             other = float(found.tolerate_s)
-            levers = [(LEVER_TOLERATE, periodic * (1.0 - other / mtbf), config, None, None)]
+            levers = [(LEVER_TOLERATE, periodic * max(0.0, 1.0 - other / mtbf), config, None, None)]
         else:
             other = float(found.restart_loss_s)
-            levers = [(LEVER_REPLACE, periodic * (1.0 - other / mtbf), config, None, None)]
+            levers = [(LEVER_REPLACE, periodic * max(0.0, 1.0 - other / mtbf), config, None, None)]
         faster = config.replace(**{DETECT: float(getattr(config, DETECT)) / 2.0})
         quicker = float(evaluate(faster.optimal()).effective)
         if quicker > base:  # it helps a job that restarts at detection, or would once it finds them sooner
@@ -431,8 +479,16 @@ class Stragglers(Mechanism):
             "break_even_duration_s": _finite(found.break_even_s),
             "share": float(found.slowed + found.restart + found.rework),
             "running_share": float(found.running),
-            "periodic_effective": float(result.effective) / float(found.running),
+            "periodic_effective": self._periodic(result, found),
         }
+
+    def _periodic(self, result: Any, found: Slow) -> float:
+        """The effective time of the job without its slow periods at the same schedule (the periodic model's:
+        the periods do not move it, docs/model.md §21.3)."""
+        running = float(found.running)
+        if running > 0.0:
+            return float(result.effective) / running
+        return float(_core().evaluate(self.without(result.config)).effective)
 
     def class_schema(self) -> dict[str, Any]:
         seconds = {"type": "number", "minimum": 0}
