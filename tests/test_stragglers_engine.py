@@ -212,3 +212,18 @@ def test_a_run_of_too_many_periods_is_refused_at_once(run: Run, others: tuple[st
     assert "--cycles" in lines[0]
     expected = float(lines[0].split("about ")[1].split(" ")[0])
     assert expected >= 200 * 3.1 * 3600 / 1.0 * 0.99  # at least the cycles × the MTBF over the rate
+
+
+def test_a_run_longer_than_foreseen_is_stopped_at_the_bound(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Waits for a spare node lengthen the run past cycles × MTBF, which the bound foresees (200 × 3.1 h over
+    10 min: 3 720 periods, under a bound of 5 000 here); the periods begun are counted as they come, and the
+    run stops at the bound in one line (it ran past a minute with 2.9 million periods)."""
+    monkeypatch.setattr(stragglers, "MOST_PERIODS", 5000)
+    args = ("--slow-mtbf", "10min", "--slow-factor", "0.1", "--slow-duration", "1min", "--slow-detect", "10min")
+    result = run("simulate", *JOB, *args, "--spares", "1", "--repair", "1000d", "--cycles", "200", "--seed", "1")
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert lines == [
+        "error: --slow-mtbf: the run began more than 5e+03 slow periods, one every 600 s, and simulate steps no"
+        " more: raise it or lower --cycles"
+    ]

@@ -251,6 +251,12 @@ class Process:
         restart = False
         if now == self._onset:
             self.begun += 1
+            if self.begun > MOST_PERIODS:  # the run is longer than foreseen (waits for a spare node, say)
+                raise InputError(
+                    f"the run began more than {MOST_PERIODS:.0e} slow periods, one every {p.between_s:.3g} s, and"
+                    " simulate steps no more: raise it or lower {cycles}",
+                    where="slow_mtbf",
+                )
             length = self._expo(1.0 / p.duration_s)
             found = now + p.detect_s if p.replace and p.detect_s < length else math.inf
             self._on.append((now + length, found))
