@@ -66,6 +66,11 @@ ROUTES: dict[str, tuple[list[str], set[str], list[str]]] = {
         [],
     ),
     "stragglers (the one engine)": (["-p", "llama3-405b", *STRAGGLERS], set(), ["stragglers"]),
+    "stragglers and spares (the one engine)": (
+        ["-p", "llama3-405b", *STRAGGLERS, "--spares", "2", "--repair", "4h"],
+        {"waiting"},
+        ["stragglers"],
+    ),
     "weibull, two tiers (no exact model)": (
         ["-p", "llama3-405b", "--shape", "0.7", *TIERS],
         set(),
@@ -74,6 +79,9 @@ ROUTES: dict[str, tuple[list[str], set[str], list[str]]] = {
 }
 
 FOUR = {"useful", "write", "rework", "restart"}
+
+#: STRAGGLERS as the Python API takes them.
+WITH_STRAGGLERS = {"slow_mtbf": "6h", "slow_factor": 0.1, "slow_duration": "2h", "slow_detect": "10min"}
 
 
 def _simulated(document: dict[str, Any]) -> dict[str, float]:
@@ -190,6 +198,13 @@ def test_the_model_stands_beside_the_shares_it_gives_alike(documents: dict[str, 
     for name in ("rework", "restart"):
         assert slow[name]["model"] is not None
         assert slow[name]["agrees"] or abs(slow[name]["difference_pp"]) <= 0.1
+    # With spares the engine times the waits apart: the model's restart beside it is its restart less its waits.
+    pooled_slow = evaluate(api.job("llama3-405b", **WITH_STRAGGLERS, spares=2, repair="4h").config)
+    assert pooled_slow.pool is not None
+    both = documents["stragglers and spares (the one engine)"]["whole_split"]
+    expected = float(pooled_slow.restart - pooled_slow.pool.waiting)
+    assert both["restart"]["model"] == pytest.approx(expected, rel=1e-12)
+    assert both["waiting"]["model"] == pytest.approx(float(pooled_slow.pool.waiting), rel=1e-12)
     weibull = documents["weibull, two tiers (no exact model)"]["whole_split"]
     assert all(weibull[k]["model"] is None for k in FOUR)
 

@@ -1064,10 +1064,12 @@ class Spares(Mechanism):
         if found is None:
             return []
         pct, dur = show["fraction"], show["duration"]
+        # The run's whole split has the waits in a row of their own where it timed them apart.
+        apart = (document.get("whole_split") or {}).get("waiting") is not None
         return [
             f"Spares: {found['no_spare']:,} failures found none ({pct(found['p_no_spare'])};"
             f" Erlang B {pct(found['analytic_p_no_spare'])}); wait {dur(found['wait_s'])} per failure"
-            f" (model {dur(found['analytic_wait_s'])}), counted in restarts."
+            f" (model {dur(found['analytic_wait_s'])}), {'in a row of their own' if apart else 'counted in restarts'}."
         ]
 
 

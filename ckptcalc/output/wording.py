@@ -226,8 +226,8 @@ _FOLDED = {
 def folded_shares(folded: list[str]) -> list[str]:
     """A line for each share a simulated run counts inside another."""
     return [
-        "Note: " + _FOLDED.get(name, f"{name}: its losses are counted in the shares above, as its own stepper"
-                                     " counts them (its line below gives its share)") + "."
+        "Note: " + _FOLDED.get(name, f"{name}: its losses are counted in the shares above, as the model counts"
+                                     " them (its line below gives its share)") + "."
         for name in folded
     ]  # fmt: skip
 

@@ -123,7 +123,10 @@ def _engine(found: engine.Found, result: Any, fit: Any) -> Whole:
         "write": (("write",), None if fit is None else fit.write),
         "rework": (("rework",), None if alike is None else alike.rework),
         # The model's restart holds the waits for a node, which the engine times apart.
-        "restart": (restart, None if alike is None or result.pool is not None else alike.restart),
+        "restart": (
+            restart,
+            None if alike is None else alike.restart - (0.0 if fit.pool is None else fit.pool.waiting),
+        ),
     }
     if result.pool is not None:
         parts["waiting"] = (("waiting",), None if fit is None else fit.pool.waiting)
@@ -136,6 +139,11 @@ def _engine(found: engine.Found, result: Any, fit: Any) -> Whole:
     for name, (keys, model) in parts.items():
         shares[name] = _share(*found.interval(*keys), model)
     return Whole(shares, () if slow is None else (slow.name,))
+
+
+def _waiting(fit: Any) -> float:
+    """The model's share of waits for a spare node (0 without a pool)."""
+    return 0.0 if fit.pool is None else float(fit.pool.waiting)
 
 
 def _groups(result: Any) -> Any:
