@@ -444,6 +444,12 @@ def _text_option(name: str, option: str, help_text: str, metavar: str) -> inspec
     )
 
 
+def _literal(help_text: str) -> str:
+    """``help_text`` with its brackets kept as written: the help's markup would take ``[run]`` or
+    ``[[failures.classes]]`` for a style and drop it."""
+    return help_text.replace("[", "\\[")
+
+
 def _preset_defaults() -> dict[str, str]:
     """`` (llama3-405b: 2.00 TB/s)`` for each input the default preset sets, for the help. A default
     preset that does not load (a broken copy on CKPTCALC_PRESET_PATH) leaves the help without them;
@@ -519,7 +525,7 @@ def _model_parameters() -> tuple[inspect.Parameter, ...]:
                 Optional[str],
                 typer.Option(
                     f"--{spec.flag}",
-                    help=spec.help + defaults.get(spec.name, ""),
+                    help=_literal(spec.help + defaults.get(spec.name, "")),
                     show_default=False,
                     rich_help_panel=_PANELS[spec.section],
                     metavar=spec.kind.upper(),
@@ -588,7 +594,8 @@ def log_options(func: Callable[..., Any]) -> Callable[..., Any]:
                     inspect.Parameter.KEYWORD_ONLY,
                     default=None,
                     annotation=Annotated[
-                        Optional[str], typer.Option(f"--{row.flag}", help=row.help, metavar=_LOG_METAVARS[row.kind])
+                        Optional[str],
+                        typer.Option(f"--{row.flag}", help=_literal(row.help), metavar=_LOG_METAVARS[row.kind]),
                     ],
                 ),
             )
@@ -665,7 +672,9 @@ PatternsOpt = Annotated[
     Optional[Path],
     typer.Option(
         "--patterns",
-        help="TOML file of [[pattern]] tables: lines of your log and their events (docs/formats/patterns.md).",
+        help=_literal(
+            "TOML file of [[pattern]] tables: lines of your log and their events (docs/formats/patterns.md)."
+        ),
         metavar="FILE",
     ),
 ]
@@ -962,7 +971,9 @@ def check(
         Optional[str],
         typer.Option(
             "--max-silent-risk",
-            help="Most risk over the run ([run] work) of a silent event with no retained clean checkpoint, e.g. 1%.",
+            help=_literal(
+                "Most risk over the run ([run] work) of a silent event with no retained clean checkpoint, e.g. 1%."
+            ),
             metavar="FRACTION",
         ),
     ] = None,
@@ -1879,7 +1890,7 @@ def report(
         Optional[Path],
         typer.Option(
             "--patterns",
-            help="TOML file of [[pattern]] tables for the log's lines (default: the first preset's [log]).",
+            help=_literal("TOML file of [[pattern]] tables for the log's lines (default: the first preset's [log])."),
             metavar="FILE",
             rich_help_panel="Log",
         ),

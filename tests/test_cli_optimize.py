@@ -367,3 +367,20 @@ def test_a_given_value_is_still_coerced_by_typer() -> None:
     result = CliRunner().invoke(app, ["fit", "--year", "x", "tests/data/logs/sacct/requeued-job.txt"])
     assert result.exit_code == 2
     assert "--year" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("command", "written"),
+    [
+        ("check", "([run] work)"),
+        ("optimize", "[[failures.classes]]"),
+        ("analyze", "TOML file of [[pattern]] tables"),
+        ("report", "[[pattern]] tables for the log's lines (default: the first preset's [log])"),
+    ],
+)
+def test_brackets_in_the_help_are_kept(run: Any, monkeypatch: pytest.MonkeyPatch, command: str, written: str) -> None:
+    """A preset's table named in an option's help ([run], [[failures.classes]]) is printed as written: the
+    help's markup took it for a style and printed "( work)" and "[]"."""
+    monkeypatch.setenv("COLUMNS", "400")
+    out = " ".join(run(command, "--help").stdout.split())
+    assert written in out
