@@ -138,6 +138,7 @@ def test_no_log_of_the_suite_passes_with_no_event(run: Run, path: Path) -> None:
         (["--nodes", "0"], "--nodes"),
         (["--nodes", "3"], "--nodes"),  # fewer than the 4 nodes with incidents
         (["--nodes", "10", "--group-nodes", "1.5"], "--group-nodes"),
+        (["--nodes", "10", "--group-nodes", "20"], "--group-nodes"),  # a group larger than the fleet
     ],
 )
 def test_bad_node_counts(run: Run, args: list[str], culprit: str) -> None:

@@ -183,6 +183,9 @@ def repair_figures(
             f"the log names {seen} nodes with incidents, more than the fleet's {nodes:g}: give the whole fleet",
             where="nodes",
         )
+    if nodes is not None and group_nodes is not None and group_nodes > nodes:
+        raise InputError(f"a group of {group_nodes:g} nodes is larger than the fleet ({{nodes}} {nodes:g})",
+                         where="group_nodes")  # fmt: skip
     repairs = sorted(end - start for node, start, end in outages if end is not None and start_s <= start <= end_s)
     still_open = sum(1 for _, start, end in outages if end is None and start <= end_s)
     down = sum(max(0.0, min(end_s if end is None else end, end_s) - max(start, start_s)) for _, start, end in outages)
