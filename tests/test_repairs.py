@@ -229,3 +229,21 @@ def test_combined_logs_carry_their_outages() -> None:
     both = fitting.combine([one, two])
     assert both.outages is not None
     assert len(both.outages.spans) == len(one.outages.spans) + len(two.outages.spans)  # type: ignore[union-attr]
+
+
+def test_a_node_written_as_a_float_is_the_same_node(run_json: RunJson, run: Run, tmp_path: Path) -> None:
+    """docs/model.md §22.1: a node column with gaps comes out of a data frame as floats; 7 and 7.0 are one node,
+    so its fault matches its end (a 1 h repair), where they were two nodes and an unmatched end. A string
+    "07" stays a node of its own; a node that is true or a list is a bad row, named with its line."""
+    log = tmp_path / "floats.jsonl"
+    rows = [(1, 7, "fault_start"), (2, 7.0, "fault_end"), (3, 8.0, "fault_start"), (5, 8, "fault_end")]
+    log.write_text("".join(json.dumps({"time": f"2025-03-01T0{h}:00:00Z", "node": n, "event_type": e}) + "\n"
+                           for h, n, e in rows), encoding="utf-8")  # fmt: skip
+    repairs = run_json("fit", str(log))["repairs"]
+    assert (repairs["count"], repairs["nodes_seen"], repairs["unmatched_ends"]) == (2, 2, 0)
+    assert repairs["mean_s"] == pytest.approx((3600.0 + 7200.0) / 2, rel=1e-12)
+    bad = tmp_path / "bool.jsonl"
+    bad.write_text(log.read_text(encoding="utf-8") + json.dumps({"time": "2025-03-01T06:00:00Z", "node": True,
+                   "event_type": "fault_start"}) + "\n", encoding="utf-8")  # fmt: skip
+    result = run("fit", str(bad))
+    assert result.exit_code == 2 and f"{bad}:5" in result.stderr and "a node is a name or a number" in result.stderr

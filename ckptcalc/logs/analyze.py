@@ -466,11 +466,12 @@ class _Run:
             return
         try:
             t = self.clock.seconds(value, line=line)
+            name = incidents.node_name(node)
         except (BadRecord, ValueError, OverflowError):
             return
         if self.outages is None:
             self.outages = incidents.Outages("node", None, "event")
-        self.outages.marks.append((text_form(node), t, 0 if said == "start" else 1, line))
+        self.outages.marks.append((name, t, 0 if said == "start" else 1, line))
 
     def bulk(self, block: Columns, each: Callable[[int], None]) -> int:
         """Take a block of a table's rows: its runs of progress lines at once (their times and steps a

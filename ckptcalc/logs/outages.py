@@ -79,6 +79,23 @@ def fault_kind(value: Any) -> str | None:
     return kind(text)
 
 
+def node_name(value: Any) -> str:
+    """A node field's value as the name its rows are matched by: a string as it is, a whole number as one
+    (``7`` and ``7.0`` are one node: a column with gaps is written as floats), any other number as JSON
+    writes it. Anything else (true, a list, an object) names no node.
+
+    >>> node_name("gpu-07"), node_name(7), node_name(7.0), node_name(7.5)
+    ('gpu-07', '7', '7', '7.5')
+    """
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise BadRecord(f"a node is a name or a number, not {text_form(value)[:40]}")
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return text_form(value)
+
+
 def _find(names: Sequence[str], candidates: Sequence[str], but: str | None) -> str | None:
     folded = {name.casefold(): name for name in reversed(list(names)) if name != but}
     for candidate in candidates:
@@ -132,7 +149,7 @@ class Outages:
         value = record[self.node] if self.node in record else get_path(record, self.node, MISSING)
         if value is MISSING or value is None or value == "":
             raise BadRecord(f"no node: field {self.node!r} is missing or empty")
-        return value if type(value) is str else text_form(value)
+        return node_name(value)
 
     def take(self, record: dict[str, Any], line: int, start: float, seconds: Any) -> bool:
         """Keep ``record``'s part (its time read: ``start``; ``seconds(raw)`` reads another); whether it is an
