@@ -37,12 +37,21 @@ Stated = tuple[str, float, Sequence[str], "float | None"]
 
 
 def normalised(text: str) -> str:
-    """``text`` case-folded, each run of characters that is neither a letter nor a digit one space.
+    """``text`` in Unicode's compatibility form (NFKC: a full-width ``ＸＩＤ`` is ``XID``, a decomposed ``é`` the
+    composed one), case-folded, its combining marks left out of its words (``İ`` folds to ``i`` and a dot),
+    each run of characters that is neither a letter nor a digit one space.
 
     >>> normalised("  [Rank 3] NCCL_Watchdog--timeout ")
     'rank 3 nccl watchdog timeout'
+    >>> normalised("ＸＩＤ 79"), normalised("cafe\u0301 crash") == normalised("caf\u00e9 crash"), normalised("İstanbul")
+    ('xid 79', True, 'istanbul')
     """
-    return _NOT_WORD.sub(" ", text.casefold()).strip()
+    import unicodedata
+
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
+    if not folded.isascii():
+        folded = "".join(ch for ch in folded if not unicodedata.category(ch).startswith("M"))
+    return _NOT_WORD.sub(" ", folded).strip()
 
 
 def word_prefix(cause: str, found: str) -> bool:
