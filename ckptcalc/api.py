@@ -1452,10 +1452,7 @@ def fit(
     end = _moment(window_end, time_unit, "window_end")
     gap = _number(parse_duration, coalesce, "coalesce") if coalesce is not None else 0.0
     fitted = fitting.fit_log(log, coalesce_s=gap, start_s=start, end_s=end, observed_gpus=gpus)
-    # The events in the window, less those coalesced, are the interruptions; one more than are counted
-    # when the window opens at the first (docs/fit.md §3).
-    at_start = fitted.events_kept - fitted.events_outside_window - fitted.events_coalesced - fitted.mtbf.interruptions
-    document = _fit_document(fitted, log, stated, paths, where=conditions, where_any=any_conditions, at_start=at_start,
+    document = _fit_document(fitted, log, stated, paths, where=conditions, where_any=any_conditions,
                              classes=_class_split(preset, {c.cause: c.count for c in fitted.causes}, None))  # fmt: skip
     return FailureLog(document, None, fitted, year_from=log.year_from)
 
@@ -2302,8 +2299,7 @@ def _run_fit(
     conditions = ["event=failure"]
     read = fitting.read_log(log, where=conditions, time_unit=time_unit, patterns=_patterns(patterns))
     fitted = fitting.fit_log(read, start_s=start_s, end_s=end_s)
-    at_start = fitted.events_kept - fitted.events_outside_window - fitted.events_coalesced - fitted.mtbf.interruptions
-    document = _fit_document(fitted, read, {}, [os.fspath(log)], where=conditions, where_any=[], at_start=at_start)
+    document = _fit_document(fitted, read, {}, [os.fspath(log)], where=conditions, where_any=[])
     return FailureLog(document, None, fitted, year_from=read.year_from)
 
 
