@@ -1944,20 +1944,17 @@ def _model_at(
     """The model at the measured ``config``; ``ci95`` the interval of its MTBF (None: the fit's)."""
     from ckptcalc.model import band as robust
     from ckptcalc.model.evaluation import evaluate
-    from ckptcalc.model.statistics import points
+    from ckptcalc.model.statistics import gpu_hours_gained, points, within
 
     result = evaluate(config)
     low, high = fitted.mtbf.ci95 if ci95 is None else ci95
     band = robust.band(config, result, float(low), None if high is None else float(high))
     at, best = float(result.effective), float(result.optimal_effective)
     realised = analysis.realised.effective
-    low_ci, high_ci = analysis.effective_ci95
-    gain = best - at
-    wall = analysis.realised.wall_s
     return {
         "effective_at_interval": at,
         "difference_pp": points(realised, at),
-        "agrees": low_ci <= at <= high_ci,
+        "agrees": within(at, analysis.effective_ci95),
         "optimal_interval_s": float(result.optimal_interval_s),
         "optimal_memory_interval_s": None
         if result.optimal_memory_interval_s is None
@@ -1965,7 +1962,7 @@ def _model_at(
         "optimal_effective": best,
         "robust_interval_s": band.robust_interval_s,
         "gain_pp": points(best, at),
-        "gain_gpu_hours": None if gpus is None else gain * wall * gpus / 3600.0,
+        "gain_gpu_hours": gpu_hours_gained(best, at, analysis.realised.wall_s, gpus),
         "result": result,
     }
 

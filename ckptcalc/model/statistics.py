@@ -102,6 +102,17 @@ def at_least(value: float, floor: float | None) -> bool | None:
     return None if floor is None else bool(value >= floor)
 
 
+def gpu_hours_gained(effective: float, reference: float, wall_s: float, gpus: float | None) -> float | None:
+    """The GPU-hours a run of ``wall_s`` on ``gpus`` GPUs gains at an ``effective`` time over a ``reference`` one:
+    (effective − reference) × wall × GPUs / 3600, the gain of the optimal interval over the one a run used
+    (docs/model.md §11.2); None without a GPU count.
+
+    >>> gpu_hours_gained(0.75, 0.5, 7200.0, 1000), gpu_hours_gained(0.75, 0.5, 7200.0, None)
+    (500.0, None)
+    """
+    return None if gpus is None else (effective - reference) * wall_s * gpus / 3600.0
+
+
 #: The smallest change in points a lever's effect is said to have (it is shown to two decimals).
 SHOWN_POINTS = 0.005
 
