@@ -1822,7 +1822,7 @@ def analyze(
     analysis = timeline.analyze_timeline(read, window_s=span, **unseen)
     fitted = fitting.fit_events(read.failure_times_s, start_s=read.start_s, end_s=read.end_s)
     split = _class_split(preset, *timeline.by_cause(read))
-    config, reason = _measured_config(analysis, fitted)
+    config, reason = timeline.measured_config(analysis, fitted)
     if config is not None:
         config = registry.measured(config, analysis)
     model = None
@@ -1885,53 +1885,6 @@ def _year(year: int | None) -> int | None:
     from ckptcalc.inputs.dates import check_year
 
     return check_year(year)
-
-
-def _measured_config(analysis: Analysis, fitted: FailureFit) -> tuple[Config | None, str | None]:
-    """The model configuration of the measured inputs (SI seconds: a checkpoint of 1 byte written at
-    1/δ bytes per second), or None and the reason none can be built."""
-    from ckptcalc.model.evaluation import Config
-
-    levels = {level.name: level for level in analysis.levels}
-    if not levels:
-        return None, "no completed checkpoint to measure"
-    if fitted.mtbf.mtbf_s is None:
-        return None, "no failure: only a lower bound on the MTBF exists"
-    if analysis.restart_s is None:
-        return None, "no completed restart to measure"
-    if analysis.interval_s is None:
-        return None, "fewer than two checkpoints without a failure between them"
-    memory = levels.get("memory")
-    others = [level for name, level in levels.items() if name != "memory"]
-    if len(others) > 1:
-        return None, f"more than one storage level ({', '.join(sorted(level.name for level in others))})"
-    mtbf = float(fitted.mtbf.mtbf_s)
-    if memory is None or not others:
-        (level,) = list(levels.values())
-        config = Config(checkpoint_bytes=1.0, bandwidth=1.0 / level.stall_s, mtbf_s=mtbf,
-                        restart_s=analysis.restart_s, interval_s=analysis.interval_s)  # fmt: skip
-        if level.persist_s is not None:
-            config = config.replace(snapshot_bandwidth=1.0 / level.stall_s, bandwidth=1.0 / level.persist_s)
-        return config, None
-    storage = others[0]
-    share = analysis.memory_share
-    if share is None or not 0.0 < share < 1.0 or analysis.storage_every is None:
-        return None, "the failures do not show which level serves them (resumed_from)"
-    extra = max(storage.stall_s - memory.stall_s, 1e-9)
-    config = Config(
-        checkpoint_bytes=1.0,
-        bandwidth=1.0 / extra,
-        mtbf_s=mtbf,
-        restart_s=storage.restart_s or analysis.restart_s,
-        replica_survival=share,
-        memory_bandwidth=1.0 / memory.stall_s,
-        memory_restart_s=memory.restart_s or analysis.restart_s,
-        memory_interval_s=analysis.interval_s,
-        interval_s=analysis.interval_s * analysis.storage_every,
-    )
-    if storage.persist_s is not None:
-        config = config.replace(snapshot_bandwidth=1.0 / extra, bandwidth=1.0 / storage.persist_s)
-    return config, None
 
 
 def _model_at(

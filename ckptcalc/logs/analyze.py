@@ -48,7 +48,7 @@ from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import tzinfo
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ckptcalc.errors import InputError
 from ckptcalc.logs import canonical, reader
@@ -61,6 +61,10 @@ from ckptcalc.mechanisms.base import IN_PLACE
 from ckptcalc.mechanisms.silent import log as quiet
 from ckptcalc.model.statistics import BATCHES, T975_19
 from ckptcalc.simulation import timeline as montecarlo
+
+if TYPE_CHECKING:
+    from ckptcalc.logs.fit import FailureFit
+    from ckptcalc.model.evaluation import Config
 
 #: The events the analysis reads (the canonical log's); any other value of ``event`` is skipped and counted.
 EVENTS = canonical.EVENTS
@@ -1621,6 +1625,64 @@ def by_cause(timeline: Timeline) -> tuple[dict[str, int], dict[str, list[float]]
     ):
         restarts.setdefault(names[index], []).append(duration)
     return counts, restarts
+
+
+def measured_config(analysis: Analysis, fitted: FailureFit) -> tuple[Config | None, str | None]:
+    """The model configuration of the inputs a run's log measured, with the MTBF ``fitted`` over its failures
+    (SI seconds: a checkpoint of 1 byte written at 1/δ bytes per second; docs/model.md §11.2), or None and the
+    reason none can be built.
+
+    >>> from ckptcalc.logs.fit import fit_events
+    >>> run = read("tests/data/hand-run.jsonl", time_unit="min")
+    >>> fitted = fit_events(run.failure_times_s, start_s=run.start_s, end_s=run.end_s)
+    >>> config, _ = measured_config(analyze_timeline(run), fitted)
+    >>> [float(x) for x in (1.0 / config.bandwidth, config.restart_s, config.mtbf_s, config.interval_s)]
+    [120.0, 600.0, 1800.0, 600.0]
+    >>> measured_config(analyze_timeline(run), fit_events([], start_s=run.start_s, end_s=run.end_s))
+    (None, 'no failure: only a lower bound on the MTBF exists')
+    """
+    from ckptcalc.model.evaluation import Config
+
+    levels = {level.name: level for level in analysis.levels}
+    if not levels:
+        return None, "no completed checkpoint to measure"
+    if fitted.mtbf.mtbf_s is None:
+        return None, "no failure: only a lower bound on the MTBF exists"
+    if analysis.restart_s is None:
+        return None, "no completed restart to measure"
+    if analysis.interval_s is None:
+        return None, "fewer than two checkpoints without a failure between them"
+    memory = levels.get("memory")
+    others = [level for name, level in levels.items() if name != "memory"]
+    if len(others) > 1:
+        return None, f"more than one storage level ({', '.join(sorted(level.name for level in others))})"
+    mtbf = float(fitted.mtbf.mtbf_s)
+    if memory is None or not others:
+        (level,) = list(levels.values())
+        config = Config(checkpoint_bytes=1.0, bandwidth=1.0 / level.stall_s, mtbf_s=mtbf,
+                        restart_s=analysis.restart_s, interval_s=analysis.interval_s)  # fmt: skip
+        if level.persist_s is not None:
+            config = config.replace(snapshot_bandwidth=1.0 / level.stall_s, bandwidth=1.0 / level.persist_s)
+        return config, None
+    storage = others[0]
+    share = analysis.memory_share
+    if share is None or not 0.0 < share < 1.0 or analysis.storage_every is None:
+        return None, "the failures do not show which level serves them (resumed_from)"
+    extra = max(storage.stall_s - memory.stall_s, 1e-9)
+    config = Config(
+        checkpoint_bytes=1.0,
+        bandwidth=1.0 / extra,
+        mtbf_s=mtbf,
+        restart_s=storage.restart_s or analysis.restart_s,
+        replica_survival=share,
+        memory_bandwidth=1.0 / memory.stall_s,
+        memory_restart_s=memory.restart_s or analysis.restart_s,
+        memory_interval_s=analysis.interval_s,
+        interval_s=analysis.interval_s * analysis.storage_every,
+    )
+    if storage.persist_s is not None:
+        config = config.replace(snapshot_bandwidth=1.0 / extra, bandwidth=1.0 / storage.persist_s)
+    return config, None
 
 
 def _lost_per_episode(timeline: Timeline, stall: _Coverage | _Union, restart: _Coverage) -> Any:
