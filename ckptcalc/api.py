@@ -1817,8 +1817,7 @@ def analyze(
         skip_bad=skip_bad, year=_year(year), tz=zone, groups=None if count_groups is None else int(count_groups),
         patterns=_patterns(patterns), explain=explain,
     )  # fmt: skip
-    if span is not None and (read.end_s - read.start_s) / span > 10_000:
-        raise InputError("more than 10,000 windows: choose a longer one", where="window")
+    timeline.check_windows(read, span)
     analysis = timeline.analyze_timeline(read, window_s=span, **unseen)
     fitted = fitting.fit_events(read.failure_times_s, start_s=read.start_s, end_s=read.end_s)
     split = _class_split(preset, *timeline.by_cause(read))
@@ -1828,23 +1827,18 @@ def analyze(
     model = None
     mtbf_band = None
     if config is not None and analysis.groups is not None:
-        from ckptcalc.model.numeric import mtbf_interval
+        from ckptcalc.model.numeric import mtbf_interval_over
 
         config, reason = registry.from_measured(config, analysis)
         measured = analysis.groups
         if measured.mtbf_s is not None:
-            n = measured.group_failures + measured.whole_job_failures
-            mtbf_band = mtbf_interval(n, n * measured.mtbf_s)
+            mtbf_band = mtbf_interval_over((measured.group_failures, measured.whole_job_failures), measured.mtbf_s)
     if config is not None:
         model = _model_at(config, fitted, analysis, count, mtbf_band)
-    wall = analysis.realised.wall_s
     document = analyze_command.document(
         analysis, fitted, model, reason, log=", ".join(paths), gpus=count, discard=thrown, slo=floor,
-        goodput=_goodput(analysis.realised.effective, thrown),
-        cause_shares=[c.lost_s / wall for c in analysis.causes],
-        below_slo=None if analysis.windows is None
-        else [None if floor is None else w.split.effective < floor for w in analysis.windows],
-        classes=split,
+        goodput=_goodput(analysis.realised.effective, thrown), cause_shares=analysis.lost_shares,
+        below_slo=analysis.below(floor), classes=split,
     )  # fmt: skip
     document = registry.placed(document, registry.incident_log_parts(read, fitted, _fleet(nodes, group_nodes)))
     return RunAnalysis(document, None, analysis, config, year_from=read.year_from)

@@ -59,7 +59,7 @@ from ckptcalc.logs.reader import MISSING, BadRecord, FatalRecord, get_path, text
 from ckptcalc.mechanisms import registry
 from ckptcalc.mechanisms.base import IN_PLACE
 from ckptcalc.mechanisms.silent import log as quiet
-from ckptcalc.model.statistics import BATCHES, T975_19
+from ckptcalc.model.statistics import BATCHES, T975_19, shares
 from ckptcalc.simulation import timeline as montecarlo
 
 if TYPE_CHECKING:
@@ -1171,6 +1171,28 @@ class Analysis:
     # "restart_p90_s", "LEVEL.write_p90_s"; empty when every one is exact.
     approximate: tuple[str, ...] = ()
 
+    @property
+    def lost_shares(self) -> list[float]:
+        """Each cause's lost time as a share of the run's wall time, in the order of :attr:`causes`.
+
+        >>> analysis = analyze_timeline(read("tests/data/hand-run.jsonl", time_unit="min"))
+        >>> [(c.cause, round(share, 6)) for c, share in zip(analysis.causes, analysis.lost_shares)]
+        [('gpu', 0.283333), ('nic', 0.2)]
+        """
+        return list(shares({c.cause: c.lost_s for c in self.causes}, self.realised.wall_s).values())
+
+    def below(self, floor: float | None) -> list[bool | None] | None:
+        """Whether each window's effective time falls below ``floor`` (an SLO; None for each without one),
+        or None where the run is not split into windows.
+
+        >>> analysis = analyze_timeline(read("tests/data/hand-run.jsonl", time_unit="min"), window_s=3600.0)
+        >>> [round(w.split.effective, 6) for w in analysis.windows], analysis.below(0.5), analysis.below(None)
+        ([0.333333, 0.55], [True, False], [None, None])
+        """
+        if self.windows is None:
+            return None
+        return [None if floor is None else w.split.effective < floor for w in self.windows]
+
 
 class _Covered:
     """Time covered up to any moment (``upto``), and so within any span."""
@@ -1501,6 +1523,25 @@ def _merge(starts: Any, ends: Any) -> tuple[Any, Any]:
     first = numpy.flatnonzero(numpy.concatenate(([True], starts[1:] > reach[:-1])))
     last = numpy.concatenate((first[1:] - 1, [starts.size - 1]))
     return starts[first], reach[last]
+
+
+#: The most windows ``window_s`` may split a run into.
+MOST_WINDOWS = 10_000
+
+
+def check_windows(timeline: Timeline, window_s: float | None) -> None:
+    """Refuse a window (``window``) that splits the run into more than :data:`MOST_WINDOWS` windows.
+
+    >>> run = read("tests/data/hand-run.jsonl", time_unit="min")
+    >>> check_windows(run, 60.0), check_windows(run, None)
+    (None, None)
+    >>> check_windows(run, 0.5)
+    Traceback (most recent call last):
+    ...
+    ckptcalc.errors.InputError: window: more than 10,000 windows: choose a longer one
+    """
+    if window_s is not None and (timeline.end_s - timeline.start_s) / window_s > MOST_WINDOWS:
+        raise InputError(f"more than {MOST_WINDOWS:,} windows: choose a longer one", where="window")
 
 
 def analyze_timeline(timeline: Timeline, *, window_s: float | None = None, overhead: float = 0.0) -> Analysis:
