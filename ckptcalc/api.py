@@ -1922,6 +1922,7 @@ def measured_preset(outcome: RunAnalysis, base: PresetRef | None = None) -> Scen
     """
     from ckptcalc.inputs.fields import BY_NAME as fields
     from ckptcalc.inputs.scenario import resolve as resolved
+    from ckptcalc.logs.analyze import measured_inputs
     from ckptcalc.output import wording
 
     config = outcome.config
@@ -1929,34 +1930,19 @@ def measured_preset(outcome: RunAnalysis, base: PresetRef | None = None) -> Scen
         raise InputError(f"nothing measured to save: {outcome.document['warnings'][0]}", where="save_preset")
     start = load_preset(base)
     size = float(resolved(start).config.checkpoint_bytes) if start.checkpoint_bytes is None else start.checkpoint_bytes
-    values: dict[str, float] = {
-        "checkpoint_bytes": size,
-        "bandwidth": size * float(config.bandwidth),
-        "restart_s": float(config.restart_s),
-        "mtbf_s": float(config.mtbf_s),
-        "interval_s": float(config.interval_s),
-    }
-    if config.snapshot_bandwidth is not None:
-        values["snapshot_bandwidth"] = size * float(config.snapshot_bandwidth)
-    if config.replica_survival is not None:
-        values.update(
-            replica_survival=float(config.replica_survival),
-            memory_bandwidth=size * float(config.memory_bandwidth),
-            memory_restart_s=float(config.memory_restart_s),
-            memory_interval_s=float(config.memory_interval_s),
-        )
+    values = measured_inputs(config, size)
     low, high = outcome.document["measured"]["mtbf_ci95"]
     from ckptcalc.mechanisms import registry
 
     owned = registry.stated_values(config)
     if owned:
         # Elastic replica groups: their keys, and M over every failure with every group up.
-        from ckptcalc.model.numeric import mtbf_interval
+        from ckptcalc.model.numeric import mtbf_interval_over
 
         measured = outcome.document["measured"]["groups"]
         values.update(owned)
-        n = measured["group_failures"] + measured["whole_job_failures"]
-        low, high = mtbf_interval(n, n * float(config.mtbf_s))
+        counts = (measured["group_failures"], measured["whole_job_failures"])
+        low, high = mtbf_interval_over(counts, float(config.mtbf_s))
 
     values.update(registry.measured_values(outcome.document["measured"]))  # each failure class's keys
     # The measured levels replace every level of the base, its tiers included.

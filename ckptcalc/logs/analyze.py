@@ -1726,6 +1726,37 @@ def measured_config(analysis: Analysis, fitted: FailureFit) -> tuple[Config | No
     return config, None
 
 
+def measured_inputs(config: Any, checkpoint_bytes: float) -> dict[str, float]:
+    """The inputs of a :func:`measured_config` (a :class:`ckptcalc.model.evaluation.Config` of a checkpoint of 1
+    byte, its interval measured) as a preset states them for a checkpoint of ``checkpoint_bytes``: each bandwidth
+    scaled to it, the times as measured.
+
+    >>> from ckptcalc.logs.fit import fit_events
+    >>> run = read("tests/data/hand-run.jsonl", time_unit="min")
+    >>> config, _ = measured_config(analyze_timeline(run), fit_events(run.failure_times_s, start_s=0.0, end_s=7200.0))
+    >>> values = measured_inputs(config, 1.2e12)
+    >>> values["bandwidth"], values["restart_s"], values["interval_s"], "memory_bandwidth" in values
+    (10000000000.0, 600.0, 600.0, False)
+    """
+    values: dict[str, float] = {
+        "checkpoint_bytes": checkpoint_bytes,
+        "bandwidth": checkpoint_bytes * float(config.bandwidth),
+        "restart_s": float(config.restart_s),
+        "mtbf_s": float(config.mtbf_s),
+        "interval_s": float(config.interval_s),
+    }
+    if config.snapshot_bandwidth is not None:
+        values["snapshot_bandwidth"] = checkpoint_bytes * float(config.snapshot_bandwidth)
+    if config.replica_survival is not None:
+        values.update(
+            replica_survival=float(config.replica_survival),
+            memory_bandwidth=checkpoint_bytes * float(config.memory_bandwidth),
+            memory_restart_s=float(config.memory_restart_s),
+            memory_interval_s=float(config.memory_interval_s),
+        )
+    return values
+
+
 def _lost_per_episode(timeline: Timeline, stall: _Coverage | _Union, restart: _Coverage) -> Any:
     """The work each failure lost that no earlier failure had already lost (they sum to the rework).
 
