@@ -1166,12 +1166,10 @@ def simulate(
         sim.refuse(config, failures, events=events is not None, search=search)
     except InputError as error:
         raise type(error)(error.template, where=the_job.scenario.where(error.where or "")) from None
-    if events is not None and total > EVENT_CYCLES:
-        raise InputError(
-            f"an event log is written for at most {EVENT_CYCLES:,} cycles (for Llama 3 some 20 s, and 0.7 GB of"
-            f" CSV or 1.3 GB of JSON Lines), got {total:,}",
-            where="cycles",
-        )
+    if events is not None:
+        from ckptcalc.simulation.events import check_event_cycles
+
+        check_event_cycles(total, EVENT_CYCLES)
     if config.has_memory and k is not None:
         # No exact model to optimise two levels under Weibull failures: run the exponential optimum.
         config = config.replace(shape=None)

@@ -403,9 +403,6 @@ LAYOUT: dict[str, dict[str, str]] = {
 #: shrinks: a new computation anywhere fails the test, and a listed function that no longer computes
 #: must leave the list.
 NOT_YET_MOVED: dict[str, set[str]] = {
-    "api": {
-        "simulate",
-    },
     "commands.analyze": {"table"},
 }  # fmt: skip
 
