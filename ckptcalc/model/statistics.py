@@ -81,6 +81,16 @@ def share_of(value: float, total: float) -> float | None:
     return value / total if total > 0 else None
 
 
+def part_of(share: float, total: float) -> float:
+    """What a ``share`` of ``total`` comes to, share × total (:func:`share_of` the other way): a part of a run's
+    split in seconds of its wall time.
+
+    >>> part_of(0.25, 7200.0)
+    1800.0
+    """
+    return share * total
+
+
 def within(value: float, interval: tuple[float, float]) -> bool:
     """Whether ``value`` lies in ``interval`` (its ends included): a model's effective time in a run's 95 %
     interval is a model that agrees with it (docs/model.md §7, §11.2).
