@@ -1163,12 +1163,10 @@ def simulate(
         sim.refuse(config, failures, events=events is not None, search=search)
     except InputError as error:
         raise type(error)(error.template, where=the_job.scenario.where(error.where or "")) from None
-    if events is not None and total > EVENT_CYCLES:
-        raise InputError(
-            f"an event log is written for at most {EVENT_CYCLES:,} cycles (for Llama 3 some 20 s, and 0.7 GB of"
-            f" CSV or 1.3 GB of JSON Lines), got {total:,}",
-            where="cycles",
-        )
+    if events is not None:
+        from ckptcalc.simulation.events import check_event_cycles
+
+        check_event_cycles(total, EVENT_CYCLES)
     if config.has_memory and k is not None:
         # No exact model to optimise two levels under Weibull failures: run the exponential optimum.
         config = config.replace(shape=None)
@@ -1449,10 +1447,7 @@ def fit(
     end = _moment(window_end, time_unit, "window_end")
     gap = _number(parse_duration, coalesce, "coalesce") if coalesce is not None else 0.0
     fitted = fitting.fit_log(log, coalesce_s=gap, start_s=start, end_s=end, observed_gpus=gpus)
-    # The events in the window, less those coalesced, are the interruptions; one more than are counted
-    # when the window opens at the first (docs/fit.md §3).
-    at_start = fitted.events_kept - fitted.events_outside_window - fitted.events_coalesced - fitted.mtbf.interruptions
-    document = _fit_document(fitted, log, stated, paths, where=conditions, where_any=any_conditions, at_start=at_start,
+    document = _fit_document(fitted, log, stated, paths, where=conditions, where_any=any_conditions,
                              classes=_class_split(preset, {c.cause: c.count for c in fitted.causes}, None))  # fmt: skip
     return FailureLog(document, None, fitted, year_from=log.year_from)
 
@@ -1817,34 +1812,28 @@ def analyze(
         skip_bad=skip_bad, year=_year(year), tz=zone, groups=None if count_groups is None else int(count_groups),
         patterns=_patterns(patterns), explain=explain,
     )  # fmt: skip
-    if span is not None and (read.end_s - read.start_s) / span > 10_000:
-        raise InputError("more than 10,000 windows: choose a longer one", where="window")
+    timeline.check_windows(read, span)
     analysis = timeline.analyze_timeline(read, window_s=span, **unseen)
     fitted = fitting.fit_events(read.failure_times_s, start_s=read.start_s, end_s=read.end_s)
     split = _class_split(preset, *timeline.by_cause(read))
-    config, reason = _measured_config(analysis, fitted)
+    config, reason = timeline.measured_config(analysis, fitted)
     if config is not None:
         config = registry.measured(config, analysis)
     model = None
     mtbf_band = None
     if config is not None and analysis.groups is not None:
-        from ckptcalc.model.numeric import mtbf_interval
+        from ckptcalc.model.numeric import mtbf_interval_over
 
         config, reason = registry.from_measured(config, analysis)
         measured = analysis.groups
         if measured.mtbf_s is not None:
-            n = measured.group_failures + measured.whole_job_failures
-            mtbf_band = mtbf_interval(n, n * measured.mtbf_s)
+            mtbf_band = mtbf_interval_over((measured.group_failures, measured.whole_job_failures), measured.mtbf_s)
     if config is not None:
         model = _model_at(config, fitted, analysis, count, mtbf_band)
-    wall = analysis.realised.wall_s
     document = analyze_command.document(
         analysis, fitted, model, reason, log=", ".join(paths), gpus=count, discard=thrown, slo=floor,
-        goodput=_goodput(analysis.realised.effective, thrown),
-        cause_shares=[c.lost_s / wall for c in analysis.causes],
-        below_slo=None if analysis.windows is None
-        else [None if floor is None else w.split.effective < floor for w in analysis.windows],
-        classes=split,
+        goodput=_goodput(analysis.realised.effective, thrown), cause_shares=analysis.lost_shares,
+        below_slo=analysis.below(floor), classes=split,
     )  # fmt: skip
     document = registry.placed(document, registry.incident_log_parts(read, fitted, _fleet(nodes, group_nodes)))
     return RunAnalysis(document, None, analysis, config, year_from=read.year_from)
@@ -1887,53 +1876,6 @@ def _year(year: int | None) -> int | None:
     return check_year(year)
 
 
-def _measured_config(analysis: Analysis, fitted: FailureFit) -> tuple[Config | None, str | None]:
-    """The model configuration of the measured inputs (SI seconds: a checkpoint of 1 byte written at
-    1/δ bytes per second), or None and the reason none can be built."""
-    from ckptcalc.model.evaluation import Config
-
-    levels = {level.name: level for level in analysis.levels}
-    if not levels:
-        return None, "no completed checkpoint to measure"
-    if fitted.mtbf.mtbf_s is None:
-        return None, "no failure: only a lower bound on the MTBF exists"
-    if analysis.restart_s is None:
-        return None, "no completed restart to measure"
-    if analysis.interval_s is None:
-        return None, "fewer than two checkpoints without a failure between them"
-    memory = levels.get("memory")
-    others = [level for name, level in levels.items() if name != "memory"]
-    if len(others) > 1:
-        return None, f"more than one storage level ({', '.join(sorted(level.name for level in others))})"
-    mtbf = float(fitted.mtbf.mtbf_s)
-    if memory is None or not others:
-        (level,) = list(levels.values())
-        config = Config(checkpoint_bytes=1.0, bandwidth=1.0 / level.stall_s, mtbf_s=mtbf,
-                        restart_s=analysis.restart_s, interval_s=analysis.interval_s)  # fmt: skip
-        if level.persist_s is not None:
-            config = config.replace(snapshot_bandwidth=1.0 / level.stall_s, bandwidth=1.0 / level.persist_s)
-        return config, None
-    storage = others[0]
-    share = analysis.memory_share
-    if share is None or not 0.0 < share < 1.0 or analysis.storage_every is None:
-        return None, "the failures do not show which level serves them (resumed_from)"
-    extra = max(storage.stall_s - memory.stall_s, 1e-9)
-    config = Config(
-        checkpoint_bytes=1.0,
-        bandwidth=1.0 / extra,
-        mtbf_s=mtbf,
-        restart_s=storage.restart_s or analysis.restart_s,
-        replica_survival=share,
-        memory_bandwidth=1.0 / memory.stall_s,
-        memory_restart_s=memory.restart_s or analysis.restart_s,
-        memory_interval_s=analysis.interval_s,
-        interval_s=analysis.interval_s * analysis.storage_every,
-    )
-    if storage.persist_s is not None:
-        config = config.replace(snapshot_bandwidth=1.0 / extra, bandwidth=1.0 / storage.persist_s)
-    return config, None
-
-
 def _model_at(
     config: Config,
     fitted: FailureFit,
@@ -1944,20 +1886,17 @@ def _model_at(
     """The model at the measured ``config``; ``ci95`` the interval of its MTBF (None: the fit's)."""
     from ckptcalc.model import band as robust
     from ckptcalc.model.evaluation import evaluate
-    from ckptcalc.model.statistics import points
+    from ckptcalc.model.statistics import gpu_hours_gained, points, within
 
     result = evaluate(config)
     low, high = fitted.mtbf.ci95 if ci95 is None else ci95
     band = robust.band(config, result, float(low), None if high is None else float(high))
     at, best = float(result.effective), float(result.optimal_effective)
     realised = analysis.realised.effective
-    low_ci, high_ci = analysis.effective_ci95
-    gain = best - at
-    wall = analysis.realised.wall_s
     return {
         "effective_at_interval": at,
         "difference_pp": points(realised, at),
-        "agrees": low_ci <= at <= high_ci,
+        "agrees": within(at, analysis.effective_ci95),
         "optimal_interval_s": float(result.optimal_interval_s),
         "optimal_memory_interval_s": None
         if result.optimal_memory_interval_s is None
@@ -1965,7 +1904,7 @@ def _model_at(
         "optimal_effective": best,
         "robust_interval_s": band.robust_interval_s,
         "gain_pp": points(best, at),
-        "gain_gpu_hours": None if gpus is None else gain * wall * gpus / 3600.0,
+        "gain_gpu_hours": gpu_hours_gained(best, at, analysis.realised.wall_s, gpus),
         "result": result,
     }
 
@@ -1978,6 +1917,7 @@ def measured_preset(outcome: RunAnalysis, base: PresetRef | None = None) -> Scen
     """
     from ckptcalc.inputs.fields import BY_NAME as fields
     from ckptcalc.inputs.scenario import resolve as resolved
+    from ckptcalc.logs.analyze import measured_inputs
     from ckptcalc.output import wording
 
     config = outcome.config
@@ -1985,34 +1925,19 @@ def measured_preset(outcome: RunAnalysis, base: PresetRef | None = None) -> Scen
         raise InputError(f"nothing measured to save: {outcome.document['warnings'][0]}", where="save_preset")
     start = load_preset(base)
     size = float(resolved(start).config.checkpoint_bytes) if start.checkpoint_bytes is None else start.checkpoint_bytes
-    values: dict[str, float] = {
-        "checkpoint_bytes": size,
-        "bandwidth": size * float(config.bandwidth),
-        "restart_s": float(config.restart_s),
-        "mtbf_s": float(config.mtbf_s),
-        "interval_s": float(config.interval_s),
-    }
-    if config.snapshot_bandwidth is not None:
-        values["snapshot_bandwidth"] = size * float(config.snapshot_bandwidth)
-    if config.replica_survival is not None:
-        values.update(
-            replica_survival=float(config.replica_survival),
-            memory_bandwidth=size * float(config.memory_bandwidth),
-            memory_restart_s=float(config.memory_restart_s),
-            memory_interval_s=float(config.memory_interval_s),
-        )
+    values = measured_inputs(config, size)
     low, high = outcome.document["measured"]["mtbf_ci95"]
     from ckptcalc.mechanisms import registry
 
     owned = registry.stated_values(config)
     if owned:
         # Elastic replica groups: their keys, and M over every failure with every group up.
-        from ckptcalc.model.numeric import mtbf_interval
+        from ckptcalc.model.numeric import mtbf_interval_over
 
         measured = outcome.document["measured"]["groups"]
         values.update(owned)
-        n = measured["group_failures"] + measured["whole_job_failures"]
-        low, high = mtbf_interval(n, n * float(config.mtbf_s))
+        counts = (measured["group_failures"], measured["whole_job_failures"])
+        low, high = mtbf_interval_over(counts, float(config.mtbf_s))
 
     values.update(registry.measured_values(outcome.document["measured"]))  # each failure class's keys
     # The measured levels replace every level of the base, its tiers included.
@@ -2299,8 +2224,7 @@ def _run_fit(
     conditions = ["event=failure"]
     read = fitting.read_log(log, where=conditions, time_unit=time_unit, patterns=_patterns(patterns))
     fitted = fitting.fit_log(read, start_s=start_s, end_s=end_s)
-    at_start = fitted.events_kept - fitted.events_outside_window - fitted.events_coalesced - fitted.mtbf.interruptions
-    document = _fit_document(fitted, read, {}, [os.fspath(log)], where=conditions, where_any=[], at_start=at_start)
+    document = _fit_document(fitted, read, {}, [os.fspath(log)], where=conditions, where_any=[])
     return FailureLog(document, None, fitted, year_from=read.year_from)
 
 

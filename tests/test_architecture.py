@@ -399,15 +399,6 @@ LAYOUT: dict[str, dict[str, str]] = {
     },
 }
 
-#: Functions that still work out figures the model or the simulation should hand over. The list only
-#: shrinks: a new computation anywhere fails the test, and a listed function that no longer computes
-#: must leave the list.
-NOT_YET_MOVED: dict[str, set[str]] = {
-    "api": {
-        "_measured_config", "_model_at", "_run_fit", "analyze", "fit", "measured_preset", "simulate",
-    },
-    "commands.analyze": {"table"},
-}  # fmt: skip
 
 #: The modules that lay out what they are given: the output layer, the commands and the API.
 SCREENED = sorted(m for m in RANK if m.startswith(("output.", "commands.")) or m == "api")
@@ -433,12 +424,11 @@ def computations_by_function(source: str) -> dict[str, list[str]]:
 @pytest.mark.parametrize("module", SCREENED)
 def test_the_output_layer_and_the_api_compute_nothing(module: str) -> None:
     # A figure is worked out once, in the model or the simulation, and handed over: the renderers lay it
-    # out. What remains is named above, as layout (with why) or as not yet moved.
+    # out. What remains is named above, as layout (with why).
     found = computations_by_function(module_file(module).read_text(encoding="utf-8"))
-    layout, waiting = set(LAYOUT.get(module, {})), NOT_YET_MOVED.get(module, set())
-    assert not layout & waiting, module
-    assert {name: items for name, items in found.items() if name not in layout | waiting} == {}
-    assert (layout | waiting) - set(found) == set(), f"{module}: listed but computing nothing"
+    layout = set(LAYOUT.get(module, {}))
+    assert {name: items for name, items in found.items() if name not in layout} == {}
+    assert layout - set(found) == set(), f"{module}: listed but computing nothing"
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from ckptcalc.inputs import units
 from ckptcalc.mechanisms import registry
+from ckptcalc.model.statistics import part_of
 from ckptcalc.output import documents, wording
 
 if TYPE_CHECKING:
@@ -148,7 +149,7 @@ def table(document: dict[str, Any]) -> None:
     table.add_column("time", justify="right", no_wrap=True)
     wall = document["wall_s"]
     for key, name in wording.split_parts(document):
-        table.add_row(name, pct(r[key]), dur(r[key] * wall))
+        table.add_row(name, pct(r[key]), dur(part_of(r[key], wall)))
     out.print(table)
     low, high = r["effective_ci95"]
     out.print(f"Effective {pct(r['effective'])} (95 %: {pct(low)} to {pct(high)}), goodput {pct(r['goodput'])}.")

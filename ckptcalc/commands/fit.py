@@ -23,11 +23,9 @@ def document(
     where: list[str] | None = None,
     where_any: list[str] | None = None,
     source: str = "log",
-    at_start: int = 0,
     classes: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Everything ``fit --json`` prints: what was read and what was estimated, in SI units; ``at_start``
-    counts the interruptions at the window's start (0 or 1), which only start the clock; ``classes`` the
+    """Everything ``fit --json`` prints: what was read and what was estimated, in SI units; ``classes`` the
     interruptions split by a preset's classes (docs/model.md §20.6; None without any).
 
     ``time_kind``: ``timestamp`` (window ends in seconds since 1970 UTC) or ``number`` (the log's own zero;
@@ -68,7 +66,7 @@ def document(
             year_from=log.year_from,
         ),
         **_with_classes(fitted.to_dict(), classes),
-        "interruptions_note": None if log is None else _interruptions_note(fitted, at_start),
+        "interruptions_note": None if log is None else _interruptions_note(fitted),
         "warnings": notes,
     }
 
@@ -83,11 +81,15 @@ def _with_classes(found: dict[str, Any], classes: dict[str, Any] | None) -> dict
     return placed
 
 
-def _interruptions_note(fitted: FailureFit, at_start: int) -> str | None:
+def _interruptions_note(fitted: FailureFit) -> str | None:
     """Why the interruptions counted are fewer than the events kept: those outside the window, those
-    coalesced, and an interruption at the window's start (``at_start``: it only starts the clock)."""
+    coalesced, and an interruption at the window's start (it only starts the clock)."""
     return wording.interruptions_counted(
-        fitted.events_kept, fitted.events_outside_window, fitted.events_coalesced, at_start, fitted.mtbf.interruptions
+        fitted.events_kept,
+        fitted.events_outside_window,
+        fitted.events_coalesced,
+        fitted.interruptions_at_start,
+        fitted.mtbf.interruptions,
     )
 
 

@@ -48,7 +48,7 @@ from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import tzinfo
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ckptcalc.errors import InputError
 from ckptcalc.logs import canonical, reader
@@ -59,8 +59,12 @@ from ckptcalc.logs.reader import MISSING, BadRecord, FatalRecord, get_path, text
 from ckptcalc.mechanisms import registry
 from ckptcalc.mechanisms.base import IN_PLACE
 from ckptcalc.mechanisms.silent import log as quiet
-from ckptcalc.model.statistics import BATCHES, T975_19
+from ckptcalc.model.statistics import BATCHES, T975_19, shares
 from ckptcalc.simulation import timeline as montecarlo
+
+if TYPE_CHECKING:
+    from ckptcalc.logs.fit import FailureFit
+    from ckptcalc.model.evaluation import Config
 
 #: The events the analysis reads (the canonical log's); any other value of ``event`` is skipped and counted.
 EVENTS = canonical.EVENTS
@@ -1168,6 +1172,28 @@ class Analysis:
     # "restart_p90_s", "LEVEL.write_p90_s"; empty when every one is exact.
     approximate: tuple[str, ...] = ()
 
+    @property
+    def lost_shares(self) -> list[float]:
+        """Each cause's lost time as a share of the run's wall time, in the order of :attr:`causes`.
+
+        >>> analysis = analyze_timeline(read("tests/data/hand-run.jsonl", time_unit="min"))
+        >>> [(c.cause, round(share, 6)) for c, share in zip(analysis.causes, analysis.lost_shares)]
+        [('gpu', 0.283333), ('nic', 0.2)]
+        """
+        return list(shares({c.cause: c.lost_s for c in self.causes}, self.realised.wall_s).values())
+
+    def below(self, floor: float | None) -> list[bool | None] | None:
+        """Whether each window's effective time falls below ``floor`` (an SLO; None for each without one),
+        or None where the run is not split into windows.
+
+        >>> analysis = analyze_timeline(read("tests/data/hand-run.jsonl", time_unit="min"), window_s=3600.0)
+        >>> [round(w.split.effective, 6) for w in analysis.windows], analysis.below(0.5), analysis.below(None)
+        ([0.333333, 0.55], [True, False], [None, None])
+        """
+        if self.windows is None:
+            return None
+        return [None if floor is None else w.split.effective < floor for w in self.windows]
+
 
 class _Covered:
     """Time covered up to any moment (``upto``), and so within any span."""
@@ -1500,6 +1526,25 @@ def _merge(starts: Any, ends: Any) -> tuple[Any, Any]:
     return starts[first], reach[last]
 
 
+#: The most windows ``window_s`` may split a run into.
+MOST_WINDOWS = 10_000
+
+
+def check_windows(timeline: Timeline, window_s: float | None) -> None:
+    """Refuse a window (``window``) that splits the run into more than :data:`MOST_WINDOWS` windows.
+
+    >>> run = read("tests/data/hand-run.jsonl", time_unit="min")
+    >>> check_windows(run, 60.0), check_windows(run, None)
+    (None, None)
+    >>> check_windows(run, 0.5)
+    Traceback (most recent call last):
+    ...
+    ckptcalc.errors.InputError: window: more than 10,000 windows: choose a longer one
+    """
+    if window_s is not None and (timeline.end_s - timeline.start_s) / window_s > MOST_WINDOWS:
+        raise InputError(f"more than {MOST_WINDOWS:,} windows: choose a longer one", where="window")
+
+
 def analyze_timeline(timeline: Timeline, *, window_s: float | None = None, overhead: float = 0.0) -> Analysis:
     """Split the timeline's wall time, and measure its stalls, restarts, interval and failures; with
     replica groups, their losses (``overhead`` the per-step cost of the fault tolerance the log cannot show)."""
@@ -1622,6 +1667,95 @@ def by_cause(timeline: Timeline) -> tuple[dict[str, int], dict[str, list[float]]
     ):
         restarts.setdefault(names[index], []).append(duration)
     return counts, restarts
+
+
+def measured_config(analysis: Analysis, fitted: FailureFit) -> tuple[Config | None, str | None]:
+    """The model configuration of the inputs a run's log measured, with the MTBF ``fitted`` over its failures
+    (SI seconds: a checkpoint of 1 byte written at 1/δ bytes per second; docs/model.md §11.2), or None and the
+    reason none can be built.
+
+    >>> from ckptcalc.logs.fit import fit_events
+    >>> run = read("tests/data/hand-run.jsonl", time_unit="min")
+    >>> fitted = fit_events(run.failure_times_s, start_s=run.start_s, end_s=run.end_s)
+    >>> config, _ = measured_config(analyze_timeline(run), fitted)
+    >>> [float(x) for x in (1.0 / config.bandwidth, config.restart_s, config.mtbf_s, config.interval_s)]
+    [120.0, 600.0, 1800.0, 600.0]
+    >>> measured_config(analyze_timeline(run), fit_events([], start_s=run.start_s, end_s=run.end_s))
+    (None, 'no failure: only a lower bound on the MTBF exists')
+    """
+    from ckptcalc.model.evaluation import Config
+
+    levels = {level.name: level for level in analysis.levels}
+    if not levels:
+        return None, "no completed checkpoint to measure"
+    if fitted.mtbf.mtbf_s is None:
+        return None, "no failure: only a lower bound on the MTBF exists"
+    if analysis.restart_s is None:
+        return None, "no completed restart to measure"
+    if analysis.interval_s is None:
+        return None, "fewer than two checkpoints without a failure between them"
+    memory = levels.get("memory")
+    others = [level for name, level in levels.items() if name != "memory"]
+    if len(others) > 1:
+        return None, f"more than one storage level ({', '.join(sorted(level.name for level in others))})"
+    mtbf = float(fitted.mtbf.mtbf_s)
+    if memory is None or not others:
+        (level,) = list(levels.values())
+        config = Config(checkpoint_bytes=1.0, bandwidth=1.0 / level.stall_s, mtbf_s=mtbf,
+                        restart_s=analysis.restart_s, interval_s=analysis.interval_s)  # fmt: skip
+        if level.persist_s is not None:
+            config = config.replace(snapshot_bandwidth=1.0 / level.stall_s, bandwidth=1.0 / level.persist_s)
+        return config, None
+    storage = others[0]
+    share = analysis.memory_share
+    if share is None or not 0.0 < share < 1.0 or analysis.storage_every is None:
+        return None, "the failures do not show which level serves them (resumed_from)"
+    extra = max(storage.stall_s - memory.stall_s, 1e-9)
+    config = Config(
+        checkpoint_bytes=1.0,
+        bandwidth=1.0 / extra,
+        mtbf_s=mtbf,
+        restart_s=storage.restart_s or analysis.restart_s,
+        replica_survival=share,
+        memory_bandwidth=1.0 / memory.stall_s,
+        memory_restart_s=memory.restart_s or analysis.restart_s,
+        memory_interval_s=analysis.interval_s,
+        interval_s=analysis.interval_s * analysis.storage_every,
+    )
+    if storage.persist_s is not None:
+        config = config.replace(snapshot_bandwidth=1.0 / extra, bandwidth=1.0 / storage.persist_s)
+    return config, None
+
+
+def measured_inputs(config: Any, checkpoint_bytes: float) -> dict[str, float]:
+    """The inputs of a :func:`measured_config` (a :class:`ckptcalc.model.evaluation.Config` of a checkpoint of 1
+    byte, its interval measured) as a preset states them for a checkpoint of ``checkpoint_bytes``: each bandwidth
+    scaled to it, the times as measured.
+
+    >>> from ckptcalc.logs.fit import fit_events
+    >>> run = read("tests/data/hand-run.jsonl", time_unit="min")
+    >>> config, _ = measured_config(analyze_timeline(run), fit_events(run.failure_times_s, start_s=0.0, end_s=7200.0))
+    >>> values = measured_inputs(config, 1.2e12)
+    >>> values["bandwidth"], values["restart_s"], values["interval_s"], "memory_bandwidth" in values
+    (10000000000.0, 600.0, 600.0, False)
+    """
+    values: dict[str, float] = {
+        "checkpoint_bytes": checkpoint_bytes,
+        "bandwidth": checkpoint_bytes * float(config.bandwidth),
+        "restart_s": float(config.restart_s),
+        "mtbf_s": float(config.mtbf_s),
+        "interval_s": float(config.interval_s),
+    }
+    if config.snapshot_bandwidth is not None:
+        values["snapshot_bandwidth"] = checkpoint_bytes * float(config.snapshot_bandwidth)
+    if config.replica_survival is not None:
+        values.update(
+            replica_survival=float(config.replica_survival),
+            memory_bandwidth=checkpoint_bytes * float(config.memory_bandwidth),
+            memory_restart_s=float(config.memory_restart_s),
+            memory_interval_s=float(config.memory_interval_s),
+        )
+    return values
 
 
 def _lost_per_episode(timeline: Timeline, stall: _Coverage | _Union, restart: _Coverage) -> Any:

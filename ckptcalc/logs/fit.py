@@ -498,6 +498,8 @@ class FailureFit:
     after the start (an interruption at the start only starts the clock).
     :attr:`gaps_s` are the times between successive interruptions and
     ``censored_s`` the time from the last one to the window's end.
+    ``interruptions_at_start`` is 1 where an interruption stands at the window's start (the events kept,
+    less those outside the window and those coalesced, are one more than ``mtbf.interruptions``), else 0.
     ``near_zero_gaps`` counts gaps under :data:`NEAR_ZERO_S`; when they are at
     least :data:`NEAR_ZERO_SHARE` of the gaps, ``coalescing`` holds the fit at
     each of :data:`COALESCING_WINDOWS` (and the window used), else it is None.
@@ -524,6 +526,7 @@ class FailureFit:
     histogram: Histogram
     near_zero_gaps: int = 0
     coalescing: tuple[CoalescingRow, ...] | None = None
+    interruptions_at_start: int = 0
     # The events in the window (sorted), which of them begin an interruption (None: each one),
     # their cause codes and the names the codes stand for.
     inside_s: Any = field(default=None, repr=False)
@@ -748,6 +751,12 @@ def fit_events(
     * ``start_s``/``end_s``: the observation window; default, the first and the last event (§3).
     * ``observed_gpus``: GPUs the log was observed on; gives the per-GPU MTBF (§6).
     * ``events_read``/``skipped_bad``: the reader's counts, echoed in :meth:`FailureFit.to_dict`.
+
+    An interruption at the window's start only starts the clock: four events from 0 s give three gaps.
+
+    >>> fitted = fit_events([0.0, 5.0, 10.0, 30.0], end_s=40.0)
+    >>> fitted.interruptions_at_start, fitted.mtbf.interruptions, fitted.mtbf.mtbf_s
+    (1, 3, 13.333333333333334)
     """
     import numpy as np
 
@@ -842,6 +851,7 @@ def _fit(
         histogram=histogram,
         near_zero_gaps=near_zero,
         coalescing=coalescing,
+        interruptions_at_start=first_counted,
         inside_s=inside,
         first=first,
         codes=inside_codes,

@@ -16,7 +16,7 @@ True
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ckptcalc.model.arrays import Scalar, lib
@@ -145,6 +145,17 @@ def mtbf_interval(interruptions: int, window_s: float) -> tuple[float, float | N
         return no_failure_bound(window_s), None
     n, t = interruptions, window_s
     return 2.0 * t / chi2_quantile(0.975, 2 * n + 2), 2.0 * t / chi2_quantile(0.025, 2 * n)
+
+
+def mtbf_interval_over(failures: Iterable[int], mtbf_s: float) -> tuple[float, float | None]:
+    """:func:`mtbf_interval` of an MTBF ``mtbf_s`` measured over ``failures`` counted in parts (a log's
+    group-local and whole-job failures, every one with every group up): n failures in n·M.
+
+    >>> [round(x, 2) for x in mtbf_interval_over((3, 2), 200.0)]
+    [85.7, 615.96]
+    """
+    n = sum(failures)
+    return mtbf_interval(n, n * mtbf_s)
 
 
 def _normal_quantile(p: float) -> float:

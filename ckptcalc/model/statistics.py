@@ -81,6 +81,16 @@ def share_of(value: float, total: float) -> float | None:
     return value / total if total > 0 else None
 
 
+def part_of(share: float, total: float) -> float:
+    """What a ``share`` of ``total`` comes to, share × total (:func:`share_of` the other way): a part of a run's
+    split in seconds of its wall time.
+
+    >>> part_of(0.25, 7200.0)
+    1800.0
+    """
+    return share * total
+
+
 def within(value: float, interval: tuple[float, float]) -> bool:
     """Whether ``value`` lies in ``interval`` (its ends included): a model's effective time in a run's 95 %
     interval is a model that agrees with it (docs/model.md §7, §11.2).
@@ -100,6 +110,17 @@ def at_least(value: float, floor: float | None) -> bool | None:
     (True, False, None)
     """
     return None if floor is None else bool(value >= floor)
+
+
+def gpu_hours_gained(effective: float, reference: float, wall_s: float, gpus: float | None) -> float | None:
+    """The GPU-hours a run of ``wall_s`` on ``gpus`` GPUs gains at an ``effective`` time over a ``reference`` one:
+    (effective − reference) × wall × GPUs / 3600, the gain of the optimal interval over the one a run used
+    (docs/model.md §11.2); None without a GPU count.
+
+    >>> gpu_hours_gained(0.75, 0.5, 7200.0, 1000), gpu_hours_gained(0.75, 0.5, 7200.0, None)
+    (500.0, None)
+    """
+    return None if gpus is None else (effective - reference) * wall_s * gpus / 3600.0
 
 
 #: The smallest change in points a lever's effect is said to have (it is shown to two decimals).

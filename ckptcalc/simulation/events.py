@@ -75,6 +75,24 @@ EVENT_KINDS = (
 _RUN_START, _RESTART_END, _START, _END, _FAILURE, _RUN_END, _GROUP_DOWN, _GROUP_UP = range(8)
 
 
+def check_event_cycles(cycles: int, most: int) -> None:
+    """Refuse an event log of more than ``most`` cycles (the input ``cycles``). The time and sizes the refusal
+    quotes are those of the cap ``simulate --events`` sets, 2·10⁵ cycles.
+
+    >>> check_event_cycles(200_000, 200_000)
+    >>> check_event_cycles(200_001, 200_000)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ckptcalc.errors.InputError: cycles: an event log is written for at most 200,000 cycles (...), got 200,001
+    """
+    if cycles > most:
+        raise InputError(
+            f"an event log is written for at most {most:,} cycles (for Llama 3 some 20 s, and 0.7 GB of"
+            f" CSV or 1.3 GB of JSON Lines), got {cycles:,}",
+            where="cycles",
+        )
+
+
 def events(schedule: Schedule, failures: Failures, *, cycles: int, seed: int = DEFAULT_SEED) -> Events:
     """The whole log of :func:`pieces` in one :class:`Events` (for short runs)."""
 
