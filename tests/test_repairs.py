@@ -201,6 +201,7 @@ def test_event_types() -> None:
 )
 def test_unavailability_and_groups_are_shares(raw: list[tuple[str, float, float]], nodes: int, d: int) -> None:
     spans = [(node, start, start + length) for node, start, length in raw]
+    d = min(d, nodes)  # a group is at most the fleet
     found = repair_figures(spans, start_s=0.0, end_s=100.0, nodes=nodes, group_nodes=d)
     u = found["unavailability"]
     event("some node down" if u > 0 else "none down")

@@ -81,7 +81,7 @@ ROUTES: dict[str, tuple[list[str], set[str], list[str]]] = {
 FOUR = {"useful", "write", "rework", "restart"}
 
 #: STRAGGLERS as the Python API takes them.
-WITH_STRAGGLERS = {"slow_mtbf": "6h", "slow_factor": 0.1, "slow_duration": "2h", "slow_detect": "10min"}
+WITH_STRAGGLERS: dict[str, Any] = {"slow_mtbf": "6h", "slow_factor": 0.1, "slow_duration": "2h", "slow_detect": "10min"}
 
 
 def _simulated(document: dict[str, Any]) -> dict[str, float]:
