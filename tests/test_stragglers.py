@@ -309,3 +309,18 @@ def test_the_warning_starts_where_periods_overlap(run_json: RunJson, mtbf: str, 
     if warned:
         on = 7200.0 / {"6h": 21600.0, "1h": 3600.0}[mtbf]
         assert f"{on:.3g} on at once on average" in says[0]
+
+
+def test_a_preset_missing_one_of_them_is_named_by_its_key(run: Run, tmp_path: Any) -> None:
+    """A preset's [stragglers] without slow_detect names the file and the key, as every preset error does (it
+    named the flag, --slow-detect, which the user never gave)."""
+    path = tmp_path / "slow.toml"
+    path.write_text(
+        'schema_version = 1\nbase = "llama3-405b"\n[stragglers]\nslow_mtbf = "1d"\nslow_factor = 0.1\n'
+        'slow_duration = "4h"\n',
+        encoding="utf-8",
+    )
+    result = run("optimize", "--preset", str(path))
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"error: {path}: stragglers.slow_detect: slow periods need ")
+    assert len(result.stderr.strip().splitlines()) == 1

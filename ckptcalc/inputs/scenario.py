@@ -165,6 +165,14 @@ class Scenario(Record, extra=(*registry.fields(), *registry.lever_fields())):
     def where(self, name: str) -> str:
         return self.origin.get(name, BY_NAME[name].public if name in BY_NAME else name)
 
+    def where_missing(self, name: str, beside: str) -> str:
+        """Where the missing input ``name`` belongs: its key in the preset file that states ``beside``
+        (``FILE: table.key``), or its flag where ``beside`` was given on the command line."""
+        stated = self.origin.get(beside)
+        if stated is not None and ": " in stated and name in BY_NAME:
+            return f"{stated.split(': ', 1)[0]}: {BY_NAME[name].path}"
+        return self.where(name)
+
     def shown(self, name: str, value: float) -> str:
         """``value`` of the input ``name`` in its unit, as a message shows it (a mechanism's checks)."""
         formatter = {"size": units.format_size, "rate": units.format_rate, "duration": units.format_duration}

@@ -353,7 +353,8 @@ class Stragglers(Mechanism):
         missing = [name for name in OWN if given[name] is None]
         if missing:
             raise InputError(
-                "slow periods need {slow_factor}, {slow_duration} and {slow_detect}", where=scenario.where(missing[0])
+                "slow periods need {slow_factor}, {slow_duration} and {slow_detect}",
+                where=scenario.where_missing(missing[0], SLOW_MTBF),
             )
         return config.replace(**given)
 
