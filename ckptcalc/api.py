@@ -1940,6 +1940,11 @@ def measured_preset(outcome: RunAnalysis, base: PresetRef | None = None) -> Scen
         low, high = mtbf_interval_over(counts, float(config.mtbf_s))
 
     values.update(registry.measured_values(outcome.document["measured"]))  # each failure class's keys
+    from ckptcalc.logs.classes import job_restart_s
+
+    own = job_restart_s(outcome.document.get("classes"))  # the restarts a class of its own does not serve
+    if own is not None:
+        values["restart_s"] = own
     # The measured levels replace every level of the base, its tiers included.
     cleared = start.replace(
         **cast("dict[str, Any]", {name: None for name in fields if fields[name].section in ("storage", "memory")}),

@@ -152,6 +152,11 @@ def test_save_preset_writes_the_measured_shares(run: Run, tmp_path: Path, comman
     assert [t["share"] for t in tables] == pytest.approx([shares[t["name"]] for t in tables], rel=1e-12)
     assert [t["causes"] for t in tables] == [["xid", "ecc"], ["nccl"], ["node failure"]]
     assert [t.get("restart") for t in tables] == ["20min", "5min", None]
+    if command == "analyze":
+        # docs/model.md §20.6: the job's restart is the mean of the restarts it serves, its own class's two
+        # (660 s) and node's one (2 400 s, no restart of its own): 1 240 s, not the log's mean over all 16.5 min.
+        restart = tomllib.loads(saved.read_text(encoding="utf-8"))["failures"]["restart"]
+        assert restart == "1240s"
     again = run("analyze", RUN, "--preset", str(saved), "--json")
     assert [row["agrees"] for row in json.loads(again.stdout)["classes"]["classes"]] == [True, True, True]
 

@@ -144,6 +144,26 @@ def measured_shares(part: Mapping[str, Any]) -> dict[str, float]:
     return {row["name"]: row["measured_share"] for row in part["classes"] if row["measured_share"] is not None}
 
 
+def job_restart_s(part: Mapping[str, Any] | None) -> float | None:
+    """The mean restart of the failures the job's own restart serves in a split (:func:`split`): those no class
+    takes and those of the classes that state no restart of their own, each weighted by its restarts; None
+    without a split or such a restart. A class with a restart of its own keeps it: the job's restart must
+    not average it in (docs/model.md §20.6).
+
+    >>> part = {"classes": [{"restarts": 3, "restart_s": 1200.0, "stated_restart_s": 1200.0},
+    ...                     {"restarts": 1, "restart_s": 2400.0, "stated_restart_s": None}],
+    ...         "job": {"restarts": 2, "restart_s": 660.0}}
+    >>> job_restart_s(part)  # (2 × 660 + 1 × 2400) / 3
+    1240.0
+    """
+    if part is None:
+        return None
+    rows = [part["job"], *(row for row in part["classes"] if row["stated_restart_s"] is None)]
+    counted = [(row["restarts"], row["restart_s"]) for row in rows if row.get("restart_s") is not None]
+    total = sum(count for count, _ in counted)
+    return sum(count * mean for count, mean in counted) / total if total else None
+
+
 def schema() -> dict[str, Any]:
     """The JSON Schema of :func:`split`'s record (null included: no class lists a cause, or no preset)."""
     share = {"type": "number", "minimum": 0, "maximum": 1}
