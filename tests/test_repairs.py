@@ -248,3 +248,17 @@ def test_a_node_written_as_a_float_is_the_same_node(run_json: RunJson, run: Run,
                    "event_type": "fault_start"}) + "\n", encoding="utf-8")  # fmt: skip
     result = run("fit", str(bad))
     assert result.exit_code == 2 and f"{bad}:5" in result.stderr and "a node is a name or a number" in result.stderr
+
+
+def test_repairs_of_no_time_leave_the_preset_without_a_repair(run: Run, tmp_path: Path) -> None:
+    """Faults that end when they start measure a mean repair of 0 s, which a preset cannot hold (a repair is
+    positive): the saved fit keeps its MTBF and leaves [spares] repair out (it refused to save at all)."""
+    log = tmp_path / "instant.csv"
+    log.write_text("time,node,event_type\n" + "".join(
+        f"2025-03-01T0{h}:00:00Z,n{h},{kind}\n" for h in (1, 3, 6) for kind in ("fault_start", "fault_end")
+    ), encoding="utf-8")  # fmt: skip
+    saved = tmp_path / "fitted.toml"
+    result = run("fit", str(log), "--nodes", "4", "--save-preset", str(saved))
+    assert result.exit_code == 0, result.stderr
+    document = tomllib.loads(saved.read_text(encoding="utf-8"))
+    assert "spares" not in document and document["failures"]["mtbf"] == "2.5h"

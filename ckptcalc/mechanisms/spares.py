@@ -941,9 +941,10 @@ class Spares(Mechanism):
         return {REPAIRS: {"oneOf": [record, {"type": "null"}], "description": part["description"]}}
 
     def incident_log_values(self, document: dict[str, Any]) -> dict[str, tuple[float, str]]:
-        """The mean repair as ``[spares] repair`` (Erlang B needs no more of the distribution, §22)."""
+        """The mean repair as ``[spares] repair`` (Erlang B needs no more of the distribution, §22); none where
+        every repair took no time (a repair is positive: the preset would not read back)."""
         found = document.get(REPAIRS)
-        if found is None or found["mean_s"] is None:
+        if found is None or found["mean_s"] is None or not found["mean_s"] > 0.0:
             return {}
         logs = ", ".join(document["logs"])
         words = f"fitted from {logs if len(logs) <= 60 else 'the logs'}: the mean of {found['count']} repairs"
