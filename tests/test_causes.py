@@ -269,3 +269,17 @@ def test_a_frameworks_log_is_split_by_the_causes_its_patterns_name(run_json: Run
     assert doc["classes"]["job"]["failures"] == 0
     # Wilson, 2 of 2: 0.671191 ± 0.328811.
     assert rows["network"]["share_ci95"] == pytest.approx((0.342380, 1.0), abs=5e-7)
+
+
+def test_a_row_names_the_most_frequent_causes_and_counts_the_rest() -> None:
+    """A log of a thousand distinct causes (an Xid line with its pid each) names the 20 most frequent in a row
+    and counts the other 980: the row carried every one (a million-cause log wrote 27 MB of them)."""
+    from ckptcalc.logs import classes
+
+    counts = {f"Xid 79: pid={i}": 1 for i in range(1000)} | {"Xid 48": 30, "Xid 31": 20}
+    found = classes.split(counts, [("gpu", 0.5, ["xid"], None)])
+    row = found["classes"][0]
+    assert row["failures"] == 1050 and row["log_causes_more"] == 982
+    assert len(row["log_causes"]) == classes.CAUSES_NAMED and {"Xid 48", "Xid 31"} <= set(row["log_causes"])
+    assert row["log_causes"] == sorted(row["log_causes"])
+    assert found["job"]["log_causes"] == [] and found["job"]["log_causes_more"] == 0

@@ -393,3 +393,17 @@ def test_fit_of_simulate_events_matches_the_filtered_reading(run: Run, run_json:
     named = run_json("fit", str(log), "--time", "time_s", "--time-unit", "s", "--where", "event=failure")
     assert plain["events_kept"] == named["events_kept"] == 300
     assert plain["mtbf_s"] == named["mtbf_s"] and plain["weibull"] == named["weibull"]
+
+
+def test_the_causes_table_lists_the_most_frequent_and_sums_the_rest(run: Any, tmp_path: Path) -> None:
+    """A log of 30 distinct causes (an Xid line with its pid each, one of them three times; the first line opens
+    the window and is not counted: 29 causes over 31 interruptions) lists the 20 most frequent and one row for
+    the other 9, with their count and share: a million such lines printed a million rows."""
+    log = tmp_path / "xids.csv"
+    causes = [f"Xid 79: pid={i}" for i in range(30)] + ["Xid 79: pid=7"] * 2
+    log.write_text("time,cause\n" + "".join(f"{k * 3600},{c}\n" for k, c in enumerate(causes)), encoding="utf-8")
+    out = run("fit", str(log), "--time-unit", "s").stdout
+    block = out.split("Causes")[1].split("\n\n")[0]
+    rows = [line for line in block.splitlines() if line.startswith("Xid 79")]
+    assert len(rows) == 20 and rows[0].split()[-3:] == ["3", "9.68", "%"]  # pid 7: 3 of the 31 after the first
+    assert block.splitlines()[-1].split() == ["9", "more", "causes", "(--json", "gives", "each)", "9", "29.0", "%"]

@@ -93,6 +93,10 @@ def _interruptions_note(fitted: FailureFit) -> str | None:
     )
 
 
+#: The most causes ``fit``'s table lists, the most frequent first; the rest share one row.
+CAUSE_ROWS = 20
+
+
 def table(document: dict[str, Any]) -> None:
     """The fitted failure process: counts, MTBF with its interval, the Weibull shape, causes, gaps."""
     from rich.text import Text
@@ -153,8 +157,12 @@ def table(document: dict[str, Any]) -> None:
         causes.add_column("cause", overflow="fold")
         causes.add_column("count", justify="right", no_wrap=True)
         causes.add_column("share", justify="right", no_wrap=True)
-        for row in document["causes"]:
+        shown, rest = document["causes"][:CAUSE_ROWS], document["causes"][CAUSE_ROWS:]
+        for row in shown:
             causes.add_row(row["cause"], f"{row['count']}", pct(row["share"]))
+        if rest:  # a log of a million distinct causes (an Xid line with its pid each) prints its most frequent
+            more = sum(row["count"] for row in rest), sum(row["share"] for row in rest)
+            causes.add_row(f"{len(rest):,} more causes (--json gives each)", f"{more[0]}", pct(more[1]))
         out.print(causes)
         out.print()
     if document["classes"] is not None:

@@ -66,15 +66,35 @@ def class_of(found: str, classes: Sequence[Stated]) -> int | None:
     return next((i for i, each in enumerate(classes) if any(word_prefix(c, found) for c in each[2])), None)
 
 
+#: The most of a log's causes a class's row names (the most frequent first): a log of a million distinct
+#: causes would otherwise carry them all, once per row.
+CAUSES_NAMED = 20
+
+
+def _named(causes: Iterable[tuple[str, int]]) -> tuple[list[str], int]:
+    """The :data:`CAUSES_NAMED` most frequent of ``causes`` ((cause, failures)), in order of name, and how
+    many others there are.
+
+    >>> _named([("b", 1), ("a", 5), ("c", 2)])
+    (['a', 'b', 'c'], 0)
+    """
+    import heapq
+
+    every = list(causes)
+    top = heapq.nsmallest(CAUSES_NAMED, every, key=lambda item: (-item[1], item[0]))
+    return sorted(cause for cause, _ in top), len(every) - len(top)
+
+
 def _row(
     count: int,
     total: int,
     stated: float,
-    causes: Iterable[str],
+    causes: Iterable[tuple[str, int]],
     restarts: Sequence[float],
 ) -> dict[str, Any]:
     """One class's figures: its failures, measured share and its 95 % interval, the stated share and whether
     it lies in the interval, the log's causes it took, and its restarts."""
+    named, more = _named(causes)
     if total:
         low, high = wilson_interval(count, total)
         measured: float | None = count / total
@@ -88,7 +108,8 @@ def _row(
         "share_ci95": ci95,
         "stated_share": stated,
         "agrees": agrees,
-        "log_causes": sorted(causes),
+        "log_causes": named,
+        "log_causes_more": more,
         "restarts": len(restarts),
         "restart_s": sum(restarts) / len(restarts) if restarts else None,
     }
@@ -103,8 +124,8 @@ def split(
     stated restart)), and the measured restarts by cause (``restarts``: the durations of the restarts of a
     failure of that cause; None: the log shows none), as ``analyze`` and ``fit`` report them."""
     total = sum(counts.values())
-    taken: list[list[str]] = [[] for _ in classes]
-    own: list[str] = []
+    taken: list[list[tuple[str, int]]] = [[] for _ in classes]
+    own: list[tuple[str, int]] = []
     tallies = [0] * len(classes)
     durations: list[list[float]] = [[] for _ in classes]
     rest = 0
@@ -113,11 +134,11 @@ def split(
         index = class_of(cause, classes)
         mine = list((restarts or {}).get(cause, ()))
         if index is None:
-            own.append(cause)
+            own.append((cause, count))
             rest += count
             rest_durations += mine
             continue
-        taken[index].append(cause)
+        taken[index].append((cause, count))
         tallies[index] += count
         durations[index] += mine
     rows = [
@@ -177,7 +198,13 @@ def schema() -> dict[str, Any]:
         },
         "stated_share": {**share, "description": "the preset's share (the job's own: 1 − Σ the classes')"},
         "agrees": {"type": ["boolean", "null"], "description": "the stated share lies in share_ci95"},
-        "log_causes": {"type": "array", "items": {"type": "string"}, "description": "the log's causes it took"},
+        "log_causes": {
+            "type": "array",
+            "items": {"type": "string"},
+            "maxItems": CAUSES_NAMED,
+            "description": f"the log's causes it took: the {CAUSES_NAMED} most frequent, in order of name",
+        },
+        "log_causes_more": {"type": "integer", "minimum": 0, "description": "how many other causes it took"},
         "restarts": {"type": "integer", "minimum": 0, "description": "restarts measured (no failure during them)"},
         "restart_s": {"type": ["number", "null"], "minimum": 0, "description": "their mean, s; null: none"},
     }
