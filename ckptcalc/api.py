@@ -1945,6 +1945,8 @@ def measured_preset(outcome: RunAnalysis, base: PresetRef | None = None) -> Scen
     own = job_restart_s(outcome.document.get("classes"))  # the restarts a class of its own does not serve
     if own is not None:
         values["restart_s"] = own
+    repaired = registry.incident_log_values(outcome.document)  # nodes' repairs the log shows, as fit saves them
+    values.update({name: value for name, (value, _) in repaired.items()})
     # The measured levels replace every level of the base, its tiers included.
     cleared = start.replace(
         **cast("dict[str, Any]", {name: None for name in fields if fields[name].section in ("storage", "memory")}),
@@ -1963,8 +1965,9 @@ def measured_preset(outcome: RunAnalysis, base: PresetRef | None = None) -> Scen
             *(
                 (name, wording.derived_from_write(outcome.document["log"]) if "bandwidth" in name else measured_from)
                 for name in values
-                if name != "checkpoint_bytes"
+                if name != "checkpoint_bytes" and name not in repaired
             ),
+            *((name, words) for name, (_, words) in repaired.items()),
         ),
     )
     return derived(_measured_classes(saved, outcome.document), base if base is not None else DEFAULT_PRESET)

@@ -262,3 +262,18 @@ def test_repairs_of_no_time_leave_the_preset_without_a_repair(run: Run, tmp_path
     assert result.exit_code == 0, result.stderr
     document = tomllib.loads(saved.read_text(encoding="utf-8"))
     assert "spares" not in document and document["failures"]["mtbf"] == "2.5h"
+
+
+def test_analyze_saves_the_repairs_as_fit_does(run: Run, tmp_path: Path) -> None:
+    """docs/model.md §22: a run's log with nodes' fault starts and ends (three repairs of 8 400 s mean, 140 min)
+    saves [spares] repair from analyze --save-preset as fit's does (analyze left it out)."""
+    saved = tmp_path / "measured.toml"
+    result = run("analyze", "tests/data/logs/classes/run-causes.jsonl", "--nodes", "10", "--save-preset", str(saved))
+    assert result.exit_code == 0, result.stderr
+    document = tomllib.loads(saved.read_text(encoding="utf-8"))
+    assert document["spares"]["repair"] == "140min"
+    assert (
+        document["sources"]["spares.repair"].startswith("fitted from ")
+        and "the mean of 3 repairs" in (document["sources"]["spares.repair"])
+    )
+    assert run("optimize", "--preset", str(saved), "--json").exit_code == 0

@@ -946,7 +946,7 @@ class Spares(Mechanism):
         found = document.get(REPAIRS)
         if found is None or found["mean_s"] is None or not found["mean_s"] > 0.0:
             return {}
-        logs = ", ".join(document["logs"])
+        logs = ", ".join(document["logs"] if "logs" in document else [document["log"]])  # fit's, or analyze's
         words = f"fitted from {logs if len(logs) <= 60 else 'the logs'}: the mean of {found['count']} repairs"
         if found["node_mtbf_s"] is not None:
             words += f"; per node MTBF {found['node_mtbf_s']:.6g} s ({found['nodes']:g} nodes)"
