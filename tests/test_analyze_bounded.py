@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import event, given, settings
+from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
 from ckptcalc import api
@@ -94,12 +94,16 @@ def _differences(exact: Any, folded: Any, where: str = "") -> list[str]:
         pairs = enumerate(zip(exact, folded, strict=True))
         return [d for i, (a, b) in pairs for d in _differences(a, b, f"{where}[{i}]")]
     if isinstance(exact, float) and isinstance(folded, float):
-        return [] if math.isclose(exact, folded, rel_tol=1e-9, abs_tol=1e-12) else [where]
+        # An optimal interval is found on a flat optimum: inputs equal to the last bit or two (a share summed in
+        # another order) can move it by 1e-8 of itself, the search's own resolution (√ε of the effective time).
+        flat = where.startswith(".model.optimal_") and where.endswith("interval_s")
+        return [] if math.isclose(exact, folded, rel_tol=1e-6 if flat else 1e-9, abs_tol=1e-12) else [where]
     return [] if exact == folded else [where]
 
 
 @settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), extras=st.booleans())
+@example(seed=336, extras=True)  # elastic groups whose share sums in another order: the optimum moves 2e-8
 def test_a_folded_log_gives_the_figures_of_its_columns(
     tmp_path_factory: pytest.TempPathFactory, seed: int, extras: bool
 ) -> None:
