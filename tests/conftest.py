@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -42,9 +44,16 @@ def _built_once(typer_app: typer.Typer) -> Any:
 setattr(typer.testing, "_get_command", _built_once)  # noqa: B010
 
 
+@pytest.fixture(scope="session")
+def _preset_folders(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("user-presets")
+
+
 @pytest.fixture(autouse=True)
-def _isolated_presets(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
-    monkeypatch.setenv("CKPTCALC_PRESET_PATH", str(tmp_path_factory.mktemp("user-presets")))
+def _isolated_presets(monkeypatch: pytest.MonkeyPatch, _preset_folders: Path) -> None:
+    # A new empty folder for each test, made beside the others with mkdtemp: a numbered mktemp lists every
+    # folder made before it, which over the two thousand tests a worker runs costs seconds.
+    monkeypatch.setenv("CKPTCALC_PRESET_PATH", tempfile.mkdtemp(dir=_preset_folders))
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("COLUMNS", "100")
 
@@ -92,3 +101,30 @@ def run_json(run: Callable[..., Any]) -> Callable[..., dict[str, Any]]:
         return document
 
     return invoke
+
+
+#: The longest tests (a few seconds each on two cores), longest first. They start the run, so that the
+#: workers end together on short tests instead of one waiting for the other's long one (under
+#: ``--dist worksteal`` a worker takes the end of the other's queue). A test here keeps its module's
+#: order otherwise; none uses a module's fixture, which would then be set up twice.
+LONGEST_FIRST = (
+    "test_one_engine.py::test_the_event_log_reads_back_as_the_run",
+    "test_types.py::test_mypy_rejects_mistyped_records",
+    "test_presets.py::test_dumps_parse_round_trip",
+    "test_search.py::test_the_optimum_does_not_depend_on_where_the_search_starts",
+    "test_classes.py::test_the_simulation_agrees",
+    "test_mechanisms.py::test_in_pairs_one_at_its_limit_leaves_the_other",
+    "test_sim_independent.py::test_silent_events_on_tiers_agree_with_the_independent_walk",
+    "test_levels.py::test_two_level_optimum_is_the_joint_optimum",
+    "test_tiers_cli.py::test_restarts_far_beyond_the_mtbf",
+    "test_silent.py::test_the_simulation_agrees_with_the_model",
+    "test_silent_tiers.py::test_the_model_agrees_with_the_event_simulation",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        name = item.nodeid.rpartition("/")[2].partition("[")[0]
+        return LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
+
+    items.sort(key=rank)  # stable: every other test keeps its place
