@@ -18,6 +18,7 @@ registry adds it here, with no edit to this file. The checks:
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import re
@@ -121,6 +122,12 @@ def home_of(m: Mechanism) -> Path:
 MOVING = {"elastic"}
 
 
+@functools.cache
+def _package_sources() -> tuple[tuple[Path, str], ...]:
+    """Each module of the package (below it) and its text, read once for the keys of every mechanism."""
+    return tuple((path.relative_to(PACKAGE), path.read_text(encoding="utf-8")) for path in PACKAGE.rglob("*.py"))
+
+
 @pytest.mark.parametrize(
     "m",
     [pytest.param(m, marks=pytest.mark.xfail(strict=True)) if m.name in MOVING else m for m in MECHANISMS],
@@ -130,11 +137,7 @@ def test_its_keys_are_named_in_its_home_and_no_more(m: Mechanism) -> None:
     home = home_of(m)
     for name in own(m):
         pattern = re.compile(rf"\b{name}\b")
-        naming = {
-            path.relative_to(PACKAGE)
-            for path in PACKAGE.rglob("*.py")
-            if pattern.search(path.read_text(encoding="utf-8"))
-        }
+        naming = {path for path, text in _package_sources() if pattern.search(text)}
         outside = {str(path) for path in naming if path != home and home not in path.parents}
         assert outside != {str(path) for path in naming}, name  # its home names it
         assert outside <= STILL_NAMED, (name, sorted(outside - STILL_NAMED))
