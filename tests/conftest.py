@@ -123,16 +123,18 @@ def run_json(run: Callable[..., Any]) -> Callable[..., dict[str, Any]]:
 #: order otherwise; none uses a module's fixture, which would then be set up twice.
 LONGEST_FIRST = (
     "test_one_engine.py::test_the_event_log_reads_back_as_the_run",
-    "test_types.py::test_mypy_rejects_mistyped_records",
-    "test_presets.py::test_dumps_parse_round_trip",
     "test_search.py::test_the_optimum_does_not_depend_on_where_the_search_starts",
     "test_classes.py::test_the_simulation_agrees",
+    "test_types.py::test_mypy_rejects_mistyped_records",
+    "test_analyze_bounded.py::test_a_folded_log_gives_the_figures_of_its_columns",
     "test_mechanisms.py::test_in_pairs_one_at_its_limit_leaves_the_other",
-    "test_sim_independent.py::test_silent_events_on_tiers_agree_with_the_independent_walk",
-    "test_levels.py::test_two_level_optimum_is_the_joint_optimum",
-    "test_tiers_cli.py::test_restarts_far_beyond_the_mtbf",
     "test_silent.py::test_the_simulation_agrees_with_the_model",
-    "test_silent_tiers.py::test_the_model_agrees_with_the_event_simulation",
+    "test_compose.py::test_elastic_groups_combine_against_an_event_simulation",
+    "test_tiers_cli.py::test_restarts_far_beyond_the_mtbf",
+    "test_simulate.py::test_search_finds_every_checkpoint_to_storage_when_storage_is_cheap",
+    "test_sim_independent.py::test_silent_events_on_tiers_agree_with_the_independent_walk",
+    "test_search.py::test_the_optimum_beats_every_neighbouring_schedule",
+    "test_engine.py::test_silent_events_on_two_tiers_match_the_independent_figure",
 )
 
 
