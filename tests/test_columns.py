@@ -48,10 +48,17 @@ def _lines(text: str) -> list[str]:
 # ---------------------------------------------------------------- rows
 
 
+# Every strategy of the logs below is built once, here: one made anew in each draw has its properties worked
+# out anew, which took most of a test's time. A choice that depends on the row is a template the row fills
+# in ("{t:g}"), so each row draws from the same elements as before.
+
 _CELL = st.one_of(
     st.sampled_from(["", "1", "2.5", "gpu", " a ", "b\t", "x y"]),
     st.text(alphabet='ab1 ,"\n\r\t', max_size=5),
 )
+
+
+_ROW_KIND = st.sampled_from(["plain"] * 6 + ["quoted", "blank", "spaces", "wide", "narrow", "crlf"])
 
 
 @st.composite
@@ -59,7 +66,7 @@ def tables(draw: st.DrawFn) -> str:
     width = draw(st.integers(1, 4))
     lines = [",".join(f"f{index}" for index in range(width)) + "\n"]
     for _ in range(draw(st.integers(0, 30))):
-        kind = draw(st.sampled_from(["plain"] * 6 + ["quoted", "blank", "spaces", "wide", "narrow", "crlf"]))
+        kind = draw(_ROW_KIND)
         if kind == "blank":
             lines.append("\n")
         elif kind == "spaces":
@@ -117,6 +124,10 @@ def _scan(text: str, consumer: Any, block: int, **options: Any) -> reader.Counts
 _EVENT = st.sampled_from(
     ["progress"] * 12 + ["checkpoint_start", "checkpoint_end", "failure", "restart_end", "heartbeat", "bad"]
 )
+_STEP = st.sampled_from([1.0, 1.5, 0.0, -3.0] + [1.0] * 6)
+_TIME = st.sampled_from(["{t:g}"] * 12 + ["", "x", "1_0", "inf", " {t:g} "])
+_SHOWN = st.sampled_from(["{step}"] * 10 + ["", "n/a"])
+_LEVEL = st.sampled_from(["", "storage", "memory"])
 
 
 @st.composite
@@ -125,13 +136,13 @@ def event_logs(draw: st.DrawFn) -> str:
     t = 0.0
     for step in range(1, draw(st.integers(1, 120))):
         kind = draw(_EVENT)
-        t += draw(st.sampled_from([1.0, 1.5, 0.0, -3.0] + [1.0] * 6))
-        time = draw(st.sampled_from([f"{t:g}"] * 12 + ["", "x", "1_0", "inf", f" {t:g} "]))
-        shown = draw(st.sampled_from([str(step)] * 10 + ["", "n/a"]))
+        t += draw(_STEP)
+        time = draw(_TIME).format(t=t)
+        shown = draw(_SHOWN).format(step=step)
         if kind == "bad":
             lines.append(f"{time},progress\n")  # a row of another width
         else:
-            lines.append(f"{time},{kind},{shown},{draw(st.sampled_from(['', 'storage', 'memory']))}\n")
+            lines.append(f"{time},{kind},{shown},{draw(_LEVEL)}\n")
     if draw(st.booleans()):
         lines.append(f"{t + 1:g},run_end,,\n")
     return "".join(lines)
@@ -173,20 +184,27 @@ def test_analyze_takes_a_block_as_it_takes_its_rows(text: str, block: int) -> No
     assert _state(by_column) == _state(one_by_one)
 
 
+_DENSE_KIND = st.sampled_from(["checkpoint_start", "checkpoint_end"] * 10 + ["failure", "restart_end", "heartbeat"])
+_DENSE_STEP = st.sampled_from([1.0] * 12 + [0.0, 2.5, -3.0])
+_DENSE_TIME = st.sampled_from(["{t:g}"] * 30 + ["", "x", "inf"])
+_DENSE_LEVEL = st.sampled_from(["storage"] * 12 + ["", "memory"])
+_PERSIST = st.sampled_from([""] * 20 + ["{later:g}", "interrupted", "{earlier:g}"])
+_RESUMED = st.sampled_from([""] * 3 + ["{r:g}"])
+
+
 @st.composite
 def dense_logs(draw: st.DrawFn) -> str:
     """What simulate --events writes (checkpoint starts and ends, no progress, failures and restarts
     naming what they resumed from), with the odd level, persist, time and order that must go row by row."""
     lines = ["time_s,event,level,resumed_from,async_persist_end\n", "0,run_start,,,\n"]
     t = 0.0
-    kinds = ["checkpoint_start", "checkpoint_end"] * 10 + ["failure", "restart_end", "heartbeat"]
     for _ in range(draw(st.integers(1, 200))):
-        kind = draw(st.sampled_from(kinds))
-        t += draw(st.sampled_from([1.0] * 12 + [0.0, 2.5, -3.0]))
-        time = draw(st.sampled_from([f"{t:g}"] * 30 + ["", "x", "inf"]))
-        level = draw(st.sampled_from(["storage"] * 12 + ["", "memory"])) if kind.startswith("checkpoint") else ""
-        persist = draw(st.sampled_from([""] * 20 + [f"{t + 1:g}", "interrupted", f"{t - 5:g}"]))
-        resumed = draw(st.sampled_from([""] * 3 + [f"{max(t - 4, 0):g}"])) if kind == "restart_end" else ""
+        kind = draw(_DENSE_KIND)
+        t += draw(_DENSE_STEP)
+        time = draw(_DENSE_TIME).format(t=t)
+        level = draw(_DENSE_LEVEL) if kind.startswith("checkpoint") else ""
+        persist = draw(_PERSIST).format(later=t + 1, earlier=t - 5)
+        resumed = draw(_RESUMED).format(r=max(t - 4, 0)) if kind == "restart_end" else ""
         lines.append(f"{time},{kind},{level},{resumed},{persist if kind == 'checkpoint_end' else ''}\n")
     if draw(st.booleans()):
         lines.append(f"{t + 1:g},run_end,,,\n")
@@ -206,14 +224,19 @@ def test_analyze_takes_a_dense_block_as_it_takes_its_rows(text: str, block: int)
     assert _state(by_column) == _state(one_by_one)
 
 
+_HEADER = st.sampled_from(["time,cause\n", "time,kind,cause\n", "time,node\n"])
+_ODD = ["12.5", "3", "7.25", "1e3", "", "nan", "x", "2024-05-01T00:00:00"]
+_INCIDENT_TIME = st.sampled_from(_ODD + ["4", "5.5"] * 200)  # an odd time in one row of 50
+_CAUSE = st.sampled_from(["gpu", "nic", "", "unknown", " hbm "])
+
+
 @st.composite
 def incident_logs(draw: st.DrawFn) -> str:
-    lines = [draw(st.sampled_from(["time,cause\n", "time,kind,cause\n", "time,node\n"]))]
+    lines = [draw(_HEADER)]
     width = lines[0].count(",") + 1
     for _ in range(draw(st.integers(1, 150))):
-        odd = ["12.5", "3", "7.25", "1e3", "", "nan", "x", "2024-05-01T00:00:00"]
-        time = draw(st.sampled_from(odd + ["4", "5.5"] * 200))  # an odd time in one row of 50
-        cells = [time] + [draw(st.sampled_from(["gpu", "nic", "", "unknown", " hbm "])) for _ in range(width - 1)]
+        time = draw(_INCIDENT_TIME)
+        cells = [time] + [draw(_CAUSE) for _ in range(width - 1)]
         lines.append(",".join(cells) + "\n")
     return "".join(lines)
 
