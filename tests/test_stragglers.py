@@ -282,6 +282,7 @@ def test_periods_that_overlap_run_slow_no_more_than_all_the_time(run_json: RunJs
     warned = [w for w in found["warnings"] if w.startswith("slow periods overlap")]
     assert len(warned) == 1 and "their losses 5.75e+03 % of the time" in warned[0]
     assert f"{1000.0 * (1.0 - still):.3g} on at once" in warned[0]  # D(1 − e^{−t_d/D})/M_s
+    assert "(running slow held to all of the time, the losses held to the whole time)" in warned[0]
     table = run("optimize", *args)
     assert table.exit_code == 0 and "slow periods overlap: 632 on at once" in " ".join(table.stderr.split())
 
@@ -309,6 +310,7 @@ def test_the_warning_starts_where_periods_overlap(run_json: RunJson, mtbf: str, 
     if warned:
         on = 7200.0 / {"6h": 21600.0, "1h": 3600.0}[mtbf]
         assert f"{on:.3g} on at once on average" in says[0]
+        assert ("(running slow held to all of the time)" in says[0]) == (on > 1.0)  # 2 at 1 h, 1/3 at 6 h
 
 
 def test_a_preset_missing_one_of_them_is_named_by_its_key(run: Run, tmp_path: Any) -> None:

@@ -405,10 +405,12 @@ class Stragglers(Mechanism):
         if kind != OVERLAPPING:
             return None
         share, on = value or 0.0, float(below or 0.0)
+        held = [words for words, past in (("running slow held to all of the time", on > 1.0),
+                                          ("the losses held to the whole time", share > 1.0)) if past]  # fmt: skip
         return (
             f"slow periods overlap: {on:.3g} on at once on average, their losses {100.0 * share:.3g} % of the time"
-            " at first order, which overstates them (running slow is held to all the time, and the whole to the"
-            " whole time); simulate steps them (docs/model.md §21.3)"
+            f" at first order, which overstates them{' (' + ', '.join(held) + ')' if held else ''}; simulate steps"
+            " them (docs/model.md §21.3)"
         )
 
     def model_label(self, config: Any) -> str | None:
