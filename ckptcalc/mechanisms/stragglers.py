@@ -36,7 +36,7 @@ from typing import Any
 
 from ckptcalc.errors import InputError
 from ckptcalc.mechanisms.base import LARGEST, SMALLEST, Cell, Input, Mechanism
-from ckptcalc.model.arrays import scalar
+from ckptcalc.model.arrays import maximum, minimum, scalar
 from ckptcalc.records import Record
 
 Num = Any
@@ -137,9 +137,8 @@ def figures(config: Any, interval_s: Num) -> Slow:
     # than one does: running slow all the time loses f/(1 + f). Where the losses still pass the whole time
     # they are held to it: the job keeps nothing, and no share is negative.
     always = f / (1.0 + f)
-    slowed = (slowed if slowed <= always else always) if scalar(slowed) else _at_most(slowed, always)
-    total = slowed + restart_share + rework
-    scale = (1.0 if total <= 1.0 else 1.0 / total) if scalar(total) else 1.0 / _at_least(total, 1.0)
+    slowed = minimum(slowed, always)
+    scale = 1.0 / maximum(slowed + restart_share + rework, 1.0)
     slowed, restart_share, rework = slowed * scale, restart_share * scale, rework * scale
     return Slow(
         slow_mtbf_s=mtbf, factor=f, duration_s=d, detect_s=td, restart_s=r, interval_s=interval_s,
@@ -148,18 +147,6 @@ def figures(config: Any, interval_s: Num) -> Slow:
         slowed=slowed, restart=restart_share, rework=rework, running=1.0 - (slowed + restart_share + rework),
         break_even_s=break_even_duration(f, r, interval_s), lost=lost, on=d * run_slow / mtbf,
     )  # fmt: skip
-
-
-def _at_most(values: Any, bound: Any) -> Any:
-    import numpy
-
-    return numpy.minimum(values, bound)
-
-
-def _at_least(values: Any, bound: Any) -> Any:
-    import numpy
-
-    return numpy.maximum(values, bound)
 
 
 #: The periods on at once, or their share of the time, at first order, past which the model is said to be

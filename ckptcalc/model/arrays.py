@@ -117,6 +117,10 @@ def maximum(a: Num, b: Num) -> Num:
     return lib(a, b).maximum(a, b)
 
 
+def minimum(a: Num, b: Num) -> Num:
+    return lib(a, b).minimum(a, b)
+
+
 class quiet:
     """numpy's floating-point warnings off for a block (overflow to inf is handled by the callers)."""
 
