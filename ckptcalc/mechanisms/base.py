@@ -443,8 +443,9 @@ class Mechanism:
     #: Inputs a sweep varies in one numpy pass, (flag, column, axis label), listed after ``sweeps_after``.
     sweeps: tuple[tuple[str, str, str], ...] = ()
     sweeps_after: str = ""
-    #: The simulations' name for it, the mechanism it follows in their list, the input that turns it on (its
-    #: field, and the public name an error shows), and the names of the mechanisms no simulation runs with it.
+    #: The simulations' name for it, the mechanism it follows in their list (after those earlier in the registry
+    #: that follow the same one), the input that turns it on (its field, and the public name an error shows),
+    #: and the names of the mechanisms no simulation runs with it.
     simulated_name: str = ""
     simulated_after: str = ""
     simulated_input: tuple[str, str] = ("", "")
