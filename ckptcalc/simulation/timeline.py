@@ -46,7 +46,6 @@ from typing import Any
 
 from ckptcalc.errors import InputError
 from ckptcalc.mechanisms import registry, slowdown
-from ckptcalc.mechanisms.elastic import home as elastic_home
 from ckptcalc.mechanisms.elastic.engine import Groups as Groups
 from ckptcalc.model import storage
 from ckptcalc.model.evaluation import Config, Result, evaluate, first_order
@@ -277,9 +276,9 @@ def analytic(config: Config, failures: Failures) -> tuple[float, float | None]:
     (Weibull with two levels: the simulation is the answer).
     """
     plain = config.replace(shape=None)
-    if elastic_home.at_work(config):
-        elastic = evaluate(plain)
-        return float(elastic.first_order.effective), float(elastic.effective)
+    if registry.takes_over(config):  # a mechanism's own evaluation (elastic groups): its first order beside it
+        found = evaluate(plain)
+        return float(found.first_order.effective), float(found.effective)
     first = float(first_order(plain).effective)
     if failures.shape is None:
         return first, float(evaluate(plain).effective)
