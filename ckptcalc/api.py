@@ -1084,7 +1084,7 @@ def sweep_stream(
     counts = registry.sweep_whole(over)  # a mechanism's input counted in whole numbers
     spacing = log if log is not None else (start is None and stop is None and not (counts is not None and counts[0]))
     values = sweeps.grid(low, high, points, spacing)
-    if over in ("gpus", "groups"):
+    if over == "gpus":
         values = sweeps.whole(values)
     if counts is not None:
         values = sweeps.whole(values, least=counts[1])
@@ -1280,13 +1280,14 @@ def _write_events(
     seed: int,
     path: str | os.PathLike[str],
     force: bool,
-    groups: Any = None,
+    process: Any = None,
     stream: Any = None,
 ) -> None:
     """The simulated timeline as an event log (the form its extension names, times in seconds), streamed
     piece by piece into a temporary file moved into place at the end, or as it comes to ``stream``
-    (``path`` ``-``) or to a FIFO or device; with elastic replica ``groups``
-    (:class:`ckptcalc.simulation.timeline.Groups`), their events too."""
+    (``path`` ``-``) or to a FIFO or device; with the parts of the job that fail and rejoin on their own
+    (``process``, elastic replica groups as :func:`ckptcalc.simulation.timeline.groups_of` gives them),
+    their events too, in the columns they add."""
     from pathlib import Path
 
     from ckptcalc.commands import events as events_command
@@ -1296,11 +1297,11 @@ def _write_events(
 
     form, packed = event_log_form(path)
     target = Path(path)
-    if groups is None:
+    if process is None:
         text = events_command.event_log(pieces(schedule, failures, cycles=cycles, seed=seed), form)
     else:
-        found = elastic_pieces(schedule, groups, failures, cycles=cycles, seed=seed)
-        text = events_command.event_log(found, form, groups=True)
+        found = elastic_pieces(schedule, process, failures, cycles=cycles, seed=seed)
+        text = events_command.event_log(found, form, columns=process.log_columns)
     data = (piece.encode("utf-8") for piece in text)
     if streamed(path):
         pieces_out = _gzipped(data) if packed else data

@@ -1160,7 +1160,7 @@ def sweep(
     epilog=_examples(
         "ckptcalc compare llama3-405b bloom-176b ./infra/cluster.toml",
         "ckptcalc compare llama3-405b --what-if restart=2min --what-if bw=20GB/s --what-if mtbf=24h",
-        "ckptcalc compare --params 70B --gpus 4096 --bw 400GB/s --what-if 'elastic: groups=8 ft-overhead=0.5%'",
+        "ckptcalc compare --params 70B --gpus 4096 --bw 400GB/s --what-if 'fast: bw=800GB/s'",
     )
 )
 @model_options
@@ -1817,8 +1817,7 @@ def analyze(
         "ckptcalc report llama3-405b gemini-inmemory --html review.html",
         "ckptcalc report ./infra/cluster.toml --work 30d --log run-events.jsonl --markdown review.md",
         "ckptcalc report llama3-405b gemini-inmemory --check review.html",
-        "ckptcalc report --params 70B --gpus 4096 --bw 400GB/s --what-if 'elastic: groups=8 ft-overhead=0.5%'"
-        " --markdown review.md",
+        "ckptcalc report --params 70B --gpus 4096 --bw 400GB/s --what-if 'fast: bw=800GB/s' --markdown review.md",
     )
 )
 @model_options

@@ -37,7 +37,7 @@ MECHANISMS: dict[str, dict[str, Any]] = {
     "classes": {"class_share": 0.3, "class_restart": "1min"},
     "slowdown": {"persist_slowdown": 0.3, "snapshot_bw": "400TB/s"},
     "spares": {"spares": 2, "repair": "4h"},
-    "groups": {"groups": 4},
+    "elastic": {"groups": 4},
     "silent": {"silent_mtbf": "1d", "detect_latency": "1h", "keep": 5},
     "weibull": {"shape": 0.7},
     "stragglers": {"slow_mtbf": "6h", "slow_factor": 0.1, "slow_duration": "2h", "slow_detect": "10min"},
@@ -184,7 +184,7 @@ def test_an_event_log_of_what_it_cannot_log_is_refused(name: str, tmp_path: Path
     assert not (tmp_path / "log.csv").exists()
 
 
-@pytest.mark.parametrize("name", ["jit", "spares", "groups", "silent"])
+@pytest.mark.parametrize("name", ["jit", "spares", "elastic", "silent"])
 def test_a_search_that_would_leave_a_mechanism_out_is_refused(name: str) -> None:
     with pytest.raises(InputError) as raised:
         api.simulate("llama3-405b", cycles=CYCLES, search=True, **MECHANISMS[name])

@@ -145,12 +145,13 @@ def test_the_event_log_reads_back_as_the_run(names: tuple[str, ...], tmp_path: A
     # CSV, the quicker of the forms to write and read (the async case is half a million lines): that JSON lines
     # read back as CSV does is test_event_logs.test_the_form_follows_the_extension's.
     path = tmp_path / "run.csv"
-    path.write_text("".join(events_command.event_log([log], "csv", groups=plan.groups is not None)))
+    columns = "" if plan.parts is None else plan.parts.log_columns
+    path.write_text("".join(events_command.event_log([log], "csv", columns=columns)))
     document = api.analyze(str(path)).to_dict()
     found = engine.run(plan, cycles=400, seed=1)
     assert document["measured"]["interval_s"] == pytest.approx(schedule.interval_s, rel=1e-6)
     assert document["measured"]["failures"] + found.failures_in_restart >= found.cycles - 1
     expected = found.effective + found.split.overhead
     assert document["realised"]["effective"] == pytest.approx(expected, abs=5e-4)
-    if plan.groups is not None:
+    if plan.parts is not None:
         assert document["realised"]["groups_down"] > 0.0

@@ -20,15 +20,12 @@ EVENT_LOG_FORMS = ("csv", "jsonl", "json")
 _CSV_HEADER = "time_s,event,level,resumed_from,async_persist_end\n"
 
 
-#: With replica groups, two columns more: the group of a group_down or group_up, and a pause's end.
-_CSV_GROUPS = ",group,quorum_end"
-
-
-def event_log(pieces: Iterable[Events], form: str, *, groups: bool = False) -> Iterator[str]:
+def event_log(pieces: Iterable[Events], form: str, *, columns: str = "") -> Iterator[str]:
     """A simulated timeline (:class:`ckptcalc.simulation.events.Events`, piece by piece) as an event log
     in ``form`` (csv, jsonl or json), a piece of text at a time: times in seconds in ``time_s``, the
     other times in seconds too, and ``async_persist_end`` ``interrupted`` where a failure cut the persist
-    short; with ``groups``, each group event's ``group`` and ``quorum_end`` (CSV: two columns more)."""
+    short; with ``columns`` (a CSV header's columns more, those of the replica groups' events: ``group``
+    and ``quorum_end``), each group event's group and pause end."""
     import operator
 
     import numpy
@@ -39,7 +36,7 @@ def event_log(pieces: Iterable[Events], form: str, *, groups: bool = False) -> I
     csv = form == "csv"
     end = "" if form == "json" else "\n"  # a JSON array's elements are joined by commas instead
     level = {name: name.startswith("checkpoint") for name in EVENT_KINDS}
-    more = ",," if groups else ""
+    more = "," * columns.count(",")
     if csv:
         tails = [f",{name},{'storage' if level[name] else ''},,{more}\n" for name in EVENT_KINDS]
         restarted = (",restart_end,,{!r}," + more + "\n").format
@@ -54,7 +51,7 @@ def event_log(pieces: Iterable[Events], form: str, *, groups: bool = False) -> I
         interrupted = f'"{INTERRUPTED}"'
         heads = '{{"time_s": {!r}'.format
     endings = numpy.array(tails, dtype=object)
-    header = _CSV_HEADER.replace("\n", _CSV_GROUPS + "\n") if groups else _CSV_HEADER
+    header = _CSV_HEADER.replace("\n", columns + "\n")
     yield header if csv else "[\n" if form == "json" else ""
     first = True
     for piece in pieces:
@@ -158,6 +155,7 @@ def schema() -> schemas.Schema:
 
 def event_schema() -> schemas.Schema:
     """One line of an event log (JSON Lines; a CSV row has the same fields as columns)."""
+    from ckptcalc.mechanisms import registry
     from ckptcalc.output import schema as schemas
 
     time = {"type": ["string", "number"], "description": "ISO-8601 timestamp, or a number in --time-unit"}
@@ -189,14 +187,7 @@ def event_schema() -> schemas.Schema:
             "resumed_from": {**time, "description": "restart_end: the checkpoint_start whose state was loaded"},
             "step": {"type": "number", "description": "progress: the training step reached"},
             "kind": {"enum": ["in_place", "notice"], "description": "recovery: in place, or with notice"},
-            "group": {
-                "type": ["integer", "string"],
-                "description": "group_down, group_up: the replica group, a whole number from 0 (below --groups)",
-            },
-            "quorum_end": {
-                **time,
-                "description": "group_down: when the running groups resumed after the quorum change (a pause)",
-            },
+            **registry.event_log_schema(time),
             "onset": {**time, "description": "silent_detected: when the silent event began (no later than it)"},
             "to": {
                 **time,

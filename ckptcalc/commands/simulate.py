@@ -131,7 +131,6 @@ def document(
             "restart": outcome.split.restart,
         },
         "whole_split": _whole_split(whole),
-        "elastic": None if not registry.takes_over(job.config) else {"lost": outcome.elastic},
         **registry.class_simulated_parts(outcome.late, result),
         "failures": outcome.failures,
         "failures_in_restart": outcome.failures_in_restart,
@@ -235,7 +234,7 @@ def table(document: dict[str, Any]) -> None:
     table.add_column("effective", justify="right")
     table.add_column("verdict")
     names = {"first_order": "first order (Young)", "exact": "exact" if document["shape"] is None else "renewal series"}
-    if document["inputs"]["groups"] is not None:
+    if document.get("elastic") is not None:
         names["exact"] = "elastic (approximate)"
     for key in ("first_order", "exact"):
         value = document["analytic"][key]
@@ -317,24 +316,14 @@ def schema() -> schemas.Schema:
             "split": schemas.object_schema(
                 {k: schemas.FRACTION for k in ("useful", "write", "rework", "restart")},
                 "the measured split in the model's four terms: rework holds the work silent events threw away,"
-                " restart the waits for a node and the detections' restarts; with --groups, the groups' losses"
-                " are elastic.lost (whole_split takes every share apart)",
+                " restart the waits for a node and the detections' restarts; with elastic replica groups, their"
+                " losses are elastic.lost (whole_split takes every share apart)",
             ),
             "whole_split": schema_of(
                 WholeSplitPart,
                 "every share of elapsed time the run measured: the shares not null sum to 1, each with the"
                 " model's share of the same time beside it where the model gives one (docs/model.md §18.5)",
             ),
-            "elastic": {
-                "oneOf": [
-                    {"type": "null"},
-                    schemas.object_schema(
-                        {"lost": schemas.FRACTION},
-                        "with --groups: the share of elapsed time the groups down, the quorum pauses and the"
-                        " overhead took from kept work (split + this = 1); null otherwise",
-                    ),
-                ]
-            },
             **registry.class_simulated_schema(),
             "failures": {"type": "integer", "minimum": 0},
             "failures_in_restart": {"type": "integer", "minimum": 0},

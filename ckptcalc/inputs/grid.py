@@ -96,8 +96,6 @@ def default_range(over: str, job: Job, base: Result) -> tuple[float, float]:
         return value / 10.0, min(value * 10.0, (1.0 + value) / 2.0)  # a share stays below 1
     if over == "quorum-pause" and not value:
         return 1.0, 300.0  # none in the base: a second to five minutes (a log grid by default)
-    if over == "groups" and value is not None:
-        return max(2.0, value / 10.0), value * 10.0
     if value is None:
         raise InputError(f"the configuration has no {over} to sweep around; give {{start}} and {{stop}}", where="over")
     low, high = value / 10.0, value * 10.0
@@ -183,8 +181,6 @@ def _check(over: str, values: Any, job: Job) -> None:
     elif over in ("rejoin", "quorum-pause"):
         if low < 0 or high > LARGEST:
             raise InputError(f"{over} must be 0 or a duration up to {LARGEST:g} s", where=where)
-    elif over == "groups" and low < 2:
-        raise InputError("groups must be 2 or more over the whole sweep", where=where)
     elif low <= 0:
         raise InputError(f"{over} must be positive over the whole sweep", where=where)
     elif low < SMALLEST or high > LARGEST:

@@ -362,6 +362,22 @@ class Mechanism:
         in the one engine, alone and with every mechanism the engine runs."""
         return None
 
+    def engine_group_process(self, config: Any) -> Any:
+        """Parts of the job that fail and rejoin on their own between whole-job failures (replica groups), as
+        the simulations step them; None where ``config`` has none. The object gives ``count`` (the parts),
+        ``pause_s``, ``overhead``, ``ends`` (whole-job failures come at all), ``log_columns`` (the CSV columns
+        its events add to an event log), ``rates(mtbf_s)`` and ``stretch(...)`` for the simulations' own
+        steppers, ``check_plan(shape)`` and ``process(rng, mtbf_s, pool)`` for the one event engine
+        (``ckptcalc.simulation.engine``): an object with ``whole_mean`` (the mean time between whole-job
+        failures), ``throughput(elapsed)`` (per unit of work: useful, down, paused, overhead), ``upcoming(elapsed)``
+        (its next events' times), ``event(which, elapsed, emit)`` (step one; True: a whole-job failure),
+        ``restarted(elapsed, emit)``, ``down_all``, ``failures`` and ``all_down`` (counts)."""
+        return None
+
+    def event_log_schema(self, time: dict[str, Any]) -> dict[str, Any]:
+        """The schema of the fields its events add to a log's line (``time``: the schema of a time field)."""
+        return {}
+
     def class_simulated_part(self, found: Any, result: Any) -> dict[str, Any]:
         """Its part of ``simulate``'s document: what the engine ``found`` beside the model's ``result``."""
         return {}
@@ -427,8 +443,9 @@ class Mechanism:
     #: Inputs a sweep varies in one numpy pass, (flag, column, axis label), listed after ``sweeps_after``.
     sweeps: tuple[tuple[str, str, str], ...] = ()
     sweeps_after: str = ""
-    #: The simulations' name for it, the mechanism it follows in their list, the input that turns it on (its
-    #: field, and the public name an error shows), and the names of the mechanisms no simulation runs with it.
+    #: The simulations' name for it, the mechanism it follows in their list (after those earlier in the registry
+    #: that follow the same one), the input that turns it on (its field, and the public name an error shows),
+    #: and the names of the mechanisms no simulation runs with it.
     simulated_name: str = ""
     simulated_after: str = ""
     simulated_input: tuple[str, str] = ("", "")

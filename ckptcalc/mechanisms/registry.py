@@ -508,6 +508,17 @@ def engine_slow_periods(config: Any, schedule: Any) -> Any:
     return _first(lambda m: m.engine_slow_periods(config, schedule))
 
 
+def engine_group_process(config: Any) -> Any:
+    """The parts of ``config`` that fail and rejoin on their own (replica groups) as the simulations step them
+    (None: none)."""
+    return _first(lambda m: m.engine_group_process(config))
+
+
+def event_log_schema(time: dict[str, Any]) -> dict[str, Any]:
+    """The fields every mechanism's events add to a log's line, with their schemas."""
+    return {key: value for m in REGISTRY for key, value in m.event_log_schema(time).items()}
+
+
 def steps_itself(m: Mechanism) -> bool:
     """Whether ``m`` has an event stepper of its own (:meth:`Mechanism.engine`); ``simulate`` runs a class
     without one in the one event engine."""

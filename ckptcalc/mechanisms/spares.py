@@ -422,13 +422,13 @@ class SparePool:
         self.now = now + wait
         return wait
 
-    def group_out(self, now: float, rejoin_s: float) -> float:
+    def group_out(self, now: float, back_s: float) -> float:
         """How long an elastic group that fails at wall time ``now`` stays out (docs/model.md §18.4): with a
-        spare free, it takes the spare (its node goes to repair) and rejoins after ``rejoin_s``; with none,
-        it stays out for its node's repair."""
+        spare free, it takes the spare (its node goes to repair) and rejoins after ``back_s``, its rejoin; with
+        none, it stays out for its node's repair."""
         if sum(1 for t in self.back if t > now) < self.spares:
             self.wait_at(now)
-            return rejoin_s
+            return back_s
         return self.repair_s
 
 
@@ -999,8 +999,8 @@ class Spares(Mechanism):
     simulated_name = "spares"
     simulated_after = "slowdown"
     simulated_input = (SPARES, SPARES)
-    not_simulated_with = ("silent", "groups", "slowdown", "events", "search")
-    one_engine_with = ("silent", "groups", "slowdown")
+    not_simulated_with = ("silent", "elastic", "slowdown", "events", "search")
+    one_engine_with = ("silent", "elastic", "slowdown")
 
     def simulated_held(self, config: Any) -> bool:
         return getattr(config, SPARES) is not None and getattr(config, REPAIR) is not None

@@ -148,27 +148,27 @@ class Plan:
 
     ``schedule`` has the fields of :class:`ckptcalc.simulation.timeline.Schedule` (interval_s, every,
     stalls, restarts, shares, lag_s, nowhere_share, nowhere_restart_s, slowdown); ``mtbf_s`` the mean
-    time between failures, Weibull with ``shape`` (None: exponential); ``groups`` the replica groups
-    (:class:`ckptcalc.mechanisms.elastic.engine.Groups`); ``pool`` the spare pool (``wait_at(now)``: the
-    wait of a failure at wall time ``now``, taking a node to repair; ``group_out(now, rejoin)``: how long
-    a group that fails at ``now`` stays out); ``late`` a class noticed late (mean_work between onsets,
-    latency, skipped, newest kept, kept_every in storage checkpoints); ``slow`` the periods that slow every
-    step (``process(rng)``: ``pace``, ``next_at``, ``event()``, ``begun``, ``detected``).
+    time between failures, Weibull with ``shape`` (None: exponential); ``parts`` the parts of the job
+    that fail and rejoin on their own, replica groups (``process(rng, mtbf_s, pool)``, as
+    :meth:`ckptcalc.mechanisms.base.Mechanism.engine_group_process` describes); ``pool`` the spare
+    pool (``wait_at(now)``: the wait of a failure at wall time ``now``, taking a node to repair;
+    ``group_out(now, back_s)``: how long a group that fails at ``now`` stays out); ``late`` a class
+    noticed late (mean_work between onsets, latency, skipped, newest kept, kept_every in storage
+    checkpoints); ``slow`` the periods that slow every step (``process(rng)``: ``pace``, ``next_at``,
+    ``event()``, ``begun``, ``detected``).
     """
 
     schedule: Any
     mtbf_s: float
     shape: float | None = None
-    groups: Any = None
+    parts: Any = None
     pool: Any = None
     late: Any = None
     slow: Any = None
 
     def __post_init__(self) -> None:
-        if self.groups is not None:
-            if self.shape is not None:
-                raise InputError("elastic replica groups are simulated under exponential failures", where="shape")
-            self.groups.check_cycles()
+        if self.parts is not None:
+            self.parts.check_plan(self.shape)
 
 
 #: An event log's row: [time, event name (``simulation.events.EVENT_KINDS``), the end of the checkpoint a
@@ -227,18 +227,15 @@ def run(
         acc += class_shares[c] / weight
         roll_bounds.append(acc)
 
-    groups, pool, late = plan.groups, plan.pool, plan.late
+    pool, late = plan.pool, plan.late
+    # The parts that fail and rejoin on their own (replica groups): whole-job failures come at their own rate.
+    parts = None if plan.parts is None else plan.parts.process(rng, plan.mtbf_s, pool)
+    whole_mean = plan.mtbf_s if parts is None else parts.whole_mean
     if plan.slow is not None:  # refused where the run would step too many of them
-        plan.slow.check_count(cycles * (plan.mtbf_s if groups is None else groups.rates(plan.mtbf_s)[0]))
+        plan.slow.check_count(cycles * whole_mean)
     # Periods that slow every step: the job's pace, and when it next changes.
     slowing = None if plan.slow is None else plan.slow.process(rng)
     pace, slow_next = (1.0, math.inf) if slowing is None else (slowing.pace, slowing.next_at)
-    if groups is not None:
-        whole_mean, nu = groups.rates(plan.mtbf_s)
-        count = int(groups.groups)
-        overhead, rejoin_s, pause_s = float(groups.overhead), float(groups.rejoin_s), float(groups.pause_s)
-    else:
-        whole_mean, nu, count, overhead, rejoin_s, pause_s = plan.mtbf_s, 0.0, 1, 0.0, 0.0, 0.0
     if plan.shape is None:
         rate = 1.0 / whole_mean
 
@@ -263,7 +260,7 @@ def run(
     span = period * tau + sum(stalls[k] * (period // sizes[k]) for k in range(top + 1)) + lag * slow / (1.0 - slow)
 
     # The job: the last tier-1 boundary passed n and the work since it; the kept value at the current
-    # position (useful, down, quorum, overhead: work weighted by what the groups did with it).
+    # position (useful, down, quorum, overhead: work weighted by what the parts did with it).
     n, into = 0, 0.0
     vu = vd = vq = vo = 0.0
     start_mark = (0, 0.0, 0.0, 0.0, 0.0)
@@ -277,11 +274,7 @@ def run(
     forever_n = [0]
     # Throughput of the moment: per unit of work, (useful, down, quorum, overhead).
     tu, td, tq, to = 1.0, 0.0, 0.0, 0.0
-    up = count
-    back: list[tuple[float, int]] = []  # when each group out rejoins (elapsed time), and which
-    group_ids = list(range(count))  # the groups up
-    pause_end = -math.inf
-    next_group = math.inf
+    part_event = -1  # the parts' event next, by its place in their ``upcoming``
     # Silent events: the onset clock runs on clean work, the detection clock on work after the onset.
     onset_rate = 0.0 if late is None or not math.isfinite(late.mean_work) else 1.0 / late.mean_work
     to_onset = expo(onset_rate) if onset_rate > 0 else math.inf
@@ -292,7 +285,7 @@ def run(
     worked_corrupt = 0.0
     # Time: elapsed, write, restart, waiting, silent work thrown, silent restarts, lost to running slow.
     elapsed = write = restarting = waiting = thrown = silent_back = slowed = 0.0
-    failures = in_restart = no_spare = group_failures = all_down = events = unrecoverable = erased = 0
+    failures = in_restart = no_spare = events = unrecoverable = erased = 0
     waited = latency_sum = 0.0
     per_batch = [cycles // BATCHES + (1 if i < cycles % BATCHES else 0) for i in range(BATCHES)]
     ends = [sum(per_batch[: i + 1]) for i in range(BATCHES)]
@@ -309,18 +302,12 @@ def run(
 
     def theta() -> None:
         nonlocal tu, td, tq, to
-        if groups is None:
-            return
-        share = up / count
-        td = 1.0 - share
-        if elapsed < pause_end:
-            tu, tq, to = 0.0, share, 0.0
-        else:
-            tu, tq, to = (1.0 - overhead) * share, 0.0, overhead * share
+        if parts is not None:
+            tu, td, tq, to = parts.throughput(elapsed)
 
     def mark_here(index: int) -> tuple[int, float, float, float, float]:
         """The kept value at boundary ``index`` (at or before the position; throughput constant since it)."""
-        if groups is None:
+        if parts is None:
             return index, index * tau, 0.0, 0.0, 0.0
         gone = n * tau + into - index * tau
         return index, vu - gone * tu, vd - gone * td, vq - gone * tq, vo - gone * to
@@ -375,7 +362,7 @@ def run(
         failures += 1
         emit("failure")
         last_failure = elapsed
-        forced = groups is not None and up == 0
+        forced = parts is not None and parts.down_all
         u = uniform()
         if not forced and u >= periodic:
             restart = nowhere_restart
@@ -434,17 +421,10 @@ def run(
         land(top)
         restart_left, detecting, stall_left = restarts[top], False, None
 
-    def reset_groups() -> None:
-        nonlocal up, pause_end, next_group
-        if groups is None:
-            return
-        up, pause_end = count, -math.inf
-        for _, out in back:
-            emit("group_up", group=out)  # every group is up again after a whole-job restart
-        back.clear()
-        group_ids[:] = range(count)
-        next_group = elapsed + expo(nu * up) if nu > 0 else math.inf
-        theta()
+    def reset_parts() -> None:
+        if parts is not None:
+            parts.restarted(elapsed, emit)  # every part is up again after a whole-job restart
+            theta()
 
     def advance(time: float, work: float) -> None:
         """``time`` passes, ``work`` of it done (at the throughput of the moment); the rest writes or is slowed
@@ -514,7 +494,7 @@ def run(
             to_fail -= need
             restart_left, detecting = -1.0, False
             stall_left = None
-            reset_groups()
+            reset_parts()
             if log is not None:
                 if not ended:
                     ended[0] = elapsed
@@ -527,9 +507,8 @@ def run(
             and (lag == 0.0 or (pending is not None and pending[0] == n))
         ):  # fmt: skip
             # At a top-tier boundary, its stall done: whole top periods that nothing interrupts at once.
-            room = min(to_fail, next_group - elapsed, back[0][0] - elapsed if back else math.inf, slow_next - elapsed)
-            if elapsed < pause_end:
-                room = min(room, pause_end - elapsed)
+            coming = parts.upcoming(elapsed) if parts is not None else ()
+            room = min(to_fail, slow_next - elapsed, *(at - elapsed for at in coming))
             paced_span = span / pace
             whole = int(room // paced_span)
             if whole * paced_span >= room:
@@ -563,7 +542,7 @@ def run(
         persisting = pending is not None
         speed = 1.0 - slow if persisting else 1.0
         # The next event: 0 failure, 1 the segment's or stall's end, 2 the persist durable, 3 a silent
-        # signal, 4 a group failure, 5 a group back, 6 a pause's end, 7 a slow period's event.
+        # signal, 4 one of the parts' (``part_event``: a group failure, a group back, a pause's end), 7 a slow period's.
         if stall_left is not None:
             dt, which = stall_left / pace, 1
         else:
@@ -580,13 +559,10 @@ def run(
             dt = ahead / (speed * pace) if speed > 0 else math.inf
         if to_fail <= dt:
             dt, which = to_fail, 0
-        if groups is not None:
-            if next_group < elapsed + dt:
-                dt, which = next_group - elapsed, 4
-            if back and back[0][0] < elapsed + dt:
-                dt, which = back[0][0] - elapsed, 5
-            if elapsed < pause_end < elapsed + dt:
-                dt, which = pause_end - elapsed, 6
+        if parts is not None:
+            for kind, at in enumerate(parts.upcoming(elapsed)):
+                if at < elapsed + dt:
+                    dt, which, part_event = at - elapsed, 4, kind
         if slow_next - elapsed < dt:
             dt, which = slow_next - elapsed, 7
         dt = max(dt, 0.0)
@@ -675,38 +651,19 @@ def run(
             restart_left, detecting = restarts[top] + late.skipped, True
             stall_left = None
         elif which == 4:
-            group_failures += 1
-            up -= 1
-            if up == 0:  # the last group up: a whole-job failure
-                all_down += 1
-                group_failures -= 1
-                emit("group_down", group=group_ids[-1])
+            assert parts is not None
+            if parts.event(part_event, elapsed, emit):  # the last group up: a whole-job failure
                 fail()
                 continue
-            out = rejoin_s if pool is None else pool.group_out(elapsed, rejoin_s)
-            gone = group_ids.pop()
-            bisect.insort(back, (elapsed + out, gone))
-            pause_end = elapsed + pause_s
-            emit("group_down", group=gone, quorum=pause_end if pause_s > 0 else math.nan)
-            next_group = elapsed + expo(nu * up)
             theta()
-        elif which == 5:
-            _, rejoined = back.pop(0)
-            group_ids.append(rejoined)
-            emit("group_up", group=rejoined)
-            up += 1
-            next_group = elapsed + expo(nu * up)
-            theta()
-        elif which == 7:
-            if slow_events():
-                swap()
-        else:
-            theta()
+        elif which == 7 and slow_events():
+            swap()
     if log is not None and ended:
         log.append([last_failure, "run_end", math.nan, math.nan, -1, math.nan])
     return _found(snapshots, plan, cycles, seed, dict(
-        failures_in_restart=in_restart, no_spare=no_spare, waited_s=waited, group_failures=group_failures,
-        all_down=all_down, events=events, unrecoverable=unrecoverable, erased=erased,
+        failures_in_restart=in_restart, no_spare=no_spare, waited_s=waited,
+        group_failures=0 if parts is None else parts.failures, all_down=0 if parts is None else parts.all_down,
+        events=events, unrecoverable=unrecoverable, erased=erased,
         latency_s=latency_sum / events if events else 0.0,
         slow_periods=0 if slowing is None else slowing.begun, slow_restarts=0 if slowing is None else slowing.detected,
     ))  # fmt: skip
@@ -738,10 +695,9 @@ def _half(values: Sequence[float]) -> float:
 
 
 def plan_of(config: Any, schedule: Any, *, mtbf_s: float | None = None, shape: float | None = None) -> Plan:
-    """The plan ``config`` describes at ``schedule``: its groups, its spare pool, its class noticed late, its
-    periods that slow every step, each from its home's declaration (registry folds)."""
+    """The plan ``config`` describes at ``schedule``: its parts that fail on their own, its spare pool, its class
+    noticed late, its periods that slow every step, each from its home's declaration (registry folds)."""
     from ckptcalc.mechanisms import registry
-    from ckptcalc.mechanisms.elastic import home as elastic_home
     from ckptcalc.model import storage
 
     late = registry.engine_late_class(config, schedule, storage.kept(config))
@@ -749,7 +705,7 @@ def plan_of(config: Any, schedule: Any, *, mtbf_s: float | None = None, shape: f
         schedule=schedule,
         mtbf_s=float(config.mtbf_s if mtbf_s is None else mtbf_s),
         shape=shape,
-        groups=elastic_home.simulated(config),
+        parts=registry.engine_group_process(config),
         pool=registry.simulated_pool(config),
         late=late,
         slow=registry.engine_slow_periods(config, schedule),

@@ -270,14 +270,14 @@ def _carry_forward(values: Any, initial: float) -> Any:
 
 
 def elastic_events(
-    schedule: Schedule, groups: Groups, failures: Failures, *, cycles: int, seed: int = DEFAULT_SEED
+    schedule: Schedule, process: Groups, failures: Failures, *, cycles: int, seed: int = DEFAULT_SEED
 ) -> Events:
     """The whole log of :func:`elastic_pieces` in one :class:`Events` (for short runs)."""
-    return _joined(list(elastic_pieces(schedule, groups, failures, cycles=cycles, seed=seed)))
+    return _joined(list(elastic_pieces(schedule, process, failures, cycles=cycles, seed=seed)))
 
 
 def elastic_pieces(
-    schedule: Schedule, groups: Groups, failures: Failures, *, cycles: int, seed: int = DEFAULT_SEED
+    schedule: Schedule, process: Groups, failures: Failures, *, cycles: int, seed: int = DEFAULT_SEED
 ) -> Iterator[Events]:
     """The timeline :func:`ckptcalc.simulation.timeline.run_elastic` simulates for one synchronous level
     (the same draws), as an event log in pieces of about :data:`ROWS` events.
@@ -305,14 +305,14 @@ def elastic_pieces(
 
     if schedule.tiers != 1:
         raise InputError("an event log is written for one checkpoint level", where="events")
-    if schedule.lag_s > 0 or failures.shape is not None or not groups.ends:
+    if schedule.lag_s > 0 or failures.shape is not None or not process.ends:
         raise InputError("an elastic event log is written for what simulate runs", where="events")
     cycles = check(cycles, failures.shape)
     draws = _Draws(numpy.random.default_rng(seed))
     pick = random.Random(seed)
-    whole_mean, nu = groups.rates(failures.mtbf_s)
+    whole_mean, nu = process.rates(failures.mtbf_s)
     tau, stall, restart = schedule.interval_s, schedule.stalls[0], schedule.restarts[0]
-    period, pause = tau + stall, groups.pause_s
+    period, pause = tau + stall, process.pause_s
     clock, resume = 0.0, math.nan  # NaN: training has not started yet
     down: collections.deque[int] = collections.deque()  # groups down, in the order they rejoin
     rows = _Rows()
@@ -324,7 +324,7 @@ def elastic_pieces(
             clock += x
             continue
         changes: list[tuple[float, int]] = []
-        _, _, all_down = groups.stretch(nu, x - restart, draws, changes)
+        _, _, all_down = process.stretch(nu, x - restart, draws, changes)
         running = x - restart if all_down is None else all_down
         start = clock + restart
         if math.isnan(resume):
@@ -335,7 +335,7 @@ def elastic_pieces(
         for group in sorted(down):  # the restart brought every group back
             rows.add(start, _GROUP_UP, group=group)
         down.clear()
-        up = list(range(groups.groups))
+        up = list(range(process.count))
         # The checkpoints as run_elastic counts them: boundary i ends at the i-th cumulative period.
         count = int(running // period) + 2
         ends = numpy.cumsum(numpy.full(count, period))
@@ -435,7 +435,7 @@ def engine_events(plan: Any, *, cycles: int, seed: int = DEFAULT_SEED) -> Events
         numpy.array(columns[2], dtype=float),
         numpy.array(columns[3], dtype=float),
     )
-    if plan.groups is None:
+    if plan.parts is None:
         return found
     return Events(found.time_s, found.kind, found.resumed_from_s, found.persist_end_s,
                   numpy.array(columns[4], dtype=numpy.int64), numpy.array(columns[5], dtype=float))  # fmt: skip

@@ -134,8 +134,8 @@ def run_inputs(run_config: Config, work_s: float, check: Callable[[Result], None
         run_work = work_s * float(plain.effective) / effective
         expected = work_s / effective
     if result.elastic is not None:
-        mtbf = float(result.elastic.groups.whole_job_mtbf_s)
-        run_work = work_s / float(result.elastic.groups.throughput)
+        mtbf = float(result.elastic.whole_job_mtbf_s)
+        run_work = work_s / float(result.elastic.throughput)
     return RunInputs(result, expected, mtbf, run_work)
 
 

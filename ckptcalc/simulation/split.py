@@ -89,11 +89,11 @@ def whole_of(outcome: Any, result: Any, *, model: bool) -> Whole:
     shares["useful"] = _share(split.useful, (high - low) / 2.0, None if not model else result.effective)
     for name in ("write", "rework", "restart"):
         shares[name] = _share(getattr(split, name), None, None if fit is None else getattr(fit, name))
-    groups = _groups(result)
-    if groups is not None:
+    process = _groups(result)
+    if process is not None:
         elastic = None if fit is None else fit.elastic
-        overhead = split.useful * groups.overhead / (1.0 - groups.overhead)
-        paused = groups.pause_s > 0.0
+        overhead = split.useful * process.overhead / (1.0 - process.overhead)
+        paused = process.pause_s > 0.0
         down = None if elastic is None else elastic.down + (elastic.quorum if paused else 0.0)
         shares["groups_down"] = _share(outcome.elastic - overhead, None, down)
         shares["overhead"] = _share(overhead, None, None if elastic is None else elastic.overhead)

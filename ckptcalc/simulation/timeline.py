@@ -46,7 +46,6 @@ from typing import Any
 
 from ckptcalc.errors import InputError
 from ckptcalc.mechanisms import registry, slowdown
-from ckptcalc.mechanisms.elastic import home as elastic_home
 from ckptcalc.mechanisms.elastic.engine import Groups as Groups
 from ckptcalc.model import storage
 from ckptcalc.model.evaluation import Config, Result, evaluate, first_order
@@ -277,9 +276,9 @@ def analytic(config: Config, failures: Failures) -> tuple[float, float | None]:
     (Weibull with two levels: the simulation is the answer).
     """
     plain = config.replace(shape=None)
-    if elastic_home.at_work(config):
-        elastic = evaluate(plain)
-        return float(elastic.first_order.effective), float(elastic.effective)
+    if registry.takes_over(config):  # a mechanism's own evaluation (elastic groups): its first order beside it
+        found = evaluate(plain)
+        return float(found.first_order.effective), float(found.effective)
     first = float(first_order(plain).effective)
     if failures.shape is None:
         return first, float(evaluate(plain).effective)
@@ -369,7 +368,6 @@ _CORE: tuple[tuple[str, str, str], ...] = (
     ("async", "snapshot_bandwidth", "snapshot_bw"),
     *((name, field, field) for name, field in registry.class_inputs()),  # failure classes: jit, notice
     ("slowdown", slowdown.KEY, slowdown.KEY),
-    ("groups", "groups", "groups"),
     *((m.name, m.engine_switch[0], m.engine_switch[1]) for m in registry.REGISTRY if m.engine_switch),
     ("weibull", "shape", "shape"),
     ("events", "events", "events"),
@@ -378,10 +376,14 @@ _CORE: tuple[tuple[str, str, str], ...] = (
 
 
 def _with_mechanisms(core: tuple[tuple[str, str, str], ...]) -> tuple[tuple[str, str, str], ...]:
-    """The core's mechanisms with each registered one the simulations tell apart, after the one it names."""
+    """The core's mechanisms with each registered one the simulations tell apart, after the one it names (those
+    that name the same one in the registry's order)."""
     found = list(core)
+    after: dict[str, int] = {}  # how many are placed after each named one so far
     for m in registry.simulated():
         at = next(i for i, (name, _, _) in enumerate(found) if name == m.simulated_after) + 1
+        at += after.get(m.simulated_after, 0)
+        after[m.simulated_after] = after.get(m.simulated_after, 0) + 1
         found.insert(at, (m.simulated_name, *m.simulated_input))
     return tuple(found)
 
@@ -393,7 +395,6 @@ MECHANISMS = _with_mechanisms(_CORE)
 ENGINE_PAIRS: frozenset[frozenset[str]] = frozenset(
     frozenset(pair)
     for pair in (
-        *(("groups", other) for other in ("async", "slowdown", "jit", "notice")),
         *(("slowdown", other) for other in ("memory", "tiers", "jit", "notice")),
         *((m.simulated_name or m.name, other) for m in registry.REGISTRY for other in m.one_engine_with),
     )
@@ -413,7 +414,6 @@ NOT_TOGETHER: frozenset[frozenset[str]] = (
         frozenset(pair)
         for pair in (
             *((m.name, other) for m in registry.REGISTRY for other in m.engine_refuses),
-            *(("groups", other) for other in ("async", "slowdown", "jit", "notice", "weibull", "search")),
             *(("slowdown", other) for other in ("memory", "tiers", "jit", "notice")),
             *(("events", other) for other in ("memory", "tiers", "jit", "notice", "slowdown")),
             *(("search", other) for other in ("tiers", "jit")),
@@ -433,7 +433,6 @@ def mechanisms(config: Config, failures: Failures, *, events: bool = False, sear
         **{name: name in {c.name for c in config.classes} for name, _ in registry.class_inputs()},
         "slowdown": bool(getattr(config, slowdown.KEY)),
         **{m.simulated_name: m.simulated_held(config) for m in registry.simulated()},
-        "groups": elastic_home.at_work(config),
         **{m.name: m.present(config) for m in registry.REGISTRY if m.engine_switch},
         "weibull": failures.shape is not None,
         "events": events,
@@ -472,9 +471,9 @@ def run(
         frozenset(pair) in ENGINE_PAIRS for pair in itertools.combinations(held, 2)
     ):
         return run_engine(config, failures, cycles=cycles, seed=seed, progress=progress)
-    groups = groups_of(config)
-    if groups is not None:
-        return run_elastic(schedule_for(config), groups, failures, cycles=cycles, seed=seed, progress=progress)
+    process = groups_of(config)
+    if process is not None:
+        return run_elastic(schedule_for(config), process, failures, cycles=cycles, seed=seed, progress=progress)
     late = next((m for m in registry.REGISTRY if m.engine_switch and m.present(config)), None)
     if late is not None:
         return run_late(config, failures, late, cycles=cycles, seed=seed)
@@ -1074,9 +1073,10 @@ def stepper(
 # ------------------------------------------------------------- elastic replica groups
 
 
-def groups_of(config: Config) -> Groups | None:
-    """The elastic replica groups of ``config`` as the simulation runs them (None without groups)."""
-    return elastic_home.simulated(config)
+def groups_of(config: Config) -> Any:
+    """The parts of ``config`` that fail and rejoin on their own (elastic replica groups) as the simulation
+    runs them (None without)."""
+    return registry.engine_group_process(config)
 
 
 class _Draws:
@@ -1102,7 +1102,7 @@ class _Draws:
 
 def run_elastic(
     schedule: Schedule,
-    groups: Groups,
+    process: Groups,
     failures: Failures,
     *,
     cycles: int,
@@ -1134,10 +1134,10 @@ def run_elastic(
             "elastic replica groups are simulated with synchronous checkpoints (no snapshot bandwidth)",
             where="snapshot_bandwidth",
         )
-    groups.check_cycles()
+    process.check_cycles()
     rng = numpy.random.default_rng(seed)
     draws = _Draws(rng)
-    whole_mean, nu = groups.rates(failures.mtbf_s)
+    whole_mean, nu = process.rates(failures.mtbf_s)
     tau = schedule.interval_s
     sizes = [1]
     for m in schedule.every:
@@ -1164,7 +1164,7 @@ def run_elastic(
                 time, stall, spent, running = x, 0.0, x, 0.0
             else:
                 limit = x - restart
-                times, thetas, down = groups.stretch(nu, limit, draws)
+                times, thetas, down = process.stretch(nu, limit, draws)
                 running = limit if down is None else down
                 spent, time = restart, restart + running
                 # Boundaries n+1 … n+K: each a τ₁ of work then its stall (every tier whose multiple it is).

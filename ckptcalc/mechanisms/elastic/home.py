@@ -274,6 +274,15 @@ class Elastic(Mechanism):
     break_even_words = ((OVERHEAD, "", "overhead"),)
     example = ((GROUPS, "4"), (SHARE, "0.8"), (REJOIN, "5min"), (PAUSE, "20s"), (OVERHEAD, "0.01"))
     limit = ((GROUPS, ""), (SHARE, ""), (REJOIN, ""), (PAUSE, ""), (OVERHEAD, ""))  # no groups: the periodic job
+    #: The simulations tell the groups apart after the persist's slowdown (and the mechanisms before this one
+    #: in the registry that follow it); the one event engine runs them beside asynchronous checkpoints, the
+    #: persist's slowdown and the classes of their own landing, which the groups' own stepper does not; none
+    #: runs them under Weibull failures or in a search.
+    simulated_name = "elastic"
+    simulated_after = "slowdown"
+    simulated_input = (GROUPS, GROUPS)
+    not_simulated_with = ("async", "slowdown", "jit", "notice", "weibull", "search")
+    one_engine_with = ("async", "slowdown", "jit", "notice")
     cells = (
         Cell("groups down", ("elastic", "groups_down_loss")),
         Cell("quorum pauses", ("elastic", "quorum_loss")),
@@ -284,6 +293,26 @@ class Elastic(Mechanism):
 
     def without(self, config: Any) -> Any:
         return config.replace(**dict.fromkeys(NAMES))
+
+    def simulated_held(self, config: Any) -> bool:
+        return at_work(config)
+
+    def simulated_parts(self, outcome: Any, result: Any) -> tuple[tuple[str, dict[str, Any]], ...]:
+        return (("whole_split", {self.name: {"lost": outcome.elastic} if at_work(result.config) else None}),)
+
+    def simulated_schema(self, parts: dict[str, Any]) -> tuple[tuple[str, dict[str, Any]], ...]:
+        lost = parts["object"](
+            {"lost": parts["fraction"]},
+            "with --groups: the share of elapsed time the groups down, the quorum pauses and the overhead took"
+            " from kept work (split + this = 1); null otherwise",
+        )
+        return (("whole_split", {self.name: {"oneOf": [{"type": "null"}, lost]}}),)
+
+    def engine_group_process(self, config: Any) -> engine.Groups | None:
+        return simulated(config)
+
+    def event_log_schema(self, time: dict[str, Any]) -> dict[str, Any]:
+        return engine.log_schema(time)
 
     def takes_over(self, config: Any) -> bool:
         return at_work(config)
@@ -418,11 +447,25 @@ class Elastic(Mechanism):
             }
         )
 
+    def sweep_whole(self, over: str) -> tuple[bool, float] | None:
+        # Whole groups, spaced as any other input; those below 2 are refused (:meth:`refuse_sweep`), not raised.
+        return (False, 1.0) if over == GROUPS else None
+
+    def sweep_range(self, over: str, result: Any) -> tuple[float, float] | None:
+        """A tenth to ten times the base's groups, never below 2; None without groups in the base (the core
+        refuses the sweep for having nothing to sweep around)."""
+        if over != GROUPS:
+            return None
+        value = getattr(result.config, GROUPS)
+        return None if value is None else (max(2.0, float(value) / 10.0), float(value) * 10.0)
+
     def refuse_sweep(self, over: str, low: float, high: float, config: Any, shown: Any) -> None:
         if over not in {row.flag for row in self.inputs}:
             return
         if not at_work(config):
             raise InputError(f"sweeping {over} needs elastic replica groups in the base ({{groups}})", where="over")
+        if over == GROUPS and low < 2:
+            raise InputError("groups must be 2 or more over the whole sweep", where="start")
         if over in ("quorum-pause", "rejoin"):
             pause = high if over == "quorum-pause" else float(getattr(config, PAUSE) or 0.0)
             rejoin = low if over == "rejoin" else float(getattr(config, REJOIN) or 0.0)

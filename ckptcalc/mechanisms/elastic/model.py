@@ -332,6 +332,16 @@ class Losses(Record):
     restart: Num
 
     @property
+    def whole_job_mtbf_s(self) -> Num:
+        """The mean time between whole-job failures, as the groups process has it."""
+        return self.groups.whole_job_mtbf_s
+
+    @property
+    def throughput(self) -> Num:
+        """The share of the whole job's throughput the groups process keeps on average."""
+        return self.groups.throughput
+
+    @property
     def groups_loss(self) -> Num:
         """The groups' own losses together: groups down, quorum pauses and the overhead."""
         return self.down + self.quorum + self.overhead

@@ -145,8 +145,8 @@ class Silent(Mechanism):
     alternative = ((EVENTS, "24"), ("window_s", "168d"), (LATENCY, "1h"), ("keep", "5"))
     window_counts = (EVENTS,)
     engine_switch = (MTBF, "silent_mtbf")
-    engine_refuses = ("slowdown", "groups", "weibull", "events", "search")
-    one_engine_with = ("slowdown", "groups")
+    engine_refuses = ("slowdown", "elastic", "weibull", "events", "search")
+    one_engine_with = ("slowdown", "elastic")
 
     # ------------------------------------------------------------- inputs
 
