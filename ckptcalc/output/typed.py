@@ -6,7 +6,8 @@ A field is annotated ``Annotated[T, "what it is"]``; ``T`` is ``str``, ``int``, 
 ``Literal`` of strings (an enum), another such record (a nested object), a ``tuple[T, ...]`` of one of them
 (an array), or any of them ``| None``. A :class:`Bounds` beside the words bounds a number or an array
 (``Bounds(0, 1)`` for a share, ``Bounds(items=2)`` for a pair); ``Annotated[float, Bounds(0, 1)]`` is a
-bounded type of its own, to use as an array's items or with ``| None``.
+bounded type of its own, to use as an array's items or with ``| None``. A :class:`Format` names a string's
+form (``Format("date-time")``).
 
 >>> from typing import Annotated, Literal
 >>> class Span(Record):
@@ -23,6 +24,10 @@ bounded type of its own, to use as an array's items or with ``| None``.
 {'type': ['number', 'null'], 'minimum': 0, 'maximum': 1, 'description': 'a share of the time'}
 >>> schema_of(Part)["properties"]["ends"]["minItems"]
 2
+>>> class Stamp(Record):
+...     at: Annotated[str | None, "when", Format("date-time")]
+>>> schema_of(Stamp)["properties"]["at"]
+{'type': ['string', 'null'], 'description': 'when', 'format': 'date-time'}
 """
 
 from __future__ import annotations
@@ -54,6 +59,20 @@ class Bounds(NamedTuple):
         return found
 
 
+class Format(NamedTuple):
+    """The form of a string (JSON Schema's ``format``: ``date-time`` for ISO 8601)."""
+
+    name: str
+
+    def schema(self) -> dict[str, Any]:
+        return {"format": self.name}
+
+
+#: A share, between 0 and 1.
+Share = Annotated[float, Bounds(0, 1)]
+#: A number of zero or more (seconds, bytes, counts averaged over runs).
+NonNegative = Annotated[float, Bounds(0)]
+
 #: JSON Schema's name of each plain Python type a document holds.
 _JSON_TYPES: dict[type, str] = {str: "string", bool: "boolean", int: "integer", float: "number"}
 
@@ -76,8 +95,21 @@ def schema_of(record: type[Record], description: str | None = None) -> Schema:
     """The JSON Schema of :func:`document_of`'s parts of ``record``: every field required, in order."""
     from ckptcalc.output.schema import object_schema
 
+    return object_schema(properties_of(record), description)
+
+
+def properties_of(record: type[Record]) -> dict[str, Schema]:
+    """The schema of each of ``record``'s fields, in order: the keys a record adds to a document that holds
+    its fields beside others (``{**document_of(part), ...}``).
+
+    >>> from typing import Annotated
+    >>> class Count(Record):
+    ...     n: Annotated[int, "how many", Bounds(0)]
+    >>> properties_of(Count)
+    {'n': {'type': 'integer', 'description': 'how many', 'minimum': 0}}
+    """
     hints = get_type_hints(record, include_extras=True)
-    return object_schema({name: _field(hints[name]) for name in record._fields}, description)
+    return {name: _field(hints[name]) for name in record._fields}
 
 
 def _field(hint: Any) -> Schema:
