@@ -286,6 +286,7 @@ def _formatter(kind: str) -> Callable[[float], str]:
         "duration": units.format_duration,
         "count": units.format_count,
         "fraction": lambda v: units.sig(v, 4),
+        "number": lambda v: units.sig(v, 4),
     }[registry.unit_shown(kind)]
 
 
