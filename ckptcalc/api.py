@@ -910,21 +910,15 @@ def compare(
         one = _with_assumed(resolve(stated), ref)
         rows.append((name, one, _as_stated(one, functools.partial(evaluate, one.config))))
         _loadable(one, rows[-1][2])
-    scenarios = [
-        {
-            "name": name,
-            **documents.evaluation(
-                one, result, _steps(one, result), _uncertainty(one, result), penalty_pp=_penalty_pp(result)
-            ),
-        }
-        for name, one, result in rows
-    ]
-    document = {
-        "schema_version": documents.SCHEMA_VERSION,
-        "command": "compare",
-        "model": headline_model(scenario["model"] for scenario in scenarios),
-        "scenarios": scenarios,
-    }
+    from ckptcalc.commands import compare as compare_command
+
+    document = compare_command.document(
+        [
+            (name, documents.evaluation(one, result, _steps(one, result), _uncertainty(one, result),
+                                        penalty_pp=_penalty_pp(result)))
+            for name, one, result in rows
+        ]
+    )  # fmt: skip
     return Comparison(document, None, tuple(rows))
 
 

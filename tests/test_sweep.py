@@ -464,3 +464,12 @@ def test_streamed_document_is_the_in_memory_one(run: Any, monkeypatch: pytest.Mo
         assert streamed == api.sweep(named, points=33).to_dict()
         csv_text = run("sweep", *args, "--csv").stdout
         assert csv_text == api.sweep(named, points=33).to_csv()
+
+
+def test_a_sweep_over_a_plain_number_prints_its_table(run: Run) -> None:
+    # An input of no unit (the Weibull shape) is shown to 4 significant figures, as a fraction is; the table
+    # raised a KeyError on it before.
+    result = run("sweep", "--over", "shape", "--from", "0.5", "--to", "2", "--points", "4")
+    assert result.exit_code == 0, result.stderr
+    values = [line.split()[0] for line in result.stdout.splitlines() if line.strip()[:1].isdigit()]
+    assert values == ["0.5000", "1.000", "1.500", "2.000"]

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, Literal
 
 import pytest
 from jsonschema import Draft202012Validator
 
+from ckptcalc.commands import catalogue
+from ckptcalc.commands.compare import ComparedScenario
+from ckptcalc.commands.fit import FitEstimate, FitGaps, FitRead
 from ckptcalc.commands.optimize import BreakEvenPart
-from ckptcalc.output.typed import document_of, schema_of
+from ckptcalc.commands.plan import PlanRuns
+from ckptcalc.commands.sweep import SweepCurve, SweepTail
+from ckptcalc.output.typed import Bounds, Format, document_of, properties_of, record_of, schema_of
 from ckptcalc.records import Record
 
 #: The break-even's schema as it was written by hand before it was made from BreakEvenPart.
@@ -74,3 +81,87 @@ class _Unpublishable(Record):
 def test_a_type_without_a_json_form_is_refused() -> None:
     with pytest.raises(TypeError, match="no JSON type"):
         schema_of(_Unpublishable)
+
+
+class _Window(Record):
+    label: Annotated[str, "a name"]
+    ends: Annotated[tuple[float | None, ...], "an interval", Bounds(items=2)]
+    inner: Annotated[tuple[_Inner, ...] | None, "counts"]
+
+
+def test_record_of_reads_back_what_document_of_wrote() -> None:
+    part = {"label": "w", "ends": [1.0, None], "inner": [{"n": 1}, {"n": 2}]}
+    found = record_of(_Window, part)
+    assert found == _Window("w", (1.0, None), (_Inner(1), _Inner(2)))
+    assert document_of(found) == part
+    assert list(document_of(found)) == list(part)  # the record's order, the document's order
+    assert record_of(_Window, {**part, "inner": None}).inner is None
+
+
+def test_record_of_refuses_a_part_that_is_not_the_records() -> None:
+    # A key the record lacks would be left out of the published schema; one it has would be missing.
+    with pytest.raises(ValueError, match="_Window has no field extra"):
+        record_of(_Window, {"label": "w", "ends": [1.0, 2.0], "inner": None, "extra": 1})
+    with pytest.raises(ValueError, match="_Window needs inner"):
+        record_of(_Window, {"label": "w", "ends": [1.0, 2.0]})
+
+
+class _Marked(Record):
+    at: Annotated[str | None, "when", Format("date-time")]
+    shape: Annotated[float, "above zero", Bounds(above=0)]
+
+
+def test_a_format_and_an_exclusive_minimum_reach_the_schema() -> None:
+    properties = properties_of(_Marked)
+    assert properties == {
+        "at": {"type": ["string", "null"], "description": "when", "format": "date-time"},
+        "shape": {"type": "number", "description": "above zero", "exclusiveMinimum": 0},
+    }
+    assert schema_of(_Marked)["properties"] == properties
+    validator = Draft202012Validator(schema_of(_Marked))
+    validator.validate(document_of(_Marked(None, 0.5)))
+    with pytest.raises(Exception, match="less than or equal to the minimum"):
+        validator.validate(document_of(_Marked(None, 0.0)))
+
+
+#: Each typed command's records whose fields stand at the top of its document, beside the shared envelope.
+TYPED_PARTS: dict[str, list[type[Record]]] = {
+    "plan": [PlanRuns],
+    "compare": [],
+    "sweep": [SweepCurve, SweepTail],
+    "fit": [FitRead, FitEstimate, FitGaps],
+}
+
+
+@pytest.mark.parametrize("command", list(TYPED_PARTS))
+def test_the_commands_schemas_are_made_from_their_records(command: str) -> None:
+    schema: dict[str, Any] = catalogue.for_command(command)
+    for record in TYPED_PARTS[command]:
+        made = properties_of(record)
+        assert {key: schema["properties"][key] for key in made} == made
+        assert set(made) <= set(schema["required"])
+    if command == "compare":
+        scenario = schema["properties"]["scenarios"]["items"]
+        assert scenario["properties"]["name"] == properties_of(ComparedScenario)["name"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["plan", "--work", "20d", "--runs", "100", "--mtbf-ci", "3h:3.8h", "--deadline", "25d"],
+        ["sweep", "--over", "bw", "--points", "4"],
+        ["fit", str(Path(__file__).parent / "data" / "logs" / "classes" / "incidents.csv"), "--observed-gpus", "16384"],
+        ["fit", "--failures", "419", "--window", "54d"],
+    ],
+)
+def test_every_key_of_a_typed_document_is_published(run_json: Callable[..., dict[str, Any]], args: list[str]) -> None:
+    # Made from the records, a document holds no key its schema leaves out (fit's did: weibull_reason,
+    # observed_gpus and more), at the top or in a nested record.
+    document = run_json(*args)
+    schema = catalogue.for_command(args[0])
+    properties: dict[str, Any] = schema["properties"]  # type: ignore[assignment]
+    assert set(document) <= set(properties)
+    weibull = document.get("weibull")
+    if weibull is not None:
+        nested = properties["weibull"]
+        assert set(weibull) == set(nested["properties"])

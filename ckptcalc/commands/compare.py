@@ -1,24 +1,49 @@
-"""``compare``: its table, its Markdown and its schema (its document: the optimize evaluation per scenario)."""
+"""``compare``: its JSON document, its table, its Markdown and its schema (its document: the optimize evaluation
+per scenario, after the scenario's own part)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from ckptcalc.inputs import units
 from ckptcalc.inputs.scenario import Job
-from ckptcalc.model.evaluation import TERMS, Result
+from ckptcalc.model.evaluation import TERMS, Result, headline_model
 from ckptcalc.model.statistics import largest, points
 from ckptcalc.output import documents, wording
+from ckptcalc.records import Record
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from ckptcalc.output import schema as schemas
 
-    pass
-
 dur = units.format_duration
 pct = units.format_percent
+
+
+class ComparedScenario(Record):
+    """A scenario's own part of ``compare --json``, before its evaluation (optimize's): its JSON and its
+    schema are made from these fields."""
+
+    name: Annotated[
+        str,
+        "the scenario's column: the preset's name, with the job flags given over it (params=70B gpus=4096), or"
+        " a what-if's name (its changes as written when it has none)",
+    ]
+
+
+def document(evaluated: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    """``compare --json``: each scenario's part, then its evaluation (:func:`ckptcalc.output.documents.evaluation`),
+    from ``evaluated`` (name, evaluation) pairs in column order."""
+    from ckptcalc.output.typed import document_of
+
+    scenarios = [{**document_of(ComparedScenario(name)), **evaluation} for name, evaluation in evaluated]
+    return {
+        "schema_version": documents.SCHEMA_VERSION,
+        "command": "compare",
+        "model": headline_model(scenario["model"] for scenario in scenarios),
+        "scenarios": scenarios,
+    }
 
 
 def table(rows: list[tuple[str, Job, Result]], scenarios: list[dict[str, Any]]) -> None:
@@ -151,8 +176,9 @@ def _compare_rows(out: Console, rows: list[tuple[str, Job, Result]], first: floa
 
 def schema() -> schemas.Schema:
     from ckptcalc.output import schema as schemas
+    from ckptcalc.output.typed import properties_of
 
-    scenario = schemas.object_schema({"name": {"type": "string"}, **schemas.EVALUATION})
+    scenario = schemas.object_schema({**properties_of(ComparedScenario), **schemas.EVALUATION})
     return schemas.document(
         "compare",
         "ckptcalc compare --json",

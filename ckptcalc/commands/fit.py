@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from ckptcalc.inputs import units
 from ckptcalc.output import documents, wording
+from ckptcalc.output.typed import Bounds, NonNegative, Share
+from ckptcalc.records import Record
 
 if TYPE_CHECKING:
     from ckptcalc.logs.fit import EventLog, FailureFit
@@ -13,6 +15,125 @@ if TYPE_CHECKING:
 
 dur = units.format_duration
 pct = units.format_percent
+
+#: What the Weibull fit says of the failures (docs/fit.md §7).
+Verdict = Literal["exponential", "clustered", "wear_out"]
+#: A count of zero or more.
+Count = Annotated[int, Bounds(0)]
+#: A duration or a time of zero or more, seconds; null where absent or not finite.
+MaybeSeconds = NonNegative | None
+#: A pair of seconds, [low, high] of a 95 % interval; an end null where there is none.
+SecondsPair = Annotated[tuple[MaybeSeconds, ...], Bounds(items=2)]
+#: A Weibull shape: above 0.
+Shape = Annotated[float, Bounds(above=0)]
+
+
+class FitRead(Record):
+    """What ``fit --json`` read, before the reading itself: its JSON and its schema are made from these
+    fields."""
+
+    source: Annotated[Literal["log", "counts"], "logs read, or --failures counted in --window"]
+    logs: Annotated[tuple[str, ...], "the logs read, as named"]
+    where: Annotated[tuple[str, ...], "the --where conditions every event kept meets"]
+    where_any: Annotated[tuple[str, ...], "the --where-any conditions, one of which every event kept meets"]
+    time_kind: Annotated[
+        Literal["timestamp", "number"],
+        "timestamp: the window's ends in seconds since 1970 UTC; number: from the log's own zero (counts: 0)",
+    ]
+    time_field: Annotated[str | None, "the field the times were read from; null for counts"]
+    cause_field: Annotated[str | None, "the field the causes were read from; null without one"]
+    naive_timestamps: Annotated[Count, "timestamps read without a zone"]
+    tz: Annotated[str | None, "the zone naive timestamps were read in; null: UTC, none given"]
+
+
+class WeibullPart(Record):
+    """The Weibull fit of the gaps (docs/fit.md §7)."""
+
+    shape: Annotated[Shape, "the shape k"]
+    shape_ci95: Annotated[
+        tuple[float | None, ...], "k's 95 % interval; an end null where there is none", Bounds(items=2)
+    ]
+    scale_s: Annotated[NonNegative, "the scale, seconds"]
+    mean_s: Annotated[MaybeSeconds, "the mean gap; null where Γ(1 + 1/k) overflows a double (k near 0)"]
+    lr_statistic: Annotated[NonNegative, "the likelihood-ratio statistic of the test of k = 1"]
+    p_value: Annotated[Share, "the test's p-value"]
+    p_value_underflow: Annotated[bool, "p < 1e-300; p_value is then 0.0"]
+    verdict: Annotated[Verdict, "exponential unless the test rejects k = 1; then clustered (k < 1) or wear_out"]
+    gaps: Annotated[Count, "the gaps fitted"]
+    censored_s: Annotated[MaybeSeconds, "the time from the last interruption to the window's end, censored"]
+
+
+class CausePart(Record):
+    """One cause of the interruptions counted."""
+
+    cause: Annotated[str, "the cause as the log names it"]
+    count: Annotated[Count, "interruptions of this cause"]
+    share: Annotated[Share, "its share of the interruptions"]
+
+
+class FitEstimate(Record):
+    """What ``fit --json`` estimated, up to the causes: its JSON and its schema are made from these fields
+    (docs/fit.md §10)."""
+
+    events_read: Annotated[Count, "events read"]
+    events_kept: Annotated[Count, "events the conditions kept"]
+    skipped_bad: Annotated[Count, "malformed rows skipped (--skip-bad)"]
+    events_outside_window: Annotated[Count, "events kept outside the window"]
+    events_coalesced: Annotated[Count, "events merged into an interruption before them (--coalesce)"]
+    coalesce_s: Annotated[MaybeSeconds, "the coalescing window, seconds"]
+    interruptions: Annotated[Count, "the interruptions counted (n)"]
+    window_start_s: Annotated[float | None, "the window's start (see time_kind)"]
+    window_end_s: Annotated[float | None, "the window's end (see time_kind)"]
+    window_s: Annotated[MaybeSeconds, "the window's length"]
+    mtbf_s: Annotated[MaybeSeconds, "window / interruptions; null without an interruption"]
+    mtbf_ci95: Annotated[SecondsPair, "the MTBF's exact 95 % interval; [low, null] without an interruption"]
+    mtbf_lower_bound_s: Annotated[MaybeSeconds, "the MTBF's one-sided 95 % lower bound"]
+    observed_gpus: Annotated[NonNegative | None, "the GPUs the log covers (--observed-gpus); null otherwise"]
+    gpu_mtbf_s: Annotated[MaybeSeconds, "the per-GPU MTBF; null without --observed-gpus"]
+    gpu_mtbf_ci95: Annotated[SecondsPair | None, "its 95 % interval; null without --observed-gpus"]
+    weibull: Annotated[
+        WeibullPart | None, "the Weibull fit of the gaps (the time to the window's end censored); null without"
+    ]
+    weibull_reason: Annotated[
+        Literal["too_few_gaps", "no_finite_estimate", "counts_only"] | None,
+        "why there is no Weibull fit: fewer than two gaps, all gaps equal, or counts; null with one",
+    ]
+    causes: Annotated[tuple[CausePart, ...], "the interruptions by cause, the most frequent first"]
+
+
+class HistogramPart(Record):
+    """The gaps between interruptions, counted in bins."""
+
+    edges_s: Annotated[tuple[NonNegative, ...], "the bins' edges, seconds (one more than the counts)"]
+    counts: Annotated[tuple[Count, ...], "the gaps in each bin"]
+
+
+class CoalescingRow(Record):
+    """The fit at one coalescing window (docs/fit.md §2)."""
+
+    coalesce_s: Annotated[NonNegative, "the coalescing window, seconds"]
+    interruptions: Annotated[Count, "the interruptions counted"]
+    mtbf_s: Annotated[MaybeSeconds, "the MTBF"]
+    shape: Annotated[Shape | None, "the Weibull shape; null without a fit"]
+    verdict: Annotated[Verdict | None, "the Weibull fit's verdict; null without a fit"]
+
+
+class FitGaps(Record):
+    """What ``fit --json`` says of the gaps, after the causes and classes: its JSON and its schema are made
+    from these fields."""
+
+    histogram: Annotated[HistogramPart, "the gaps between interruptions"]
+    near_zero_gaps: Annotated[Count, "gaps under 1 min"]
+    coalescing: Annotated[
+        tuple[CoalescingRow, ...] | None,
+        "the fit at 0, 1, 5 and 30 min of coalescing (and the window used), when at least 10 % of the gaps are"
+        " under 1 min; null otherwise",
+    ]
+    interruptions_note: Annotated[
+        str | None,
+        "why fewer interruptions are counted than events kept (outside the window, coalesced, the first opening"
+        " the window); null when as many, or for counts",
+    ]
 
 
 def document(
@@ -22,7 +143,7 @@ def document(
     log: EventLog | None = None,
     where: list[str] | None = None,
     where_any: list[str] | None = None,
-    source: str = "log",
+    source: Literal["log", "counts"] = "log",
     classes: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Everything ``fit --json`` prints: what was read and what was estimated, in SI units; ``classes`` the
@@ -32,6 +153,8 @@ def document(
     counts, ``source = "counts"``, start at 0). ``tz`` is the zone naive timestamps were read in, null for
     UTC by default.
     """
+    from ckptcalc.output.typed import document_of, record_of
+
     naive = 0 if log is None else log.naive_timestamps
     tz = None if log is None else log.tz
     notes = []
@@ -39,18 +162,24 @@ def document(
         notes.append(wording.naive_as_utc(naive))
     if fitted.coalescing is not None:
         notes.append(wording.near_zero_gaps(fitted.near_zero_gaps, fitted.mtbf.interruptions, fitted.coalesce_s))
+    read = FitRead(
+        source=source,
+        logs=tuple(logs),
+        where=tuple(where or ()),
+        where_any=tuple(where_any or ()),
+        time_kind="number" if log is None else log.time_kind,
+        time_field=None if log is None else log.time_field,
+        cause_field=None if log is None else log.cause_field,
+        naive_timestamps=naive,
+        tz=tz,
+    )
+    found = fitted.to_dict()
+    estimate = record_of(FitEstimate, {key: found.pop(key) for key in FitEstimate._fields})
+    gaps = record_of(FitGaps, {**found, "interruptions_note": None if log is None else _interruptions_note(fitted)})
     return {
         "schema_version": documents.SCHEMA_VERSION,
         "command": "fit",
-        "source": source,
-        "logs": logs,
-        "where": where or [],
-        "where_any": where_any or [],
-        "time_kind": "number" if log is None else log.time_kind,
-        "time_field": None if log is None else log.time_field,
-        "cause_field": None if log is None else log.cause_field,
-        "naive_timestamps": naive,
-        "tz": tz,
+        **document_of(read),
         "reading": None
         if log is None
         else documents.reading(
@@ -65,20 +194,11 @@ def document(
             notes=log.notes,
             year_from=log.year_from,
         ),
-        **_with_classes(fitted.to_dict(), classes),
-        "interruptions_note": None if log is None else _interruptions_note(fitted),
+        **document_of(estimate),
+        "classes": classes,
+        **document_of(gaps),
         "warnings": notes,
     }
-
-
-def _with_classes(found: dict[str, Any], classes: dict[str, Any] | None) -> dict[str, Any]:
-    """The fit's keys with ``classes`` after its ``causes``."""
-    placed: dict[str, Any] = {}
-    for key, value in found.items():
-        placed[key] = value
-        if key == "causes":
-            placed["classes"] = classes
-    return placed
 
 
 def _interruptions_note(fitted: FailureFit) -> str | None:
@@ -226,82 +346,17 @@ def schema() -> schemas.Schema:
     from ckptcalc.logs import classes
     from ckptcalc.mechanisms import registry
     from ckptcalc.output import schema as schemas
+    from ckptcalc.output.typed import properties_of
 
-    maybe_pair = {
-        "oneOf": [{"type": "array", "items": schemas.MAYBE_SECONDS, "minItems": 2, "maxItems": 2}, {"type": "null"}]
-    }
-    weibull = schemas.object_schema(
-        {
-            "shape": {"type": "number", "exclusiveMinimum": 0},
-            "shape_ci95": {"type": "array", "items": schemas.MAYBE_NUMBER, "minItems": 2, "maxItems": 2},
-            "scale_s": schemas.SECONDS,
-            "mean_s": schemas.MAYBE_SECONDS,  # null where Γ(1 + 1/k) overflows a double (k near 0)
-            "lr_statistic": {"type": "number", "minimum": 0},
-            "p_value": schemas.FRACTION,
-            "p_value_underflow": {"type": "boolean", "description": "p < 1e-300; p_value is then 0.0"},
-            "verdict": {"enum": ["exponential", "clustered", "wear_out"]},
-        },
-        "Weibull fit of the gaps (the time to the window's end censored)",
-    )
-    coalescing_row = schemas.object_schema(
-        {
-            "coalesce_s": schemas.SECONDS,
-            "interruptions": {"type": "integer", "minimum": 0},
-            "mtbf_s": schemas.MAYBE_SECONDS,
-            "shape": {"type": ["number", "null"], "exclusiveMinimum": 0},
-            "verdict": {"enum": ["exponential", "clustered", "wear_out", None]},
-        }
-    )
-    maybe_text = {"type": ["string", "null"]}
-    cause = schemas.object_schema(
-        {"cause": {"type": "string"}, "count": {"type": "integer", "minimum": 0}, "share": schemas.FRACTION}
-    )
     return schemas.document(
         "fit",
         "ckptcalc fit --json",
         {
-            "source": {"enum": ["log", "counts"], "description": "logs read, or --failures counted in --window"},
-            "logs": {"type": "array", "items": {"type": "string"}},
-            "where": {"type": "array", "items": {"type": "string"}},
-            "where_any": {"type": "array", "items": {"type": "string"}},
-            "time_kind": {"enum": ["timestamp", "number"]},
-            "time_field": maybe_text,
-            "cause_field": maybe_text,
-            "naive_timestamps": {"type": "integer", "minimum": 0},
-            "tz": {**maybe_text, "description": "the zone naive timestamps were read in; null: UTC, none given"},
+            **properties_of(FitRead),
             "reading": {"oneOf": [{"type": "null"}, schemas.reading()], "description": "null: counts, no log"},
-            "events_read": {"type": "integer", "minimum": 0},
-            "events_kept": {"type": "integer", "minimum": 0},
-            "skipped_bad": {"type": "integer", "minimum": 0},
-            "interruptions": {"type": "integer", "minimum": 0},
-            "interruptions_note": {
-                **maybe_text,
-                "description": "why fewer interruptions are counted than events kept (outside the window,"
-                " coalesced, the first opening the window); null when as many, or for counts",
-            },
-            "window_start_s": schemas.MAYBE_NUMBER,
-            "window_end_s": schemas.MAYBE_NUMBER,
-            "window_s": schemas.MAYBE_SECONDS,
-            "mtbf_s": schemas.MAYBE_SECONDS,
-            "mtbf_ci95": {"type": "array", "items": schemas.MAYBE_SECONDS, "minItems": 2, "maxItems": 2},
-            "mtbf_lower_bound_s": schemas.MAYBE_SECONDS,
-            "gpu_mtbf_s": schemas.MAYBE_SECONDS,
-            "gpu_mtbf_ci95": maybe_pair,
-            "weibull": {"oneOf": [weibull, {"type": "null"}]},
-            "causes": {"type": "array", "items": cause},
+            **properties_of(FitEstimate),
             "classes": classes.schema(),
-            "histogram": schemas.object_schema(
-                {
-                    "edges_s": {"type": "array", "items": schemas.SECONDS},
-                    "counts": {"type": "array", "items": {"type": "integer"}},
-                }
-            ),
-            "near_zero_gaps": {"type": "integer", "minimum": 0, "description": "gaps under 1 min"},
-            "coalescing": {
-                "oneOf": [{"type": "array", "items": coalescing_row}, {"type": "null"}],
-                "description": "the fit at 0, 1, 5 and 30 min of coalescing (and the window used), when at"
-                " least 10 % of the gaps are under 1 min; null otherwise",
-            },
+            **properties_of(FitGaps),
             **registry.incident_log_schema(),
             "warnings": schemas.WARNINGS,
         },

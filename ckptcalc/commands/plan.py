@@ -2,19 +2,104 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from ckptcalc.inputs import units
 from ckptcalc.inputs.scenario import Job
 from ckptcalc.mechanisms import registry
 from ckptcalc.model.evaluation import Result
 from ckptcalc.output import documents, wording
+from ckptcalc.output.typed import Bounds, Format, NonNegative, Share
+from ckptcalc.records import Record
 
 if TYPE_CHECKING:
     from ckptcalc.output import schema as schemas
     from ckptcalc.simulation.plan import Completion
 
 dur = units.format_duration
+
+#: Where the MTBF's interval came from: failures counted in a window, a bound when none was, or stated.
+BandSource = Literal["failures", "failures_bound", "stated"]
+#: A 95 % interval of a share (Wilson's, over the runs): [low, high].
+ShareInterval = Annotated[tuple[Share, ...], Bounds(items=2)]
+
+
+class Spread(Record):
+    """One quantity over the runs: its quantiles and its mean."""
+
+    p10: Annotated[NonNegative, "the 10th percentile over the runs"]
+    p50: Annotated[NonNegative, "the median over the runs"]
+    p90: Annotated[NonNegative, "the 90th percentile over the runs"]
+    p95: Annotated[NonNegative, "the 95th percentile over the runs"]
+    mean: Annotated[NonNegative, "the mean over the runs"]
+
+
+class PlanBand(Record):
+    """``plan``'s runs at either end of the MTBF's 95 % interval, at the plan's schedule and seed: its JSON
+    and its schema are made from these fields."""
+
+    source: Annotated[
+        BandSource,
+        "where the interval came from: failures counted in a window, a bound when none was, or stated",
+    ]
+    mtbf_s: Annotated[tuple[NonNegative | None, ...], "the job MTBF at either end, seconds", Bounds(items=2)]
+    completion_s: Annotated[tuple[Spread | None, ...], "the runs' wall time, seconds", Bounds(items=2)]
+    expected_s: Annotated[tuple[NonNegative | None, ...], "W / effective by the exact model, seconds", Bounds(items=2)]
+    failures: Annotated[tuple[Spread | None, ...], "failures per run", Bounds(items=2)]
+    p_deadline: Annotated[
+        tuple[Share | None, ...] | None,
+        "the share of runs done by the deadline; null without a deadline or a low end",
+        Bounds(items=2),
+    ]
+    p_deadline_ci95: Annotated[
+        tuple[ShareInterval | None, ...] | None,
+        "that share's 95 % interval; null without a deadline or a low end",
+        Bounds(items=2),
+    ]
+
+
+#: What :class:`PlanBand`'s part of the schema says of the whole.
+BAND = (
+    "the same runs (schedule, runs, seed) at either end of the job MTBF's 95 % interval; pairs are [at low"
+    " M, at high M], null at an open end; null without an interval"
+)
+
+
+class PlanRuns(Record):
+    """What ``plan --json`` says of its runs, between the inputs and the failure classes' parts: its JSON
+    and its schema are made from these fields."""
+
+    work_s: Annotated[NonNegative, "the useful work the run needs, seconds"]
+    steps: Annotated[int | None, "the training steps asked for (--steps); null otherwise", Bounds(1)]
+    failure_dist: Annotated[Literal["exponential", "weibull"], "the law of the time between failures"]
+    shape: Annotated[float | None, "the Weibull shape; null under exponential failures"]
+    interval_s: Annotated[
+        NonNegative | None, "the storage checkpoint interval, seconds; null when no periodic checkpoint is needed"
+    ]
+    memory_interval_s: Annotated[NonNegative | None, "the memory checkpoint interval, seconds; null without one"]
+    storage_every: Annotated[
+        int | None, "memory checkpoints per storage checkpoint; null without memory checkpoints", Bounds(1)
+    ]
+    effective: Annotated[Share, "the model's effective time at the schedule run"]
+    runs: Annotated[int, "the runs simulated", Bounds(1)]
+    seed: Annotated[int, "the random seed; the same seed gives the same runs", Bounds(0)]
+    completion_s: Annotated[Spread, "the runs' wall time, seconds"]
+    expected_s: Annotated[NonNegative | None, "W / effective by the exact model; null without one"]
+    mean_vs_expected: Annotated[float | None, "the mean wall time over expected_s, less 1; null without it"]
+    failures: Annotated[Spread, "failures per run"]
+    p_no_failure: Annotated[Share, "the share of runs without a failure"]
+    p_no_failure_ci95: Annotated[ShareInterval, "that share's 95 % interval"]
+    gpu_hours: Annotated[Spread | None, "GPU-hours per run; null without a GPU count"]
+    cost: Annotated[Spread | None, "cost per run (GPU-hours x --gpu-hour-cost); null without a price"]
+    deadline_s: Annotated[NonNegative | None, "the deadline as wall time from the start, seconds; null without"]
+    p_deadline: Annotated[Share | None, "the share of runs done by the deadline; null without a deadline"]
+    p_deadline_ci95: Annotated[ShareInterval | None, "that share's 95 % interval; null without a deadline"]
+    start: Annotated[
+        str | None, "with a --deadline date or --start: when the run starts (ISO 8601)", Format("date-time")
+    ]
+    deadline: Annotated[str | None, "with a --deadline date or --start: the deadline (ISO 8601)", Format("date-time")]
+    uncertainty: Annotated[PlanBand | None, BAND]
 
 
 def document(
@@ -32,37 +117,42 @@ def document(
     """Everything ``plan --json`` prints: the runs' wall time, failures and cost (SI units); ``figures``
     holds what was worked out from the runs (their quantiles, shares and intervals), and may hold
     ``band`` (the same at either end of the MTBF's interval), ``start`` and ``deadline`` (ISO 8601)."""
+    from ckptcalc.output.typed import document_of
+
     c = job.config
+    runs = PlanRuns(
+        work_s=work_s,
+        steps=steps,
+        failure_dist="exponential" if c.shape is None else "weibull",
+        shape=documents.number(c.shape),
+        interval_s=documents.interval(result.interval_s),
+        memory_interval_s=documents.interval(result.memory_interval_s),
+        storage_every=documents.whole(result.storage_every),
+        effective=float(result.effective),
+        runs=figures["runs"],
+        seed=done.seed,
+        completion_s=Spread(**figures["completion_s"]),
+        expected_s=expected_s,
+        mean_vs_expected=figures["mean_vs_expected"],
+        failures=Spread(**figures["failures"]),
+        p_no_failure=figures["p_no_failure"],
+        p_no_failure_ci95=tuple(figures["p_no_failure_ci95"]),
+        gpu_hours=_spread(figures["gpu_hours"]),
+        cost=_spread(figures["cost"]),
+        deadline_s=deadline_s,
+        p_deadline=figures["p_deadline"],
+        p_deadline_ci95=_pair(figures["p_deadline_ci95"]),
+        start=figures.get("start"),
+        deadline=figures.get("deadline"),
+        uncertainty=band(job, figures.get("band")),
+    )
     return {
         "schema_version": documents.SCHEMA_VERSION,
         "command": "plan",
         "preset": preset,
         "inputs": documents.inputs(job),
         "model": result.model,
-        "work_s": work_s,
-        "steps": steps,
-        "failure_dist": "exponential" if c.shape is None else "weibull",
-        "shape": documents.number(c.shape),
-        "interval_s": documents.interval(result.interval_s),
-        "memory_interval_s": documents.interval(result.memory_interval_s),
-        "storage_every": documents.whole(result.storage_every),
-        "effective": float(result.effective),
-        "runs": figures["runs"],
-        "seed": done.seed,
-        "completion_s": figures["completion_s"],
-        "expected_s": expected_s,
-        "mean_vs_expected": figures["mean_vs_expected"],
-        "failures": figures["failures"],
-        "p_no_failure": figures["p_no_failure"],
-        "p_no_failure_ci95": figures["p_no_failure_ci95"],
-        "gpu_hours": figures["gpu_hours"],
-        "cost": figures["cost"],
-        "deadline_s": deadline_s,
-        "p_deadline": figures["p_deadline"],
-        "p_deadline_ci95": figures["p_deadline_ci95"],
-        "start": figures.get("start"),
-        "deadline": figures.get("deadline"),
-        "uncertainty": band(job, figures.get("band")),
+        **document_of(runs),
         **registry.class_parts(job, result),
         "warnings": [
             *documents.input_warnings(job),
@@ -75,25 +165,38 @@ def document(
     }
 
 
-def band(job: Job, ends: list[dict[str, Any] | None] | None) -> dict[str, Any] | None:
+def _spread(found: dict[str, float] | None) -> Spread | None:
+    return None if found is None else Spread(**found)
+
+
+def _pair(found: list[Any] | None) -> tuple[Any, ...] | None:
+    return None if found is None else tuple(found)
+
+
+def band(job: Job, ends: list[dict[str, Any] | None] | None) -> PlanBand | None:
     """``plan``'s runs at either end of the MTBF's 95 % interval, at the plan's schedule and seed; pairs
     are [at low M, at high M], None at an open end; None without an interval."""
     if ends is None or job.mtbf_band is None:
         return None
     low, high = job.mtbf_band
 
-    def pair(key: str) -> list[Any]:
-        return [None if end is None else end[key] for end in ends]
+    def pair(key: str, made: Callable[[Any], Any] = lambda found: found) -> tuple[Any, ...]:
+        return tuple(None if end is None else made(end[key]) for end in ends)
 
-    return {
-        "source": {"failures": "failures", "failures_bound": "failures_bound"}.get(job.mtbf_source, "stated"),
-        "mtbf_s": [low, high],
-        "completion_s": pair("completion_s"),
-        "expected_s": pair("expected_s"),
-        "failures": pair("failures"),
-        "p_deadline": None if ends[0] is None or ends[0]["p_deadline"] is None else pair("p_deadline"),
-        "p_deadline_ci95": None if ends[0] is None or ends[0]["p_deadline"] is None else pair("p_deadline_ci95"),
-    }
+    deadline = ends[0] is not None and ends[0]["p_deadline"] is not None
+    counted = job.mtbf_source
+    source: BandSource = (
+        "failures" if counted == "failures" else "failures_bound" if counted == "failures_bound" else "stated"
+    )
+    return PlanBand(
+        source=source,
+        mtbf_s=(low, high),
+        completion_s=pair("completion_s", _spread),
+        expected_s=pair("expected_s"),
+        failures=pair("failures", _spread),
+        p_deadline=pair("p_deadline") if deadline else None,
+        p_deadline_ci95=pair("p_deadline_ci95", _pair) if deadline else None,
+    )
 
 
 def table(job: Job, document: dict[str, Any]) -> None:
@@ -131,33 +234,10 @@ def table(job: Job, document: dict[str, Any]) -> None:
     tables.warn(document["warnings"])
 
 
-#: Schema builders by command name, as ``ckptcalc schema COMMAND`` takes them.
 def schema() -> schemas.Schema:
     from ckptcalc.output import schema as schemas
+    from ckptcalc.output.typed import properties_of
 
-    def spread(item: schemas.Schema) -> schemas.Schema:
-        return schemas.object_schema({"p10": item, "p50": item, "p90": item, "p95": item, "mean": item})
-
-    maybe_spread = {"oneOf": [{"type": "null"}, spread({"type": "number", "minimum": 0})]}
-    interval = {"type": "array", "prefixItems": [schemas.FRACTION, schemas.FRACTION], "minItems": 2, "maxItems": 2}
-
-    def ends(item: schemas.Schema) -> schemas.Schema:
-        return {"type": "array", "items": {"oneOf": [{"type": "null"}, item]}, "minItems": 2, "maxItems": 2}
-
-    iso = {"type": ["string", "null"], "format": "date-time"}
-    band = schemas.object_schema(
-        {
-            "source": {"enum": ["failures", "failures_bound", "stated"]},
-            "mtbf_s": ends(schemas.SECONDS),
-            "completion_s": ends(spread(schemas.SECONDS)),
-            "expected_s": ends(schemas.SECONDS),
-            "failures": ends(spread({"type": "number", "minimum": 0})),
-            "p_deadline": {"oneOf": [{"type": "null"}, ends(schemas.FRACTION)]},
-            "p_deadline_ci95": {"oneOf": [{"type": "null"}, ends(interval)]},
-        },
-        "the same runs (schedule, runs, seed) at either end of the job MTBF's 95 % interval; pairs are [at low"
-        " M, at high M], null at an open end; null without an interval",
-    )
     return schemas.document(
         "plan",
         "ckptcalc plan --json",
@@ -165,33 +245,7 @@ def schema() -> schemas.Schema:
             "preset": {"type": ["string", "null"]},
             "inputs": schemas.INPUTS,
             "model": schemas.HEADLINE_MODEL,
-            "work_s": schemas.SECONDS,
-            "steps": {"type": ["integer", "null"], "minimum": 1},
-            "failure_dist": {"enum": ["exponential", "weibull"]},
-            "shape": schemas.MAYBE_NUMBER,
-            "interval_s": schemas.INTERVAL,
-            "memory_interval_s": schemas.MAYBE_SECONDS,
-            "storage_every": {"type": ["integer", "null"], "minimum": 1},
-            "effective": schemas.FRACTION,
-            "runs": {"type": "integer", "minimum": 1},
-            "seed": {"type": "integer", "minimum": 0},
-            "completion_s": spread(schemas.SECONDS),
-            "expected_s": {
-                **schemas.MAYBE_SECONDS,
-                "description": "W / effective by the exact model; null without one",
-            },
-            "mean_vs_expected": schemas.MAYBE_NUMBER,
-            "failures": spread({"type": "number", "minimum": 0}),
-            "p_no_failure": schemas.FRACTION,
-            "p_no_failure_ci95": interval,
-            "gpu_hours": maybe_spread,
-            "cost": maybe_spread,
-            "deadline_s": schemas.MAYBE_SECONDS,
-            "p_deadline": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
-            "p_deadline_ci95": {"oneOf": [{"type": "null"}, interval]},
-            "start": {**iso, "description": "with a --deadline date or --start: when the run starts (ISO 8601)"},
-            "deadline": {**iso, "description": "with a --deadline date or --start: the deadline (ISO 8601)"},
-            "uncertainty": {"oneOf": [{"type": "null"}, band]},
+            **properties_of(PlanRuns),
             **registry.class_schema(),
             "warnings": schemas.WARNINGS,
             "storage": schemas.MAYBE_STORAGE,

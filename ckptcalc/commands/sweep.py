@@ -2,57 +2,134 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TextIO
+from collections.abc import Callable, Container
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TextIO
 
 from ckptcalc.inputs import units
 from ckptcalc.inputs.scenario import Job
 from ckptcalc.mechanisms import registry
 from ckptcalc.model.evaluation import TERMS
 from ckptcalc.output import documents, wording
+from ckptcalc.output.typed import NonNegative, Share
+from ckptcalc.records import Record
 
 if TYPE_CHECKING:
     from ckptcalc.inputs.grid import Sweep
+    from ckptcalc.model.evaluation import Result
     from ckptcalc.output import schema as schemas
 
 dur = units.format_duration
 pct = units.format_percent
 
+#: A column of shares, one a point.
+Shares = tuple[Share, ...]
+#: A column of seconds (or other amounts of zero or more), one a point.
+Amounts = tuple[NonNegative, ...]
+
+
+class SweepLoss(Record):
+    """The loss split at each point: shares of elapsed time (docs/model.md §3)."""
+
+    write: Annotated[Shares, "checkpoint writes"]
+    rework: Annotated[Shares, "work redone after failures"]
+    restart: Annotated[Shares, "restarts after failures"]
+    total: Annotated[Shares, "the three together"]
+
+
+class SweepCurve(Record):
+    """What ``sweep --json`` swept and the curve over it, column by column (one entry a point), after the
+    inputs: its JSON and its schema are made from these fields."""
+
+    over: Annotated[str, "the input swept, as its flag names it (bw, mtbf, interval)"]
+    values_name: Annotated[str, "the swept values' column name in the CSV, with its SI unit"]
+    log: Annotated[bool, "the points are spaced evenly in the logarithm (otherwise linearly)"]
+    base_optimal_interval_s: Annotated[NonNegative, "the optimal interval of the job as given, seconds"]
+    base_effective: Annotated[Share, "the effective time of the job as given, at its interval"]
+    values: Annotated[tuple[float, ...], "the swept input's values, SI units"]
+    interval_s: Annotated[Amounts, "the storage checkpoint interval at each point, seconds"]
+    optimal_interval_s: Annotated[Amounts, "the optimal storage checkpoint interval at each point, seconds"]
+    memory_interval_s: Annotated[Amounts | None, "the memory checkpoint interval, seconds; null without one"]
+    storage_every: Annotated[
+        tuple[int, ...] | None, "memory checkpoints per storage checkpoint; null without memory checkpoints"
+    ]
+    write_s: Annotated[Amounts, "the write time of a checkpoint at each point, seconds"]
+    loss: Annotated[SweepLoss, "the loss split at each point"]
+    effective: Annotated[Shares, "the effective time at each point"]
+    first_order_effective: Annotated[Shares, "Young's first-order effective time at each point"]
+
+
+class SweepTail(Record):
+    """What ``sweep --json`` says of each point after the mechanisms' own columns: its JSON and its schema
+    are made from these fields."""
+
+    dominant: Annotated[tuple[Literal["write", "rework", "restart"], ...], "the largest loss at each point"]
+    storage_busy_share: Annotated[Amounts, "the storage tier's write / time between its checkpoints"]
+    bytes_written_per_day: Annotated[Amounts, "bytes the storage tier takes a day"]
+
 
 def document(job: Job, run: Sweep, preset: str | None) -> dict[str, Any]:
     """Columns of equal length, one entry per swept point."""
-    from ckptcalc.inputs.grid import SI_NAME
-
     columns = _columns(run)
-    two = "storage_every" in columns
+
+    def column(name: str) -> Any:
+        values = run.values if name == "values" else columns[name]
+        if name == "dominant":
+            return [TERMS[int(i)] for i in values]
+        return [int(v) for v in values] if name == "storage_every" else _column(values)
+
+    return _assembled(
+        job, preset, (run.over, run.log, run.base, run.result), column, columns,
+        warnings=documents.warnings(run.result), peak=registry.sweep_peak(run.values, columns, (0, 0), {}),
+    )  # fmt: skip
+
+
+def _assembled(
+    job: Job,
+    preset: str | None,
+    grid: tuple[str, bool, Result, Result],
+    get: Callable[[str], Any],
+    present: Container[str],
+    *,
+    warnings: list[str],
+    peak: dict[str, Any],
+) -> dict[str, Any]:
+    """``sweep --json`` around its columns: ``get(name)`` is a column's JSON value (``values`` too), of the
+    columns ``present`` (the streamed document's are placeholders, written out after); ``grid`` is what was
+    swept, whether log-spaced, the job as given and the result (of the first slice, when streamed)."""
+    from ckptcalc.inputs.grid import SI_NAME
+    from ckptcalc.output.typed import document_of
+
+    over, log, base, result = grid
+    two = "storage_every" in present
+    curve = SweepCurve(
+        over=over,
+        values_name=SI_NAME[over],
+        log=log,
+        base_optimal_interval_s=float(base.optimal_interval_s),
+        base_effective=float(base.effective),
+        values=get("values"),
+        interval_s=get("interval_s"),
+        optimal_interval_s=get("optimal_interval_s"),
+        memory_interval_s=get("memory_interval_s") if two else None,
+        storage_every=get("storage_every") if two else None,
+        write_s=get("write_s"),
+        loss=SweepLoss(*(get(f"loss_{k}") for k in ("write", "rework", "restart", "total"))),
+        effective=get("effective"),
+        first_order_effective=get("first_order_effective"),
+    )
+    tail = SweepTail(get("dominant"), get("storage_busy_share"), get("bytes_written_per_day"))
     return {
         "schema_version": documents.SCHEMA_VERSION,
         "command": "sweep",
         "preset": preset,
-        "model": run.result.model,
+        "model": result.model,
         "inputs": documents.inputs(job),
-        "over": run.over,
-        "values_name": SI_NAME[run.over],
-        "log": run.log,
-        "base_optimal_interval_s": float(run.base.optimal_interval_s),
-        "base_effective": float(run.base.effective),
-        "values": _column(run.values),
-        "interval_s": _column(columns["interval_s"]),
-        "optimal_interval_s": _column(columns["optimal_interval_s"]),
-        "memory_interval_s": _column(columns["memory_interval_s"]) if two else None,
-        "storage_every": [int(v) for v in columns["storage_every"]] if two else None,
-        "write_s": _column(columns["write_s"]),
-        "loss": {k: _column(columns[f"loss_{k}"]) for k in ("write", "rework", "restart", "total")},
-        "effective": _column(columns["effective"]),
-        "first_order_effective": _column(columns["first_order_effective"]),
-        "p_no_spare": _column(columns["p_no_spare"]) if "p_no_spare" in columns else None,
-        "cluster_effective": _column(columns["cluster_effective"]) if "cluster_effective" in columns else None,
-        "dominant": [TERMS[int(i)] for i in columns["dominant"]],
-        "storage_busy_share": _column(columns["storage_busy_share"]),
-        "bytes_written_per_day": _column(columns["bytes_written_per_day"]),
-        "warnings": [*documents.input_warnings(job), *documents.warnings(run.result)],
-        **{name: _column(columns[name]) for name in registry.sweep_part_schema() if name in columns},
-        **registry.sweep_peak(run.values, columns, (0, 0), {}),
+        **document_of(curve),
+        **{name: get(name) if name in present else None for name in registry.sweep_schema({})},
+        **document_of(tail),
+        "warnings": [*documents.input_warnings(job), *warnings],
+        **{name: get(name) for name in registry.sweep_part_schema() if name in present},
+        **peak,
     }
 
 
@@ -132,7 +209,6 @@ def stream_json(job: Job, plan: Any, preset: str | None, out: TextIO) -> None:
     are evaluated, then the document is written around them. The same document as :func:`sweep`."""
     import tempfile
 
-    from ckptcalc.inputs.grid import SI_NAME
     from ckptcalc.model.evaluation import Caveat
     from ckptcalc.model.statistics import tally
 
@@ -165,40 +241,12 @@ def stream_json(job: Job, plan: Any, preset: str | None, out: TextIO) -> None:
             caveats.extend(((caveat.kind, caveat.level), caveat.points) for caveat in run.result.caveats)
         assert first is not None
         counts = tally(caveats)
-        two = "storage_every" in spools
         slot = {name: f"{_SLOT}{name}" for name in spools}
-        document = {
-            "schema_version": documents.SCHEMA_VERSION,
-            "command": "sweep",
-            "preset": preset,
-            "model": first.result.model,
-            "inputs": documents.inputs(job),
-            "over": plan.over,
-            "values_name": SI_NAME[plan.over],
-            "log": plan.log,
-            "base_optimal_interval_s": float(first.base.optimal_interval_s),
-            "base_effective": float(first.base.effective),
-            "values": slot["values"],
-            "interval_s": slot["interval_s"],
-            "optimal_interval_s": slot["optimal_interval_s"],
-            "memory_interval_s": slot["memory_interval_s"] if two else None,
-            "storage_every": slot["storage_every"] if two else None,
-            "write_s": slot["write_s"],
-            "loss": {k: slot[f"loss_{k}"] for k in ("write", "rework", "restart", "total")},
-            "effective": slot["effective"],
-            "first_order_effective": slot["first_order_effective"],
-            "p_no_spare": slot.get("p_no_spare"),
-            "cluster_effective": slot.get("cluster_effective"),
-            "dominant": slot["dominant"],
-            "storage_busy_share": slot["storage_busy_share"],
-            "bytes_written_per_day": slot["bytes_written_per_day"],
-            "warnings": [
-                *documents.input_warnings(job),
-                *(wording.caveat(Caveat(kind, level, None, points)) for (kind, level), points in counts.items()),
-            ],
-            **{name: slot[name] for name in registry.sweep_part_schema() if name in slot},
-            **peak,
-        }
+        caveated = [wording.caveat(Caveat(kind, level, None, points)) for (kind, level), points in counts.items()]
+        document = _assembled(
+            job, preset, (plan.over, plan.log, first.base, first.result), slot.__getitem__, slot,
+            warnings=caveated, peak=peak,
+        )  # fmt: skip
         text = documents.dumps(document)
         for line in text.split("\n"):
             marker = line.find('"\\u0000column\\u0000')
@@ -238,6 +286,7 @@ def _formatter(kind: str) -> Callable[[float], str]:
         "duration": units.format_duration,
         "count": units.format_count,
         "fraction": lambda v: units.sig(v, 4),
+        "number": lambda v: units.sig(v, 4),
     }[registry.unit_shown(kind)]
 
 
@@ -376,34 +425,19 @@ def table(job: Job, run: Sweep, preset: str | None, points: int | None = None) -
 
 def schema() -> schemas.Schema:
     from ckptcalc.output import schema as schemas
+    from ckptcalc.output.typed import properties_of
 
-    column: schemas.Schema = {"type": "array", "items": schemas.NUMBER}
     fractions: schemas.Schema = {"type": "array", "items": schemas.FRACTION}
     document = schemas.document(
         "sweep",
         "ckptcalc sweep --json",
         {
             "preset": {"type": ["string", "null"]},
-            "inputs": schemas.INPUTS,
-            "over": {"type": "string"},
-            "values_name": {"type": "string"},
-            "log": {"type": "boolean"},
             "model": schemas.HEADLINE_MODEL,
-            "base_optimal_interval_s": schemas.SECONDS,
-            "base_effective": schemas.FRACTION,
-            "values": column,
-            "interval_s": column,
-            "optimal_interval_s": column,
-            "memory_interval_s": {"oneOf": [column, {"type": "null"}]},
-            "storage_every": {"oneOf": [{"type": "array", "items": {"type": "integer"}}, {"type": "null"}]},
-            "write_s": column,
-            "loss": schemas.object_schema({k: fractions for k in ("write", "rework", "restart", "total")}),
-            "effective": fractions,
-            "first_order_effective": fractions,
+            "inputs": schemas.INPUTS,
+            **properties_of(SweepCurve),
             **registry.sweep_schema(fractions),
-            "dominant": {"type": "array", "items": schemas.TERM},
-            "storage_busy_share": {**column, "description": "the storage tier's write / time between its checkpoints"},
-            "bytes_written_per_day": {**column, "description": "bytes the storage tier takes a day"},
+            **properties_of(SweepTail),
             "warnings": schemas.WARNINGS,
         },
     )
