@@ -595,7 +595,9 @@ def log_options(func: Callable[..., Any]) -> Callable[..., Any]:
                     default=None,
                     annotation=Annotated[
                         Optional[str],
-                        typer.Option(f"--{row.flag}", help=_literal(row.help), metavar=_LOG_METAVARS[row.kind]),
+                        typer.Option(
+                            f"--{row.flag}", help=_literal(row.help), metavar=row.metavar or _LOG_METAVARS[row.kind]
+                        ),
                     ],
                 ),
             )
@@ -612,9 +614,15 @@ def log_options(func: Callable[..., Any]) -> Callable[..., Any]:
         signature = inspect.signature(func, eval_str=True)
         own = [p for p in signature.parameters.values() if p.name != "log_inputs"]
         found: list[inspect.Parameter] = []
-        for p in own:
+
+        def place(p: inspect.Parameter, kind: Any) -> None:  # then the options that follow it, and theirs
             found.append(p)
-            found += [extra.replace(kind=p.kind) for after, extra in parameters() if after == p.name]
+            for after, extra in parameters():
+                if after == p.name:
+                    place(extra.replace(kind=kind), kind)
+
+        for p in own:
+            place(p, p.kind)
         wrapper.__signature__ = signature.replace(parameters=found)  # type: ignore[attr-defined]
         wrapper.__annotations__ = {p.name: p.annotation for p in found}
 
@@ -1732,10 +1740,6 @@ def analyze(
     discard: Annotated[
         Optional[str], typer.Option("--discard", help="Share of steps later thrown away (goodput).", metavar="F")
     ] = None,
-    groups: Annotated[
-        Optional[str],
-        typer.Option("--groups", help="Replica groups of the run (default: the largest group + 1).", metavar="G"),
-    ] = None,
     nodes: Annotated[
         Optional[str],
         typer.Option(
@@ -1785,7 +1789,7 @@ def analyze(
         outcome = api.analyze(
             logs if len(logs) > 1 else logs[0], stdin=sys.stdin, format=log_format, time=time, time_unit=time_unit,
             cause=cause, window=window, slo=slo, gpus=gpus, discard=discard, tz=tz, skip_bad=skip_bad, year=year,
-            groups=groups, patterns=patterns, explain=_explain(verbose), preset=preset, nodes=nodes,
+            patterns=patterns, explain=_explain(verbose), preset=preset, nodes=nodes,
             group_nodes=group_nodes, **log_inputs,
         )  # fmt: skip
     document = outcome.to_dict()

@@ -177,7 +177,7 @@ def test_an_all_down_failure_counts_once_as_group_local() -> None:
         '{"time": 100, "event": "run_end"}',
     ])  # fmt: skip
     found = analyze.analyze_timeline(analyze.parse(text.splitlines(), name="run.jsonl", time_unit="s"))
-    g = found.groups
+    g = found.measured_by.get("elastic")
     assert g is not None
     assert (g.groups, g.group_failures, g.whole_job_failures, g.all_down_failures) == (2, 2, 0, 1)
     assert g.rejoins == 0 and g.rejoin_s is None  # both spans hold the failure
@@ -345,7 +345,7 @@ def test_the_split_is_the_second_by_second_count(
     assert split.useful + split.write + split.rework + split.restart + split.groups_down + split.quorum + (
         split.overhead
     ) == pytest.approx(1.0, abs=1e-12)
-    measured = found.groups
+    measured = found.measured_by.get("elastic")
     if measured is not None:
         assert measured.exposure_s == pytest.approx(exposure, abs=1e-9)
         assert measured.group_failures == sum(kind == "group_down" for _, kind, _ in events)

@@ -641,6 +641,24 @@ def log_values(given: dict[str, Any], number: Any) -> dict[str, float]:
     return {key: value for m in REGISTRY for key, value in m.log_values(given, number).items()}
 
 
+def log_readings(stated: dict[str, Any], reader: Any) -> dict[str, Any]:
+    """A new reader of its events in a log for each mechanism that reads some, by its name."""
+    return {m.name: found for m in REGISTRY if (found := m.log_reading(stated, reader)) is not None}
+
+
+def log_losses(kept: dict[str, Any], **run: Any) -> dict[str, Any]:
+    """What the events each mechanism kept (``kept`` by its name) cost a log's run, by its name, in order."""
+    return {m.name: m.log_losses(kept[m.name], **run) for m in REGISTRY if m.name in kept}
+
+
+def log_split_parts(measured: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    return tuple(part for m in REGISTRY for part in m.log_split_parts(measured))
+
+
+def measured_failures(measured: dict[str, Any]) -> tuple[tuple[int, ...], float | None] | None:
+    return _first(lambda m: m.measured_failures(measured))
+
+
 def config_rows(config: Any) -> list[tuple[str, str, Any, str]]:
     return [row for m in REGISTRY for row in m.config_rows(config)]
 

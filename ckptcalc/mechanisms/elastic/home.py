@@ -41,6 +41,9 @@ PAUSES = (REJOIN, PAUSE)
 #: The key of its part of what a log measured (``analyze``'s ``measured``).
 MEASURED = "groups"
 
+#: Its parts of ``analyze``'s realised split (the kept work a log's groups lost), as the tables name them.
+SPLIT_PARTS = (("groups_down", "groups down"), ("quorum", "quorum pauses"), ("overhead", "fault-tolerance overhead"))
+
 #: How far the analytic form is from the simulation (docs/model.md §14), in every document's part.
 NOTE = (
     "elastic replica groups: approximate analytic form (within 0.1 pp of the simulation, or inside its"
@@ -518,15 +521,49 @@ class Elastic(Mechanism):
             )
 
     def log_inputs(self) -> tuple[Input, ...]:
+        count = "Replica groups of the run (default: the largest group + 1)."
         words = "Per-step cost of the groups' fault tolerance (default: 0)."
-        return (Input(OVERHEAD, "fraction", "ft-overhead", "", "", words, after=GROUPS),)
+        return (
+            Input(GROUPS, "count", "groups", "", "", count, after="discard", metavar="G"),
+            Input(OVERHEAD, "fraction", "ft-overhead", "", "", words, after=GROUPS),
+        )
 
     def log_values(self, given: dict[str, Any], number: Any) -> dict[str, float]:
+        """The run's G as given (checked as every model input is; absent: the largest group + 1) and the
+        overhead o (default 0)."""
+        found: dict[str, float] = {}
+        raw = given.get(GROUPS)
+        if raw is not None:
+            count = float(number(raw, GROUPS))
+            if math.isnan(count):
+                raise InputError("is not a number", where=GROUPS)
+            self.check(lambda name: name, GROUPS, count)
+            found[GROUPS] = int(count)
         raw = given.get(OVERHEAD)
         cost = 0.0 if raw is None else float(number(raw, OVERHEAD))
         if not (math.isfinite(cost) and 0.0 <= cost < 1.0):
             raise InputError(f"must be a share in [0, 1), got {cost:g}", where=OVERHEAD)
-        return {"overhead": cost}
+        return {"overhead": cost, **found}
+
+    def log_reading(self, stated: dict[str, Any], reader: Any) -> Any:
+        """The groups' ``group_down`` and ``group_up`` events (docs/model.md §11.6)."""
+        return log.Reading(reader, stated.get(GROUPS))
+
+    def log_losses(
+        self, kept: Any, *, start_s: float, end_s: float, blocked: Any, restarts: Any, failures_s: Any, stated: Any
+    ) -> Any:
+        overhead = stated.get("overhead", 0.0)
+        found = log.losses(kept, start_s=start_s, end_s=end_s, blocked=blocked, restarts=restarts,
+                           failures_s=failures_s, overhead=overhead)  # fmt: skip
+        return log.Lost(kept, found, start_s, end_s, failures_s, overhead)
+
+    def log_split_parts(self, measured: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+        return SPLIT_PARTS if measured.get(MEASURED) is not None else ()
+
+    def measured_failures(self, measured: dict[str, Any]) -> tuple[tuple[int, ...], float | None] | None:
+        """M over every failure, each with every group up: the group-local and whole-job ones."""
+        g = measured.get(MEASURED)
+        return None if g is None else ((g["group_failures"], g["whole_job_failures"]), g["mtbf_s"])
 
     def config_rows(self, config: Any) -> list[tuple[str, str, Any, str]]:
         if not at_work(config):
@@ -569,7 +606,7 @@ class Elastic(Mechanism):
 
     def measured_entry(self, analysis: Any) -> tuple[str, dict[str, Any] | None] | None:
         """What a log's replica-group events measured (docs/model.md §11.6), or None without any."""
-        g = analysis.groups
+        g = analysis.measured_by.get(self.name)
         if g is None:
             return MEASURED, None
         return MEASURED, {
@@ -669,7 +706,8 @@ class Elastic(Mechanism):
         return rows
 
     def from_measured(self, config: Any, analysis: Any) -> tuple[Any, str | None] | None:
-        return None if analysis.groups is None else log.elastic_config(config, analysis.groups)
+        g = analysis.measured_by.get(self.name)
+        return None if g is None else log.elastic_config(config, g)
 
     def report_lines(self, document: dict[str, Any], form: Any) -> list[str]:
         found = document.get(self.name)
