@@ -348,6 +348,10 @@ TyperOption.display_type_rich = _flag_type(TyperOption.display_type_rich)  # typ
 TyperArgument.display_type_rich = lambda self, ctx: None  # type: ignore[method-assign]
 
 
+#: A ``--what-if`` as the help's examples show it: a registered mechanism's change, named by the mechanism.
+_WHAT_IF = registry.what_if_example()
+
+
 def _examples(*commands: str) -> str:
     """An epilog of examples, one command a line (Rich's help keeps blank-line-separated paragraphs)."""
     return "Examples:\n\n" + "\n\n".join(commands)
@@ -1168,7 +1172,7 @@ def sweep(
     epilog=_examples(
         "ckptcalc compare llama3-405b bloom-176b ./infra/cluster.toml",
         "ckptcalc compare llama3-405b --what-if restart=2min --what-if bw=20GB/s --what-if mtbf=24h",
-        "ckptcalc compare --params 70B --gpus 4096 --bw 400GB/s --what-if 'elastic: groups=8 ft-overhead=0.5%'",
+        f"ckptcalc compare --params 70B --gpus 4096 --bw 400GB/s --what-if {_WHAT_IF}",
     )
 )
 @model_options
@@ -1188,7 +1192,7 @@ def compare(
         typer.Option(
             "--what-if",
             help="[NAME:] KEY=VALUE ...: a column from the first scenario with these inputs changed"
-            " (repeatable), e.g. 'elastic: groups=8 ft-overhead=0.5%'.",
+            f" (repeatable), e.g. {_WHAT_IF}.",
             metavar="CHANGES",
             rich_help_panel="Output",
         ),
@@ -1821,8 +1825,7 @@ def analyze(
         "ckptcalc report llama3-405b gemini-inmemory --html review.html",
         "ckptcalc report ./infra/cluster.toml --work 30d --log run-events.jsonl --markdown review.md",
         "ckptcalc report llama3-405b gemini-inmemory --check review.html",
-        "ckptcalc report --params 70B --gpus 4096 --bw 400GB/s --what-if 'elastic: groups=8 ft-overhead=0.5%'"
-        " --markdown review.md",
+        f"ckptcalc report --params 70B --gpus 4096 --bw 400GB/s --what-if {_WHAT_IF} --markdown review.md",
     )
 )
 @model_options
@@ -1839,7 +1842,7 @@ def report(
         typer.Option(
             "--what-if",
             help="[NAME:] KEY=VALUE ...: one more scenario, the first with these inputs changed (repeatable),"
-            " e.g. 'elastic: groups=8 ft-overhead=0.5%'.",
+            f" e.g. {_WHAT_IF}.",
             metavar="CHANGES",
             rich_help_panel="Job",
         ),

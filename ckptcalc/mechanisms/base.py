@@ -133,6 +133,8 @@ class Mechanism:
     #: The ``kind`` of a ``recovery`` event in a log for each of its classes, and where that class lands
     #: (what ``analyze`` reads).
     log_kinds: tuple[tuple[str, str], ...] = ()
+    #: A change of its inputs as ``--what-if`` takes it (``KEY=VALUE ...``), for the help's example; "" for none.
+    what_if_example: str = ""
 
     def read_preset_array(
         self, section: str, key: str, rows: Any, at: Any, value_of: Any

@@ -641,6 +641,11 @@ def log_values(given: dict[str, Any], number: Any) -> dict[str, float]:
     return {key: value for m in REGISTRY for key, value in m.log_values(given, number).items()}
 
 
+def what_if_example() -> str:
+    """The first mechanism's example of a ``--what-if``, named by the mechanism (``'NAME: KEY=VALUE ...'``)."""
+    return next(f"'{m.name}: {m.what_if_example}'" for m in REGISTRY if m.what_if_example)
+
+
 def log_readings(stated: dict[str, Any], reader: Any) -> dict[str, Any]:
     """A new reader of its events in a log for each mechanism that reads some, by its name."""
     return {m.name: found for m in REGISTRY if (found := m.log_reading(stated, reader)) is not None}

@@ -274,6 +274,7 @@ class Elastic(Mechanism):
         ),
     )
     levers = ("elastic",)
+    what_if_example = f"{GROUPS}=8 ft-overhead=0.5%"
     break_even_words = ((OVERHEAD, "", "overhead"),)
     example = ((GROUPS, "4"), (SHARE, "0.8"), (REJOIN, "5min"), (PAUSE, "20s"), (OVERHEAD, "0.01"))
     limit = ((GROUPS, ""), (SHARE, ""), (REJOIN, ""), (PAUSE, ""), (OVERHEAD, ""))  # no groups: the periodic job
