@@ -254,11 +254,7 @@ def schema() -> schemas.Schema:
             "gain_pp": schemas.NUMBER,
             "gain_gpu_hours": schemas.MAYBE_NUMBER,
             "model": schemas.HEADLINE_MODEL,
-            "elastic": {
-                **registry.own_schemas()["elastic"],
-                "description": "the elastic model at the measured G, e, T_j, q_p, o (as"
-                " optimize --json's elastic); null without group events",
-            },
+            **registry.measured_model_schemas(),
         },
         "the exact model at the measured inputs; null when they do not make one",
     )

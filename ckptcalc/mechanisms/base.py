@@ -577,6 +577,10 @@ class Mechanism:
         """The JSON Schema of :meth:`own_part`, null included (None: no part)."""
         return None
 
+    #: What its part of ``analyze``'s ``model`` is (:meth:`own_part` of the job its events measured), as that
+    #: schema describes it.
+    measured_model_words: str = ""
+
     def log_inputs(self) -> tuple[Input, ...]:
         """The options ``analyze`` takes for what its events in a log cannot show (``after`` names the
         command's option they follow; the preset table and key are unused)."""

@@ -628,6 +628,15 @@ def own_schemas() -> dict[str, Any]:
     return {m.name: schema for m in REGISTRY if (schema := m.own_schema()) is not None}
 
 
+def measured_model_schemas() -> dict[str, Any]:
+    """The schema of every running share's part of ``analyze``'s ``model``, described as that document has it."""
+    return {
+        m.name: {**schema, "description": m.measured_model_words}
+        for m in REGISTRY
+        if (schema := m.own_schema()) is not None
+    }
+
+
 def check_work(config: Any, work_s: float, scenario: Any) -> None:
     for m in REGISTRY:
         m.check_work(config, work_s, scenario)

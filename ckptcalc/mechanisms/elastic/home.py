@@ -472,6 +472,10 @@ class Elastic(Mechanism):
             "note": NOTE,
         }
 
+    measured_model_words = (
+        "the elastic model at the measured G, e, T_j, q_p, o (as optimize --json's elastic); null without group events"
+    )
+
     def own_schema(self) -> dict[str, Any] | None:
         fraction = {"type": "number", "minimum": 0, "maximum": 1}
         seconds = {"type": "number", "minimum": 0, "description": "seconds"}
