@@ -1111,15 +1111,13 @@ def parse(
 
 @dataclass(frozen=True)
 class Split(montecarlo.Split):
-    """Shares of wall time (the simulation's split: they sum to 1), and the seconds behind them; with
-    replica groups, the kept work lost to the groups down, quorum pauses and the overhead (beside useful: the
-    elastic home's parts, ``log_split_parts``)."""
+    """Shares of wall time (the simulation's split: they sum to 1), and the seconds behind them; with a
+    mechanism's events, the kept work they lost beside useful (``own``, by the keys of its ``log_split_keys``:
+    replica groups down, quorum pauses and the overhead)."""
 
     wall_s: float
-    groups_down: float = 0.0
-    quorum: float = 0.0
-    overhead: float = 0.0
     silent: float = 0.0  # kept work lost to silent events: rolled back past, or skipped (docs/model.md §11.7)
+    own: Mapping[str, float] = field(default_factory=dict)  # absent: none lost
 
     @property
     def effective(self) -> float:
@@ -1605,7 +1603,7 @@ def analyze_timeline(timeline: Timeline, *, window_s: float | None = None, **sta
             useful -= seconds
         useful = max(useful, 0.0)
         return Split(useful / wall, write / wall, rework_s / wall, down / wall, wall, silent=silent / wall,
-                     **{key: seconds / wall for key, seconds in parts.items()})  # fmt: skip
+                     own={key: seconds / wall for key, seconds in parts.items()})  # fmt: skip
 
     realised = split(t0, t1)
     edges = numpy.linspace(t0, t1, BATCHES + 1)

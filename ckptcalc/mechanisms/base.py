@@ -612,6 +612,10 @@ class Mechanism:
         :meth:`log_reading`."""
         return None
 
+    #: Its parts of ``analyze``'s realised split (the kept work its events lost, beside useful), each (key, what
+    #: the schema says of it): in every ``analyze`` document and window, 0 where the log has none of its events.
+    log_split_keys: tuple[tuple[str, str], ...] = ()
+
     def log_split_parts(self, measured: dict[str, Any]) -> tuple[tuple[str, str], ...]:
         """(key, name) of its parts of ``analyze``'s realised split, in the order the tables show them, where the
         document's ``measured`` says the log has its events; () otherwise."""

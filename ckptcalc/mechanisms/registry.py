@@ -665,6 +665,10 @@ def log_losses(kept: dict[str, Any], **run: Any) -> dict[str, Any]:
     return {m.name: m.log_losses(kept[m.name], **run) for m in REGISTRY if m.name in kept}
 
 
+def log_split_keys() -> tuple[tuple[str, str], ...]:
+    return tuple(part for m in REGISTRY for part in m.log_split_keys)
+
+
 def log_split_parts(measured: dict[str, Any]) -> tuple[tuple[str, str], ...]:
     return tuple(part for m in REGISTRY for part in m.log_split_parts(measured))
 

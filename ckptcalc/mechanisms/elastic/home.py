@@ -41,8 +41,13 @@ PAUSES = (REJOIN, PAUSE)
 #: The key of its part of what a log measured (``analyze``'s ``measured``).
 MEASURED = "groups"
 
-#: Its parts of ``analyze``'s realised split (the kept work a log's groups lost), as the tables name them.
-SPLIT_PARTS = (("groups_down", "groups down"), ("quorum", "quorum pauses"), ("overhead", "fault-tolerance overhead"))
+#: Its parts of ``analyze``'s realised split (the kept work a log's groups lost): (key, as the tables name it, as
+#: the schema describes it).
+SPLIT_PARTS = (
+    ("groups_down", "groups down", "kept work lost to groups down (group-time / G)"),
+    ("quorum", "quorum pauses", "kept work lost to quorum pauses (the running groups)"),
+    ("overhead", "fault-tolerance overhead", "kept work lost to --ft-overhead outside pauses"),
+)
 
 #: How far the analytic form is from the simulation (docs/model.md §14), in every document's part.
 NOTE = (
@@ -275,6 +280,7 @@ class Elastic(Mechanism):
     )
     levers = ("elastic",)
     what_if_example = f"{GROUPS}=8 ft-overhead=0.5%"
+    log_split_keys = tuple((key, words) for key, _, words in SPLIT_PARTS)
     break_even_words = ((OVERHEAD, "", "overhead"),)
     example = ((GROUPS, "4"), (SHARE, "0.8"), (REJOIN, "5min"), (PAUSE, "20s"), (OVERHEAD, "0.01"))
     limit = ((GROUPS, ""), (SHARE, ""), (REJOIN, ""), (PAUSE, ""), (OVERHEAD, ""))  # no groups: the periodic job
@@ -563,7 +569,7 @@ class Elastic(Mechanism):
         return log.Lost(kept, found, start_s, end_s, failures_s, overhead)
 
     def log_split_parts(self, measured: dict[str, Any]) -> tuple[tuple[str, str], ...]:
-        return SPLIT_PARTS if measured.get(MEASURED) is not None else ()
+        return tuple((key, name) for key, name, _ in SPLIT_PARTS) if measured.get(MEASURED) is not None else ()
 
     def measured_failures(self, measured: dict[str, Any]) -> tuple[tuple[int, ...], float | None] | None:
         """M over every failure, each with every group up: the group-local and whole-job ones."""
