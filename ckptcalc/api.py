@@ -1755,7 +1755,6 @@ def analyze(
     tz: str | None = None,
     skip_bad: bool = False,
     year: int | None = None,
-    groups: Value | None = None,
     patterns: str | os.PathLike[str] | None = None,
     explain: Callable[[str], None] | None = None,
     preset: PresetRef | None = None,
@@ -1769,9 +1768,9 @@ def analyze(
     the gain) and the time lost per failure cause. ``time`` names the time field (None: ``time``, or
     ``time_s`` in seconds in a log without ``time``, as ``simulate --events`` writes). ``window`` splits
     the run (e.g. ``"1d"``), ``slo`` marks the windows below it; ``tz`` places timestamps without a zone
-    (default UTC). ``groups`` is the run's number of replica groups (None: the largest ``group`` of its
-    ``group_down`` events + 1); ``log_inputs`` what the mechanisms' events cannot show, such as the groups'
-    per-step cost of their fault tolerance (:class:`ckptcalc.inputs.keywords.LogInputs`; default 0,
+    (default UTC). ``log_inputs`` are what the mechanisms' events cannot show, such as the run's number of
+    replica groups (absent: the largest ``group`` of its ``group_down`` events + 1) and the groups' per-step cost
+    of their fault tolerance (:class:`ckptcalc.inputs.keywords.LogInputs`; default 0,
     docs/model.md §11.6). ``patterns`` is a TOML file of line
     patterns (docs/formats/patterns.md); ``explain`` is given a line per log saying which formats were
     considered. Where ``preset`` states failure classes with their ``causes``, the log's failures are split
@@ -1787,8 +1786,8 @@ def analyze(
     from ckptcalc.logs import analyze as timeline
     from ckptcalc.logs import fit as fitting
 
-    stated = check_stated(overrides({"window": window, "gpus": gpus, "discard": discard, "groups": groups}))
-    span, count, count_groups = stated.get("window_s"), stated.get("gpus"), stated.get("groups")
+    stated = check_stated(overrides({"window": window, "gpus": gpus, "discard": discard}))
+    span, count = stated.get("window_s"), stated.get("gpus")
     floor = _fraction(slo, "slo") if slo is not None else None
     thrown = stated.get("discard", 0.0)
     from ckptcalc.inputs.arguments import check_gathered
@@ -1804,8 +1803,7 @@ def analyze(
     path: str | list[str] = paths[0] if len(paths) == 1 else paths
     read = timeline.read(
         path, stdin=stdin, format=format, time_field=time, time_unit=time_unit, cause=cause,
-        skip_bad=skip_bad, year=_year(year), tz=zone, groups=None if count_groups is None else int(count_groups),
-        patterns=_patterns(patterns), explain=explain,
+        skip_bad=skip_bad, year=_year(year), tz=zone, patterns=_patterns(patterns), explain=explain, **unseen,
     )  # fmt: skip
     timeline.check_windows(read, span)
     analysis = timeline.analyze_timeline(read, window_s=span, **unseen)
@@ -1816,13 +1814,14 @@ def analyze(
         config = registry.measured(config, analysis)
     model = None
     mtbf_band = None
-    if config is not None and analysis.groups is not None:
+    over = None if config is None else registry.measured_failures(registry.measured_entries(analysis))
+    if config is not None and over is not None:  # the job's MTBF measured over a mechanism's own failures too
         from ckptcalc.model.numeric import mtbf_interval_over
 
         config, reason = registry.from_measured(config, analysis)
-        measured = analysis.groups
-        if measured.mtbf_s is not None:
-            mtbf_band = mtbf_interval_over((measured.group_failures, measured.whole_job_failures), measured.mtbf_s)
+        counts, mtbf = over
+        if mtbf is not None:
+            mtbf_band = mtbf_interval_over(counts, mtbf)
     if config is not None:
         model = _model_at(config, fitted, analysis, count, mtbf_band)
     document = analyze_command.document(
@@ -1926,13 +1925,13 @@ def measured_preset(outcome: RunAnalysis, base: PresetRef | None = None) -> Scen
 
     owned = registry.stated_values(config)
     if owned:
-        # Elastic replica groups: their keys, and M over every failure with every group up.
+        # A mechanism's keys, and M over the failures it measured it over (every group up, for replica groups).
         from ckptcalc.model.numeric import mtbf_interval_over
 
-        measured = outcome.document["measured"]["groups"]
         values.update(owned)
-        counts = (measured["group_failures"], measured["whole_job_failures"])
-        low, high = mtbf_interval_over(counts, float(config.mtbf_s))
+        over = registry.measured_failures(outcome.document["measured"])
+        if over is not None:
+            low, high = mtbf_interval_over(over[0], float(config.mtbf_s))
 
     values.update(registry.measured_values(outcome.document["measured"]))  # each failure class's keys
     from ckptcalc.logs.classes import job_restart_s

@@ -348,6 +348,10 @@ TyperOption.display_type_rich = _flag_type(TyperOption.display_type_rich)  # typ
 TyperArgument.display_type_rich = lambda self, ctx: None  # type: ignore[method-assign]
 
 
+#: A ``--what-if`` as the help's examples show it: a registered mechanism's change, named by the mechanism.
+_WHAT_IF = registry.what_if_example()
+
+
 def _examples(*commands: str) -> str:
     """An epilog of examples, one command a line (Rich's help keeps blank-line-separated paragraphs)."""
     return "Examples:\n\n" + "\n\n".join(commands)
@@ -595,7 +599,9 @@ def log_options(func: Callable[..., Any]) -> Callable[..., Any]:
                     default=None,
                     annotation=Annotated[
                         Optional[str],
-                        typer.Option(f"--{row.flag}", help=_literal(row.help), metavar=_LOG_METAVARS[row.kind]),
+                        typer.Option(
+                            f"--{row.flag}", help=_literal(row.help), metavar=row.metavar or _LOG_METAVARS[row.kind]
+                        ),
                     ],
                 ),
             )
@@ -612,9 +618,15 @@ def log_options(func: Callable[..., Any]) -> Callable[..., Any]:
         signature = inspect.signature(func, eval_str=True)
         own = [p for p in signature.parameters.values() if p.name != "log_inputs"]
         found: list[inspect.Parameter] = []
-        for p in own:
+
+        def place(p: inspect.Parameter, kind: Any) -> None:  # then the options that follow it, and theirs
             found.append(p)
-            found += [extra.replace(kind=p.kind) for after, extra in parameters() if after == p.name]
+            for after, extra in parameters():
+                if after == p.name:
+                    place(extra.replace(kind=kind), kind)
+
+        for p in own:
+            place(p, p.kind)
         wrapper.__signature__ = signature.replace(parameters=found)  # type: ignore[attr-defined]
         wrapper.__annotations__ = {p.name: p.annotation for p in found}
 
@@ -1160,7 +1172,7 @@ def sweep(
     epilog=_examples(
         "ckptcalc compare llama3-405b bloom-176b ./infra/cluster.toml",
         "ckptcalc compare llama3-405b --what-if restart=2min --what-if bw=20GB/s --what-if mtbf=24h",
-        "ckptcalc compare --params 70B --gpus 4096 --bw 400GB/s --what-if 'fast: bw=800GB/s'",
+        f"ckptcalc compare --params 70B --gpus 4096 --bw 400GB/s --what-if {_WHAT_IF}",
     )
 )
 @model_options
@@ -1180,7 +1192,7 @@ def compare(
         typer.Option(
             "--what-if",
             help="[NAME:] KEY=VALUE ...: a column from the first scenario with these inputs changed"
-            " (repeatable), e.g. 'elastic: groups=8 ft-overhead=0.5%'.",
+            f" (repeatable), e.g. {_WHAT_IF}.",
             metavar="CHANGES",
             rich_help_panel="Output",
         ),
@@ -1732,10 +1744,6 @@ def analyze(
     discard: Annotated[
         Optional[str], typer.Option("--discard", help="Share of steps later thrown away (goodput).", metavar="F")
     ] = None,
-    groups: Annotated[
-        Optional[str],
-        typer.Option("--groups", help="Replica groups of the run (default: the largest group + 1).", metavar="G"),
-    ] = None,
     nodes: Annotated[
         Optional[str],
         typer.Option(
@@ -1785,7 +1793,7 @@ def analyze(
         outcome = api.analyze(
             logs if len(logs) > 1 else logs[0], stdin=sys.stdin, format=log_format, time=time, time_unit=time_unit,
             cause=cause, window=window, slo=slo, gpus=gpus, discard=discard, tz=tz, skip_bad=skip_bad, year=year,
-            groups=groups, patterns=patterns, explain=_explain(verbose), preset=preset, nodes=nodes,
+            patterns=patterns, explain=_explain(verbose), preset=preset, nodes=nodes,
             group_nodes=group_nodes, **log_inputs,
         )  # fmt: skip
     document = outcome.to_dict()
@@ -1817,7 +1825,7 @@ def analyze(
         "ckptcalc report llama3-405b gemini-inmemory --html review.html",
         "ckptcalc report ./infra/cluster.toml --work 30d --log run-events.jsonl --markdown review.md",
         "ckptcalc report llama3-405b gemini-inmemory --check review.html",
-        "ckptcalc report --params 70B --gpus 4096 --bw 400GB/s --what-if 'fast: bw=800GB/s' --markdown review.md",
+        f"ckptcalc report --params 70B --gpus 4096 --bw 400GB/s --what-if {_WHAT_IF} --markdown review.md",
     )
 )
 @model_options
@@ -1834,7 +1842,7 @@ def report(
         typer.Option(
             "--what-if",
             help="[NAME:] KEY=VALUE ...: one more scenario, the first with these inputs changed (repeatable),"
-            " e.g. 'elastic: groups=8 ft-overhead=0.5%'.",
+            f" e.g. {_WHAT_IF}.",
             metavar="CHANGES",
             rich_help_panel="Job",
         ),

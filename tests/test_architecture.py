@@ -103,7 +103,6 @@ LAYERS: list[tuple[str, list[str]]] = [
         "logs",
         [
             "canonical",
-            "groups",
             "outages",
             "classes",
             "fit",

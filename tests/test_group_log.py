@@ -177,13 +177,15 @@ def test_an_all_down_failure_counts_once_as_group_local() -> None:
         '{"time": 100, "event": "run_end"}',
     ])  # fmt: skip
     found = analyze.analyze_timeline(analyze.parse(text.splitlines(), name="run.jsonl", time_unit="s"))
-    g = found.groups
+    g = found.measured_by.get("elastic")
     assert g is not None
     assert (g.groups, g.group_failures, g.whole_job_failures, g.all_down_failures) == (2, 2, 0, 1)
     assert g.rejoins == 0 and g.rejoin_s is None  # both spans hold the failure
     # No checkpoint: 0–20 is re-done, 20–30 restart, and the groups are all back for the kept 30–100.
     split = found.realised
-    assert (split.rework, split.restart, split.groups_down, split.useful) == pytest.approx((0.2, 0.1, 0.0, 0.7))
+    assert (split.rework, split.restart, split.own.get("groups_down", 0.0), split.useful) == pytest.approx(
+        (0.2, 0.1, 0.0, 0.7)
+    )
     assert g.group_share == 1.0 and math.isfinite(g.exposure_s)
 
 
@@ -339,13 +341,10 @@ def test_the_split_is_the_second_by_second_count(
     split = found.realised
     event("groups down" if down else "no group down in the kept work")
     event("paused" if quorum else "no pause")
-    assert split.groups_down * end == pytest.approx(down, abs=1e-9)
-    assert split.quorum * end == pytest.approx(quorum, abs=1e-9)
-    assert split.overhead * end == pytest.approx(overhead, abs=1e-9)
-    assert split.useful + split.write + split.rework + split.restart + split.groups_down + split.quorum + (
-        split.overhead
-    ) == pytest.approx(1.0, abs=1e-12)
-    measured = found.groups
+    lost = [split.own.get(key, 0.0) for key in ("groups_down", "quorum", "overhead")]  # none: no group events
+    assert [part * end for part in lost] == pytest.approx([down, quorum, overhead], abs=1e-9)
+    assert split.useful + split.write + split.rework + split.restart + sum(lost) == pytest.approx(1.0, abs=1e-12)
+    measured = found.measured_by.get("elastic")
     if measured is not None:
         assert measured.exposure_s == pytest.approx(exposure, abs=1e-9)
         assert measured.group_failures == sum(kind == "group_down" for _, kind, _ in events)

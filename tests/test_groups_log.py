@@ -1,4 +1,4 @@
-"""The replica groups' losses read off an event log (ckptcalc.logs.groups, docs/model.md §11.6), at the run's
+"""The replica groups' losses read off an event log (ckptcalc.mechanisms.elastic.log, docs/model.md §11.6), at the run's
 edges: a group down at the run's end, one never up again, and a pause that begins at a whole-job failure."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import math
 import numpy
 import pytest
 
-from ckptcalc.logs import groups
+from ckptcalc.mechanisms.elastic import log as groups
 
 NONE = (numpy.array([]), numpy.array([]))
 

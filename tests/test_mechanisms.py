@@ -118,11 +118,6 @@ def home_of(m: Mechanism) -> Path:
     return Path(*parts[:2]) if len(parts) > 2 else Path(*parts).with_suffix(".py")
 
 
-#: Homes whose move is under way, their keys still named outside: elastic's ``groups`` (still named by
-#: the event engine and the log readers that read the groups).
-MOVING = {"elastic"}
-
-
 def _docstrings(tree: ast.AST) -> set[int]:
     """The ids of the docstrings' nodes in a module: prose, where a key's word is no naming of the key."""
     found: set[int] = set()
@@ -185,7 +180,7 @@ def test_a_key_is_named_by_code_not_prose(code: str, named: bool) -> None:
 
 @pytest.mark.parametrize(
     "m",
-    [pytest.param(m, marks=pytest.mark.xfail(strict=True)) if m.name in MOVING else m for m in MECHANISMS],
+    MECHANISMS,
     ids=IDS,
 )
 def test_its_keys_are_named_in_its_home_and_no_more(m: Mechanism) -> None:

@@ -305,7 +305,7 @@ def test_where_runs_in_linear_time_too() -> None:
 
 def test_patterns_load_checks_every_table(tmp_path: Path) -> None:
     loaded = patterns.load(_write(tmp_path, CUSTOM))
-    assert [(one.name, one.event, sorted(one.groups)) for one in loaded] == [
+    assert [(one.name, one.event, sorted(one.named)) for one in loaded] == [
         ("pattern 1", "checkpoint_end", ["duration", "step", "time"]),
         ("pattern 2", "failure", ["cause"]),
     ]

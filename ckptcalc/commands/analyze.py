@@ -20,6 +20,11 @@ dur = units.format_duration
 pct = units.format_percent
 
 
+def _own(split: Any) -> dict[str, float]:
+    """The mechanisms' parts of a realised split (``log_split_keys``), 0 where the log has none of their events."""
+    return {key: split.own.get(key, 0.0) for key, _ in registry.log_split_keys()}
+
+
 def document(
     analysis: Analysis,
     fitted: FailureFit,
@@ -69,9 +74,7 @@ def document(
             "write": split.write,
             "rework": split.rework,
             "restart": split.restart,
-            "groups_down": split.groups_down,
-            "quorum": split.quorum,
-            "overhead": split.overhead,
+            **_own(split),
             "silent": split.silent,
             "effective": split.effective,
             "effective_ci95": list(analysis.effective_ci95),
@@ -115,8 +118,7 @@ def document(
         if analysis.windows is None
         else [
             {"start_s": w.start_s, "end_s": w.end_s, "effective": w.split.effective, "write": w.split.write,
-             "rework": w.split.rework, "restart": w.split.restart, "groups_down": w.split.groups_down,
-             "quorum": w.split.quorum, "overhead": w.split.overhead, "silent": w.split.silent,
+             "rework": w.split.rework, "restart": w.split.restart, **_own(w.split), "silent": w.split.silent,
              "below_slo": below}
             for w, below in zip(analysis.windows, below_slo or (), strict=True)
         ],
@@ -254,11 +256,7 @@ def schema() -> schemas.Schema:
             "gain_pp": schemas.NUMBER,
             "gain_gpu_hours": schemas.MAYBE_NUMBER,
             "model": schemas.HEADLINE_MODEL,
-            "elastic": {
-                **registry.own_schemas()["elastic"],
-                "description": "the elastic model at the measured G, e, T_j, q_p, o (as"
-                " optimize --json's elastic); null without group events",
-            },
+            **registry.measured_model_schemas(),
         },
         "the exact model at the measured inputs; null when they do not make one",
     )
@@ -270,9 +268,7 @@ def schema() -> schemas.Schema:
             "write": share,
             "rework": share,
             "restart": share,
-            "groups_down": share,
-            "quorum": share,
-            "overhead": share,
+            **{key: share for key, _ in registry.log_split_keys()},
             "silent": share,
             "below_slo": {"type": ["boolean", "null"]},
         }
@@ -296,9 +292,7 @@ def schema() -> schemas.Schema:
                     "write": share,
                     "rework": share,
                     "restart": share,
-                    "groups_down": {**share, "description": "kept work lost to groups down (group-time / G)"},
-                    "quorum": {**share, "description": "kept work lost to quorum pauses (the running groups)"},
-                    "overhead": {**share, "description": "kept work lost to --ft-overhead outside pauses"},
+                    **{key: {**share, "description": words} for key, words in registry.log_split_keys()},
                     "silent": {
                         **share,
                         "description": "kept work lost to silent events: rolled back past (to the detection) and"

@@ -99,6 +99,7 @@ class LogInputs(TypedDict, total=False):
     """What a mechanism's events in a log cannot show, by public name (:func:`ckptcalc.analyze`; each
     registered mechanism's ``log_inputs``): a plain SI number or a string with its unit."""
 
+    groups: str | float
     ft_overhead: str | float
 
 

@@ -79,7 +79,7 @@ def _step(event: str, message: str, match: re.Match[str]) -> int | None:
     if event == "load_start":
         digits = [part for part in match[1].replace("\\", "/").split("/") if part.isdigit()]
         return step_number(digits[-1]) if digits else None
-    if match.groups() and match[1] is not None:
+    if match.lastindex is not None and match[1] is not None:  # the first capture, where it has one
         return step_number(match[1])
     tag = _STEP_TAG.search(message)
     return step_number(tag[1]) if tag else None

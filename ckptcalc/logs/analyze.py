@@ -10,10 +10,11 @@ from a healthy replica, back to the step boundary ``resumed_from``, or
 ``notice``: a checkpoint written first, nothing lost), ``restart_end``
 (training resumes; optional ``resumed_from``: the time of the
 ``checkpoint_start`` whose state was loaded), ``progress`` (optional
-``step``), and ``group_down`` and ``group_up`` (an elastic replica group,
-``group``, dropped out and rejoined while the others trained on; optional
-``quorum_end`` on a ``group_down``: when the running groups resumed after the
-quorum change; :mod:`ckptcalc.logs.groups`), and ``silent_detected`` (a silent
+``step``), the events a registered mechanism reads (``group_down`` and
+``group_up``: an elastic replica group, ``group``, dropped out and rejoined while
+the others trained on, optional ``quorum_end`` on a ``group_down``: when the
+running groups resumed after the quorum change; :mod:`ckptcalc.mechanisms.elastic.log`),
+and ``silent_detected`` (a silent
 event noticed; optional ``onset`` and ``cause``) and ``rollback`` (back to the
 checkpoint started at ``to``, with ``skip`` work discarded beyond it;
 :mod:`ckptcalc.mechanisms.silent.log`). Unknown events are skipped and counted.
@@ -52,7 +53,6 @@ from typing import TYPE_CHECKING, Any
 
 from ckptcalc.errors import InputError
 from ckptcalc.logs import canonical, reader
-from ckptcalc.logs import groups as replica
 from ckptcalc.logs import outages as incidents
 from ckptcalc.logs.adapter import MAX_STEP, Columns
 from ckptcalc.logs.reader import MISSING, BadRecord, FatalRecord, get_path, text_form
@@ -255,7 +255,9 @@ class Timeline:
     year_from: str | None = None  # where the year of year-less timestamps came from: year, mtime or today
     format: str = "jsonl"  # the format read (several, comma-separated)
     files: int = 1
-    groups: replica.GroupColumns | None = None  # elastic replica groups down and up; None: the log has none
+    # What each registered mechanism's reader kept of its events (``log_reading``), by the mechanism's name;
+    # absent: the log has none of its events.
+    kept_by: Mapping[str, Any] = field(default_factory=dict)
     silent: quiet.SilentColumns | None = None  # silent events detected and rolled back; None: the log has none
     # What the checkpoints folded while reading left (past HELD_CHECKPOINTS); None: every one is in
     # ``checkpoints``, which then holds only those completed since the last fold.
@@ -329,16 +331,17 @@ def read(
     skip_bad: bool = False,
     year: int | None = None,
     tz: tzinfo | None = None,
-    groups: int | None = None,
     patterns: Sequence[Any] = (),
     explain: Callable[[str], None] | None = None,
+    **stated: Any,
 ) -> Timeline:
     """Read an event log from a file (``"-"``: ``stdin``) by :func:`ckptcalc.logs.reader.scan`: any format
     it reads (JSON Lines, CSV, a JSON array, framework logs), compressed or not. ``time_field`` None reads
     ``time``, or ``time_s`` in seconds in a log that has no ``time``. ``year`` completes timestamps that
     carry none (absl's); without it, the file's modification time gives it; ``tz`` places timestamps
-    without a zone; ``groups`` is the run's number of replica groups (None: the largest ``group`` + 1)."""
-    run = _Run(time_field, time_unit, cause, tz, groups)
+    without a zone; ``stated`` is what the mechanisms' ``log_values`` gave, such as the run's number of replica
+    groups (absent: the largest ``group`` + 1)."""
+    run = _Run(time_field, time_unit, cause, tz, stated)
     counts = reader.scan(
         path,
         run,
@@ -366,7 +369,7 @@ class _Run:
         time_unit: str | None,
         cause_field: str,
         tz: tzinfo | None = None,
-        groups: int | None = None,
+        stated: dict[str, Any] | None = None,
     ) -> None:
         self.tz = tz
         self.time_field = TIME_FIELD if time_field is None else time_field
@@ -397,9 +400,12 @@ class _Run:
         self.progress = 0
         self.last_step: float | None = None
         self.line = 0
-        self.groups = replica.Reading(groups)
         self.silent = quiet.Reading()
-        self.handlers = {kind: getattr(self, f"_{kind}") for kind in EVENTS}
+        # The registered mechanisms' readers of their own events, by the mechanism's name.
+        self.readers = registry.log_readings(stated or {}, reader)
+        own = {event: functools.partial(self._own, found, event) for found in self.readers.values()
+               for event in found.events}  # fmt: skip
+        self.handlers = {kind: own[kind] if kind in own else getattr(self, f"_{kind}") for kind in EVENTS}
         self.block_seconds: list[float] | None = None
         self.block_level: str | None = None  # the level every checkpoint of the block names (:meth:`_one_level`)
         self.folded: _Folded | None = None  # the checkpoints folded so far (:meth:`_fold`)
@@ -810,7 +816,7 @@ class _Run:
         return True
 
     def _pinned_ranges(self) -> tuple[Any, Any]:
-        """The spans of the silent events and the groups down so far: what their losses take from the
+        """The spans of the silent events and the mechanisms' own so far: what their losses take from the
         stalls needs the stalls within them exactly."""
         import numpy
 
@@ -821,11 +827,11 @@ class _Run:
             known = ~numpy.isnan(silent.onset_s)
             starts += [a, silent.onset_s[known]]
             ends += [b, silent.detect_s[known]]
-        groups = self.groups.columns()
-        if groups is not None:
-            starts.append(groups.start_s)
-            ends.append(numpy.fmax(numpy.where(numpy.isnan(groups.end_s), self.last, groups.end_s),
-                                   groups.quorum_end_s))  # fmt: skip
+        for found in self.readers.values():
+            spans = found.pinned(self.last)
+            if spans is not None:
+                starts.append(spans[0])
+                ends.append(spans[1])
         return numpy.concatenate(starts), numpy.concatenate(ends)
 
     def _failure(self, t: float, record: dict[str, Any]) -> None:
@@ -877,12 +883,9 @@ class _Run:
             self.ep_resumed[-1] = resumed
         self.pending = False
 
-    def _group_down(self, t: float, record: dict[str, Any]) -> None:
-        quorum = self.time(record, "quorum_end")
-        self.groups.down(t, _given(record, "group"), quorum, self.line)
-
-    def _group_up(self, t: float, record: dict[str, Any]) -> None:
-        self.groups.up(t, _given(record, "group"))
+    def _own(self, found: Any, event: str, t: float, record: dict[str, Any]) -> None:
+        """An event a registered mechanism's reader (``found``) takes."""
+        found.take(event, t, functools.partial(_given, record), functools.partial(self.time, record), self.line)
 
     def _silent_detected(self, t: float, record: dict[str, Any]) -> None:
         self.silent.detected(t, self.time(record, "onset"), _given(record, self.cause_field), self.line)
@@ -989,7 +992,7 @@ class _Run:
             year_from=counts.said.get("year_from"),
             format=counts.format,
             files=counts.files,
-            groups=self.groups.columns(),
+            kept_by={name: kept for name, found in self.readers.items() if (kept := found.columns()) is not None},
             silent=self.silent.columns(),
             folded=folded,
             outages=None if self.outages is None else self.outages.found(name),
@@ -1094,11 +1097,11 @@ def parse(
     cause: str = "cause",
     skip_bad: bool = False,
     year: int | None = None,
-    groups: int | None = None,
+    **stated: Any,
 ) -> Timeline:
-    """Read an event log's text or lines (see the module's description); ``year`` and ``groups`` as in
+    """Read an event log's text or lines (see the module's description); ``year`` and ``stated`` as in
     :func:`read`."""
-    run = _Run(time_field, time_unit, cause, groups=groups)
+    run = _Run(time_field, time_unit, cause, stated=stated)
     counts = reader.scan_text(lines, run, name=name, format=format, required=("event",), skip_bad=skip_bad, year=year)
     return run.timeline(counts)
 
@@ -1108,14 +1111,13 @@ def parse(
 
 @dataclass(frozen=True)
 class Split(montecarlo.Split):
-    """Shares of wall time (the simulation's split: they sum to 1), and the seconds behind them; with
-    replica groups, the kept work lost to the groups down, quorum pauses and the overhead (beside useful)."""
+    """Shares of wall time (the simulation's split: they sum to 1), and the seconds behind them; with a
+    mechanism's events, the kept work they lost beside useful (``own``, by the keys of its ``log_split_keys``:
+    replica groups down, quorum pauses and the overhead)."""
 
     wall_s: float
-    groups_down: float = 0.0
-    quorum: float = 0.0
-    overhead: float = 0.0
     silent: float = 0.0  # kept work lost to silent events: rolled back past, or skipped (docs/model.md §11.7)
+    own: Mapping[str, float] = field(default_factory=dict)  # absent: none lost
 
     @property
     def effective(self) -> float:
@@ -1166,7 +1168,8 @@ class Analysis:
     memory_share: float | None
     causes: tuple[Cause, ...]
     windows: tuple[Window, ...] | None
-    groups: replica.Measured | None = None  # what the group events measured; None: the log has none
+    # What each registered mechanism's events measured (``log_losses``), by the mechanism's name; absent: none.
+    measured_by: Mapping[str, Any] = field(default_factory=dict)
     silent: quiet.Measured | None = None  # what the silent events measured; None: the log has none
     # The measured quantiles that come from a sketch (more values than EXACT_VALUES): "interval_s",
     # "restart_p90_s", "LEVEL.write_p90_s"; empty when every one is exact.
@@ -1545,9 +1548,10 @@ def check_windows(timeline: Timeline, window_s: float | None) -> None:
         raise InputError(f"more than {MOST_WINDOWS:,} windows: choose a longer one", where="window")
 
 
-def analyze_timeline(timeline: Timeline, *, window_s: float | None = None, overhead: float = 0.0) -> Analysis:
-    """Split the timeline's wall time, and measure its stalls, restarts, interval and failures; with
-    replica groups, their losses (``overhead`` the per-step cost of the fault tolerance the log cannot show)."""
+def analyze_timeline(timeline: Timeline, *, window_s: float | None = None, **stated: Any) -> Analysis:
+    """Split the timeline's wall time, and measure its stalls, restarts, interval and failures; with a
+    mechanism's events, their losses (``stated``: what the mechanisms' ``log_values`` gave, such as the
+    per-step cost of the groups' fault tolerance, which the log cannot show)."""
     import numpy
 
     t0, t1 = timeline.start_s, timeline.end_s
@@ -1559,9 +1563,10 @@ def analyze_timeline(timeline: Timeline, *, window_s: float | None = None, overh
         stall = _Union(folded.coverage, stall)
     restart = _Coverage(ep.failure_s, ended)
     lost_from, lost_to = _merge(ep.resumed_from_s, ep.failure_s)
-    lost_groups = silent_lost = None
+    silent_lost = None
+    own: dict[str, Any] = {}
     cut = timeline.cut_short
-    if timeline.silent is not None or timeline.groups is not None:  # what neither may count again
+    if timeline.silent is not None or timeline.kept_by:  # what none may count again
         early = (numpy.empty(0), numpy.empty(0)) if folded is None else folded.coverage.spans()
         blocked = _merge(numpy.concatenate((early[0], ck.start_s, cut[:, 0], restart.starts, lost_from)),
                          numpy.concatenate((early[1], ck.end_s, cut[:, 1], restart.ends, lost_to)))  # fmt: skip
@@ -1570,10 +1575,10 @@ def analyze_timeline(timeline: Timeline, *, window_s: float | None = None, overh
         pieces = quiet.kept_pieces(*quiet.spans(timeline.silent), blocked)
         silent_lost = _Coverage(*pieces)
         blocked = _merge(numpy.concatenate((blocked[0], pieces[0])), numpy.concatenate((blocked[1], pieces[1])))
-    if timeline.groups is not None:
-        lost_groups = replica.losses(timeline.groups, start_s=t0, end_s=t1, blocked=blocked,
-                                     restarts=(restart.starts, restart.ends),
-                                     failures_s=timeline.failure_times_s, overhead=overhead)  # fmt: skip
+    if timeline.kept_by:
+        own = registry.log_losses(dict(timeline.kept_by), start_s=t0, end_s=t1, blocked=blocked,
+                                  restarts=(restart.starts, restart.ends), failures_s=timeline.failure_times_s,
+                                  stated=stated)  # fmt: skip
 
     def split(a: float, b: float) -> Split:
         wall = b - a
@@ -1589,12 +1594,16 @@ def analyze_timeline(timeline: Timeline, *, window_s: float | None = None, overh
         useful = max(wall - write - down - rework_s, 0.0)
         silent = 0.0 if silent_lost is None else float(silent_lost.within(a, b))
         useful = max(useful - silent, 0.0)
-        if lost_groups is None:
+        if not own:
             return Split(useful / wall, write / wall, rework_s / wall, down / wall, wall, silent=silent / wall)
-        groups_down, quorum, cost = (float(v) for v in lost_groups.within(a, b))
-        useful = max(useful - groups_down - quorum - cost, 0.0)
-        return Split(useful / wall, write / wall, rework_s / wall, down / wall, wall, groups_down / wall,
-                     quorum / wall, cost / wall, silent / wall)  # fmt: skip
+        parts: dict[str, float] = {}
+        for found in own.values():
+            parts.update(found.within(a, b))
+        for seconds in parts.values():
+            useful -= seconds
+        useful = max(useful, 0.0)
+        return Split(useful / wall, write / wall, rework_s / wall, down / wall, wall, silent=silent / wall,
+                     own={key: seconds / wall for key, seconds in parts.items()})  # fmt: skip
 
     realised = split(t0, t1)
     edges = numpy.linspace(t0, t1, BATCHES + 1)
@@ -1642,9 +1651,7 @@ def analyze_timeline(timeline: Timeline, *, window_s: float | None = None, overh
         memory_share=memory,
         causes=tuple(causes),
         windows=windows,
-        groups=None if lost_groups is None or timeline.groups is None
-        else replica.measure(timeline.groups, lost_groups, start_s=t0, end_s=t1,
-                             failures_s=timeline.failure_times_s, overhead=overhead),
+        measured_by={name: found.measured() for name, found in own.items()},
         silent=None if timeline.silent is None else quiet.measure(timeline.silent, wall_s=t1 - t0),
         approximate=tuple(sketches),
     )  # fmt: skip

@@ -73,7 +73,7 @@ class Pattern:
     """One kind of line and the raw event it gives.
 
     ``name`` labels it in messages (``nccl_timeout``; ``pattern 3`` for a user's); ``search`` finds it
-    in a line (a compiled expression's ``search``); ``groups`` are its named groups; ``words``: one of
+    in a line (a compiled expression's ``search``); ``named`` are its named captures; ``words``: one of
     them is in every line it matches (the library's quick test; empty: always tried); ``fields`` are
     fixed fields of its event (a cause, ``async``); ``read_by``: the adapters that read these lines
     themselves; ``instant``: a save the log says once (its start and end at that line); ``part``: a
@@ -83,7 +83,7 @@ class Pattern:
     name: str
     event: str
     search: Callable[[str], Any]
-    groups: frozenset[str] = frozenset()
+    named: frozenset[str] = frozenset()
     words: tuple[str, ...] = ()
     fields: Mapping[str, Any] = field(default_factory=dict)
     read_by: frozenset[str] = frozenset()
@@ -488,7 +488,7 @@ class LineClock:
             else:
                 found = _ISO.search(text)
             if found is not None:
-                year, month, day, hour, minute, second = (int(part) for part in found.groups()[:6])
+                year, month, day, hour, minute, second = (int(part) for part in found.group(1, 2, 3, 4, 5, 6))
                 moment = datetime(year, month, day, hour, minute, second)
                 self.dated = self.dated or year
                 return self._seconds(moment, _fraction(found[7]), _zone(found[8]))
@@ -496,7 +496,7 @@ class LineClock:
             return None
         us = _US_DATE.search(text) if "/" in text else None
         if us is not None:
-            month, day, year, hour, minute, second = (int(part) for part in us.groups())
+            month, day, year, hour, minute, second = (int(part) for part in us.group(1, 2, 3, 4, 5, 6))
             self.dated = self.dated or year
             return self._seconds(datetime(year, month, day, hour, minute, second), 0.0, None)
         rfc = _RFC2822.search(text)
@@ -514,10 +514,10 @@ class LineClock:
         syslog = _SYSLOG.match(rest)
         if syslog is not None:
             month = _MONTHS[syslog[1]]
-            return self._yearless(month, int(syslog[2]), syslog.groups()[2:5], syslog[6])
+            return self._yearless(month, int(syslog[2]), syslog.group(3, 4, 5), syslog[6])
         glog = _GLOG.search(text)
         if glog is not None:
-            return self._yearless(int(glog[1]), int(glog[2]), glog.groups()[2:5], glog[6])
+            return self._yearless(int(glog[1]), int(glog[2]), glog.group(3, 4, 5), glog[6])
         daytime = _DAYTIME.match(rest)
         if daytime is not None:
             return self._daytime(daytime)
@@ -583,7 +583,7 @@ def _cause(pattern: Pattern, found: Any) -> str | None:
     from ckptcalc.logs.torchelastic_format import exit_cause
 
     fields = pattern.fields
-    given = found.group("cause") if "cause" in pattern.groups else None
+    given = found.group("cause") if "cause" in pattern.named else None
     if given is None:
         if fields.get("slurm"):
             return "CANCELLED"
@@ -797,25 +797,25 @@ class Matcher:
 
     def _found(self, number: int, text: str, pattern: Pattern, found: Any) -> None:
         self.matched[pattern.name] = self.matched.get(pattern.name, 0) + 1
-        groups = pattern.groups
+        named = pattern.named
         try:
             t: float | None
-            if "time" in groups and found.group("time") is not None:
+            if "time" in named and found.group("time") is not None:
                 t, inferred = self._group_time(pattern, found.group("time")), False
                 self.known = t  # the nearest stamp is now this line's
                 self.recent.clear()
             else:
                 t, inferred = self.time_of(text, last=pattern.last_stamp)
             record: dict[str, Any] = {"event": pattern.event}
-            if "step" in groups and found.group("step") is not None:
+            if "step" in named and found.group("step") is not None:
                 record["step"] = step_number(found.group("step"))
-            if "duration" in groups and found.group("duration") is not None:
+            if "duration" in named and found.group("duration") is not None:
                 record["duration"] = _duration(found.group("duration"))
             if pattern.event == "failure":
                 cause = _cause(pattern, found)
                 if cause is not None:
                     record["cause"] = cause
-            elif "cause" in groups and found.group("cause") is not None:
+            elif "cause" in named and found.group("cause") is not None:
                 record["cause"] = found.group("cause")
             for key in ("async", "level"):
                 if key in pattern.fields:
@@ -1220,8 +1220,8 @@ def parse(document: Mapping[str, Any], where: str) -> tuple[Pattern, ...]:
             compiled = linear_pattern(regex, regex, where)
         except InputError as error:
             raise fail(error.message.replace(f"cannot read {regex!r}: ", "")) from None
-        groups = frozenset(compiled.groupindex)
-        unknown_groups = sorted(groups - set(GROUPS))
+        named = frozenset(compiled.groupindex)
+        unknown_groups = sorted(named - set(GROUPS))
         if unknown_groups:
             raise fail(f"unknown group {unknown_groups[0]!r}: expected {', '.join(GROUPS)}")
         time_format = table.get("time_format")
@@ -1229,6 +1229,6 @@ def parse(document: Mapping[str, Any], where: str) -> tuple[Pattern, ...]:
             raise fail(f"time_format {time_format!r} has no % directive: write a strptime format such as "
                        "'%Y-%m-%d %H:%M:%S'")  # fmt: skip
         fields = {key: table[key] for key in ("cause", "level") if key in table}
-        patterns.append(Pattern(f"pattern {number}", event, compiled.search, groups, (), fields,
+        patterns.append(Pattern(f"pattern {number}", event, compiled.search, named, (), fields,
                                 time_format=time_format))  # fmt: skip
     return tuple(patterns)

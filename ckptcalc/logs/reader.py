@@ -287,7 +287,7 @@ def parse_tz(text: str) -> tzinfo:
         return UTC
     offset = _OFFSET_RE.fullmatch(name)
     if offset is not None:
-        sign, hours, minutes = offset.groups()
+        sign, hours, minutes = offset.group(1, 2, 3)
         delta = timedelta(hours=int(hours), minutes=int(minutes or 0))
         if delta >= timedelta(hours=24):
             raise InputError(f"offset {text!r} is not under 24 hours", where="tz")

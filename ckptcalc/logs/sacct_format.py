@@ -195,7 +195,7 @@ def _elapsed(cell: str) -> float | bool | None:
     match = _ELAPSED.fullmatch(text)
     if match is None:
         return False
-    days, hours, minutes, seconds = match.groups()
+    days, hours, minutes, seconds = match.group(1, 2, 3, 4)
     return ((int(days or 0) * 24 + int(hours or 0)) * 60 + int(minutes)) * 60 + float(seconds)
 
 

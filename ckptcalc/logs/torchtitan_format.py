@@ -233,7 +233,7 @@ class _Reader:
 
     def progress(self, number: int, fast: re.Match[str]) -> None:
         """A step line in the minute of the line before: most of a log, read with one match."""
-        rank, _, second, milli, step = fast.groups()
+        rank, _, second, milli, step = fast.group(1, 2, 3, 4, 5)
         if rank is not None:
             rank_n = int(rank)
             if self.rank is None or rank_n < self.rank:

@@ -44,6 +44,7 @@ class Input(Record):
     column: str = ""  # a sweep's column where the name lacks the unit ("" for the name)
     before: str = ""  # the field it precedes instead, where the one it follows may move ("" for none)
     axis: str = ""  # where a sweep varies it in one numpy pass, its axis label ("" : resolved point by point)
+    metavar: str = ""  # its option's metavar where its unit kind's does not say it ("": the kind's)
 
 
 class TierKey(Record):
@@ -132,6 +133,8 @@ class Mechanism:
     #: The ``kind`` of a ``recovery`` event in a log for each of its classes, and where that class lands
     #: (what ``analyze`` reads).
     log_kinds: tuple[tuple[str, str], ...] = ()
+    #: A change of its inputs as ``--what-if`` takes it (``KEY=VALUE ...``), for the help's example; "" for none.
+    what_if_example: str = ""
 
     def read_preset_array(
         self, section: str, key: str, rows: Any, at: Any, value_of: Any
@@ -591,6 +594,10 @@ class Mechanism:
         """The JSON Schema of :meth:`own_part`, null included (None: no part)."""
         return None
 
+    #: What its part of ``analyze``'s ``model`` is (:meth:`own_part` of the job its events measured), as that
+    #: schema describes it.
+    measured_model_words: str = ""
+
     def log_inputs(self) -> tuple[Input, ...]:
         """The options ``analyze`` takes for what its events in a log cannot show (``after`` names the
         command's option they follow; the preset table and key are unused)."""
@@ -600,6 +607,42 @@ class Mechanism:
         """:meth:`log_inputs` as stated (``given`` by public name, ``number(raw, name)`` parses one), checked,
         as the log's analysis takes them (by its keyword)."""
         return {}
+
+    def log_reading(self, stated: dict[str, Any], reader: Any) -> Any:
+        """A new reader of its events in a run's event log, or None where it reads none. ``stated`` is what every
+        mechanism's :meth:`log_values` gave (by keyword); ``reader`` is :mod:`ckptcalc.logs.reader`, handed down so
+        that the home reads with its helpers without importing upward. The reader has ``events`` (the event names
+        it takes), ``take(event, t, value, time, line)`` (one of them at ``t`` on ``line``: ``value(key)`` is a
+        field, the reader's ``MISSING`` where absent, null or empty, and ``time(key)`` a time field in seconds,
+        None where absent), ``pinned(last)`` (the spans, (starts, ends), whose stalls its losses need exactly,
+        or None) and ``columns()`` (what it kept; None where the log has none of its events)."""
+        return None
+
+    def log_losses(
+        self, kept: Any, *, start_s: float, end_s: float, blocked: Any, restarts: Any, failures_s: Any, stated: Any
+    ) -> Any:
+        """What the events it kept (its reader's ``columns()``) cost a log's run from ``start_s`` to ``end_s``: an
+        object whose ``within(a, b)`` gives the seconds of each of its parts of the realised split
+        (:meth:`log_split_parts`, by key) between two moments, and ``measured()`` what its events measured (the
+        analysis' ``measured_by`` under its name). ``blocked`` is the time that is not kept work and ``restarts``
+        the restarts, each as sorted, disjoint spans; ``failures_s`` every failure, in order; ``stated`` as in
+        :meth:`log_reading`."""
+        return None
+
+    #: Its parts of ``analyze``'s realised split (the kept work its events lost, beside useful), each (key, what
+    #: the schema says of it): in every ``analyze`` document and window, 0 where the log has none of its events.
+    log_split_keys: tuple[tuple[str, str], ...] = ()
+
+    def log_split_parts(self, measured: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+        """(key, name) of its parts of ``analyze``'s realised split, in the order the tables show them, where the
+        document's ``measured`` says the log has its events; () otherwise."""
+        return ()
+
+    def measured_failures(self, measured: dict[str, Any]) -> tuple[tuple[int, ...], float | None] | None:
+        """Where a log's events measured the job's MTBF over failures of its own kinds (from its part of
+        ``analyze``'s ``measured``): (the failures counted in parts, the MTBF over them, None for none); None
+        otherwise."""
+        return None
 
     def check_work(self, config: Any, work_s: float, scenario: Any) -> None:
         """Refuse a run of ``work_s`` of work too short for the mechanism (``scenario`` names and words its

@@ -639,6 +639,15 @@ def own_schemas() -> dict[str, Any]:
     return {m.name: schema for m in REGISTRY if (schema := m.own_schema()) is not None}
 
 
+def measured_model_schemas() -> dict[str, Any]:
+    """The schema of every running share's part of ``analyze``'s ``model``, described as that document has it."""
+    return {
+        m.name: {**schema, "description": m.measured_model_words}
+        for m in REGISTRY
+        if (schema := m.own_schema()) is not None
+    }
+
+
 def check_work(config: Any, work_s: float, scenario: Any) -> None:
     for m in REGISTRY:
         m.check_work(config, work_s, scenario)
@@ -650,6 +659,33 @@ def log_inputs() -> tuple[Input, ...]:
 
 def log_values(given: dict[str, Any], number: Any) -> dict[str, float]:
     return {key: value for m in REGISTRY for key, value in m.log_values(given, number).items()}
+
+
+def what_if_example() -> str:
+    """The first mechanism's example of a ``--what-if``, named by the mechanism (``'NAME: KEY=VALUE ...'``)."""
+    return next(f"'{m.name}: {m.what_if_example}'" for m in REGISTRY if m.what_if_example)
+
+
+def log_readings(stated: dict[str, Any], reader: Any) -> dict[str, Any]:
+    """A new reader of its events in a log for each mechanism that reads some, by its name."""
+    return {m.name: found for m in REGISTRY if (found := m.log_reading(stated, reader)) is not None}
+
+
+def log_losses(kept: dict[str, Any], **run: Any) -> dict[str, Any]:
+    """What the events each mechanism kept (``kept`` by its name) cost a log's run, by its name, in order."""
+    return {m.name: m.log_losses(kept[m.name], **run) for m in REGISTRY if m.name in kept}
+
+
+def log_split_keys() -> tuple[tuple[str, str], ...]:
+    return tuple(part for m in REGISTRY for part in m.log_split_keys)
+
+
+def log_split_parts(measured: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    return tuple(part for m in REGISTRY for part in m.log_split_parts(measured))
+
+
+def measured_failures(measured: dict[str, Any]) -> tuple[tuple[int, ...], float | None] | None:
+    return _first(lambda m: m.measured_failures(measured))
 
 
 def config_rows(config: Any) -> list[tuple[str, str, Any, str]]:

@@ -171,12 +171,12 @@ def verdict(result: Result, levers: list[dict[str, Any]]) -> str:
     top = TERMS[int(result.dominant)]
     total = float(result.total)
     found = result.elastic
-    groups = None if found is None else float(found.groups_loss)
-    loss = shares({"top": float(getattr(result, top)), "groups": groups or 0.0}, total)
+    elastic = None if found is None else float(found.groups_loss)
+    loss = shares({"top": float(getattr(result, top)), "elastic": elastic or 0.0}, total)
     line = f"{top} is the largest loss ({pct(loss['top']) if total else '0 %'} of it; {_WHY[top]})."
     if found is not None and total and found.leads(getattr(result, top)):
         line = (
-            f"the elastic groups are the largest loss ({pct(loss['groups'])} of it: groups down, quorum"
+            f"the elastic groups are the largest loss ({pct(loss['elastic'])} of it: groups down, quorum"
             " pauses and the overhead; approximate)."
         )
     if levers and direction(levers[0]["gain_pp"], 0.0) == 1:
@@ -690,15 +690,15 @@ def mechanism_rows(measured: dict[str, Any]) -> list[tuple[str, str, str]]:
     return registry.measured_entry_rows(measured, figure)
 
 
-#: The realised split's parts, in the order the tables show them; the groups' three only with groups.
+#: The realised split's parts, in the order the tables show them; a mechanism's own follow where the log has its
+#: events (``log_split_parts``).
 SPLIT_PARTS = (("useful", "useful work"), ("write", "checkpoint stalls"), ("rework", "re-done work"),
                ("restart", "restarts"))  # fmt: skip
-GROUP_PARTS = (("groups_down", "groups down"), ("quorum", "quorum pauses"), ("overhead", "fault-tolerance overhead"))
 
 
 def split_parts(document: dict[str, Any]) -> tuple[tuple[str, str], ...]:
     """The (key, name) of each part of ``analyze``'s realised split that the run has."""
-    parts = SPLIT_PARTS + (GROUP_PARTS if document["measured"].get("groups") is not None else ())
+    parts = SPLIT_PARTS + registry.log_split_parts(document["measured"])
     return parts + (SILENT_PARTS if document["measured"].get("silent") is not None else ())
 
 

@@ -41,6 +41,14 @@ PAUSES = (REJOIN, PAUSE)
 #: The key of its part of what a log measured (``analyze``'s ``measured``).
 MEASURED = "groups"
 
+#: Its parts of ``analyze``'s realised split (the kept work a log's groups lost): (key, as the tables name it, as
+#: the schema describes it).
+SPLIT_PARTS = (
+    ("groups_down", "groups down", "kept work lost to groups down (group-time / G)"),
+    ("quorum", "quorum pauses", "kept work lost to quorum pauses (the running groups)"),
+    ("overhead", "fault-tolerance overhead", "kept work lost to --ft-overhead outside pauses"),
+)
+
 #: How far the analytic form is from the simulation (docs/model.md §14), in every document's part.
 NOTE = (
     "elastic replica groups: approximate analytic form (within 0.1 pp of the simulation, or inside its"
@@ -271,6 +279,8 @@ class Elastic(Mechanism):
         ),
     )
     levers = ("elastic",)
+    what_if_example = f"{GROUPS}=8 ft-overhead=0.5%"
+    log_split_keys = tuple((key, words) for key, _, words in SPLIT_PARTS)
     break_even_words = ((OVERHEAD, "", "overhead"),)
     example = ((GROUPS, "4"), (SHARE, "0.8"), (REJOIN, "5min"), (PAUSE, "20s"), (OVERHEAD, "0.01"))
     limit = ((GROUPS, ""), (SHARE, ""), (REJOIN, ""), (PAUSE, ""), (OVERHEAD, ""))  # no groups: the periodic job
@@ -511,6 +521,10 @@ class Elastic(Mechanism):
             "note": NOTE,
         }
 
+    measured_model_words = (
+        "the elastic model at the measured G, e, T_j, q_p, o (as optimize --json's elastic); null without group events"
+    )
+
     def own_schema(self) -> dict[str, Any] | None:
         fraction = {"type": "number", "minimum": 0, "maximum": 1}
         seconds = {"type": "number", "minimum": 0, "description": "seconds"}
@@ -561,15 +575,49 @@ class Elastic(Mechanism):
             )
 
     def log_inputs(self) -> tuple[Input, ...]:
+        count = "Replica groups of the run (default: the largest group + 1)."
         words = "Per-step cost of the groups' fault tolerance (default: 0)."
-        return (Input(OVERHEAD, "fraction", "ft-overhead", "", "", words, after=GROUPS),)
+        return (
+            Input(GROUPS, "count", "groups", "", "", count, after="discard", metavar="G"),
+            Input(OVERHEAD, "fraction", "ft-overhead", "", "", words, after=GROUPS),
+        )
 
     def log_values(self, given: dict[str, Any], number: Any) -> dict[str, float]:
+        """The run's G as given (checked as every model input is; absent: the largest group + 1) and the
+        overhead o (default 0)."""
+        found: dict[str, float] = {}
+        raw = given.get(GROUPS)
+        if raw is not None:
+            count = float(number(raw, GROUPS))
+            if math.isnan(count):
+                raise InputError("is not a number", where=GROUPS)
+            self.check(lambda name: name, GROUPS, count)
+            found[GROUPS] = int(count)
         raw = given.get(OVERHEAD)
         cost = 0.0 if raw is None else float(number(raw, OVERHEAD))
         if not (math.isfinite(cost) and 0.0 <= cost < 1.0):
             raise InputError(f"must be a share in [0, 1), got {cost:g}", where=OVERHEAD)
-        return {"overhead": cost}
+        return {"overhead": cost, **found}
+
+    def log_reading(self, stated: dict[str, Any], reader: Any) -> Any:
+        """The groups' ``group_down`` and ``group_up`` events (docs/model.md §11.6)."""
+        return log.Reading(reader, stated.get(GROUPS))
+
+    def log_losses(
+        self, kept: Any, *, start_s: float, end_s: float, blocked: Any, restarts: Any, failures_s: Any, stated: Any
+    ) -> Any:
+        overhead = stated.get("overhead", 0.0)
+        found = log.losses(kept, start_s=start_s, end_s=end_s, blocked=blocked, restarts=restarts,
+                           failures_s=failures_s, overhead=overhead)  # fmt: skip
+        return log.Lost(kept, found, start_s, end_s, failures_s, overhead)
+
+    def log_split_parts(self, measured: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+        return tuple((key, name) for key, name, _ in SPLIT_PARTS) if measured.get(MEASURED) is not None else ()
+
+    def measured_failures(self, measured: dict[str, Any]) -> tuple[tuple[int, ...], float | None] | None:
+        """M over every failure, each with every group up: the group-local and whole-job ones."""
+        g = measured.get(MEASURED)
+        return None if g is None else ((g["group_failures"], g["whole_job_failures"]), g["mtbf_s"])
 
     def config_rows(self, config: Any) -> list[tuple[str, str, Any, str]]:
         if not at_work(config):
@@ -612,7 +660,7 @@ class Elastic(Mechanism):
 
     def measured_entry(self, analysis: Any) -> tuple[str, dict[str, Any] | None] | None:
         """What a log's replica-group events measured (docs/model.md §11.6), or None without any."""
-        g = analysis.groups
+        g = analysis.measured_by.get(self.name)
         if g is None:
             return MEASURED, None
         return MEASURED, {
@@ -712,7 +760,8 @@ class Elastic(Mechanism):
         return rows
 
     def from_measured(self, config: Any, analysis: Any) -> tuple[Any, str | None] | None:
-        return None if analysis.groups is None else log.elastic_config(config, analysis.groups)
+        g = analysis.measured_by.get(self.name)
+        return None if g is None else log.elastic_config(config, g)
 
     def report_lines(self, document: dict[str, Any], form: Any) -> list[str]:
         found = document.get(self.name)
