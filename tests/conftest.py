@@ -153,9 +153,21 @@ LONGEST_FIRST = (
 )
 
 
+#: Modules whose module-scoped fixtures take seconds to set up (the simulations of every route simulate takes,
+#: the documents of a report): they follow the longest tests, at the head of the first worker's queue. A worker
+#: that runs out takes the end of the other's queue, so a module there is often split between the two at the
+#: end of the run, and its fixtures set up by each.
+SHARED_SETUP_FIRST = ("test_whole_split.py", "test_report.py")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     def rank(item: pytest.Item) -> int:
         name = item.nodeid.rpartition("/")[2].partition("[")[0]
-        return LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
+        if name in LONGEST_FIRST:
+            return LONGEST_FIRST.index(name)
+        module = name.partition("::")[0]
+        if module in SHARED_SETUP_FIRST:
+            return len(LONGEST_FIRST) + SHARED_SETUP_FIRST.index(module)
+        return len(LONGEST_FIRST) + len(SHARED_SETUP_FIRST)
 
     items.sort(key=rank)  # stable: every other test keeps its place
