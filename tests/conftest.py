@@ -27,17 +27,32 @@ settings.register_profile("dev", deadline=None, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 
+#: The run's folder of bytecode for the processes the tests start, made by the process pytest is started as.
+BYTECODE = "TESTS_BYTECODE_FOLDER"
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """The commands the tests start as processes (a hundred and fifty) share one cache of bytecode, in a
     folder of the run's own: each would otherwise compile the package anew where bytecode is not written
-    (PYTHONDONTWRITEBYTECODE), half of a start's time. The run's workers inherit it; nothing is written
-    in the tree."""
-    if "PYTHONPYCACHEPREFIX" in os.environ or hasattr(config, "workerinput"):
+    (PYTHONDONTWRITEBYTECODE), half of a start's time. Nothing is written in the tree.
+
+    The folder is handed to the workers under a name of its own, not as PYTHONPYCACHEPREFIX: a worker
+    started with a prefix looks for the bytecode of every module it imports there, and would compile
+    pytest, Hypothesis, pandas and the rest again instead of reading what their installation wrote
+    (about 4 s of each worker's collection)."""
+    if "PYTHONPYCACHEPREFIX" in os.environ or BYTECODE in os.environ or hasattr(config, "workerinput"):
         return
     folder = tempfile.mkdtemp(prefix="ckptcalc-bytecode-")
     config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
-    os.environ["PYTHONPYCACHEPREFIX"] = folder
-    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ[BYTECODE] = folder
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _shared_bytecode() -> None:
+    """From the first test on, the processes a test starts write and read the run's bytecode."""
+    if BYTECODE in os.environ and "PYTHONPYCACHEPREFIX" not in os.environ:
+        os.environ["PYTHONPYCACHEPREFIX"] = os.environ[BYTECODE]
+        os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 _BUILT: dict[int, Any] = {}
@@ -138,9 +153,21 @@ LONGEST_FIRST = (
 )
 
 
+#: Modules whose module-scoped fixtures take seconds to set up (the simulations of every route simulate takes,
+#: the documents of a report): they follow the longest tests, at the head of the first worker's queue. A worker
+#: that runs out takes the end of the other's queue, so a module there is often split between the two at the
+#: end of the run, and its fixtures set up by each.
+SHARED_SETUP_FIRST = ("test_whole_split.py", "test_report.py")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     def rank(item: pytest.Item) -> int:
         name = item.nodeid.rpartition("/")[2].partition("[")[0]
-        return LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
+        if name in LONGEST_FIRST:
+            return LONGEST_FIRST.index(name)
+        module = name.partition("::")[0]
+        if module in SHARED_SETUP_FIRST:
+            return len(LONGEST_FIRST) + SHARED_SETUP_FIRST.index(module)
+        return len(LONGEST_FIRST) + len(SHARED_SETUP_FIRST)
 
     items.sort(key=rank)  # stable: every other test keeps its place

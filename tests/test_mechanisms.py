@@ -19,6 +19,7 @@ registry adds it here, with no edit to this file. The checks:
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import itertools
 import json
@@ -129,34 +130,46 @@ def _docstrings(tree: ast.AST) -> set[int]:
     return found
 
 
-def names_key(tree: ast.AST, key: str) -> bool:
+@dataclasses.dataclass(frozen=True)
+class Code:
+    """What a module's code says: the identifiers it uses (names, attributes, parameters and keywords) and
+    its strings but the docstrings, which are prose."""
+
+    identifiers: frozenset[str]
+    strings: frozenset[str]
+
+
+def code_of(tree: ast.AST) -> Code:
+    prose = _docstrings(tree)
+    identifiers: set[str] = set()
+    strings: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            identifiers.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            identifiers.add(node.attr)
+        elif isinstance(node, ast.arg | ast.keyword) and node.arg is not None:
+            identifiers.add(node.arg)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in prose:
+            strings.add(node.value)
+    return Code(frozenset(identifiers), frozenset(strings))
+
+
+def names_key(code: Code, key: str) -> bool:
     """Whether a module's code names ``key``: as a name, an attribute, a parameter or a keyword, or in a string
     as itself, its flag (``--key``), a table's key (``["key"]``) or a setting (``key=``). Comments and
     docstrings are prose: ``elastic groups`` in a sentence names no key.
     """
-    prose = _docstrings(tree)
     in_text = re.compile(rf"^-*{key}$|--{key}\b|[\[\"']{key}[\]\"']|\b{key}=")
-    for node in ast.walk(tree):
-        if (
-            (isinstance(node, ast.Name) and node.id == key)
-            or (isinstance(node, ast.Attribute) and node.attr == key)
-            or (isinstance(node, ast.arg | ast.keyword) and node.arg == key)
-            or (
-                isinstance(node, ast.Constant)
-                and isinstance(node.value, str)
-                and id(node) not in prose
-                and in_text.search(node.value) is not None
-            )
-        ):
-            return True
-    return False
+    return key in code.identifiers or any(in_text.search(text) is not None for text in code.strings)
 
 
 @functools.cache
-def _package_trees() -> tuple[tuple[Path, ast.Module], ...]:
-    """Each module of the package (below it) and its syntax tree, parsed once for the keys of every mechanism."""
+def _package_code() -> tuple[tuple[Path, Code], ...]:
+    """Each module of the package (below it) and what its code says, read once for the keys of every
+    mechanism."""
     paths = PACKAGE.rglob("*.py")
-    return tuple((path.relative_to(PACKAGE), ast.parse(path.read_text(encoding="utf-8"))) for path in paths)
+    return tuple((path.relative_to(PACKAGE), code_of(ast.parse(path.read_text(encoding="utf-8")))) for path in paths)
 
 
 @pytest.mark.parametrize(
@@ -175,7 +188,7 @@ def _package_trees() -> tuple[tuple[Path, ast.Module], ...]:
     ],
 )
 def test_a_key_is_named_by_code_not_prose(code: str, named: bool) -> None:
-    assert names_key(ast.parse(code), "groups") is named
+    assert names_key(code_of(ast.parse(code)), "groups") is named
 
 
 @pytest.mark.parametrize(
@@ -186,7 +199,7 @@ def test_a_key_is_named_by_code_not_prose(code: str, named: bool) -> None:
 def test_its_keys_are_named_in_its_home_and_no_more(m: Mechanism) -> None:
     home = home_of(m)
     for name in own(m):
-        naming = {path for path, tree in _package_trees() if names_key(tree, name)}
+        naming = {path for path, code in _package_code() if names_key(code, name)}
         outside = {str(path) for path in naming if path != home and home not in path.parents}
         assert outside != {str(path) for path in naming}, name  # its home names it
         assert outside <= STILL_NAMED, (name, sorted(outside - STILL_NAMED))

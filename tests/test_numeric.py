@@ -8,7 +8,6 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from scipy import special as sp
-from scipy import stats
 
 from ckptcalc.model.numeric import chi2_quantile, gamma_p, gamma_q
 
@@ -62,6 +61,8 @@ def test_incomplete_gamma_matches_scipy(log_a: float, log_ratio: float) -> None:
 @pytest.mark.parametrize("probability", [0.025, 0.05, 0.5, 0.95, 0.975])
 @pytest.mark.parametrize("dof", [1, 2, 6, 12, 838, 840, 20_000])
 def test_chi2_quantile_matches_scipy(probability: float, dof: int) -> None:
+    from scipy import stats  # a second to import, in the test that needs it rather than in every collection
+
     assert chi2_quantile(probability, dof) == pytest.approx(float(stats.chi2.ppf(probability, dof)), rel=1e-11)
 
 

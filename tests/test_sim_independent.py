@@ -35,6 +35,7 @@ Fixed seeds throughout: not flaky.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 import random
@@ -491,9 +492,11 @@ def silent_walk(case: SilentCase, cycles: int, seed: int) -> tuple[float, float,
             onset, detect_at = index, worked + rng.expovariate(1.0 / case.latency)
         elif onset is not None and worked >= detect_at:
             noticed += 1
-            clean = [b for b in storage if b <= onset]
-            target = clean[-1] if clean else onset // case.every * case.every
-            storage = [b for b in storage if b <= target] or [target]
+            # ``storage`` rises (each boundary written is past every one retained), so the boundaries up to a
+            # point are the list up to its place.
+            clean = bisect.bisect_right(storage, onset)
+            target = storage[clean - 1] if clean else onset // case.every * case.every
+            storage = storage[: bisect.bisect_right(storage, target)] or [target]
             memory = target
             onset, detect_at = None, math.inf
             onset_at = worked + rng.expovariate(1.0 / case.silent_mtbf)

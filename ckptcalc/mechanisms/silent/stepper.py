@@ -150,8 +150,11 @@ def run(
     batch_work = [0.0] * BATCHES
     failures = in_restart = 0
 
+    first_stall = tiers.stalls[0]
+    upper = tuple(zip(sizes[1 : top + 1], tiers.stalls[1:], strict=True))  # each higher tier's size and stall
+
     def stall_at(index: int) -> float:
-        return tiers.stalls[0] + sum(tiers.stalls[k] for k in range(1, top + 1) if index % sizes[k] == 0)
+        return first_stall + sum(stall for size, stall in upper if index % size == 0)
 
     gliding = glide and top >= 1 and tiers.stalls[0] == 0.0
 
@@ -239,7 +242,8 @@ def run(
                 to_detect -= step
                 worked_corrupt += step
             settle()
-            promote()
+            if pending is not None:
+                promote()
             if onset is None and to_onset <= 0.0:
                 onset, to_detect, worked_corrupt = (n, n * tau + into), rng.expovariate(1.0 / detect_mean), 0.0
                 to_onset = math.inf
