@@ -14,6 +14,7 @@ from ckptcalc.commands.compare import ComparedScenario
 from ckptcalc.commands.fit import FitEstimate, FitGaps, FitRead
 from ckptcalc.commands.optimize import BreakEvenPart, LeverRow, OptimizeDecisions, TargetsPart
 from ckptcalc.commands.plan import PlanRuns
+from ckptcalc.commands.simulate import SimulatedCounts, SimulatedMeasure, SimulatedSchedule
 from ckptcalc.commands.sweep import SweepCurve, SweepTail
 from ckptcalc.output.typed import Bounds, Format, document_of, properties_of, record_of, schema_of
 from ckptcalc.records import Record
@@ -131,6 +132,7 @@ TYPED_PARTS: dict[str, list[type[Record]]] = {
     "sweep": [SweepCurve, SweepTail],
     "fit": [FitRead, FitEstimate, FitGaps],
     "optimize": [OptimizeDecisions],
+    "simulate": [SimulatedSchedule, SimulatedMeasure, SimulatedCounts],
 }
 
 #: Keys of a typed part whose schema the registry widens at run time (the levers' keys, a running share's gain).
@@ -177,6 +179,7 @@ def test_optimize_publishes_its_levers_and_targets_fields_as_required() -> None:
             "--step-time",
             "5s",
         ],
+        ["simulate", "--preset", "llama3-405b-async", "--cycles", "300", "--seed", "1", "--optimize"],
         ["plan", "--work", "20d", "--runs", "100", "--mtbf-ci", "3h:3.8h", "--deadline", "25d"],
         ["sweep", "--over", "bw", "--points", "4"],
         ["fit", str(Path(__file__).parent / "data" / "logs" / "classes" / "incidents.csv"), "--observed-gpus", "16384"],
@@ -190,6 +193,9 @@ def test_every_key_of_a_typed_document_is_published(run_json: Callable[..., dict
     schema = catalogue.for_command(args[0])
     properties: dict[str, Any] = schema["properties"]  # type: ignore[assignment]
     assert set(document) <= set(properties)
+    for key in ("split", "whole_split", "analytic", "agreement", "optimize"):
+        if isinstance(document.get(key), dict):  # simulate's nested records
+            assert set(document[key]) == set(properties[key]["properties"])
     weibull = document.get("weibull")
     if weibull is not None:
         nested = properties["weibull"]
