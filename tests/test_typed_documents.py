@@ -125,6 +125,24 @@ def test_a_format_and_an_exclusive_minimum_reach_the_schema() -> None:
         validator.validate(document_of(_Marked(None, 0.0)))
 
 
+class _Aimed(Record):
+    target: Annotated[Annotated[float, Bounds(above=0, below=1)] | None, "strictly between 0 and 1"]
+
+
+def test_an_exclusive_maximum_reaches_the_schema() -> None:
+    assert properties_of(_Aimed)["target"] == {
+        "type": ["number", "null"],
+        "exclusiveMinimum": 0,
+        "exclusiveMaximum": 1,
+        "description": "strictly between 0 and 1",
+    }
+    validator = Draft202012Validator(schema_of(_Aimed))
+    validator.validate(document_of(_Aimed(0.95)))
+    validator.validate(document_of(_Aimed(None)))
+    with pytest.raises(Exception, match="greater than or equal to the maximum"):
+        validator.validate(document_of(_Aimed(1.0)))
+
+
 #: Each typed command's records whose fields stand at the top of its document, beside the shared envelope.
 TYPED_PARTS: dict[str, list[type[Record]]] = {
     "plan": [PlanRuns],
