@@ -13,6 +13,7 @@ from ckptcalc.model.decisions import Cost, Lever, LeverAssumptions, Steps, Targe
 from ckptcalc.model.evaluation import TERMS, Result, interval_comparison, unneeded
 from ckptcalc.model.statistics import direction, share_of, shares
 from ckptcalc.output import documents, wording
+from ckptcalc.output.typed import Bounds, NonNegative, Share
 from ckptcalc.records import Record
 
 if TYPE_CHECKING:
@@ -43,38 +44,29 @@ def document(
     goodput: float,
 ) -> dict[str, Any]:
     """Everything ``optimize --json`` prints (``goodput``: the effective time less the ``discard``ed share)."""
-    s = job.scenario
+    from ckptcalc.output.typed import document_of
+
+    decided = OptimizeDecisions(
+        levers=tuple(_lever(v, job, assume) for v in levers),
+        discard=discard,
+        goodput=goodput,
+        target=target,
+        targets=None if targets is None else _targets(targets),
+        lost_gpu_hours_per_day=cost.lost_gpu_hours_per_day if cost is not None else None,
+        lost_cost_per_day=cost.lost_cost_per_day if cost is not None else None,
+        lost_cost_per_30_days=cost.lost_cost_per_30_days if cost is not None else None,
+        step_time_s=job.scenario.step_time_s,
+        optimal_interval_steps=steps.storage if steps is not None else None,
+    )
+    part = document_of(decided)
+    for row, lever in zip(part["levers"], levers, strict=True):
+        if lever.cluster_gain_pp is not None:  # a running share's lever only (spare nodes, docs/model.md §15)
+            row["cluster_gain_pp"] = lever.cluster_gain_pp
     document: dict[str, Any] = {"schema_version": documents.SCHEMA_VERSION, "command": "optimize", "preset": preset}
     document.update(documents.evaluation(job, result, steps, band, penalty_pp=penalty_pp))
-    document.update(
-        {
-            "levers": [
-                {"key": v.key, "name": wording.lever_name(v.key, v.changed, assume, job.gpus, v.value, job.config),
-                 "effective": v.effective, "gain_pp": v.gain_pp, "break_even": _break_even(v),
-                 **({} if v.cluster_gain_pp is None else {"cluster_gain_pp": v.cluster_gain_pp})}
-                for v in levers
-            ],
-            "discard": discard,
-            "goodput": goodput,
-            "target": target,
-            "targets": None,
-            "lost_gpu_hours_per_day": cost.lost_gpu_hours_per_day if cost is not None else None,
-            "lost_cost_per_day": cost.lost_cost_per_day if cost is not None else None,
-            "lost_cost_per_30_days": cost.lost_cost_per_30_days if cost is not None else None,
-            "step_time_s": s.step_time_s,
-            "optimal_interval_steps": steps.storage if steps is not None else None,
-        }
-    )  # fmt: skip
+    document.update(part)
     # What the job as evaluated assumes of the mechanisms it lacks (a replacement node always free).
     document["inputs"]["assumed"] = [*document["inputs"]["assumed"], *registry.baseline_notes(levers, wording.SHOW)]
-    if targets is not None:
-        document["targets"] = {
-            "bandwidth_bytes_per_s": targets.bandwidth,
-            "restart_s": targets.restart_s,
-            "mtbf_s": targets.mtbf_s,
-            "gpus": targets.gpus,
-            "unbounded": list(targets.unbounded),
-        }
     if steps is not None:
         document["settings"] = documents.settings(result, steps)
     return document
@@ -95,15 +87,70 @@ class BreakEvenPart(Record):
     pays: Annotated[Literal["above", "below"], "on which side of the value the lever pays"]
 
 
-def _break_even(lever: Lever) -> dict[str, Any] | None:
-    """A lever's break-even in JSON (SI units), None for a lever without a cost."""
-    from ckptcalc.output.typed import document_of
-
+def _break_even(lever: Lever) -> BreakEvenPart | None:
+    """A lever's break-even (SI units), None for a lever without a cost."""
     found = lever.break_even
     if found is None:
         return None
-    part = BreakEvenPart(found.key, found.value, cast(BreakEvenUnit, found.unit), cast(Any, found.pays))
-    return document_of(part)
+    return BreakEvenPart(found.key, found.value, cast(BreakEvenUnit, found.unit), cast(Any, found.pays))
+
+
+def _lever(lever: Lever, job: Job, assume: LeverAssumptions | None) -> LeverRow:
+    """A lever as its row of the document (its gain over job and idle capacity is added beside it)."""
+    name = wording.lever_name(lever.key, lever.changed, assume, job.gpus, lever.value, job.config)
+    return LeverRow(lever.key, name, lever.effective, lever.gain_pp, _break_even(lever))
+
+
+def _targets(targets: Targets) -> TargetsPart:
+    return TargetsPart(targets.bandwidth, targets.restart_s, targets.mtbf_s, targets.gpus, targets.unbounded)
+
+
+class LeverRow(Record):
+    """One lever of the ``optimize`` document: its JSON and its schema are made from these fields (a running
+    share's lever adds ``cluster_gain_pp`` after them)."""
+
+    key: Annotated[str, "the lever: one change to the job, re-optimised"]
+    name: Annotated[str, "the change, in words"]
+    effective: Annotated[Share, "the effective time with the change, at its own optimal interval"]
+    gain_pp: Annotated[float, "that effective time less the job's, in percentage points"]
+    break_even: Annotated[BreakEvenPart | None, "where a lever with a cost starts to pay; null for a lever without one"]
+
+
+class TargetsPart(Record):
+    """What each input alone must reach for the target: its JSON and its schema are made from these fields."""
+
+    bandwidth_bytes_per_s: Annotated[NonNegative | None, "the storage bandwidth needed, bytes per second"]
+    restart_s: Annotated[NonNegative | None, "the restart time needed, seconds"]
+    mtbf_s: Annotated[NonNegative | None, "the job MTBF needed, seconds"]
+    gpus: Annotated[float | None, "the most GPUs the job may run on"]
+    unbounded: Annotated[tuple[str, ...], "the keys every value of which reaches the target"]
+
+
+#: What :class:`TargetsPart`'s part of the schema says of the whole.
+TARGETS = (
+    "the value each input alone must reach for the target; null where none does, unless the key is listed in"
+    " unbounded: every value does; null without --target"
+)
+
+
+class OptimizeDecisions(Record):
+    """What ``optimize --json`` says after the evaluation: the levers, goodput, target, cost and steps. Its
+    JSON and its schema are made from these fields."""
+
+    levers: Annotated[tuple[LeverRow, ...], "each lever, one change at a time, re-optimised"]
+    discard: Annotated[Share, "the share of the effective time thrown away (--discard)"]
+    goodput: Annotated[Share, "the effective time less the discarded share"]
+    target: Annotated[
+        Annotated[float, Bounds(above=0, below=1)] | None, "the effective time aimed at (--target); null without"
+    ]
+    targets: Annotated[TargetsPart | None, TARGETS]
+    lost_gpu_hours_per_day: Annotated[NonNegative | None, "GPU-hours lost per day; null without a GPU count"]
+    lost_cost_per_day: Annotated[float | None, "what they cost per day; null without --gpu-hour-cost"]
+    lost_cost_per_30_days: Annotated[float | None, "what they cost per 30 days; null without --gpu-hour-cost"]
+    step_time_s: Annotated[NonNegative | None, "the time of one training step, seconds; null without --step-time"]
+    optimal_interval_steps: Annotated[
+        int | None, "the optimal storage interval in steps; null without --step-time", Bounds(1)
+    ]
 
 
 def figure_table(title: str, rows: list[Any], narrow: bool = False) -> Table:
@@ -401,72 +448,25 @@ def _print_assumed(out: Console, document: dict[str, Any]) -> None:
             out.print(Text(f"  {line}"))
 
 
-def _break_even_schema() -> schemas.Schema:
-    """Where a lever with a cost starts to pay (docs/guide/decisions.md): re-run at ``value`` its gain is zero."""
-    from ckptcalc.output.typed import schema_of
-
-    return schema_of(BreakEvenPart, "where a lever with a cost starts to pay; null for a lever without one")
-
-
 def schema() -> schemas.Schema:
     from ckptcalc.output import schema as schemas
+    from ckptcalc.output.typed import properties_of
 
-    lever = schemas.object_schema(
-        {
-            "key": {
-                "enum": [
-                    "bandwidth_x2",
-                    "restart_half",
-                    "mtbf_x2",
-                    "async",
-                    "memory_replica",
-                    "detect_half",
-                    "read_bw_x2",
-                    "without_jit",
-                    "without_notice",
-                    *registry.running_lever_keys(),
-                    "without_elastic",
-                    *registry.lever_keys(),
-                    "without_tier",
-                    *registry.other_lever_keys(),
-                ]
-            },
-            "name": {"type": "string"},
-            "effective": schemas.FRACTION,
-            "gain_pp": schemas.NUMBER,
-            "break_even": {"oneOf": [{"type": "null"}, _break_even_schema()]},
-        }
-    )
+    decided = properties_of(OptimizeDecisions)
+    lever = cast(dict[str, Any], decided["levers"]["items"])
+    keys = [
+        "bandwidth_x2", "restart_half", "mtbf_x2", "async", "memory_replica", "detect_half", "read_bw_x2",
+        "without_jit", "without_notice", *registry.running_lever_keys(), "without_elastic", *registry.lever_keys(),
+        "without_tier", *registry.other_lever_keys(),
+    ]  # fmt: skip
+    key = {"enum": keys, "description": lever["properties"]["key"]["description"]}
     # A running share's levers only: their gain over job and idle capacity (spare nodes, docs/model.md §15).
-    lever["properties"] = {**cast(dict[str, object], lever["properties"]), "cluster_gain_pp": schemas.NUMBER}
-    targets = schemas.object_schema(
-        {
-            "bandwidth_bytes_per_s": schemas.MAYBE_NUMBER,
-            "restart_s": schemas.MAYBE_SECONDS,
-            "mtbf_s": schemas.MAYBE_SECONDS,
-            "gpus": schemas.MAYBE_NUMBER,
-            "unbounded": {"type": "array", "items": {"type": "string"}},
-        },
-        "the value each input alone must reach for the target; null where none does, unless the key is"
-        " listed in unbounded: every value does",
-    )
+    cluster = {**schemas.NUMBER, "description": "with a spare pool: the gain over job and idle capacity, in pp"}
+    lever["properties"] = {**lever["properties"], "key": key, "cluster_gain_pp": cluster}
     document = schemas.document(
         "optimize",
         "ckptcalc optimize --json",
-        {
-            "preset": {"type": ["string", "null"]},
-            **schemas.EVALUATION,
-            "levers": {"type": "array", "items": lever},
-            "discard": schemas.FRACTION,
-            "goodput": schemas.FRACTION,
-            "target": {"type": ["number", "null"], "exclusiveMinimum": 0, "exclusiveMaximum": 1},
-            "targets": {"oneOf": [targets, {"type": "null"}]},
-            "lost_gpu_hours_per_day": {"type": ["number", "null"], "minimum": 0},
-            "lost_cost_per_day": schemas.MAYBE_NUMBER,
-            "lost_cost_per_30_days": schemas.MAYBE_NUMBER,
-            "step_time_s": schemas.MAYBE_SECONDS,
-            "optimal_interval_steps": {"type": ["integer", "null"], "minimum": 1},
-        },
+        {"preset": {"type": ["string", "null"]}, **schemas.EVALUATION, **decided},
     )
     settings = {
         "type": "object",

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from ckptcalc.inputs import units
 from ckptcalc.inputs.scenario import Job
 from ckptcalc.mechanisms import registry
 from ckptcalc.model.evaluation import Result
 from ckptcalc.output import documents, wording
+from ckptcalc.output.typed import Bounds, NonNegative, Share
 from ckptcalc.records import Record
 
 if TYPE_CHECKING:
@@ -68,20 +69,125 @@ class WholeSplitPart(Record):
     ]
 
 
-def _whole_split(whole: Whole) -> dict[str, Any]:
-    """The whole split as its typed part's JSON."""
-    from ckptcalc.output.typed import document_of
-
+def _whole_split(whole: Whole) -> WholeSplitPart:
+    """The whole split as its typed part."""
     shares: dict[str, Any] = {
         name: None if share is None else SharePart(**{key: getattr(share, key) for key in SharePart._fields})
         for name, share in whole.shares.items()
     }
-    return document_of(WholeSplitPart(**shares, folded=whole.folded))
+    return WholeSplitPart(**shares, folded=whole.folded)
 
 
-def _tier_intervals(result: Result) -> list[dict[str, Any]]:
+def _tier_intervals(result: Result) -> tuple[TierInterval, ...]:
     """Each tier's name and interval, fastest first."""
-    return [{"name": str(plan.level.name), "interval_s": float(plan.interval_s)} for plan in result.levels]
+    return tuple(TierInterval(str(plan.level.name), float(plan.interval_s)) for plan in result.levels)
+
+
+class TierInterval(Record):
+    """One tier's interval in ``simulate``'s document."""
+
+    name: Annotated[str, "the tier"]
+    interval_s: Annotated[NonNegative, "its interval, seconds"]
+
+
+class SimulatedSchedule(Record):
+    """What ``simulate --json`` says of the run's law and schedule, after the model: its JSON and its schema
+    are made from these fields."""
+
+    failure_dist: Annotated[Literal["exponential", "weibull"], "the law of the time between failures simulated"]
+    shape: Annotated[Annotated[float, Bounds(above=0)] | None, "the Weibull shape; null under exponential failures"]
+    seed: Annotated[int, "the random seed; the same seed gives the same run", Bounds(0)]
+    cycles: Annotated[int, "the failure cycles simulated", Bounds(1)]
+    interval_s: Annotated[
+        NonNegative | None, "the storage checkpoint interval, seconds; null when no periodic checkpoint is needed"
+    ]
+    memory_interval_s: Annotated[NonNegative | None, "the memory checkpoint interval, seconds; null without one"]
+    storage_every: Annotated[
+        int | None, "memory checkpoints per storage checkpoint; null without memory checkpoints", Bounds(1)
+    ]
+    tier_intervals: Annotated[
+        tuple[TierInterval, ...] | None, "each tier's interval, fastest first, with three or more tiers; null otherwise"
+    ]
+
+
+class FourTerms(Record):
+    """The measured split in the model's four terms."""
+
+    useful: Annotated[Share, "useful work: the effective time"]
+    write: Annotated[Share, "checkpoint stalls"]
+    rework: Annotated[Share, "work redone, with the work silent events threw away"]
+    restart: Annotated[Share, "restarts, with the waits for a node and the detections' restarts"]
+
+
+#: What :class:`FourTerms`'s part of the schema says of the whole.
+FOUR_TERMS = (
+    "the measured split in the model's four terms: rework holds the work silent events threw away, restart the"
+    " waits for a node and the detections' restarts; with elastic replica groups, their losses are"
+    " elastic.lost (whole_split takes every share apart)"
+)
+#: What :class:`WholeSplitPart`'s part of the schema says of the whole.
+WHOLE_SPLIT = (
+    "every share of elapsed time the run measured: the shares not null sum to 1, each with the model's share of"
+    " the same time beside it where the model gives one (docs/model.md §18.5)"
+)
+
+
+class SimulatedMeasure(Record):
+    """What ``simulate --json`` measured, after the recovery's keys: its JSON and its schema are made from these
+    fields."""
+
+    effective: Annotated[Share, "the simulated effective time"]
+    effective_ci95: Annotated[tuple[float, ...], "its batch-means 95 % confidence interval", Bounds(items=2)]
+    split: Annotated[FourTerms, FOUR_TERMS]
+    whole_split: Annotated[WholeSplitPart, WHOLE_SPLIT]
+
+
+class Analytic(Record):
+    """The models' effective time at the schedule run."""
+
+    first_order: Annotated[Share, "the first-order (Young) model's"]
+    exact: Annotated[float | None, "the exact model's (the renewal series under Weibull failures); null without"]
+
+
+class Verdict(Record):
+    """A model's verdict on the run."""
+
+    agrees: Annotated[bool, "the model's effective time lies in the run's 95 % interval"]
+    difference_pp: Annotated[float, "the model's less the simulated, in percentage points"]
+
+
+class Agreement(Record):
+    """Each model's verdict on the run, null where there is no such model."""
+
+    first_order: Annotated[Verdict | None, "the first-order model's; null without"]
+    exact: Annotated[Verdict | None, "the exact model's; null without"]
+
+
+class SearchPart(Record):
+    """``simulate --optimize``'s best schedule, beside the models' optima."""
+
+    interval_s: Annotated[NonNegative, "the best storage interval the simulation found, seconds"]
+    memory_interval_s: Annotated[NonNegative | None, "its memory interval, seconds; null without memory checkpoints"]
+    storage_every: Annotated[
+        int | None, "its memory checkpoints per storage checkpoint; null without memory checkpoints", Bounds(1)
+    ]
+    effective: Annotated[Share, "the simulated effective time there"]
+    evaluations: Annotated[int, "the simulations the search ran", Bounds(1)]
+    young_interval_s: Annotated[NonNegative, "Young's first-order optimum, seconds"]
+    exponential_exact_interval_s: Annotated[
+        NonNegative | None, "the exact optimum under exponential failures, whatever law was simulated, seconds"
+    ]
+
+
+class SimulatedCounts(Record):
+    """What ``simulate --json`` says after the failure classes' parts: the failures, the models beside the run
+    and the search. Its JSON and its schema are made from these fields."""
+
+    failures: Annotated[int, "the failures simulated", Bounds(0)]
+    failures_in_restart: Annotated[int, "of them, those that struck during a restart", Bounds(0)]
+    analytic: Annotated[Analytic, "the models' effective time at the schedule run"]
+    agreement: Annotated[Agreement, "each model's verdict on the run"]
+    optimize: Annotated[SearchPart | None, "with --optimize: the best schedule the simulation found; null without"]
 
 
 def document(
@@ -102,10 +208,47 @@ def document(
     (``result``; ``base`` is the job at its optimum, with ``search``; ``given`` the job as stated,
     whose intervals may have been rounded to run); ``agreement`` is each model's verdict on the run, ``whole``
     the run's whole split with the model's shares beside it."""
+    from ckptcalc.output.typed import document_of, record_of
+
     first, exact = analytic
     low, high = outcome.ci95
     notes = [*([] if given is None else documents.warnings(given)), *documents.warnings(result)]
     notes = [*dict.fromkeys(notes), *([wording.NO_EXACT] if exact is None else [])]
+    intervals: tuple[float | None, float | None, int | None] = (
+        outcome.interval_s,
+        outcome.memory_interval_s,
+        outcome.storage_every,
+    )
+    if job.config.has_recovery:
+        # The periodic schedule run, not the one-step tier under it (docs/model.md §13).
+        intervals = (
+            documents.interval(result.interval_s),
+            documents.interval(result.memory_interval_s),
+            documents.whole(result.storage_every),
+        )
+    schedule = SimulatedSchedule(
+        "exponential" if failures.shape is None else "weibull",
+        failures.shape,
+        outcome.seed,
+        outcome.cycles,
+        *intervals,
+        _tier_intervals(result) if job.config.is_nested else None,
+    )
+    split = outcome.split
+    measure = SimulatedMeasure(
+        outcome.effective,
+        (low, high),
+        FourTerms(split.useful, split.write, split.rework, split.restart),
+        _whole_split(whole),
+    )
+    verdicts = {key: None if found is None else record_of(Verdict, found) for key, found in agreement.items()}
+    counts = SimulatedCounts(
+        outcome.failures,
+        outcome.failures_in_restart,
+        Analytic(first, exact),
+        Agreement(verdicts["first_order"], verdicts["exact"]),
+        None if search is None or base is None else _search(search, base),
+    )
     document: dict[str, Any] = {
         "schema_version": documents.SCHEMA_VERSION,
         "command": "simulate",
@@ -113,51 +256,30 @@ def document(
         "inputs": documents.inputs(job),
         # The model beside the run: first order alone where no exact model exists.
         "model": result.model if exact is not None else "approximate",
-        "failure_dist": "exponential" if failures.shape is None else "weibull",
-        "shape": failures.shape,
-        "seed": outcome.seed,
-        "cycles": outcome.cycles,
-        "interval_s": outcome.interval_s,
-        "memory_interval_s": outcome.memory_interval_s,
-        "storage_every": outcome.storage_every,
-        "tier_intervals": _tier_intervals(result) if job.config.is_nested else None,
+        **document_of(schedule),
         **documents.recovery(job),
-        "effective": outcome.effective,
-        "effective_ci95": [low, high],
-        "split": {
-            "useful": outcome.split.useful,
-            "write": outcome.split.write,
-            "rework": outcome.split.rework,
-            "restart": outcome.split.restart,
-        },
-        "whole_split": _whole_split(whole),
+        **document_of(measure),
         **registry.class_simulated_parts(outcome.late, result),
-        "failures": outcome.failures,
-        "failures_in_restart": outcome.failures_in_restart,
-        "analytic": {"first_order": first, "exact": exact},
-        "agreement": {"first_order": agreement["first_order"], "exact": agreement["exact"]},
-        "optimize": None,
+        **document_of(counts),
         "warnings": [*documents.input_warnings(job), *notes, *documents.storage_warnings(job, result)],
         "storage": documents.storage(job, result),
     }
     document = registry.placed(document, registry.simulated_parts(outcome, result))
-    if job.config.has_recovery:
-        # The periodic schedule run, not the one-step tier under it (docs/model.md §13).
-        document["interval_s"] = documents.interval(result.interval_s)
-        document["memory_interval_s"] = documents.interval(result.memory_interval_s)
-        document["storage_every"] = documents.whole(result.storage_every)
-    if search is not None and base is not None:
-        document["optimize"] = {
-            "interval_s": search.interval_s,
-            "memory_interval_s": search.memory_interval_s,
-            "storage_every": search.storage_every,
-            "effective": search.effective,
-            "evaluations": search.evaluations,
-            "young_interval_s": float(base.young_interval_s),
-            # The exact optimum under exponential failures, whatever the simulated distribution.
-            "exponential_exact_interval_s": float(base.optimal_interval_s),
-        }
     return document
+
+
+def _search(search: Search, base: Result) -> SearchPart:
+    """The best schedule the simulation found, beside the job's optima (``base``)."""
+    return SearchPart(
+        search.interval_s,
+        search.memory_interval_s,
+        search.storage_every,
+        search.effective,
+        search.evaluations,
+        float(base.young_interval_s),
+        # The exact optimum under exponential failures, whatever the simulated distribution.
+        float(base.optimal_interval_s),
+    )
 
 
 #: Each share of the whole split as its row in the table names it.
@@ -272,25 +394,8 @@ def table(document: dict[str, Any]) -> None:
 
 def schema() -> schemas.Schema:
     from ckptcalc.output import schema as schemas
-    from ckptcalc.output.typed import schema_of
+    from ckptcalc.output.typed import properties_of
 
-    agreement = {
-        "oneOf": [
-            schemas.object_schema({"agrees": {"type": "boolean"}, "difference_pp": schemas.NUMBER}),
-            {"type": "null"},
-        ],
-    }
-    search = schemas.object_schema(
-        {
-            "interval_s": schemas.SECONDS,
-            "effective": schemas.FRACTION,
-            "evaluations": {"type": "integer", "minimum": 1},
-            "memory_interval_s": schemas.MAYBE_SECONDS,
-            "storage_every": schemas.MAYBE_COUNT,
-            "young_interval_s": schemas.SECONDS,
-            "exponential_exact_interval_s": schemas.MAYBE_SECONDS,
-        }
-    )
     return schemas.document(
         "simulate",
         "ckptcalc simulate --json",
@@ -298,38 +403,11 @@ def schema() -> schemas.Schema:
             "preset": {"type": ["string", "null"]},
             "inputs": schemas.INPUTS,
             "model": schemas.HEADLINE_MODEL,
-            "failure_dist": {"enum": ["exponential", "weibull"]},
-            "shape": {"type": ["number", "null"], "exclusiveMinimum": 0},
-            "seed": {"type": "integer", "minimum": 0},
-            "cycles": {"type": "integer", "minimum": 1},
-            "interval_s": schemas.INTERVAL,
-            "memory_interval_s": schemas.MAYBE_SECONDS,
-            "storage_every": {"type": ["integer", "null"], "minimum": 1},
-            "tier_intervals": {
-                "type": ["array", "null"],
-                "items": schemas.object_schema({"name": {"type": "string"}, "interval_s": schemas.SECONDS}),
-                "description": "each tier's interval, fastest first, with three or more tiers; null otherwise",
-            },
+            **properties_of(SimulatedSchedule),
             **schemas.RECOVERY,
-            "effective": schemas.FRACTION,
-            "effective_ci95": {"type": "array", "items": schemas.NUMBER, "minItems": 2, "maxItems": 2},
-            "split": schemas.object_schema(
-                {k: schemas.FRACTION for k in ("useful", "write", "rework", "restart")},
-                "the measured split in the model's four terms: rework holds the work silent events threw away,"
-                " restart the waits for a node and the detections' restarts; with elastic replica groups, their"
-                " losses are elastic.lost (whole_split takes every share apart)",
-            ),
-            "whole_split": schema_of(
-                WholeSplitPart,
-                "every share of elapsed time the run measured: the shares not null sum to 1, each with the"
-                " model's share of the same time beside it where the model gives one (docs/model.md §18.5)",
-            ),
+            **properties_of(SimulatedMeasure),
             **registry.class_simulated_schema(),
-            "failures": {"type": "integer", "minimum": 0},
-            "failures_in_restart": {"type": "integer", "minimum": 0},
-            "analytic": schemas.object_schema({"first_order": schemas.FRACTION, "exact": {"type": ["number", "null"]}}),
-            "agreement": schemas.object_schema({"first_order": agreement, "exact": agreement}),
-            "optimize": {"oneOf": [search, {"type": "null"}]},
+            **properties_of(SimulatedCounts),
             "warnings": schemas.WARNINGS,
             "storage": schemas.MAYBE_STORAGE,
         }, registry.simulated_schema(schemas.PARTS)),

@@ -5,7 +5,8 @@ whose fields carry their JSON types and descriptions, from which both the part a
 A field is annotated ``Annotated[T, "what it is"]``; ``T`` is ``str``, ``int``, ``float``, ``bool``, a
 ``Literal`` of strings (an enum), another such record (a nested object), a ``tuple[T, ...]`` of one of them
 (an array), or any of them ``| None``. A :class:`Bounds` beside the words bounds a number or an array
-(``Bounds(0, 1)`` for a share, ``Bounds(above=0)`` for a number above 0, ``Bounds(items=2)`` for a pair);
+(``Bounds(0, 1)`` for a share, ``Bounds(above=0)`` for a number above 0, ``Bounds(above=0, below=1)`` for one
+strictly between 0 and 1, ``Bounds(items=2)`` for a pair);
 ``Annotated[float, Bounds(0, 1)]`` is a
 bounded type of its own, to use as an array's items or with ``| None``. A :class:`Format` names a string's
 form (``Format("date-time")``).
@@ -59,13 +60,14 @@ _R = TypeVar("_R", bound=Record)
 
 
 class Bounds(NamedTuple):
-    """The bounds of a number (``minimum``, ``maximum``; ``above``: its exclusive minimum) or the number of an
-    array's items (``items``)."""
+    """The bounds of a number (``minimum``, ``maximum``; ``above`` and ``below``: its exclusive minimum and
+    maximum) or the number of an array's items (``items``)."""
 
     minimum: float | None = None
     maximum: float | None = None
     items: int | None = None
     above: float | None = None
+    below: float | None = None
 
     def schema(self) -> dict[str, Any]:
         found: dict[str, Any] = {}
@@ -77,6 +79,8 @@ class Bounds(NamedTuple):
             found.update(minItems=self.items, maxItems=self.items)
         if self.above is not None:
             found["exclusiveMinimum"] = self.above
+        if self.below is not None:
+            found["exclusiveMaximum"] = self.below
         return found
 
 
