@@ -14,6 +14,7 @@ from ckptcalc.commands.compare import ComparedScenario
 from ckptcalc.commands.fit import FitEstimate, FitGaps, FitRead
 from ckptcalc.commands.optimize import BreakEvenPart, LeverRow, OptimizeDecisions, TargetsPart
 from ckptcalc.commands.plan import PlanRuns
+from ckptcalc.commands.presets import PresetRow
 from ckptcalc.commands.simulate import SimulatedCounts, SimulatedMeasure, SimulatedSchedule
 from ckptcalc.commands.sweep import SweepCurve, SweepTail
 from ckptcalc.output.typed import Bounds, Format, document_of, properties_of, record_of, schema_of
@@ -218,3 +219,15 @@ def test_every_key_of_a_typed_document_is_published(run_json: Callable[..., dict
     if weibull is not None:
         nested = properties["weibull"]
         assert set(weibull) == set(nested["properties"])
+
+
+def test_presets_list_publishes_its_rows_fields_as_required(run_json: Callable[..., dict[str, Any]]) -> None:
+    # The rows are built where the presets are found; each reads back as a PresetRow, so none holds a key
+    # its schema leaves out, and the schema's row is the record's.
+    row = catalogue.for_command("presets list")["properties"]["presets"]["items"]  # type: ignore[index]
+    assert row["required"] == list(PresetRow._fields)
+    assert row["properties"] == properties_of(PresetRow)
+    rows = run_json("presets", "list")["presets"]
+    assert rows
+    for found in rows:
+        assert document_of(record_of(PresetRow, found)) == found

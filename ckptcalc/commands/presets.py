@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from ckptcalc.output import wording
+from ckptcalc.records import Record
 
 if TYPE_CHECKING:
     from ckptcalc.output import schema as schemas
 
-    pass
+
+class PresetRow(Record):
+    """One preset of ``presets list --json``: its schema is made from these fields, and every row the list
+    holds is read back as one (:func:`ckptcalc.output.typed.record_of`) in the tests."""
+
+    name: Annotated[str, "the name the preset is found by (its file's stem)"]
+    description: Annotated[str, "one line saying what the preset is"]
+    path: Annotated[str, "the preset's TOML file"]
+    title: Annotated[str, "the preset's own name key; the file's stem where it has none"]
 
 
 def table(rows: list[dict[str, Any]]) -> None:
@@ -29,15 +38,9 @@ def table(rows: list[dict[str, Any]]) -> None:
 
 def schema() -> schemas.Schema:
     from ckptcalc.output import schema as schemas
+    from ckptcalc.output.typed import schema_of
 
-    row = schemas.object_schema(
-        {
-            "name": {"type": "string"},
-            "description": {"type": "string"},
-            "path": {"type": "string"},
-            "title": {"type": "string", "description": "the preset's own name key; the file's stem where it has none"},
-        }
-    )
+    row = schema_of(PresetRow)
     return schemas.document(
         "presets list", "ckptcalc presets list --json", {"presets": {"type": "array", "items": row}}
     )
