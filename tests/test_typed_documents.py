@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -11,6 +12,7 @@ from jsonschema import Draft202012Validator
 
 from ckptcalc.commands import catalogue
 from ckptcalc.commands.compare import ComparedScenario
+from ckptcalc.commands.events import EventsWritten
 from ckptcalc.commands.fit import FitEstimate, FitGaps, FitRead
 from ckptcalc.commands.optimize import BreakEvenPart, LeverRow, OptimizeDecisions, TargetsPart
 from ckptcalc.commands.plan import PlanRuns
@@ -152,6 +154,7 @@ TYPED_PARTS: dict[str, list[type[Record]]] = {
     "fit": [FitRead, FitEstimate, FitGaps],
     "optimize": [OptimizeDecisions],
     "simulate": [SimulatedSchedule, SimulatedMeasure, SimulatedCounts],
+    "events": [EventsWritten],
 }
 
 #: Keys of a typed part whose schema the registry widens at run time (the levers' keys, a running share's gain).
@@ -231,3 +234,14 @@ def test_presets_list_publishes_its_rows_fields_as_required(run_json: Callable[.
     assert rows
     for found in rows:
         assert document_of(record_of(PresetRow, found)) == found
+
+
+def test_events_summary_holds_its_records_keys_beside_the_reading(run: Callable[..., Any], tmp_path: Path) -> None:
+    log = Path(__file__).parent / "data" / "logs" / "megatron" / "timestamped.log"
+    result = run("events", str(log), "--output", str(tmp_path / "events.csv"), "--json")
+    assert result.exit_code == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert list(document) == ["schema_version", "command", *EventsWritten._fields, "reading"]
+    written = record_of(EventsWritten, {key: document[key] for key in EventsWritten._fields})
+    assert written.form == "csv"
+    assert written.events > 0

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
 from ckptcalc.output import documents, wording
 from ckptcalc.output.documents import SCHEMA_VERSION
+from ckptcalc.output.typed import Bounds
+from ckptcalc.records import Record
 
 if TYPE_CHECKING:
     from ckptcalc.output import schema as schemas
@@ -92,15 +94,25 @@ def _group_rows(rest: list[str], piece: Events, csv: bool, end: str) -> None:
             rest[i] = f', "event": "{name}", "group": {group}{pause}}}{end}'
 
 
+class EventsWritten(Record):
+    """Where ``events --output --json`` wrote the events, and how many: its JSON and its schema are made from
+    these fields (the log's reading, shared with ``analyze``, follows them)."""
+
+    logs: Annotated[tuple[str, ...], "the logs read, in the order given"]
+    output: Annotated[str | None, "the file written; null: standard output"]
+    form: Annotated[Literal["jsonl", "csv"], "the event log's form, by the file's extension"]
+    events: Annotated[int, "events written", Bounds(0)]
+
+
 def document(counts: Any, logs: list[str], written: int, output: str | None, form: str) -> dict[str, Any]:
     """``events``' summary: what was read, what was inferred, how many events were written where."""
+    from ckptcalc.output.typed import document_of
+
+    wrote = EventsWritten(tuple(logs), output, cast(Literal["jsonl", "csv"], form), written)
     return {
         "schema_version": documents.SCHEMA_VERSION,
         "command": "events",
-        "logs": logs,
-        "output": output,
-        "form": form,
-        "events": written,
+        **document_of(wrote),
         "reading": documents.reading(
             files=counts.files,
             format=counts.format,
@@ -139,17 +151,12 @@ def table(document: dict[str, Any]) -> None:
 
 def schema() -> schemas.Schema:
     from ckptcalc.output import schema as schemas
+    from ckptcalc.output.typed import properties_of
 
     return schemas.document(
         "events",
         "ckptcalc events --output FILE --json",
-        {
-            "logs": {"type": "array", "items": {"type": "string"}},
-            "output": {"type": ["string", "null"], "description": "the file written; null: standard output"},
-            "form": {"enum": ["jsonl", "csv"]},
-            "events": {"type": "integer", "minimum": 0, "description": "events written"},
-            "reading": schemas.reading(),
-        },
+        {**properties_of(EventsWritten), "reading": schemas.reading()},
     )
 
 
