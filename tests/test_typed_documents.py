@@ -11,6 +11,19 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from ckptcalc.commands import catalogue
+from ckptcalc.commands.analyze import (
+    AnalyzedLog,
+    AnalyzedModel,
+    AnalyzedOutcome,
+    AnalyzedSpan,
+    CauseRow,
+    MeasuredFigures,
+    MeasuredLevel,
+    RealisedLosses,
+    RealisedOutcome,
+    WindowLosses,
+    WindowOutcome,
+)
 from ckptcalc.commands.compare import ComparedScenario
 from ckptcalc.commands.events import EventsWritten
 from ckptcalc.commands.fit import FitEstimate, FitGaps, FitRead
@@ -155,6 +168,7 @@ TYPED_PARTS: dict[str, list[type[Record]]] = {
     "optimize": [OptimizeDecisions],
     "simulate": [SimulatedSchedule, SimulatedMeasure, SimulatedCounts],
     "events": [EventsWritten],
+    "analyze": [AnalyzedLog, AnalyzedSpan, AnalyzedOutcome],
 }
 
 #: Keys of a typed part whose schema the registry widens at run time (the levers' keys, a running share's gain).
@@ -245,3 +259,43 @@ def test_events_summary_holds_its_records_keys_beside_the_reading(run: Callable[
     written = record_of(EventsWritten, {key: document[key] for key in EventsWritten._fields})
     assert written.form == "csv"
     assert written.events > 0
+
+
+def _holds(schema: dict[str, Any], records: list[type[Record]], widened: frozenset[str] = frozenset()) -> None:
+    """``schema`` (an object's) publishes each record's fields as made from it, all required."""
+    for record in records:
+        made = {key: value for key, value in properties_of(record).items() if key not in widened}
+        assert {key: schema["properties"][key] for key in made} == made
+        assert set(record._fields) <= set(schema["required"])
+
+
+def test_analyze_publishes_its_nested_records_fields_as_required() -> None:
+    schema: dict[str, Any] = catalogue.for_command("analyze")
+    properties = schema["properties"]
+    _holds(properties["realised"], [RealisedLosses, RealisedOutcome])
+    # The MTBF's interval keeps its pair: a number, then a number or null.
+    _holds(properties["measured"], [MeasuredFigures], frozenset({"mtbf_ci95"}))
+    assert properties["measured"]["properties"]["mtbf_ci95"]["prefixItems"][0]["type"] == "number"
+    levels = properties["measured"]["properties"]["levels"]["items"]
+    assert levels == schema_of(MeasuredLevel)
+    _holds(properties["model"]["oneOf"][1], [AnalyzedModel])
+    _holds(properties["windows"]["oneOf"][1]["items"], [WindowLosses, WindowOutcome])
+    assert properties["causes"]["items"] == schema_of(CauseRow)
+
+
+def test_every_key_of_analyzes_document_is_its_records_or_the_registrys(
+    run_json: Callable[..., dict[str, Any]],
+) -> None:
+    # docs/model.md §11.3: the hand-worked run, with the model at its inputs and two windows.
+    log = Path(__file__).parent / "data" / "hand-run.jsonl"
+    document = run_json("analyze", str(log), "--time-unit", "min", "--window", "1h")
+    properties: dict[str, Any] = catalogue.for_command("analyze")["properties"]  # type: ignore[assignment]
+    assert set(document) <= set(properties)
+    for key in ("realised", "measured", "model"):
+        nested = properties[key].get("oneOf", [None, properties[key]])[-1]
+        assert set(document[key]) == set(nested["properties"])
+    assert set(document["windows"][0]) == set(properties["windows"]["oneOf"][1]["items"]["properties"])
+    fixed = {key: document["model"][key] for key in AnalyzedModel._fields}
+    assert document_of(record_of(AnalyzedModel, fixed)) == fixed
+    for level in document["measured"]["levels"]:
+        assert document_of(record_of(MeasuredLevel, level)) == level
