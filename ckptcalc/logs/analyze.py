@@ -1630,7 +1630,8 @@ def analyze_timeline(timeline: Timeline, *, window_s: float | None = None, **sta
     sketches = [*approximate, *(["restart_p90_s"] if durations.approximate else []),
                 *(["interval_s"] if sketched else [])]  # fmt: skip
     if folded is not None:  # a batch's or a window's edge inside a coarse block of folded stalls
-        sketches += ["effective_ci95"] if folded.coverage.inexact(edges) else []
+        # The model agrees where it falls inside the batch interval: the verdict is as approximate.
+        sketches += ["effective_ci95", "agrees"] if folded.coverage.inexact(edges) else []
         sketches += ["windows"] if windows is not None and folded.coverage.inexact(bounds) else []
     lost = _lost_per_episode(timeline, stall, restart) + (ended - ep.failure_s)
     causes = []
