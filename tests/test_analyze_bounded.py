@@ -78,6 +78,10 @@ def synthetic(seed: int, checkpoints: int, *, failure_rate: float = 0.03, extras
     return [json.dumps(record) for record in out]
 
 
+#: The warning of a model outside the batch interval (``agrees`` false).
+DISAGREES = "the realised effective time differs from the model's"
+
+
 def _document(path: Path, small: bool, window: str | None = None) -> dict[str, Any]:
     with pytest.MonkeyPatch.context() as patch:
         if small:
@@ -94,9 +98,10 @@ def _differences(exact: Any, folded: Any, where: str = "") -> list[str]:
         pairs = enumerate(zip(exact, folded, strict=True))
         return [d for i, (a, b) in pairs for d in _differences(a, b, f"{where}[{i}]")]
     if isinstance(exact, float) and isinstance(folded, float):
-        # An optimal interval is found on a flat optimum: inputs equal to the last bit or two (a share summed in
-        # another order) can move it by 1e-8 of itself, the search's own resolution (√ε of the effective time).
-        flat = where.startswith(".model.optimal_") and where.endswith("interval_s")
+        # An optimal interval is found on a flat optimum (and the robust one on the regrets either side of it, or
+        # at it): inputs equal to the last bit or two (a share summed in another order) can move it by 1e-8 of
+        # itself, the search's own resolution (√ε of the effective time).
+        flat = where.startswith((".model.optimal_", ".model.robust_")) and where.endswith("interval_s")
         return [] if math.isclose(exact, folded, rel_tol=1e-6 if flat else 1e-9, abs_tol=1e-12) else [where]
     return [] if exact == folded else [where]
 
@@ -104,12 +109,15 @@ def _differences(exact: Any, folded: Any, where: str = "") -> list[str]:
 @settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), extras=st.booleans())
 @example(seed=336, extras=True)  # elastic groups whose share sums in another order: the optimum moves 2e-8
+@example(seed=668692, extras=False)  # a failure with a stall of no length, between two folds' spans
+@example(seed=681, extras=True)  # the same for the robust interval, at the optimum: it moves 2e-8
+@example(seed=64814, extras=True)  # the model just inside the folded batch interval, just outside the exact one
 def test_a_folded_log_gives_the_figures_of_its_columns(
     tmp_path_factory: pytest.TempPathFactory, seed: int, extras: bool
 ) -> None:
     # docs/model.md §11.3: the split, the measured stalls, restarts, interval, levels, causes, groups and
-    # silent events are what the whole columns give; the batch interval and the windows, where an edge
-    # falls inside a coarse block, are said to be approximate.
+    # silent events are what the whole columns give; the batch interval (with the model's verdict against
+    # it) and the windows, where an edge falls inside a coarse block, are said to be approximate.
     path = tmp_path_factory.mktemp("folded") / "run.jsonl"
     path.write_text("\n".join(synthetic(seed, 400, extras=extras)) + "\n")
     exact = _document(path, small=False, window="1h")
@@ -119,11 +127,54 @@ def test_a_folded_log_gives_the_figures_of_its_columns(
     assert exact["measured"]["approximate"] == []
     allowed = {".measured.approximate"}
     if "effective_ci95" in approximate:
-        allowed |= {".realised.effective_ci95[0]", ".realised.effective_ci95[1]"}
+        assert "agrees" in approximate  # judged against the interval
+        allowed |= {".realised.effective_ci95[0]", ".realised.effective_ci95[1]", ".model.agrees"}
+        for document in (exact, folded):  # and the warning it gives
+            document["warnings"] = [w for w in document["warnings"] if not w.startswith(DISAGREES)]
     differences = [d for d in _differences(exact, folded) if d not in allowed]
     if "windows" in approximate:
         differences = [d for d in differences if not d.startswith(".windows[")]
     assert differences == []
+
+
+def _between(checkpoints: int) -> list[str]:
+    """Checkpoints of 5 s every 65 s; after every 37th, a failure 30 s on that cuts nothing short, and a
+    restart of 100 s back to the checkpoint before."""
+    out: list[dict[str, Any]] = [{"time": 0, "event": "run_start"}]
+    t, starts = 0, []
+    for k in range(checkpoints):
+        starts.append(t + 60)
+        out += [{"time": t + 60, "event": "checkpoint_start"}, {"time": t + 65, "event": "checkpoint_end"}]
+        t += 65
+        if k % 37 == 36:
+            out += [{"time": t + 30, "event": "failure"},
+                    {"time": t + 130, "event": "restart_end", "resumed_from": starts[-2]}]  # fmt: skip
+            t += 130
+    out.append({"time": t + 10, "event": "run_end"})
+    return [json.dumps(record) for record in out]
+
+
+def test_a_failure_between_two_folds_stays_exact(tmp_path: Path) -> None:
+    # docs/model.md §11.3: a failure in the gap between one fold's spans and the next's is pinned, so no
+    # later merge of the blocks either side spreads their stalls over it. 10 failures, each losing the
+    # 100 s from the checkpoint before less its two stalls of 5 s: rework 900 s of 400 · 65 + 10 · 130 +
+    # 10 = 27 310 s; each cause's loss adds the restarts, 10 · 100 s.
+    lines = _between(400)
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in SMALL.items():
+            patch.setattr(analyze, name, value)
+        timeline = analyze.parse(lines, name="run.jsonl", time_unit="s")
+    folded = timeline.folded
+    assert folded is not None and folded.coverage.coarse
+    assert not folded.coverage.inexact(timeline.episodes.failure_s)
+    path = tmp_path / "run.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    document = _document(path, small=True)
+    assert document["realised"]["rework"] == pytest.approx(900 / 27_310, rel=1e-12)
+    assert document["causes"] == [
+        {"cause": "unknown", "failures": 10, "lost_s": pytest.approx(1_900.0, rel=1e-12),
+         "share_of_wall": pytest.approx(1_900 / 27_310, rel=1e-12)}
+    ]  # fmt: skip
 
 
 def test_the_first_fold_waits_for_the_buffer(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -99,8 +99,8 @@ class MeasuredLevel(Record):
 #: The figures of ``measured`` that are not exact, in words.
 APPROXIMATE = (
     "the figures that are not exact: quantiles read from a KLL sketch, past 1e5 values of a quantity (interval_s,"
-    " restart_p90_s, LEVEL.write_p90_s), and, past 1e5 checkpoints, effective_ci95 and windows where an edge fell"
-    " in a folded block (empty: every one exact)"
+    " restart_p90_s, LEVEL.write_p90_s), and, past 1e5 checkpoints, effective_ci95 (and with it the model's"
+    " agrees) and windows where an edge fell in a folded block (empty: every one exact)"
 )
 
 

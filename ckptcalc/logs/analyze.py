@@ -794,7 +794,12 @@ class _Run:
         spans = _merge(numpy.concatenate((f_starts, cut[:cuts, 0])), numpy.concatenate((f_ends, cut[:cuts, 1])))
         resumed = numpy.frombuffer(folded.resume_start, dtype=float)
         low, high = float(spans[0][0]), float(spans[1][-1])
-        near = slice(int(numpy.searchsorted(failures, low)), int(numpy.searchsorted(failures, high, side="right")))
+        # The failures and spans since the last fold's spans ended: among these spans, and in the gap before
+        # them (a failure that cut nothing short, or a stall of no length), which a later merge of the
+        # blocks either side would otherwise swallow.
+        previous, folded.high = folded.high, high
+        near = slice(int(numpy.searchsorted(failures, previous, side="right")),
+                     int(numpy.searchsorted(failures, high, side="right")))  # fmt: skip
         # The episodes since the last fold's first span (an episode's resume point is no later than its
         # failure): their resume points may have been found since.
         since = int(numpy.searchsorted(failures, min(low, folded.low)))
@@ -802,7 +807,7 @@ class _Run:
         inferred = numpy.where(numpy.isnan(named[since:]), resumed[since:], math.nan)
         points = numpy.concatenate((failures[near], named[since:], inferred))
         ranges = self._pinned_ranges()
-        meet = ranges[1] >= low
+        meet = ranges[1] >= previous
         span_starts, span_ends = numpy.array(spans[0], dtype=float), numpy.array(spans[1], dtype=float)
         points = points[~numpy.isnan(points)]
         folded.coverage.add(span_starts, span_ends, points, (ranges[0][meet], ranges[1][meet]), folded.points())
@@ -1407,6 +1412,7 @@ class _Folded:
         self.named_level = array("q")
         self.recent: tuple[Any, Any, Any] | None = None  # the last fold's starts (sorted), levels, durables
         self.low = math.inf  # where the last fold's spans began
+        self.high = -math.inf  # and where they ended
 
     def episodes(self, count: int) -> None:
         """Grow the per-episode columns to ``count`` episodes."""
@@ -1624,7 +1630,8 @@ def analyze_timeline(timeline: Timeline, *, window_s: float | None = None, **sta
     sketches = [*approximate, *(["restart_p90_s"] if durations.approximate else []),
                 *(["interval_s"] if sketched else [])]  # fmt: skip
     if folded is not None:  # a batch's or a window's edge inside a coarse block of folded stalls
-        sketches += ["effective_ci95"] if folded.coverage.inexact(edges) else []
+        # The model agrees where it falls inside the batch interval: the verdict is as approximate.
+        sketches += ["effective_ci95", "agrees"] if folded.coverage.inexact(edges) else []
         sketches += ["windows"] if windows is not None and folded.coverage.inexact(bounds) else []
     lost = _lost_per_episode(timeline, stall, restart) + (ended - ep.failure_s)
     causes = []
