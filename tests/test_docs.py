@@ -83,7 +83,7 @@ def test_the_readme_is_a_front_page() -> None:
     """At most 250 lines: what it answers, the set-up, a short tour; the rest of the tour lives on the site."""
     text = README.read_text(encoding="utf-8")
     assert len(text.splitlines()) <= 250
-    assert "under 3 minutes on 2 cores" in text
+    assert "about 3 minutes on 2 cores" in text
     assert "](docs/guide/tour.md)" in text
 
 
